@@ -1,0 +1,33 @@
+"""The pure core shared by every ruleset: decider protocol, dice, geometry, errors, registry."""
+
+from .dice import Dice, Modifier, Roll, commitment, derive_face
+from .errors import InvalidScenario, NotYourPiece, RuleViolation
+from .protocol import SPECTATOR, UMPIRE, Actor, Clock, Command, Event, Ruleset, Viewer, seat
+from .registry import available_rulesets, find_ruleset, register_ruleset, unregister_ruleset
+
+__all__ = [
+    "SPECTATOR",
+    "UMPIRE",
+    "Actor",
+    "Clock",
+    "Command",
+    "Dice",
+    "Event",
+    "InvalidScenario",
+    "Modifier",
+    "NotYourPiece",
+    "Roll",
+    "RuleViolation",
+    "Ruleset",
+    "Viewer",
+    "available_rulesets",
+    "commitment",
+    "derive_face",
+    "find_ruleset",
+    "register_ruleset",
+    "seat",
+]
+
+from .base import RulesetBase  # noqa: E402
+
+__all__ += ["RulesetBase"]

@@ -1,0 +1,125 @@
+"""Verifiable dice.
+
+Roll ``i`` of a command is derived from HMAC-SHA256(key=turn seed, msg=game id | base seq | i | salt),
+mapped to the die by rejection sampling so every face is equally likely. ``base seq`` is the seq of the
+first event the command appended; it and the salt are recorded in the envelope, so anyone holding the
+revealed turn seed can recompute every roll (see clients/verify_dice.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+import msgspec
+
+
+class Modifier(msgspec.Struct, frozen=True):
+    rule: str
+    why: str
+    value: int
+
+
+class Roll(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One die, explained: what it was for, what it needed, why, and what came of it."""
+
+    i: int
+    die: str
+    value: int
+    purpose: str
+    rule: str
+    target: int | None = None
+    modifiers: tuple[Modifier, ...] = ()
+    outcome: str | None = None
+
+
+def commitment(seed: bytes) -> str:
+    """The public hash of a turn seed, appended before any command of the turn."""
+    return hashlib.sha256(seed).hexdigest()
+
+
+def derive_face(seed: bytes, game_id: str, base_seq: int, i: int, sides: int, salt: str = "") -> int:
+    """The face (1..sides) of roll ``i``; pure, shared with the verifier's algorithm."""
+    if sides < 1:
+        raise ValueError("a die needs at least one side")
+    limit = (1 << 32) - ((1 << 32) % sides)  # largest multiple of sides below 2**32
+    counter = 0
+    while True:
+        msg = f"{game_id}|{base_seq}|{i}|{salt}|{counter}".encode()
+        digest = hmac.new(seed, msg, hashlib.sha256).digest()
+        for offset in range(0, 32, 4):
+            word = int.from_bytes(digest[offset : offset + 4], "big")
+            if word < limit:
+                return word % sides + 1
+        counter += 1  # all eight words rejected: astronomically rare, but stay unbiased
+
+
+class Dice:
+    """The only source of chance a decider gets. Deterministic for (seed, game, base seq, salt)."""
+
+    def __init__(self, seed: bytes, game_id: str, base_seq: int, salt: str = "") -> None:
+        self._seed = seed
+        self._game_id = game_id
+        self._base_seq = base_seq
+        self._salt = salt
+        self._next = 0
+
+    @property
+    def count(self) -> int:
+        return self._next
+
+    def _face(self, i: int, sides: int) -> int:
+        return derive_face(self._seed, self._game_id, self._base_seq, i, sides, self._salt)
+
+    def roll(
+        self,
+        sides: int,
+        purpose: str,
+        rule: str,
+        target: int | None = None,
+        modifiers: tuple[Modifier, ...] = (),
+        outcome: str | None = None,
+    ) -> Roll:
+        i = self._next
+        self._next += 1
+        value = self._face(i, sides)
+        return Roll(i, f"d{sides}", value, purpose, rule, target, modifiers, outcome)
+
+    def roll_under(
+        self,
+        sides: int,
+        purpose: str,
+        rule: str,
+        base: int,
+        modifiers: tuple[Modifier, ...] = (),
+        success: str = "success",
+        failure: str = "failure",
+    ) -> Roll:
+        """Roll-under test: succeeds on value <= base + modifiers.
+
+        A target <= 0 always fails and a target >= sides always succeeds (GSC2's ruling; it is also
+        what "roll equal to or less than N" means on a die with no face 0 or above ``sides``).
+        """
+        target = base + sum(m.value for m in modifiers)
+        roll = self.roll(sides, purpose, rule, target, modifiers)
+        ok = target >= sides or (target > 0 and roll.value <= target)
+        return msgspec.structs.replace(roll, outcome=success if ok else failure)
+
+    def roll_high(
+        self,
+        sides: int,
+        purpose: str,
+        rule: str,
+        need: int,
+        modifiers: tuple[Modifier, ...] = (),
+        success: str = "success",
+        failure: str = "failure",
+    ) -> Roll:
+        """Roll-high test: succeeds on value + modifiers >= need. ``target`` records ``need``."""
+        roll = self.roll(sides, purpose, rule, need, modifiers)
+        total = roll.value + sum(m.value for m in modifiers)
+        return msgspec.structs.replace(roll, outcome=success if total >= need else failure)
+
+
+def succeeded(roll: Roll, success: str = "success") -> bool:
+    return roll.outcome == success

@@ -1,0 +1,94 @@
+"""The decider protocol every ruleset implements, and the value types it speaks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Protocol
+
+import msgspec
+
+from .dice import Dice, Roll
+
+
+class Viewer(msgspec.Struct, frozen=True):
+    """Who is looking: ``umpire`` sees everything, ``seat`` its side's view, ``spectator`` the public."""
+
+    kind: str  # "umpire" | "seat" | "spectator"
+    seat: str | None = None
+
+    @property
+    def is_umpire(self) -> bool:
+        return self.kind == "umpire"
+
+    @property
+    def label(self) -> str:
+        return f"seat:{self.seat}" if self.kind == "seat" else self.kind
+
+
+UMPIRE = Viewer("umpire")
+SPECTATOR = Viewer("spectator")
+
+
+def seat(name: str) -> Viewer:
+    return Viewer("seat", name)
+
+
+# Who issued a command; the same shape as a viewer (a spectator issues none).
+Actor = Viewer
+
+
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    """Base for domain events. Subclasses set ``tag=`` explicitly and may override ``version``.
+
+    ``rolls`` holds every die rolled to produce the fact; the events layer lifts it into the envelope.
+    """
+
+    version: ClassVar[int] = 1
+    rolls: tuple[Roll, ...] = ()
+
+
+class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True):
+    """Base for commands. Subclasses set ``tag=`` explicitly."""
+
+
+class Clock(msgspec.Struct, frozen=True):
+    turn: int
+    phase: str
+
+
+class Ruleset(Protocol):
+    """What the events and API layers need of a ruleset. See ARCHITECTURE.md, "The decider"."""
+
+    name: str
+    version: str
+    title: str
+    command_types: Sequence[type[Command]]
+    event_types: Sequence[type[Event]]
+    state_type: type[Any]
+    setup_type: type[Any]
+
+    def scenarios(self) -> Mapping[str, dict[str, Any]]: ...
+
+    def parse_setup(self, raw: dict[str, Any]) -> Any: ...
+
+    def seats(self, setup: Any) -> list[str]: ...
+
+    def initial_state(self, setup: Any) -> Any: ...
+
+    def clock(self, state: Any) -> Clock: ...
+
+    def decide(self, state: Any, command: Command, actor: Actor, dice: Dice) -> list[Event]: ...
+
+    def evolve(self, state: Any, event: Event) -> Any: ...
+
+    def options(self, state: Any, viewer: Viewer) -> list[Command]: ...
+
+    def redact(self, event: Event, viewer: Viewer, state: Any) -> Event | None: ...
+
+    def redact_setup(self, setup: dict[str, Any], viewer: Viewer) -> dict[str, Any]: ...
+
+    def view(self, state: Any, viewer: Viewer) -> dict[str, Any]: ...
+
+    def is_over(self, state: Any) -> bool: ...
+
+    def explain(self, event: Event) -> str: ...
