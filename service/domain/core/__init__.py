@@ -26,6 +26,7 @@ __all__ = [
     "find_ruleset",
     "register_ruleset",
     "seat",
+    "unregister_ruleset",
 ]
 
 from .base import RulesetBase  # noqa: E402

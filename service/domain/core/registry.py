@@ -37,7 +37,7 @@ def available_rulesets() -> list[str]:
     for name in _PATHS:
         try:
             find_ruleset(name)
-        except (UnknownRuleset, ImportError):
+        except (UnknownRuleset, ImportError, AttributeError):
             continue  # a ruleset whose package is not installed yet is simply not offered
         names.append(name)
     return names

@@ -1,0 +1,89 @@
+"""Live fan-out. The interface carries "game X has events up to seq N", optionally with the frames
+already encoded per audience; a subscriber that gets no frames (or sees a gap) reads the store, so a
+lost message costs latency, never correctness. The Redis implementation plugs in behind the same
+interface."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from typing import Protocol
+
+Frames = dict[str, bytes | None]  # audience ("umpire", "spectator", "seat:red") -> frame, None = hidden
+Item = tuple[int, Frames | None]
+
+
+class Subscription:
+    """One connection's bounded queue. Overflow marks it; the socket is then closed as resumable."""
+
+    def __init__(self, game_id: str, maxsize: int) -> None:
+        self.game_id = game_id
+        self.maxsize = maxsize
+        self.overflowed = False
+        self._items: deque[Item] = deque()
+        self._ready = asyncio.Event()
+
+    def push(self, item: Item) -> None:
+        if len(self._items) >= self.maxsize:
+            self.overflowed = True
+        else:
+            self._items.append(item)
+        self._ready.set()
+
+    async def next(self, timeout: float) -> Item | None:
+        """The next item, or None on timeout (time for a heartbeat) or overflow (check ``overflowed``)."""
+        if not self._items and not self.overflowed:
+            self._ready.clear()
+            try:
+                await asyncio.wait_for(self._ready.wait(), timeout)
+            except TimeoutError:
+                return None
+        if self.overflowed or not self._items:
+            return None
+        return self._items.popleft()
+
+
+class Broadcaster(Protocol):
+    def subscribe(self, game_id: str, maxsize: int) -> Subscription: ...
+
+    def unsubscribe(self, sub: Subscription) -> None: ...
+
+    async def publish(self, game_id: str, items: list[Item]) -> None: ...
+
+    async def start(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class InProcessBroadcaster:
+    def __init__(self) -> None:
+        self._subs: dict[str, set[Subscription]] = {}
+
+    def subscribe(self, game_id: str, maxsize: int) -> Subscription:
+        sub = Subscription(game_id, maxsize)
+        self._subs.setdefault(game_id, set()).add(sub)
+        return sub
+
+    def unsubscribe(self, sub: Subscription) -> None:
+        subs = self._subs.get(sub.game_id)
+        if subs is not None:
+            subs.discard(sub)
+            if not subs:
+                del self._subs[sub.game_id]
+
+    async def publish(self, game_id: str, items: list[Item]) -> None:
+        self.deliver(game_id, items)
+
+    def deliver(self, game_id: str, items: list[Item]) -> None:
+        for sub in list(self._subs.get(game_id, ())):
+            for item in items:
+                sub.push(item)
+
+    def subscribers(self, game_id: str) -> int:
+        return len(self._subs.get(game_id, ()))
+
+    async def start(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        self._subs.clear()

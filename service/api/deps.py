@@ -1,0 +1,49 @@
+"""Dependency aliases: handlers declare what they need, nothing more."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Header, Request
+
+from service.domain.core import Viewer
+from service.events.application import GameService
+from service.events.reading import GameReader
+from service.settings import Settings
+
+from .broadcast import Broadcaster
+
+
+def get_service(request: Request) -> GameService:
+    return request.app.state.service
+
+
+def get_reader(request: Request) -> GameReader:
+    return request.app.state.reader
+
+
+def get_settings(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+def get_broadcaster(request: Request) -> Broadcaster:
+    return request.app.state.broadcaster
+
+
+def bearer(authorization: str | None) -> str | None:
+    if authorization and authorization.lower().startswith("bearer "):
+        return authorization[7:].strip() or None
+    return None
+
+
+async def get_viewer(
+    game_id: str, request: Request, authorization: Annotated[str | None, Header()] = None
+) -> Viewer:
+    return await request.app.state.service.authenticate(game_id, bearer(authorization))
+
+
+ServiceDep = Annotated[GameService, Depends(get_service)]
+ReaderDep = Annotated[GameReader, Depends(get_reader)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+BroadcasterDep = Annotated[Broadcaster, Depends(get_broadcaster)]
+ViewerDep = Annotated[Viewer, Depends(get_viewer)]

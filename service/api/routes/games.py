@@ -1,0 +1,120 @@
+"""Games: create, read (any point), command, options, events, turn replays."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+from fastapi import APIRouter, Header, Query, Request
+
+from service.events.errors import InvalidRequest
+
+from ..deps import ReaderDep, ServiceDep, ViewerDep
+from ..jsonresponse import MsgspecResponse
+
+router = APIRouter(prefix="/v1/games", tags=["games"])
+
+
+class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
+    ruleset: str
+    scenario: str | dict[str, Any]
+    options: dict[str, Any] = {}
+
+
+def _create_body(raw: bytes) -> CreateGame:
+    try:
+        return msgspec.json.decode(raw, type=CreateGame)
+    except msgspec.ValidationError as exc:
+        message = str(exc)
+        field = message.rsplit("at `", 1)[-1].rstrip("`") if "at `" in message else "$"
+        raise InvalidRequest(message, field=field) from None
+    except msgspec.DecodeError as exc:
+        raise InvalidRequest(f"the body is not valid JSON: {exc}", field="$") from None
+
+
+@router.post(
+    "",
+    status_code=201,
+    response_class=MsgspecResponse,
+    summary="Create a game; returns one token per seat and an umpire token (shown once)",
+    openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
+        "schema": {"$ref": "#/components/schemas/CreateGame"}}}}},
+)
+async def create_game(request: Request, service: ServiceDep) -> MsgspecResponse:
+    body = _create_body(await request.body())
+    created = await service.create_game(body.ruleset, body.scenario, body.options)
+    base = f"/v1/games/{created.game_id}"
+    return MsgspecResponse(
+        {
+            "game_id": created.game_id,
+            "ruleset": created.ruleset,
+            "ruleset_version": created.ruleset_version,
+            "seats": created.seat_tokens,
+            "umpire_token": created.umpire_token,
+            "dice_commitment": created.commitment,
+            "version": created.version,
+            "links": {"self": base, "stream": f"{base}/stream", "spectate": f"/?game={created.game_id}"},
+        },
+        status_code=201,
+    )
+
+
+@router.get("/{game_id}", response_class=MsgspecResponse, summary="The caller's view of the game, now or at a seq")
+async def get_game(
+    game_id: str, viewer: ViewerDep, reader: ReaderDep, at: Annotated[int | None, Query(ge=0)] = None
+) -> MsgspecResponse:
+    return MsgspecResponse(await reader.summary(game_id, viewer, at))
+
+
+@router.post(
+    "/{game_id}/commands",
+    status_code=201,
+    response_class=MsgspecResponse,
+    summary="Issue one command: {command: {...}, salt?: str}",
+    openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
+        "schema": {"$ref": "#/components/schemas/CommandRequest"}}}}},
+)
+async def post_command(
+    game_id: str,
+    request: Request,
+    viewer: ViewerDep,
+    service: ServiceDep,
+    idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
+    if_match: Annotated[str | None, Header()] = None,
+) -> MsgspecResponse:
+    expected = None
+    if if_match is not None:
+        text = if_match.strip().strip('"').removeprefix("W/").strip('"')
+        if not text.isdigit():
+            raise InvalidRequest("If-Match must be the expected version number", field="If-Match")
+        expected = int(text)
+    result = await service.handle_command(game_id, viewer, await request.body(), idempotency_key, expected)
+    return MsgspecResponse(result.body, status_code=result.status)
+
+
+@router.get("/{game_id}/options", response_class=MsgspecResponse, summary="Complete legal commands for the caller")
+async def get_options(game_id: str, viewer: ViewerDep, reader: ReaderDep) -> MsgspecResponse:
+    return MsgspecResponse(await reader.options(game_id, viewer))
+
+
+@router.get("/{game_id}/events", response_class=MsgspecResponse, summary="Envelopes visible to the caller")
+async def get_events(
+    game_id: str,
+    viewer: ViewerDep,
+    reader: ReaderDep,
+    after: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=1, le=10000)] = 1000,
+) -> MsgspecResponse:
+    events = await reader.events(game_id, viewer, after=after, limit=limit)
+    return MsgspecResponse({"events": events})
+
+
+@router.get("/{game_id}/turns/{turn}", response_class=MsgspecResponse, summary="Replay of one turn, explained")
+async def get_turn(
+    game_id: str,
+    turn: int,
+    viewer: ViewerDep,
+    reader: ReaderDep,
+    phase: Annotated[str | None, Query(max_length=64)] = None,
+) -> MsgspecResponse:
+    return MsgspecResponse(await reader.turn_replay(game_id, viewer, turn, phase))

@@ -1,0 +1,84 @@
+"""The `salvo` command (also `python -m service`)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+
+from service.settings import Settings
+
+
+async def create_demo_game(settings: Settings, host: str, port: int) -> dict[str, object]:
+    from service.domain.core import available_rulesets, find_ruleset
+    from service.events.application import GameService
+    from service.events.store import SqlEventStore
+
+    names = available_rulesets()
+    if not names:
+        raise SystemExit("no ruleset is installed; cannot create a demo game")
+    name = "gsc2" if "gsc2" in names else names[0]
+    scenarios = sorted(find_ruleset(name).scenarios())
+    scenario = "duel" if "duel" in scenarios else scenarios[0]
+    store = SqlEventStore(settings.database_url)
+    store.start()
+    try:
+        created = await GameService(store, settings.snapshot_every).create_game(name, scenario)
+    finally:
+        store.close()
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    base = f"http://{shown}:{port}"
+    return {
+        "game_id": created.game_id,
+        "ruleset": name,
+        "scenario": scenario,
+        "spectate": f"{base}/?game={created.game_id}",
+        "seats": {s: f"{base}/?game={created.game_id}&token={t}" for s, t in created.seat_tokens.items()},
+        "umpire": f"{base}/?game={created.game_id}&token={created.umpire_token}",
+    }
+
+
+def serve(args: argparse.Namespace) -> None:
+    import uvicorn
+
+    from service.api.app import create_app
+
+    settings = Settings.from_env(database_url=args.database_url)
+    if args.demo:
+        demo = asyncio.run(create_demo_game(settings, args.host, args.port))
+        print("Demo game created:", json.dumps(demo, indent=2), flush=True)
+        print(f"\n  Open {demo['spectate']} in a browser to watch (seat links above to play).\n", flush=True)
+    print(f"Salvo on http://{args.host}:{args.port}/ (API docs at /docs), database {settings.database_url}",
+          flush=True)
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level,
+                ws_per_message_deflate=False)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="salvo", description="Salvo referee service")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("serve", help="run the HTTP and websocket service")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--database-url", default=None, help="default: DATABASE_URL or sqlite:///var/salvo.db")
+    p.add_argument("--demo", action="store_true", help="create a sample game and print its URLs")
+    p.add_argument("--log-level", default="warning")
+    o = sub.add_parser("openapi", help="print the OpenAPI document")
+    o.add_argument("--output", default="-")
+    args = parser.parse_args(argv)
+    if args.command == "serve":
+        serve(args)
+    elif args.command == "openapi":
+        from service.api.app import create_app
+
+        text = json.dumps(create_app(Settings()).openapi(), indent=2, sort_keys=True) + "\n"
+        if args.output == "-":
+            sys.stdout.write(text)
+        else:
+            with open(args.output, "w", encoding="utf-8") as fh:
+                fh.write(text)
+
+
+if __name__ == "__main__":
+    main()

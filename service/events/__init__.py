@@ -1,0 +1,1 @@
+"""The log: envelope, codec, store, replay, redaction and the application service."""

@@ -1,0 +1,96 @@
+"""msgspec codec for stored events: explicit tags, per-type versions, upcasters on read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import msgspec
+
+from service.domain.core import Event, Roll, Ruleset
+
+from .envelope import SERVICE_EVENT_TYPES
+
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+# (type tag, stored version) -> function producing the data of version + 1
+_UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+
+
+def register_upcaster(tag: str, from_version: int, upcast: Upcaster) -> None:
+    _UPCASTERS[(tag, from_version)] = upcast
+
+
+def unregister_upcaster(tag: str, from_version: int) -> None:
+    _UPCASTERS.pop((tag, from_version), None)
+
+
+class UnknownEventType(LookupError):
+    pass
+
+
+def tag_of(event_type: type[Event]) -> str:
+    tag = event_type.__struct_config__.tag
+    if not isinstance(tag, str):
+        raise TypeError(f"{event_type.__name__} needs an explicit string tag")
+    return tag
+
+
+_rolls_decoder = msgspec.json.Decoder(tuple[Roll, ...])
+_encoder = msgspec.json.Encoder()
+
+
+class EventCodec:
+    """Encodes events to (type, version, data JSON, rolls JSON) and back, for one ruleset."""
+
+    def __init__(self, event_types: Iterable[type[Event]]) -> None:
+        self._by_tag: dict[str, type[Event]] = {}
+        self._decoders: dict[str, msgspec.json.Decoder[Any]] = {}
+        for event_type in (*SERVICE_EVENT_TYPES, *event_types):
+            tag = tag_of(event_type)
+            if tag in self._by_tag and self._by_tag[tag] is not event_type:
+                raise ValueError(f"two event types share the tag {tag!r}")
+            self._by_tag[tag] = event_type
+            self._decoders[tag] = msgspec.json.Decoder(event_type)
+
+    @classmethod
+    def for_ruleset(cls, ruleset: Ruleset) -> EventCodec:
+        return cls(ruleset.event_types)
+
+    def event_type(self, tag: str) -> type[Event]:
+        try:
+            return self._by_tag[tag]
+        except KeyError:
+            raise UnknownEventType(tag) from None
+
+    def encode(self, event: Event) -> tuple[str, int, bytes, bytes]:
+        """(tag, version, data without tag and rolls, rolls)."""
+        tag = tag_of(type(event))
+        data = msgspec.to_builtins(event)
+        data.pop("type", None)
+        rolls = data.pop("rolls", [])
+        return tag, type(event).version, _encoder.encode(data), _encoder.encode(rolls)
+
+    def decode(self, tag: str, version: int, data: bytes | str, rolls: bytes | str = b"[]") -> Event:
+        current = self.event_type(tag).version
+        if version == current:
+            event = self._decoders[tag].decode(data)
+            if rolls not in (b"[]", "[]", b"", ""):
+                event = msgspec.structs.replace(event, rolls=_rolls_decoder.decode(rolls))
+            return event
+        raw = msgspec.json.decode(data)
+        while version < current:
+            upcast = _UPCASTERS.get((tag, version))
+            if upcast is None:
+                raise UnknownEventType(f"no upcaster for {tag} v{version}")
+            raw = upcast(raw)
+            version += 1
+        raw["rolls"] = msgspec.json.decode(rolls or b"[]")
+        return msgspec.convert(raw, self.event_type(tag))
+
+    def to_data(self, event: Event) -> dict[str, Any]:
+        """The envelope ``data`` of an (already redacted) event."""
+        data = msgspec.to_builtins(event)
+        data.pop("type", None)
+        data.pop("rolls", None)
+        return data

@@ -1,0 +1,70 @@
+"""The envelope every read path returns, and the service's own (ruleset-independent) events."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from service.domain.core import Event, Roll
+
+
+class DiceMaterial(msgspec.Struct, frozen=True, omit_defaults=True):
+    """What the verifier needs besides the revealed seed: the turn whose seed rolled, base seq, salt."""
+
+    turn: int
+    base: int
+    salt: str = ""
+
+
+class Envelope(msgspec.Struct, frozen=True, omit_defaults=True):
+    game_id: str
+    seq: int
+    type: str
+    v: int
+    turn: int
+    phase: str
+    actor: str
+    recorded_at: str
+    data: dict[str, Any]
+    command_id: str | None = None
+    rolls: tuple[Roll, ...] = ()
+    dice: DiceMaterial | None = None
+    superseded: bool = False
+
+
+# --- service events: they frame the ruleset's log and never reach a ruleset's evolve -------------
+
+
+class GameCreated(Event, tag="game.created"):
+    ruleset: str
+    ruleset_version: str
+    scenario_name: str | None
+    setup: dict[str, Any]
+    options: dict[str, Any] = {}
+    forked_from: str | None = None
+    forked_at: int | None = None
+
+
+class DiceCommitted(Event, tag="dice.committed"):
+    """The hash of the turn's secret seed, public before any command of that turn."""
+
+    turn: int
+    commitment: str
+
+
+class DiceRevealed(Event, tag="dice.revealed"):
+    """The turn's seed, once the turn is over: every roll of that turn can now be recomputed."""
+
+    turn: int
+    seed: str
+
+
+class GameRewound(Event, tag="game.rewound"):
+    """An umpire rewind: events after ``to_seq`` (up to this one) are superseded, kept, and skipped."""
+
+    to_seq: int
+    reason: str = ""
+
+
+SERVICE_EVENT_TYPES: tuple[type[Event], ...] = (GameCreated, DiceCommitted, DiceRevealed, GameRewound)

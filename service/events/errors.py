@@ -1,0 +1,53 @@
+"""Application-level failures, each mapped to one HTTP status by the API."""
+
+from __future__ import annotations
+
+
+class AppError(Exception):
+    status = 400
+    title = "Bad request"
+
+    def __init__(self, detail: str, field: str | None = None) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.field = field
+
+
+class GameNotFound(AppError):
+    status = 404
+    title = "Game not found"
+
+
+class NotFound(AppError):
+    status = 404
+    title = "Not found"
+
+
+class Forbidden(AppError):
+    status = 403
+    title = "Forbidden"
+
+
+class Unauthorized(AppError):
+    status = 401
+    title = "Unknown token"
+
+
+class VersionConflict(AppError):
+    status = 409
+    title = "Version conflict"
+
+
+class IdempotencyMismatch(AppError):
+    status = 422
+    title = "Idempotency-Key reused with a different request"
+
+
+class MalformedCommand(AppError):
+    status = 422
+    title = "Malformed command"
+
+
+class InvalidRequest(AppError):
+    status = 422
+    title = "Invalid request"

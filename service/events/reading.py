@@ -1,0 +1,139 @@
+"""Read paths: state at any point, events, options, turn replays. Redaction is applied on every one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.domain.core import Viewer
+
+from .application import GameService
+from .envelope import DiceCommitted, DiceRevealed, Envelope, GameCreated, GameRewound
+from .errors import InvalidRequest, NotFound
+from .head import GameHead, decode_state
+from .replay import (
+    Folder,
+    decode_rows,
+    effective_rewinds,
+    envelope_for,
+    make_envelope,
+    superseded_seqs,
+    visible_event,
+)
+
+
+class GameReader:
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+        self.store = service.store
+
+    async def _start_point(self, head: GameHead, at: int) -> tuple[Any, int]:
+        """The nearest snapshot at or before ``at`` (and before any rewind target it would need)."""
+        earliest = min([at, *(to for seq, to in head.rewinds if seq > to and to < at)])
+        snap = await self.store.snapshot(head.game_id, earliest)
+        if snap is None:
+            return head.ruleset.initial_state(head.setup), 0
+        return decode_state(head.ruleset, bytes(snap.state)), int(snap.seq)
+
+    async def state_at(self, game_id: str, at: int | None = None) -> tuple[GameHead, Any, int]:
+        head = await self.service.head(game_id)
+        if at is None or at >= head.seq:
+            return head, head.state, head.seq
+        if at < 0:
+            raise InvalidRequest("at must be a seq ≥ 0", field="at")
+        state, start = await self._start_point(head, at)
+        rows = await self.store.read_events(game_id, after=start, upto=at)
+        state = Folder(head.ruleset).fold(state, decode_rows(head.codec, rows))
+        return head, state, at
+
+    async def summary(self, game_id: str, viewer: Viewer, at: int | None = None) -> dict[str, Any]:
+        head, state, seq = await self.state_at(game_id, at)
+        clock = head.ruleset.clock(state)
+        return {
+            "game_id": game_id,
+            "ruleset": head.ruleset.name,
+            "ruleset_version": head.ruleset.version,
+            "seats": head.seats,
+            "viewer": viewer.label,
+            "version": head.seq,
+            "at": seq,
+            "turn": clock.turn,
+            "phase": clock.phase,
+            "over": head.ruleset.is_over(state),
+            "state": head.ruleset.view(state, viewer),
+        }
+
+    async def options(self, game_id: str, viewer: Viewer) -> dict[str, Any]:
+        head = await self.service.head(game_id)
+        commands = head.ruleset.options(head.state, viewer)
+        return {"version": head.seq, "viewer": viewer.label, "commands": commands}
+
+    async def events(
+        self, game_id: str, viewer: Viewer, after: int = 0, limit: int | None = None, upto: int | None = None
+    ) -> list[Envelope]:
+        head = await self.service.head(game_id)
+        rows = await self.store.read_events(game_id, after=after, upto=upto, limit=limit)
+        return await self._render(head, viewer, after, rows)
+
+    async def _render(self, head: GameHead, viewer: Viewer, after: int, rows: list[Any]) -> list[Envelope]:
+        decoded = decode_rows(head.codec, rows)
+        superseded = superseded_seqs(effective_rewinds(head.rewinds), (d.seq for d in decoded))
+        out: list[Envelope] = []
+        if viewer.is_umpire:  # the umpire's view needs no state: nothing is redacted
+            for d in decoded:
+                env = envelope_for(head.codec, head.ruleset, head.game_id, d, viewer, None, d.seq in superseded)
+                if env is not None:
+                    out.append(env)
+            return out
+        _, state, _ = await self.state_at(head.game_id, after)
+        for d, after_state in Folder(head.ruleset).walk(state, decoded):
+            env = envelope_for(head.codec, head.ruleset, head.game_id, d, viewer, after_state,
+                               d.seq in superseded)
+            if env is not None:
+                out.append(env)
+        return out
+
+    async def turn_replay(
+        self, game_id: str, viewer: Viewer, turn: int, phase: str | None = None
+    ) -> dict[str, Any]:
+        head = await self.service.head(game_id)
+        bounds = await self.store.turn_bounds(game_id, turn, phase)
+        if bounds is None:
+            where = f"turn {turn}" + (f" phase {phase!r}" if phase else "")
+            raise NotFound(f"nothing happened in {where} of game {game_id}")
+        first, last = bounds
+        _, before, _ = await self.state_at(game_id, first - 1)
+        rows = await self.store.read_events(game_id, after=first - 1, upto=last)
+        decoded = decode_rows(head.codec, rows)
+        superseded = superseded_seqs(effective_rewinds(head.rewinds), (d.seq for d in decoded))
+        steps = []
+        state = before
+        for d, state in Folder(head.ruleset).walk(before, decoded):  # noqa: B007
+            if d.row.turn != turn or (phase is not None and d.row.phase != phase):
+                continue
+            event = visible_event(head.ruleset, d.event, viewer, state)
+            if event is None:
+                continue
+            env = make_envelope(head.codec, game_id, d.row, event, d.seq in superseded)
+            steps.append({"event": env, "text": self._explain(head, event)})
+        return {
+            "game_id": game_id,
+            "turn": turn,
+            "phase": phase,
+            "from_seq": first,
+            "to_seq": last,
+            "before": head.ruleset.view(before, viewer),
+            "events": steps,
+            "after": head.ruleset.view(state, viewer),
+        }
+
+    @staticmethod
+    def _explain(head: GameHead, event: Any) -> str:
+        if isinstance(event, GameRewound):
+            return f"The umpire rewound the game to seq {event.to_seq}" + (f": {event.reason}" if event.reason else "")
+        if isinstance(event, DiceCommitted):
+            return f"Dice for turn {event.turn} committed: sha256 {event.commitment[:16]}…"
+        if isinstance(event, DiceRevealed):
+            return f"Dice seed for turn {event.turn} revealed: every roll of that turn can now be checked"
+        if isinstance(event, GameCreated):
+            return f"Game created ({event.ruleset} {event.ruleset_version})"
+        return head.ruleset.explain(event)

@@ -1,0 +1,257 @@
+"""The event store on SQLAlchemy (SQLite by default, PostgreSQL by URL).
+
+Writes go through one writer thread that groups whatever is waiting into a single transaction (group
+commit): a command is acknowledged only after its transaction committed durably (SQLite WAL with
+synchronous=FULL; PostgreSQL's own commit). Reads run on a small thread pool. A duplicate
+(game_id, seq) from a racing writer raises Conflict and writes nothing of that batch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, func, select
+from sqlalchemy.exc import IntegrityError
+
+from .schema import migrate
+from .tables import EVENTS, GAMES, IDEMPOTENCY, SEATS, SEEDS, SNAPSHOTS
+
+GROUP_LIMIT = 256  # batches per transaction; bounds latency of a very busy writer
+
+
+class Conflict(Exception):
+    """Another writer appended at the same seq (or reused an idempotency key) first."""
+
+
+@dataclass
+class WriteBatch:
+    """Everything one command (or game creation) writes, atomically."""
+
+    game_id: str
+    events: list[dict[str, Any]] = field(default_factory=list)
+    game: dict[str, Any] | None = None
+    seats: list[dict[str, Any]] = field(default_factory=list)
+    seeds: list[dict[str, Any]] = field(default_factory=list)
+    idempotency: dict[str, Any] | None = None
+    snapshot: dict[str, Any] | None = None
+
+
+@dataclass
+class _Job:
+    batch: WriteBatch
+    loop: asyncio.AbstractEventLoop
+    future: asyncio.Future[None]
+
+
+def normalize_url(url: str) -> str:
+    if url.startswith("postgresql://") or url.startswith("postgres://"):
+        return "postgresql+psycopg://" + url.split("://", 1)[1]
+    return url
+
+
+def make_engine(url: str) -> Engine:
+    url = normalize_url(url)
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[-1]
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=8)
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=FULL")  # an acknowledged command survives power loss
+            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.close()
+
+        return engine
+    return create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True)
+
+
+class SqlEventStore:
+    def __init__(self, url: str) -> None:
+        self.url = normalize_url(url)
+        self.engine = make_engine(self.url)
+        self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._writer: threading.Thread | None = None
+        self._readers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="salvo-read")
+        self.commits = 0  # transactions committed (group commit makes this < batches)
+        self.batches = 0
+
+    @property
+    def backend(self) -> str:
+        return self.engine.dialect.name
+
+    # --- life cycle ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        migrate(self.engine)
+        if self._writer is None:
+            self._writer = threading.Thread(target=self._write_loop, name="salvo-writer", daemon=True)
+            self._writer.start()
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._queue.put(None)
+            self._writer.join()
+            self._writer = None
+        self._readers.shutdown(wait=True)
+        self.engine.dispose()
+
+    # --- writes ------------------------------------------------------------------------------------
+
+    async def write(self, batch: WriteBatch) -> None:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        self._queue.put(_Job(batch, loop, future))
+        await future
+
+    def _write_loop(self) -> None:
+        while True:
+            job = self._queue.get()
+            if job is None:
+                return
+            jobs = [job]
+            stop = False
+            while len(jobs) < GROUP_LIMIT:
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    stop = True
+                    break
+                jobs.append(more)
+            self._commit_group(jobs)
+            if stop:
+                return
+
+    def _commit_group(self, jobs: list[_Job]) -> None:
+        try:
+            with self.engine.begin() as conn:
+                for job in jobs:
+                    self._insert(conn, job.batch)
+            self.commits += 1
+            self.batches += len(jobs)
+            for job in jobs:
+                _resolve(job, None)
+        except IntegrityError as exc:
+            if len(jobs) == 1:
+                _resolve(jobs[0], Conflict(str(exc.orig)))
+                return
+            for job in jobs:  # isolate the conflicting batch; the others still commit
+                self._commit_group([job])
+        except Exception as exc:  # noqa: BLE001 - handed to the waiting command, never swallowed
+            for job in jobs:
+                _resolve(job, exc)
+
+    @staticmethod
+    def _insert(conn: Any, batch: WriteBatch) -> None:
+        if batch.game is not None:
+            conn.execute(GAMES.insert(), [batch.game])
+        if batch.seats:
+            conn.execute(SEATS.insert(), batch.seats)
+        if batch.seeds:
+            conn.execute(SEEDS.insert(), batch.seeds)
+        if batch.events:
+            conn.execute(EVENTS.insert(), batch.events)
+        if batch.idempotency is not None:
+            conn.execute(IDEMPOTENCY.insert(), [batch.idempotency])
+        if batch.snapshot is not None:
+            conn.execute(SNAPSHOTS.insert(), [batch.snapshot])
+
+    # --- reads -------------------------------------------------------------------------------------
+
+    async def _run(self, fn: Any, *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._readers, fn, *args)
+
+    def _fetch(self, stmt: Any) -> list[Any]:
+        with self.engine.connect() as conn:
+            return list(conn.execute(stmt).all())
+
+    async def read_events(
+        self, game_id: str, after: int = 0, upto: int | None = None, limit: int | None = None
+    ) -> list[Any]:
+        stmt = select(EVENTS).where(EVENTS.c.game_id == game_id, EVENTS.c.seq > after)
+        if upto is not None:
+            stmt = stmt.where(EVENTS.c.seq <= upto)
+        stmt = stmt.order_by(EVENTS.c.seq)
+        if limit is not None:
+            stmt = stmt.limit(limit)
+        return await self._run(self._fetch, stmt)
+
+    async def head(self, game_id: str) -> int:
+        rows = await self._run(
+            self._fetch, select(func.max(EVENTS.c.seq)).where(EVENTS.c.game_id == game_id)
+        )
+        return int(rows[0][0] or 0)
+
+    async def game(self, game_id: str) -> Any | None:
+        rows = await self._run(self._fetch, select(GAMES).where(GAMES.c.id == game_id))
+        return rows[0] if rows else None
+
+    async def seat_for_token(self, token_hash: str) -> Any | None:
+        rows = await self._run(self._fetch, select(SEATS).where(SEATS.c.token_hash == token_hash))
+        return rows[0] if rows else None
+
+    async def idempotency(self, game_id: str, key: str) -> Any | None:
+        stmt = select(IDEMPOTENCY).where(IDEMPOTENCY.c.game_id == game_id, IDEMPOTENCY.c.key == key)
+        rows = await self._run(self._fetch, stmt)
+        return rows[0] if rows else None
+
+    async def snapshot(self, game_id: str, at_most: int) -> Any | None:
+        stmt = (
+            select(SNAPSHOTS)
+            .where(SNAPSHOTS.c.game_id == game_id, SNAPSHOTS.c.seq <= at_most)
+            .order_by(SNAPSHOTS.c.seq.desc())
+            .limit(1)
+        )
+        rows = await self._run(self._fetch, stmt)
+        return rows[0] if rows else None
+
+    async def seed(self, game_id: str, turn: int) -> Any | None:
+        stmt = select(SEEDS).where(SEEDS.c.game_id == game_id, SEEDS.c.turn == turn)
+        rows = await self._run(self._fetch, stmt)
+        return rows[0] if rows else None
+
+    async def drop_snapshots(self, game_id: str | None = None) -> None:
+        def drop() -> None:
+            with self.engine.begin() as conn:
+                stmt = SNAPSHOTS.delete()
+                if game_id is not None:
+                    stmt = stmt.where(SNAPSHOTS.c.game_id == game_id)
+                conn.execute(stmt)
+
+        await self._run(drop)
+
+
+    async def turn_bounds(self, game_id: str, turn: int, phase: str | None = None) -> tuple[int, int] | None:
+        """First and last seq of a turn (or of one phase of it), or None when nothing happened in it."""
+        stmt = select(func.min(EVENTS.c.seq), func.max(EVENTS.c.seq)).where(
+            EVENTS.c.game_id == game_id, EVENTS.c.turn == turn
+        )
+        if phase is not None:
+            stmt = stmt.where(EVENTS.c.phase == phase)
+        rows = await self._run(self._fetch, stmt)
+        lo, hi = rows[0]
+        return None if lo is None else (int(lo), int(hi))
+
+
+def _resolve(job: _Job, exc: BaseException | None) -> None:
+    def settle() -> None:
+        if job.future.done():
+            return
+        if exc is None:
+            job.future.set_result(None)
+        else:
+            job.future.set_exception(exc)
+
+    job.loop.call_soon_threadsafe(settle)
+

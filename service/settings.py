@@ -1,0 +1,35 @@
+"""Service settings, read once from the environment (SALVO_*) by the CLI or the app factory."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+
+def _env(name: str, default: str) -> str:
+    return os.environ.get(name, default)
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str = "sqlite:///var/salvo.db"
+    snapshot_every: int = 500
+    max_body_bytes: int = 64 * 1024
+    ws_queue_size: int = 1024
+    ws_send_timeout: float = 10.0
+    heartbeat_seconds: float = 15.0
+    redis_url: str | None = None
+    allowed_origins: tuple[str, ...] = field(default_factory=tuple)
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> Settings:
+        values: dict[str, object] = {
+            "database_url": _env("DATABASE_URL", _env("SALVO_DATABASE_URL", cls.database_url)),
+            "snapshot_every": int(_env("SALVO_SNAPSHOT_EVERY", str(cls.snapshot_every))),
+            "max_body_bytes": int(_env("SALVO_MAX_BODY_BYTES", str(cls.max_body_bytes))),
+            "ws_queue_size": int(_env("SALVO_WS_QUEUE_SIZE", str(cls.ws_queue_size))),
+            "heartbeat_seconds": float(_env("SALVO_HEARTBEAT_SECONDS", str(cls.heartbeat_seconds))),
+            "redis_url": os.environ.get("REDIS_URL") or None,
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)  # type: ignore[arg-type]
