@@ -39,12 +39,21 @@ async def create_demo_game(settings: Settings, host: str, port: int) -> dict[str
     }
 
 
+def register_plugin_rulesets(settings: Settings) -> None:
+    """Extra rulesets named in SALVO_RULESETS ("name=package.module:ATTR,..."), e.g. a club's own."""
+    from service.domain.core import register_ruleset
+
+    for name, path in settings.plugin_rulesets:
+        register_ruleset(name, path)
+
+
 def serve(args: argparse.Namespace) -> None:
     import uvicorn
 
     from service.api.app import create_app
 
     settings = Settings.from_env(database_url=args.database_url)
+    register_plugin_rulesets(settings)
     if args.demo:
         demo = asyncio.run(create_demo_game(settings, args.host, args.port))
         print("Demo game created:", json.dumps(demo, indent=2), flush=True)

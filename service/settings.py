@@ -19,7 +19,7 @@ class Settings:
     ws_send_timeout: float = 10.0
     heartbeat_seconds: float = 15.0
     redis_url: str | None = None
-    allowed_origins: tuple[str, ...] = field(default_factory=tuple)
+    plugin_rulesets: tuple[tuple[str, str], ...] = field(default_factory=tuple)
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -30,6 +30,9 @@ class Settings:
             "ws_queue_size": int(_env("SALVO_WS_QUEUE_SIZE", str(cls.ws_queue_size))),
             "heartbeat_seconds": float(_env("SALVO_HEARTBEAT_SECONDS", str(cls.heartbeat_seconds))),
             "redis_url": os.environ.get("REDIS_URL") or None,
+            "plugin_rulesets": tuple(
+                tuple(item.split("=", 1)) for item in _env("SALVO_RULESETS", "").split(",") if "=" in item
+            ),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]

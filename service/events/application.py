@@ -295,6 +295,8 @@ class GameService:
         for offset, (event, after, label) in enumerate(staged):
             seq = head.seq + 1 + offset
             clock = ruleset.clock(after)
+            if isinstance(event, DiceRevealed):  # a reveal belongs to the turn whose dice it opens
+                clock = ruleset.clock(head.state) if event.turn == ruleset.clock(head.state).turn else clock
             row = _row(codec, head.game_id, seq, event, clock.turn, clock.phase, label, command_id, recorded_at,
                        material if label != "system" and event.rolls else None)
             rows.append(row)

@@ -1,0 +1,142 @@
+"""Websocket stream: catch-up, live, resume without gap or duplicate, slow consumers, heartbeats."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from starlette.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from service.api.app import create_app
+from service.settings import Settings
+
+SHOOT = {"type": "tiny.shoot", "shooter": "red", "target": "blue"}
+
+
+@pytest.fixture
+def client(sqlite_url):
+    app = create_app(Settings(database_url=sqlite_url, ws_queue_size=4, heartbeat_seconds=0.2))
+    with TestClient(app) as c:
+        yield c
+
+
+def _game(client, scenario="long"):
+    r = client.post("/v1/games", json={"ruleset": "tiny", "scenario": scenario})
+    assert r.status_code == 201
+    return r.json()
+
+
+def _send(client, game, cmd, seat="red"):
+    r = client.post(f"/v1/games/{game['game_id']}/commands", json={"command": cmd},
+                    headers={"Authorization": f"Bearer {game['seats'][seat]}"})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def _events_until_caught_up(ws):
+    seen = []
+    while True:
+        msg = ws.receive_json()
+        if msg["kind"] == "caught_up":
+            return seen, msg["seq"]
+        assert msg["kind"] == "event"
+        seen.append(msg["event"]["seq"])
+
+
+def _next_event(ws):
+    while True:
+        msg = ws.receive_json()
+        if msg["kind"] == "event":
+            return msg["event"]
+
+
+def test_catch_up_then_live(client):
+    game = _game(client)
+    _send(client, game, SHOOT)
+    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream?after=0") as ws:
+        seen, seq = _events_until_caught_up(ws)
+        assert seen == [1, 2, 3] and seq == 3
+        _send(client, game, SHOOT)
+        assert _next_event(ws)["seq"] == 4
+
+
+def test_reconnect_with_after_receives_exactly_the_missed_events(client):
+    game = _game(client)
+    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream") as ws:
+        _events_until_caught_up(ws)
+        _send(client, game, SHOOT)
+        last = _next_event(ws)["seq"]
+    assert last == 3
+    for _ in range(5):  # missed while disconnected
+        _send(client, game, SHOOT)
+    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream?after={last}") as ws:
+        seen, seq = _events_until_caught_up(ws)
+        assert seen == [4, 5, 6, 7, 8] and seq == 8
+        _send(client, game, SHOOT)
+        assert _next_event(ws)["seq"] == 9  # live, no gap, no duplicate
+
+
+def test_spectator_stream_is_redacted(client):
+    game = _game(client)
+    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream") as ws:
+        _events_until_caught_up(ws)
+        _send(client, game, {"type": "tiny.hide", "seat": "red", "secret": 31337})
+        event = _next_event(ws)
+        assert event["type"] == "tiny.hidden" and event["data"]["secret"] is None
+    token = game["umpire_token"]
+    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream?token={token}") as ws:
+        _events_until_caught_up(ws)
+        _send(client, game, {"type": "tiny.hide", "seat": "red", "secret": 31338})
+        assert _next_event(ws)["data"]["secret"] == 31338
+
+
+def test_bad_token_gets_an_error_and_a_close(client):
+    game = _game(client)
+    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream?token=nope") as ws:
+        msg = ws.receive_json()
+        assert msg["kind"] == "error" and msg["status"] == 401
+        with pytest.raises(WebSocketDisconnect) as info:
+            ws.receive_json()
+        assert info.value.code == 1008
+
+
+def test_heartbeats_when_idle(client):
+    game = _game(client)
+    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream") as ws:
+        _events_until_caught_up(ws)
+        assert ws.receive_json() == {"kind": "ping"}
+
+
+def test_slow_consumer_is_closed_with_a_resumable_reason(client):
+    game = _game(client)
+    broadcaster = client.app.state.broadcaster
+    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream") as ws:
+        _, seq = _events_until_caught_up(ws)
+
+        async def flood():  # more items than the connection's queue holds, before it can drain
+            broadcaster.deliver(game["game_id"], [(seq + i, None) for i in range(1, 20)])
+
+        client.portal.call(flood)
+        with pytest.raises(WebSocketDisconnect) as info:
+            while True:
+                ws.receive_json()
+        assert info.value.code == 1013 and f"after={seq}" in info.value.reason
+
+
+def test_frames_are_encoded_once_per_audience(client):
+    game = _game(client)
+    published = []
+    broadcaster = client.app.state.broadcaster
+    original = broadcaster.publish
+
+    async def spy(game_id, items):
+        published.extend(items)
+        await original(game_id, items)
+
+    broadcaster.publish = spy
+    client.app.state.service.publish = spy
+    _send(client, game, SHOOT)
+    [(seq, frames)] = published
+    assert seq == 3 and set(frames) == {"umpire", "spectator", "seat:red", "seat:blue"}
+    assert json.loads(frames["spectator"])["event"]["seq"] == 3
