@@ -15,6 +15,7 @@ class Settings:
     database_url: str = "sqlite:///var/salvo.db"
     snapshot_every: int = 500
     max_body_bytes: int = 64 * 1024
+    max_import_bytes: int = 64 * 1024 * 1024  # battle files are long logs
     ws_queue_size: int = 1024
     ws_send_timeout: float = 10.0
     heartbeat_seconds: float = 15.0

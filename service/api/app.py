@@ -17,7 +17,7 @@ from service.settings import Settings
 
 from . import openapi_schema, problems
 from .broadcast import Broadcaster, InProcessBroadcaster
-from .routes import games, rulesets, stream
+from .routes import games, replay, rulesets, stream
 
 WEB_ROOT = Path(__file__).resolve().parents[2] / "clients" / "web"
 
@@ -61,6 +61,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     problems.install(app)
     app.include_router(rulesets.router)
+    app.include_router(replay.router)
     app.include_router(games.router)
     app.include_router(stream.router)
     openapi_schema.install(app)
@@ -76,5 +77,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         async def index() -> FileResponse:
             return FileResponse(WEB_ROOT / "index.html")
 
-    app.add_middleware(problems.BodyLimit, limit=settings.max_body_bytes)
+    app.add_middleware(problems.BodyLimit, limit=settings.max_body_bytes,
+                       large={"/v1/games/import": settings.max_import_bytes})
     return app

@@ -49,17 +49,19 @@ def install(app: FastAPI) -> None:
 class BodyLimit:
     """Pure ASGI middleware: bodies above ``limit`` bytes get 413 before any handler runs."""
 
-    def __init__(self, app: Any, limit: int) -> None:
+    def __init__(self, app: Any, limit: int, large: dict[str, int] | None = None) -> None:
         self.app = app
-        self.limit = limit
+        self.default_limit = limit
+        self.large = large or {}
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.large.get(scope.get("path", ""), self.default_limit)
         for name, value in scope.get("headers", ()):
-            if name == b"content-length" and value.isdigit() and int(value) > self.limit:
-                await self._reject(scope, receive, send)
+            if name == b"content-length" and value.isdigit() and int(value) > limit:
+                await self._reject(scope, receive, send, limit)
                 return
         seen = 0
         too_big = False
@@ -69,7 +71,7 @@ class BodyLimit:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.limit:
+                if seen > limit:
                     too_big = True
                     raise _TooLarge()
             return message
@@ -77,10 +79,10 @@ class BodyLimit:
         try:
             await self.app(scope, limited_receive, send)
         except _TooLarge:
-            await self._reject(scope, receive, send)
+            await self._reject(scope, receive, send, limit)
 
-    async def _reject(self, scope: Any, receive: Any, send: Any) -> None:
-        response = problem(413, "Request body too large", f"bodies are limited to {self.limit} bytes",
+    async def _reject(self, scope: Any, receive: Any, send: Any, limit: int) -> None:
+        response = problem(413, "Request body too large", f"bodies are limited to {limit} bytes",
                            "/problems/TooLarge")
         await response(scope, receive, send)
 

@@ -45,6 +45,29 @@ from .store import Conflict, SqlEventStore, WriteBatch
 Publisher = Callable[[str, list[tuple[int, dict[str, bytes | None]]]], Awaitable[None]]
 
 
+@dataclass
+class Lineage:
+    """Where a fork or an imported game comes from, and the effective events it inherits."""
+
+    source_game: str
+    source_seq: int
+    events: list[tuple[Any, Event]]  # (stored row, decoded event), ruleset events only, in order
+
+    def inherit(self, game_id: str, codec: Any, first_seq: int) -> list[tuple[dict[str, Any], Event]]:
+        out = []
+        for offset, (row, event) in enumerate(self.events):
+            material = _material_decoder.decode(row.dice) if row.dice else None
+            if material is not None and material.origin is None:
+                material = msgspec.structs.replace(material, origin=self.source_game)
+            new = _row(codec, game_id, first_seq + offset, event, int(row.turn), row.phase, row.actor,
+                       row.command_id, row.recorded_at, material)
+            out.append((new, event))
+        return out
+
+
+_material_decoder = msgspec.json.Decoder(DiceMaterial)
+
+
 class CommandRequest(msgspec.Struct, forbid_unknown_fields=True):
     command: msgspec.Raw
     salt: str = ""
@@ -110,7 +133,11 @@ class GameService:
     # --- games -------------------------------------------------------------------------------------
 
     async def create_game(
-        self, ruleset_name: str, scenario: str | dict[str, Any], options: dict[str, Any] | None = None
+        self,
+        ruleset_name: str,
+        scenario: str | dict[str, Any],
+        options: dict[str, Any] | None = None,
+        lineage: Lineage | None = None,
     ) -> CreatedGame:
         try:
             ruleset = find_ruleset(ruleset_name)
@@ -134,6 +161,11 @@ class GameService:
         seat_tokens = {s: secrets.token_urlsafe(24) for s in seats}
         umpire_token = secrets.token_urlsafe(24)
         state = ruleset.initial_state(setup)
+        start = ruleset.clock(state)
+        codec = codec_for(ruleset)
+        inherited = lineage.inherit(game_id, codec, first_seq=2) if lineage else []
+        for _row_dict, event in inherited:
+            state = ruleset.evolve(state, event)
         clock = ruleset.clock(state)
         seed = secrets.token_bytes(32)
         created = GameCreated(
@@ -142,14 +174,17 @@ class GameService:
             scenario_name=scenario_name,
             setup=msgspec.to_builtins(raw_setup),
             options=options or {},
+            forked_from=lineage.source_game if lineage else None,
+            forked_at=lineage.source_seq if lineage else None,
         )
         committed = DiceCommitted(turn=clock.turn, commitment=commitment(seed))
-        codec = codec_for(ruleset)
         recorded_at = now_iso()
         rows = [
-            _row(codec, game_id, 1, created, clock.turn, clock.phase, "system", None, recorded_at, None),
-            _row(codec, game_id, 2, committed, clock.turn, clock.phase, "system", None, recorded_at, None),
+            _row(codec, game_id, 1, created, start.turn, start.phase, "system", None, recorded_at, None),
+            *(row for row, _event in inherited),
         ]
+        rows.append(_row(codec, game_id, len(rows) + 1, committed, clock.turn, clock.phase, "system", None,
+                         recorded_at, None))
         batch = WriteBatch(
             game_id=game_id,
             game={
@@ -170,7 +205,7 @@ class GameService:
         )
         await self.store.write(batch)
         return CreatedGame(game_id, ruleset.name, ruleset.version, seat_tokens, umpire_token,
-                           committed.commitment, 2)
+                           committed.commitment, len(rows))
 
     async def authenticate(self, game_id: str, token: str | None) -> Viewer:
         await self.head(game_id)  # 404 before 401
@@ -398,3 +433,52 @@ def _row(
 
 
 __all__ = ["CommandRequest", "CommandResult", "CreatedGame", "Envelope", "GameService", "hash_token"]
+
+
+async def rewind(
+    service: GameService, game_id: str, actor: Actor, to_seq: int | None, turn: int | None, phase: str | None,
+    reason: str = "",
+) -> CommandResult:
+    """Umpire rewind to a seq, or to the start of a turn (or of one phase of it), by appending an event.
+
+    The superseded events stay in the log, marked; the fold skips them; the dice position goes back too,
+    so the same commands replayed roll the same faces (a rewind cannot fish for new dice).
+    """
+    from .envelope import GameRewound
+
+    if not actor.is_umpire:
+        raise Forbidden("only the umpire may rewind a game")
+    head = await service.head(game_id)
+    if to_seq is None:
+        if turn is None:
+            raise InvalidRequest("give to_seq, or turn (and optionally phase)", field="to_seq")
+        bounds = await service.store.turn_bounds(game_id, turn, phase)
+        if bounds is None:
+            raise InvalidRequest(f"nothing happened in turn {turn}" + (f" phase {phase}" if phase else ""),
+                                 field="turn")
+        # the turn (or phase) starts once the command that opened it has finished, dice bookkeeping
+        # included: rewinding there keeps the dice position, so replayed commands roll the same faces
+        opening = await service.store.read_events(game_id, after=bounds[0] - 1, upto=bounds[1])
+        to_seq = bounds[0]
+        for row in opening[1:]:
+            if row.command_id != opening[0].command_id:
+                break
+            to_seq = int(row.seq)
+    if not 1 <= to_seq < head.seq:
+        raise InvalidRequest(f"to_seq must be between 1 and {head.seq - 1}", field="to_seq")
+    from .reading import GameReader
+
+    _, state, _ = await GameReader(service).state_at(game_id, to_seq)
+    async with service._lock(game_id):
+        head = await service.head(game_id)
+        clock = head.ruleset.clock(state)
+        event = GameRewound(to_seq=to_seq, reason=reason)
+        row = _row(head.codec, game_id, head.seq + 1, event, clock.turn, clock.phase, actor.label,
+                   "c_" + secrets.token_hex(8), now_iso(), None)
+        await service.store.write(WriteBatch(game_id=game_id, events=[row]))
+        service.forget(game_id)  # refold: the effective history changed
+        head = await service._load(game_id)
+    if service.publish is not None:
+        await service.publish(game_id, [(head.seq, None)])
+    body = _envelope_list.encode({"version": head.seq, "rewound_to": to_seq})
+    return CommandResult(201, body)

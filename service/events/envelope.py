@@ -15,6 +15,7 @@ class DiceMaterial(msgspec.Struct, frozen=True, omit_defaults=True):
     turn: int
     base: int
     salt: str = ""
+    origin: str | None = None  # the game whose seeds rolled, when the event was inherited by a fork/import
 
 
 class Envelope(msgspec.Struct, frozen=True, omit_defaults=True):

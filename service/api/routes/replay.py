@@ -1,0 +1,72 @@
+"""Disputes and what-ifs: umpire rewinds, forks, battle files (export / import)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+from fastapi import APIRouter, Query, Request
+from starlette.responses import Response
+
+from service.events.application import CreatedGame, rewind
+from service.events.errors import InvalidRequest
+from service.events.portability import export_game, fork_game, import_game
+
+from ..deps import ServiceDep, ViewerDep
+from ..jsonresponse import MsgspecResponse
+
+router = APIRouter(prefix="/v1/games", tags=["replay"])
+
+
+class RewindRequest(msgspec.Struct, forbid_unknown_fields=True):
+    to_seq: int | None = None
+    turn: int | None = None
+    phase: str | None = None
+    reason: str = ""
+
+
+def created_body(created: CreatedGame, **extra: object) -> dict[str, object]:
+    return {
+        "game_id": created.game_id,
+        "ruleset": created.ruleset,
+        "ruleset_version": created.ruleset_version,
+        "seats": created.seat_tokens,
+        "umpire_token": created.umpire_token,
+        "dice_commitment": created.commitment,
+        "version": created.version,
+        **extra,
+    }
+
+
+@router.post("/{game_id}/rewind", status_code=201, response_class=MsgspecResponse,
+             summary="Umpire: rewind to a seq or to the start of a turn/phase (superseded events are kept)")
+async def post_rewind(game_id: str, request: Request, viewer: ViewerDep, service: ServiceDep) -> MsgspecResponse:
+    try:
+        body = msgspec.json.decode(await request.body() or b"{}", type=RewindRequest)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise InvalidRequest(str(exc), field="$") from None
+    result = await rewind(service, game_id, viewer, body.to_seq, body.turn, body.phase, body.reason)
+    return MsgspecResponse(result.body, status_code=result.status)
+
+
+@router.post("/{game_id}/fork", status_code=201, response_class=MsgspecResponse,
+             summary="A new sandbox game from any point of this one, linked to its origin")
+async def post_fork(
+    game_id: str, viewer: ViewerDep, service: ServiceDep, at: Annotated[int | None, Query(ge=1)] = None
+) -> MsgspecResponse:
+    created = await fork_game(service, game_id, viewer, at)
+    return MsgspecResponse(created_body(created, forked_from=game_id, forked_at=at), status_code=201)
+
+
+@router.get("/{game_id}/export", summary="Battle file: header + the caller's envelopes as JSON lines")
+async def get_export(game_id: str, viewer: ViewerDep, service: ServiceDep) -> Response:
+    body = await export_game(service, game_id, viewer)
+    return Response(body, media_type="application/x-ndjson",
+                    headers={"Content-Disposition": f'attachment; filename="{game_id}.salvo.jsonl"'})
+
+
+@router.post("/import", status_code=201, response_class=MsgspecResponse,
+             summary="Replay and validate a battle file; creates a new game from it")
+async def post_import(request: Request, service: ServiceDep) -> MsgspecResponse:
+    created, header = await import_game(service, await request.body())
+    return MsgspecResponse(created_body(created, imported_from=header.game_id), status_code=201)

@@ -1,0 +1,147 @@
+"""Events: facts with every result, so evolve only applies them. Tags are stable wire names."""
+
+from __future__ import annotations
+
+import msgspec
+
+from service.domain.core import Event
+from service.domain.core.hexgrid import Hex
+
+from .state import CommitEntry, FireDecl, Status, Strike
+
+
+class SensorsCommitted(Event, tag="asc.sensors_committed"):
+    """A side's sealed commitment; ``entries`` is None for anyone but that side and the umpire."""
+
+    side: str
+    entries: tuple[CommitEntry, ...] | None = None
+
+
+class SensorsRevealed(Event, tag="asc.sensors_revealed"):
+    entries: tuple[CommitEntry, ...] = ()
+
+
+class DetectionAttempted(Event, tag="asc.detection_attempted"):
+    side: str
+    vessel: str | None  # detector (None/token when hidden from the viewer)
+    sensor: str | None
+    target: str | None  # None: a hex scan that found nothing, or hidden from the viewer
+    hex: Hex | None = None
+    success: bool = False
+    rating: int = 0  # lock range kept (ASC-DET-5 ruling)
+
+
+class LockTaken(Event, tag="asc.lock_taken"):
+    vessel: str | None
+    target: str | None
+    rating: int = 0
+
+
+class LockRef(msgspec.Struct, frozen=True, kw_only=True):
+    vessel: str | None
+    target: str | None
+
+
+class LocksLost(Event, tag="asc.locks_lost"):
+    losses: tuple[LockRef, ...]
+    reason: str = ""
+
+
+class AllStopped(Event, tag="asc.all_stopped"):
+    vessel: str
+    facing: int | None
+
+
+class Moved(Event, tag="asc.moved"):
+    vessel: str
+    hex: Hex
+    facing: int | None = None
+    path: tuple[str, ...] | None = None
+
+
+class PhaseEnded(Event, tag="asc.phase_ended"):
+    side: str
+
+
+class PhaseChanged(Event, tag="asc.phase_changed"):
+    turn: int
+    phase: str
+
+
+class FireDeclared(Event, tag="asc.fire_declared"):
+    declaration: FireDecl
+
+
+class ShotResolved(Event, tag="asc.shot_resolved"):
+    vessel: str | None
+    weapon: str | None
+    target: str | None
+    point_defence: bool = False
+    outcome: str = "miss"  # hit | miss | direct | void
+    note: str = ""
+    strikes: tuple[Strike, ...] = ()
+    missile_killed: bool = False  # the target missile is killed (at once for point defence)
+    firer_destroyed: bool = False  # a det missile is destroyed when it fires (ASC-FIRE-8)
+    screen_after: int | None = None  # target's screen rating after this shot (owner only)
+    launcher_turn: int | None = None  # a submunition launch (ASC-FIRE-7)
+
+
+class DamageTaken(Event, tag="asc.damage_taken"):
+    vessel: str
+    status: Status
+    notes: tuple[str, ...] = ()
+
+
+class BackupTookOver(Event, tag="asc.backup_took_over"):
+    vessel: str
+    system: str
+    status: Status
+
+
+class RepairRoll(msgspec.Struct, frozen=True, kw_only=True):
+    location: str
+    success: bool
+
+
+class RepairsRolled(Event, tag="asc.repairs_rolled"):
+    vessel: str
+    results: tuple[RepairRoll, ...]
+    status: Status
+
+
+class ContinuingDamage(Event, tag="asc.continuing_damage"):
+    vessel: str
+    damage: int
+    status: Status
+
+
+class VesselDestroyed(Event, tag="asc.vessel_destroyed"):
+    vessel: str
+    cause: str = ""
+    seen_by: tuple[str, ...] = ()
+
+
+class GameEnded(Event, tag="asc.game_ended"):
+    winner: str | None
+    reason: str
+
+
+EVENT_TYPES = (
+    SensorsCommitted,
+    SensorsRevealed,
+    DetectionAttempted,
+    LockTaken,
+    LocksLost,
+    AllStopped,
+    Moved,
+    PhaseEnded,
+    PhaseChanged,
+    FireDeclared,
+    ShotResolved,
+    DamageTaken,
+    BackupTookOver,
+    RepairsRolled,
+    ContinuingDamage,
+    VesselDestroyed,
+    GameEnded,
+)

@@ -1,0 +1,144 @@
+"""Movement phases: All Stop, moves with manoeuvre-class turn costs, stacks (ASC-MOV)."""
+
+from __future__ import annotations
+
+import heapq
+from fractions import Fraction
+
+from service.domain.core import Actor, RuleViolation
+from service.domain.core.hexgrid import Hex
+
+from .commands import AllStop, Move
+from .condition import can_drive
+from .events import AllStopped, Moved
+from .sensors import audit_locks
+from .sight import Out, own_vessel
+from .state import State
+from .vessels import TURN_COST, movement_allowance, stutterwarps
+
+
+def _movement_side(state: State, side: str) -> None:
+    if state.phase != f"{side}_movement":
+        raise RuleViolation("ASC-MOV-2", f"the {side} side moves only in its own movement phase, not {state.phase}")
+
+
+def check_all_stop(state: State, cmd: AllStop, actor: Actor) -> str:
+    side = own_vessel(state, actor, cmd.vessel, "ASC-MOV-4")
+    _movement_side(state, side)
+    if cmd.vessel in state.moved:
+        raise RuleViolation("ASC-MOV-4", f"{cmd.vessel} has already moved; All Stop is declared before moving")
+    if not 0 <= cmd.facing <= 5:
+        raise RuleViolation("ASC-MOV-4", "facing must be 0..5")
+    spec, st = state.specs[cmd.vessel], state.status[cmd.vessel]
+    if cmd.facing != st.facing:
+        if not stutterwarps(spec):
+            raise RuleViolation("ASC-MOV-1", f"{cmd.vessel} has no stardrive and cannot turn")
+        ok, rule, why = can_drive(spec, st)
+        if not ok:
+            raise RuleViolation(rule, f"{cmd.vessel} cannot turn: {why}")
+        if st.bridge_out:
+            raise RuleViolation("ASC-MOV-5", f"{cmd.vessel}'s bridge is destroyed: no course changes")
+    return side
+
+
+def all_stop(out: Out, cmd: AllStop, actor: Actor) -> None:
+    check_all_stop(out.state, cmd, actor)
+    out.emit(AllStopped(vessel=cmd.vessel, facing=cmd.facing))
+
+
+def path_cost(path: tuple[str, ...], turn_cost: Fraction) -> Fraction:
+    """ASC-MOV-2: one point per hex forward, the class's cost per hexside turned; fractions accumulate."""
+    return sum((Fraction(1) if step == "F" else turn_cost for step in path), Fraction(0))
+
+
+def trace(start: Hex, facing: int, path: tuple[str, ...]) -> tuple[list[Hex], int]:
+    hexes = [start]
+    for step in path:
+        if step == "F":
+            hexes.append(hexes[-1].neighbour(facing))
+        elif step == "L":
+            facing = (facing - 1) % 6
+        else:
+            facing = (facing + 1) % 6
+    return hexes, facing
+
+
+def group_limits(state: State, group: list[str]) -> tuple[int, Fraction]:
+    """ASC-MOV-3: a stack moves at its slowest member's MA and least manoeuvrable class."""
+    ma = min(movement_allowance(state.specs[v]) for v in group)
+    cost = max(TURN_COST[state.specs[v].manoeuvre] for v in group)
+    return ma, cost
+
+
+def check_move(state: State, cmd: Move, actor: Actor) -> tuple[str, list[str]]:
+    side = own_vessel(state, actor, cmd.vessel, "ASC-MOV-2")
+    _movement_side(state, side)
+    group = [cmd.vessel]
+    for other in cmd.stack:
+        own_vessel(state, actor, other, "ASC-MOV-3")
+        if state.specs[other].side != side or other in group:
+            raise RuleViolation("ASC-MOV-3", f"{other!r} cannot be stacked with {cmd.vessel}")
+        if state.status[other].hex != state.status[cmd.vessel].hex or \
+                state.status[other].facing != state.status[cmd.vessel].facing:
+            raise RuleViolation("ASC-MOV-3", f"{other} is not stacked with {cmd.vessel} (same hex and facing)")
+        group.append(other)
+    for v in group:
+        if v in state.moved:
+            raise RuleViolation("ASC-MOV-3", f"{v} has already completed its move this phase")
+    if cmd.path:
+        for v in group:
+            spec, st = state.specs[v], state.status[v]
+            if not stutterwarps(spec):
+                raise RuleViolation("ASC-MOV-1", f"{v} has no stardrive: movement allowance 0")
+            ok, rule, why = can_drive(spec, st)
+            if not ok:
+                raise RuleViolation(rule, f"{v} cannot move: {why}")
+            if st.bridge_out and any(step != "F" for step in cmd.path):
+                raise RuleViolation("ASC-MOV-5", f"{v}'s bridge is destroyed: it may only move straight ahead")
+    ma, turn_cost = group_limits(state, group)
+    cost = path_cost(cmd.path, turn_cost)
+    if cost > ma:
+        raise RuleViolation("ASC-MOV-2", f"that path costs {cost} movement points; the allowance is {ma}")
+    start = state.status[cmd.vessel]
+    hexes, _ = trace(start.hex, start.facing, cmd.path)
+    for h in hexes:
+        if h.distance_to(Hex(0, 0)) > state.map_radius:
+            raise RuleViolation("ASC-MOV-2", f"the path leaves the map at {h.q},{h.r} (ruling ASC-R-6)")
+    return side, group
+
+
+def move(out: Out, cmd: Move, actor: Actor) -> None:
+    _, group = check_move(out.state, cmd, actor)
+    st = out.state.status[cmd.vessel]
+    hexes, facing = trace(st.hex, st.facing, cmd.path)
+    for v in group:
+        out.emit(Moved(vessel=v, hex=hexes[-1], facing=facing, path=tuple(cmd.path)))
+    audit_locks(out, "out of sensor range after movement")
+
+
+def reachable(state: State, vessel: str) -> dict[tuple[Hex, int], tuple[str, ...]]:
+    """The cheapest path to every (hex, facing) the vessel can end on this phase (for options)."""
+    st = state.status[vessel]
+    ma, turn_cost = group_limits(state, [vessel])
+    best: dict[tuple[Hex, int], Fraction] = {(st.hex, st.facing): Fraction(0)}
+    paths: dict[tuple[Hex, int], tuple[str, ...]] = {(st.hex, st.facing): ()}
+    heap: list[tuple[Fraction, int, Hex, int]] = [(Fraction(0), 0, st.hex, st.facing)]
+    counter = 1
+    while heap:
+        cost, _, h, f = heapq.heappop(heap)
+        if cost > best.get((h, f), cost):
+            continue
+        for step in ("F", "L", "R"):
+            if step == "F":
+                nh, nf, nc = h.neighbour(f), f, cost + 1
+                if nh.distance_to(Hex(0, 0)) > state.map_radius:
+                    continue
+            else:
+                nh, nf, nc = h, (f + (1 if step == "R" else -1)) % 6, cost + turn_cost
+            if nc > ma or nc >= best.get((nh, nf), Fraction(10**6)):
+                continue
+            best[(nh, nf)] = nc
+            paths[(nh, nf)] = (*paths[(h, f)], step)
+            heapq.heappush(heap, (nc, counter, nh, nf))
+            counter += 1
+    return paths

@@ -1,0 +1,118 @@
+"""Who can see which vessel, how a viewer names it, and the decide-side helpers built on that."""
+
+from __future__ import annotations
+
+from service.domain.core import Actor, Event, NotYourPiece, RuleViolation, Viewer
+
+from .evolve import evolve
+from .state import State, enemy
+from .vessels import SIDES, stutterwarps
+
+
+def observer(viewer: Viewer) -> str | None:
+    """None for the umpire (sees all), the side for a seat, "spectator" otherwise."""
+    if viewer.is_umpire:
+        return None
+    if viewer.kind == "seat" and viewer.seat in SIDES:
+        return viewer.seat
+    return "spectator"
+
+
+def detected_by(state: State, side: str, vid: str) -> bool:
+    """A side has detected a vessel while one of its vessels holds a lock on it, or it radiates (ASC-DET-2)."""
+    if vid in state.auto_detected.get(side, ()):
+        return True
+    for holder, locks in state.locks.items():
+        if state.specs[holder].side == side and any(lk.target == vid for lk in locks):
+            return True
+    return False
+
+
+def visible(state: State, obs: str | None, vid: str | None) -> bool:
+    """ASC-HID-1: may this observer see the vessel's identity, stats, facing and damage?"""
+    if obs is None:
+        return vid is not None and vid in state.specs
+    if vid is None or vid not in state.specs:
+        return False
+    spec = state.specs[vid]
+    if obs == spec.side:
+        return True
+    if vid in state.wrecks.get(obs, ()):
+        return True
+    if state.status[vid].destroyed:
+        return False
+    if obs == "spectator":
+        return detected_by(state, enemy(spec.side), vid)
+    return detected_by(state, obs, vid)
+
+
+def token(state: State, obs: str | None, vid: str) -> str | None:
+    if obs is None:
+        return None
+    return state.tokens.get(obs, {}).get(vid)
+
+
+def is_bogey(state: State, obs: str | None, vid: str) -> bool:
+    """ASC-DET-1: an undetected stutterwarping vessel shows as a bogey (hex only)."""
+    spec = state.specs[vid]
+    return (
+        obs is not None
+        and not visible(state, obs, vid)
+        and stutterwarps(spec)
+        and not state.status[vid].destroyed
+    )
+
+
+def ref(state: State, obs: str | None, vid: str | None) -> str | None:
+    """How the observer names a vessel: its id if visible, its bogey token, or nothing."""
+    if vid is None:
+        return None
+    if visible(state, obs, vid):
+        return vid
+    return token(state, obs, vid)
+
+
+def resolve(state: State, side: str, name: str, umpire: bool = False) -> str | None:
+    """A target named by a side (id of a visible vessel, or a bogey token); None if it names nothing."""
+    if name in state.specs and (umpire or visible(state, side, name)):
+        return name
+    for vid, tok in state.tokens.get(side, {}).items():
+        if tok == name and is_bogey(state, side, vid):
+            return vid
+    return None
+
+
+def own_vessel(state: State, actor: Actor, vid: str, rule: str) -> str:
+    """The side acting for ``vid``; the same 403 for an enemy, an undetected or an unknown id."""
+    spec = state.specs.get(vid)
+    if actor.is_umpire:
+        if spec is None:
+            raise RuleViolation(rule, f"no vessel {vid!r}")
+        side = spec.side
+    else:
+        if spec is None or spec.side != actor.seat:
+            raise NotYourPiece("ASC-HID-1", f"vessel {vid!r} is not one of yours")
+        side = spec.side
+    if state.status[vid].destroyed:
+        raise RuleViolation(rule, f"vessel {vid!r} is destroyed")
+    return side
+
+
+def acting_side(actor: Actor, side: str, rule: str) -> str:
+    if side not in SIDES:
+        raise RuleViolation(rule, f"no side {side!r} (advantaged or disadvantaged)")
+    if not actor.is_umpire and actor.seat != side:
+        raise NotYourPiece("ASC-HID-1", f"seat {actor.seat} cannot act for the {side} side")
+    return side
+
+
+class Out:
+    """Events being decided, folded as they are emitted so later steps see their effect."""
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self.events: list[Event] = []
+
+    def emit(self, event: Event) -> None:
+        self.events.append(event)
+        self.state = evolve(self.state, event)

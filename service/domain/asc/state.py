@@ -1,0 +1,165 @@
+"""The folded state of an ASC battle: static data sheets plus each vessel's dynamic status."""
+
+from __future__ import annotations
+
+import msgspec
+
+from service.domain.core.hexgrid import Hex
+
+from .vessels import SIDES, Setup, VesselSpec, bogey_order_key, stutterwarps
+
+PHASES = (
+    "sensors",
+    "detection",
+    "disadvantaged_movement",
+    "advantaged_movement",
+    "fire",
+    "damage_control",
+)
+
+
+class Strike(msgspec.Struct, frozen=True, kw_only=True):
+    """One strike that got past (or was blocked by) the screens, with where it landed."""
+
+    damage: int
+    blocked: bool = False
+    location: str = ""  # hull, power_plant, damage_control, sensor, turret, tta, computer, … ("" if blocked)
+    part: str | None = None  # the sensor / mount / bay hit, if any
+    saved: bool = False  # an armour save turned it into a hull hit (ASC-LOC-4)
+
+
+class Status(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything about a vessel that changes during the battle."""
+
+    hex: Hex
+    facing: int
+    destroyed: bool = False
+    hull_damage: int = 0
+    power_plant_damage: int = 0
+    active: bool = False  # active sensors committed this turn (public once revealed)
+    screen: int | None = 0  # current screen rating (owner only; None in a redacted copy)
+    screen_max: int = 0
+    all_stop: bool = False
+    dc_teams: int = 0
+    ttas_lost: int = 0
+    sensors_lost: tuple[str, ...] = ()
+    antennas_lost: dict[str, int] = {}
+    mounts_lost: tuple[str, ...] = ()
+    remote_comms_lost: int = 0
+    bays_out: tuple[str, ...] = ()
+    missiles: dict[str, int] = {}
+    hangars_out: int = 0
+    small_craft: int = 0
+    computer_out: bool = False
+    tac_out: bool = False
+    bridge_out: bool = False
+    fighter_control_out: bool = False
+    flag_comms_out: bool = False
+    backups_used: tuple[str, ...] = ()
+    engineering_out: bool = False
+    drive_out: bool = False
+    quarters: int = 0
+    marines: int = 0
+    cargo: int = 0
+    repair: dict[str, int] = {}  # repairable location -> points still to repair (ASC-DC-2, ASC-DC-4)
+    continuing: tuple[int, ...] = ()  # continuing-damage sources, points to repair each
+    rounds: dict[str, int] = {}  # submunition launcher -> rounds left
+    last_launch: dict[str, int] = {}  # submunition launcher -> turn of its last shot
+
+
+class CommitEntry(msgspec.Struct, frozen=True, kw_only=True):
+    vessel: str
+    active: bool = False
+    screen: int | None = 0  # None when redacted (screen settings are known only to their owner)
+
+
+class Lock(msgspec.Struct, frozen=True, kw_only=True):
+    target: str
+    rating: int  # range kept when the holder has no active sensor (ASC-DET-5 ruling)
+
+
+class FireDecl(msgspec.Struct, frozen=True, kw_only=True):
+    side: str
+    vessel: str
+    weapon: str
+    target: str
+    guide: str | None = None
+    point_defence: bool = False
+
+
+class State(msgspec.Struct, frozen=True, kw_only=True):
+    scenario: str
+    turn: int = 1
+    phase: str = "sensors"
+    turn_limit: int = 12
+    map_radius: int = 10
+    planet_hexes: tuple[Hex, ...] = ()
+    side_names: dict[str, str] = {}
+    specs: dict[str, VesselSpec] = {}
+    status: dict[str, Status] = {}
+    commits: dict[str, tuple[CommitEntry, ...]] = {}  # sealed, until both sides have committed
+    done: tuple[str, ...] = ()  # sides that ended the current phase
+    locks: dict[str, tuple[Lock, ...]] = {}  # holder -> TTA locks
+    auto_detected: dict[str, tuple[str, ...]] = {}  # side -> enemy vessels radiating actively
+    tokens: dict[str, dict[str, str]] = {}  # observer ("advantaged"/"disadvantaged"/"spectator") -> vid -> token
+    wrecks: dict[str, tuple[str, ...]] = {}  # observer -> destroyed vessels it saw destroyed
+    sensors_used: tuple[str, ...] = ()  # "vessel/sensor" this detection phase
+    moved: tuple[str, ...] = ()  # vessels that moved or declared All Stop this movement phase
+    declarations: tuple[FireDecl, ...] = ()
+    pending: dict[str, tuple[Strike, ...]] = {}  # damage waiting for the damage control phase
+    missiles_hit: tuple[str, ...] = ()  # missiles hit in the fire phase, killed in damage control
+    repaired: tuple[str, ...] = ()  # vessels whose DC teams rolled this phase
+    winner: str | None = None
+    over: bool = False
+
+
+def enemy(side: str) -> str:
+    return "disadvantaged" if side == "advantaged" else "advantaged"
+
+
+def initial_state(setup: Setup) -> State:
+    specs = {v.id: v for v in setup.vessels}
+    status = {}
+    for v in setup.vessels:
+        status[v.id] = Status(
+            hex=v.hex,
+            facing=v.facing,
+            screen=0,
+            screen_max=v.screens,
+            dc_teams=v.dc_teams,
+            missiles={b.id: b.missiles for b in v.missile_bays},
+            small_craft=v.small_craft,
+            quarters=v.accommodation,
+            marines=v.marines,
+            cargo=v.cargo,
+            rounds={lnch.id: lnch.rounds for lnch in v.launchers},
+        )
+    ordered = sorted((v for v in setup.vessels if stutterwarps(v)), key=bogey_order_key)
+    tokens: dict[str, dict[str, str]] = {}
+    for observer in (*SIDES, "spectator"):
+        seen = [v for v in ordered if observer == "spectator" or v.side != observer]
+        tokens[observer] = {v.id: f"bogey-{n}" for n, v in enumerate(seen, start=1)}
+    return State(
+        scenario=setup.name,
+        turn_limit=setup.turn_limit,
+        map_radius=setup.map_radius,
+        planet_hexes=setup.planet_hexes,
+        side_names=dict(setup.side_names),
+        specs=specs,
+        status=status,
+        tokens=tokens,
+        wrecks={o: () for o in (*SIDES, "spectator")},
+        auto_detected={s: () for s in SIDES},
+    )
+
+
+def side_of(state: State, vid: str) -> str:
+    return state.specs[vid].side
+
+
+def alive(state: State, vid: str) -> bool:
+    return vid in state.status and not state.status[vid].destroyed
+
+
+def vessels_of(state: State, side: str) -> list[str]:
+    return [vid for vid, spec in state.specs.items() if spec.side == side and alive(state, vid)]

@@ -1,0 +1,7 @@
+"""GSC2: a pure event-sourced ruleset (see /work/shared/rules/gsc2.md and docs/rulings-gsc2.md)."""
+
+from .ruleset import Gsc2Ruleset
+
+RULESET = Gsc2Ruleset()
+
+__all__ = ["RULESET", "Gsc2Ruleset"]

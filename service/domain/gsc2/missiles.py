@@ -1,0 +1,148 @@
+"""Missiles: launch and reload, 12"/turn homing, MDS, tracking, simultaneous attacks (GSC2-MSL)."""
+
+from __future__ import annotations
+
+from service.domain.core import Dice, RuleViolation
+from service.domain.core.plane import EPSILON, segment_point_distance
+
+from .combat import roll_to_hit, target_modifiers
+from .commands import Launch
+from .events import MissileAttack, MissilesLaunched, MissilesMoved
+from .state import GameState, Order, PendingHit, Salvo
+
+MISSILE_MOVE = 12.0
+MDS_REACH = 1.0
+
+
+def launch_problem(state: GameState, ship_id: str, battery: str) -> tuple[str, str] | None:
+    """Why this battery cannot launch now (rule, reason), or None."""
+    ship = state.ships[ship_id]
+    sys = ship.sys.get(battery)
+    if sys is None or sys.kind != "missile":
+        return "GSC2-MSL-1", f"{ship_id} has no missile battery {battery!r}"
+    if sys.destroyed or sys.damaged:
+        return "GSC2-SYS-1", f"{battery} is {'destroyed' if sys.destroyed else 'damaged'} and cannot fire"
+    last = ship.last_launch.get(battery)
+    if last == state.turn:
+        return "GSC2-MSL-1", f"{battery} has already launched this turn"
+    if last == state.turn - 1:
+        return "GSC2-MSL-1", f"{battery} fired last turn and is reloading (one-turn reload)"
+    if ship.missiles_left.get(battery, 0) <= 0:
+        return "GSC2-MSL-1", f"{battery} has no missiles left"
+    return None
+
+
+def can_launch(state: GameState, side: str) -> bool:
+    if side in state.order.passed or not state.active(state.enemy(side)):
+        return False
+    return any(launch_problem(state, s.id, b.id) is None
+               for s in state.active(side) for b in state.specs[s.id].missiles)
+
+
+def launch(state: GameState, cmd: Launch) -> MissilesLaunched:
+    problem = launch_problem(state, cmd.ship, cmd.battery)
+    if problem:
+        raise RuleViolation(*problem)
+    ship = state.ships[cmd.ship]
+    target = state.ships.get(cmd.target)
+    if target is None or not target.active or target.side == ship.side:
+        raise RuleViolation("GSC2-MSL-3", f"no enemy ship {cmd.target!r} to home on")
+    spec = next(m for m in state.specs[ship.id].missiles if m.id == cmd.battery)
+    count = min(spec.missiles, ship.missiles_left.get(cmd.battery, 0))
+    return MissilesLaunched(ship=ship.id, battery=cmd.battery, target=target.id, salvo=f"s{state.counter + 1}",
+                            count=count, damage=spec.damage, targeting=spec.targeting, pos=ship.pos)
+
+
+def move_salvo(state: GameState, salvo: Salvo, dice: Dice) -> MissilesMoved:
+    """GSC2-MSL-3: 12" straight at the target; tracking (MSL-5) then MDS (MSL-4) along the path."""
+    target = state.ships.get(salvo.target)
+    if target is None or not target.active:
+        return MissilesMoved(salvo=salvo.id, start=salvo.pos, end=salvo.pos, remaining=0, arrived=False,
+                             removed=f"target {salvo.target} destroyed or captured")
+    start = salvo.pos
+    arrived = start.distance_to(target.pos) <= MISSILE_MOVE + EPSILON
+    end = start.toward(target.pos, MISSILE_MOVE)
+    remaining = salvo.count
+    rolls = []
+    crossed = tuple(t.spec.id for t in state.terrain.values() if t.spec.kind in ("asteroid", "dust")
+                    and segment_point_distance(start, end, t.pos) <= t.spec.radius + EPSILON)
+    lost = 0
+    if crossed and not salvo.tracked:
+        for i in range(remaining):
+            r = dice.roll_under(10, f"missile {i + 1} of {salvo.id} keeps tracking over {crossed[0]}",
+                                "GSC2-MSL-5", 5, success="tracking", failure="lost")
+            rolls.append(r)
+            lost += r.outcome == "lost"
+        remaining -= lost
+    mds_fired: dict[str, int] = {}
+    killed = 0
+    enemies = sorted(state.active(state.enemy(salvo.side)), key=lambda s: (start.distance_to(s.pos), s.id))
+    for ship in enemies:
+        if remaining <= 0:
+            break
+        if segment_point_distance(start, end, ship.pos) > MDS_REACH + EPSILON:
+            continue
+        free = ship.level("mds") - ship.mds_used
+        shots = min(free, remaining)  # GSC2-R-7: one MDS per missile still flying
+        if shots <= 0:
+            continue
+        mds_fired[ship.id] = shots
+        for i in range(shots):
+            r = dice.roll_under(10, f"{ship.id} MDS {i + 1} at {salvo.id}", "GSC2-MSL-4", 6,
+                                success="kill", failure="miss")
+            rolls.append(r)
+            if r.outcome == "kill":
+                killed += 1
+        remaining -= min(killed, remaining)
+    removed = ""
+    if remaining <= 0:
+        removed = "every missile lost or shot down"
+    return MissilesMoved(salvo=salvo.id, start=start, end=end, remaining=max(0, remaining),
+                         arrived=arrived and remaining > 0, removed=removed, lost_tracking=lost,
+                         intercepted=killed, mds_fired=mds_fired, terrain=crossed, rolls=tuple(rolls))
+
+
+def attack(state: GameState, salvo: Salvo, dice: Dice) -> MissileAttack:
+    """GSC2-MSL-6: each missile rolls with targeting 4 and the normal modifiers, no range."""
+    target = state.ships[salvo.target]
+    mods = target_modifiers(target, state.specs[target.id].aspect)
+    rolls = [roll_to_hit(dice, f"missile {i + 1} of {salvo.id} at {target.id}", "GSC2-MSL-6", salvo.targeting, mods)
+             for i in range(salvo.count)]
+    hits = sum(r.outcome == "hit" for r in rolls)
+    return MissileAttack(salvo=salvo.id, target=target.id, missiles=salvo.count, hits=hits, damage=salvo.damage,
+                         rolls=tuple(rolls))
+
+
+def pending_from_attack(state: GameState, ev: MissileAttack) -> tuple[PendingHit, ...]:
+    side = state.salvos[ev.salvo].side if ev.salvo in state.salvos else ""
+    return tuple(PendingHit(target=ev.target, source=f"missile of {ev.salvo}", damage=ev.damage, side=side)
+                 for _ in range(ev.hits))
+
+
+def unmoved_salvos(state: GameState, side: str) -> list[Salvo]:
+    return [s for s in state.salvos.values() if s.side == side and not s.moved]
+
+
+def settle_missiles(state: GameState, o: Order, prefer: str | None) -> Order:
+    """Alternate one launch, then one salvo move, at a time (GSC2-MSL-2 ruling)."""
+    if o.stage == "launch":
+        for side in _pref(state, prefer or o.side):
+            if can_launch(state, side):
+                return Order(stage="launch", side=side, leader=o.leader, passed=o.passed)
+        o = Order(stage="move", side=o.leader, leader=o.leader)
+        prefer = o.leader
+    if o.stage == "move":
+        for side in _pref(state, prefer or o.side):
+            if unmoved_salvos(state, side):
+                return Order(stage="move", side=side, leader=o.leader)
+        return Order(stage="attack", leader=o.leader)
+    return o
+
+
+def _pref(state: GameState, side: str | None) -> list[str]:
+    first = side if side in state.sides else state.sides[0]
+    return [first, state.enemy(first)]
+
+
+def missile_work(state: GameState) -> bool:
+    return any(can_launch(state, s) for s in state.sides) or bool(state.salvos)

@@ -1,0 +1,213 @@
+"""Movement: legal moves (GSC2-MOV-3/4/5/7), alternation (GSC2-MOV-2) and tractor beams (GSC2-MOV-6)."""
+
+from __future__ import annotations
+
+from msgspec.structs import replace
+
+from service.domain.core import Dice, RuleViolation
+from service.domain.core.plane import EPSILON, normalize_heading
+
+from .combat import inches, roll_to_hit, target_modifiers
+from .commands import FireTractor, Leg, Move
+from .events import OrderSet, RollOff, ShipMoved, TractorFired
+from .state import GameState, Order, ShipState
+
+CONTACT = 0.5  # GSC2-MOV-7 ruling: centres within 0.5"
+PAID_TURN = 4.0
+
+
+def allowance(ship: ShipState) -> float:
+    """Inches still available to this ship this turn."""
+    if ship.move_state == "moving":
+        return ship.move_left
+    if ship.held:
+        return 0.0  # GSC2-R-3: a ship held by a tractor beam may not move this turn
+    return float(ship.speed)
+
+
+def end_turn_allowed(ship: ShipState, turn_distance: float) -> bool:
+    """GSC2-MOV-4: speed below the turn distance allows one free turn after the move (not at speed 0)."""
+    return 0 < ship.speed < turn_distance - EPSILON
+
+
+def plan_move(state: GameState, cmd: Move) -> ShipMoved:
+    ship = state.ships[cmd.ship]
+    td = state.specs[cmd.ship].turn_distance
+    left = allowance(ship)
+    since = ship.since_turn if ship.move_state == "moving" else 0.0
+    pos, heading = ship.pos, ship.heading
+    path = [pos]
+    travelled = 0.0
+    turns = paid = 0
+    for i, leg in enumerate(cmd.legs):
+        if leg.turn not in (-45, 0, 45):
+            raise RuleViolation("GSC2-MOV-3", f"leg {i}: turns are 45° left (-45) or right (45), not {leg.turn}")
+        if leg.distance < 0:
+            raise RuleViolation("GSC2-MOV-3", f"leg {i}: a ship cannot move backwards")
+        if leg.turn:
+            last = i == len(cmd.legs) - 1
+            if since >= td - EPSILON:
+                pass  # free turn after the turn distance
+            elif last and cmd.done and leg.distance == 0 and end_turn_allowed(ship, td) and turns == 0:
+                pass  # GSC2-MOV-4: slow ship's turn at the end of its move
+            elif left >= PAID_TURN - EPSILON:
+                left -= PAID_TURN
+                paid += 1
+            else:
+                raise RuleViolation(
+                    "GSC2-MOV-3",
+                    f"leg {i}: {ship.id} may turn after {inches(max(0.0, td - since))} more, or by giving up "
+                    f"4\" ({inches(left)} left)",
+                )
+            heading = normalize_heading(heading + leg.turn)
+            since = 0.0
+            turns += 1
+        if leg.distance > left + EPSILON:
+            why = "it is held by a tractor beam (GSC2-R-3)" if ship.held else f"only {inches(left)} left"
+            raise RuleViolation("GSC2-MOV-3", f"leg {i}: cannot move {inches(leg.distance)}: {why}")
+        if leg.distance > 0:
+            pos = pos.advanced(heading, leg.distance)
+            left = max(0.0, left - leg.distance)
+            since += leg.distance
+            travelled += leg.distance
+        path.append(pos)
+    contacts = tuple(sorted({
+        e.id for e in state.active(state.enemy(ship.side)) if e.immobilized
+        and any(p.distance_to(e.pos) <= CONTACT + EPSILON for p in path[1:])
+    }))
+    return ShipMoved(
+        ship=ship.id, path=tuple(path), heading=heading, distance=round(travelled, 9),
+        moved=round(ship.moved + travelled, 9), turns=turns, paid_turns=paid, since_turn=round(since, 9),
+        move_left=round(left, 9), finished=cmd.done, contacts=contacts,
+    )
+
+
+def check_turn_to_move(state: GameState, ship: ShipState) -> None:
+    """GSC2-MOV-2: is it this ship's side's move, and may this ship move now?"""
+    if state.moving is not None and state.moving != ship.id:
+        raise RuleViolation("GSC2-MOV-2", f"{state.moving} is in the middle of its move; finish it first")
+    if ship.move_state == "moved":
+        raise RuleViolation("GSC2-MOV-2", f"{ship.id} has already moved this turn")
+    o = state.order
+    if o.stage == "choose":
+        raise RuleViolation("GSC2-MOV-2", f"{o.side} won the roll-off and must first choose the second player")
+    if o.side != ship.side:
+        owed = f" (owes {o.owed} more)" if o.owed else ""
+        raise RuleViolation("GSC2-MOV-2", f"it is {o.side}'s move{owed}, not {ship.side}'s")
+
+
+def settle(state: GameState, o: Order) -> Order:
+    """Normalise the alternation after a step: who moves next and how many ships they owe."""
+    unmoved = {s: state.unmoved(s) for s in state.sides}
+    if sum(unmoved.values()) == 0:
+        return Order(stage="done", leader=o.leader)
+    if o.stage == "choose":
+        return o
+    lead = o.leader or state.sides[0]
+    follow = state.enemy(lead)
+    if o.stage == "catchup":
+        if o.owed > 0 and o.side is not None and unmoved[o.side] > 0:
+            return o
+        o = Order(stage="lead", side=lead, leader=lead)
+    if o.stage == "lead":
+        if unmoved[lead] > 0:
+            return o
+        owed = min(o.count, unmoved[follow]) if o.count else unmoved[follow]
+        return Order(stage="follow", side=follow, owed=owed or unmoved[follow], leader=lead)
+    if o.owed > 0 and unmoved[follow] > 0:  # follow
+        return o
+    if unmoved[lead] > 0:
+        return Order(stage="lead", side=lead, leader=lead)
+    return Order(stage="follow", side=follow, owed=unmoved[follow], leader=lead)
+
+
+def after_ship_moved(state: GameState) -> Order:
+    """The order after one ship finished its move (``state`` already has it as moved)."""
+    o = state.order
+    if o.stage == "lead":
+        o = Order(stage="lead", side=o.side, count=o.count + 1, leader=o.leader)
+    elif o.stage in ("catchup", "follow"):
+        o = Order(stage=o.stage, side=o.side, owed=max(0, o.owed - 1), leader=o.leader)
+    return settle(state, o)
+
+
+def start_order(state: GameState, dice: Dice) -> list[RollOff | OrderSet]:
+    """The alternation at the start of movement; equal numbers roll off (GSC2-MOV-2 ruling)."""
+    a, b = state.sides
+    ua, ub = state.unmoved(a), state.unmoved(b)
+    if ua + ub == 0:
+        return [OrderSet(order=Order(stage="done"), why="no ship can move")]
+    if ua != ub:
+        more, fewer = (a, b) if ua > ub else (b, a)
+        o = Order(stage="catchup", side=more, owed=abs(ua - ub), leader=fewer)
+        return [OrderSet(order=settle(state, o),
+                         why=f"{more} has more unmoved ships and moves {abs(ua - ub)} first")]
+    winner, rolloff = roll_off(state, dice, "movement: who decides the second player", "GSC2-MOV-2")
+    return [rolloff, OrderSet(order=Order(stage="choose", side=winner), why=f"{winner} won the roll-off")]
+
+
+def roll_off(state: GameState, dice: Dice, purpose: str, rule: str) -> tuple[str, RollOff]:
+    a, b = state.sides
+    rolls = []
+    for _ in range(50):  # re-roll ties; 50 ties in a row do not happen with fair dice
+        ra = dice.roll(10, f"{purpose} ({a})", rule)
+        rb = dice.roll(10, f"{purpose} ({b})", rule)
+        if ra.value == rb.value:
+            rolls += [replace(ra, outcome="tie"), replace(rb, outcome="tie")]
+            continue
+        win = a if ra.value > rb.value else b
+        rolls += [replace(ra, outcome="win" if win == a else "lose"),
+                  replace(rb, outcome="win" if win == b else "lose")]
+        return win, RollOff(purpose=purpose, winner=win, rolls=tuple(rolls))
+    return a, RollOff(purpose=purpose, winner=a, rolls=tuple(rolls))
+
+
+def tractor(state: GameState, cmd: FireTractor, dice: Dice) -> TractorFired:
+    ship = state.ships[cmd.ship]
+    sys = ship.sys.get(cmd.system)
+    if sys is None or sys.kind != "tractor_beam":
+        raise RuleViolation("GSC2-MOV-6", f"{ship.id} has no tractor beam {cmd.system!r}")
+    if sys.destroyed or sys.damaged:
+        raise RuleViolation("GSC2-SYS-1", f"{cmd.system} is {'destroyed' if sys.destroyed else 'damaged'}")
+    if cmd.system in ship.used:
+        raise RuleViolation("GSC2-MOV-6", f"{cmd.system} has already fired this turn")
+    target = state.ships.get(cmd.target)
+    if target is None or not target.active or target.side == ship.side:
+        raise RuleViolation("GSC2-MOV-6", f"no enemy ship {cmd.target!r} to hold")
+    if state.moving not in (ship.id, target.id):
+        raise RuleViolation("GSC2-MOV-6", "a tractor beam fires only by interrupting its own ship's move "
+                                          "or the target's move")
+    spec = next(s for s in state.specs[ship.id].systems if s.id == cmd.system)
+    dist = ship.pos.distance_to(target.pos)
+    if dist > spec.range + EPSILON:
+        raise RuleViolation("GSC2-MOV-6", f"{target.id} is {inches(dist)} away; tractor range {inches(spec.range)}")
+    roll = roll_to_hit(dice, f"tractor {cmd.system} at {target.id}", "GSC2-MOV-6", spec.targeting,
+                       target_modifiers(target, state.specs[target.id].aspect))
+    hit = roll.outcome == "hit"
+    return TractorFired(ship=ship.id, system=cmd.system, target=target.id, distance=round(dist, 3), hit=hit,
+                        ended_move=hit and state.moving == target.id, rolls=(roll,))
+
+
+def example_legs(state: GameState, ship: ShipState) -> list[tuple[Leg, ...]]:
+    """Concrete moves for options(): stand, straight to full speed, and a turn at each legal turn point."""
+    td = state.specs[ship.id].turn_distance
+    left = allowance(ship)
+    since = ship.since_turn if ship.move_state == "moving" else 0.0
+    out: list[tuple[Leg, ...]] = [()]
+    if left > EPSILON:
+        out.append((Leg(distance=round(left, 6)),))
+    if ship.speed <= 0 and ship.move_state != "moving":
+        return out
+    first_free = max(0.0, td - since)
+    if first_free <= left + EPSILON:  # free turn after the turn distance
+        for t in (-45, 45):
+            rest = round(left - first_free, 6)
+            out.append(tuple(x for x in (Leg(distance=round(first_free, 6)) if first_free > EPSILON else None,
+                                         Leg(turn=t, distance=rest)) if x is not None))
+    if left >= PAID_TURN - EPSILON:  # pay 4" to turn at once
+        for t in (-45, 45):
+            out.append((Leg(turn=t, distance=round(left - PAID_TURN, 6)),))
+    if end_turn_allowed(ship, td):
+        for t in (-45, 45):
+            out.append((Leg(distance=round(left, 6)), Leg(turn=t)) if left > EPSILON else (Leg(turn=t),))
+    return out

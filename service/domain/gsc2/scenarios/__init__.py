@@ -1,0 +1,1 @@
+"""Sample GSC2 scenarios (JSON), listed by RulesetBase.scenarios()."""

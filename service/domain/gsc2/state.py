@@ -1,0 +1,197 @@
+"""The game state: a pure fold of the events (JSON-able msgspec structs only)."""
+
+from __future__ import annotations
+
+import msgspec
+
+from service.domain.core.plane import Point
+
+from .ships import ShipSpec, TerrainSpec
+
+PHASES = ("movement", "missiles", "beams", "boarding", "repairs")
+
+
+class Sys(msgspec.Struct, frozen=True):
+    """One system's condition. ``level`` is the current rating (speed for the drive, count for MDS…)."""
+
+    kind: str
+    level: int
+    max: int
+    hits: int = 0  # hits towards the next level lost (GSC2-SYS-2) or the drive's halving (GSC2-SYS-3)
+    damaged: bool = False  # GSC2-SYS-1 batteries and tractors
+    destroyed: bool = False
+
+    @property
+    def working(self) -> bool:
+        return not self.destroyed and not self.damaged and self.level > 0
+
+    @property
+    def repairable(self) -> bool:
+        return not self.destroyed and (self.damaged or self.hits > 0 or self.level < self.max)
+
+
+class Troops(msgspec.Struct, frozen=True):
+    crew: int = 0
+    assault: int = 0
+    heavy: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.crew + self.assault + self.heavy
+
+
+class ShipState(msgspec.Struct, frozen=True):
+    id: str
+    side: str
+    pos: Point
+    heading: float
+    hull: int
+    crew: int
+    sys: dict[str, Sys]
+    status: str = "active"  # active | destroyed | captured
+    captured_by: str | None = None
+    # movement this turn (GSC2-MOV-3..5)
+    move_state: str = "unmoved"  # unmoved | moving | moved
+    moved: float = 0.0
+    turned: bool = False
+    since_turn: float = 0.0
+    move_left: float = 0.0
+    held: bool = False  # hit by a tractor beam this turn (GSC2-R-3)
+    contacts: tuple[str, ...] = ()  # immobilized enemies contacted this turn (GSC2-MOV-7)
+    # per-turn use
+    shield_pool: int = 0
+    used: tuple[str, ...] = ()  # batteries, tractors fired this turn
+    mds_used: int = 0
+    transporters_used: int = 0
+    repairs_used: int = 0
+    last_launch: dict[str, int] = {}
+    missiles_left: dict[str, int] = {}
+    pods: int = 0
+    boarders: dict[str, Troops] = {}  # enemy troops aboard, by side
+
+    @property
+    def active(self) -> bool:
+        return self.status == "active"
+
+    @property
+    def speed(self) -> int:
+        d = self.sys["drive"]
+        return 0 if d.destroyed else d.level
+
+    @property
+    def immobilized(self) -> bool:
+        return self.speed <= 0
+
+    def level(self, system: str) -> int:
+        s = self.sys.get(system)
+        return 0 if s is None or s.destroyed else max(0, s.level)
+
+
+class TerrainState(msgspec.Struct, frozen=True):
+    spec: TerrainSpec
+    pos: Point
+
+
+class Salvo(msgspec.Struct, frozen=True):
+    id: str
+    side: str
+    ship: str
+    battery: str
+    target: str
+    pos: Point
+    count: int
+    damage: int
+    targeting: int
+    moved: bool = False  # this turn
+    arrived: bool = False
+    tracked: bool = False  # took its tracking test this turn (GSC2-MSL-5)
+
+
+class Pod(msgspec.Struct, frozen=True):
+    id: str
+    side: str
+    ship: str
+    pos: Point
+    squad: str  # assault | heavy
+    moved: float = 0.0  # inches this turn (GSC2-BRD-3)
+    ram: str | None = None  # declared ram target this turn
+
+
+class BoardOrder(msgspec.Struct, frozen=True):
+    """A declared boarding action, resolved at the end of the phase (GSC2-BRD-1)."""
+
+    method: str  # contact | pod | teleport
+    side: str
+    ship: str  # the boarding ship (or the pod's carrier)
+    target: str
+    assault: int = 0
+    heavy: int = 0
+    pod: str | None = None
+
+
+class Sabotage(msgspec.Struct, frozen=True):
+    side: str
+    ship: str  # the enemy ship the troops are aboard
+    unit: str  # assault | heavy
+    system: str
+
+
+class Order(msgspec.Struct, frozen=True):
+    """Whose step it is in an alternating phase (movement GSC2-MOV-2, missiles GSC2-MSL-2)."""
+
+    stage: str = "none"  # movement: choose|catchup|lead|follow|done; missiles: choose|launch|move|done
+    side: str | None = None  # who acts now
+    owed: int = 0  # ships still owed (catchup, follow)
+    count: int = 0  # ships the leader moved in this batch
+    leader: str | None = None  # movement: the "second player"; missiles: who acts first
+    passed: tuple[str, ...] = ()  # sides done launching
+
+
+class Ruling(msgspec.Struct, frozen=True):
+    turn: int
+    ship: str
+    system: str
+    effect: str
+
+
+class GameState(msgspec.Struct, frozen=True):
+    sides: tuple[str, ...]
+    specs: dict[str, ShipSpec]
+    ships: dict[str, ShipState]
+    terrain: dict[str, TerrainState]
+    table: tuple[float, float]
+    turn_limit: int | None
+    turn: int = 0
+    phase: str = "setup"
+    done: tuple[str, ...] = ()
+    order: Order = Order()
+    moving: str | None = None
+    salvos: dict[str, Salvo] = {}
+    pods: dict[str, Pod] = {}
+    pending: tuple[PendingHit, ...] = ()
+    boarding: tuple[BoardOrder, ...] = ()
+    sabotage: tuple[Sabotage, ...] = ()
+    casualty_order: dict[str, tuple[str, ...]] = {}
+    rulings: tuple[Ruling, ...] = ()
+    counter: int = 0  # for salvo and pod ids
+    over: bool = False
+    winner: str | None = None
+    result: str = ""
+
+    def enemy(self, side: str) -> str:
+        return self.sides[1] if side == self.sides[0] else self.sides[0]
+
+    def active(self, side: str | None = None) -> list[ShipState]:
+        return [s for s in self.ships.values() if s.active and (side is None or s.side == side)]
+
+    def unmoved(self, side: str) -> int:
+        return sum(1 for s in self.active(side) if s.move_state != "moved")
+
+
+class PendingHit(msgspec.Struct, frozen=True):
+    """A hit rolled in a simultaneous phase, applied at its resolution (GSC2-BEAM-1, GSC2-MSL-6)."""
+
+    target: str
+    source: str  # "hood/b1" (ship/battery) or "salvo s3"
+    damage: int
+    side: str

@@ -1,0 +1,147 @@
+"""Rewinds, forks, battle files and the standalone dice verifier (tiny ruleset; rulesets add their own)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.api.helpers import SHOOT_RED, bearer, command, new_game
+
+pytestmark = pytest.mark.asyncio
+VERIFIER = Path(__file__).resolve().parents[2] / "clients" / "verify_dice.py"
+
+
+async def _play_two_turns(api, game):
+    red, blue = game["seats"]["red"], game["seats"]["blue"]
+    for _ in range(2):
+        await command(api, game, red, SHOOT_RED)
+        await command(api, game, blue, {"type": "tiny.shoot", "shooter": "blue", "target": "red"})
+        for _phase in range(2):
+            for who, token in (("red", red), ("blue", blue)):
+                assert (await command(api, game, token, {"type": "tiny.end_phase", "seat": who})).status_code == 201
+
+
+async def _export(api, game, token=None):
+    r = await api.get(f"/v1/games/{game['game_id']}/export", headers=bearer(token) if token else {})
+    assert r.status_code == 200 and r.headers["content-type"] == "application/x-ndjson"
+    return r.content
+
+
+def _verify(tmp_path, content: bytes) -> subprocess.CompletedProcess:
+    path = tmp_path / "battle.jsonl"
+    path.write_bytes(content)
+    return subprocess.run([sys.executable, str(VERIFIER), str(path)], capture_output=True, text=True)
+
+
+async def test_rewind_marks_superseded_and_replays_the_same_dice(api):
+    game = await new_game(api, scenario="long")
+    red = game["seats"]["red"]
+    first = [(await command(api, game, red, SHOOT_RED)).json()["events"][0] for _ in range(3)]
+    r = await api.post(f"/v1/games/{game['game_id']}/rewind", json={"to_seq": 2, "reason": "disputed"},
+                       headers=bearer(red))
+    assert r.status_code == 403  # a seat cannot rewind
+    r = await api.post(f"/v1/games/{game['game_id']}/rewind", json={"to_seq": 2, "reason": "disputed"},
+                       headers=bearer(game["umpire_token"]))
+    assert r.status_code == 201 and r.json()["rewound_to"] == 2
+    view = (await api.get(f"/v1/games/{game['game_id']}")).json()
+    assert view["state"]["hull"]["blue"] == 1000  # the fold skips the superseded shots
+    events = (await api.get(f"/v1/games/{game['game_id']}/events")).json()["events"]
+    assert [e["superseded"] for e in events if e["type"] == "tiny.shot"] == [True, True, True]
+    again = [(await command(api, game, red, SHOOT_RED)).json()["events"][0] for _ in range(3)]
+    assert [e["rolls"] for e in again] == [e["rolls"] for e in first]  # no fishing for new dice
+    assert [e["seq"] for e in again] == [7, 8, 9]
+
+
+async def test_rewind_to_the_start_of_a_turn(api):
+    game = await new_game(api)
+    await _play_two_turns(api, game)
+    r = await api.post(f"/v1/games/{game['game_id']}/rewind", json={"turn": 2},
+                       headers=bearer(game["umpire_token"]))
+    assert r.status_code == 201
+    view = (await api.get(f"/v1/games/{game['game_id']}")).json()
+    assert (view["turn"], view["phase"]) == (2, "fire")
+    bad = await api.post(f"/v1/games/{game['game_id']}/rewind", json={"turn": 99},
+                         headers=bearer(game["umpire_token"]))
+    assert bad.status_code == 422 and bad.json()["field"] == "turn"
+
+
+async def test_fork_is_a_linked_sandbox_that_never_touches_the_original(api):
+    game = await new_game(api, scenario="long")
+    red = game["seats"]["red"]
+    for _ in range(4):
+        await command(api, game, red, SHOOT_RED)
+    r = await api.post(f"/v1/games/{game['game_id']}/fork", params={"at": 4}, headers=bearer(red))
+    assert r.status_code == 403  # tiny declares no public-only information: only the umpire forks
+    r = await api.post(f"/v1/games/{game['game_id']}/fork", params={"at": 4}, headers=bearer(game["umpire_token"]))
+    assert r.status_code == 201
+    fork = r.json()
+    original = (await api.get(f"/v1/games/{game['game_id']}", params={"at": 4})).json()["state"]
+    forked = (await api.get(f"/v1/games/{fork['game_id']}")).json()["state"]
+    assert forked["hull"] == original["hull"]
+    created = (await api.get(f"/v1/games/{fork['game_id']}/events")).json()["events"][0]
+    assert created["data"]["forked_from"] == game["game_id"] and created["data"]["forked_at"] == 4
+    before = (await api.get(f"/v1/games/{game['game_id']}")).json()["version"]
+    for _ in range(3):
+        assert (await command(api, fork, fork["seats"]["red"], SHOOT_RED)).status_code == 201
+    assert (await api.get(f"/v1/games/{game['game_id']}")).json()["version"] == before
+
+
+async def test_export_import_round_trip_and_verifier(api, tmp_path):
+    game = await new_game(api)
+    await _play_two_turns(api, game)
+    content = await _export(api, game, game["umpire_token"])
+    header = json.loads(content.split(b"\n", 1)[0])
+    assert header["format"] == "salvo-battle/1" and header["ruleset_version"] == "1.0"
+    result = _verify(tmp_path, content)
+    assert result.returncode == 0 and result.stdout.startswith("OK") and "0 rolls verified" not in result.stdout
+    r = await api.post("/v1/games/import", content=content)
+    assert r.status_code == 201, r.text
+    imported = r.json()
+    a = (await api.get(f"/v1/games/{game['game_id']}", headers=bearer(game["umpire_token"]))).json()["state"]
+    b = (await api.get(f"/v1/games/{imported['game_id']}", headers=bearer(imported["umpire_token"]))).json()["state"]
+    assert a == b
+    again = await _export(api, imported, imported["umpire_token"])
+    assert json.loads(again.split(b"\n", 1)[0])["state_hash"] == header["state_hash"]
+
+
+async def test_tampered_roll_is_caught_by_verifier_and_import(api, tmp_path):
+    game = await new_game(api)
+    await _play_two_turns(api, game)
+    lines = (await _export(api, game, game["umpire_token"])).decode().splitlines()
+    index = next(i for i, ln in enumerate(lines) if '"tiny.shot"' in ln)
+    env = json.loads(lines[index])
+    env["rolls"][0]["value"] = env["rolls"][0]["value"] % 10 + 1
+    lines[index] = json.dumps(env)
+    tampered = ("\n".join(lines) + "\n").encode()
+    result = _verify(tmp_path, tampered)
+    assert result.returncode == 1 and f"MISMATCH seq {env['seq']} roll 0" in result.stdout
+    r = await api.post("/v1/games/import", content=tampered)
+    assert r.status_code == 422 and r.json()["field"] == f"line {index + 1}"
+    header = json.loads(lines[0])
+    header["digests"] = []  # a forger who drops the digests is still caught by the dice
+    no_digests = ("\n".join([json.dumps(header)] + lines[1:]) + "\n").encode()
+    r = await api.post("/v1/games/import", content=no_digests)
+    assert r.status_code == 422 and r.json()["field"] == f"line {index + 1}" and "the dice give" in r.json()["detail"]
+
+
+async def test_import_rejects_gaps_and_altered_outcomes(api):
+    game = await new_game(api)
+    await _play_two_turns(api, game)
+    lines = (await _export(api, game, game["umpire_token"])).decode().splitlines()
+    header = json.loads(lines[0])
+    header["digests"] = header["digests"][:2] + header["digests"][3:]
+    gap = "\n".join([json.dumps(header)] + lines[1:3] + lines[4:]).encode()
+    r = await api.post("/v1/games/import", content=gap)
+    assert r.status_code == 422 and "line 4" in r.json()["detail"] and "dense" in r.json()["detail"]
+    index = next(i for i, ln in enumerate(lines) if '"tiny.phase_done"' in ln)
+    env = json.loads(lines[index])
+    env["data"]["seat"] = "blue" if env["data"]["seat"] == "red" else "red"
+    altered = "\n".join(lines[:index] + [json.dumps(env)] + lines[index + 1:]).encode()
+    r = await api.post("/v1/games/import", content=altered)
+    assert r.status_code == 422 and r.json()["field"] == f"line {index + 1}" and "digest" in r.json()["detail"]
+    r = await api.post("/v1/games/import", content=b'{"format":"nope"}\n')
+    assert r.status_code == 422 and r.json()["field"] == "line 1"
