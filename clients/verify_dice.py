@@ -55,7 +55,8 @@ def verify(lines: list[dict[str, Any]]) -> tuple[bool, str]:
             pending += len(env["rolls"])
             continue
         for roll in env["rolls"]:
-            face = derive_face(seed, game_id, dice["base"], roll["i"], int(roll["die"].lstrip("d")), dice.get("salt", ""))
+            sides = int(roll["die"].lstrip("d"))
+            face = derive_face(seed, game_id, dice["base"], roll["i"], sides, dice.get("salt", ""))
             if face != roll["value"]:
                 return False, (f"MISMATCH seq {env['seq']} roll {roll['i']} ({roll['purpose']}, {roll['rule']}): "
                                f"recorded {roll['value']}, the revealed seed gives {face}")

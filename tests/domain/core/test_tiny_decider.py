@@ -1,6 +1,6 @@
 """The decider protocol through the tiny test ruleset: given events, when command, then events."""
 
-from service.domain.core import UMPIRE, SPECTATOR, NotYourPiece, seat
+from service.domain.core import SPECTATOR, UMPIRE, NotYourPiece, seat
 from tests.support import tiny
 from tests.support.decider import given, then_violation, when
 
