@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the tests need, then runs the whole suite (lint, layer contracts, tests).
 source "$(dirname "$0")/_env.sh"
+source scripts/_browser.sh
 ruff check service tests clients bench
 exec python -m pytest -q "$@"

@@ -39,8 +39,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         store.start()
         broadcaster = make_broadcaster(settings)
         service = GameService(store, settings.snapshot_every, publish=broadcaster.publish)
-        if hasattr(broadcaster, "attach"):
-            broadcaster.attach(service)
+        if isinstance(broadcaster, InProcessBroadcaster) and hasattr(broadcaster, "on_remote"):
+            broadcaster.on_remote = service.note_remote_append
         await broadcaster.start()
         app.state.store = store
         app.state.service = service

@@ -18,19 +18,18 @@ REF = "#/components/schemas/{name}"
 
 
 def msgspec_components() -> dict[str, Any]:
-    types: list[Any] = [Envelope, CreateGame, *SERVICE_EVENT_TYPES]
-    command_unions: dict[str, list[str]] = {}
+    types: list[Any] = [Envelope, CreateGame, CommandRequest, *SERVICE_EVENT_TYPES]
+    commands: list[Any] = []
     for name in available_rulesets():
         ruleset = find_ruleset(name)
-        types += [*ruleset.command_types, *ruleset.event_types, ruleset.state_type]
-        command_unions[name] = [t.__name__ for t in ruleset.command_types]
-    _, components = msgspec.json.schema_components(types, ref_template=REF)
-    request_schema = msgspec.json.schema(CommandRequest)
+        commands += ruleset.command_types
+        types += [*ruleset.event_types, ruleset.state_type]
+    refs, components = msgspec.json.schema_components([*commands, *types], ref_template=REF)
+    request_schema = components["CommandRequest"]
     request_schema["properties"]["command"] = {
-        "anyOf": [{"$ref": REF.format(name=n)} for names in command_unions.values() for n in names],
+        "anyOf": list(refs[: len(commands)]),  # msgspec's own refs: names are module-qualified on clashes
         "description": "one command of the game's ruleset (see GET /v1/rulesets)",
     }
-    components["CommandRequest"] = request_schema
     return components
 
 

@@ -243,6 +243,12 @@ class GameService:
     def forget(self, game_id: str) -> None:
         self._heads.pop(game_id, None)
 
+    def note_remote_append(self, game_id: str, seq: int) -> None:
+        """Another replica appended up to ``seq``: a cached head that is behind must be refolded."""
+        head = self._heads.get(game_id)
+        if head is not None and head.seq < seq:
+            self.forget(game_id)
+
     # --- commands ----------------------------------------------------------------------------------
 
     async def handle_command(

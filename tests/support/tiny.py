@@ -20,8 +20,8 @@ from service.domain.core import (
     Event,
     InvalidScenario,
     NotYourPiece,
-    RuleViolation,
     RulesetBase,
+    RuleViolation,
     Viewer,
 )
 
@@ -178,10 +178,9 @@ class TinyRuleset(RulesetBase):
         return event
 
     def view(self, state: State, viewer: Viewer) -> dict[str, Any]:
-        secrets = {
-            s: v for s, v in state.secrets.items() if viewer.is_umpire or viewer.seat == s
-        }
-        return {"turn": state.turn, "phase": state.phase, "hull": state.hull, "secrets": secrets, "done": list(state.done)}
+        secrets = {s: v for s, v in state.secrets.items() if viewer.is_umpire or viewer.seat == s}
+        return {"turn": state.turn, "phase": state.phase, "hull": state.hull, "secrets": secrets,
+                "done": list(state.done)}
 
     def explain(self, event: Event) -> str:
         if isinstance(event, Shot):

@@ -18,15 +18,15 @@ router = APIRouter(prefix="/v1/rulesets", tags=["rulesets"])
 
 def describe(name: str) -> dict[str, Any]:
     ruleset = find_ruleset(name)
-    _, commands = msgspec.json.schema_components(ruleset.command_types, ref_template="#/$defs/{name}")
-    _, events = msgspec.json.schema_components(ruleset.event_types, ref_template="#/$defs/{name}")
+    command_refs, commands = msgspec.json.schema_components(ruleset.command_types, ref_template="#/$defs/{name}")
+    event_refs, events = msgspec.json.schema_components(ruleset.event_types, ref_template="#/$defs/{name}")
     return {
         "name": ruleset.name,
         "version": ruleset.version,
         "title": ruleset.title,
         "scenarios": sorted(ruleset.scenarios()),
-        "commands": {"$defs": commands, "anyOf": [{"$ref": f"#/$defs/{t.__name__}"} for t in ruleset.command_types]},
-        "events": {"$defs": events, "anyOf": [{"$ref": f"#/$defs/{t.__name__}"} for t in ruleset.event_types]},
+        "commands": {"$defs": commands, "anyOf": list(command_refs)},
+        "events": {"$defs": events, "anyOf": list(event_refs)},
     }
 
 

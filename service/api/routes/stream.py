@@ -39,8 +39,9 @@ class _Stream:
     async def catch_up(self, game_id: str, upto: int | None = None) -> None:
         """Send everything after ``last`` from the store (up to ``upto``), in pages."""
         while upto is None or self.last < upto:
-            head = await self.reader.service.head(game_id)
-            target = head.seq if upto is None else min(upto, head.seq)
+            # the store, not a cached head, says how far the log goes (another replica may have written)
+            stored = await self.reader.store.head(game_id)
+            target = stored if upto is None else min(upto, stored)
             if self.last >= target:
                 return
             page_end = min(target, self.last + CATCH_UP_PAGE)

@@ -50,11 +50,11 @@ def locate(dice: Dice, spec: VesselSpec, st: Status, damage: int, rolls: list[Ro
         mounts = working_mounts(spec, st)
         if not mounts:
             return Strike(damage=damage, location="hull")
-        part = _pick(dice, mounts, "weapon mount", "ASC-LOC-5", rolls)
-        jack = any(t.id == part and t.type == "jack" for t in spec.turrets)
+        mount = _pick(dice, mounts, "weapon mount", "ASC-LOC-5", rolls)
+        jack = any(t.id == mount and t.type == "jack" for t in spec.turrets)
         if jack and _armour_save(dice, spec, st, damage, rolls):
-            return Strike(damage=damage, location="hull", part=part, saved=True)
-        return Strike(damage=damage, location="turret", part=part)
+            return Strike(damage=damage, location="hull", part=mount, saved=True)
+        return Strike(damage=damage, location="turret", part=mount)
     if where == "surface":
         surface = dice.roll(10, "surface fixture", "ASC-LOC-2")
         fixture = SURFACE[surface.value]

@@ -108,4 +108,4 @@ def explain(event: Event) -> str:
         return f"{event.vessel} was destroyed" + (f" ({event.cause})." if event.cause else ".")
     if isinstance(event, GameEnded):
         return f"The battle is over: {event.reason}" + (f"; {event.winner} wins." if event.winner else ".")
-    return type(event).__struct_config__.tag or type(event).__name__
+    return str(type(event).__struct_config__.tag or type(event).__name__)

@@ -238,8 +238,8 @@ def _resolve_one(out: Out, dice: Dice, d: FireDecl) -> None:
             facing_rating = rating
             for _ in range(w.strikes):
                 blocked = False
-                if not direct and rating > 0:
-                    need = facing_rating if w.weapon_type == "det" else rating
+                need = facing_rating if w.weapon_type == "det" else rating  # ASC-SCR-2
+                if not direct and need > 0:
                     sroll = dice.roll(10, "screens", "ASC-SCR-2" if w.weapon_type == "det" else "ASC-SCR-1", need)
                     blocked = sroll.value <= need
                     rolls.append(replace(sroll, outcome="blocked" if blocked else "through"))

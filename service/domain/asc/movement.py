@@ -83,6 +83,8 @@ def check_move(state: State, cmd: Move, actor: Actor) -> tuple[str, list[str]]:
             raise RuleViolation("ASC-MOV-3", f"{other} is not stacked with {cmd.vessel} (same hex and facing)")
         group.append(other)
     for v in group:
+        if v in state.moved and state.status[v].all_stop:
+            raise RuleViolation("ASC-MOV-4", f"{v} is at All Stop: movement allowance 0")
         if v in state.moved:
             raise RuleViolation("ASC-MOV-3", f"{v} has already completed its move this phase")
     if cmd.path:

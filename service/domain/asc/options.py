@@ -63,7 +63,7 @@ def options(state: State, viewer: Viewer) -> list[Command]:
                 if _accepts(check_all_stop, state, stop, viewer):
                     out.append(stop)
             for path in sorted(reachable(state, v).values(), key=lambda p: (len(p), p)):
-                mv = Move(vessel=v, path=path)
+                mv = Move(vessel=v, path=path)  # type: ignore[arg-type]
                 if _accepts(check_move, state, mv, viewer):
                     out.append(mv)
     if state.phase == "fire":

@@ -140,9 +140,12 @@ def _builtins(obj: Any) -> Any:
     return msgspec.to_builtins(obj)
 
 
-def vessel_view(state: State, vid: str, owner: bool) -> dict[str, Any]:
+def vessel_view(state: State, vid: str, owner: bool, obs: str | None) -> dict[str, Any]:
     spec, st = state.specs[vid], state.status[vid]
     status = _builtins(st)
+    sheet = _builtins(spec)
+    if not owner and spec.controller is not None:
+        sheet["controller"] = ref(state, obs, spec.controller)  # a hidden controller stays hidden
     derived: dict[str, Any] = {
         "movement_allowance": movement_allowance(spec),
         "minor_breach": minor_breach(spec, st),
@@ -157,22 +160,22 @@ def vessel_view(state: State, vid: str, owner: bool) -> dict[str, Any]:
     return {
         "id": vid, "name": spec.name, "side": spec.side, "kind": spec.kind,
         "hex": [st.hex.q, st.hex.r], "facing": st.facing, "destroyed": st.destroyed,
-        "spec": _builtins(spec), "status": status, "derived": derived,
+        "spec": sheet, "status": status, "derived": derived,
     }
 
 
 def view(state: State, viewer: Viewer) -> dict[str, Any]:
     obs = observer(viewer)
     vessels = []
-    bogeys = []
+    bogeys: list[dict[str, Any]] = []
     for vid in state.specs:
         if visible(state, obs, vid):
             owner = obs is None or state.specs[vid].side == obs
-            vessels.append(vessel_view(state, vid, owner))
+            vessels.append(vessel_view(state, vid, owner, obs))
         elif is_bogey(state, obs, vid):
             h = state.status[vid].hex
             bogeys.append({"bogey": state.tokens[obs or ""][vid], "hex": [h.q, h.r]})
-    bogeys.sort(key=lambda b: int(b["bogey"].split("-")[1]))
+    bogeys.sort(key=lambda b: int(str(b["bogey"]).split("-")[1]))
     locks = []
     for holder, ls in sorted(state.locks.items()):
         hs = state.specs[holder].side
@@ -221,10 +224,10 @@ def redact_setup(setup: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
         return {k: v for k, v in setup.items() if k != "vessels"} | {"vessels": own, "bogeys": []}
     state = initial_state(parsed)
     own = [v for v in setup.get("vessels", []) if isinstance(v, dict) and v.get("side") == obs]
-    bogeys = []
+    bogeys: list[dict[str, Any]] = []
     for vid in state.specs:
         if is_bogey(state, obs, vid):
             h = state.status[vid].hex
             bogeys.append({"bogey": state.tokens[obs][vid], "hex": [h.q, h.r]})
-    bogeys.sort(key=lambda b: int(b["bogey"].split("-")[1]))
+    bogeys.sort(key=lambda b: int(str(b["bogey"]).split("-")[1]))
     return {k: v for k, v in setup.items() if k != "vessels"} | {"vessels": own, "bogeys": bogeys}

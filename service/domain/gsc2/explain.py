@@ -9,9 +9,9 @@ from .combat import inches
 
 
 def _need(r: Roll) -> str:
-    parts = " ".join(f"{'+' if m.value >= 0 else '−'} {m.why} {abs(m.value)}" for m in r.modifiers)
     base = (r.target or 0) - sum(m.value for m in r.modifiers)
-    return f"needs ≤ {r.target} (base {base}{' ' + parts if parts else ''}), rolled {r.value}: {r.outcome}"
+    parts = "".join(f", {m.why} {'+' if m.value >= 0 else '−'}{abs(m.value)}" for m in r.modifiers)
+    return f"needs ≤ {r.target} (base {base}{parts}), rolled {r.value}: {r.outcome}"
 
 
 def _troops(t: E.Troops) -> str:
@@ -21,9 +21,9 @@ def _troops(t: E.Troops) -> str:
 
 def explain(ev: Event) -> str:  # noqa: C901 - one sentence per event type
     if isinstance(ev, E.BeamFired):
-        r = ev.rolls[0]
+        result = _need(ev.rolls[0]) if ev.rolls else ("hit" if ev.hit else "miss")
         return (f"{ev.ship_name}'s {ev.battery_name} ({ev.weapons} weapons) fires at {ev.target_name}, "
-                f"{inches(ev.distance)}: {_need(r)}.")
+                f"{inches(ev.distance)}: {result}.")
     if isinstance(ev, E.TurnStarted):
         return f"Turn {ev.turn} begins: shields are up ({sum(ev.shield_pools.values())} points in all)."
     if isinstance(ev, E.PhaseStarted):
@@ -45,7 +45,8 @@ def explain(ev: Event) -> str:  # noqa: C901 - one sentence per event type
                 f"heading {ev.heading:g}° with {ev.turns} turn(s){more}{touch}.")
     if isinstance(ev, E.TractorFired):
         tail = " and ends its move" if ev.ended_move else ""
-        return f"{ev.ship}'s tractor {ev.system} fires at {ev.target}: {_need(ev.rolls[0])}{tail}."
+        result = _need(ev.rolls[0]) if ev.rolls else ("hit" if ev.hit else "miss")
+        return f"{ev.ship}'s tractor {ev.system} fires at {ev.target}: {result}{tail}."
     if isinstance(ev, E.SideDone):
         return f"{ev.side} ends its part of the {ev.phase} phase."
     if isinstance(ev, E.MissilesLaunched):
@@ -88,7 +89,8 @@ def explain(ev: Event) -> str:  # noqa: C901 - one sentence per event type
     if isinstance(ev, E.ShipCaptured):
         return f"{ev.ship} has no crew or squads left and is captured by {ev.by}."
     if isinstance(ev, E.Repaired):
-        return f"{ev.ship}'s repair crew works on {ev.system}: {_need(ev.rolls[0])}."
+        result = _need(ev.rolls[0]) if ev.rolls else ("repaired" if ev.success else "failed")
+        return f"{ev.ship}'s repair crew works on {ev.system}: {result}."
     if isinstance(ev, E.RulingMade):
         return f"Umpire ruling: {ev.ship}'s {ev.system} — {ev.effect}."
     if isinstance(ev, E.GameOver):

@@ -1,0 +1,133 @@
+// HTTP + websocket access to the Salvo API. No DOM here.
+
+export class ApiError extends Error {
+  constructor(problem, status) {
+    super(problem.detail || problem.title || `HTTP ${status}`);
+    this.problem = problem;
+    this.status = status;
+    this.rule = problem.rule || null;
+    this.field = problem.field || null;
+    this.title = problem.title || `HTTP ${status}`;
+  }
+}
+
+export class Api {
+  constructor(token = null, base = "") {
+    this.token = token || null;
+    this.base = base;
+  }
+
+  async request(method, path, body) {
+    const headers = { Accept: "application/json" };
+    if (this.token) headers.Authorization = `Bearer ${this.token}`;
+    const init = { method, headers };
+    if (body !== undefined) {
+      headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(body);
+    }
+    let resp;
+    try {
+      resp = await fetch(this.base + path, init);
+    } catch (err) {
+      throw new ApiError({ title: "Network error", detail: String(err.message || err) }, 0);
+    }
+    const text = await resp.text();
+    let data = null;
+    try { data = text ? JSON.parse(text) : null; } catch { data = { detail: text }; }
+    if (!resp.ok) throw new ApiError(data || {}, resp.status);
+    return data;
+  }
+
+  rulesets() { return this.request("GET", "/v1/rulesets"); }
+  scenario(ruleset, name) {
+    return this.request("GET", `/v1/rulesets/${enc(ruleset)}/scenarios/${enc(name)}`);
+  }
+  createGame(ruleset, scenario, options = {}) {
+    return this.request("POST", "/v1/games", { ruleset, scenario, options });
+  }
+  game(id, at = null) {
+    return this.request("GET", `/v1/games/${enc(id)}` + (at == null ? "" : `?at=${at}`));
+  }
+  options(id) { return this.request("GET", `/v1/games/${enc(id)}/options`); }
+  events(id, after = 0, limit = 1000) {
+    return this.request("GET", `/v1/games/${enc(id)}/events?after=${after}&limit=${limit}`);
+  }
+  turn(id, n, phase = null) {
+    return this.request("GET", `/v1/games/${enc(id)}/turns/${n}` + (phase ? `?phase=${enc(phase)}` : ""));
+  }
+  command(id, command) {
+    return this.request("POST", `/v1/games/${enc(id)}/commands`, { command });
+  }
+}
+
+function enc(s) { return encodeURIComponent(s); }
+
+// A resumable event stream: reconnects with ?after=<last seq seen> on any drop (code 1013 included).
+export class GameStream {
+  constructor(gameId, token, { onEvent, onCaughtUp, onState, onError } = {}) {
+    this.gameId = gameId;
+    this.token = token;
+    this.last = 0;
+    this.onEvent = onEvent || (() => {});
+    this.onCaughtUp = onCaughtUp || (() => {});
+    this.onState = onState || (() => {});
+    this.onError = onError || (() => {});
+    this.ws = null;
+    this.closed = false;
+    this.retry = 0;
+    this.timer = null;
+  }
+
+  url() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    const q = new URLSearchParams({ after: String(this.last) });
+    if (this.token) q.set("token", this.token);
+    return `${proto}//${location.host}/v1/games/${enc(this.gameId)}/stream?${q}`;
+  }
+
+  open() {
+    if (this.closed) return;
+    this.onState(this.retry ? "reconnecting" : "connecting");
+    const ws = new WebSocket(this.url());
+    this.ws = ws;
+    ws.onmessage = (msg) => {
+      let m;
+      try { m = JSON.parse(msg.data); } catch { return; }
+      if (m.kind === "event") {
+        const env = m.event;
+        if (env.seq <= this.last) return; // never a duplicate
+        this.last = env.seq;
+        this.onEvent(env);
+      } else if (m.kind === "caught_up") {
+        this.last = Math.max(this.last, m.seq);
+        this.retry = 0;
+        this.onState("live");
+        this.onCaughtUp(m.seq);
+      } else if (m.kind === "error") {
+        this.fatal = true;
+        this.onError(m);
+      }
+    };
+    ws.onclose = (ev) => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      if (this.closed) return;
+      if (this.fatal || ev.code === 1008) { this.onState("offline"); return; }
+      this.retry += 1;
+      const delay = ev.code === 1013 ? 50 : Math.min(5000, 250 * 2 ** Math.min(this.retry, 5));
+      this.onState("reconnecting");
+      this.timer = setTimeout(() => this.open(), delay);
+    };
+  }
+
+  // Drop the socket as a network failure would (used by the "reconnect" button and tests).
+  drop() { if (this.ws) this.ws.close(4000, "client drop"); }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    if (this.ws) this.ws.close(1000, "bye");
+    this.ws = null;
+    this.onState("offline");
+  }
+}

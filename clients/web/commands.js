@@ -1,0 +1,100 @@
+// The seat's legal commands (GET /options) as readable, grouped buttons.
+import { el, clear, fmt, humanize } from "./dom.js";
+
+const GROUPS = {
+  "gsc2.start": "Game", "gsc2.choose_order": "Order", "gsc2.move": "Move", "gsc2.pass": "Order",
+  "gsc2.fire_tractor": "Tractor beams", "gsc2.launch": "Launch missiles", "gsc2.move_missiles": "Move missiles",
+  "gsc2.fire": "Fire beams", "gsc2.board": "Boarding", "gsc2.launch_pod": "Boarding", "gsc2.move_pod": "Boarding",
+  "gsc2.sabotage": "Sabotage", "gsc2.casualty_order": "Boarding", "gsc2.repair": "Repairs",
+  "gsc2.end_phase": "Phase", "gsc2.force_phase": "Umpire", "gsc2.ruling": "Umpire",
+};
+
+function shipName(view, id) {
+  const ships = (view && view.ships) || [];
+  const s = ships.find((x) => x.id === id);
+  return (s && s.name) || id;
+}
+
+function batteryName(view, shipId, battery) {
+  const s = ((view && view.ships) || []).find((x) => x.id === shipId);
+  const sheet = s && s.data_sheet;
+  const all = sheet ? [...(sheet.beams || []), ...(sheet.missiles || [])] : [];
+  const b = all.find((x) => x.id === battery);
+  return b && b.name ? `${b.name} (${battery})` : battery;
+}
+
+export function describeLegs(legs) {
+  if (!legs || !legs.length) return "stay put";
+  const parts = [];
+  for (const leg of legs) {
+    if (leg.turn) parts.push(`turn ${Math.abs(leg.turn)}° ${leg.turn < 0 ? "left" : "right"}`);
+    if (leg.distance) parts.push(`${fmt(leg.distance)}" ahead`);
+  }
+  return parts.join(", ") || "stay put";
+}
+
+export function labelCommand(cmd, view) {
+  const t = cmd.type;
+  const n = (id) => shipName(view, id);
+  switch (t) {
+    case "gsc2.start": return "Start the game";
+    case "gsc2.choose_order":
+      return view && view.phase === "missiles" ? `${cmd.leader} launches first` : `${cmd.leader} is second player`;
+    case "gsc2.move": return `${n(cmd.ship)}: ${describeLegs(cmd.legs)}${cmd.done === false ? " (pause for tractor)" : ""}`;
+    case "gsc2.pass": return "Pass (end my batch)";
+    case "gsc2.fire": return `${n(cmd.ship)} ${batteryName(view, cmd.ship, cmd.battery)} → ${n(cmd.target)}`;
+    case "gsc2.launch": return `${n(cmd.ship)} launch ${batteryName(view, cmd.ship, cmd.battery)} → ${n(cmd.target)}`;
+    case "gsc2.move_missiles": return `Move salvo ${cmd.salvo}`;
+    case "gsc2.fire_tractor": return `${n(cmd.ship)} tractor ${cmd.system} → ${n(cmd.target)}`;
+    case "gsc2.board": {
+      const who = [cmd.assault ? `${cmd.assault} assault` : "", cmd.heavy ? `${cmd.heavy} heavy` : ""].filter(Boolean).join(" + ");
+      return `${n(cmd.ship)} boards ${n(cmd.target)} by ${cmd.method}${who ? ` (${who})` : ""}`;
+    }
+    case "gsc2.launch_pod": return `${n(cmd.ship)} launches a ${cmd.squad} pod`;
+    case "gsc2.move_pod": return cmd.ram ? `Pod ${cmd.pod} rams ${n(cmd.ram)}` : `Pod ${cmd.pod} to (${fmt(cmd.x)}, ${fmt(cmd.y)})`;
+    case "gsc2.sabotage": return `${cmd.unit} troops on ${n(cmd.ship)} sabotage ${cmd.system}`;
+    case "gsc2.repair": return `${n(cmd.ship)}: repair ${cmd.system}`;
+    case "gsc2.end_phase": return `End my ${(view && view.phase) || ""} phase`.replace(/\s+/g, " ");
+    case "gsc2.force_phase": return "Force the phase on";
+    default: {
+      const args = Object.entries(cmd).filter(([k]) => k !== "type")
+        .map(([k, v]) => `${humanize(k)}: ${typeof v === "object" ? JSON.stringify(v) : v}`);
+      return humanize(t) + (args.length ? ` — ${args.join(", ")}` : "");
+    }
+  }
+}
+
+export function groupOf(cmd) {
+  return GROUPS[cmd.type] || humanize(cmd.type).replace(/^./, (c) => c.toUpperCase());
+}
+
+// Render the option buttons; onPick(cmd) sends it. selected: the selected ship id (its commands first).
+export function renderCommands(root, commands, view, onPick, { selected = null, disabled = false, note = "" } = {}) {
+  clear(root);
+  if (note) root.append(el("p", { class: "note" }, note));
+  if (!commands.length) {
+    root.append(el("p", { class: "muted" }, disabled ? "" : "Nothing to do right now."));
+    return;
+  }
+  const groups = new Map();
+  for (const cmd of commands) {
+    const g = groupOf(cmd);
+    if (!groups.has(g)) groups.set(g, []);
+    groups.get(g).push(cmd);
+  }
+  for (const [name, cmds] of groups) {
+    cmds.sort((a, b) => (b.ship === selected) - (a.ship === selected));
+    const box = el("div", { class: "cmd-group", dataset: { group: name } }, el("h4", {}, name));
+    for (const cmd of cmds) {
+      box.append(el("button", {
+        class: "cmd" + (cmd.ship && cmd.ship === selected ? " mine" : ""),
+        type: "button",
+        disabled,
+        dataset: { type: cmd.type, cmd: JSON.stringify(cmd) },
+        title: JSON.stringify(cmd),
+        onclick: () => onPick(cmd),
+      }, labelCommand(cmd, view)));
+    }
+    root.append(box);
+  }
+}

@@ -1,0 +1,66 @@
+// Tiny DOM/SVG helpers shared by every view module.
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  setAttrs(node, attrs);
+  append(node, children);
+  return node;
+}
+
+export function svg(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVG_NS, tag);
+  setAttrs(node, attrs);
+  append(node, children);
+  return node;
+}
+
+function setAttrs(node, attrs) {
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v == null || v === false) continue;
+    if (k.startsWith("on") && typeof v === "function") node.addEventListener(k.slice(2), v);
+    else if (k === "text") node.textContent = v;
+    else if (k === "dataset") Object.assign(node.dataset, v);
+    else node.setAttribute(k, v === true ? "" : String(v));
+  }
+}
+
+function append(node, children) {
+  for (const c of children.flat(Infinity)) {
+    if (c == null || c === false) continue;
+    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+}
+
+export function clear(node) {
+  while (node.firstChild) node.removeChild(node.firstChild);
+  return node;
+}
+
+export function $(sel, root = document) { return root.querySelector(sel); }
+
+export function fmt(n, digits = 1) {
+  if (typeof n !== "number" || !isFinite(n)) return String(n ?? "");
+  return Math.abs(n - Math.round(n)) < 1e-6 ? String(Math.round(n)) : n.toFixed(digits);
+}
+
+export function humanize(s) {
+  return String(s ?? "").replace(/^[a-z0-9]+\./, "").replace(/_/g, " ");
+}
+
+export function sideColor(side, sides = []) {
+  const named = { red: "#e5484d", blue: "#3e8ef7", green: "#30a46c", yellow: "#f5d90a",
+    advantaged: "#3e8ef7", disadvantaged: "#e5484d" };
+  if (named[side]) return named[side];
+  const palette = ["#e5484d", "#3e8ef7", "#30a46c", "#f5a524", "#8e4ec6", "#12a594"];
+  const i = Math.max(0, sides.indexOf(side));
+  return palette[i % palette.length];
+}
+
+// Replace a node's children (null/false children skipped, unlike Element.append).
+export function fill(node, ...children) {
+  clear(node);
+  append(node, children);
+  return node;
+}

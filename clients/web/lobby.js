@@ -1,0 +1,135 @@
+// Lobby: rulesets and sample scenarios, create a game, share seat links, join by link or token.
+import { el, clear, humanize } from "./dom.js";
+
+const RECENT = "salvo.recentGames";
+
+function linkFor(gameId, token) {
+  const u = new URL(location.origin + location.pathname);
+  u.searchParams.set("game", gameId);
+  if (token) u.searchParams.set("token", token);
+  return u.toString();
+}
+
+function recent() {
+  try { return JSON.parse(localStorage.getItem(RECENT) || "[]"); } catch { return []; }
+}
+
+function remember(entry) {
+  const list = [entry, ...recent().filter((g) => g.game_id !== entry.game_id)].slice(0, 8);
+  try { localStorage.setItem(RECENT, JSON.stringify(list)); } catch { /* private mode */ }
+}
+
+function copyButton(text) {
+  return el("button", { type: "button", class: "small", onclick: async (e) => {
+    try { await navigator.clipboard.writeText(text); e.target.textContent = "Copied"; } catch {
+      e.target.textContent = "Select & copy";
+    }
+  } }, "Copy");
+}
+
+function linkRow(label, href, role) {
+  return el("li", { class: "link-row", dataset: { role } },
+    el("strong", {}, label),
+    el("input", { type: "text", readonly: true, value: href, class: "link", onfocus: (e) => e.target.select() }),
+    copyButton(href),
+    el("a", { href, class: "button small" }, "Open"));
+}
+
+export function gameLinks(created) {
+  const id = created.game_id;
+  return el("ul", { class: "links" },
+    ...Object.entries(created.seats || {}).map(([seat, token]) => linkRow(`Seat ${seat}`, linkFor(id, token), `seat:${seat}`)),
+    created.umpire_token ? linkRow("Umpire", linkFor(id, created.umpire_token), "umpire") : null,
+    linkRow("Spectators", linkFor(id, null), "spectator"));
+}
+
+export function parseJoin(text, token) {
+  const s = String(text || "").trim();
+  let game = s, tok = String(token || "").trim() || null;
+  try {
+    const u = new URL(s, location.origin);
+    if (u.searchParams.get("game")) {
+      game = u.searchParams.get("game");
+      tok = tok || u.searchParams.get("token");
+    }
+  } catch { /* a bare id */ }
+  return { game, token: tok };
+}
+
+export async function renderLobby(root, api, { onJoin }) {
+  clear(root);
+  const status = el("p", { class: "muted" }, "Loading rulesets…");
+  const rulesetSel = el("select", { id: "ruleset", "aria-label": "Ruleset" });
+  const scenarioSel = el("select", { id: "scenario", "aria-label": "Scenario" });
+  const desc = el("p", { class: "muted scenario-desc" });
+  const result = el("div", { id: "created" });
+  const createBtn = el("button", { type: "button", id: "create", class: "primary" }, "Create game");
+  const create = el("section", { class: "card" }, el("h2", {}, "New game"),
+    el("label", {}, "Ruleset ", rulesetSel), el("label", {}, "Scenario ", scenarioSel), desc, createBtn, status, result);
+
+  const joinInput = el("input", { type: "text", id: "join-link", placeholder: "Paste a game link or id" });
+  const tokenInput = el("input", { type: "text", id: "join-token", placeholder: "Seat or umpire token (blank = spectate)" });
+  const joinBtn = el("button", { type: "button", id: "join", class: "primary" }, "Join");
+  const join = el("section", { class: "card" }, el("h2", {}, "Join a game"), joinInput, tokenInput, joinBtn,
+    el("p", { class: "muted" }, "A seat token plays that seat; the umpire token sees everything; no token watches as a spectator."));
+  joinBtn.addEventListener("click", () => {
+    const { game, token } = parseJoin(joinInput.value, tokenInput.value);
+    if (game) onJoin(game, token);
+  });
+
+  const rec = recent();
+  const recentBox = rec.length ? el("section", { class: "card" }, el("h2", {}, "Your recent games"),
+    ...rec.map((g) => el("details", {}, el("summary", {}, `${g.game_id} · ${g.ruleset} ${g.scenario}`), gameLinks(g)))) : null;
+
+  root.append(el("div", { class: "lobby" }, create, join, recentBox));
+
+  let rulesets = [];
+  try {
+    rulesets = (await api.rulesets()).rulesets || [];
+    status.textContent = "";
+  } catch (err) {
+    status.textContent = `Could not load rulesets: ${err.message}`;
+    status.className = "error";
+    return;
+  }
+  for (const r of rulesets) rulesetSel.append(el("option", { value: r.name }, `${r.title || r.name} (${r.name} ${r.version})`));
+  const fillScenarios = async () => {
+    const r = rulesets.find((x) => x.name === rulesetSel.value);
+    clear(scenarioSel);
+    for (const s of (r && r.scenarios) || []) scenarioSel.append(el("option", { value: s }, humanize(s)));
+    const pick = ["duel"].find((s) => r && r.scenarios.includes(s));
+    if (pick) scenarioSel.value = pick;
+    await describe();
+  };
+  const describe = async () => {
+    desc.textContent = "";
+    if (!scenarioSel.value) return;
+    try {
+      const s = await api.scenario(rulesetSel.value, scenarioSel.value);
+      desc.textContent = (s.scenario && s.scenario.description) || "";
+    } catch { /* optional */ }
+  };
+  rulesetSel.addEventListener("change", fillScenarios);
+  scenarioSel.addEventListener("change", describe);
+  const prefer = rulesets.find((r) => r.name === "gsc2");
+  if (prefer) rulesetSel.value = "gsc2";
+  await fillScenarios();
+
+  createBtn.addEventListener("click", async () => {
+    createBtn.disabled = true;
+    clear(result);
+    try {
+      const created = await api.createGame(rulesetSel.value, scenarioSel.value);
+      const entry = { ...created, scenario: scenarioSel.value };
+      remember(entry);
+      result.append(el("h3", {}, `Game ${created.game_id} created`),
+        el("p", { class: "muted" }, "Share one link per seat. Tokens are shown only once; the umpire link can see everything."),
+        gameLinks(entry),
+        el("p", { class: "muted small" }, `Dice commitment (turn 1): ${created.dice_commitment}`));
+    } catch (err) {
+      result.append(el("p", { class: "error" }, `${err.title}: ${err.message}`));
+    } finally {
+      createBtn.disabled = false;
+    }
+  });
+}

@@ -1,0 +1,149 @@
+"""ASC-HID-1 / ASC-HID-2: random legal games leak nothing to a side or a spectator, and fold exactly.
+
+After every event, for each side and the spectator, the JSON of the state view, the redacted event (and its
+explanation), the options, and the details of errors raised for that seat must not contain the identity
+(id or name) of any vessel that viewer has not detected, bogeys carry only a token and a hex, enemy screen
+settings never show, and an unrevealed sensor commitment shows no content.
+"""
+
+from __future__ import annotations
+
+import json
+
+import msgspec
+import pytest
+
+from service.domain.asc import RULESET as R
+from service.domain.asc.commands import Fire, Move
+from service.domain.asc.events import DetectionAttempted, SensorsCommitted, ShotResolved
+from service.domain.asc.state import State
+from service.domain.core import SPECTATOR, UMPIRE, Dice, NotYourPiece, RuleViolation, Viewer, seat
+
+from .play import SIDES, command_decoder, event_decoder, random_game, start
+
+VIEWERS = (seat("advantaged"), seat("disadvantaged"), SPECTATOR)
+
+
+def seen(state: State, viewer: Viewer) -> set[str]:
+    """Independent oracle: what a viewer may identify (own side; detected by locks or active sensors; wrecks)."""
+    obs = viewer.seat if viewer.kind == "seat" else "spectator"
+    out = set()
+    for vid, spec in state.specs.items():
+        watcher = obs if obs != "spectator" else ("advantaged" if spec.side == "disadvantaged" else "disadvantaged")
+        if spec.side == obs or vid in state.wrecks.get(obs, ()):
+            out.add(vid)
+            continue
+        if state.status[vid].destroyed:
+            continue
+        if vid in state.auto_detected.get(watcher, ()):
+            out.add(vid)
+        elif any(state.specs[h].side == watcher and any(lk.target == vid for lk in ls)
+                 for h, ls in state.locks.items()):
+            out.add(vid)
+    return out
+
+
+def assert_no_leak(text: str, state: State, hidden: set[str], where: str) -> None:
+    for vid in hidden:
+        assert f'"{vid}"' not in text and f"{vid}'" not in text and f" {vid}" not in text, (where, vid, text[:800])
+        assert state.specs[vid].name not in text, (where, vid, text[:800])
+
+
+def check_view(state: State, viewer: Viewer, hidden: set[str]) -> None:
+    v = R.view(state, viewer)
+    text = json.dumps(v)
+    assert_no_leak(text, state, hidden, f"view for {viewer.label}")
+    for b in v["bogeys"]:
+        assert set(b) == {"bogey", "hex"}
+    for vessel in v["vessels"]:
+        if viewer.kind != "seat" or vessel["side"] != viewer.seat:
+            assert "screen" not in vessel["status"], "screen setting of another side shown"
+            assert "passive_signature" not in vessel["derived"]
+    if viewer.kind == "seat":
+        assert all(e["vessel"] in state.specs and state.specs[e["vessel"]].side == viewer.seat
+                   for e in v["my_commitment"])
+    assert "commitments" not in v and "fire_declarations" not in v
+
+
+def check_event(event, state: State, viewer: Viewer, hidden: set[str]) -> None:  # type: ignore[no-untyped-def]
+    red = R.redact(event, viewer, state)
+    if red is None:
+        return
+    text = msgspec.json.encode(red).decode()
+    assert_no_leak(text, state, hidden, f"event {type(event).__name__} for {viewer.label}")
+    assert_no_leak(json.dumps(R.explain(red)), state, hidden, f"explain {type(event).__name__}")
+    if isinstance(red, SensorsCommitted) and red.side != viewer.seat:
+        assert red.entries is None, "unrevealed commitment leaked"
+    if isinstance(red, DetectionAttempted) and event.vessel in hidden:
+        assert red.rolls == () and red.sensor is None and red.rating == 0
+    if isinstance(red, ShotResolved) and event.vessel in hidden:
+        assert not any(r.rule.startswith("ASC-FIRE") for r in red.rolls) and red.weapon is None
+    if isinstance(red, ShotResolved) and event.target and state.specs[event.target].side != viewer.seat:
+        assert red.screen_after is None
+        assert all(r.target is None for r in red.rolls if r.rule.startswith("ASC-SCR"))
+
+
+def check_errors(state: State, viewer: Viewer, hidden: set[str]) -> None:
+    """Errors for a hidden id read exactly like errors for an unknown id."""
+    if viewer.kind != "seat" or state.over:
+        return
+    mine = [v for v in state.specs if state.specs[v].side == viewer.seat and not state.status[v].destroyed]
+    for vid in sorted(hidden)[:3]:
+        for probe in (vid, "zz-no-such-vessel"):
+            with pytest.raises(NotYourPiece) as info:
+                R.decide(state, Move(vessel=probe, path=("F",)), viewer, Dice(b"x", "g", 1))
+            assert info.value.detail == f"vessel {probe!r} is not one of yours"
+        if mine and state.specs[mine[0]].turrets:
+            details = []
+            for probe in (vid, "zz-no-such-vessel"):
+                cmd = Fire(vessel=mine[0], weapon=state.specs[mine[0]].turrets[0].id, target=probe)
+                try:
+                    R.decide(state, cmd, viewer, Dice(b"x", "g", 1))
+                except RuleViolation as exc:
+                    details.append((exc.rule, exc.detail.replace(probe, "?"), type(exc)))
+                    assert_no_leak(json.dumps(exc.detail.replace(repr(probe), "")), state, hidden, "error")
+            assert len(details) == 2 and details[0] == details[1], details
+
+
+@pytest.mark.parametrize("scenario", ["frigate-screen", "ambush"])
+@pytest.mark.parametrize("seed", range(3))
+def test_random_games_leak_nothing_and_fold(scenario: str, seed: int) -> None:
+    state = start(scenario)
+    log = []
+    enc = msgspec.json.Encoder()
+    cmd_dec, ev_dec = command_decoder(), event_decoder()
+    for live, cmd, _actor, events in random_game(scenario, seed):
+        assert cmd_dec.decode(enc.encode(cmd)) == cmd
+        for e in events:
+            state = R.evolve(state, e)
+            log.append(e)
+            for viewer in VIEWERS:
+                hidden = set(state.specs) - seen(state, viewer)
+                check_event(e, state, viewer, hidden)
+                check_view(state, viewer, hidden)
+        assert state == live
+        for viewer in VIEWERS:
+            hidden = set(state.specs) - seen(state, viewer)
+            opts = R.options(state, viewer)
+            assert_no_leak(enc.encode(opts).decode(), state, hidden, f"options for {viewer.label}")
+            check_errors(state, viewer, hidden)
+        assert R.options(state, SPECTATOR) == []
+    assert R.is_over(state), "random game did not finish"
+    # replay: decode the stored JSON and fold again; the state survives a JSON snapshot round trip
+    replayed = start(scenario)
+    for raw in (enc.encode(e) for e in log):
+        replayed = R.evolve(replayed, ev_dec.decode(raw))
+    assert replayed == state
+    assert msgspec.json.decode(enc.encode(state), type=State) == state
+    assert R.view(state, UMPIRE)["over"] is True
+
+
+def test_options_are_all_accepted_on_a_sample() -> None:
+    """Every option offered (not only the one chosen) is accepted by decide() (ASC-SEQ-1)."""
+    checked = 0
+    for state, _, _, _ in random_game("ambush", 11, max_commands=120):
+        for side in SIDES:
+            for cmd in R.options(state, seat(side))[:25]:
+                R.decide(state, cmd, seat(side), Dice(b"opt", "g", 1))
+                checked += 1
+    assert checked > 200

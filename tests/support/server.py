@@ -1,0 +1,161 @@
+"""Start the real server (`python -m service serve`) as a subprocess, for crash tests and benchmarks.
+
+    with ServerProcess(database_url) as server:      # picks a free port, waits for /healthz
+        httpx.get(server.url + "/v1/rulesets")
+        server.kill()                                # SIGKILL, like a crash (kill -9)
+        server.start()                               # again, on the same database
+
+The tiny test ruleset is registered in the server through SALVO_RULESETS, and the process runs with
+cwd and PYTHONPATH at the repository root so ``tests.support.tiny`` imports. Output goes to a log file
+(``server.log_path``) so a full pipe can never stall the server.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = "tiny=tests.support.tiny:RULESET"
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+class ServerError(RuntimeError):
+    pass
+
+
+class ServerProcess:
+    def __init__(
+        self,
+        database_url: str,
+        *,
+        host: str = "127.0.0.1",
+        port: int | None = None,
+        env: Mapping[str, str] | None = None,
+        python: Sequence[str] = (sys.executable,),
+        log_path: str | Path | None = None,
+        startup_timeout: float = 30.0,
+    ) -> None:
+        self.database_url = database_url
+        self.host = host
+        self.port = port
+        self._fixed_port = port is not None
+        self.extra_env = dict(env or {})
+        self.python = list(python)  # e.g. [sys.executable, "-m", "cProfile", "-o", "x.prof"]
+        self.log_path = Path(log_path) if log_path else Path(tempfile.mkstemp(prefix="salvo-server-", suffix=".log")[1])
+        self.startup_timeout = startup_timeout
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://{self.host}:{self.port}"
+
+    @property
+    def pid(self) -> int:
+        if self.proc is None:
+            raise ServerError("the server is not running")
+        return self.proc.pid
+
+    def _env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        rulesets = env.get("SALVO_RULESETS", "")
+        if "tiny=" not in rulesets:
+            env["SALVO_RULESETS"] = ",".join(x for x in (rulesets, TINY) if x)
+        env.pop("DATABASE_URL", None)  # --database-url wins anyway; keep the environment unsurprising
+        env.update(self.extra_env)
+        return env
+
+    def start(self) -> ServerProcess:
+        """Start (or restart) the server and wait until /healthz answers. Retries on a port race."""
+        if self.proc is not None and self.proc.poll() is None:
+            raise ServerError("the server is already running")
+        last_error = ""
+        for _attempt in range(3):
+            if not self._fixed_port:
+                self.port = free_port(self.host)  # a fresh one on every (re)start
+            cmd = [*self.python, "-m", "service", "serve", "--host", self.host, "--port", str(self.port),
+                   "--database-url", self.database_url]
+            log = open(self.log_path, "ab")  # noqa: SIM115 - handed to the child
+            try:
+                self.proc = subprocess.Popen(cmd, cwd=ROOT, env=self._env(), stdout=log, stderr=subprocess.STDOUT,
+                                             stdin=subprocess.DEVNULL, start_new_session=True)
+            finally:
+                log.close()
+            if self._wait_ready():
+                return self
+            last_error = self.tail()
+            self._reap()
+            if self._fixed_port:
+                break
+        raise ServerError(f"the server did not start:\n{last_error}")
+
+    def _wait_ready(self) -> bool:
+        deadline = time.monotonic() + self.startup_timeout
+        while time.monotonic() < deadline:
+            assert self.proc is not None
+            if self.proc.poll() is not None:
+                return False
+            try:
+                if httpx.get(self.url + "/healthz", timeout=1.0).status_code == 200:
+                    return True
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.05)
+        return False
+
+    def kill(self) -> None:
+        """SIGKILL the server process (a crash: no shutdown hooks, no flush)."""
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+        self._reap()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Graceful stop (SIGINT, as Ctrl-C), SIGKILL if it does not exit in time."""
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGINT)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                os.kill(self.proc.pid, signal.SIGKILL)
+        self._reap()
+
+    def _reap(self) -> None:
+        if self.proc is not None:
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.kill(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(10)
+
+    def tail(self, chars: int = 4000) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-chars:]
+        except OSError:
+            return ""
+
+    def __enter__(self) -> ServerProcess:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
