@@ -99,6 +99,12 @@ class BufferStore:
     async def idempotency(self, game_id: str, key: str) -> Any:
         return None
 
+    async def read_events_of_types(self, game_id: str, types: tuple[str, ...]) -> list[Any]:
+        return [SimpleNamespace(**e) for e in self.events.get(game_id, []) if e["type"] in types]
+
+    async def snapshot(self, game_id: str, at_most: int) -> Any:
+        return None
+
     async def read_events(self, game_id: str, after: int = 0, upto: int | None = None,
                           limit: int | None = None) -> list[Any]:
         return [SimpleNamespace(**e) for e in self.events.get(game_id, []) if e["seq"] > after]

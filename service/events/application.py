@@ -37,7 +37,7 @@ from .errors import (
     Unauthorized,
     VersionConflict,
 )
-from .head import GameHead, codec_for, encode_state, head_from_rows
+from .head import MARKER_TYPES, GameHead, build_head, codec_for, decode_state, encode_state
 from .replay import Decoded, envelope_for
 from .store import Conflict, SqlEventStore, WriteBatch
 
@@ -129,6 +129,7 @@ class GameService:
         self.publish = publish
         self._heads: dict[str, GameHead] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        self._tokens: dict[str, tuple[str, Viewer]] = {}
 
     # --- games -------------------------------------------------------------------------------------
 
@@ -211,10 +212,18 @@ class GameService:
         await self.head(game_id)  # 404 before 401
         if not token:
             return Viewer("spectator")
-        row = await self.store.seat_for_token(hash_token(token))
-        if row is None or row.game_id != game_id:
+        digest = hash_token(token)
+        known = self._tokens.get(digest)
+        if known is None:
+            row = await self.store.seat_for_token(digest)
+            if row is None:
+                raise Unauthorized("the token is not valid for this game")
+            known = (row.game_id, UMPIRE if row.role == "umpire" else Viewer("seat", row.seat))
+            if len(self._tokens) < 100_000:  # tokens never change; the cache only saves a read
+                self._tokens[digest] = known
+        if known[0] != game_id:
             raise Unauthorized("the token is not valid for this game")
-        return UMPIRE if row.role == "umpire" else Viewer("seat", row.seat)
+        return known[1]
 
     async def head(self, game_id: str) -> GameHead:
         head = self._heads.get(game_id)
@@ -226,11 +235,23 @@ class GameService:
         return head
 
     async def _load(self, game_id: str) -> GameHead:
+        """Latest usable snapshot + the tail after it (a snapshot taken after the earliest rewind target
+        cannot be used: the fold must pass that target to restore it)."""
         game_row = await self.store.game(game_id)
         if game_row is None:
             raise GameNotFound(f"no game {game_id!r}")
-        rows = await self.store.read_events(game_id)
-        head = head_from_rows(game_id, game_row, rows)
+        ruleset = find_ruleset(game_row.ruleset)
+        setup = ruleset.parse_setup(msgspec.json.decode(game_row.setup))
+        markers = await self.store.read_events_of_types(game_id, MARKER_TYPES)
+        targets = [int(msgspec.json.decode(m.data)["to_seq"]) for m in markers if m.type == "game.rewound"]
+        limit = min(targets) if targets else None
+        snap = await self.store.snapshot(game_id, limit if limit is not None else 2**31 - 1)
+        if snap is None:
+            start_state, start_seq = ruleset.initial_state(setup), 0
+        else:
+            start_state, start_seq = decode_state(ruleset, bytes(snap.state)), int(snap.seq)
+        tail = await self.store.read_events(game_id, after=start_seq)
+        head = build_head(game_id, ruleset, setup, start_state, start_seq, tail, markers)
         self._heads[game_id] = head
         return head
 
@@ -356,6 +377,8 @@ class GameService:
         if new_seq // self.snapshot_every > head.seq // self.snapshot_every:
             batch.snapshot = {"game_id": head.game_id, "seq": new_seq, "state": encode_state(state)}
         await self.store.write(batch)  # durable before anyone hears of it
+        for seed_row in new_seeds:
+            head.seeds[seed_row["turn"]] = bytes.fromhex(seed_row["seed"])
         head.state = state
         head.seq = new_seq
         head.effective += len(rows)
@@ -381,7 +404,7 @@ class GameService:
             old_seed = await self._seed(head, head.dice_turn)
             events.append(DiceRevealed(turn=head.dice_turn, seed=old_seed.hex()))
         if new_turn != head.dice_turn and not over and new_turn not in head.committed:
-            existing = await self.store.seed(head.game_id, new_turn)
+            existing = head.seeds.get(new_turn) or await self.store.seed(head.game_id, new_turn)
             if existing is None:
                 seed = secrets.token_bytes(32)
                 seeds.append({"game_id": head.game_id, "turn": new_turn, "seed": seed.hex(),
@@ -390,10 +413,13 @@ class GameService:
         return seeds, events
 
     async def _seed(self, head: GameHead, turn: int) -> bytes:
-        row = await self.store.seed(head.game_id, turn)
-        if row is None:
-            raise RuntimeError(f"game {head.game_id} has no dice seed for turn {turn}")
-        return bytes.fromhex(row.seed)
+        seed = head.seeds.get(turn)
+        if seed is None:
+            row = await self.store.seed(head.game_id, turn)
+            if row is None:
+                raise RuntimeError(f"game {head.game_id} has no dice seed for turn {turn}")
+            seed = head.seeds[turn] = bytes.fromhex(row.seed)
+        return seed
 
     def _frames(
         self, head: GameHead, decoded: list[tuple[Decoded, Any]]

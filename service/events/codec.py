@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from service.domain.core import Event, Roll, Ruleset
+from service.domain.core import Event, Ruleset
 
 from .envelope import SERVICE_EVENT_TYPES
 
@@ -36,7 +36,16 @@ def tag_of(event_type: type[Event]) -> str:
     return tag
 
 
-_rolls_decoder = msgspec.json.Decoder(tuple[Roll, ...])
+def _with_rolls(data: bytes | str, rolls: bytes | str) -> bytes:
+    """Splice the stored rolls back into the data object, so one decode builds the whole event."""
+    body = data.encode() if isinstance(data, str) else bytes(data)
+    if not rolls or rolls in (b"[]", "[]"):
+        return body
+    extra = rolls.encode() if isinstance(rolls, str) else bytes(rolls)
+    head = body.rstrip()[:-1].rstrip()  # drop the closing brace
+    joiner = b"" if head.endswith(b"{") else b","
+    return head + joiner + b'"rolls":' + extra + b"}"
+
 _encoder = msgspec.json.Encoder()
 
 
@@ -74,10 +83,7 @@ class EventCodec:
     def decode(self, tag: str, version: int, data: bytes | str, rolls: bytes | str = b"[]") -> Event:
         current = self.event_type(tag).version
         if version == current:
-            event = self._decoders[tag].decode(data)
-            if rolls not in (b"[]", "[]", b"", ""):
-                event = msgspec.structs.replace(event, rolls=_rolls_decoder.decode(rolls))
-            return event
+            return self._decoders[tag].decode(_with_rolls(data, rolls))
         raw = msgspec.json.decode(data)
         while version < current:
             upcast = _UPCASTERS.get((tag, version))

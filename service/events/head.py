@@ -11,7 +11,7 @@ from service.domain.core import Ruleset, find_ruleset
 
 from .codec import EventCodec
 from .envelope import DiceCommitted, DiceRevealed, GameCreated, GameRewound
-from .replay import Decoded, Folder, decode_rows, effective_rewinds, superseded_seqs
+from .replay import Folder, decode_rows, effective_rewinds, superseded_seqs
 
 _CODECS: dict[str, EventCodec] = {}
 
@@ -34,6 +34,7 @@ class GameHead:
     dice_turn: int
     seats: list[str]
     revealed: set[int] = field(default_factory=set)
+    seeds: dict[int, bytes] = field(default_factory=dict)  # secret turn seeds, cached
     committed: set[int] = field(default_factory=set)
     rewinds: list[tuple[int, int]] = field(default_factory=list)
 
@@ -54,38 +55,47 @@ def decode_state(ruleset: Ruleset, data: bytes) -> Any:
     return msgspec.json.decode(data, type=ruleset.state_type)
 
 
+MARKER_TYPES = ("dice.committed", "dice.revealed", "game.rewound")
+
+
 def head_from_rows(game_id: str, game_row: Any, rows: list[Any]) -> GameHead:
-    """Fold a whole log into a head (used on first load; later commands update it in place)."""
+    """Fold a whole log into a head (tests and tools; the service starts from a snapshot)."""
     ruleset = find_ruleset(game_row.ruleset)
-    codec = codec_for(ruleset)
     setup = ruleset.parse_setup(msgspec.json.decode(game_row.setup))
-    decoded = decode_rows(codec, rows)
-    rewinds = [(d.seq, d.event.to_seq) for d in decoded if isinstance(d.event, GameRewound)]
-    superseded = superseded_seqs(effective_rewinds(rewinds), (d.seq for d in decoded))
-    state = Folder(ruleset).fold(ruleset.initial_state(setup), decoded)
+    markers = [r for r in rows if r.type in MARKER_TYPES]
+    return build_head(game_id, ruleset, setup, ruleset.initial_state(setup), 0, rows, markers)
+
+
+def build_head(
+    game_id: str, ruleset: Ruleset, setup: Any, start_state: Any, start_seq: int, tail: list[Any], markers: list[Any]
+) -> GameHead:
+    """A head from a starting state (initial or a snapshot), the rows after it, and the log's markers
+    (dice commitments, reveals and rewinds, read by a small query instead of a full scan)."""
+    codec = codec_for(ruleset)
+    state = Folder(ruleset).fold(start_state, decode_rows(codec, tail))
+    decoded_markers = decode_rows(codec, markers)
+    rewinds = [(d.seq, d.event.to_seq) for d in decoded_markers if isinstance(d.event, GameRewound)]
+    seq = int(tail[-1].seq) if tail else start_seq
     head = GameHead(
         game_id=game_id,
         ruleset=ruleset,
         setup=setup,
         state=state,
-        seq=int(rows[-1].seq) if rows else 0,
-        effective=0,
+        seq=seq,
+        effective=seq,
         dice_turn=ruleset.clock(state).turn,
         seats=ruleset.seats(setup),
         rewinds=rewinds,
     )
-    note_service_events(head, decoded, superseded)
-    return head
-
-
-def note_service_events(head: GameHead, decoded: list[Decoded], superseded: set[int]) -> None:
-    for d in decoded:
+    for d in decoded_markers:
         if isinstance(d.event, DiceCommitted):
             head.committed.add(d.event.turn)
         elif isinstance(d.event, DiceRevealed):
             head.revealed.add(d.event.turn)
-        if not isinstance(d.event, GameRewound) and d.seq not in superseded:
-            head.effective += 1  # the dice position counts only the effective history
+    if rewinds:  # the dice position counts only the effective history
+        superseded = superseded_seqs(effective_rewinds(rewinds), range(1, seq + 1))
+        head.effective = seq - len(superseded | {at for at, _ in rewinds})
+    return head
 
 
 __all__ = ["GameCreated", "GameHead", "codec_for", "decode_state", "encode_state", "head_from_rows"]

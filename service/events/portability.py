@@ -175,7 +175,7 @@ async def import_game(service: GameService, body: bytes) -> tuple[CreatedGame, B
 
 async def fork_game(service: GameService, game_id: str, viewer: Viewer, at: int | None) -> CreatedGame:
     head = await service.head(game_id)
-    if not viewer.is_umpire and getattr(head.ruleset, "hidden_information", True):
+    if not viewer.is_umpire and head.ruleset.hidden_information:
         raise Forbidden("only the umpire may fork a game with hidden information (a fork's umpire sees all)")
     at = head.seq if at is None else at
     if not 1 <= at <= head.seq:

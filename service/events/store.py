@@ -187,6 +187,14 @@ class SqlEventStore:
             stmt = stmt.limit(limit)
         return await self._run(self._fetch, stmt)
 
+    async def read_events_of_types(self, game_id: str, types: tuple[str, ...]) -> list[Any]:
+        stmt = (
+            select(EVENTS)
+            .where(EVENTS.c.game_id == game_id, EVENTS.c.type.in_(types))
+            .order_by(EVENTS.c.seq)
+        )
+        return await self._run(self._fetch, stmt)
+
     async def head(self, game_id: str) -> int:
         rows = await self._run(
             self._fetch, select(func.max(EVENTS.c.seq)).where(EVENTS.c.game_id == game_id)

@@ -20,6 +20,7 @@ class RulesetBase:
     version: str
     title: str
     scenario_package: str | None = None  # e.g. "service.domain.gsc2.scenarios" holding *.json
+    hidden_information: bool = True  # False lets any seat fork a game (a fork's umpire sees everything)
     setup_type: type[Any]
 
     def scenarios(self) -> Mapping[str, dict[str, Any]]:

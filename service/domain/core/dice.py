@@ -14,13 +14,13 @@ import hmac
 import msgspec
 
 
-class Modifier(msgspec.Struct, frozen=True):
+class Modifier(msgspec.Struct, frozen=True, gc=False):
     rule: str
     why: str
     value: int
 
 
-class Roll(msgspec.Struct, frozen=True, omit_defaults=True):
+class Roll(msgspec.Struct, frozen=True, omit_defaults=True, gc=False):
     """One die, explained: what it was for, what it needed, why, and what came of it."""
 
     i: int

@@ -37,8 +37,11 @@ def seat(name: str) -> Viewer:
 Actor = Viewer
 
 
-class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", gc=False):
     """Base for domain events. Subclasses set ``tag=`` explicitly and may override ``version``.
+
+    ``gc=False``: events are acyclic value objects; keeping them out of the garbage collector is what
+    lets a 100,000-event replay decode at full speed.
 
     ``rolls`` holds every die rolled to produce the fact; the events layer lifts it into the envelope.
     """
@@ -62,6 +65,7 @@ class Ruleset(Protocol):
     name: str
     version: str
     title: str
+    hidden_information: bool
     command_types: Sequence[type[Command]]
     event_types: Sequence[type[Event]]
     state_type: type[Any]

@@ -51,6 +51,7 @@ class Gsc2Ruleset(RulesetBase):
     version = "1.0"
     title = "GSC2 — space combat with beams, missiles and boarding"
     scenario_package = "service.domain.gsc2.scenarios"
+    hidden_information = False  # everything is on the table: any seat may fork a what-if game
     setup_type = Scenario
     state_type = GameState
     command_types = COMMANDS

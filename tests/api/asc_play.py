@@ -1,0 +1,289 @@
+"""Helpers for ASC games played through the real HTTP + websocket API (test support).
+
+The oracle is built from the UMPIRE's view of the truth: the umpire's event log (nothing redacted) is
+decoded and folded with the ruleset, giving the true state after every seq. From that state, ``seen()``
+says which vessels a viewer may identify at that point (own side, wrecks it saw destroyed, enemies its
+side holds a TTA lock on or that radiate actively; a spectator follows the same rule for both sides).
+Every JSON document a non-umpire receives is then checked against the hidden set *at the seq it
+describes*.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from contextlib import ExitStack
+from typing import Any
+
+from starlette.testclient import TestClient
+
+from service.domain.asc import RULESET as R
+from service.domain.asc.state import State
+from service.events.head import codec_for
+from service.events.replay import Folder
+
+SIDES = ("advantaged", "disadvantaged")
+VIEWERS = ("spectator", "advantaged", "disadvantaged")  # non-umpire audiences
+NO_SUCH = "zz-no-such-vessel"
+_codec = codec_for(R)
+_folder = Folder(R)
+
+
+def auth(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+def label(viewer: str) -> str:
+    return viewer if viewer in ("spectator", "umpire") else f"seat:{viewer}"
+
+
+# ------------------------------------------------------------------------------------------- oracle
+
+
+def seen(state: State, obs: str) -> set[str]:
+    """What ``obs`` (a side or "spectator") may identify: independent of service.domain.asc.sight."""
+    out = set()
+    for vid, spec in state.specs.items():
+        watcher = obs if obs != "spectator" else ("advantaged" if spec.side == "disadvantaged" else "disadvantaged")
+        if spec.side == obs or vid in state.wrecks.get(obs, ()):
+            out.add(vid)
+            continue
+        if state.status[vid].destroyed:
+            continue
+        if vid in state.auto_detected.get(watcher, ()):
+            out.add(vid)
+        elif any(state.specs[h].side == watcher and any(lk.target == vid for lk in ls)
+                 for h, ls in state.locks.items()):
+            out.add(vid)
+    return out
+
+
+class Truth:
+    """The true state after every seq, folded from the umpire's (unredacted) event stream."""
+
+    def __init__(self) -> None:
+        self.states: dict[int, State] = {}
+        self.last = 0
+        self.state: State | None = None
+
+    def feed(self, envelopes: list[dict[str, Any]]) -> None:
+        for env in envelopes:
+            assert env["seq"] == self.last + 1, ("umpire stream not dense", env["seq"], self.last)
+            if env["type"] == "game.created":
+                self.state = R.initial_state(env["data"]["setup"])
+                self.states[0] = self.state  # "before seq 1" (a replay of turn 1 starts there)
+            else:
+                event = _codec.decode(env["type"], env["v"], json.dumps(env["data"]).encode(),
+                                      json.dumps(env.get("rolls", [])).encode())
+                self.state = _folder.apply(self.state, event)
+            self.last = env["seq"]
+            self.states[self.last] = self.state
+
+    def at(self, seq: int) -> State:
+        return self.states[seq]
+
+    def hidden(self, seq: int, viewer: str) -> set[str]:
+        state = self.states[seq]
+        return set(state.specs) - seen(state, viewer)
+
+
+def assert_no_leak(doc: Any, state: State, hidden: set[str], where: str, allow: tuple[str, ...] = ()) -> None:
+    """No id or name of a hidden vessel anywhere in the JSON text of ``doc``."""
+    text = doc if isinstance(doc, str) else json.dumps(doc)
+    for a in allow:
+        text = text.replace(a, "")
+    for vid in sorted(hidden):
+        name = state.specs[vid].name
+        assert vid not in text, f"{where}: hidden vessel id {vid!r} leaked: {_around(text, vid)}"
+        assert name not in text, f"{where}: hidden vessel name {name!r} ({vid}) leaked: {_around(text, name)}"
+
+
+def _around(text: str, needle: str) -> str:
+    i = text.find(needle)
+    return text[max(0, i - 300): i + 300]
+
+
+def _is_token(name: Any) -> bool:
+    return isinstance(name, str) and name.startswith("bogey-")
+
+
+def check_envelope(env: dict[str, Any], truth: Truth, viewer: str, where: str) -> None:
+    """Identity/stats/facing/damage of undetected vessels, and sealed content, for one envelope."""
+    seq = env["seq"]
+    state = truth.at(seq)
+    hidden = truth.hidden(seq, viewer)
+    assert_no_leak(env, state, hidden, f"{where} seq {seq} {env['type']} for {viewer}")
+    t, d = env["type"], env["data"]
+    own = viewer if viewer in SIDES else None
+    if t == "game.created":
+        setup = d.get("setup")
+        assert all(v["side"] == own for v in setup["vessels"]), f"{where}: enemy data sheet in setup"
+        assert all(set(b) == {"bogey", "hex"} for b in setup.get("bogeys", []))
+    elif t == "asc.fire_declared":
+        assert d.get("declaration")["side"] == own, f"{where}: sealed fire declaration of another side shown: {d}"
+    elif t == "asc.sensors_committed":
+        if d.get("side") != own:
+            assert d.get("entries") is None, f"{where}: unrevealed commitment leaked: {d}"
+    elif t == "asc.sensors_revealed":
+        for e in d.get("entries") or []:
+            if state.specs[e["vessel"]].side != own:
+                assert e.get("screen") is None and e.get("active"), f"{where}: enemy screen setting / passive entry: {e}"
+    elif t == "asc.moved":
+        if _is_token(d.get("vessel")):
+            assert d.get("facing") is None and d.get("path") is None, f"{where}: facing/path of a bogey: {d}"
+    elif t == "asc.all_stopped":
+        assert not _is_token(d.get("vessel")), f"{where}: All Stop of a bogey shown: {d}"
+    elif t == "asc.detection_attempted":
+        if d.get("vessel") is None or _is_token(d.get("vessel")):
+            assert d.get("sensor") is None and not d.get("rating") and env.get("rolls", []) == [], f"{where}: hidden detector: {env}"
+        if d.get("side") != own:
+            assert d.get("success", False), f"{where}: another side's failed detection attempt shown"
+    elif t == "asc.lock_taken":
+        if d.get("vessel") is None or _is_token(d.get("vessel")):
+            assert not d.get("rating"), f"{where}: hidden lock holder's sensor rating: {d}"
+    elif t == "asc.shot_resolved":
+        if d.get("vessel") is None or _is_token(d.get("vessel")):
+            assert d.get("weapon") is None, f"{where}: hidden firer's weapon: {d}"
+            assert not any(r["rule"].startswith("ASC-FIRE-5") or r["rule"] == "ASC-FIRE-4" for r in env.get("rolls", []))
+        if d.get("target") is None or _is_token(d.get("target")):
+            assert not d.get("strikes") and env.get("rolls", []) == [] and d.get("screen_after") is None, f"{where}: {env}"
+        target_side = state.specs[d.get("target")].side if d.get("target") in state.specs else None
+        if target_side != own:
+            assert d.get("screen_after") is None, f"{where}: enemy screen rating shown: {d}"
+            assert all(r.get("target") is None for r in env.get("rolls", []) if r["rule"].startswith("ASC-SCR")), env.get("rolls", [])
+    elif t in ("asc.damage_taken", "asc.backup_took_over", "asc.repairs_rolled", "asc.continuing_damage"):
+        assert d.get("vessel") in state.specs and d.get("vessel") not in hidden
+        if state.specs[d.get("vessel")].side != own:
+            assert d["status"].get("screen") is None, f"{where}: enemy screen rating in a status: {d}"
+    elif t == "asc.vessel_destroyed":
+        if _is_token(d.get("vessel")):
+            assert not d.get("cause"), f"{where}: how a bogey died: {d}"
+        assert not d.get("seen_by")
+
+
+def check_view(view: dict[str, Any], truth: Truth, seq: int, viewer: str, where: str) -> None:
+    state = truth.at(seq)
+    hidden = truth.hidden(seq, viewer)
+    assert_no_leak(view, state, hidden, f"{where} (seq {seq}) for {viewer}")
+    own = viewer if viewer in SIDES else None
+    assert {v["id"] for v in view["vessels"]} <= seen(state, viewer)
+    for b in view["bogeys"]:
+        assert set(b) == {"bogey", "hex"} and _is_token(b["bogey"]), b
+    for v in view["vessels"]:
+        if v["side"] != own:
+            assert "screen" not in v["status"], f"{where}: screen setting of {v['id']} shown to {viewer}"
+            assert "passive_signature" not in v["derived"]
+    for k in ("commitments", "fire_declarations", "pending_damage"):
+        assert k not in view, f"{where}: umpire-only {k!r} shown to {viewer}"
+    for e in view.get("my_commitment", []):
+        assert state.specs[e["vessel"]].side == own
+    for d in view.get("my_fire_declarations", []):
+        assert d["side"] == own
+    if own is None:
+        assert "my_commitment" not in view and "my_fire_declarations" not in view
+
+
+def check_options(commands: list[dict[str, Any]], truth: Truth, seq: int, viewer: str) -> None:
+    state = truth.at(seq)
+    assert_no_leak(commands, state, truth.hidden(seq, viewer), f"options (seq {seq}) for {viewer}")
+    if viewer == "spectator":
+        assert commands == []
+    for c in commands:
+        if "vessel" in c:
+            assert state.specs[c["vessel"]].side == viewer
+
+
+# --------------------------------------------------------------------------------------------- play
+
+
+class AscGame:
+    """One ASC game driven over HTTP, with one live websocket per non-umpire viewer."""
+
+    def __init__(self, client: TestClient, scenario: str, stack: ExitStack) -> None:
+        self.client = client
+        r = client.post("/v1/games", json={"ruleset": "asc", "scenario": scenario})
+        assert r.status_code == 201, r.text
+        self.game = r.json()
+        self.id = self.game["game_id"]
+        self.tokens: dict[str, str | None] = {"spectator": None, "umpire": self.game["umpire_token"],
+                                              **self.game["seats"]}
+        self.truth = Truth()
+        self.sockets = {v: stack.enter_context(client.websocket_connect(self._ws_url(v))) for v in VIEWERS}
+        self.frames: dict[str, list[dict[str, Any]]] = {v: [] for v in VIEWERS}  # event envelopes received
+        self.known: dict[str, list[dict[str, Any]]] = {v: [] for v in VIEWERS}  # envelopes read over HTTP
+        for v in VIEWERS:
+            self._until_caught_up(v)
+        self.sync()
+
+    def _ws_url(self, viewer: str, after: int = 0) -> str:
+        token = self.tokens[viewer]
+        return f"/v1/games/{self.id}/stream?after={after}" + (f"&token={token}" if token else "")
+
+    def _until_caught_up(self, viewer: str) -> None:
+        while True:
+            msg = self.sockets[viewer].receive_json()
+            if msg["kind"] == "caught_up":
+                return
+            if msg["kind"] == "event":
+                self.frames[viewer].append(msg["event"])
+
+    def get(self, path: str, viewer: str, **params: Any) -> Any:
+        r = self.client.get(f"/v1/games/{self.id}{path}", headers=auth(self.tokens[viewer]), params=params)
+        assert r.status_code == 200, (path, viewer, r.status_code, r.text)
+        return r.json()
+
+    def post(self, viewer: str, cmd: dict[str, Any]) -> Any:
+        return self.client.post(f"/v1/games/{self.id}/commands", json={"command": cmd},
+                                headers=auth(self.tokens[viewer]))
+
+    def sync(self) -> int:
+        """Fold the umpire's new events into the truth; returns the version now."""
+        self.truth.feed(self.get("/events", "umpire", after=self.truth.last, limit=10000)["events"])
+        return self.truth.last
+
+    def new_events(self, viewer: str) -> list[dict[str, Any]]:
+        after = self.known[viewer][-1]["seq"] if self.known[viewer] else 0
+        got = self.get("/events", viewer, after=after, limit=10000)["events"]
+        self.known[viewer] += got
+        return got
+
+    def drain_socket(self, viewer: str) -> None:
+        """Receive live frames until this viewer's socket has everything the HTTP reads showed."""
+        want = len(self.known[viewer])
+        pings = 0
+        while len(self.frames[viewer]) < want:
+            msg = self.sockets[viewer].receive_json()
+            if msg["kind"] == "ping":
+                pings += 1
+                assert pings < 10, f"{viewer}'s socket is missing frames after seq {self.frames[viewer][-1]['seq']}"
+                continue
+            assert msg["kind"] == "event", msg
+            self.frames[viewer].append(msg["event"])
+        assert self.frames[viewer] == self.known[viewer], f"websocket frames for {viewer} differ from GET /events"
+
+
+def pick(rng: random.Random, state: State, options: list[dict[str, Any]]) -> dict[str, Any]:
+    """Prefer shots, then moves closing on the enemy, then the rest; end the phase otherwise."""
+    by = lambda t: [o for o in options if o["type"] == t]  # noqa: E731
+    fires, moves, ends = by("asc.fire"), by("asc.move"), by("asc.end_phase")
+    others = [o for o in options if o["type"] not in ("asc.fire", "asc.move", "asc.end_phase")]
+    r = rng.random()
+    if fires and r < 0.7:
+        return rng.choice(fires)
+    if moves and r < 0.6:
+        def distance(m: dict[str, Any]) -> int:
+            from service.domain.asc.movement import trace
+
+            st = state.status[m["vessel"]]
+            hexes, _ = trace(st.hex, st.facing, tuple(m["path"]))
+            side = state.specs[m["vessel"]].side
+            foes = [s.hex for v, s in state.status.items() if state.specs[v].side != side and not s.destroyed]
+            return min((hexes[-1].distance_to(h) for h in foes), default=0)
+
+        best = min(distance(m) for m in moves)
+        return rng.choice([m for m in moves if distance(m) == best])
+    if others and r < 0.85:
+        return rng.choice(others)
+    if ends:
+        return ends[0]
+    return rng.choice(options)

@@ -1,0 +1,188 @@
+"""ASC-HID-1 / ASC-HID-2 through the real API: random legal games leak nothing to a side or a spectator.
+
+Commands are drawn from each seat's GET /options (the umpire forces the phase on when nobody can act,
+and now and then at random). After every command, for the spectator and each side, the state view, the
+events (incrementally every command, from after=0 every few commands), the options, the current turn's
+replay, the websocket frames received so far, the command response (for the actor) and, at each new
+phase, the problem+json of commands naming a hidden vessel are checked against an oracle folded from
+the umpire's event stream (see tests/api/asc_play.py). At the end: seat/spectator exports are redacted
+exactly like their event streams, and only the umpire may fork.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from contextlib import ExitStack
+
+import pytest
+from starlette.testclient import TestClient
+
+from service.api.app import create_app
+from service.domain.asc import RULESET as R
+from service.domain.core import UMPIRE
+from service.settings import Settings
+from tests.api.asc_play import (
+    NO_SUCH,
+    SIDES,
+    VIEWERS,
+    AscGame,
+    assert_no_leak,
+    auth,
+    check_envelope,
+    check_options,
+    check_view,
+    label,
+    pick,
+)
+
+FULL_READ_EVERY = 12  # GET /events?after=0 (a full refold per viewer) every this many commands
+
+
+@pytest.fixture
+def client(sqlite_url):
+    app = create_app(Settings(database_url=sqlite_url, snapshot_every=40, heartbeat_seconds=0.3))
+    with TestClient(app) as c:
+        yield c
+
+
+def _check_reads(g: AscGame, step: int, full: bool) -> dict[str, list[dict]]:
+    """Every read path, for every non-umpire viewer, at the current version."""
+    seq = g.truth.last
+    options = {}
+    replay_turn = g.truth.at(seq).turn
+    for viewer in VIEWERS:
+        where = f"step {step}"
+        summary = g.get("", viewer)
+        assert summary["version"] == seq and summary["viewer"] == label(viewer)
+        check_view(summary["state"], g.truth, seq, viewer, f"{where} GET view")
+        for env in g.new_events(viewer):
+            check_envelope(env, g.truth, viewer, f"{where} GET /events")
+        if full:
+            everything = g.get("/events", viewer, after=0, limit=10000)["events"]
+            assert everything == g.known[viewer], f"{viewer}: a later full read differs from the live reads"
+        g.drain_socket(viewer)
+        opts = g.get("/options", viewer)["commands"]
+        check_options(opts, g.truth, seq, viewer)
+        options[viewer] = opts
+        replay = g.get(f"/turns/{replay_turn}", viewer)
+        check_view(replay["before"], g.truth, replay["from_seq"] - 1, viewer, f"{where} replay before")
+        check_view(replay["after"], g.truth, replay["to_seq"], viewer, f"{where} replay after")
+        by_seq = {e["seq"]: e for e in g.known[viewer]}
+        for step_ in replay["events"]:
+            env = step_["event"]
+            check_envelope(env, g.truth, viewer, f"{where} turn replay")
+            assert_no_leak(step_["text"], g.truth.at(env["seq"]), g.truth.hidden(env["seq"], viewer),
+                           f"{where} replay text seq {env['seq']}")
+            # the replay never shows more of an event than the live stream did
+            assert env == by_seq[env["seq"]], (viewer, env, by_seq.get(env["seq"]))
+        if full:  # and its views are what the live view showed at those points
+            at_before = g.get("", viewer, at=replay["from_seq"] - 1)["state"]
+            assert replay["before"] == at_before
+        assert replay["after"] == summary["state"] or replay["to_seq"] < seq
+    return options
+
+
+def _probe_errors(g: AscGame, rng: random.Random) -> None:
+    """A command naming a hidden vessel is rejected exactly like one naming no vessel at all."""
+    seq = g.truth.last
+    state = g.truth.at(seq)
+    if state.over:
+        return
+    for side in SIDES:
+        hidden = sorted(g.truth.hidden(seq, side))
+        if not hidden:
+            continue
+        mine = [v for v in state.specs if state.specs[v].side == side and not state.status[v].destroyed]
+        probes = rng.sample(hidden, min(2, len(hidden)))
+        for vid in probes:
+            shapes = [lambda p: {"type": "asc.move", "vessel": p, "path": ["F"]},
+                      lambda p: {"type": "asc.all_stop", "vessel": p, "facing": 0}]
+            if mine:
+                v = mine[0]
+                spec = state.specs[v]
+                shapes.append(lambda p, v=v: {"type": "asc.lock", "vessel": v, "target": p})
+                if spec.sensors:
+                    shapes.append(lambda p, v=v, s=spec.sensors[0].id: {"type": "asc.detect", "vessel": v,
+                                                                         "sensor": s, "target": p})
+                weapons = [t.id for t in spec.turrets] + [lnch.id for lnch in spec.launchers]
+                if weapons:
+                    shapes.append(lambda p, v=v, w=weapons[0]: {"type": "asc.fire", "vessel": v, "weapon": w,
+                                                                "target": p})
+            shapes.append(lambda p: {"type": "asc.commit_sensors", "side": side,
+                                     "vessels": [{"vessel": p, "active": True}]})
+            for shape in shapes:
+                bodies = []
+                for probe in (vid, NO_SUCH):
+                    r = g.post(side, shape(probe))
+                    assert r.status_code in (403, 422), (shape(probe), r.status_code, r.text)
+                    assert r.headers["content-type"] == "application/problem+json"
+                    body = r.json()
+                    bodies.append((r.status_code, json.dumps(body).replace(probe, "<probe>")))
+                    assert_no_leak(body, state, set(hidden), f"error for {shape(probe)}", allow=(probe,))
+                assert bodies[0] == bodies[1], f"a hidden id is rejected differently from an unknown one: {bodies}"
+    assert g.sync() == seq, "a probe was accepted"
+
+
+def _finish_checks(g: AscGame, client: TestClient) -> None:
+    seq = g.sync()
+    # exports as a seat or spectator are redacted exactly like that viewer's event stream
+    for viewer in VIEWERS:
+        r = client.get(f"/v1/games/{g.id}/export", headers=auth(g.tokens[viewer]))
+        assert r.status_code == 200
+        lines = [json.loads(ln) for ln in r.content.splitlines() if ln.strip()]
+        header, envs = lines[0], lines[1:]
+        assert header["viewer"] == label(viewer)
+        everything = g.get("/events", viewer, after=0, limit=10000)["events"]
+        assert envs == everything
+        assert header["setup"] == everything[0]["data"]["setup"]
+        assert_no_leak({k: v for k, v in header.items() if k != "digests"}, g.truth.at(1), g.truth.hidden(1, viewer),
+                       f"export header for {viewer}")
+        for env in envs:
+            check_envelope(env, g.truth, viewer, "export")
+        # a fresh websocket catching up from 0 sees exactly the same
+        with client.websocket_connect(g._ws_url(viewer)) as ws:
+            caught = []
+            while (msg := ws.receive_json())["kind"] != "caught_up":
+                caught.append(msg["event"])
+        assert caught == everything
+    # a seat (or spectator) cannot fork a hidden-information game; the umpire can
+    for viewer in VIEWERS:
+        r = client.post(f"/v1/games/{g.id}/fork", headers=auth(g.tokens[viewer]))
+        assert r.status_code == 403, (viewer, r.status_code, r.text)
+    r = client.post(f"/v1/games/{g.id}/fork", headers=auth(g.tokens["umpire"]))
+    assert r.status_code == 201, r.text
+    # the oracle is the umpire's truth: its fold matches the umpire's own view of the game
+    assert g.get("", "umpire")["state"] == json.loads(json.dumps(R.view(g.truth.at(seq), UMPIRE)))
+
+
+@pytest.mark.parametrize(("scenario", "seed"), [("frigate-screen", 1), ("frigate-screen", 2),
+                                                ("ambush", 1), ("ambush", 3)])
+def test_random_games_over_the_api_leak_nothing(client, scenario, seed):
+    rng = random.Random(f"{scenario}-{seed}")
+    with ExitStack() as stack:
+        g = AscGame(client, scenario, stack)
+        options = _check_reads(g, 0, full=True)
+        probed: set[tuple[int, str]] = set()
+        for step in range(1, 400):
+            state = g.truth.at(g.truth.last)
+            if state.over:
+                break
+            if (state.turn, state.phase) not in probed:
+                probed.add((state.turn, state.phase))
+                _probe_errors(g, rng)
+            acting = [s for s in SIDES if options[s]]
+            if not acting or rng.random() < 0.03:
+                actor, cmd = "umpire", {"type": "asc.force_phase"}
+            else:
+                actor = rng.choice(acting)
+                cmd = pick(rng, state, options[actor])
+            r = g.post(actor, cmd)
+            assert r.status_code == 201, (cmd, r.text)
+            g.sync()
+            if actor != "umpire":  # what the actor is told in the command response
+                for env in r.json()["events"]:
+                    check_envelope(env, g.truth, actor, f"step {step} command response")
+            options = _check_reads(g, step, full=step % FULL_READ_EVERY == 0)
+        assert g.truth.at(g.truth.last).over, "random game did not finish"
+        _finish_checks(g, client)
