@@ -84,43 +84,50 @@ def _check_reads(g: AscGame, step: int, full: bool) -> dict[str, list[dict]]:
 
 
 def _probe_errors(g: AscGame, rng: random.Random) -> None:
-    """A command naming a hidden vessel is rejected exactly like one naming no vessel at all."""
+    """A command naming a hidden vessel is rejected exactly like one naming no vessel at all.
+
+    Only commands that the current phase would get past the phase check are probed (elsewhere both are
+    rejected for the phase, which proves nothing)."""
     seq = g.truth.last
     state = g.truth.at(seq)
     if state.over:
         return
     for side in SIDES:
         hidden = sorted(g.truth.hidden(seq, side))
-        if not hidden:
-            continue
         mine = [v for v in state.specs if state.specs[v].side == side and not state.status[v].destroyed]
-        probes = rng.sample(hidden, min(2, len(hidden)))
-        for vid in probes:
-            shapes = [lambda p: {"type": "asc.move", "vessel": p, "path": ["F"]},
-                      lambda p: {"type": "asc.all_stop", "vessel": p, "facing": 0}]
-            if mine:
-                v = mine[0]
-                spec = state.specs[v]
-                shapes.append(lambda p, v=v: {"type": "asc.lock", "vessel": v, "target": p})
-                if spec.sensors:
-                    shapes.append(lambda p, v=v, s=spec.sensors[0].id: {"type": "asc.detect", "vessel": v,
-                                                                         "sensor": s, "target": p})
-                weapons = [t.id for t in spec.turrets] + [lnch.id for lnch in spec.launchers]
-                if weapons:
-                    shapes.append(lambda p, v=v, w=weapons[0]: {"type": "asc.fire", "vessel": v, "weapon": w,
-                                                                "target": p})
+        if not hidden or not mine:
+            continue
+        vid = rng.choice(hidden)
+        v = rng.choice(mine)
+        spec = state.specs[v]
+        weapons = [t.id for t in spec.turrets] + [lnch.id for lnch in spec.launchers]
+        shapes = []
+        if state.phase.endswith("movement"):
+            shapes += [lambda p: {"type": "asc.move", "vessel": p, "path": ["F"]},
+                       lambda p: {"type": "asc.all_stop", "vessel": p, "facing": 0}]
+        if state.phase == "sensors":
             shapes.append(lambda p: {"type": "asc.commit_sensors", "side": side,
                                      "vessels": [{"vessel": p, "active": True}]})
-            for shape in shapes:
-                bodies = []
-                for probe in (vid, NO_SUCH):
-                    r = g.post(side, shape(probe))
-                    assert r.status_code in (403, 422), (shape(probe), r.status_code, r.text)
-                    assert r.headers["content-type"] == "application/problem+json"
-                    body = r.json()
-                    bodies.append((r.status_code, json.dumps(body).replace(probe, "<probe>")))
-                    assert_no_leak(body, state, set(hidden), f"error for {shape(probe)}", allow=(probe,))
-                assert bodies[0] == bodies[1], f"a hidden id is rejected differently from an unknown one: {bodies}"
+        if state.phase in ("detection", "fire"):
+            shapes.append(lambda p: {"type": "asc.lock", "vessel": v, "target": p})
+        if state.phase == "detection" and spec.sensors:
+            s_id = rng.choice(spec.sensors).id
+            shapes.append(lambda p: {"type": "asc.detect", "vessel": v, "sensor": s_id, "target": p})
+        if state.phase == "fire" and weapons:
+            w = rng.choice(weapons)
+            shapes.append(lambda p: {"type": "asc.fire", "vessel": v, "weapon": w, "target": p})
+        if state.phase == "damage_control":
+            shapes.append(lambda p: {"type": "asc.repair", "vessel": p, "locations": ["drive"]})
+        for shape in shapes:
+            bodies = []
+            for probe in (vid, NO_SUCH):
+                r = g.post(side, shape(probe))
+                assert r.status_code in (403, 422), (shape(probe), r.status_code, r.text)
+                assert r.headers["content-type"] == "application/problem+json"
+                body = r.json()
+                bodies.append((r.status_code, json.dumps(body).replace(probe, "<probe>")))
+                assert_no_leak(body, state, set(hidden), f"error for {shape(probe)}", allow=(probe,))
+            assert bodies[0] == bodies[1], f"a hidden id is rejected differently from an unknown one: {bodies}"
     assert g.sync() == seq, "a probe was accepted"
 
 
