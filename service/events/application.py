@@ -36,6 +36,7 @@ from .errors import (
     MalformedCommand,
     Unauthorized,
     VersionConflict,
+    field_of,
 )
 from .head import MARKER_TYPES, GameHead, build_head, codec_for, decode_state, encode_state
 from .replay import Decoded, envelope_for
@@ -316,13 +317,13 @@ class GameService:
         try:
             request = msgspec.json.decode(body, type=CommandRequest)
         except msgspec.ValidationError as exc:
-            raise MalformedCommand(str(exc), field=_error_path(str(exc))) from None
+            raise MalformedCommand(str(exc), field=field_of(str(exc))) from None
         except msgspec.DecodeError as exc:
             raise MalformedCommand(f"the body is not valid JSON: {exc}", field="$") from None
         try:
             command = command_decoder(ruleset).decode(request.command)
         except msgspec.ValidationError as exc:
-            path = "$.command" + _error_path(str(exc))[1:]
+            path = "$.command" + field_of(str(exc))[1:]
             raise MalformedCommand(str(exc).replace("`$", "`$.command"), field=path) from None
         return request, command
 
@@ -438,11 +439,6 @@ class GameService:
 
 
 _frame_encoder = msgspec.json.Encoder()
-
-
-def _error_path(message: str) -> str:
-    """msgspec names the offending field as "... - at `$.a.b`"; "$" when it is the whole value."""
-    return message.rsplit("at `", 1)[-1].rstrip("`") if "at `" in message else "$"
 
 
 class _RowView:

@@ -51,3 +51,8 @@ class MalformedCommand(AppError):
 class InvalidRequest(AppError):
     status = 422
     title = "Invalid request"
+
+
+def field_of(message: str) -> str:
+    """msgspec names the offending field as "... - at `$.a.b`"; "$" when it is the whole value."""
+    return message.rsplit("at `", 1)[-1].rstrip("`") if "at `" in message else "$"

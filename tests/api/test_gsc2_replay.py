@@ -21,16 +21,29 @@ RULE_ID = re.compile(r"^GSC2-[A-Z]+-\d+$")
 FIRE = ("gsc2.fire",)  # always shoot when a battery bears: the turns then have rolls to dispute
 
 
+async def _reach(api, seed: int, until, ok, attempts: int = 6) -> tuple[dict, Played]:
+    """Play duels (through /options) until ``until(summary, played)``; keep the first where ``ok(summary)``.
+
+    Dice come from fresh secret seeds, so a duel is not repeatable: now and then a ship dies early. A new
+    game is then played (the odds that six in a row miss are negligible), so the tests do not flicker.
+    """
+    summary: dict = {}
+    for attempt in range(attempts):
+        game = await new_gsc2_game(api)
+        played = Played()
+        await start(api, game, played)
+        await play(api, game, random.Random(seed + attempt), until=lambda s, p=played: until(s, p), played=played,
+                   eager=FIRE)
+        summary = await view(api, game)
+        if ok(summary):
+            return game, played
+    raise AssertionError(f"no duel reached the wanted point in {attempts} games: {summary['state']['result']}")
+
+
 async def _two_turns(api, seed: int = 1) -> tuple[dict, Played]:
-    """A duel played (through /options) until turn 3 begins: the seeds of turns 1 and 2 are revealed."""
-    game = await new_gsc2_game(api)
-    played = Played()
-    await start(api, game, played)
-    await play(api, game, random.Random(seed), until=lambda s: s["turn"] >= 3 or s["over"], played=played,
-               eager=FIRE)
-    summary = await view(api, game)
-    assert summary["turn"] == 3 and not summary["over"], summary["state"]["result"]
-    return game, played
+    """A duel played until turn 3 begins: the seeds of turns 1 and 2 are revealed, the game goes on."""
+    return await _reach(api, seed, until=lambda s, _p: s["turn"] >= 3 or s["over"],
+                        ok=lambda s: s["turn"] == 3 and not s["over"])
 
 
 async def _export(api, game, token: str | None) -> bytes:
@@ -67,9 +80,8 @@ async def test_turn_replay_explains_every_roll(api):
             assert {s["id"]: s["hull"] for s in replay["before"]["ships"]} == {"hood": 24, "bismarck": 26}
         # every event of the turn, in order (the turn's seed is revealed by the command that opens the next
         # turn, after that turn's first events: those belong to the next turn and are left out)
-        everything = (await api.get(f"/v1/games/{gid}/events", params={"after": replay["from_seq"] - 1,
-                                                                       "limit": replay["to_seq"] - replay["from_seq"] + 1})
-                      ).json()["events"]
+        span = {"after": replay["from_seq"] - 1, "limit": replay["to_seq"] - replay["from_seq"] + 1}
+        everything = (await api.get(f"/v1/games/{gid}/events", params=span)).json()["events"]
         seqs = [step["event"]["seq"] for step in replay["events"]]
         assert seqs == [e["seq"] for e in everything if e["turn"] == turn]
         assert seqs[0] == replay["from_seq"] and seqs[-1] == replay["to_seq"]
@@ -158,15 +170,11 @@ async def test_export_import_round_trip(api, tmp_path):
 
 
 async def test_rewind_to_a_turn_replays_the_same_dice(api):
-    game = await new_gsc2_game(api)
-    played = Played()
-    await start(api, game, played)
+    def mid_turn_two(summary: dict, played: Played) -> bool:  # stop once turn 2's batteries have rolled
+        return summary["over"] or summary["turn"] >= 3 or (summary["turn"] == 2 and any(
+            e["type"] == "gsc2.beam_fired" and e["turn"] == 2 for e in played.bodies[-1]["events"]))
 
-    def mid_turn_two(summary: dict) -> bool:  # stop once turn 2's batteries have rolled
-        fired = any(e["type"] == "gsc2.beam_fired" and e["turn"] == 2 for e in played.bodies[-1]["events"])
-        return summary["over"] or summary["turn"] >= 3 or (summary["turn"] == 2 and fired)
-
-    await play(api, game, random.Random(5), until=mid_turn_two, played=played, eager=FIRE)
+    game, played = await _reach(api, 5, until=mid_turn_two, ok=lambda s: s["turn"] == 2 and not s["over"])
     live = await view(api, game, game["umpire_token"])
     assert live["turn"] == 2 and not live["over"], (live["turn"], live["state"]["result"])
     umpire = game["umpire_token"]
@@ -217,8 +225,9 @@ async def test_a_seat_may_fork_a_gsc2_game(api):
     created = (await api.get(f"/v1/games/{fork['game_id']}/events")).json()["events"][0]
     assert created["data"]["forked_from"] == game["game_id"] and created["data"]["forked_at"] == at
     # play on in the fork; the original does not move
-    await play(api, fork, random.Random(3), until=lambda s: s["version"] >= forked["version"] + 10, eager=FIRE)
-    assert await version(api, fork) >= forked["version"] + 10
+    await play(api, fork, random.Random(3), until=lambda s: s["version"] >= forked["version"] + 10 or s["over"],
+               eager=FIRE)
+    assert await version(api, fork) > forked["version"]
     after = await view(api, game, game["umpire_token"])
     assert after["version"] == before["version"] and after["state"] == before["state"]
     assert (await view(api, game, at=at))["state"] == original_at["state"]

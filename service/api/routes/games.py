@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query, Request
 
 from service.events.errors import InvalidRequest
 
+from ..bodies import created_body, decode_body
 from ..deps import ReaderDep, ServiceDep, ViewerDep, bearer
 from ..jsonresponse import MsgspecResponse
 
@@ -21,17 +22,6 @@ class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
     options: dict[str, Any] = {}
 
 
-def _create_body(raw: bytes) -> CreateGame:
-    try:
-        return msgspec.json.decode(raw, type=CreateGame)
-    except msgspec.ValidationError as exc:
-        message = str(exc)
-        field = message.rsplit("at `", 1)[-1].rstrip("`") if "at `" in message else "$"
-        raise InvalidRequest(message, field=field) from None
-    except msgspec.DecodeError as exc:
-        raise InvalidRequest(f"the body is not valid JSON: {exc}", field="$") from None
-
-
 @router.post(
     "",
     status_code=201,
@@ -41,22 +31,9 @@ def _create_body(raw: bytes) -> CreateGame:
         "schema": {"$ref": "#/components/schemas/CreateGame"}}}}},
 )
 async def create_game(request: Request, service: ServiceDep) -> MsgspecResponse:
-    body = _create_body(await request.body())
+    body = decode_body(await request.body(), CreateGame)
     created = await service.create_game(body.ruleset, body.scenario, body.options)
-    base = f"/v1/games/{created.game_id}"
-    return MsgspecResponse(
-        {
-            "game_id": created.game_id,
-            "ruleset": created.ruleset,
-            "ruleset_version": created.ruleset_version,
-            "seats": created.seat_tokens,
-            "umpire_token": created.umpire_token,
-            "dice_commitment": created.commitment,
-            "version": created.version,
-            "links": {"self": base, "stream": f"{base}/stream", "spectate": f"/?game={created.game_id}"},
-        },
-        status_code=201,
-    )
+    return MsgspecResponse(created_body(created), status_code=201)
 
 
 @router.get("/{game_id}", response_class=MsgspecResponse, summary="The caller's view of the game, now or at a seq")

@@ -8,10 +8,10 @@ import msgspec
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
-from service.events.application import CreatedGame, rewind
-from service.events.errors import InvalidRequest
+from service.events.application import rewind
 from service.events.portability import export_game, fork_game, import_game
 
+from ..bodies import created_body, decode_body
 from ..deps import ServiceDep, ViewerDep
 from ..jsonresponse import MsgspecResponse
 
@@ -25,26 +25,10 @@ class RewindRequest(msgspec.Struct, forbid_unknown_fields=True):
     reason: str = ""
 
 
-def created_body(created: CreatedGame, **extra: object) -> dict[str, object]:
-    return {
-        "game_id": created.game_id,
-        "ruleset": created.ruleset,
-        "ruleset_version": created.ruleset_version,
-        "seats": created.seat_tokens,
-        "umpire_token": created.umpire_token,
-        "dice_commitment": created.commitment,
-        "version": created.version,
-        **extra,
-    }
-
-
 @router.post("/{game_id}/rewind", status_code=201, response_class=MsgspecResponse,
              summary="Umpire: rewind to a seq or to the start of a turn/phase (superseded events are kept)")
 async def post_rewind(game_id: str, request: Request, viewer: ViewerDep, service: ServiceDep) -> MsgspecResponse:
-    try:
-        body = msgspec.json.decode(await request.body() or b"{}", type=RewindRequest)
-    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        raise InvalidRequest(str(exc), field="$") from None
+    body = decode_body(await request.body() or b"{}", RewindRequest)
     result = await rewind(service, game_id, viewer, body.to_seq, body.turn, body.phase, body.reason)
     return MsgspecResponse(result.body, status_code=result.status)
 

@@ -63,7 +63,12 @@ def redact(event: Event, viewer: Viewer, state: State) -> Event | None:
         if obs == event.side:
             if event.target is not None and visible(state, obs, event.target):
                 return event
-            return replace(event, target=ref(state, obs, event.target), rolls=_strip(event.rolls, ("ASC-DET-4",)))
+            shown_target = ref(state, obs, event.target)
+            rolls = _strip(event.rolls, ("ASC-DET-4",))
+            if shown_target is None:
+                # a failed hex scan on a hidden non-bogey reads exactly like a scan of an empty hex
+                rolls = tuple(replace(r, outcome="nothing found") if r.rule == "ASC-DET-3" else r for r in rolls)
+            return replace(event, target=shown_target, rolls=rolls)
         if not event.success:
             return None  # ruling ASC-R-3: only the searching side learns of a failed attempt
         shown = visible(state, obs, event.vessel)
