@@ -20,6 +20,7 @@ class Subscription:
         self.game_id = game_id
         self.maxsize = maxsize
         self.overflowed = False
+        self.closed = False  # the client went away: stop waiting at once
         self._items: deque[Item] = deque()
         self._ready = asyncio.Event()
 
@@ -30,15 +31,19 @@ class Subscription:
             self._items.append(item)
         self._ready.set()
 
+    def close(self) -> None:
+        self.closed = True
+        self._ready.set()
+
     async def next(self, timeout: float) -> Item | None:
         """The next item, or None on timeout (time for a heartbeat) or overflow (check ``overflowed``)."""
-        if not self._items and not self.overflowed:
+        if not self._items and not self.overflowed and not self.closed:
             self._ready.clear()
             try:
                 await asyncio.wait_for(self._ready.wait(), timeout)
             except TimeoutError:
                 return None
-        if self.overflowed or not self._items:
+        if self.overflowed or self.closed or not self._items:
             return None
         return self._items.popleft()
 

@@ -66,11 +66,25 @@ async def stream(ws: WebSocket, game_id: str, after: int = 0, token: str | None 
     settings = app.state.settings
     sub = broadcaster.subscribe(game_id, settings.ws_queue_size)  # before catch-up: nothing falls between
     s = _Stream(ws, viewer, max(0, after))
+
+    async def watch_client() -> None:
+        """Clients only ever close; noticing it at once frees the connection (and a server shutdown)."""
+        try:
+            while (await ws.receive())["type"] != "websocket.disconnect":
+                pass
+        except RuntimeError:
+            pass
+        finally:
+            sub.close()
+
+    watcher = asyncio.create_task(watch_client())
     try:
         await s.catch_up(game_id)
         await s.send(_encode({"kind": "caught_up", "seq": s.last}).decode())
         while True:
             item = await sub.next(settings.heartbeat_seconds)
+            if sub.closed:
+                return
             if sub.overflowed:
                 await ws.close(code=RESUME_CODE, reason=f"slow consumer; resume after={s.last}")
                 return
@@ -90,4 +104,5 @@ async def stream(ws: WebSocket, game_id: str, after: int = 0, token: str | None 
     except (WebSocketDisconnect, TimeoutError, RuntimeError):
         return
     finally:
+        watcher.cancel()
         broadcaster.unsubscribe(sub)
