@@ -140,3 +140,34 @@ def test_frames_are_encoded_once_per_audience(client):
     [(seq, frames)] = published
     assert seq == 3 and set(frames) == {"umpire", "spectator", "seat:red", "seat:blue"}
     assert json.loads(frames["spectator"])["event"]["seq"] == 3
+
+
+def test_commands_over_the_socket_share_the_decide_path(client):
+    game = _game(client)
+    token = game["seats"]["red"]
+    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream?token={token}") as ws:
+        _events_until_caught_up(ws)
+        ws.send_json({"kind": "command", "ref": "r1", "command": SHOOT})
+        seen_result = seen_event = False
+        while not (seen_result and seen_event):
+            msg = ws.receive_json()
+            if msg["kind"] == "result":
+                assert msg["ref"] == "r1" and msg["version"] == 3 and msg["events"][0]["type"] == "tiny.shot"
+                seen_result = True
+            elif msg["kind"] == "event":
+                assert msg["event"]["seq"] == 3
+                seen_event = True
+        ws.send_json({"kind": "command", "ref": "r2", "command": {"type": "tiny.shoot", "shooter": "blue",
+                                                                  "target": "red"}})
+        msg = ws.receive_json()
+        assert msg == {"kind": "error", "ref": "r2", "status": 403, "title": "Rule violation",
+                       "detail": "seat red cannot act for blue", "rule": "TINY-SEAT"}
+        ws.send_json({"kind": "command", "ref": "r3", "command": {"type": "tiny.shoot", "shooter": 1}})
+        msg = ws.receive_json()
+        assert msg["kind"] == "error" and msg["status"] == 422 and msg["field"] == "$.command.shooter"
+    spectator_game = client.get(f"/v1/games/{game['game_id']}").json()
+    assert spectator_game["version"] == 3  # the rejected ones appended nothing
+    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream") as ws:
+        _events_until_caught_up(ws)
+        ws.send_json({"kind": "command", "command": SHOOT})
+        assert ws.receive_json()["status"] == 403  # a spectator cannot command here either

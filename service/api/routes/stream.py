@@ -1,7 +1,8 @@
 """WS /v1/games/{id}/stream: catch-up from ?after=SEQ, then live envelopes for the caller's view.
 
 Messages: {"kind":"event","event":ENVELOPE}, {"kind":"caught_up","seq":N}, {"kind":"ping"},
-{"kind":"error",...}. A client too slow for its bounded queue is closed with code 1013 and a reason
+{"kind":"error",...}. A client may also send commands ({"kind":"command",...}) and gets a "result" or
+an "error". A client too slow for its bounded queue is closed with code 1013 and a reason
 "resume after=N"; reconnecting with that ``after`` loses and repeats nothing.
 """
 
@@ -12,9 +13,9 @@ import asyncio
 import msgspec
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
-from service.domain.core import Viewer
-from service.events.application import audience_key
-from service.events.errors import AppError
+from service.domain.core import RuleViolation, Viewer
+from service.events.application import GameService, audience_key
+from service.events.errors import AppError, InvalidRequest, field_of
 
 from ..deps import bearer
 
@@ -50,6 +51,40 @@ class _Stream:
             self.last = page_end
 
 
+class _SocketCommand(msgspec.Struct, forbid_unknown_fields=True):
+    kind: str
+    command: msgspec.Raw
+    ref: str | None = None
+    salt: str = ""
+    idempotency_key: str | None = None
+    expected_version: int | None = None
+
+
+async def _command(service: GameService, game_id: str, viewer: Viewer, text: str) -> str:
+    """{"kind":"command","command":{...},"ref":"r1"} → {"kind":"result","ref":"r1","version":N,"events":[…]}
+    or {"kind":"error","ref":"r1",problem…}: the same decide path and errors as POST /commands."""
+    ref = None
+    try:
+        request = msgspec.json.decode(text, type=_SocketCommand)
+        ref = request.ref
+        if request.kind != "command":
+            raise InvalidRequest(f"unknown message kind {request.kind!r}", field="kind")
+        body = b'{"command":' + bytes(request.command) + b',"salt":' + msgspec.json.encode(request.salt) + b"}"
+        result = await service.handle_command(game_id, viewer, body, request.idempotency_key,
+                                              request.expected_version)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        return _encode({"kind": "error", "ref": ref, "status": 422, "title": "Malformed message",
+                        "detail": str(exc), "field": field_of(str(exc))}).decode()
+    except RuleViolation as exc:
+        return _encode({"kind": "error", "ref": ref, "status": exc.status, "title": "Rule violation",
+                        "detail": exc.detail, "rule": exc.rule}).decode()
+    except AppError as exc:
+        return _encode({"kind": "error", "ref": ref, "status": exc.status, "title": exc.title,
+                        "detail": exc.detail, "field": exc.field}).decode()
+    answer = msgspec.json.decode(result.body)
+    return _encode({"kind": "result", "ref": ref, **answer}).decode()
+
+
 @router.websocket("/v1/games/{game_id}/stream")
 async def stream(ws: WebSocket, game_id: str, after: int = 0, token: str | None = None) -> None:
     app = ws.app
@@ -68,11 +103,15 @@ async def stream(ws: WebSocket, game_id: str, after: int = 0, token: str | None 
     s = _Stream(ws, viewer, max(0, after))
 
     async def watch_client() -> None:
-        """Clients only ever close; noticing it at once frees the connection (and a server shutdown)."""
+        """Reads what the client sends: commands (answered on this socket) and, at once, its close."""
         try:
-            while (await ws.receive())["type"] != "websocket.disconnect":
-                pass
-        except RuntimeError:
+            while True:
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    return
+                if message.get("text"):
+                    await s.send(await _command(app.state.service, game_id, viewer, message["text"]))
+        except (RuntimeError, TimeoutError, WebSocketDisconnect):
             pass
         finally:
             sub.close()
