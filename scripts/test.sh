@@ -3,4 +3,5 @@
 source "$(dirname "$0")/_env.sh"
 source scripts/_browser.sh
 ruff check service tests clients bench
+mypy
 exec python -m pytest -q "$@"

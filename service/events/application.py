@@ -8,7 +8,7 @@ import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Union
 
 import msgspec
 
@@ -43,7 +43,7 @@ from .replay import Decoded, envelope_for
 from .store import Conflict, SqlEventStore, WriteBatch
 
 # (game id, [(seq, {audience: frame bytes or None})]) -> published to live streams
-Publisher = Callable[[str, list[tuple[int, dict[str, bytes | None]]]], Awaitable[None]]
+Publisher = Callable[[str, list[tuple[int, dict[str, bytes | None] | None]]], Awaitable[None]]
 
 
 @dataclass
@@ -98,11 +98,8 @@ _decoders: dict[str, msgspec.json.Decoder[Any]] = {}
 def command_decoder(ruleset: Ruleset) -> msgspec.json.Decoder[Any]:
     decoder = _decoders.get(ruleset.name)
     if decoder is None:
-        union = ruleset.command_types[0] if len(ruleset.command_types) == 1 else Any
-        if len(ruleset.command_types) > 1:
-            from typing import Union
-
-            union = Union[tuple(ruleset.command_types)]  # noqa: UP007 - built at run time
+        types = tuple(ruleset.command_types)
+        union: Any = types[0] if len(types) == 1 else Union[types]  # noqa: UP007 - built at run time
         decoder = _decoders[ruleset.name] = msgspec.json.Decoder(union)
     return decoder
 
@@ -335,7 +332,7 @@ class GameService:
         salt: str,
         idempotency_key: str | None,
         request_hash: str,
-    ) -> tuple[CommandResult, list[tuple[int, dict[str, bytes | None]]]]:
+    ) -> tuple[CommandResult, list[tuple[int, dict[str, bytes | None] | None]]]:
         ruleset = head.ruleset
         seed = await self._seed(head, head.dice_turn)
         dice = Dice(seed, head.game_id, head.effective + 1, salt)
@@ -424,9 +421,9 @@ class GameService:
 
     def _frames(
         self, head: GameHead, decoded: list[tuple[Decoded, Any]]
-    ) -> list[tuple[int, dict[str, bytes | None]]]:
+    ) -> list[tuple[int, dict[str, bytes | None] | None]]:
         """Each new event encoded once per audience (not once per connection)."""
-        out = []
+        out: list[tuple[int, dict[str, bytes | None] | None]] = []
         viewers = audiences(head)
         for d, after in decoded:
             per: dict[str, bytes | None] = {}

@@ -37,7 +37,7 @@ class Envelope(msgspec.Struct, frozen=True, omit_defaults=True):
 # --- service events: they frame the ruleset's log and never reach a ruleset's evolve -------------
 
 
-class GameCreated(Event, tag="game.created"):
+class GameCreated(Event, frozen=True, tag="game.created"):
     ruleset: str
     ruleset_version: str
     scenario_name: str | None
@@ -47,21 +47,21 @@ class GameCreated(Event, tag="game.created"):
     forked_at: int | None = None
 
 
-class DiceCommitted(Event, tag="dice.committed"):
+class DiceCommitted(Event, frozen=True, tag="dice.committed"):
     """The hash of the turn's secret seed, public before any command of that turn."""
 
     turn: int
     commitment: str
 
 
-class DiceRevealed(Event, tag="dice.revealed"):
+class DiceRevealed(Event, frozen=True, tag="dice.revealed"):
     """The turn's seed, once the turn is over: every roll of that turn can now be recomputed."""
 
     turn: int
     seed: str
 
 
-class GameRewound(Event, tag="game.rewound"):
+class GameRewound(Event, frozen=True, tag="game.rewound"):
     """An umpire rewind: events after ``to_seq`` (up to this one) are superseded, kept, and skipped."""
 
     to_seq: int

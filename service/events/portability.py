@@ -43,6 +43,7 @@ async def export_game(service: GameService, game_id: str, viewer: Viewer) -> byt
     reader = GameReader(service)
     head = await service.head(game_id)
     game_row = await service.store.game(game_id)
+    assert game_row is not None  # service.head found the game
     envelopes = await reader.events(game_id, viewer, after=0, upto=head.seq)
     setup = msgspec.json.decode(game_row.setup)
     header = BattleHeader(

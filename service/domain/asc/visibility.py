@@ -128,7 +128,8 @@ def _redact_shot(event: ShotResolved, obs: str, state: State) -> Event | None:
         changes["screen_after"] = None
     if obs != firer_side and not visible(state, obs, event.vessel):
         rolls = _strip(rolls, drop_rules=("ASC-FIRE-5", "ASC-FIRE-4"))
-        changes["weapon"] = None
+        # no stats of an unseen firer: which weapon, that it is a submunition launcher or a det missile
+        changes.update(weapon=None, launcher_turn=None, firer_destroyed=False)
     firer, target = ref(state, obs, event.vessel), ref(state, obs, event.target)
     if not visible(state, obs, event.target):
         changes.update(strikes=(), screen_after=None)
