@@ -3,6 +3,8 @@
 import { svg, clear, sideColor } from "./dom.js";
 
 const SQ3 = Math.sqrt(3);
+// service/domain/core/hexgrid.py DIRECTIONS: the axial step through hexside k (0 = N, clockwise)
+const DIRS = [[0, -1], [1, -1], [1, 0], [0, 1], [-1, 1], [-1, 0]];
 
 export function hexCenter(q, r) { return [1.5 * q, SQ3 * (r + q / 2)]; }
 
@@ -19,6 +21,18 @@ function corners(cx, cy, size = 1) {
     pts.push(`${(cx + size * Math.cos(a)).toFixed(3)},${(cy + size * Math.sin(a)).toFixed(3)}`);
   }
   return pts.join(" ");
+}
+
+// Where an asc.move path (F = forward, L/R = one hexside anticlockwise/clockwise) ends, and facing.
+export function pathEnd(hex, facing, path) {
+  let [q, r] = hex;
+  let f = ((facing % 6) + 6) % 6;
+  for (const step of path || []) {
+    if (step === "F") { q += DIRS[f][0]; r += DIRS[f][1]; }
+    else if (step === "L") f = (f + 5) % 6;
+    else if (step === "R") f = (f + 1) % 6;
+  }
+  return { hex: [q, r], facing: f };
 }
 
 // Every object in the view (one or two levels deep) that stands on a hex.
@@ -51,14 +65,23 @@ export function renderHex(root, view, ctx) {
   const ext = 1.5 * radius + 1.5;
   const exty = SQ3 * (radius + 0.5) + 0.5;
   root.setAttribute("viewBox", `${-ext} ${-exty} ${2 * ext} ${2 * exty}`);
-  const sides = view.sides || Object.keys(view.side_names || {});
+  // the ASC view has sides as {advantaged: {...}, disadvantaged: {...}}; older shapes a list or side_names
+  const sides = Array.isArray(view.sides) ? view.sides : Object.keys(view.sides || view.side_names || {});
 
   const grid = svg("g", { class: "hexgrid" });
   const planetSet = new Set(planets.map(([q, r]) => `${q},${r}`));
   const moveTargets = new Map();
+  const selectedItem = items.find((it) => it.id === ctx.selected && it.bogey == null);
   for (const o of ctx.options || []) {
-    const h = asHex(o.hex) || asHex(o.to);
-    if (h && (!o.vessel || o.vessel === ctx.selected)) moveTargets.set(`${h[0]},${h[1]}`, o);
+    let h = asHex(o.hex) || asHex(o.to);
+    // asc.move carries a path, not a destination: trace it from the selected vessel (options come
+    // shortest first, so the first path to reach a hex is the one a click sends)
+    if (!h && Array.isArray(o.path) && selectedItem && o.vessel === ctx.selected) {
+      const end = pathEnd(selectedItem._hex, typeof selectedItem.facing === "number" ? selectedItem.facing : 0, o.path);
+      if (end.hex[0] !== selectedItem._hex[0] || end.hex[1] !== selectedItem._hex[1]) h = end.hex;
+    }
+    const key = h && `${h[0]},${h[1]}`;
+    if (h && (!o.vessel || o.vessel === ctx.selected) && !moveTargets.has(key)) moveTargets.set(key, o);
   }
   for (let q = -radius; q <= radius; q++) {
     for (let r = Math.max(-radius, -q - radius); r <= Math.min(radius, -q + radius); r++) {
@@ -75,9 +98,22 @@ export function renderHex(root, view, ctx) {
   }
   root.append(grid);
 
+  // several pieces in one hex (stacks, a bogey sharing a hex with a vessel) are fanned out, not overdrawn
+  const perHex = new Map();
+  for (const it of items) {
+    const key = `${it._hex[0]},${it._hex[1]}`;
+    perHex.set(key, [...(perHex.get(key) || []), it]);
+  }
   const layer = svg("g", { class: "ships" });
   for (const it of items) {
-    const [cx, cy] = hexCenter(...it._hex);
+    let [cx, cy] = hexCenter(...it._hex);
+    const stack = perHex.get(`${it._hex[0]},${it._hex[1]}`);
+    const scale = stack.length > 1 ? 0.55 : 1;
+    if (stack.length > 1) {
+      const a = (2 * Math.PI * stack.indexOf(it)) / stack.length - Math.PI / 2;
+      cx += 0.42 * Math.cos(a);
+      cy += 0.42 * Math.sin(a);
+    }
     const isBogey = it.bogey != null || it._group === "bogeys";
     const color = isBogey ? "#9aa4b2" : sideColor(it.side, sides);
     const selected = it.id === ctx.selected;
@@ -85,7 +121,7 @@ export function renderHex(root, view, ctx) {
       class: `ship hex-piece${isBogey ? " bogey" : ""}${it.destroyed ? " destroyed" : ""}${selected ? " selected" : ""}`,
       role: "button", tabindex: 0,
       dataset: { id: it.id, side: it.side || "", q: it._hex[0], r: it._hex[1] },
-      transform: `translate(${cx} ${cy})`,
+      transform: `translate(${cx} ${cy})${scale !== 1 ? ` scale(${scale})` : ""}`,
       onclick: (e) => { e.stopPropagation(); ctx.onSelect(it.id); },
     }, svg("title", {}, `${it.name || it.id}${it.side ? ` (${it.side})` : ""} at ${it._hex.join(",")}`),
     svg("circle", { class: "halo", r: 0.85 }));

@@ -113,7 +113,7 @@ def check_envelope(env: dict[str, Any], truth: Truth, viewer: str, where: str) -
     state = truth.at(seq)
     hidden = truth.hidden(seq, viewer)
     assert_no_leak(env, state, hidden, f"{where} seq {seq} {env['type']} for {viewer}")
-    t, d = env["type"], env["data"]
+    t, d, rolls = env["type"], env["data"], env.get("rolls", [])
     own = viewer if viewer in SIDES else None
     if t == "game.created":
         setup = d.get("setup")
@@ -127,7 +127,7 @@ def check_envelope(env: dict[str, Any], truth: Truth, viewer: str, where: str) -
     elif t == "asc.sensors_revealed":
         for e in d.get("entries") or []:
             if state.specs[e["vessel"]].side != own:
-                assert e.get("screen") is None and e.get("active"), f"{where}: enemy screen setting / passive entry: {e}"
+                assert e.get("screen") is None and e.get("active"), f"{where}: enemy screen / passive entry: {e}"
     elif t == "asc.moved":
         if _is_token(d.get("vessel")):
             assert d.get("facing") is None and d.get("path") is None, f"{where}: facing/path of a bogey: {d}"
@@ -135,7 +135,7 @@ def check_envelope(env: dict[str, Any], truth: Truth, viewer: str, where: str) -
         assert not _is_token(d.get("vessel")), f"{where}: All Stop of a bogey shown: {d}"
     elif t == "asc.detection_attempted":
         if d.get("vessel") is None or _is_token(d.get("vessel")):
-            assert d.get("sensor") is None and not d.get("rating") and env.get("rolls", []) == [], f"{where}: hidden detector: {env}"
+            assert d.get("sensor") is None and not d.get("rating") and not rolls, f"{where}: hidden detector: {env}"
         if d.get("side") != own:
             assert d.get("success", False), f"{where}: another side's failed detection attempt shown"
     elif t == "asc.lock_taken":
@@ -144,13 +144,14 @@ def check_envelope(env: dict[str, Any], truth: Truth, viewer: str, where: str) -
     elif t == "asc.shot_resolved":
         if d.get("vessel") is None or _is_token(d.get("vessel")):
             assert d.get("weapon") is None, f"{where}: hidden firer's weapon: {d}"
-            assert not any(r["rule"].startswith("ASC-FIRE-5") or r["rule"] == "ASC-FIRE-4" for r in env.get("rolls", []))
+            assert d.get("launcher_turn") is None and not d.get("firer_destroyed"), f"{where}: hidden firer: {d}"
+            assert not any(r["rule"] in ("ASC-FIRE-5", "ASC-FIRE-4") for r in rolls), f"{where}: {rolls}"
         if d.get("target") is None or _is_token(d.get("target")):
-            assert not d.get("strikes") and env.get("rolls", []) == [] and d.get("screen_after") is None, f"{where}: {env}"
+            assert not d.get("strikes") and not rolls and d.get("screen_after") is None, f"{where}: {env}"
         target_side = state.specs[d.get("target")].side if d.get("target") in state.specs else None
         if target_side != own:
             assert d.get("screen_after") is None, f"{where}: enemy screen rating shown: {d}"
-            assert all(r.get("target") is None for r in env.get("rolls", []) if r["rule"].startswith("ASC-SCR")), env.get("rolls", [])
+            assert all(r.get("target") is None for r in rolls if r["rule"].startswith("ASC-SCR")), (where, rolls)
     elif t in ("asc.damage_taken", "asc.backup_took_over", "asc.repairs_rolled", "asc.continuing_damage"):
         assert d.get("vessel") in state.specs and d.get("vessel") not in hidden
         if state.specs[d.get("vessel")].side != own:

@@ -122,7 +122,8 @@ def _tta_scenario() -> dict[str, Any]:
     def ship(vid: str, side: str, hex_: list[int], **extra: Any) -> dict[str, Any]:
         return {"id": vid, "name": vid.upper(), "side": side, "kind": "starship", "hex": hex_, "facing": 0,
                 "warp_efficiency": 1.0, "manoeuvre": "C", "active_signature": 3, "passive_signature": 2,
-                "sensors": [{"id": "act", "type": "active", "rating": 5}, {"id": "pas", "type": "passive", "rating": 4}],
+                "sensors": [{"id": "act", "type": "active", "rating": 5},
+                            {"id": "pas", "type": "passive", "rating": 4}],
                 "ttas": 1, "hull": 10, "power_plant": 5, "crew_quality": 0, **extra}
 
     guns = [{"id": g, "type": "normal", "arcs": [5, 0, 1], "weapon": "laser", "weapon_type": "laser",
@@ -228,12 +229,12 @@ async def test_turn_replay_never_shows_more_than_the_live_view(api):
 async def test_umpire_export_verifies_and_imports_to_the_same_state(api, tmp_path):
     game = await _game(api, "ambush")
     await _quiet_commit(api, game)
+    await _ok(api, game, "disadvantaged", {"type": "asc.detect", "vessel": "cnv-vigilant", "sensor": "pas",
+                                           "hex": [1, 1]})
     opts = (await api.get(f"/v1/games/{game['game_id']}/options",
                           headers=bearer(game["seats"]["disadvantaged"]))).json()["commands"]
-    for cmd in [o for o in opts if o["type"] == "asc.detect"][:2]:  # dice to verify
+    for cmd in [o for o in opts if o["type"] == "asc.detect"][:1]:  # more dice to verify
         await _ok(api, game, "disadvantaged", cmd)
-    await _ok(api, game, "disadvantaged", {"type": "asc.detect", "vessel": "cnv-vigilant", "sensor": "act"
-                                           if False else "pas", "hex": [1, 1]})
     await _to_phase(api, game, "sensors", turn=3)
     r = await api.get(f"/v1/games/{game['game_id']}/export", headers=bearer(game["umpire_token"]))
     assert r.status_code == 200
@@ -253,7 +254,6 @@ async def test_umpire_export_verifies_and_imports_to_the_same_state(api, tmp_pat
     assert a == b
     # a seat's export of the same game is redacted: the raiders' buoy never appears in the convoy's file
     r = await api.get(f"/v1/games/{game['game_id']}/export", headers=bearer(game["seats"]["disadvantaged"]))
-    assert "rdr-ear" not in r.text and "Listening buoy Ear" not in r.text
     assert_no_leak(r.text, _state_for_names(), {"rdr-ear", "rdr-sabre", "rdr-lance"} - _visible_ids(r.text),
                    "seat export")
 

@@ -104,32 +104,30 @@ def _probe_errors(g: AscGame, rng: random.Random) -> None:
         v = rng.choice(mine)
         spec = state.specs[v]
         weapons = [t.id for t in spec.turrets] + [lnch.id for lnch in spec.launchers]
-        shapes = []
+        shapes: list[dict] = []  # "?" stands for the probed name
         if state.phase.endswith("movement"):
-            shapes += [lambda p: {"type": "asc.move", "vessel": p, "path": ["F"]},
-                       lambda p: {"type": "asc.all_stop", "vessel": p, "facing": 0}]
+            shapes += [{"type": "asc.move", "vessel": "?", "path": ["F"]},
+                       {"type": "asc.all_stop", "vessel": "?", "facing": 0}]
         if state.phase == "sensors":
-            shapes.append(lambda p: {"type": "asc.commit_sensors", "side": side,
-                                     "vessels": [{"vessel": p, "active": True}]})
+            shapes.append({"type": "asc.commit_sensors", "side": side, "vessels": [{"vessel": "?", "active": True}]})
         if state.phase in ("detection", "fire"):
-            shapes.append(lambda p: {"type": "asc.lock", "vessel": v, "target": p})
+            shapes.append({"type": "asc.lock", "vessel": v, "target": "?"})
         if state.phase == "detection" and spec.sensors:
-            s_id = rng.choice(spec.sensors).id
-            shapes.append(lambda p: {"type": "asc.detect", "vessel": v, "sensor": s_id, "target": p})
+            shapes.append({"type": "asc.detect", "vessel": v, "sensor": rng.choice(spec.sensors).id, "target": "?"})
         if state.phase == "fire" and weapons:
-            w = rng.choice(weapons)
-            shapes.append(lambda p: {"type": "asc.fire", "vessel": v, "weapon": w, "target": p})
+            shapes.append({"type": "asc.fire", "vessel": v, "weapon": rng.choice(weapons), "target": "?"})
         if state.phase == "damage_control":
-            shapes.append(lambda p: {"type": "asc.repair", "vessel": p, "locations": ["drive"]})
+            shapes.append({"type": "asc.repair", "vessel": "?", "locations": ["drive"]})
         for shape in shapes:
             bodies = []
             for probe in (vid, NO_SUCH):
-                r = g.post(side, shape(probe))
-                assert r.status_code in (403, 422), (shape(probe), r.status_code, r.text)
+                cmd = json.loads(json.dumps(shape).replace('"?"', json.dumps(probe)))
+                r = g.post(side, cmd)
+                assert r.status_code in (403, 422), (cmd, r.status_code, r.text)
                 assert r.headers["content-type"] == "application/problem+json"
                 body = r.json()
                 bodies.append((r.status_code, json.dumps(body).replace(probe, "<probe>")))
-                assert_no_leak(body, state, set(hidden), f"error for {shape(probe)}", allow=(probe,))
+                assert_no_leak(body, state, set(hidden), f"error for {cmd}", allow=(probe,))
             assert bodies[0] == bodies[1], f"a hidden id is rejected differently from an unknown one: {bodies}"
     assert g.sync() == seq, "a probe was accepted"
 
