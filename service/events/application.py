@@ -335,6 +335,8 @@ class GameService:
     ) -> tuple[CommandResult, list[tuple[int, dict[str, bytes | None] | None]]]:
         ruleset = head.ruleset
         seed = await self._seed(head, head.dice_turn)
+        if head.dice_turn in head.revealed:
+            salt = ""  # after a rewind into a revealed turn the seed is public: a salt would let a seat pick faces
         dice = Dice(seed, head.game_id, head.effective + 1, salt)
         events = ruleset.decide(head.state, command, actor, dice)  # raises RuleViolation
         if not events:

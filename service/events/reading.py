@@ -106,10 +106,12 @@ class GameReader:
         decoded = decode_rows(head.codec, rows)
         superseded = superseded_seqs(effective_rewinds(head.rewinds), (d.seq for d in decoded))
         steps = []
-        state = before
-        for d, state in Folder(head.ruleset).walk(before, decoded):  # noqa: B007
+        after = before  # the state after the last event of this turn (not the next turn's opening)
+        for d, state in Folder(head.ruleset).walk(before, decoded):
             if d.row.turn != turn or (phase is not None and d.row.phase != phase):
                 continue
+            if not isinstance(d.event, DiceRevealed | DiceCommitted):
+                after = state  # a reveal is appended after the next turn's opening: it must not move "after"
             event = visible_event(head.ruleset, d.event, viewer, state)
             if event is None:
                 continue
@@ -123,7 +125,7 @@ class GameReader:
             "to_seq": last,
             "before": head.ruleset.view(before, viewer),
             "events": steps,
-            "after": head.ruleset.view(state, viewer),
+            "after": head.ruleset.view(after, viewer),
         }
 
     @staticmethod

@@ -72,8 +72,12 @@ async def test_turn_replay_explains_every_roll(api):
         replay = r.json()
         assert replay["turn"] == turn and replay["phase"] is None
         # the view before the turn is the state at the seq before its first event; after, at its last
+        # rules event (the seed reveal that follows the next turn's opening does not count)
         before = await view(api, game, at=replay["from_seq"] - 1)
-        after = await view(api, game, at=replay["to_seq"])
+        last_rules = max(step["event"]["seq"] for step in replay["events"]
+                         if not step["event"]["type"].startswith("dice."))
+        after = await view(api, game, at=last_rules)
+        assert after["state"]["turn"] == turn
         assert replay["before"] == before["state"] and replay["after"] == after["state"]
         if turn == 1:
             assert replay["from_seq"] == 1 and replay["before"]["phase"] == "setup"

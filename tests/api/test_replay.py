@@ -145,3 +145,22 @@ async def test_import_rejects_gaps_and_altered_outcomes(api):
     assert r.status_code == 422 and r.json()["field"] == f"line {index + 1}" and "digest" in r.json()["detail"]
     r = await api.post("/v1/games/import", content=b'{"format":"nope"}\n')
     assert r.status_code == 422 and r.json()["field"] == "line 1"
+
+
+async def test_no_salt_fishing_after_a_rewind_into_a_revealed_turn(api):
+    game = await new_game(api)
+    await _play_two_turns(api, game)  # turn 1's seed is public now
+    r = await api.post(f"/v1/games/{game['game_id']}/rewind", json={"turn": 1},
+                       headers=bearer(game["umpire_token"]))
+    assert r.status_code == 201
+    r = await api.post(f"/v1/games/{game['game_id']}/commands", headers=bearer(game["seats"]["red"]),
+                       json={"command": SHOOT_RED, "salt": "chosen-offline"})
+    [shot] = r.json()["events"]
+    assert "salt" not in shot["dice"]  # the salt was ignored: the public seed alone decides
+
+
+async def test_turn_replay_after_view_is_the_end_of_that_turn(api):
+    game = await new_game(api)
+    await _play_two_turns(api, game)
+    replay = (await api.get(f"/v1/games/{game['game_id']}/turns/1")).json()
+    assert replay["after"]["turn"] == 1 and replay["after"]["phase"] == "end"
