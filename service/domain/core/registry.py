@@ -9,6 +9,8 @@ from .protocol import Ruleset
 _PATHS: dict[str, str] = {
     "gsc2": "service.domain.gsc2:RULESET",
     "asc": "service.domain.asc:RULESET",
+    "starfinder": "service.domain.starfinder:RULESET",
+    "ftcampaign": "service.domain.ftcampaign:RULESET",
 }
 _LOADED: dict[str, Ruleset] = {}
 

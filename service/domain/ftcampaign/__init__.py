@@ -1,0 +1,5 @@
+"""Full Thrust club campaign: the strategic layer (star map, economy, sealed moves, linked battles)."""
+
+from .ruleset import RULESET, FtCampaignRuleset
+
+__all__ = ["FtCampaignRuleset", "RULESET"]

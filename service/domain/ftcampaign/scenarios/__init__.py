@@ -1,0 +1,1 @@
+"""Sample campaigns (JSON)."""

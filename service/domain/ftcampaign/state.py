@@ -1,0 +1,348 @@
+"""Scenario (setup) and folded state of a Full Thrust club campaign. JSON-able fields only."""
+
+from __future__ import annotations
+
+import msgspec
+
+HexT = tuple[int, int]
+
+POSTURES = ("stand_off", "attack", "withdraw")  # FTC-ARR-1
+CAPITAL_CLASSES = ("BB", "SDN", "CVA", "CVH", "CVL")  # FTC-TG-2
+SIMILAR = (("beam", "graser", "pulse_torpedo", "pds"), ("missile_launcher", "missile_rack"))  # FTC-REP-6
+TURNS_PER_ECONOMIC_TURN = 6  # FTC-TIME-2
+SHIP_CAP = 4000  # FTC-ECO-1
+
+
+def key(h: HexT | list[int]) -> str:
+    return f"{h[0]},{h[1]}"
+
+
+def unkey(k: str) -> HexT:
+    q, r = k.split(",")
+    return int(q), int(r)
+
+
+# ---------------------------------------------------------------- scenario
+
+
+class SystemKit(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One ship system on a data sheet: kind (beam, pds, drive, ftl, core, hangar, cargo, ...)."""
+
+    id: str
+    kind: str
+    rating: int = 0
+    cost: int = 0
+    mass: int = 0
+    species: str | None = None  # None: the design's species
+    standard: bool = True  # FTC-BLD-4: from the rule book, fleet books, More Thrust or the publisher's site
+
+
+class Design(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    id: str
+    name: str
+    size_class: str  # FT2 code: DD, CL, CH, BC, BB, SDN, CVL, ... (FTC-ECO-4, FTC-TG-2)
+    mass: int
+    cost: int  # list construction cost (FTC-ECO-3)
+    hull: int  # hull boxes
+    hull_rows: int = 4
+    thrust: int = 4
+    species: str = "human"
+    navy: str = ""  # publishing navy (FTC-BLD-2 ally discount)
+    published: bool = True  # FTC-BLD-2: only published designs can be bought
+    standard: bool = True  # FTC-BLD-4
+    freighter: bool = False  # FTC-BLD-3
+    biomass_tanker: bool = False  # FTC-BLD-6
+    modular: bool = False  # FTC-ECO-6
+    hull_design: str = ""  # module variants share a hull design ("" = the id)
+    hull_box_cost: int = 2
+    cloak: bool = False
+    systems: tuple[SystemKit, ...] = ()
+
+
+class ModuleSpec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A modular weapon fit (FTC-ECO-6) for a modular hull design."""
+
+    id: str
+    name: str
+    hull_design: str
+    cost: int
+    mass: int = 0
+
+
+class PlayerSpec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    id: str
+    name: str
+    species: str = "human"
+    ally_navy: str | None = None  # FTC-BLD-2
+
+
+class UmpireSpec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    id: str
+    name: str = ""
+    plays: str | None = None  # the player this umpire also plays (FTC-UMP-1)
+
+
+class Setup(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    title: str
+    players: tuple[PlayerSpec, ...]
+    designs: tuple[Design, ...]
+    umpires: tuple[UmpireSpec, ...] = (UmpireSpec(id="umpire"),)
+    modules: tuple[ModuleSpec, ...] = ()
+    map_side: int = 6  # FTC-MAP-1 (FTC-R-1: a scenario may choose 3..8 for short games)
+    table_length_feet: int = 8  # FTC-ARR-6 ruling
+    last_turn: int = 36
+    description: str = ""
+
+
+# ---------------------------------------------------------------- state
+
+
+class World(msgspec.Struct, frozen=True, kw_only=True):
+    hex: HexT
+    route: bool = False  # planet roll was 1 (FTC-MAP-3)
+    owner: str | None = None
+    income: int | None = None  # None: a neutral world not yet scouted or attacked (FTC-WLD-5)
+    idp: int = 0
+    idp_full: int = 0  # IDP before the last surrender damage (FTC-DEF-4 rebuilds)
+    scouted: bool = False  # neutral income public (FTC-WLD-5)
+    interdicted: bool = False  # FTC-DEF-6
+    closed: bool = False  # owner closed the charted route here (FTC-MOV-3)
+    capital_of: str | None = None
+    setup_owner: str | None = None  # public ownership after set-up (FTC-WLD-1..3)
+
+
+class ShipSystem(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    kind: str
+    rating: int = 0
+    cost: int = 0
+    mass: int = 0
+    species: str = "human"
+    standard: bool = True
+    damaged: bool = False
+    jury: bool = False  # repaired during combat (FTC-REP-3)
+    foreign: bool = False  # part from another ship: tests one level worse (FTC-REP-2)
+
+
+class Ship(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    owner: str
+    design: str
+    name: str
+    size_class: str
+    species: str
+    mass: int  # actual (launch) weight
+    design_mass: int  # FTC-REP-7
+    cost: int  # list price (maintenance base)
+    hull: int
+    hull_rows: int
+    thrust: int
+    hull_box_cost: int = 2
+    hull_lost: int = 0
+    biomass_expended: int = 0
+    systems: tuple[ShipSystem, ...] = ()
+    hulk: bool = False  # captured, not yet rebuilt (FTC-CAP-1)
+    busy_until: int = 0  # in dock / swapping a module until the start of this turn (FTC-REP-4, FTC-ECO-6)
+    module: str | None = None  # fitted stored-module id (FTC-ECO-6)
+    module_cost: int = 0
+    freighter: bool = False  # counts as a freighter (FTC-BLD-3)
+    cloak: bool = False
+
+
+class Repulse(msgspec.Struct, frozen=True, kw_only=True):
+    """Unallocated damage from a repulse (FTC-DEF-7)."""
+
+    world: str
+    pts: int
+    boxes: int
+    due_et: int
+
+
+class Formation(msgspec.Struct, frozen=True, kw_only=True):
+    formation: str
+    speed: int
+
+
+class Group(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    owner: str
+    hex: HexT | None  # None while in FTL (FTC-MOV-4)
+    ships: tuple[str, ...] = ()
+    dummy: bool = False  # FTC-TG-2
+    posture: str = "stand_off"
+    origin: HexT | None = None  # hex it last came from (FTC-ARR-4)
+    via_route: bool = False  # arrived by charted route this turn (FTC-MOV-5)
+    entry_side: str | None = None  # hexside crossed on arrival (FTC-ARR-12)
+    ftl_to: HexT | None = None  # departing: destination written at once (FTC-ARR-10)
+    ftl_from: HexT | None = None
+    under_fire: Formation | None = None  # left its last system under fire (FTC-ARR-12)
+    cloaked: bool = False  # FTC-MOV-6
+    repulse: Repulse | None = None
+
+
+class StoredModule(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    module: str
+    world: str
+
+
+class Keel(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    design: str
+    world: str
+    design_mass: int
+    cost: int
+    progress: int = 0
+
+
+class Rebuild(msgspec.Struct, frozen=True, kw_only=True):
+    world: str
+    idp: int
+    due_et: int
+
+
+class Economy(msgspec.Struct, frozen=True, kw_only=True):
+    cash: int = 0
+    ship_spending: int = 0  # set-up spending under the 4000 cap (FTC-ECO-1)
+    maintenance: str = "full"  # "full" | "reduced" (FTC-ECO-5)
+    penalty: bool = False  # damage checks one level worse this economic turn (FTC-ECO-5)
+    standard_navy: bool = False  # umpire approved (FTC-ECO-4)
+    ordnance: int = 0  # build price of ordnance expended since the last economic turn (FTC-ECO-3)
+    spares: dict[str, int] = {}  # world -> value of parts at installed cost
+    spares_cap: dict[str, int] = {}  # start levels (FTC-ECO-1)
+    spares_pending: dict[str, int] = {}
+    income_worlds: tuple[str, ...] = ()  # worlds that paid this economic turn (FTC-REP-1)
+    approved: tuple[str, ...] = ()  # non-standard designs approved (FTC-BLD-4)
+    keels: tuple[Keel, ...] = ()
+    modules: tuple[StoredModule, ...] = ()
+    rebuilds: tuple[Rebuild, ...] = ()
+    capital: str | None = None
+    picks_left: int = 0  # FTC-WLD-2
+    ready: bool = False
+    seq: int = 0  # id counter for this player's groups, ships, keels, modules
+
+
+class Counter(msgspec.Struct, frozen=True, kw_only=True):
+    """A task group as an opponent saw it (FTC-TG-3)."""
+
+    group: str
+    owner: str
+    posture: str | None = None  # only attack posture is visible (FTC-ARR-1)
+    ships: tuple[str, ...] | None = None  # composition after contact: "id:design" entries
+
+
+class Sighting(msgspec.Struct, frozen=True, kw_only=True):
+    turn: int
+    owner: str | None = None
+    counters: tuple[Counter, ...] = ()
+
+
+class Step(msgspec.Struct, frozen=True, kw_only=True):
+    """A decision the players at one system must take before the turn can go on."""
+
+    id: str
+    kind: str  # engage | standoff | recon | assault
+    hex: HexT
+    players: tuple[str, ...]
+    awaiting: tuple[str, ...]
+    choices: dict[str, str] = {}  # sealed until all are in
+    destinations: dict[str, HexT] = {}
+    bonus: bool = False  # assault after defeating a defending fleet (FTC-DEF-2)
+
+
+class Force(msgspec.Struct, frozen=True, kw_only=True):
+    player: str
+    groups: tuple[str, ...]
+    ships: tuple[str, ...]
+    posture: str
+    initiative: int = 0
+    route: bool = False
+    entry_side: str | None = None
+    penalty: bool = False
+    preset: Formation | None = None
+
+
+class Battle(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    hex: HexT
+    forces: tuple[Force, ...]
+    range_feet: int
+    formations: dict[str, Formation] = {}
+
+
+class StrategicOrder(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One task group's strategic move: destination and arrival posture (FTC-MOV-1)."""
+
+    group: str
+    to: HexT
+    posture: str = "stand_off"
+    route: bool = False
+
+
+Order = StrategicOrder
+
+
+class CampaignState(msgspec.Struct, frozen=True, kw_only=True):
+    setup: Setup
+    phase: str = "map"  # map | homeworlds | expansion | deployment | orders | contacts | over
+    turn: int = 0
+    radius: int = 5
+    worlds: dict[str, World] = {}
+    routes: tuple[tuple[HexT, HexT], ...] = ()
+    order: tuple[str, ...] = ()  # players in turn order
+    current: str | None = None  # whose set-up pick it is
+    economies: dict[str, Economy] = {}
+    ships: dict[str, Ship] = {}
+    groups: dict[str, Group] = {}
+    orders: dict[str, tuple[Order, ...]] = {}  # sealed strategic orders (FTC-MOV-1)
+    steps: tuple[Step, ...] = ()
+    battles: tuple[Battle, ...] = ()
+    settled: tuple[str, ...] = ()  # hexes whose contacts are over this turn
+    standoff_done: tuple[str, ...] = ()
+    intel: dict[str, dict[str, Sighting]] = {}
+    rulings: tuple[str, ...] = ()
+    approvals: tuple[str, ...] = ()  # public notices of approved technology (FTC-BLD-4)
+    bonus: tuple[str, ...] = ()  # hexes where a defending fleet was defeated (FTC-DEF-2 +1)
+    counter: int = 0  # step / battle ids
+    over: bool = False
+
+    @property
+    def economic_turn(self) -> int:
+        return 0 if self.turn < 1 else (self.turn - 1) // TURNS_PER_ECONOMIC_TURN + 1
+
+
+State = CampaignState
+
+
+def design(state: State, did: str) -> Design | None:
+    return next((d for d in state.setup.designs if d.id == did), None)
+
+
+def player_spec(state: State, pid: str) -> PlayerSpec:
+    return next(p for p in state.setup.players if p.id == pid)
+
+
+def groups_at(state: State, h: HexT) -> list[Group]:
+    return [g for g in state.groups.values() if g.hex is not None and tuple(g.hex) == tuple(h)]
+
+
+def present_players(state: State, h: HexT, mobile: bool = True) -> list[str]:
+    """Players with a task group at ``h`` (``mobile``: real ships, not dummies) in turn order."""
+    here = {g.owner for g in groups_at(state, h) if g.ships and (not mobile or not g.dummy)}
+    return [p for p in state.order if p in here]
+
+
+def is_capital_ship(ship: Ship) -> bool:
+    return ship.size_class in CAPITAL_CLASSES
+
+
+def family(kind: str) -> str:
+    for fam in SIMILAR:
+        if kind in fam:
+            return fam[0]
+    return kind
+
+
+def ceil_pct(value: int, per_mille: int) -> int:
+    """``value`` × per_mille / 1000, rounded up to whole points (FTC-R-2)."""
+    return -(-value * per_mille // 1000)

@@ -1,0 +1,8 @@
+"""Starfinder starship combat: a pure event-sourced ruleset (see /work/shared/rules/starfinder.md and
+docs/rulings-starfinder.md). Every crew member is a seat ("ship/crew")."""
+
+from .ruleset import StarfinderRuleset
+
+RULESET = StarfinderRuleset()
+
+__all__ = ["RULESET", "StarfinderRuleset"]

@@ -1,0 +1,91 @@
+"""explain(event): one human sentence per event, with its rolls in words."""
+
+from __future__ import annotations
+
+from service.domain.core import Event, Roll
+
+from . import events as E
+
+
+def _check(r: Roll) -> str:
+    mods = "".join(f" {'+' if m.value >= 0 else '−'} {abs(m.value)} ({m.why})" for m in r.modifiers)
+    tot = r.value + sum(m.value for m in r.modifiers)
+    vs = f" vs {r.target}" if r.target is not None else ""
+    return f"d20 {r.value}{mods} = {tot}{vs}" + (f": {r.outcome}" if r.outcome else "")
+
+
+def _dice(rolls: tuple[Roll, ...]) -> str:
+    dmg = [r for r in rolls if r.purpose.startswith("damage")]
+    return " + ".join(str(r.value) for r in dmg)
+
+
+def explain(ev: Event) -> str:  # noqa: C901 - one sentence per event type
+    if isinstance(ev, E.RoundStarted):
+        changes = ", ".join(f"{k} becomes {v}" for k, v in ev.roles.items())
+        return f"Round {ev.round} begins" + (f"; role changes: {changes}." if changes else ".")
+    if isinstance(ev, E.PhaseStarted):
+        return f"Round {ev.round}: the {ev.phase} phase begins."
+    if isinstance(ev, E.RoleChangeRequested):
+        return f"{ev.seat} will take the {ev.role} role from the next round."
+    if isinstance(ev, E.BattleStationsDeclared):
+        seen = ", ".join(ev.seen_by) or "nobody"
+        return f"{ev.ship} goes to battle stations and activates its targeting: seen by {seen}."
+    if isinstance(ev, E.Passed):
+        return f"{ev.seat} does nothing more in the {ev.phase} phase."
+    if isinstance(ev, E.EngineeringDeclared):
+        a = ev.action
+        what = f"patch {a.system}" if a.action == "patch" else f"divert power to the {a.to}"
+        return f"{a.seat} sets to work: {what} (resolved when the engineering phase ends)."
+    if isinstance(ev, E.EngineeringResolved):
+        roll = _check(ev.rolls[0]) if ev.rolls else "fails automatically (wrecked power core)"
+        what = f"patch {ev.system}" if ev.action == "patch" else f"divert power to the {ev.to}"
+        return f"{ev.seat} tries to {what} (DC {ev.dc}): {roll}."
+    if isinstance(ev, E.HelmOrderSet):
+        res = ", ".join(f"{s} {ev.results.get(s, 0)}" for s in ev.order)
+        rolls = "; ".join(f"{r.purpose} {_check(r)}" for r in ev.rolls)
+        return f"Helm order, lowest first: {res}" + (f" ({rolls})." if rolls else ".")
+    if isinstance(ev, E.SlotOpened):
+        return f"{ev.ship} acts in the {ev.phase} phase."
+    if isinstance(ev, E.ShipMoved):
+        end = ev.path[-1]
+        how = ev.manoeuvre.replace("_", " ")
+        check = ""
+        if ev.dc is not None:
+            check = f" (DC {ev.dc}: {_check(ev.rolls[0]) if ev.rolls else 'fails automatically'})"
+        extra = f"; AC and TL {ev.defence:+d} until the next round" if ev.defence else ""
+        return (f"{ev.ship} — {how}{check}: {len(ev.path) - 1} hex(es) to [{end.q}, {end.r}] facing {ev.facing} "
+                f"with {ev.turns} turn(s){extra}.")
+    if isinstance(ev, E.Attacked):
+        who = "free attack" if ev.kind == "free" else "fires"
+        head = (f"{ev.ship}'s {ev.weapon} {who} at {ev.target} "
+                f"({ev.arc} arc, range {ev.distance}, {ev.defence} {ev.needed})")
+        if ev.total is None:
+            return f"{head}: the weapons array is wrecked and the attack fails automatically."
+        result = _check(ev.rolls[0])
+        if not ev.hit:
+            return f"{head}: {result}."
+        if ev.projectile is not None and not ev.arrived:
+            p = ev.projectile
+            return f"{head}: {result}; projectile {p.id} flies to [{p.hex.q}, {p.hex.r}]."
+        return f"{head}: {result}; {ev.damage} damage ({_dice(ev.rolls)}) to the {ev.quadrant} quadrant."
+    if isinstance(ev, E.ProjectileChecked):
+        if ev.total is None:
+            return f"Projectile {ev.projectile} is removed: {ev.why}."
+        fate = "explodes for " + str(ev.damage) + " damage" if ev.arrived else ("keeps flying" if ev.success else
+                                                                                   "is destroyed")
+        return f"Projectile {ev.projectile} tracks {ev.target}: {_check(ev.rolls[0])}; it {fate}."
+    if isinstance(ev, E.DamageApplied):
+        crits = ", ".join(f"{c.system} → {c.after}" for c in ev.crits)
+        dt = " (stopped by the damage threshold)" if ev.blocked_by_dt else ""
+        tail = f"; critical damage: {crits}" if crits else ""
+        return (f"{ev.target} takes {ev.damage} damage from {ev.attacker}'s {ev.weapon} on the {ev.quadrant} quadrant: "
+                f"shields absorb {ev.absorbed}, hull loses {ev.hull_damage}{dt} to {ev.hull}{tail}; {ev.status}.")
+    if isinstance(ev, E.ScienceResult):
+        roll = _check(ev.rolls[0]) if ev.rolls else "fails automatically (wrecked sensors or power core)"
+        return f"{ev.seat} attempts {ev.action.replace('_', ' ')} on {ev.target} (DC {ev.dc}): {roll}."
+    if isinstance(ev, E.Encouraged):
+        roll = _check(ev.rolls[0]) if ev.rolls else "fails automatically"
+        return f"{ev.seat} encourages {ev.crew} (DC 10): {roll}."
+    if isinstance(ev, E.GameOver):
+        return f"The battle is over: {ev.winner + ' wins' if ev.winner else 'no winner'} ({ev.reason})."
+    return type(ev).__name__

@@ -1,0 +1,157 @@
+"""Gunnery (SF-GUN-1..8): checks in helm order, projectiles, and damage at the end of the phase."""
+
+from __future__ import annotations
+
+import msgspec
+
+from service.domain.core import Dice, Modifier, Roll, RuleViolation
+
+from . import commands as C
+from .acc import Acc
+from .checks import crew_mods, defence, total
+from .damage import apply_hit, roll_damage, struck, weakest
+from .events import Attacked, ProjectileChecked
+from .geometry import arcs_of, chase, out_of_range, range_penalty, swap
+from .scenario import ARCS, WeaponSpec
+from .state import GameState, Projectile
+
+
+def aim(state: GameState, cmd: C.Fire) -> tuple[WeaponSpec, str, str, int, bool]:
+    """Validate a shot; returns (weapon, arc fired from, quadrant struck, range, boundary)."""
+    crew = state.crew[cmd.seat]
+    s = state.ships[crew.ship]
+    if not s.battle_stations:
+        raise RuleViolation("SF-ROLE-5", f"{crew.ship} has not gone to battle stations: its targeting is off")
+    weapon = next((w for w in state.specs[crew.ship].weapons if w.id == cmd.weapon), None)
+    if weapon is None:
+        raise RuleViolation("SF-GUN-2", f"{crew.ship} has no weapon {cmd.weapon!r}")
+    if weapon.id in s.fired:
+        raise RuleViolation("SF-GUN-2", f"{weapon.label} has already fired this round")
+    t = state.ships.get(cmd.target)
+    if t is None or t.side == s.side:
+        raise RuleViolation("SF-GUN-6", f"{cmd.target!r} is not an enemy starship")
+    if t.status == "destroyed":
+        raise RuleViolation("SF-DMG-6", f"{cmd.target} is destroyed")
+    if cmd.flyby:
+        if s.flyby != cmd.target:
+            raise RuleViolation("SF-STUNT-5", f"no successful flyby of {cmd.target} this round")
+        arc = cmd.arc if weapon.arc == "turret" else (swap(weapon.arc) if s.rolled else weapon.arc)
+        if arc not in ARCS or (s.flyby_arc is not None and arc != s.flyby_arc):
+            raise RuleViolation("SF-STUNT-5", f"one arc fires at the flyby target ({s.flyby_arc or 'name it'})")
+        if cmd.quadrant not in ARCS:
+            raise RuleViolation("SF-DMG-1", "a flyby attack strikes the quadrant the attacker names")
+        return weapon, arc, cmd.quadrant, 1, False
+    arcs = arcs_of(s.hex, s.facing, t.hex)
+    boundary = len(arcs) == 2
+    if weapon.arc == "turret":
+        arc = cmd.arc or s.arc_picks.get(cmd.target) or (arcs[0] if len(arcs) == 1 else None)
+        if arc not in arcs:
+            raise RuleViolation("SF-GUN-4", f"name the arc the turret fires into, one of {arcs}")
+    else:
+        arc = swap(weapon.arc) if s.rolled else weapon.arc
+        if arc not in arcs:
+            raise RuleViolation("SF-GUN-3", f"{cmd.target} is not in the {arc} arc (it is in {', '.join(arcs)})")
+        if cmd.arc is not None and cmd.arc != arc:
+            raise RuleViolation("SF-GUN-4", f"{weapon.label} fires from the {arc} arc")
+    pick = s.arc_picks.get(cmd.target)
+    if boundary and pick is not None and pick != arc:
+        raise RuleViolation("SF-GUN-4", f"{cmd.target} is on a boundary and the {pick} arc already fires at it")
+    distance = s.hex.distance_to(t.hex)
+    if out_of_range(distance, weapon.range):
+        raise RuleViolation("SF-GUN-5", f"{cmd.target} is {distance} hexes away: beyond ten {weapon.range} increments")
+    options, quadrant = struck(state, cmd.target, s.hex, cmd.quadrant)
+    if quadrant is None or (cmd.quadrant is not None and cmd.quadrant != quadrant):
+        raise RuleViolation("SF-DMG-1", f"the attack strikes one of {options}: name it as 'quadrant'")
+    return weapon, arc, quadrant, distance, boundary
+
+
+def fire(acc: Acc, cmd: C.Fire, dice: Dice) -> None:
+    st = acc.state
+    weapon, arc, quadrant, distance, boundary = aim(st, cmd)
+    crew = st.crew[cmd.seat]
+    sid = crew.ship
+    s, t = st.ships[sid], st.ships[cmd.target]
+    kind = "AC" if weapon.kind == "direct" else "TL"
+    needed, _ = defence(st, cmd.target, kind)
+    skill = st.members[cmd.seat].gunnery
+    mods = [Modifier("SF-GUN-6", "gunner", skill)]
+    rp = range_penalty(distance, weapon.range)
+    if rp:
+        mods.append(Modifier("SF-GUN-5", f"range {distance} ({weapon.range} increments)", rp))
+    if cmd.target in s.locks:
+        mods.append(Modifier("SF-RND-3", "science officer's lock on", 2))
+    if weapon.kind == "tracking" and sid in t.countermeasures:
+        mods.append(Modifier("SF-RND-3", "target's improved countermeasures", -2))
+    extra, fail = crew_mods(st, cmd.seat, f"weapons_{arc}")
+    base = dict(ship=sid, weapon=weapon.id, target=cmd.target, kind="gunnery", seat=cmd.seat, arc=arc,
+                quadrant=quadrant, distance=distance, defence=kind, needed=needed, flyby=cmd.flyby, boundary=boundary)
+    if fail:  # SF-DMG-5: a wrecked weapons array fails automatically
+        acc.add(Attacked(**base))
+        return
+    roll = dice.roll_high(20, f"gunnery check: {weapon.label} at {st.specs[cmd.target].label}", "SF-GUN-6", needed,
+                          tuple([*mods, *extra]), success="hit", failure="miss")
+    hit = roll.outcome == "hit"
+    rolls: list[Roll] = [roll]
+    result = dict(total=total(roll), hit=hit, natural20=roll.value == 20)
+    if not hit:
+        acc.add(Attacked(**base, **result, rolls=tuple(rolls)))  # type: ignore[arg-type]
+        return
+    if weapon.kind == "direct":
+        damage, more = roll_damage(dice, weapon.damage, weapon.linked, weapon.label)
+        acc.add(Attacked(**base, **result, damage=damage, rolls=(*rolls, *more)))  # type: ignore[arg-type]
+        return
+    flight = chase(s.hex, t.hex, weapon.speed)  # SF-GUN-8
+    arrived = flight[-1] == t.hex
+    p = Projectile(id=f"p{st.counter + 1}", ship=sid, weapon=weapon.id, target=cmd.target, hex=flight[-1],
+                   speed=weapon.speed, gunnery=skill, damage=weapon.damage, linked=weapon.linked)
+    damage = 0
+    if arrived:
+        damage, more = roll_damage(dice, weapon.damage, weapon.linked, weapon.label)
+        rolls += more
+    acc.add(Attacked(**base, **result, damage=damage, projectile=p, flight=flight, arrived=arrived,  # type: ignore[arg-type]
+                     rolls=tuple(rolls)))
+
+
+def check_projectiles(acc: Acc, dice: Dice) -> None:
+    """SF-GUN-8: each projectile in flight checks again at the start of the gunnery phase, without bonuses."""
+    for pid in sorted(acc.state.projectiles, key=lambda k: int(k[1:])):
+        st = acc.state
+        p = st.projectiles[pid]
+        t = st.ships.get(p.target)
+        if t is None or t.status == "destroyed":
+            acc.add(ProjectileChecked(projectile=pid, target=p.target, needed=0, total=None, success=False,
+                                      why="its target is destroyed"))
+            continue
+        weapon = next(w for w in st.specs[p.ship].weapons if w.id == p.weapon)
+        needed, _ = defence(st, p.target, "TL")
+        mods = [Modifier("SF-GUN-8", "launching gunner (no other bonus)", p.gunnery)]
+        d = p.hex.distance_to(t.hex)
+        rp = range_penalty(d, weapon.range)
+        if rp:
+            mods.append(Modifier("SF-GUN-5", f"range {d}", rp))
+        if p.ship in t.countermeasures:
+            mods.append(Modifier("SF-RND-3", "target's improved countermeasures", -2))
+        roll = dice.roll_high(20, f"projectile {pid} keeps tracking {st.specs[p.target].label}", "SF-GUN-8", needed,
+                              tuple(mods), success="tracking", failure="destroyed")
+        if roll.outcome != "tracking":
+            acc.add(ProjectileChecked(projectile=pid, target=p.target, needed=needed, total=total(roll), success=False,
+                                      why="the check fell below TL", rolls=(roll,)))
+            continue
+        path = chase(p.hex, t.hex, p.speed)
+        arrived = path[-1] == t.hex
+        damage, quadrant, rolls = 0, None, [roll]
+        if arrived:
+            damage, more = roll_damage(dice, p.damage, p.linked, weapon.label)
+            rolls += more
+            options = arcs_of(t.hex, t.facing, p.hex)
+            quadrant = options[0] if len(options) == 1 else weakest(st, p.target, options)  # SF-R-7
+        acc.add(ProjectileChecked(projectile=pid, target=p.target, needed=needed, total=total(roll), success=True,
+                                  path=path, arrived=arrived, damage=damage, quadrant=quadrant, rolls=tuple(rolls)))
+
+
+def apply_pending(acc: Acc, dice: Dice) -> None:
+    """SF-GUN-1, SF-DMG-4 ruling: every hit of the phase is applied now, in firing order."""
+    while acc.state.pending:
+        h = acc.state.pending[0]
+        ev = apply_hit(acc.state, h.target, h.attacker, h.weapon, h.quadrant, h.damage, h.natural20, dice)
+        acc.add(msgspec.structs.replace(ev, settles=True))

@@ -1,0 +1,79 @@
+"""The Starfinder ruleset object the registry loads ("service.domain.starfinder:RULESET")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.domain.core import Actor, Clock, Command, Dice, Event, RulesetBase, Viewer
+from service.domain.core.hexgrid import Hex
+
+from .commands import COMMANDS
+from .decide import decide
+from .events import EVENTS
+from .evolve import evolve
+from .explain import explain
+from .options import options
+from .scenario import Scenario, seat_id, validate_scenario
+from .state import Crew, GameState, ShipState
+from .view import view
+
+
+def initial_state(setup: Scenario) -> GameState:
+    ships: dict[str, ShipState] = {}
+    crew: dict[str, Crew] = {}
+    members = {}
+    for spec in setup.ships:
+        ships[spec.id] = ShipState(id=spec.id, side=spec.side, hex=Hex(*spec.hex), facing=spec.facing, hull=spec.hp,
+                                   shields={q: spec.shields.get(q, 0) for q in ("forward", "starboard", "aft", "port")},
+                                   battle_stations=spec.battle_stations)
+        for c in spec.crew:
+            sid = seat_id(spec.id, c.id)
+            crew[sid] = Crew(seat=sid, ship=spec.id, role=c.role)
+            members[sid] = c
+    return GameState(sides=tuple(setup.sides), specs={s.id: s for s in setup.ships}, members=members, ships=ships,
+                     crew=crew, round_limit=setup.round_limit)
+
+
+class StarfinderRuleset(RulesetBase):
+    name = "starfinder"
+    version = "1.0"
+    title = "Starfinder starship combat — crews at their stations, hexes, arcs and shields"
+    scenario_package = "service.domain.starfinder.scenarios"
+    hidden_information = False  # SF-R-1: the scenario and every sheet are public; any seat may fork
+    setup_type = Scenario
+    state_type = GameState
+    command_types = COMMANDS
+    event_types = EVENTS
+
+    def validate_setup(self, setup: Scenario) -> None:
+        validate_scenario(setup)
+
+    def seats(self, setup: Scenario) -> list[str]:
+        """SF-ROLE-4: every crew member is a seat, "ship/crew"."""
+        return [seat_id(s.id, c.id) for s in setup.ships for c in s.crew]
+
+    def initial_state(self, setup: Scenario) -> GameState:
+        if isinstance(setup, dict):
+            setup = self.parse_setup(setup)
+        return initial_state(setup)
+
+    def clock(self, state: GameState) -> Clock:
+        return Clock(state.round, state.phase)
+
+    def decide(self, state: GameState, command: Command, actor: Actor, dice: Dice) -> list[Event]:
+        return decide(state, command, actor, dice)
+
+    def evolve(self, state: GameState, event: Event) -> GameState:
+        return evolve(state, event)
+
+    def options(self, state: GameState, viewer: Viewer) -> list[Command]:
+        return options(state, viewer)
+
+    def view(self, state: GameState, viewer: Viewer) -> dict[str, Any]:
+        return view(state, viewer)
+
+    def is_over(self, state: GameState) -> bool:
+        return state.over
+
+    def explain(self, event: Event) -> str:
+        return explain(event)

@@ -1,0 +1,1 @@
+"""Sample Starfinder scenarios (JSON), listed by RulesetBase.scenarios()."""

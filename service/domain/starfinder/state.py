@@ -1,0 +1,128 @@
+"""The game state: a pure fold of the events (JSON-able msgspec structs; tuples and dicts, no sets)."""
+
+from __future__ import annotations
+
+import msgspec
+
+from service.domain.core.hexgrid import Hex
+
+from .scenario import CrewSpec, ShipSpec
+
+PHASES = ("engineering", "helm", "gunnery")  # SF-RND-1
+# SF-DMG-5: the critical table, top to bottom (a wrecked system passes the hit down, wrapping round)
+SYSTEMS = ("life_support", "sensors", "weapons", "engines", "power_core")
+ARRAYS = ("weapons_forward", "weapons_aft", "weapons_port", "weapons_starboard")
+CONDITIONS = ("nominal", "glitching", "malfunctioning", "wrecked")
+# which role acts in which phase (SF-ROLE-2); the captain acts in any one phase
+ROLE_PHASE = {"engineer": "engineering", "pilot": "helm", "science_officer": "helm", "gunner": "gunnery"}
+
+
+class Crew(msgspec.Struct, frozen=True):
+    seat: str  # "ship/crew": the seat's name (SF-ROLE-4)
+    ship: str
+    role: str
+    next_role: str | None = None  # a role change waiting for the next round (SF-ROLE-3)
+    acted: bool = False  # has taken its one action this round (SF-R-3)
+    bonus: int = 0  # the captain's encouragement for the rest of the round (SF-R-4)
+
+
+class Hit(msgspec.Struct, frozen=True):
+    """Damage waiting for the end of the gunnery phase (SF-GUN-1), in firing order."""
+
+    attacker: str
+    weapon: str
+    target: str
+    quadrant: str
+    damage: int
+    natural20: bool = False
+
+
+class Projectile(msgspec.Struct, frozen=True):
+    """A tracking weapon's projectile in flight (SF-GUN-8)."""
+
+    id: str
+    ship: str
+    weapon: str
+    target: str
+    hex: Hex
+    speed: int
+    gunnery: int  # the launching gunner's modifier, the only bonus kept for later checks
+    damage: str
+    linked: bool = False
+
+
+class EngAction(msgspec.Struct, frozen=True):
+    """An engineering action declared, resolved when the phase closes (SF-RND-2)."""
+
+    seat: str
+    action: str  # patch | divert
+    system: str | None = None
+    to: str | None = None  # divert: engines | shields
+    shields: dict[str, int] = {}
+
+
+class ShipState(msgspec.Struct, frozen=True):
+    id: str
+    side: str
+    hex: Hex
+    facing: int
+    hull: int
+    shields: dict[str, int]
+    conditions: dict[str, int] = {}  # system -> 0..3 (SF-DMG-5)
+    patched: dict[str, int] = {}  # system -> steps patched (SF-RND-2)
+    status: str = "active"  # active | disabled | destroyed (SF-MOV-4, SF-DMG-6)
+    battle_stations: bool = False  # SF-ROLE-5
+    revealed_to: tuple[str, ...] = ()  # sides whose science officers scanned it (SF-RND-3)
+    # effects until the start of the next round
+    defence: int = 0  # AC and TL modifier from stunts (SF-STUNT-*)
+    rolled: bool = False  # barrel roll: port and starboard swap for the gunnery phase (SF-STUNT-2)
+    speed_bonus: int = 0  # divert to engines (SF-RND-2)
+    flyby: str | None = None  # SF-STUNT-5
+    flyby_arc: str | None = None
+    locks: tuple[str, ...] = ()  # lock on targets (SF-RND-3)
+    countermeasures: tuple[str, ...] = ()  # attacking ships countered (SF-RND-3)
+    fired: tuple[str, ...] = ()  # weapons fired this round (SF-GUN-2)
+    arc_picks: dict[str, str] = {}  # boundary target -> the arc chosen this round (SF-GUN-4)
+
+    @property
+    def active(self) -> bool:
+        return self.status == "active"
+
+    def condition(self, system: str) -> int:
+        """Effective severity: patches make a system count as less severe (SF-RND-2)."""
+        return max(0, self.conditions.get(system, 0) - self.patched.get(system, 0))
+
+
+class GameState(msgspec.Struct, frozen=True):
+    sides: tuple[str, ...]
+    specs: dict[str, ShipSpec]
+    members: dict[str, CrewSpec]  # seat -> crew data
+    ships: dict[str, ShipState]
+    crew: dict[str, Crew]
+    round: int = 1
+    phase: str = "engineering"
+    order: tuple[str, ...] = ()  # helm order of the round (SF-HELM-4)
+    results: dict[str, int] = {}  # piloting results behind the order
+    slot: int = 0  # whose ship acts in helm and gunnery
+    done: tuple[str, ...] = ()  # seats finished with the current phase (engineering) or slot
+    declared: tuple[EngAction, ...] = ()
+    pending: tuple[Hit, ...] = ()
+    projectiles: dict[str, Projectile] = {}
+    counter: int = 0
+    round_limit: int | None = None
+    over: bool = False
+    winner: str | None = None
+    result: str = ""
+
+    def crew_of(self, ship: str, role: str | None = None) -> list[Crew]:
+        return [c for c in self.crew.values() if c.ship == ship and (role is None or c.role == role)]
+
+    def pilot(self, ship: str) -> CrewSpec | None:
+        found = self.crew_of(ship, "pilot")
+        return self.members[found[0].seat] if found else None
+
+    @property
+    def slot_ship(self) -> str | None:
+        if self.phase in ("helm", "gunnery") and self.slot < len(self.order):
+            return self.order[self.slot]
+        return None
