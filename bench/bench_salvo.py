@@ -422,6 +422,70 @@ async def command_load(server: ServerProcess, games: int, seconds: float, warmup
     }
 
 
+async def ws_command_load(server: ServerProcess, games: int, seconds: float, warmup: float) -> dict[str, Any]:
+    """The same closed loop as command_load, but each seat sends its commands over its websocket stream
+    (which also delivers every event of the game to it, as a live client would receive them)."""
+    from websockets.asyncio.client import connect
+
+    host, port = server.host, int(server.port)
+    setup = await RawHTTP(host, port).connect()
+    created = []
+    for _ in range(games):
+        status, body = await setup.request("POST", "/v1/games",
+                                           msgspec.json.encode({"ruleset": "tiny", "scenario": ENDLESS}))
+        assert status == 201, body
+        created.append(json.loads(body))
+    await setup.close()
+    cycle = [(who, msgspec.json.encode({"kind": "command", "command": cmd}).decode()) for who, cmd in tiny_cycle()]
+    latencies: list[float] = []
+    count = 0
+    errors = 0
+    state = {"measuring": False, "stop": False}
+
+    async def player(game: dict[str, Any]) -> None:
+        nonlocal count, errors
+        sockets = {}
+        for who, token in game["seats"].items():
+            url = f"ws://{host}:{port}/v1/games/{game['game_id']}/stream?token={token}&after=999999999"
+            sockets[who] = await connect(url, compression=None, max_queue=None)
+        i = 0
+        try:
+            while not state["stop"]:
+                who, text = cycle[i % len(cycle)]
+                ws = sockets[who]
+                t0 = time.perf_counter()
+                await ws.send(text)
+                while True:
+                    msg = json.loads(await ws.recv())
+                    if msg["kind"] in ("result", "error"):
+                        break
+                dt = time.perf_counter() - t0
+                i += 1
+                if state["measuring"]:
+                    latencies.append(dt)
+                    count += msg["kind"] == "result"
+                    errors += msg["kind"] == "error"
+        finally:
+            for ws in sockets.values():
+                await ws.close()
+
+    tasks = [asyncio.create_task(player(g)) for g in created]
+    await asyncio.sleep(warmup)
+    state["measuring"] = True
+    cpu0, t0 = cpu_seconds(server.pid), time.perf_counter()
+    await asyncio.sleep(seconds)
+    state["measuring"] = False
+    elapsed = time.perf_counter() - t0
+    cpu_server = cpu_seconds(server.pid) - cpu0
+    state["stop"] = True
+    await asyncio.gather(*tasks)
+    return {
+        "games": games, "seconds": elapsed, "commands": count, "per_s": count / elapsed, "errors": errors,
+        "p50_ms": pct(latencies, 50) * 1000, "p99_ms": pct(latencies, 99) * 1000, "max_ms": max(latencies) * 1000,
+        "server_cpu": cpu_server / elapsed, "transport": "websocket",
+    }
+
+
 async def healthz_load(server: ServerProcess, conns: int, seconds: float) -> dict[str, Any]:
     host, port = server.host, int(server.port)
     lat: list[float] = []
@@ -465,6 +529,13 @@ def run_commands(url: str, label: str, levels: list[int], seconds: float, warmup
             say(f"  [{label}] {games:>2} games: {r['per_s']:>7,.0f} commands/s  p50 {r['p50_ms']:6.2f} ms"
                 f"  p99 {r['p99_ms']:6.2f} ms  max {r['max_ms']:6.1f} ms  server CPU {r['server_cpu']:.0%}"
                 f"  client CPU {r['client_cpu']:.0%}" + (f"  non-201: {other}" if other else ""))
+        for games in levels:
+            r = uvloop.run(ws_command_load(server, games, seconds, warmup))
+            r["backend"] = label
+            results.append(r)
+            say(f"  [{label}] websocket {games:>2} games: {r['per_s']:>7,.0f} commands/s  p50 {r['p50_ms']:6.2f} ms"
+                f"  p99 {r['p99_ms']:6.2f} ms  max {r['max_ms']:6.1f} ms  server CPU {r['server_cpu']:.0%}"
+                + (f"  errors: {r['errors']}" if r["errors"] else ""))
     finally:
         server.stop(timeout=30)
     if profile and prof_path.exists():
