@@ -5,8 +5,9 @@ from __future__ import annotations
 import msgspec
 
 from service.domain.core import UMPIRE, seat
-from service.events.application import GameService, rewind
+from service.events.application import GameService
 from service.events.head import head_from_rows
+from service.events.rewind import rewind
 from service.events.store import SqlEventStore
 
 
