@@ -37,11 +37,17 @@ def verify(lines: list[dict[str, Any]]) -> tuple[bool, str]:
     for env in events:
         if env["type"] == "dice.committed":
             commitments.setdefault(env["data"]["turn"], set()).add(env["data"]["commitment"])
-        elif env["type"] == "dice.revealed":
-            turn, seed = env["data"]["turn"], bytes.fromhex(env["data"]["seed"])
-            if hashlib.sha256(seed).hexdigest() not in commitments.get(turn, set()):
-                return False, f"MISMATCH seq {env['seq']}: the seed revealed for turn {turn} is not the one committed"
-            seeds[turn] = seed
+        elif env["type"] in ("dice.revealed", "dice.disclosed"):
+            # a hidden-information game withholds seeds ("") until it ends, then discloses them all
+            opened = ({env["data"]["turn"]: env["data"]["seed"]} if env["type"] == "dice.revealed"
+                      else {int(turn): seed for turn, seed in env["data"]["seeds"].items()})
+            for turn, seed_hex in opened.items():
+                if not seed_hex:
+                    continue
+                seed = bytes.fromhex(seed_hex)
+                if hashlib.sha256(seed).hexdigest() not in commitments.get(turn, set()):
+                    return False, f"MISMATCH seq {env['seq']}: the seed opened for turn {turn} is not the one committed"
+                seeds[turn] = seed
     checked = pending = inherited = 0
     for env in events:
         dice = env.get("dice")

@@ -101,8 +101,14 @@ export async function deriveFace(key, gameId, base, i, sides, salt = "") {
 export async function verifyTurn(events, turn) {
   const committed = events.find((e) => e.type === "dice.committed" && e.data && e.data.turn === turn);
   const revealed = events.find((e) => e.type === "dice.revealed" && e.data && e.data.turn === turn);
-  if (!revealed) return { status: "pending", checked: 0, bad: [], message: "seed not revealed yet" };
-  const seed = hexToBytes(revealed.data.seed);
+  // hidden-information games withhold each seed ("") until the game ends and discloses them all then
+  const disclosed = events.find((e) => e.type === "dice.disclosed" && e.data && e.data.seeds);
+  const seedHex = (revealed && revealed.data.seed) || (disclosed && disclosed.data.seeds[String(turn)]);
+  if (!seedHex) {
+    const message = revealed ? "seed withheld until the game ends (hidden information)" : "seed not revealed yet";
+    return { status: "pending", checked: 0, bad: [], message };
+  }
+  const seed = hexToBytes(seedHex);
   let commitmentOk = null;
   if (committed) commitmentOk = bytesToHex(await sha256(seed)) === committed.data.commitment;
   const key = await hmacKey(seed);

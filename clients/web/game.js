@@ -4,6 +4,7 @@ import { GameStream } from "./api.js";
 import { renderCommands, labelCommand } from "./commands.js";
 import { renderGsc2, gsc2Pieces } from "./table-gsc2.js";
 import { renderHex, hexPieces, hexItems } from "./hexmap.js";
+import { renderStarmap } from "./starmap.js";
 import { renderPanel } from "./panel.js";
 import { renderTimeline, ReplayPanel, turnStarts } from "./replay.js";
 
@@ -12,6 +13,7 @@ const TABS = [["orders", "Orders"], ["ship", "Ship"], ["replay", "Replay"], ["lo
 function kindOf(view) {
   if (!view || typeof view !== "object") return "none";
   if (view.ruleset === "gsc2" || (view.table && Array.isArray(view.ships))) return "gsc2";
+  if (view.map && Array.isArray(view.map.worlds) && Array.isArray(view.players)) return "starmap"; // ftcampaign
   if (view.map_radius != null || hexItems(view).length) return "hex";
   return "generic";
 }
@@ -185,6 +187,7 @@ export class GameView {
     this.generic.hidden = kind !== "generic";
     if (kind === "gsc2") renderGsc2(this.board, view, ctx);
     else if (kind === "hex") renderHex(this.board, view, ctx);
+    else if (kind === "starmap") renderStarmap(this.board, view, ctx);
     else this.generic.textContent = JSON.stringify(view, null, 2);
     this.zoomCtl.hidden = kind === "generic";
     this.applyZoom();

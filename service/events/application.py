@@ -27,7 +27,7 @@ from service.domain.core import (
 )
 from service.domain.core.registry import UnknownRuleset
 
-from .envelope import DiceCommitted, DiceMaterial, DiceRevealed, Envelope, GameCreated
+from .envelope import DiceCommitted, DiceDisclosed, DiceMaterial, DiceRevealed, Envelope, GameCreated
 from .errors import (
     Forbidden,
     GameNotFound,
@@ -388,6 +388,8 @@ class GameService:
                 head.dice_turn = event.turn
             elif isinstance(event, DiceRevealed):
                 head.revealed.add(event.turn)
+            elif isinstance(event, DiceDisclosed):
+                head.disclosed = True
         head.dice_turn = ruleset.clock(state).turn if not ruleset.is_over(state) else head.dice_turn
         frames = self._frames(head, decoded) if self.publish is not None else []
         return CommandResult(201, body), frames
@@ -403,6 +405,9 @@ class GameService:
         if (new_turn != head.dice_turn or over) and head.dice_turn not in head.revealed:
             old_seed = await self._seed(head, head.dice_turn)
             events.append(DiceRevealed(turn=head.dice_turn, seed=old_seed.hex()))
+        if over and ruleset.hidden_information and not head.disclosed:
+            stored = await self.store.all_seeds(head.game_id)
+            events.append(DiceDisclosed(seeds={str(turn): seed for turn, seed in stored.items()}))
         if new_turn != head.dice_turn and not over and new_turn not in head.committed:
             existing = head.seeds.get(new_turn) or await self.store.seed(head.game_id, new_turn)
             if existing is None:

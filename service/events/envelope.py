@@ -61,6 +61,17 @@ class DiceRevealed(Event, frozen=True, tag="dice.revealed"):
     seed: str
 
 
+class DiceDisclosed(Event, frozen=True, tag="dice.disclosed"):
+    """Every turn seed of a hidden-information game, once it is over.
+
+    In such a game a revealed seed would let a player recompute the rolls of events hidden from them
+    (their seqs are known from the gaps), so non-umpires see ``dice.revealed`` without its seed until
+    this event opens them all.
+    """
+
+    seeds: dict[str, str]  # turn (as a string: JSON keys) -> seed hex
+
+
 class GameRewound(Event, frozen=True, tag="game.rewound"):
     """An umpire rewind: events after ``to_seq`` (up to this one) are superseded, kept, and skipped."""
 
@@ -68,4 +79,4 @@ class GameRewound(Event, frozen=True, tag="game.rewound"):
     reason: str = ""
 
 
-SERVICE_EVENT_TYPES: tuple[type[Event], ...] = (GameCreated, DiceCommitted, DiceRevealed, GameRewound)
+SERVICE_EVENT_TYPES: tuple[type[Event], ...] = (GameCreated, DiceCommitted, DiceRevealed, DiceDisclosed, GameRewound)

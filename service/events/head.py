@@ -10,7 +10,7 @@ import msgspec
 from service.domain.core import Ruleset, find_ruleset
 
 from .codec import EventCodec
-from .envelope import DiceCommitted, DiceRevealed, GameCreated, GameRewound
+from .envelope import DiceCommitted, DiceDisclosed, DiceRevealed, GameCreated, GameRewound
 from .replay import Folder, decode_rows, effective_rewinds, superseded_seqs
 
 _CODECS: dict[str, EventCodec] = {}
@@ -34,6 +34,7 @@ class GameHead:
     dice_turn: int
     seats: list[str]
     revealed: set[int] = field(default_factory=set)
+    disclosed: bool = False  # every seed opened (hidden-information games, once over)
     seeds: dict[int, bytes] = field(default_factory=dict)  # secret turn seeds, cached
     committed: set[int] = field(default_factory=set)
     rewinds: list[tuple[int, int]] = field(default_factory=list)
@@ -55,7 +56,7 @@ def decode_state(ruleset: Ruleset, data: bytes) -> Any:
     return msgspec.json.decode(data, type=ruleset.state_type)
 
 
-MARKER_TYPES = ("dice.committed", "dice.revealed", "game.rewound")
+MARKER_TYPES = ("dice.committed", "dice.revealed", "dice.disclosed", "game.rewound")
 
 
 def head_from_rows(game_id: str, game_row: Any, rows: list[Any]) -> GameHead:
@@ -92,6 +93,8 @@ def build_head(
             head.committed.add(d.event.turn)
         elif isinstance(d.event, DiceRevealed):
             head.revealed.add(d.event.turn)
+        elif isinstance(d.event, DiceDisclosed):
+            head.disclosed = True
     if rewinds:  # the dice position counts only the effective history
         superseded = superseded_seqs(effective_rewinds(rewinds), range(1, seq + 1))
         head.effective = seq - len(superseded | {at for at, _ in rewinds})

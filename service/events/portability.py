@@ -11,7 +11,15 @@ from service.domain.core import Viewer, derive_face, find_ruleset
 from service.domain.core.registry import UnknownRuleset
 
 from .application import CreatedGame, GameService, Lineage, now_iso
-from .envelope import SERVICE_EVENT_TYPES, DiceCommitted, DiceRevealed, Envelope, GameCreated, GameRewound
+from .envelope import (
+    SERVICE_EVENT_TYPES,
+    DiceCommitted,
+    DiceDisclosed,
+    DiceRevealed,
+    Envelope,
+    GameCreated,
+    GameRewound,
+)
 from .errors import Forbidden, InvalidRequest
 from .head import codec_for
 from .reading import GameReader
@@ -124,11 +132,15 @@ def validate_battle_file(body: bytes) -> tuple[BattleHeader, list[Decoded], Any]
             raise bad(number, f"game id {env.game_id} differs from the header's {header.game_id}")
         if isinstance(event, DiceCommitted):
             commitments.setdefault(event.turn, []).append(event.commitment)
-        if isinstance(event, DiceRevealed):
-            seed = bytes.fromhex(event.seed)
-            if hashlib.sha256(seed).hexdigest() not in commitments.get(event.turn, []):
-                raise bad(number, f"the revealed seed of turn {event.turn} does not match its commitment")
-            seeds[event.turn] = seed
+        opened = ({event.turn: event.seed} if isinstance(event, DiceRevealed)
+                  else {int(t): s for t, s in event.seeds.items()} if isinstance(event, DiceDisclosed) else {})
+        for turn, seed_hex in opened.items():
+            if not seed_hex:
+                continue  # withheld from this viewer until the game ends
+            seed = bytes.fromhex(seed_hex)
+            if hashlib.sha256(seed).hexdigest() not in commitments.get(turn, []):
+                raise bad(number, f"the seed opened for turn {turn} does not match its commitment")
+            seeds[turn] = seed
         decoded.append(Decoded(line, event))
     for number, d in enumerate(decoded, start=2):  # every roll of a revealed turn must re-derive
         material = msgspec.json.decode(d.row.dice, type=_Material) if d.row.dice else None

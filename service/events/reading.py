@@ -7,7 +7,7 @@ from typing import Any
 from service.domain.core import Viewer
 
 from .application import GameService
-from .envelope import DiceCommitted, DiceRevealed, Envelope, GameCreated, GameRewound
+from .envelope import DiceCommitted, DiceDisclosed, DiceRevealed, Envelope, GameCreated, GameRewound
 from .errors import InvalidRequest, NotFound
 from .head import GameHead, decode_state
 from .replay import (
@@ -36,10 +36,10 @@ class GameReader:
 
     async def state_at(self, game_id: str, at: int | None = None) -> tuple[GameHead, Any, int]:
         head = await self.service.head(game_id)
-        if at is None or at >= head.seq:
+        if at is not None and not 0 <= at <= head.seq:
+            raise InvalidRequest(f"at must be a seq between 0 and the game's version {head.seq}", field="at")
+        if at is None or at == head.seq:
             return head, head.state, head.seq
-        if at < 0:
-            raise InvalidRequest("at must be a seq ≥ 0", field="at")
         state, start = await self._start_point(head, at)
         rows = await self.store.read_events(game_id, after=start, upto=at)
         state = Folder(head.ruleset).fold(state, decode_rows(head.codec, rows))
@@ -84,7 +84,7 @@ class GameReader:
                 if env is not None:
                     out.append(env)
             return out
-        _, state, _ = await self.state_at(head.game_id, after)
+        _, state, _ = await self.state_at(head.game_id, min(after, head.seq))
         for d, after_state in Folder(head.ruleset).walk(state, decoded):
             env = envelope_for(head.codec, head.ruleset, head.game_id, d, viewer, after_state,
                                d.seq in superseded)
@@ -135,7 +135,11 @@ class GameReader:
         if isinstance(event, DiceCommitted):
             return f"Dice for turn {event.turn} committed: sha256 {event.commitment[:16]}…"
         if isinstance(event, DiceRevealed):
+            if not event.seed:
+                return f"Turn {event.turn} is over; its dice seed is withheld until the game ends (hidden information)"
             return f"Dice seed for turn {event.turn} revealed: every roll of that turn can now be checked"
+        if isinstance(event, DiceDisclosed):
+            return f"The game is over: the dice seeds of all {len(event.seeds)} turns are disclosed"
         if isinstance(event, GameCreated):
             return f"Game created ({event.ruleset} {event.ruleset_version})"
         return head.ruleset.explain(event)

@@ -15,7 +15,7 @@ import msgspec
 from service.domain.core import Event, Ruleset, Viewer
 
 from .codec import EventCodec
-from .envelope import SERVICE_EVENT_TYPES, DiceMaterial, Envelope, GameCreated, GameRewound
+from .envelope import SERVICE_EVENT_TYPES, DiceMaterial, DiceRevealed, Envelope, GameCreated, GameRewound
 
 _dice_decoder = msgspec.json.Decoder(DiceMaterial)
 
@@ -101,6 +101,8 @@ def visible_event(ruleset: Ruleset, event: Event, viewer: Viewer, state_after: A
         return event
     if isinstance(event, GameCreated):
         return msgspec.structs.replace(event, setup=ruleset.redact_setup(event.setup, viewer))
+    if isinstance(event, DiceRevealed) and ruleset.hidden_information:
+        return msgspec.structs.replace(event, seed="")  # withheld until dice.disclosed (game over)
     if isinstance(event, SERVICE_EVENT_TYPES):
         return event
     return ruleset.redact(event, viewer, state_after)

@@ -229,6 +229,10 @@ class SqlEventStore:
         rows = await self._run(self._fetch, stmt)
         return rows[0] if rows else None
 
+    async def all_seeds(self, game_id: str) -> dict[int, str]:
+        stmt = select(SEEDS.c.turn, SEEDS.c.seed).where(SEEDS.c.game_id == game_id).order_by(SEEDS.c.turn)
+        return {int(turn): seed for turn, seed in await self._run(self._fetch, stmt)}
+
     async def drop_snapshots(self, game_id: str | None = None) -> None:
         def drop() -> None:
             with self.engine.begin() as conn:

@@ -186,6 +186,8 @@ async def test_state_at_any_point(api):
         assert past["at"] == version and past["state"]["hull"]["blue"] == hull
     r = await api.get(f"/v1/games/{game['game_id']}", params={"at": -1})
     assert r.status_code == 422
+    r = await api.get(f"/v1/games/{game['game_id']}", params={"at": hulls[-1][0] + 1})
+    assert r.status_code == 422 and r.json()["field"] == "at"  # the future is not clamped to the present
 
 
 async def test_options_for_each_viewer(api):

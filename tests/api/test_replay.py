@@ -164,3 +164,33 @@ async def test_turn_replay_after_view_is_the_end_of_that_turn(api):
     await _play_two_turns(api, game)
     replay = (await api.get(f"/v1/games/{game['game_id']}/turns/1")).json()
     assert replay["after"]["turn"] == 1 and replay["after"]["phase"] == "end"
+
+
+async def test_hidden_information_seeds_are_withheld_until_the_game_ends(api, tmp_path):
+    """A revealed seed would let a player recompute rolls of events hidden from it (their seqs show as
+    gaps), so a hidden-information game (tiny declares one) shows players `dice.revealed` without the seed
+    and discloses every seed when it ends; then anyone can verify every roll they saw."""
+    game = await new_game(api, scenario={"hull": 2, "turn_limit": 50})
+    red, blue = game["seats"]["red"], game["seats"]["blue"]
+    gid = game["game_id"]
+    for _ in range(60):
+        view = (await api.get(f"/v1/games/{gid}")).json()
+        if view["over"]:
+            break
+        await command(api, game, red, SHOOT_RED)
+        for who, token in (("red", red), ("blue", blue), ("red", red), ("blue", blue)):
+            await command(api, game, token, {"type": "tiny.end_phase", "seat": who})
+        if view["turn"] == 1:
+            events = (await api.get(f"/v1/games/{gid}/events", headers=bearer(blue))).json()["events"]
+            reveal = next(e for e in events if e["type"] == "dice.revealed")
+            assert reveal["data"] == {"turn": 1, "seed": ""}
+            umpire = (await api.get(f"/v1/games/{gid}/events", headers=bearer(game["umpire_token"]))).json()
+            assert next(e for e in umpire["events"] if e["type"] == "dice.revealed")["data"]["seed"]
+    assert (await api.get(f"/v1/games/{gid}")).json()["over"]
+    content = await _export(api, game, blue)
+    disclosed = [json.loads(ln) for ln in content.splitlines()[1:] if b'"dice.disclosed"' in ln]
+    assert len(disclosed) == 1 and len(disclosed[0]["data"]["seeds"]) >= 2
+    result = _verify(tmp_path, content)
+    assert result.returncode == 0 and "0 rolls verified" not in result.stdout, result.stdout
+    r = await api.post("/v1/games/import", content=content)
+    assert r.status_code == 201, r.text

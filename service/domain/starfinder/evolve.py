@@ -32,8 +32,9 @@ def evolve(state: GameState, ev: Event) -> GameState:  # noqa: C901 - one branch
                 for k, c in state.crew.items()}
         ships = {k: rep(s, defence=0, rolled=False, speed_bonus=0, flyby=None, flyby_arc=None, locks=(),
                         countermeasures=(), fired=(), arc_picks={}) for k, s in state.ships.items()}
-        return rep(state, round=ev.round, crew=crew, ships=ships, order=(), results={}, slot=0, done=(),
-                   declared=(), pending=())
+        # the new round opens with engineering (SF-RND-1): its envelope is stamped with the new round's clock
+        return rep(state, round=ev.round, phase="engineering", crew=crew, ships=ships, order=(), results={}, slot=0,
+                   done=(), declared=(), pending=())
     if isinstance(ev, E.PhaseStarted):
         return rep(state, round=ev.round, phase=ev.phase, slot=0, done=())
     if isinstance(ev, E.RoleChangeRequested):

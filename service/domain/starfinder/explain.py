@@ -57,8 +57,9 @@ def explain(ev: Event) -> str:  # noqa: C901 - one sentence per event type
                 f"with {ev.turns} turn(s){extra}.")
     if isinstance(ev, E.Attacked):
         who = "free attack" if ev.kind == "free" else "fires"
-        head = (f"{ev.ship}'s {ev.weapon} {who} at {ev.target} "
-                f"({ev.arc} arc, range {ev.distance}, {ev.defence} {ev.needed})")
+        # SF-R-5: a free attack takes no range into account (its event carries no distance)
+        reach = "" if ev.kind == "free" else f", range {ev.distance}"
+        head = f"{ev.ship}'s {ev.weapon} {who} at {ev.target} ({ev.arc} arc{reach}, {ev.defence} {ev.needed})"
         if ev.total is None:
             return f"{head}: the weapons array is wrecked and the attack fails automatically."
         result = _check(ev.rolls[0])

@@ -1,0 +1,348 @@
+"""Helpers for Full Thrust campaign (ftcampaign) games played through the real HTTP + websocket API.
+
+The oracle is built from the UMPIRE's view of the truth: the umpire's event log (nothing redacted) is
+decoded and folded with the ruleset, giving the true state after every seq. Alongside, a knowledge model
+independent of service.domain.ftcampaign.visibility says what each player may know at every seq (FTC-R-7,
+FTC-TG-3): another player's task group id only once it shared a hex with the player's forces (groups or
+owned worlds), a ship id only once it fought the player (a battle) or assaulted the player's world; a
+spectator knows neither. Economies, sealed orders, sealed choices, formations and other players' world
+incomes/IDP never show. Every JSON document a non-umpire receives is checked against that model *at the seq
+it describes*.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from contextlib import ExitStack
+from typing import Any
+
+import msgspec
+from starlette.testclient import TestClient
+
+from service.domain.core.hexgrid import Hex
+from service.domain.ftcampaign import RULESET as R
+from service.domain.ftcampaign import events as E
+from service.domain.ftcampaign.state import State, key
+from service.events.head import codec_for
+from service.events.replay import Folder
+
+_codec = codec_for(R)
+_folder = Folder(R)
+
+
+def _tags(types: tuple[type, ...]) -> set[str]:
+    return {t.__struct_config__.tag for t in types}  # type: ignore[attr-defined]
+
+
+PUBLIC = _tags(E.PUBLIC) | {"game.created", "dice.committed", "dice.disclosed", "game.rewound"}
+PRIVATE = _tags(E.PRIVATE)
+LOCAL = _tags(E.LOCAL)
+SEALED = _tags(E.SEALED)
+NO_SUCH = "zz-no-such-group"
+
+
+def auth(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+def label(viewer: str) -> str:
+    return viewer if viewer in ("spectator", "umpire") else f"seat:{viewer}"
+
+
+# ------------------------------------------------------------------------------------------- oracle
+
+
+class Knowledge:
+    """What each player may know (ids of other players' groups and ships), cumulative over the log."""
+
+    def __init__(self, state: State) -> None:
+        self.groups: dict[str, set[str]] = {p: set() for p in state.order}
+        self.ships: dict[str, set[str]] = {p: set() for p in state.order}
+        self.every_group: set[str] = set()
+        self.every_ship: set[str] = set()
+
+    def update(self, state: State, event: Any) -> None:
+        self.every_group |= set(state.groups)
+        self.every_ship |= set(state.ships)
+        for p in state.order:
+            here = {key(g.hex) for g in state.groups.values() if g.owner == p and g.hex is not None}
+            here |= {k for k, w in state.worlds.items() if w.owner == p}
+            for g in state.groups.values():
+                if g.owner == p or (g.hex is not None and key(g.hex) in here):
+                    self.groups[p].add(g.id)
+            self.ships[p] |= {s for s, v in state.ships.items() if v.owner == p}
+        if isinstance(event, E.BattleStarted):
+            for p in event.witnesses:
+                self.ships[p] |= set(event.designs)
+        if isinstance(event, E.AssaultResolved):
+            for p in event.witnesses:
+                self.ships[p] |= set(event.ships)
+
+    def hidden(self, viewer: str) -> frozenset[str]:
+        if viewer == "spectator":
+            return frozenset(self.every_group | self.every_ship)
+        return frozenset((self.every_group - self.groups[viewer]) | (self.every_ship - self.ships[viewer]))
+
+
+class Truth:
+    """The true state after every seq, folded from the umpire's (unredacted) event stream, and what each
+    non-umpire viewer may not know at that seq."""
+
+    def __init__(self) -> None:
+        self.states: dict[int, State] = {}
+        self.hidden_at: dict[int, dict[str, frozenset[str]]] = {}
+        self.last = 0
+        self.state: State | None = None
+        self.know: Knowledge | None = None
+        self.envelopes: dict[int, dict[str, Any]] = {}
+
+    def feed(self, envelopes: list[dict[str, Any]]) -> None:
+        for env in envelopes:
+            assert env["seq"] == self.last + 1, ("umpire stream not dense", env["seq"], self.last)
+            event: Any = None
+            if env["type"] == "game.created":
+                self.state = R.initial_state(env["data"]["setup"])
+                self.know = Knowledge(self.state)
+                self.states[0] = self.state
+                self.hidden_at[0] = self._hidden()
+            else:
+                event = _codec.decode(env["type"], env["v"], json.dumps(env["data"]).encode(),
+                                      json.dumps(env.get("rolls", [])).encode())
+                self.state = _folder.apply(self.state, event)
+            assert self.know is not None and self.state is not None
+            self.know.update(self.state, event)
+            self.last = env["seq"]
+            self.states[self.last] = self.state
+            self.hidden_at[self.last] = self._hidden()
+            self.envelopes[self.last] = env
+
+    def _hidden(self) -> dict[str, frozenset[str]]:
+        assert self.know is not None and self.state is not None
+        return {v: self.know.hidden(v) for v in ("spectator", *self.state.order)}
+
+    def at(self, seq: int) -> State:
+        return self.states[seq]
+
+    def hidden(self, seq: int, viewer: str) -> frozenset[str]:
+        return self.hidden_at[seq][viewer]
+
+
+def leaks(text: str, hidden: frozenset[str] | set[str]) -> list[str]:
+    return sorted(i for i in hidden if i in text and re.search(rf'(?<![\w-]){re.escape(i)}(?![\w-])', text))
+
+
+def assert_no_leak(doc: Any, hidden: frozenset[str] | set[str], where: str, allow: tuple[str, ...] = ()) -> None:
+    """No id of a group or ship the viewer may not know, anywhere in the JSON text of ``doc``."""
+    text = doc if isinstance(doc, str) else json.dumps(doc)
+    for a in allow:
+        text = text.replace(a, "")
+    found = leaks(text, hidden)
+    assert not found, f"{where}: hidden ids {found} leaked: {_around(text, found[0])}"
+
+
+def _around(text: str, needle: str) -> str:
+    i = text.find(needle)
+    return text[max(0, i - 300): i + 300]
+
+
+def check_envelope(env: dict[str, Any], truth: Truth, viewer: str, where: str) -> None:
+    """Audience, sealed content and unknown ids, for one envelope as a non-umpire received it."""
+    seq = env["seq"]
+    assert_no_leak(env, truth.hidden(seq, viewer), f"{where} seq {seq} {env['type']} for {viewer}")
+    t, d = env["type"], env["data"]
+    me = None if viewer == "spectator" else viewer
+    truth_env = truth.envelopes[seq]
+    assert t == truth_env["type"] and env["turn"] == truth_env["turn"], (where, env, truth_env)
+    if t in PUBLIC:
+        assert env == truth_env or t == "game.created", f"{where}: a public event differs from the truth: {env}"
+    elif t == "dice.revealed":  # the seed is withheld from players until the game ends (dice.disclosed)
+        assert d == {"turn": truth_env["data"]["turn"], "seed": ""}, f"{where}: a turn seed shown to {viewer}: {d}"
+    elif t in SEALED:  # ftcampaign.orders_submitted: that a player sealed orders is public, never what
+        if d["player"] != me:
+            assert d.get("orders") is None, f"{where}: another player's sealed orders shown to {viewer}: {d}"
+    elif t in PRIVATE:
+        assert me is not None and d["player"] == me, f"{where}: {d.get('player')}'s private {t} shown to {viewer}"
+    elif t in LOCAL:
+        assert me is not None and me in d["witnesses"], f"{where}: local {t} shown to {viewer}, not a witness"
+        if t == "ftcampaign.choice_made" and d["player"] != me:
+            assert d.get("choice") is None and d.get("to") is None, f"{where}: sealed choice shown: {d}"
+        if t == "ftcampaign.formation_declared" and d["player"] != me:
+            assert d.get("formation") is None, f"{where}: sealed formation shown: {d}"
+        if t == "ftcampaign.step_opened":
+            assert not d["step"].get("choices") and not d["step"].get("destinations"), (where, d)
+        if t == "ftcampaign.battle_started":
+            assert set(d["battle"].get("formations", {})) <= {me}, (where, d)
+        if t == "ftcampaign.battle_recorded":
+            assert set(d.get("ordnance", {})) <= {me}, f"{where}: another player's ordnance spend shown: {d}"
+    else:
+        raise AssertionError(f"{where}: unexpected event type {t} for {viewer}")
+
+
+def check_view(view: dict[str, Any], truth: Truth, seq: int, viewer: str, where: str) -> None:
+    state = truth.at(seq)
+    assert_no_leak(view, truth.hidden(seq, viewer), f"{where} (seq {seq}) for {viewer}")
+    me = None if viewer == "spectator" else viewer
+    for k in ("economies", "orders"):
+        assert k not in view, f"{where}: umpire-only {k!r} shown to {viewer}"
+    assert view["turn"] == state.turn and view["phase"] == state.phase
+    if me is None:
+        assert view["groups"] == [] and view["sightings"] == [] and view["economy"] is None, (where, view)
+        assert view["steps"] == [] and view["battles"] == [] and "my_orders" not in view
+    else:
+        economy = json.loads(msgspec.json.encode(state.economies[me]))
+        assert view["economy"] == economy, f"{where}: {viewer}'s economy is wrong"
+        assert all(g["owner"] == me for g in view["groups"]), f"{where}: another player's group in {viewer}'s view"
+        assert {g["id"] for g in view["groups"]} == {g for g, v in state.groups.items() if v.owner == me}
+        for s in view["sightings"]:
+            assert s["turn"] <= state.turn, (where, s)
+            for c in s["counters"]:
+                assert c["owner"] != me and c.get("posture") in (None, "attack"), (where, c)
+        for s in view["steps"]:
+            assert me in s["players"] and set(s) == {"id", "kind", "hex", "players", "awaiting", "my_choice"}
+        for b in view["battles"]:
+            assert set(b.get("formations", {})) <= {me}, (where, b)
+        if "my_orders" in view:
+            assert me in state.orders
+    for w in view["map"]["worlds"]:
+        real = state.worlds[w["id"]]
+        if "idp" in w or "closed" in w or "interdicted" in w:
+            assert me is not None and real.owner == me, f"{where}: IDP of {w['id']} (owner {real.owner}) to {viewer}"
+        if "income" in w and (me is None or real.owner != me):
+            assert real.owner is None and real.scouted, f"{where}: income of {w['id']} shown to {viewer}"
+        if w["owner"] not in (None, me):  # others' worlds: public claims, or what this player saw (as of then)
+            seen = state.intel.get(me or "", {}).get(w["id"])
+            assert w["owner"] in (real.setup_owner, seen.owner if seen else None), (where, w)
+    sealed = {p["id"]: p["orders_sealed"] for p in view["players"]}
+    assert sealed == {p: p in state.orders for p in state.order}, f"{where}: sealed-order status is wrong"
+
+
+OWN_FIELDS = ("group", "into", "other", "ship", "donor")
+
+
+def check_options(commands: list[dict[str, Any]], truth: Truth, seq: int, viewer: str) -> None:
+    state = truth.at(seq)
+    assert_no_leak(commands, truth.hidden(seq, viewer), f"options (seq {seq}) for {viewer}")
+    if viewer == "spectator":
+        assert commands == []
+        return
+    for c in commands:
+        assert c["type"] not in UMPIRE_TYPES, f"umpire command offered to {viewer}: {c}"
+        for f in OWN_FIELDS:
+            v = c.get(f)
+            if v is None:
+                continue
+            owner = state.groups[v].owner if v in state.groups else state.ships[v].owner
+            assert owner == viewer, (viewer, c)
+        if c.get("world") is not None:
+            assert state.worlds[c["world"]].owner == viewer, (viewer, c)
+        for o in c.get("orders", []):
+            assert state.groups[o["group"]].owner == viewer, (viewer, c)
+
+
+UMPIRE_TYPES = {
+    "ftcampaign.generate_map", "ftcampaign.approve_technology", "ftcampaign.approve_standard_navy",
+    "ftcampaign.record_ruling", "ftcampaign.close_turn", "ftcampaign.record_battle",
+    "ftcampaign.resolve_disengagement", "ftcampaign.end_campaign",
+}
+
+
+# --------------------------------------------------------------------------------------------- play
+
+
+class CampaignGame:
+    """One campaign driven over HTTP, with one live websocket per non-umpire viewer."""
+
+    def __init__(self, client: TestClient, scenario: str, stack: ExitStack) -> None:
+        self.client = client
+        r = client.post("/v1/games", json={"ruleset": "ftcampaign", "scenario": scenario})
+        assert r.status_code == 201, r.text
+        self.game = r.json()
+        self.id = self.game["game_id"]
+        self.players = list(self.game["seats"])
+        self.viewers = ["spectator", *self.players]
+        self.tokens: dict[str, str | None] = {"spectator": None, "umpire": self.game["umpire_token"],
+                                              **self.game["seats"]}
+        self.truth = Truth()
+        self.sockets = {v: stack.enter_context(client.websocket_connect(self._ws_url(v))) for v in self.viewers}
+        self.frames: dict[str, list[dict[str, Any]]] = {v: [] for v in self.viewers}
+        self.known: dict[str, list[dict[str, Any]]] = {v: [] for v in self.viewers}
+        for v in self.viewers:
+            self._until_caught_up(v)
+        self.sync()
+
+    def _ws_url(self, viewer: str, after: int = 0) -> str:
+        token = self.tokens[viewer]
+        return f"/v1/games/{self.id}/stream?after={after}" + (f"&token={token}" if token else "")
+
+    def _until_caught_up(self, viewer: str) -> None:
+        while True:
+            msg = self.sockets[viewer].receive_json()
+            if msg["kind"] == "caught_up":
+                return
+            if msg["kind"] == "event":
+                self.frames[viewer].append(msg["event"])
+
+    def get(self, path: str, viewer: str, **params: Any) -> Any:
+        r = self.client.get(f"/v1/games/{self.id}{path}", headers=auth(self.tokens[viewer]), params=params)
+        assert r.status_code == 200, (path, viewer, r.status_code, r.text)
+        return r.json()
+
+    def post(self, viewer: str, cmd: dict[str, Any]) -> Any:
+        return self.client.post(f"/v1/games/{self.id}/commands", json={"command": cmd},
+                                headers=auth(self.tokens[viewer]))
+
+    def sync(self) -> int:
+        self.truth.feed(self.get("/events", "umpire", after=self.truth.last, limit=10000)["events"])
+        return self.truth.last
+
+    def new_events(self, viewer: str) -> list[dict[str, Any]]:
+        after = self.known[viewer][-1]["seq"] if self.known[viewer] else 0
+        got = self.get("/events", viewer, after=after, limit=10000)["events"]
+        self.known[viewer] += got
+        return got
+
+    def drain_socket(self, viewer: str) -> None:
+        want = len(self.known[viewer])
+        pings = 0
+        while len(self.frames[viewer]) < want:
+            msg = self.sockets[viewer].receive_json()
+            if msg["kind"] == "ping":
+                pings += 1
+                assert pings < 10, f"{viewer}'s socket is missing frames"
+                continue
+            assert msg["kind"] == "event", msg
+            self.frames[viewer].append(msg["event"])
+        assert self.frames[viewer] == self.known[viewer], f"websocket frames for {viewer} differ from GET /events"
+
+
+def _dist(a: list[int], b: list[int]) -> int:
+    return Hex(a[0], a[1]).distance_to(Hex(b[0], b[1]))
+
+
+QUIET = {"ftcampaign.end_campaign", "ftcampaign.record_ruling", "ftcampaign.set_maintenance",
+         "ftcampaign.close_route", "ftcampaign.set_cloak", "ftcampaign.approve_standard_navy"}
+
+
+def pick(rng: random.Random, view: dict[str, Any], me: str, options: list[dict[str, Any]]) -> dict[str, Any]:
+    """An aggressive player: buys ships at set-up, then sends its groups on attack toward enemy worlds."""
+    useful = [o for o in options if o["type"] not in QUIET] or options
+    by = lambda t: [o for o in useful if o["type"] == t]  # noqa: E731
+    buys, orders, ready = by("ftcampaign.buy_ship"), by("ftcampaign.submit_orders"), by("ftcampaign.ready")
+    if view["phase"] == "deployment":
+        if buys and rng.random() < 0.85:
+            return rng.choice(buys)
+        if ready and rng.random() < 0.7:
+            return ready[0]
+    if orders and rng.random() < 0.7:
+        targets = [w["hex"] for w in view["map"]["worlds"] if w["owner"] not in (None, me)]
+        moving = [o for o in orders if o["orders"] and o["orders"][0]["posture"] == "attack"]
+        if targets and moving and rng.random() < 0.8:
+            def score(o: dict[str, Any]) -> int:
+                return min(_dist(o["orders"][0]["to"], t) for t in targets)
+
+            best = min(score(o) for o in moving)
+            return rng.choice([o for o in moving if score(o) == best])
+        return rng.choice(orders)
+    return rng.choice(useful)
