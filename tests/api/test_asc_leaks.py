@@ -28,13 +28,13 @@ from tests.api.asc_play import (
     VIEWERS,
     AscGame,
     assert_no_leak,
-    auth,
     check_envelope,
     check_options,
     check_view,
     label,
     pick,
 )
+from tests.api.watched_game import auth
 
 FULL_READ_EVERY = 12  # GET /events?after=0 (a full refold per viewer) every this many commands
 

@@ -36,13 +36,13 @@ from tests.api.ftcampaign_play import (
     QUIET,
     CampaignGame,
     assert_no_leak,
-    auth,
     check_envelope,
     check_options,
     check_view,
     label,
     pick,
 )
+from tests.api.watched_game import auth
 
 FULL_READ_EVERY = 10
 

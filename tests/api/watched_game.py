@@ -1,0 +1,83 @@
+"""A game driven over HTTP with one live websocket per non-umpire viewer (for the leak tests).
+
+Subclasses say which ruleset, which viewers, and what "truth" (an oracle fed with the umpire's events) is.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from typing import Any
+
+from starlette.testclient import TestClient
+
+
+def auth(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+class WatchedGame:
+    ruleset: str
+
+    def __init__(self, client: TestClient, scenario: str, stack: ExitStack, truth: Any) -> None:
+        self.client = client
+        r = client.post("/v1/games", json={"ruleset": self.ruleset, "scenario": scenario})
+        assert r.status_code == 201, r.text
+        self.game = r.json()
+        self.id = self.game["game_id"]
+        self.players = list(self.game["seats"])
+        self.viewers = ["spectator", *self.players]
+        self.tokens: dict[str, str | None] = {"spectator": None, "umpire": self.game["umpire_token"],
+                                              **self.game["seats"]}
+        self.truth = truth
+        self.sockets = {v: stack.enter_context(client.websocket_connect(self._ws_url(v))) for v in self.viewers}
+        self.frames: dict[str, list[dict[str, Any]]] = {v: [] for v in self.viewers}  # envelopes received live
+        self.known: dict[str, list[dict[str, Any]]] = {v: [] for v in self.viewers}  # envelopes read over HTTP
+        for v in self.viewers:
+            self._until_caught_up(v)
+        self.sync()
+
+    def _ws_url(self, viewer: str, after: int = 0) -> str:
+        token = self.tokens[viewer]
+        return f"/v1/games/{self.id}/stream?after={after}" + (f"&token={token}" if token else "")
+
+    def _until_caught_up(self, viewer: str) -> None:
+        while True:
+            msg = self.sockets[viewer].receive_json()
+            if msg["kind"] == "caught_up":
+                return
+            if msg["kind"] == "event":
+                self.frames[viewer].append(msg["event"])
+
+    def get(self, path: str, viewer: str, **params: Any) -> Any:
+        r = self.client.get(f"/v1/games/{self.id}{path}", headers=auth(self.tokens[viewer]), params=params)
+        assert r.status_code == 200, (path, viewer, r.status_code, r.text)
+        return r.json()
+
+    def post(self, viewer: str, cmd: dict[str, Any]) -> Any:
+        return self.client.post(f"/v1/games/{self.id}/commands", json={"command": cmd},
+                                headers=auth(self.tokens[viewer]))
+
+    def sync(self) -> int:
+        """Fold the umpire's new events into the truth; returns the version now."""
+        self.truth.feed(self.get("/events", "umpire", after=self.truth.last, limit=10000)["events"])
+        return self.truth.last
+
+    def new_events(self, viewer: str) -> list[dict[str, Any]]:
+        after = self.known[viewer][-1]["seq"] if self.known[viewer] else 0
+        got = self.get("/events", viewer, after=after, limit=10000)["events"]
+        self.known[viewer] += got
+        return got
+
+    def drain_socket(self, viewer: str) -> None:
+        """Receive live frames until this viewer's socket has everything the HTTP reads showed."""
+        want = len(self.known[viewer])
+        pings = 0
+        while len(self.frames[viewer]) < want:
+            msg = self.sockets[viewer].receive_json()
+            if msg["kind"] == "ping":
+                pings += 1
+                assert pings < 10, f"{viewer}'s socket is missing frames"
+                continue
+            assert msg["kind"] == "event", msg
+            self.frames[viewer].append(msg["event"])
+        assert self.frames[viewer] == self.known[viewer], f"websocket frames for {viewer} differ from GET /events"
