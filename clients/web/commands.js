@@ -1,5 +1,7 @@
 // The seat's legal commands (GET /options) as readable, grouped buttons.
 import { el, clear, fmt, humanize } from "./dom.js";
+import { labelStarfinder, STARFINDER_GROUPS, seatShipId } from "./starfinder-ui.js";
+import { labelFtcampaign, FTCAMPAIGN_GROUPS } from "./ftcampaign-ui.js";
 
 const GROUPS = {
   "gsc2.start": "Game", "gsc2.choose_order": "Order", "gsc2.move": "Move", "gsc2.pass": "Order",
@@ -7,7 +9,11 @@ const GROUPS = {
   "gsc2.fire": "Fire beams", "gsc2.board": "Boarding", "gsc2.launch_pod": "Boarding", "gsc2.move_pod": "Boarding",
   "gsc2.sabotage": "Sabotage", "gsc2.casualty_order": "Boarding", "gsc2.repair": "Repairs",
   "gsc2.end_phase": "Phase", "gsc2.force_phase": "Umpire", "gsc2.ruling": "Umpire",
+  ...STARFINDER_GROUPS, ...FTCAMPAIGN_GROUPS,
 };
+// groups shown in this order (others after them, in the order met)
+const ORDER = ["Game", "Set-up", "Order", "Move", "Engineering", "Helm", "Helm stunts", "Science", "Gunnery", "Captain",
+  "Orders", "Contacts", "Economy", "Crew", "Phase", "Umpire"];
 
 function shipName(view, id) {
   const ships = (view && view.ships) || [];
@@ -35,6 +41,8 @@ export function describeLegs(legs) {
 
 export function labelCommand(cmd, view) {
   const t = cmd.type;
+  if (t.startsWith("starfinder.")) { const l = labelStarfinder(cmd, view); if (l) return l; }
+  if (t.startsWith("ftcampaign.")) { const l = labelFtcampaign(cmd, view); if (l) return l; }
   const n = (id) => shipName(view, id);
   switch (t) {
     case "gsc2.start": return "Start the game";
@@ -82,12 +90,14 @@ export function renderCommands(root, commands, view, onPick, { selected = null, 
     if (!groups.has(g)) groups.set(g, []);
     groups.get(g).push(cmd);
   }
-  for (const [name, cmds] of groups) {
-    cmds.sort((a, b) => (b.ship === selected) - (a.ship === selected));
+  const rank = (g) => { const i = ORDER.indexOf(g); return i < 0 ? ORDER.indexOf("Crew") : i; }; // unknown: before Phase
+  const shipOf = (cmd) => cmd.ship ?? seatShipId(cmd.seat);
+  for (const [name, cmds] of [...groups].sort((a, b) => rank(a[0]) - rank(b[0]))) {
+    cmds.sort((a, b) => (shipOf(b) === selected) - (shipOf(a) === selected));
     const box = el("div", { class: "cmd-group", dataset: { group: name } }, el("h4", {}, name));
     for (const cmd of cmds) {
       box.append(el("button", {
-        class: "cmd" + (cmd.ship && cmd.ship === selected ? " mine" : ""),
+        class: "cmd" + (shipOf(cmd) && shipOf(cmd) === selected ? " mine" : ""),
         type: "button",
         disabled,
         dataset: { type: cmd.type, cmd: JSON.stringify(cmd) },

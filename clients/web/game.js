@@ -6,6 +6,7 @@ import { renderGsc2, gsc2Pieces } from "./table-gsc2.js";
 import { renderHex, hexPieces, hexItems } from "./hexmap.js";
 import { renderStarmap } from "./starmap.js";
 import { renderPanel } from "./panel.js";
+import { seatShipId, starfinderToAct } from "./starfinder-ui.js";
 import { renderTimeline, ReplayPanel, turnStarts } from "./replay.js";
 
 const TABS = [["orders", "Orders"], ["ship", "Ship"], ["replay", "Replay"], ["log", "Log"]];
@@ -140,7 +141,9 @@ export class GameView {
   pickDefault() {
     const view = this.live && this.live.state;
     const ships = view && Array.isArray(view.ships) ? view.ships : [];
-    const mine = ships.find((s) => s.side === this.mySide && s.status === "active");
+    const crewed = seatShipId(this.mySide); // a Starfinder seat "ship/role" crews that ship
+    const mine = (crewed && ships.find((s) => s.id === crewed))
+      || ships.find((s) => s.side === this.mySide && s.status === "active");
     if (mine) this.selected = mine.id;
   }
 
@@ -176,7 +179,7 @@ export class GameView {
     const view = s.state || {};
     const live = this.at == null;
     const ctx = {
-      selected: this.selected, options: live ? this.options : [], events: this.events, at: s.at,
+      viewer: s.viewer, selected: this.selected, options: live ? this.options : [], events: this.events, at: s.at,
       label: (cmd) => labelCommand(cmd, view),
       onSelect: (id) => { this.selected = id; this.hideChooser(); this.render(); },
       onCommand: (cmd) => this.send(cmd),
@@ -192,14 +195,16 @@ export class GameView {
     this.zoomCtl.hidden = kind === "generic";
     this.applyZoom();
 
-    const toAct = view.to_act;
     const me = this.mySide;
-    fill(this.head, 
+    const toAct = view.to_act != null
+      ? (view.to_act ? { text: view.to_act === me ? "Your move" : `${view.to_act} to act`, mine: view.to_act === me } : null)
+      : (Array.isArray(view.awaiting) || view.acting_ship) && !s.over ? starfinderToAct(view, s.viewer) : null;
+    fill(this.head,
       el("strong", {}, `${s.ruleset} · ${this.gameId}`),
       el("span", { id: "viewer", class: "viewer" }, s.viewer),
       el("span", { id: "clock" }, `Turn ${s.turn} · ${humanize(s.phase)}`),
       s.over ? el("span", { class: "badge over" }, `Game over${view.winner ? `: ${view.winner} wins` : ""}`) : null,
-      toAct ? el("span", { class: `to-act${toAct === me ? " mine" : ""}` }, toAct === me ? "Your move" : `${toAct} to act`) : null);
+      toAct ? el("span", { id: "to-act", class: `to-act${toAct.mine ? " mine" : ""}` }, toAct.text) : null);
 
     renderTimeline(this.timeline, {
       version: this.version(), at: this.at, events: this.events, turn: s.turn, phase: s.phase,
@@ -208,11 +213,11 @@ export class GameView {
 
     const piece = kind === "gsc2" ? (view.ships || []).find((x) => x.id === this.selected)
       : kind === "hex" ? hexItems(view).find((x) => x.id === this.selected) : null;
-    renderPanel(this.sections.ship, view, piece || null, this.pieces(view), ctx.onSelect);
+    renderPanel(this.sections.ship, view, piece || null, this.pieces(view), ctx.onSelect, { viewer: s.viewer });
 
     const liveView = (this.live && this.live.state) || view;
     fill(this.statusLine, this.token
-      ? `You are ${s.viewer}.${(liveView.done || []).length ? ` Done this phase: ${liveView.done.join(", ")}.` : ""}`
+      ? `You are ${s.viewer}.${Array.isArray(liveView.done) && liveView.done.length ? ` Done this phase: ${liveView.done.join(", ")}.` : ""}`
       : "Spectating: the public view only.");
     const note = !live ? `Viewing history (seq ${this.at}). Go back to live to give orders.`
       : !this.token ? "Spectators cannot give orders." : "";

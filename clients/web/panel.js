@@ -1,5 +1,7 @@
 // Side panel: the selected piece's data sheet and damage (GSC2 ships in detail, anything else generically).
 import { el, clear, fmt, humanize, sideColor } from "./dom.js";
+import { isStarfinder, starfinderSheet } from "./starfinder-ui.js";
+import { isCampaign, campaignSheet } from "./ftcampaign-ui.js";
 
 function bar(value, max, cls = "") {
   const pct = max > 0 ? Math.max(0, Math.min(100, (100 * value) / max)) : 0;
@@ -86,8 +88,10 @@ function genericSheet(piece) {
   return [el("h3", {}, String(piece.name || piece.bogey || piece.id)), el("dl", { class: "facts" }, ...rows), ...nested];
 }
 
-export function renderPanel(root, view, piece, pieces, onSelect) {
+// extra: { viewer } (the viewer label, e.g. "seat:sunrise/pilot": marks the seat in a Starfinder crew list)
+export function renderPanel(root, view, piece, pieces, onSelect, extra = {}) {
   clear(root);
+  if (isCampaign(view) && !piece) { root.append(...campaignSheet(view)); return; }
   const list = el("div", { class: "piece-list" });
   for (const p of pieces) {
     list.append(el("button", {
@@ -97,5 +101,6 @@ export function renderPanel(root, view, piece, pieces, onSelect) {
   }
   root.append(list);
   if (!piece) { root.append(el("p", { class: "muted" }, "Tap a ship on the map to see its data sheet.")); return; }
-  root.append(...(piece.data_sheet ? gsc2Sheet(piece, view) : genericSheet(piece)));
+  root.append(...(isStarfinder(view, piece) && piece.data_sheet ? starfinderSheet(piece, view, extra)
+    : piece.data_sheet ? gsc2Sheet(piece, view) : genericSheet(piece)));
 }

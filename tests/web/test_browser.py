@@ -11,91 +11,10 @@ Skips when Playwright or Chromium is missing, unless SALVO_REQUIRE_BROWSER=1 (th
 from __future__ import annotations
 
 import hashlib
-import os
-import shutil
 import time
-from pathlib import Path
-
-import pytest
 
 from service.domain.core.dice import commitment, derive_face
-from tests.support.server import ROOT, ServerProcess
-
-CHROMIUM = os.environ.get("SALVO_CHROMIUM", "/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-ARTIFACTS = ROOT / "test-artifacts"
-DESKTOP = {"width": 1440, "height": 900}
-PHONE = {"width": 390, "height": 844}
-TIMEOUT_MS = 10_000
-
-
-def _need_browser():
-    problem = None
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        problem = "the playwright package is not installed (pip install playwright==1.65.2)"
-        sync_playwright = None
-    if problem is None and not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
-        problem = f"no Chromium at {CHROMIUM} (apt-get install -y chromium, or set SALVO_CHROMIUM)"
-    if problem:
-        if os.environ.get("SALVO_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"browser tests are required (SALVO_REQUIRE_BROWSER=1) but {problem}")
-        pytest.skip(f"browser tests skipped: {problem}")
-    return sync_playwright
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_playwright = _need_browser()
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    db = tmp_path_factory.mktemp("web") / "salvo.db"
-    # a short heartbeat: an idle stream handler notices a closed browser at its next ping, and the
-    # server's graceful stop waits for those handlers
-    with ServerProcess(f"sqlite:///{db}", env={"SALVO_HEARTBEAT_SECONDS": "1"}) as srv:
-        yield srv
-
-
-class Console:
-    """Collects console errors and uncaught exceptions of every page it watches."""
-
-    def __init__(self) -> None:
-        self.errors: list[str] = []
-        self.allowed_422 = 0  # rejections we provoke on purpose show up as failed resource loads
-
-    def watch(self, page, name: str):
-        page.on("console", lambda m: m.type == "error" and self.errors.append(f"{name}: {m.text}"))
-        page.on("pageerror", lambda e: self.errors.append(f"{name}: uncaught {e}"))
-        page.set_default_timeout(TIMEOUT_MS)
-        return page
-
-    def unexpected(self) -> list[str]:
-        left = self.allowed_422
-        out = []
-        for e in self.errors:
-            if left and "status of 422" in e:
-                left -= 1
-                continue
-            out.append(e)
-        return out
+from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console
 
 
 def _clock(page) -> str:

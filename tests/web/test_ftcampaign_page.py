@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 
-from tests.web.test_browser import ARTIFACTS, DESKTOP, PHONE, Console, browser, server  # noqa: F401 (fixtures)
+from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console
 
 
 def _open(page, url: str) -> None:
@@ -22,7 +22,7 @@ def _open(page, url: str) -> None:
     page.wait_for_selector("#board[data-ruleset=ftcampaign]")
 
 
-def test_campaign_star_map_in_the_browser(browser, server):  # noqa: F811
+def test_campaign_star_map_in_the_browser(browser, server):
     ARTIFACTS.mkdir(exist_ok=True)
     console = Console()
     started = time.monotonic()
@@ -47,6 +47,9 @@ def test_campaign_star_map_in_the_browser(browser, server):  # noqa: F811
         # the umpire generates the map from its option buttons
         umpire = console.watch(desk.new_page(), "umpire")
         _open(umpire, links["umpire"])
+        gen = umpire.query_selector("button.cmd[data-type='ftcampaign.generate_map']")
+        assert gen.inner_text() == "Generate the star map"
+        assert gen.evaluate("b => b.closest('.cmd-group').dataset.group") == "Set-up"
         umpire.click("button.cmd[data-type='ftcampaign.generate_map']")
         umpire.wait_for_selector("#board g.world", state="attached")
         assert "homeworlds" in umpire.inner_text("#clock")
@@ -62,9 +65,13 @@ def test_campaign_star_map_in_the_browser(browser, server):  # noqa: F811
             pages[p] = page
         worlds = pages["nac"].eval_on_selector_all("#board g.world", "els => els.length")
         assert worlds >= 2
-        claimer = next(p for p, page in pages.items()
-                       if page.query_selector("button.cmd[data-type='ftcampaign.claim_homeworld']") is not None)
+        claimer = next(
+            p
+            for p, page in pages.items()
+            if page.query_selector("button.cmd[data-type='ftcampaign.claim_homeworld']") is not None
+        )
         page = pages[claimer]
+        assert page.inner_text("button.cmd[data-type='ftcampaign.claim_homeworld']") == "Claim a homeworld"
         page.click("button.cmd[data-type='ftcampaign.claim_homeworld']")
         page.wait_for_selector(f"#board g.world[data-owner={claimer}]", state="attached")
         # everyone sees the claim (set-up is public), the spectator too, live
@@ -82,6 +89,17 @@ def test_campaign_star_map_in_the_browser(browser, server):  # noqa: F811
         assert "Owner" in page.inner_text("#starmap-details")
         assert page.query_selector("#starmap-info .economy") is not None
 
+        # readable labels everywhere (no "type — field: value" fallbacks), and the campaign sheet in the panel
+        for _player, pg in pages.items():
+            pg.wait_for_selector("#commands > *")
+            labels = pg.eval_on_selector_all("#commands button.cmd", "els => els.map(e => e.textContent)")
+            assert not any(" — " in t and ":" in t for t in labels), labels
+            pg.click("#tab-ship")
+            pg.wait_for_selector("#pane-ship table.ftc-players tr[data-player=fsr]")
+            assert {"nac", "fsr"} <= set(
+                pg.eval_on_selector_all("#pane-ship tr[data-player]", "els => els.map(e => e.dataset.player)")
+            )
+            pg.click("#tab-orders")
         pages["nac"].wait_for_selector("#commands > *")
         pages["nac"].screenshot(path=str(ARTIFACTS / "ftcampaign-nac-1440x900.png"))
         pages["fsr"].wait_for_selector("#commands > *")

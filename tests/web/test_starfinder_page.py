@@ -15,39 +15,26 @@ from __future__ import annotations
 import time
 
 import httpx
-import pytest
 
 from tests.api.starfinder_play import path_end
-from tests.support.server import ServerProcess
-from tests.web.test_browser import ARGS, ARTIFACTS, CHROMIUM, DESKTOP, PHONE, Console, _need_browser
+from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console
 
 DUEL_SEATS = {
-    "sunrise/captain", "sunrise/pilot", "sunrise/engineer", "sunrise/gunner", "sunrise/science",
-    "ashen/captain", "ashen/pilot", "ashen/engineer", "ashen/gunner", "ashen/gunner-2",
+    "sunrise/captain",
+    "sunrise/pilot",
+    "sunrise/engineer",
+    "sunrise/gunner",
+    "sunrise/science",
+    "ashen/captain",
+    "ashen/pilot",
+    "ashen/engineer",
+    "ashen/gunner",
+    "ashen/gunner-2",
 }
 
 
-@pytest.fixture(scope="module")
-def browser():
-    sync_playwright = _need_browser()
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    db = tmp_path_factory.mktemp("web-starfinder") / "salvo.db"
-    with ServerProcess(f"sqlite:///{db}", env={"SALVO_HEARTBEAT_SECONDS": "1"}) as srv:
-        yield srv
-
-
 def _ships(page) -> dict[str, dict[str, str]]:
-    return {g["id"]: g for g in page.eval_on_selector_all(
-        "#board g.ship", "els => els.map(e => ({...e.dataset}))")}
+    return {g["id"]: g for g in page.eval_on_selector_all("#board g.ship", "els => els.map(e => ({...e.dataset}))")}
 
 
 def test_create_a_duel_and_play_a_crew_seat(browser, server):
@@ -63,8 +50,9 @@ def test_create_a_duel_and_play_a_crew_seat(browser, server):
         lobby.goto(server.url + "/")
         lobby.wait_for_function("() => document.querySelector('#scenario')?.value === 'duel'")
         lobby.select_option("#ruleset", "starfinder")
-        lobby.wait_for_function("() => [...document.querySelectorAll('#scenario option')].map(o => o.value)"
-                                ".join() === 'duel,skirmish'")
+        lobby.wait_for_function(
+            "() => [...document.querySelectorAll('#scenario option')].map(o => o.value).join() === 'duel,skirmish'"
+        )
         assert lobby.input_value("#scenario") == "duel"
         lobby.click("#create")
         lobby.wait_for_selector("#created .links")
@@ -88,18 +76,53 @@ def test_create_a_duel_and_play_a_crew_seat(browser, server):
         assert ships["sunrise"]["side"] == "pact" and ships["ashen"]["side"] == "corsairs"
         colours = eng.eval_on_selector_all("#board g.ship path.hull", "els => els.map(e => e.getAttribute('fill'))")
         assert len(set(colours)) == 2  # one colour per side
-        quadrants = eng.eval_on_selector_all("#board g.ship[data-id=sunrise] path.shield",
-                                             "els => els.map(e => [e.dataset.quadrant, +e.dataset.points])")
+        quadrants = eng.eval_on_selector_all(
+            "#board g.ship[data-id=sunrise] path.shield", "els => els.map(e => [e.dataset.quadrant, +e.dataset.points])"
+        )
         assert sorted(quadrants) == [["aft", 10], ["forward", 10], ["port", 10], ["starboard", 10]]
         assert eng.query_selector("#board g.ship[data-id=ashen] .hullbar rect.fill[data-hull='30']") is not None
-        arcs = eng.eval_on_selector_all("#board .arcs[data-ship=sunrise] [data-weapon]",
-                                        "els => els.map(e => [e.dataset.weapon, e.dataset.arc])")
+        arcs = eng.eval_on_selector_all(
+            "#board .arcs[data-ship=sunrise] [data-weapon]", "els => els.map(e => [e.dataset.weapon, e.dataset.arc])"
+        )
         assert sorted(arcs) == [["coilgun", "turret"], ["laser", "forward"], ["missiles", "forward"]]
         assert eng.query_selector("#board .hex") is not None
         offered = eng.eval_on_selector_all("#commands button.cmd", "els => els.map(e => JSON.parse(e.dataset.cmd))")
         assert offered and {c["seat"] for c in offered} == {"sunrise/engineer"}
         assert {"starfinder.divert", "starfinder.pass"} <= {c["type"] for c in offered}
+        # readable, grouped buttons (not "divert — seat: ...")
+        labels = eng.eval_on_selector_all("#commands button.cmd", "els => els.map(e => e.textContent)")
+        assert "Divert power to the engines (+2 speed)" in labels
+        assert any(t.startswith("Divert power to the shields (+") for t in labels)
+        assert not any("seat:" in t or "[object" in t for t in labels), labels
+        groups = eng.eval_on_selector_all("#commands .cmd-group", "els => els.map(e => e.dataset.group)")
+        assert "Engineering" in groups and "Phase" in groups
+        assert eng.inner_text("#to-act") == "Your move"  # from the view's `awaiting`
+        assert "Done this phase" not in eng.inner_text("#status-line")  # Starfinder views have no `done`
         eng.screenshot(path=str(ARTIFACTS / "starfinder-engineer-1440x900.png"))
+
+        # the Ship tab shows the seat's own ship by default: crew by name and role, shields, weapons, systems
+        eng.click("#tab-ship")
+        eng.wait_for_selector("#pane-ship h3.sf-ship[data-ship=sunrise]")
+        sheet = eng.inner_text("#pane-ship")
+        for name in ("Keskodai", "Navasi", "Iseph (you)", "Obozaya", "Quig"):
+            assert name in sheet, sheet
+        assert "Science officer" in sheet and "[object Object]" not in sheet
+        crew = eng.eval_on_selector_all("#pane-ship table.sf-crew tr[data-seat]", "els => els.map(e => e.dataset.seat)")
+        assert crew == ["sunrise/captain", "sunrise/pilot", "sunrise/engineer", "sunrise/gunner", "sunrise/science"]
+        assert sorted(
+            eng.eval_on_selector_all(
+                "#pane-ship .sf-shields [data-quadrant]", "els => els.map(e => [e.dataset.quadrant, +e.dataset.points])"
+            )
+        ) == [["aft", 10], ["forward", 10], ["port", 10], ["starboard", 10]]
+        assert "light laser cannon" in eng.inner_text("#pane-ship table.sf-weapons tr[data-weapon=laser]")
+        assert "Turret" in eng.inner_text("#pane-ship table.sf-weapons tr[data-weapon=coilgun]")
+        assert "All systems nominal" in sheet and "Manoeuvrability" in sheet and "Good" in sheet
+        eng.screenshot(path=str(ARTIFACTS / "starfinder-engineer-ship-1440x900.png"))
+        eng.click("#pane-ship .piece-list button[data-id=ashen]")  # the enemy's sheet, its crew too
+        eng.wait_for_selector("#pane-ship h3.sf-ship[data-ship=ashen]")
+        assert "Kell" in eng.inner_text("#pane-ship table.sf-crew")
+        eng.click("#pane-ship .piece-list button[data-id=sunrise]")
+        eng.click("#tab-orders")
 
         # one action: divert power to the engines
         eng.click("#commands button.cmd[data-type='starfinder.divert'][data-cmd*='engines']")
@@ -109,15 +132,19 @@ def test_create_a_duel_and_play_a_crew_seat(browser, server):
 
         # the umpire closes engineering; the pilot of the ship first in the helm order moves on a phone
         with httpx.Client(base_url=server.url, timeout=10) as http:
-            r = http.post(f"/v1/games/{game_id}/commands", json={"command": {"type": "starfinder.force_phase"}},
-                          headers={"Authorization": f"Bearer {umpire_token}"})
+            r = http.post(
+                f"/v1/games/{game_id}/commands",
+                json={"command": {"type": "starfinder.force_phase"}},
+                headers={"Authorization": f"Bearer {umpire_token}"},
+            )
             assert r.status_code == 201, r.text
             state = http.get(f"/v1/games/{game_id}").json()["state"]
             assert state["phase"] == "helm"
             acting = state["acting_ship"]
             token = links[f"seat:{acting}/pilot"].split("token=")[1]
-            moves = http.get(f"/v1/games/{game_id}/options", headers={"Authorization": f"Bearer {token}"}
-                             ).json()["commands"]
+            moves = http.get(f"/v1/games/{game_id}/options", headers={"Authorization": f"Bearer {token}"}).json()[
+                "commands"
+            ]
         ship = next(s for s in state["ships"] if s["id"] == acting)
         plain = {}  # destination -> the plain moves that reach it (a plain move has no check: it lands there)
         for c in moves:
@@ -134,6 +161,14 @@ def test_create_a_duel_and_play_a_crew_seat(browser, server):
         assert pilot.query_selector_all("#board .destinations path.dest-facing")
         assert pilot.query_selector(f"#board .arcs[data-ship={acting}]") is not None
         assert pilot.query_selector("#commands button.cmd[data-type='starfinder.move']") is not None
+        assert pilot.inner_text("#to-act") == "Your move"
+        helm = pilot.eval_on_selector_all(
+            "#commands .cmd-group[data-group^=Helm] button.cmd", "els => els.map(e => e.textContent)"
+        )
+        assert "Move: hold position" in helm and any(t.startswith("Move: ahead ") for t in helm), helm
+        assert any(t.startswith("Turn in place to face ") for t in helm) and any(
+            t.startswith("Slide 1 hex to ") for t in helm
+        )
         pilot.screenshot(path=str(ARTIFACTS / "starfinder-pilot-390x844.png"))
         pilot.click(f"#board polygon.hex.move-target[data-q='{q}'][data-r='{r}']")
         if pilot.query_selector("#chooser:not([hidden])"):  # several ways there: pick one
@@ -154,19 +189,49 @@ def test_create_a_duel_and_play_a_crew_seat(browser, server):
 def test_hexmap_draws_a_starfinder_view(browser, server):
     """hexmap.js alone: shields and hull, disabled ships, barrel-rolled arcs, projectiles, destinations reached
     by several helm options (a chooser), and an enemy the gunner may fire at (a chooser of weapons)."""
-    sheet = {"shields": {"forward": 10, "starboard": 10, "aft": 10, "port": 10},
-             "weapons": [{"id": "laser", "arc": "forward", "damage": "2d4", "range": "short"},
-                         {"id": "gyro", "arc": "port", "damage": "1d8", "range": "short"},
-                         {"id": "coil", "arc": "turret", "damage": "4d4", "range": "long"}]}
+    sheet = {
+        "shields": {"forward": 10, "starboard": 10, "aft": 10, "port": 10},
+        "weapons": [
+            {"id": "laser", "arc": "forward", "damage": "2d4", "range": "short"},
+            {"id": "gyro", "arc": "port", "damage": "1d8", "range": "short"},
+            {"id": "coil", "arc": "turret", "damage": "4d4", "range": "long"},
+        ],
+    }
     view = {
-        "ruleset": "starfinder", "round": 2, "phase": "helm", "sides": ["pact", "corsairs"],
+        "ruleset": "starfinder",
+        "round": 2,
+        "phase": "helm",
+        "sides": ["pact", "corsairs"],
         "map": {"kind": "hex"},
         "ships": [
-            {"id": "a", "name": "Alpha", "side": "pact", "hex": [0, 0], "facing": 1, "status": "active",
-             "hull": 20, "max_hull": 35, "shields": {"forward": 10, "starboard": 0, "aft": 5, "port": 10},
-             "max_shields": 40, "data_sheet": sheet, "fired": ["laser"], "effects": {"barrel_roll": True}},
-            {"id": "b", "name": "Bravo", "side": "corsairs", "hex": [3, -3], "facing": 4, "status": "disabled",
-             "hull": -2, "max_hull": 30, "shields": {}, "max_shields": 0, "data_sheet": {"weapons": []}},
+            {
+                "id": "a",
+                "name": "Alpha",
+                "side": "pact",
+                "hex": [0, 0],
+                "facing": 1,
+                "status": "active",
+                "hull": 20,
+                "max_hull": 35,
+                "shields": {"forward": 10, "starboard": 0, "aft": 5, "port": 10},
+                "max_shields": 40,
+                "data_sheet": sheet,
+                "fired": ["laser"],
+                "effects": {"barrel_roll": True},
+            },
+            {
+                "id": "b",
+                "name": "Bravo",
+                "side": "corsairs",
+                "hex": [3, -3],
+                "facing": 4,
+                "status": "disabled",
+                "hull": -2,
+                "max_hull": 30,
+                "shields": {},
+                "max_shields": 0,
+                "data_sheet": {"weapons": []},
+            },
         ],
         "projectiles": [{"id": "p1", "ship": "a", "weapon": "coil", "target": "b", "hex": [1, -1]}],
     }
@@ -233,12 +298,21 @@ def test_hexmap_draws_a_starfinder_view(browser, server):
     assert "mine" in ships["a"]["cls"] and "focus" in ships["a"]["cls"]
     assert "disabled" in ships["b"]["cls"] and "target" in ships["b"]["cls"] and ships["b"]["status"] == "disabled"
     assert got["rot"] == "rotate(60)"
-    assert sorted(got["shields"]) == [["aft", "shield"], ["forward", "shield"], ["port", "shield"],
-                                      ["starboard", "shield down"]]
+    assert sorted(got["shields"]) == [
+        ["aft", "shield"],
+        ["forward", "shield"],
+        ["port", "shield"],
+        ["starboard", "shield down"],
+    ]
     # the barrel roll swaps port and starboard; the fired laser is dashed; the turret is a circle
-    assert sorted(got["arcs"]) == [["coil", "turret", "arc", "circle"], ["gyro", "starboard", "arc", "path"],
-                                   ["laser", "forward", "arc used", "path"]]
+    assert sorted(got["arcs"]) == [
+        ["coil", "turret", "arc", "circle"],
+        ["gyro", "starboard", "arc", "path"],
+        ["laser", "forward", "arc used", "path"],
+    ]
     assert got["projectiles"] == [["p1", "1", "-1"]]
-    assert got["pieces"] == [{"id": "a", "name": "Alpha", "side": "pact", "status": ""},
-                             {"id": "b", "name": "Bravo", "side": "corsairs", "status": "disabled"}]
+    assert got["pieces"] == [
+        {"id": "a", "name": "Alpha", "side": "pact", "status": ""},
+        {"id": "b", "name": "Bravo", "side": "corsairs", "status": "disabled"},
+    ]
     assert console.unexpected() == []

@@ -1,0 +1,219 @@
+// Starfinder in the side panel and the order buttons: the ship sheet (hull, shields per quadrant, crew,
+// weapons, critical conditions, speed) and readable labels/groups for "starfinder.*" commands.
+import { el, humanize, sideColor } from "./dom.js";
+
+const QUADRANTS = ["forward", "port", "starboard", "aft"];
+const FACINGS = ["N", "NE", "SE", "S", "SW", "NW"];
+const RANGE_HEXES = { short: 5, medium: 10, long: 20 };
+const CONDITION_CLASS = { nominal: "ok", glitching: "warn", malfunctioning: "warn", wrecked: "bad" };
+
+const cap = (s) => { const t = humanize(s); return t.charAt(0).toUpperCase() + t.slice(1); };
+
+export function isStarfinder(view, piece) {
+  if (view && view.ruleset === "starfinder") return true;
+  return !!(piece && piece.shields && typeof piece.shields === "object" && Array.isArray(piece.crew)
+    && piece.data_sheet && Array.isArray(piece.data_sheet.weapons));
+}
+
+// "sunrise/pilot" (or "seat:sunrise/pilot") -> "sunrise"
+export function seatShipId(seat) {
+  const s = String(seat || "").replace(/^seat:/, "");
+  return s.includes("/") ? s.split("/")[0] : null;
+}
+
+function ships(view) { return (view && Array.isArray(view.ships)) ? view.ships : []; }
+function shipOf(view, id) { return ships(view).find((s) => s.id === id) || null; }
+export function shipName(view, id) { const s = shipOf(view, id); return (s && s.name) || id; }
+
+function crewMember(view, seat) {
+  const ship = shipOf(view, seatShipId(seat));
+  return ship && Array.isArray(ship.crew) ? ship.crew.find((c) => c.seat === seat) || null : null;
+}
+
+function weaponOf(view, seat, wid) {
+  const ship = shipOf(view, seatShipId(seat));
+  const ws = (ship && ship.data_sheet && ship.data_sheet.weapons) || [];
+  return ws.find((w) => w.id === wid) || null;
+}
+
+export function weaponName(w, id) { return (w && w.name) || humanize(id); }
+
+// "FFRF" -> "ahead 2, turn to starboard, ahead 1"
+export function describePath(path) {
+  if (!path) return "hold position";
+  const parts = [];
+  for (const m of path.match(/F+|L+|R+/g) || []) {
+    if (m[0] === "F") parts.push(`ahead ${m.length}`);
+    else parts.push(`turn ${m.length > 1 ? `${m.length}× ` : ""}to ${m[0] === "L" ? "port" : "starboard"}`);
+  }
+  return parts.join(", ");
+}
+
+const hexes = (n) => `${n} hex${n === 1 ? "" : "es"}`;
+
+export const STARFINDER_GROUPS = {
+  "starfinder.patch": "Engineering", "starfinder.divert": "Engineering",
+  "starfinder.move": "Helm",
+  "starfinder.evade": "Helm stunts", "starfinder.back_off": "Helm stunts", "starfinder.barrel_roll": "Helm stunts",
+  "starfinder.flip_and_burn": "Helm stunts", "starfinder.flyby": "Helm stunts", "starfinder.slide": "Helm stunts",
+  "starfinder.turn_in_place": "Helm stunts",
+  "starfinder.fire": "Gunnery",
+  "starfinder.scan": "Science", "starfinder.lock_on": "Science", "starfinder.countermeasures": "Science",
+  "starfinder.encourage": "Captain",
+  "starfinder.change_role": "Crew", "starfinder.battle_stations": "Crew",
+  "starfinder.pass": "Phase",
+  "starfinder.force_phase": "Umpire",
+};
+
+export function labelStarfinder(cmd, view) {
+  const n = (id) => shipName(view, id);
+  switch (cmd.type) {
+    case "starfinder.change_role": return `Take the ${humanize(cmd.role)} role (from next round)`;
+    case "starfinder.battle_stations": return "Battle stations (activate targeting)";
+    case "starfinder.pass": return view && view.phase ? `Pass (done with the ${humanize(view.phase)} phase)` : "Pass";
+    case "starfinder.patch": return `Patch the ${humanize(cmd.system)}`;
+    case "starfinder.divert": {
+      if (cmd.to === "engines") return "Divert power to the engines (+2 speed)";
+      const q = Object.entries(cmd.shields || {}).filter(([, v]) => v);
+      return `Divert power to the shields${q.length ? ` (${q.map(([k, v]) => `+${v} ${k}`).join(", ")})` : ""}`;
+    }
+    case "starfinder.move": return cmd.path ? `Move: ${describePath(cmd.path)}` : "Move: hold position";
+    case "starfinder.evade": return `Evade: ${describePath(cmd.path)}`;
+    case "starfinder.back_off": return `Back off ${hexes(cmd.hexes)}`;
+    case "starfinder.barrel_roll": return `Barrel roll ${hexes(cmd.hexes)}`;
+    case "starfinder.flip_and_burn": return `Flip and burn ${hexes(cmd.hexes)}`;
+    case "starfinder.flyby": return `Flyby past ${n(cmd.enemy)} (${describePath(cmd.path)})`;
+    case "starfinder.slide": return `Slide ${hexes(cmd.hexes)} to ${cmd.side}`;
+    case "starfinder.turn_in_place": {
+      const names = (view && view.map && view.map.facings) || FACINGS;
+      return `Turn in place to face ${names[cmd.facing] ?? cmd.facing}`;
+    }
+    case "starfinder.scan": return `Scan ${n(cmd.target)}`;
+    case "starfinder.lock_on": return `Lock on to ${n(cmd.target)}`;
+    case "starfinder.countermeasures": return `Countermeasures against ${n(cmd.target)}`;
+    case "starfinder.fire": {
+      const w = weaponOf(view, cmd.seat, cmd.weapon);
+      const extra = [cmd.arc ? `${cmd.arc} arc` : "", cmd.quadrant ? `at its ${cmd.quadrant} shields` : "",
+        cmd.flyby ? "on the flyby" : ""].filter(Boolean);
+      return `Fire ${weaponName(w, cmd.weapon)} at ${n(cmd.target)}${extra.length ? ` (${extra.join(", ")})` : ""}`;
+    }
+    case "starfinder.encourage": {
+      const c = crewMember(view, cmd.crew);
+      return c ? `Encourage ${c.name} (${humanize(c.role)})` : `Encourage ${cmd.crew}`;
+    }
+    case "starfinder.force_phase": return "Force the phase on";
+    default: return null;
+  }
+}
+
+// Who the game waits for, from `awaiting` (seats) and `acting_ship`.
+export function starfinderToAct(view, viewer) {
+  const awaiting = Array.isArray(view.awaiting) ? view.awaiting : [];
+  const me = String(viewer || "").replace(/^seat:/, "");
+  if (me && awaiting.includes(me)) return { text: "Your move", mine: true };
+  if (view.acting_ship) return { text: `${shipName(view, view.acting_ship)} to act`, mine: false };
+  if (!awaiting.length) return null;
+  const byShip = [...new Set(awaiting.map(seatShipId).filter(Boolean))].map((id) => shipName(view, id));
+  return { text: `${byShip.join(", ") || awaiting.join(", ")} to act`, mine: false };
+}
+
+function bar(value, max, cls = "") {
+  const pct = max > 0 ? Math.max(0, Math.min(100, (100 * value) / max)) : 0;
+  return el("div", { class: `bar ${cls}`, role: "meter", "aria-valuenow": value, "aria-valuemax": max },
+    el("span", { style: `width:${pct}%` }), el("em", {}, `${value} / ${max}`));
+}
+
+function facts(pairs) {
+  return el("dl", { class: "facts" }, ...pairs.filter(([, v]) => v != null && v !== "" && v !== false)
+    .flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, String(v))]));
+}
+
+export function starfinderSheet(ship, view, { viewer = "" } = {}) {
+  const sheet = ship.data_sheet || {};
+  const me = String(viewer || "").replace(/^seat:/, "");
+  const out = [];
+  out.push(el("h3", { class: "sf-ship", dataset: { ship: ship.id } },
+    el("span", { class: "dot", style: `background:${sideColor(ship.side, view.sides || [])}` }),
+    `${ship.name || ship.id} `,
+    el("small", {}, [ship.side, ship.status, sheet.tier != null ? `tier ${sheet.tier}` : "", sheet.size].filter(Boolean).join(" · "))));
+  out.push(el("div", { class: "stat", style: "grid-template-columns:6.5em 1fr" }, el("label", {}, "Hull"),
+    bar(ship.hull, ship.max_hull, "hull")));
+
+  // shields per quadrant; a quadrant's bar is measured against its share of the maximum
+  const shields = ship.shields || {};
+  const maxTotal = ship.max_shields || 0;
+  const total = QUADRANTS.reduce((a, q) => a + (shields[q] || 0), 0);
+  out.push(el("h4", {}, `Shields ${total} / ${maxTotal}`));
+  out.push(el("div", { class: "sf-shields" }, ...QUADRANTS.map((q) => {
+    const v = shields[q] || 0;
+    const m = Math.max(v, (sheet.shields || {})[q] || Math.round(maxTotal / 4));
+    return el("div", { class: "stat", style: "grid-template-columns:6.5em 1fr", dataset: { quadrant: q, points: v } },
+      el("label", {}, cap(q)), bar(v, m, v ? "" : "down"));
+  })));
+
+  const eff = ship.effects || {};
+  const sp = ship.speed ?? sheet.speed;
+  out.push(facts([
+    ["Speed", sheet.speed != null && sp !== sheet.speed ? `${sp} hexes (sheet ${sheet.speed})` : `${sp} hexes`],
+    ["Manoeuvrability", sheet.maneuverability ? cap(sheet.maneuverability) : null],
+    ["Facing", (view.map && view.map.facings || FACINGS)[ship.facing] ?? ship.facing],
+    ["AC / TL", ship.ac != null ? `${ship.ac} / ${ship.tl}` : null],
+    ["Damage threshold", ship.dt || sheet.dt || null],
+    ["Critical threshold", ship.critical_threshold || null],
+    ["Power core", sheet.pcu ? `${sheet.pcu} PCU` : null],
+    ["Armour / countermeasures", sheet.armor != null || sheet.countermeasures != null ? `+${sheet.armor || 0} / +${sheet.countermeasures || 0}` : null],
+    ["Battle stations", ship.battle_stations ? "yes (targeting active)" : "no"],
+  ]));
+  const active = [eff.defence ? `defence ${eff.defence}` : "", eff.barrel_roll ? "barrel rolled" : "",
+    eff.speed_bonus ? `+${eff.speed_bonus} speed` : "", eff.flyby ? `flyby past ${shipName(view, eff.flyby)}` : "",
+    ...(eff.lock_on || []).map((t) => `locked on ${shipName(view, t)}`),
+    ...(eff.countermeasures || []).map((t) => `countermeasures vs ${shipName(view, t)}`)].filter(Boolean);
+  if (active.length) out.push(el("p", { class: "muted sf-effects" }, `This round: ${active.join("; ")}.`));
+
+  // crew: the live roles (and next round's), whether they have acted, and their skills from the sheet
+  const specs = new Map((sheet.crew || []).map((c) => [c.id, c]));
+  const crew = Array.isArray(ship.crew) ? ship.crew : [];
+  if (crew.length) {
+    out.push(el("h4", {}, "Crew"));
+    out.push(el("table", { class: "sheet sf-crew" },
+      el("tr", {}, ...["Name", "Role", "Skills", "State"].map((h) => el("th", {}, h))),
+      ...crew.map((c) => {
+        const spec = specs.get(String(c.seat).split("/").slice(1).join("/")) || {};
+        const skills = ["piloting", "gunnery", "engineering", "computers", "diplomacy"]
+          .filter((k) => spec[k]).map((k) => `${cap(k)} +${spec[k]}`).join(", ");
+        const state = [c.acted ? "acted" : "", c.bonus ? `+${c.bonus} encouraged` : "",
+          c.next_role && c.next_role !== c.role ? `→ ${humanize(c.next_role)} next round` : ""].filter(Boolean).join("; ");
+        return el("tr", { dataset: { seat: c.seat, role: c.role }, class: c.seat === me ? "mine" : null },
+          el("td", {}, `${c.name || c.seat}${c.seat === me ? " (you)" : ""}`), el("td", {}, cap(c.role)),
+          el("td", {}, skills || "—"), el("td", { class: c.acted ? "muted" : "" }, state || "ready"));
+      })));
+  }
+
+  const weapons = sheet.weapons || [];
+  if (weapons.length) {
+    const fired = new Set(ship.fired || []);
+    out.push(el("h4", {}, "Weapons"));
+    out.push(el("table", { class: "sheet sf-weapons" },
+      el("tr", {}, ...["Weapon", "Arc", "Range", "Damage", "State"].map((h) => el("th", {}, h))),
+      ...weapons.map((w) => el("tr", { dataset: { weapon: w.id } },
+        el("td", {}, weaponName(w, w.id), w.kind === "tracking" ? el("small", { class: "muted" }, ` tracking, speed ${w.speed}`) : null,
+          w.linked ? el("small", { class: "muted" }, " linked") : null),
+        el("td", {}, cap(w.arc) + ((ship.arc_picks || {})[w.id] ? ` (→ ${ship.arc_picks[w.id]})` : "")),
+        el("td", {}, `${cap(w.range || "short")}${RANGE_HEXES[w.range || "short"] ? ` (${RANGE_HEXES[w.range || "short"]})` : ""}`),
+        el("td", {}, w.damage),
+        el("td", { class: fired.has(w.id) ? "muted" : "ok" }, fired.has(w.id) ? "fired" : "ready")))));
+  }
+
+  out.push(el("h4", {}, "Systems"));
+  const crit = Object.entries(ship.critical_damage || {});
+  if (!crit.length) out.push(el("p", { class: "ok sf-systems" }, "All systems nominal."));
+  else {
+    out.push(el("table", { class: "sheet sf-systems" },
+      el("tr", {}, ...["System", "Condition", "Patched", "Counts as"].map((h) => el("th", {}, h))),
+      ...crit.map(([sys, d]) => el("tr", { dataset: { system: sys } }, el("td", {}, cap(sys)),
+        el("td", { class: CONDITION_CLASS[d.condition] || "" }, d.condition), el("td", {}, d.patched || 0),
+        el("td", { class: CONDITION_CLASS[d.counts_as] || "" }, d.counts_as)))));
+  }
+  return out;
+}
+

@@ -1,0 +1,28 @@
+"""Browser-test fixtures: one headless Chromium and one real server per test module."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.server import ServerProcess
+from tests.web.support import ARGS, CHROMIUM, _need_browser
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_playwright = _need_browser()
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    db = tmp_path_factory.mktemp("web") / "salvo.db"
+    # a short heartbeat: an idle stream handler notices a closed browser at its next ping, and the
+    # server's graceful stop waits for those handlers
+    with ServerProcess(f"sqlite:///{db}", env={"SALVO_HEARTBEAT_SECONDS": "1"}) as srv:
+        yield srv
