@@ -38,7 +38,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         store = SqlEventStore(settings.database_url)
         store.start()
         broadcaster = make_broadcaster(settings)
-        service = GameService(store, settings.snapshot_every, publish=broadcaster.publish)
+        service = GameService(store, settings.snapshot_every, publish=broadcaster.publish,
+                              listening=broadcaster.listening)
         if isinstance(broadcaster, InProcessBroadcaster) and hasattr(broadcaster, "on_remote"):
             broadcaster.on_remote = service.note_remote_append
         await broadcaster.start()

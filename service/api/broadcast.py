@@ -16,8 +16,9 @@ Item = tuple[int, Frames | None]
 class Subscription:
     """One connection's bounded queue. Overflow marks it; the socket is then closed as resumable."""
 
-    def __init__(self, game_id: str, maxsize: int) -> None:
+    def __init__(self, game_id: str, maxsize: int, audience: str = "spectator") -> None:
         self.game_id = game_id
+        self.audience = audience
         self.maxsize = maxsize
         self.overflowed = False
         self.closed = False  # the client went away: stop waiting at once
@@ -49,7 +50,9 @@ class Subscription:
 
 
 class Broadcaster(Protocol):
-    def subscribe(self, game_id: str, maxsize: int) -> Subscription: ...
+    def subscribe(self, game_id: str, maxsize: int, audience: str = "spectator") -> Subscription: ...
+
+    def listening(self, game_id: str) -> set[str]: ...
 
     def unsubscribe(self, sub: Subscription) -> None: ...
 
@@ -64,8 +67,8 @@ class InProcessBroadcaster:
     def __init__(self) -> None:
         self._subs: dict[str, set[Subscription]] = {}
 
-    def subscribe(self, game_id: str, maxsize: int) -> Subscription:
-        sub = Subscription(game_id, maxsize)
+    def subscribe(self, game_id: str, maxsize: int, audience: str = "spectator") -> Subscription:
+        sub = Subscription(game_id, maxsize, audience)
         self._subs.setdefault(game_id, set()).add(sub)
         return sub
 
@@ -83,6 +86,9 @@ class InProcessBroadcaster:
         for sub in list(self._subs.get(game_id, ())):
             for item in items:
                 sub.push(item)
+
+    def listening(self, game_id: str) -> set[str]:
+        return {sub.audience for sub in self._subs.get(game_id, ())}
 
     def subscribers(self, game_id: str) -> int:
         return len(self._subs.get(game_id, ()))

@@ -121,10 +121,18 @@ def audience_key(viewer: Viewer) -> str:
 
 
 class GameService:
-    def __init__(self, store: SqlEventStore, snapshot_every: int = 500, publish: Publisher | None = None):
+    def __init__(
+        self,
+        store: SqlEventStore,
+        snapshot_every: int = 500,
+        publish: Publisher | None = None,
+        listening: Callable[[str], set[str]] | None = None,
+    ):
         self.store = store
         self.snapshot_every = snapshot_every
         self.publish = publish
+        # which audiences have a live socket on a game: frames are encoded for those only
+        self.listening = listening
         self._heads: dict[str, GameHead] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._tokens: dict[str, tuple[str, Viewer]] = {}
@@ -429,9 +437,11 @@ class GameService:
     def _frames(
         self, head: GameHead, decoded: list[tuple[Decoded, Any]]
     ) -> list[tuple[int, dict[str, bytes | None] | None]]:
-        """Each new event encoded once per audience (not once per connection)."""
+        """Each new event encoded once per listening audience (not once per connection); an audience
+        missing from the frames reads the event from the store."""
         out: list[tuple[int, dict[str, bytes | None] | None]] = []
-        viewers = audiences(head)
+        wanted = self.listening(head.game_id) if self.listening is not None else None
+        viewers = [v for v in audiences(head) if wanted is None or audience_key(v) in wanted]
         for d, after in decoded:
             per: dict[str, bytes | None] = {}
             for viewer in viewers:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import ExitStack
 
 import pytest
 from starlette.testclient import TestClient
@@ -136,10 +137,26 @@ def test_frames_are_encoded_once_per_audience(client):
 
     broadcaster.publish = spy
     client.app.state.service.publish = spy
-    _send(client, game, SHOOT)
+    _send(client, game, SHOOT)  # nobody listens yet: nothing is encoded for live sockets
     [(seq, frames)] = published
-    assert seq == 3 and set(frames) == {"umpire", "spectator", "seat:red", "seat:blue"}
-    assert json.loads(frames["spectator"])["event"]["seq"] == 3
+    assert seq == 3 and frames == {}
+    published.clear()
+    gid = game["game_id"]
+    tokens = {"umpire": game["umpire_token"], "spectator": None, **game["seats"]}
+    with ExitStack() as stack:
+        sockets = {}
+        for name, token in tokens.items():  # two sockets per audience, still one frame per audience
+            for _ in range(2):
+                url = f"/v1/games/{gid}/stream?after=3" + (f"&token={token}" if token else "")
+                ws = stack.enter_context(client.websocket_connect(url))
+                _events_until_caught_up(ws)
+                sockets.setdefault(name, []).append(ws)
+        _send(client, game, SHOOT)
+        [(seq, frames)] = published
+        assert seq == 4 and set(frames) == {"umpire", "spectator", "seat:red", "seat:blue"}
+        assert json.loads(frames["spectator"])["event"]["seq"] == 4
+        for group in sockets.values():
+            assert [_next_event(ws)["seq"] for ws in group] == [4, 4]
 
 
 def test_commands_over_the_socket_share_the_decide_path(client):

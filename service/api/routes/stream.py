@@ -99,7 +99,8 @@ async def stream(ws: WebSocket, game_id: str, after: int = 0, token: str | None 
     await ws.accept()
     broadcaster = app.state.broadcaster
     settings = app.state.settings
-    sub = broadcaster.subscribe(game_id, settings.ws_queue_size)  # before catch-up: nothing falls between
+    # before catch-up: nothing falls between
+    sub = broadcaster.subscribe(game_id, settings.ws_queue_size, audience_key(viewer))
     s = _Stream(ws, viewer, max(0, after))
 
     async def watch_client() -> None:
@@ -133,8 +134,9 @@ async def stream(ws: WebSocket, game_id: str, after: int = 0, token: str | None 
             seq, frames = item
             if seq <= s.last:
                 continue  # already sent during catch-up
-            if seq > s.last + 1 or frames is None:
-                await s.catch_up(game_id, upto=seq)  # a gap or a bare notification: read the store
+            if seq > s.last + 1 or frames is None or s.audience not in frames:
+                # a gap, a bare notification, or frames encoded before this socket listened: read the store
+                await s.catch_up(game_id, upto=seq)
                 continue
             frame = frames.get(s.audience)
             if frame is not None:
