@@ -361,14 +361,14 @@ class GameService:
             staged.append((event, state, "system"))
         codec = head.codec
         recorded_at = now_iso()
+        before = ruleset.clock(head.state)
         rows, decoded = [], []
         for offset, (event, after, label) in enumerate(staged):
             seq = head.seq + 1 + offset
-            clock = ruleset.clock(after)
-            if isinstance(event, DiceRevealed):  # a reveal belongs to the turn whose dice it opens
-                clock = ruleset.clock(head.state) if event.turn == ruleset.clock(head.state).turn else clock
+            # a reveal belongs to the turn whose dice it opens, not to the turn the command started
+            clock = before if isinstance(event, DiceRevealed) and event.turn == before.turn else ruleset.clock(after)
             row = _row(codec, head.game_id, seq, event, clock.turn, clock.phase, label, command_id, recorded_at,
-                       material if label != "system" and event.rolls else None)
+                       material if event.rolls else None)
             rows.append(row)
             decoded.append((Decoded(_RowView(row), event), after))
         actor_view = actor if actor.kind != "spectator" else Viewer("spectator")
@@ -393,12 +393,12 @@ class GameService:
         for event, _after, _label in staged:
             if isinstance(event, DiceCommitted):
                 head.committed.add(event.turn)
-                head.dice_turn = event.turn
             elif isinstance(event, DiceRevealed):
                 head.revealed.add(event.turn)
             elif isinstance(event, DiceDisclosed):
                 head.disclosed = True
-        head.dice_turn = ruleset.clock(state).turn if not ruleset.is_over(state) else head.dice_turn
+        if not ruleset.is_over(state):  # a finished game keeps the seed of its last turn
+            head.dice_turn = ruleset.clock(state).turn
         frames = self._frames(head, decoded) if self.publish is not None else []
         return CommandResult(201, body), frames
 
