@@ -41,6 +41,7 @@ import msgspec  # noqa: E402
 import uvloop  # noqa: E402
 
 from service.domain.core import find_ruleset, register_ruleset, seat  # noqa: E402
+from service.domain.core.choices import option_commands  # noqa: E402
 from service.events.application import GameService  # noqa: E402
 from service.events.head import codec_for, head_from_rows  # noqa: E402
 from service.events.replay import Folder, decode_rows  # noqa: E402
@@ -181,7 +182,7 @@ async def build_options_game(buffer: BufferStore, ruleset_name: str, events: int
             seats = list(head.seats)
             rng.shuffle(seats)
             for s in seats:
-                options = ruleset.options(head.state, seat(s))
+                options = option_commands(ruleset.options(head.state, seat(s)))
                 if options:
                     body = msgspec.json.encode({"command": options[rng.randrange(len(options))]})
                     try:

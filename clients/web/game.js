@@ -132,7 +132,7 @@ export class GameView {
       this.token ? this.api.options(this.gameId).catch(() => ({ commands: [] })) : Promise.resolve({ commands: [] }),
     ]);
     this.live = summary;
-    this.options = options.commands || [];
+    this.options = (options.options || []).map((o) => o.command);
     if (this.at == null) this.shown = summary;
     if (this.selected == null) this.pickDefault();
     this.render();

@@ -25,6 +25,7 @@ from service.domain.core import (
     commitment,
     find_ruleset,
 )
+from service.domain.core.guards import guarded_decide
 from service.domain.core.registry import UnknownRuleset
 
 from .envelope import DiceCommitted, DiceDisclosed, DiceMaterial, DiceRevealed, Envelope, GameCreated
@@ -346,7 +347,7 @@ class GameService:
         if head.dice_turn in head.revealed:
             salt = ""  # after a rewind into a revealed turn the seed is public: a salt would let a seat pick faces
         dice = Dice(seed, head.game_id, head.effective + 1, salt)
-        events = ruleset.decide(head.state, command, actor, dice)  # raises RuleViolation
+        events = guarded_decide(ruleset, head.state, command, actor, dice)  # raises RuleViolation
         if not events:
             raise RuleViolation("SALVO-EMPTY", "the command changed nothing")
         command_id = "c_" + secrets.token_hex(8)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from service.domain.core import Viewer
+from service.domain.core.choices import as_option
+from service.domain.core.guards import full_view
 
 from .application import GameService
 from .envelope import DiceCommitted, DiceDisclosed, DiceRevealed, Envelope, GameCreated, GameRewound
@@ -59,13 +61,17 @@ class GameReader:
             "turn": clock.turn,
             "phase": clock.phase,
             "over": head.ruleset.is_over(state),
-            "state": head.ruleset.view(state, viewer),
+            "state": full_view(head.ruleset, state, viewer),
         }
 
     async def options(self, game_id: str, viewer: Viewer) -> dict[str, Any]:
         head = await self.service.head(game_id)
-        commands = head.ruleset.options(head.state, viewer)
-        return {"version": head.seq, "viewer": viewer.label, "commands": commands}
+        ruleset = head.ruleset
+        if viewer.kind == "spectator" or ruleset.is_over(head.state):
+            return {"version": head.seq, "viewer": viewer.label, "options": [], "forms": []}
+        options = [as_option(o) for o in ruleset.options(head.state, viewer)]
+        return {"version": head.seq, "viewer": viewer.label, "options": options,
+                "forms": list(ruleset.forms(head.state, viewer))}
 
     async def events(
         self, game_id: str, viewer: Viewer, after: int = 0, limit: int | None = None, upto: int | None = None
@@ -123,9 +129,9 @@ class GameReader:
             "phase": phase,
             "from_seq": first,
             "to_seq": last,
-            "before": head.ruleset.view(before, viewer),
+            "before": full_view(head.ruleset, before, viewer),
             "events": steps,
-            "after": head.ruleset.view(after, viewer),
+            "after": full_view(head.ruleset, after, viewer),
         }
 
     @staticmethod

@@ -66,7 +66,7 @@ async def version(client: httpx.AsyncClient, game: dict[str, Any]) -> int:
 async def options(client: httpx.AsyncClient, game: dict[str, Any], token: str) -> list[dict[str, Any]]:
     r = await client.get(f"/v1/games/{game['game_id']}/options", headers=bearer(token))
     assert r.status_code == 200, r.text
-    return r.json()["commands"]
+    return [o["command"] for o in r.json()["options"]]
 
 
 async def events(client: httpx.AsyncClient, game: dict[str, Any], token: str | None = None) -> list[dict[str, Any]]:

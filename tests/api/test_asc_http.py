@@ -90,7 +90,8 @@ async def test_a_short_game_through_http(api):
             break
         for side in ("disadvantaged", "advantaged"):
             opts = (await api.get(f"/v1/games/{game['game_id']}/options",
-                                  headers=bearer(game["seats"][side]))).json()["commands"]
+                                  headers=bearer(game["seats"][side]))).json()["options"]
+            opts = [o["command"] for o in opts]
             ends = [o for o in opts if o["type"] == "asc.end_phase"]
             if ends:
                 await _ok(api, game, side, ends[0])
@@ -232,7 +233,8 @@ async def test_umpire_export_verifies_and_imports_to_the_same_state(api, tmp_pat
     await _ok(api, game, "disadvantaged", {"type": "asc.detect", "vessel": "cnv-vigilant", "sensor": "pas",
                                            "hex": [1, 1]})
     opts = (await api.get(f"/v1/games/{game['game_id']}/options",
-                          headers=bearer(game["seats"]["disadvantaged"]))).json()["commands"]
+                          headers=bearer(game["seats"]["disadvantaged"]))).json()["options"]
+    opts = [o["command"] for o in opts]
     for cmd in [o for o in opts if o["type"] == "asc.detect"][:1]:  # more dice to verify
         await _ok(api, game, "disadvantaged", cmd)
     await _to_phase(api, game, "sensors", turn=3)

@@ -17,6 +17,7 @@ import msgspec
 import pytest
 
 from service.domain.core import UMPIRE
+from service.domain.core.guards import full_view
 from service.events.head import codec_for
 from service.events.replay import Decoded, Folder
 from tests.support import tiny
@@ -50,9 +51,9 @@ def _fold_views(log: list[dict[str, Any]]) -> list[dict[str, Any]]:
                                       msgspec.json.encode(e.get("rolls", []))))
         for e in log
     ]
-    views: list[dict[str, Any]] = [json.loads(msgspec.json.encode(ruleset.view(state, UMPIRE)))]
+    views: list[dict[str, Any]] = [json.loads(msgspec.json.encode(full_view(ruleset, state, UMPIRE)))]
     for _d, after in Folder(ruleset).walk(state, decoded):
-        views.append(json.loads(msgspec.json.encode(ruleset.view(after, UMPIRE))))
+        views.append(json.loads(msgspec.json.encode(full_view(ruleset, after, UMPIRE))))
     return views
 
 

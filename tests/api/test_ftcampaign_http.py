@@ -52,7 +52,7 @@ async def _get(api, game, path: str, who: str | None, **params: Any) -> Any:
 
 
 async def _options(api, game, who: str) -> list[dict[str, Any]]:
-    return (await _get(api, game, "/options", who))["commands"]
+    return [o["command"] for o in (await _get(api, game, "/options", who))["options"]]
 
 
 async def _to_orders(api, game) -> None:

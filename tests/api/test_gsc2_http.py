@@ -104,7 +104,7 @@ async def test_full_duel_over_http(api, sqlite_url):
         assert await options(api, game, game["seats"][side]) == []
     assert await options(api, game, game["umpire_token"]) == []
     late = await post(api, game, game["seats"]["red"], {"type": "gsc2.end_phase", "side": "red"})
-    assert late.status_code == 422 and late.json()["rule"] == "GSC2-WIN-1"
+    assert late.status_code == 422 and late.json()["rule"] == "GAME-OVER"  # core guard, before any GSC2 rule
 
     events = await _events(api, game)
     assert final["version"] == len(events) == played.versions[-1]

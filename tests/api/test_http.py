@@ -194,10 +194,10 @@ async def test_options_for_each_viewer(api):
     game = await new_game(api)
     gid = game["game_id"]
     red = (await api.get(f"/v1/games/{gid}/options", headers=bearer(game["seats"]["red"]))).json()
-    assert {"type": "tiny.shoot", "shooter": "red", "target": "blue"} in red["commands"]
-    assert (await api.get(f"/v1/games/{gid}/options")).json()["commands"] == []
+    assert {"type": "tiny.shoot", "shooter": "red", "target": "blue"} in [o["command"] for o in red["options"]]
+    assert (await api.get(f"/v1/games/{gid}/options")).json()["options"] == []
     umpire = (await api.get(f"/v1/games/{gid}/options", headers=bearer(game["umpire_token"]))).json()
-    assert umpire["commands"] == [{"type": "tiny.force_phase"}]
+    assert [o["command"] for o in umpire["options"]] == [{"type": "tiny.force_phase"}]
 
 
 async def test_turn_replay_and_dice_reveal(api):

@@ -140,7 +140,7 @@ async def test_full_duel_over_http(api, sqlite_url):
     for token in (*game["seats"].values(), game["umpire_token"]):  # nobody acts in a finished battle
         assert await options(api, game, token) == []
     late = await post(api, game, game["seats"]["sunrise/pilot"], {"type": "starfinder.pass", "seat": "sunrise/pilot"})
-    assert late.status_code == 422 and late.json()["rule"] == "SF-RND-1"
+    assert late.status_code == 422 and late.json()["rule"] == "GAME-OVER"  # core guard, before any Starfinder rule
 
     log = await events(api, game)
     assert final["version"] == len(log) == played.versions[-1]

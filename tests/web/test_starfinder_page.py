@@ -142,9 +142,8 @@ def test_create_a_duel_and_play_a_crew_seat(browser, server):
             assert state["phase"] == "helm"
             acting = state["acting_ship"]
             token = links[f"seat:{acting}/pilot"].split("token=")[1]
-            moves = http.get(f"/v1/games/{game_id}/options", headers={"Authorization": f"Bearer {token}"}).json()[
-                "commands"
-            ]
+            offered = http.get(f"/v1/games/{game_id}/options", headers={"Authorization": f"Bearer {token}"}).json()
+            moves = [o["command"] for o in offered["options"]]
         ship = next(s for s in state["ships"] if s["id"] == acting)
         plain = {}  # destination -> the plain moves that reach it (a plain move has no check: it lands there)
         for c in moves:

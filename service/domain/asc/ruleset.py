@@ -35,6 +35,7 @@ from .vessels import SIDES, Setup, validate
 
 class AscRuleset(RulesetBase):
     name = "asc"
+    hidden_information = True  # ASC-HID-1: bogeys, sealed sensor commits and fire declarations
     version = "1.0"
     title = "ASC: 2300AD hex space combat with sensors, sealed commitments and hidden ships"
     setup_type = Setup

@@ -9,6 +9,8 @@ from typing import Any
 
 import msgspec
 
+from .choices import Form
+from .drawing import Drawing
 from .errors import InvalidScenario
 from .protocol import Event, Viewer
 
@@ -20,7 +22,7 @@ class RulesetBase:
     version: str
     title: str
     scenario_package: str | None = None  # e.g. "service.domain.gsc2.scenarios" holding *.json
-    hidden_information: bool = True  # False lets any seat fork a game (a fork's umpire sees everything)
+    hidden_information: bool  # no default: False lets any seat fork a game (a fork's umpire sees everything)
     setup_type: type[Any]
 
     def scenarios(self) -> Mapping[str, dict[str, Any]]:
@@ -51,6 +53,17 @@ class RulesetBase:
 
     def redact_setup(self, setup: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
         return setup
+
+    def forms(self, state: Any, viewer: Viewer) -> list[Form]:
+        """Orders composed piece by piece; none unless the ruleset has some."""
+        return []
+
+    def draw(self, state: Any, viewer: Viewer) -> Drawing | None:
+        """The drawing contract (docs/view-contract.md). Every registered ruleset overrides this."""
+        return None
+
+    def result(self, state: Any) -> str | None:
+        return getattr(state, "result", None)
 
     def explain(self, event: Event) -> str:
         tag = type(event).__struct_config__.tag
