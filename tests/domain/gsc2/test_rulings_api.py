@@ -102,9 +102,10 @@ def test_gsc2_r_7_mds_fire_automatically_after_tracking() -> None:
     rock = {"id": "rock", "kind": "asteroid", "x": 0, "y": 5, "radius": 1}
     st = missile_state(by=10, terrain=[rock], b_kw={"mds": 3})
     st = apply(R, st, when(R, st, C.Launch(ship="a", battery="m1", target="b"), RED))
-    [mv, *_] = when(R, st, C.MoveMissiles(salvo="s1"), RED, [6, 1, 1, 10, 10, 10, 10, 10])
-    assert [r.rule for r in mv.rolls[:2]] == ["GSC2-MSL-5", "GSC2-MSL-5"]
+    [mv, *_] = when(R, st, C.MoveMissiles(salvo="s1"), RED, [6, 1, 1])  # tracking: lost, kept; then MDS
+    assert [r.rule for r in mv.rolls] == ["GSC2-MSL-5", "GSC2-MSL-5", "GSC2-MSL-4"]
     assert mv.mds_fired == {"b": 1}  # only one missile left to shoot at
+    assert mv.lost_tracking == 1 and mv.intercepted == 1 and mv.removed
 
 
 def test_gsc2_r_9_no_missiles_no_initiative() -> None:
