@@ -186,7 +186,7 @@ def test_view_is_json_and_draws_the_table() -> None:
 def test_every_event_explains_itself_in_one_sentence() -> None:
     from .test_property import play
 
-    state, _ = play("fleet-action", 3, max_turns=3)
+    state, _ = play(R.scenarios()["fleet-action"], 3, max_turns=3)
     assert state.turn >= 1
     text = R.explain(E.BeamFired(ship="hood", battery="hb1", target="bismarck", distance=30, weapons=3, damage=3,
                                  klass="heavy", hit=True, needed=6, ship_name="Hood",
