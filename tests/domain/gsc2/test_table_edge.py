@@ -79,7 +79,7 @@ def test_gsc2_r_18_gone_ships_add_no_hull_at_the_turn_limit_and_salvos_at_them_a
     st = R.evolve(st, E.ShipMoved(ship="a", path=(E.Point(10, 46), E.Point(10, 48)), heading=0, distance=2, moved=2,
                                   turns=0, paid_turns=0, since_turn=2, move_left=0, finished=True, left_table=True))
     [mv, *_] = when(R, st, C.MoveMissiles(salvo="s1"), BLUE)
-    assert mv.removed == "target a is left" and not mv.rolls
+    assert mv.removed == "target a has left the table" and not mv.rolls
     st = at_phase(st, "repairs")
     st = apply(R, st, when(R, st, C.EndPhase(side="red"), RED))
     [over] = when(R, st, C.EndPhase(side="blue"), BLUE)[-1:]
