@@ -223,7 +223,7 @@ async def test_a_free_distance_move_composed_from_the_form_and_drawn_for_a_spect
     game = await new_gsc2_game(api, "duel")
     await start(api, game)
     for _ in range(3):  # the roll-off winner chooses; then the side to move gets a form for its ship
-        for side, token in game["seats"].items():
+        for token in game["seats"].values():
             r = await api.get(f"/v1/games/{game['game_id']}/options", headers=bearer(token))
             body = r.json()
             assert all(o["label"] and "{" not in o["label"] for o in body["options"])

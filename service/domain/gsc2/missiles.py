@@ -58,8 +58,9 @@ def move_salvo(state: GameState, salvo: Salvo, dice: Dice) -> MissilesMoved:
     """GSC2-MSL-3: 12" straight at the target; tracking (MSL-5) then MDS (MSL-4) along the path."""
     target = state.ships.get(salvo.target)
     if target is None or not target.active:
+        why = GONE.get(target.status, target.status) if target is not None else "is gone"
         return MissilesMoved(salvo=salvo.id, start=salvo.pos, end=salvo.pos, remaining=0, arrived=False,
-                             removed=f"target {salvo.target} {GONE.get(target.status, target.status) if target else 'is gone'}")
+                             removed=f"target {salvo.target} {why}")
     start = salvo.pos
     arrived = start.distance_to(target.pos) <= MISSILE_MOVE + EPSILON
     end = start.toward(target.pos, MISSILE_MOVE)

@@ -60,3 +60,11 @@ def test_it_beats_the_random_bot_in_most_duels() -> None:
         assert game.over and not game.stalled and not game.refused, game.refused[:3]
         wins += game.state.winner == rules_side
     assert wins >= 5
+
+
+def test_rules_bots_play_every_sample_to_its_end() -> None:
+    """Issue 12's playtest: bot against bot, no stall, every command accepted, a result."""
+    for name in sorted(R.scenarios()):
+        game = play_bots(R, name, {"red": RulesBot(), "blue": RulesBot()}, seed=1)
+        assert game.over and not game.stalled and not game.refused, (name, game.refused[:3])
+        assert game.state.result

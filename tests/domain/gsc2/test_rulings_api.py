@@ -155,8 +155,10 @@ def test_gsc2_r_16_and_r_17_contact_per_leg_and_beams_at_any_range() -> None:
     raw = scenario(ship("a", "red", beams=[beam()]), ship("b", "blue", x=0, y=4, speed=0))
     st = started(raw, [9, 1])
     st = apply(R, st, when(R, st, C.ChooseOrder(side="red", leader="red"), RED))
-    [mv, _] = when(R, st, C.Move(ship="a", legs=(C.Leg(distance=4), C.Leg(distance=4))), RED)
+    [mv, order] = when(R, st, C.Move(ship="a", legs=(C.Leg(distance=4), C.Leg(distance=4))), RED)
     assert mv.contacts == ("b",)  # touched at the end of the first leg
+    [mark] = R.draw(apply(R, st, [mv, order]), RED).markers  # the page marks the contact for boarding
+    assert (mark.kind, mark.piece, mark.label) == ("contact", "b", "A is in contact with B")
     far = at_phase(started(scenario(ship("a", "red", beams=[beam()]), ship("b", "blue", y=60),
                                    table={"width": 72, "height": 72}), [9, 1]), "beams")
     [ev] = when(R, far, C.Fire(ship="a", battery="b1", target="b"), RED, [1])
