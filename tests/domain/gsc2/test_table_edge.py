@@ -94,7 +94,7 @@ def test_gsc2_r_18_the_page_sees_the_edge_and_canned_moves_say_they_leave() -> N
     assert limits["edge_ahead"] == 5 and limits["table"] == {"width": 200, "height": 200}
     assert limits["off_table"].startswith("GSC2-R-18")
     full = next(o for o in R.options(st, RED) if o.command == C.Move(ship="a", legs=(C.Leg(distance=12),)))
-    assert full.label == "A: ahead 12\" — leaves the table"
+    assert full.label == "A: 12\" ahead — leaves the table"
 
 
 def test_gsc2_r_18_ships_start_on_the_table_and_pods_stay_over_it() -> None:
