@@ -12,13 +12,14 @@ from service.domain.core import available_rulesets, find_ruleset
 from service.events.application import CommandRequest
 from service.events.envelope import SERVICE_EVENT_TYPES, Envelope
 
+from .routes.bots import SeatBot
 from .routes.games import CreateGame
 
 REF = "#/components/schemas/{name}"
 
 
 def msgspec_components() -> dict[str, Any]:
-    types: list[Any] = [Envelope, CreateGame, CommandRequest, *SERVICE_EVENT_TYPES]
+    types: list[Any] = [Envelope, CreateGame, CommandRequest, SeatBot, *SERVICE_EVENT_TYPES]
     commands: list[Any] = []
     for name in available_rulesets():
         ruleset = find_ruleset(name)
