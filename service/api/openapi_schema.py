@@ -91,7 +91,21 @@ def msgspec_components() -> dict[str, Any]:
     for holder in ("CommandRequest", "CommandFrame", "Option"):
         components[holder]["properties"]["command"] = {"$ref": REF.format(name="Command")}
     components["GameView"]["additionalProperties"] = True  # the ruleset's own view keys
-    return components
+    return open_free_form_objects(components)
+
+
+def open_free_form_objects(node: Any) -> Any:
+    """``dict[str, Any]`` says ``{"type": "object"}``; generators read that as an object with no keys
+    (openapi-typescript: ``Record<string, never>``), so free-form objects say so explicitly."""
+    if isinstance(node, dict):
+        for value in node.values():
+            open_free_form_objects(value)
+        if node.get("type") == "object" and "properties" not in node and "additionalProperties" not in node:
+            node["additionalProperties"] = True
+    elif isinstance(node, list):
+        for value in node:
+            open_free_form_objects(value)
+    return node
 
 
 def _json(schema: dict[str, Any], examples: dict[str, Any] | None = None, media: str = "application/json"
