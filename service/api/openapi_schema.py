@@ -76,22 +76,30 @@ def command_types() -> list[Any]:
     return [t for name in available_rulesets() for t in find_ruleset(name).command_types]
 
 
-def msgspec_components() -> dict[str, Any]:
+def components_for(types: list[Any]) -> dict[str, Any]:
+    """JSON Schemas of ``types`` and everything they use, with ``Command`` the union of every ruleset's
+    commands (what a command field holds)."""
     commands = command_types()
+    refs, components = msgspec.json.schema_components([*commands, *types], ref_template=REF)
+    # msgspec's own refs: names are module-qualified on clashes
+    components["Command"] = {"title": "Command", "anyOf": list(refs[: len(commands)]),
+                             "description": "one command of the game's ruleset (see GET /v1/rulesets)"}
+    for holder in ("CommandRequest", "CommandFrame", "Option"):
+        if holder in components:
+            components[holder]["properties"]["command"] = {"$ref": REF.format(name="Command")}
+    if "GameView" in components:
+        components["GameView"]["additionalProperties"] = True  # the ruleset's own view keys
+    return open_free_form_objects(components)
+
+
+def msgspec_components() -> dict[str, Any]:
     types: list[Any] = [Envelope, CreateGame, CommandRequest, SeatBot, RewindRequest, *SERVICE_EVENT_TYPES,
                         c.Problem, *(op.body for op in OPERATIONS.values() if isinstance(op.body, type)),
                         *c.SERVER_FRAMES, *c.CLIENT_FRAMES]
     for name in available_rulesets():
         ruleset = find_ruleset(name)
         types += [*ruleset.event_types, ruleset.state_type]
-    refs, components = msgspec.json.schema_components([*commands, *types], ref_template=REF)
-    # msgspec's own refs: names are module-qualified on clashes
-    components["Command"] = {"title": "Command", "anyOf": list(refs[: len(commands)]),
-                             "description": "one command of the game's ruleset (see GET /v1/rulesets)"}
-    for holder in ("CommandRequest", "CommandFrame", "Option"):
-        components[holder]["properties"]["command"] = {"$ref": REF.format(name="Command")}
-    components["GameView"]["additionalProperties"] = True  # the ruleset's own view keys
-    return open_free_form_objects(components)
+    return components_for(types)
 
 
 def open_free_form_objects(node: Any) -> Any:
