@@ -2157,6 +2157,25 @@ export interface components {
             worlds: components["schemas"]["WorldSpec"][];
         };
         /**
+         * Mark
+         * @description Something that just happened, for the drawing's effects (fire, hit, damage…); ``n`` counts up.
+         */
+        Mark: {
+            /** @default null */
+            amount?: number | null;
+            /** @default null */
+            at?: components["schemas"]["Point"] | null;
+            kind: string;
+            n: number;
+            /** @default null */
+            rule?: string | null;
+            /** @default null */
+            source?: string | null;
+            /** @default null */
+            target?: string | null;
+            text: string;
+        };
+        /**
          * Marker
          * @description A lasting mark on the board: a contact, a sensor ping, a blocked route, a destination.
          */
@@ -3363,7 +3382,7 @@ export interface components {
         };
         /**
          * Start
-         * @description Begin turn 1 (any seat or the umpire): shields up, terrain drifts, movement order set.
+         * @description Begin turn 1 (any seat or the umpire): shields up, terrain drifts, movement order set (GSC2-R-2).
          */
         Start: {
             /** @enum {unknown} */
@@ -3678,6 +3697,15 @@ export interface components {
             target: string;
             /** @enum {unknown} */
             type: "gsc2.tractor_fired";
+        };
+        /**
+         * Trail
+         * @description A path drawn this turn: a ship's move (all its legs) or a salvo's flight.
+         */
+        Trail: {
+            kind: string;
+            piece: string;
+            points: components["schemas"]["Point"][];
         };
         /**
          * TroopCombat
@@ -4285,6 +4313,8 @@ export interface components {
             distance: number;
             finished: boolean;
             heading: number;
+            /** @default false */
+            left_table?: boolean;
             move_left: number;
             moved: number;
             paid_turns: number;
@@ -4352,6 +4382,12 @@ export interface components {
             counter?: number;
             /** @default [] */
             done?: string[];
+            /** @default 0 */
+            mark_n?: number;
+            /** @default [] */
+            marks?: components["schemas"]["Mark"][];
+            /** @default 1 */
+            marks_from?: number;
             /** @default null */
             moving?: string | null;
             /**
@@ -4399,6 +4435,8 @@ export interface components {
             terrain: {
                 [key: string]: components["schemas"]["TerrainState"];
             };
+            /** @default [] */
+            trails?: components["schemas"]["Trail"][];
             /** @default 0 */
             turn?: number;
             turn_limit: number | null;
