@@ -198,3 +198,31 @@ def test_every_event_explains_itself_in_one_sentence() -> None:
                                      Modifier("GSC2-HIT-2", "target deflectors level 1", -1)), "hit"),)))
     assert text == ("Hood's heavy beam battery (3 weapons) fires at Bismarck, 30\": needs ≤ 6 (base 5, target "
                     "aspect +2, target deflectors level 1 −1), rolled 4: hit.")
+
+
+def test_explanations_and_effects_agree_with_the_state_they_describe() -> None:
+    """Issue 15: fire and damage sentences, and the drawing's effects, say what the folded state holds."""
+    from tests.support.randomplay import play as random_play
+
+    checked = 0
+    for seed in range(3):
+        game = random_play(R, R.scenarios()["fleet-action"], seed=seed, max_steps=400)
+        for step in game.steps:
+            state = step.state_before
+            for ev in step.events:
+                state = R.evolve(state, ev)
+                text = R.explain(ev)
+                if isinstance(ev, E.BeamFired):
+                    roll = ev.rolls[0]
+                    assert f"needs ≤ {ev.needed}" in text and f"rolled {roll.value}: {roll.outcome}" in text
+                    assert (roll.outcome == "hit") == ev.hit and roll.target == ev.needed
+                    checked += 1
+                if isinstance(ev, E.DamageApplied):
+                    ship = state.ships[ev.target]
+                    assert f"hull loses {ev.hull_damage} to {ship.hull}" in text
+                    assert ("destroyed" in text) == (ship.status == "destroyed")
+                    [fx] = [m for m in state.marks if m.n == state.mark_n - sum(1 for h in ev.hits if h.system)
+                            - int(ev.destroyed)]
+                    assert fx.kind == "damage" and fx.amount == ev.hull_damage and fx.target == ev.target
+                    checked += 1
+    assert checked > 20
