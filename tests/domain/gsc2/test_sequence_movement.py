@@ -214,7 +214,9 @@ def test_options_give_concrete_moves_and_view_gives_limits() -> None:
     assert C.Move(ship="a", legs=(_leg(-45, 6),)) in opts  # paid turn
     for o in opts:
         when(R, st, o, RED)
-    assert offered(st, BLUE) == [] or all(not isinstance(o, C.Move) for o in offered(st, BLUE))
+    assert offered(st, BLUE) == [] and R.forms(st, BLUE) == []  # red's move: blue has nothing to do
+    why = R.draw(st, BLUE).status.you
+    assert why is not None and not why.must_act and why.why.startswith("waiting for red to move")
     limits = next(s for s in R.view(st, RED)["ships"] if s["id"] == "a")["move_limits"]
     assert limits["max_distance_left"] == 10 and limits["free_turn_after"] == 4
 
