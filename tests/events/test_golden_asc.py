@@ -40,12 +40,11 @@ import msgspec
 
 from service.domain.core import find_ruleset, seat
 from service.domain.core.guards import full_view
-from service.events.envelope import DiceRevealed, Envelope
-from service.events.errors import InvalidRequest
 from service.events.head import codec_for
-from service.events.portability import state_hash, validate_battle_file
-from service.events.replay import Decoded, Folder
-from tests.events.test_golden import _Row
+from service.events.portability import state_hash
+from service.events.replay import Folder
+from tests.events.test_golden import _load as load_golden
+from tests.events.test_golden import _turn_hashes as turn_hashes
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "asc-frigate-screen.jsonl"
@@ -73,29 +72,11 @@ GOLDEN_RESULT: tuple[Any, ...] = (None, "turn limit 12 reached", 12)  # (winner,
 
 
 def _load() -> tuple[Any, list[Any], Any]:
-    try:
-        return validate_battle_file(GOLDEN.read_bytes())
-    except InvalidRequest as exc:  # the fold no longer matches the header: rule code changed how events fold
-        raise AssertionError(f"the golden log no longer validates with today's code: {exc.detail}") from None
+    return load_golden(GOLDEN)
 
 
 def _turn_hashes() -> dict[int, str]:
-    """The state hash after the last event stamped with each turn (folded one by one, so a changed fold
-    is located even when the whole-file validation fails)."""
-    lines = [ln for ln in GOLDEN.read_bytes().split(b"\n") if ln.strip()]
-    header = msgspec.json.decode(lines[0])
-    ruleset = find_ruleset(header["ruleset"])
-    codec = codec_for(ruleset)
-    decoded = []
-    for raw in lines[1:]:
-        row = _Row(msgspec.json.decode(raw, type=Envelope))
-        decoded.append(Decoded(row, codec.decode(row.type, row.v, row.data, row.rolls)))
-    out: dict[int, str] = {}
-    state = ruleset.initial_state(ruleset.parse_setup(header["setup"]))
-    for d, after in Folder(ruleset).walk(state, decoded):
-        if not isinstance(d.event, DiceRevealed):
-            out[int(d.row.turn)] = state_hash(after)
-    return out
+    return turn_hashes(GOLDEN)
 
 
 def describe_golden() -> str:
