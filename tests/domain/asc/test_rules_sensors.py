@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import msgspec
 import pytest
 
 from service.domain.asc.commands import CommitSensors, Detect, EndPhase, Fire, ForcePhase, LockOn, Move, SensorSetting
@@ -12,6 +13,7 @@ from service.domain.asc.damage import apply_strikes
 from service.domain.asc.events import (
     DetectionAttempted,
     LocksLost,
+    LockTaken,
     PhaseChanged,
     SensorsCommitted,
     SensorsRevealed,
@@ -209,6 +211,21 @@ def test_ASC_DET_5_locks_contact_and_loss() -> None:
     assert {(x.vessel, x.target) for x in lost.losses} == {("alpha", "bravo"), ("charlie", "bravo")}
     assert R.redact(lost, ADV, state).losses[0].target == "bogey-1"  # a bogey again
     assert R.view(state, ADV)["bogeys"] == [{"bogey": "bogey-1", "hex": [0, 7]}]
+
+
+def test_ASC_DET_5_the_reported_rating_is_the_lock_range_and_the_schema_says_so() -> None:
+    """ASC-DET-5 (ruling ASC-R-25): a detection report's ``rating`` is the range the lock is kept to (the
+    best active sensor, 4, not the passive sensor that detected, 5); a failure reports no lock range."""
+    state = state_of(duel(bravo={"hex": [0, 3]}), phase("detection"))
+    ok, events = run(state, Detect(vessel="alpha", sensor="pas", target="bogey-1"), ADV, dice=[8])
+    assert events[0].rating == 4 == ok.locks["alpha"][0].rating
+    assert "(lock range 4 hexes)" in R.explain(events[0])
+    _, events = run(state, Detect(vessel="alpha", sensor="pas", target="bogey-1"), ADV, dice=[7])
+    assert events[0].rating == 0 and "lock range" not in R.explain(events[0])
+    for event_type in (DetectionAttempted, LockTaken):
+        schema = msgspec.json.schema(event_type)
+        rating = schema["$defs"][event_type.__name__]["properties"]["rating"]
+        assert rating["description"].startswith("The lock range in hexes (ASC-DET-5)")
 
 
 def test_ASC_R_7_lock_kept_at_exactly_the_rating_and_passive_only_ships_keep_the_detecting_range() -> None:
