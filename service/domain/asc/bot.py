@@ -95,6 +95,11 @@ class Sheet:
             sig = _signature(foe["spec"].get("passive_signature", 0))
         return chance(10 - skill - sig)
 
+    def nearest(self, at: Hex) -> int:
+        """Hexes from ``at`` to the nearest enemy contact (visible or bogey)."""
+        places = [_hex(f["hex"]) for f in self.enemies()] + list(self.bogeys.values())
+        return min((at.distance_to(p) for p in places), default=99)
+
     def threat_at(self, vid: str, at: Hex, facing: int) -> float:
         """What this vessel could fire at locked enemies from a hex and facing (one ply of the fire phase)."""
         spec = self.vessels[vid]["spec"]
@@ -133,7 +138,7 @@ class AscBot:
             if sheet.detection_odds(best.piece or "", _sensor(best), best.target or "") > 0:
                 return best.command
         if phase is not None and phase.endswith("_movement") and by.get("move"):
-            return self._move(sheet, by["move"])
+            return self._move(sheet, by["move"], forms)
         if phase == "fire":
             shot = self._fire(sheet, forms)
             if shot is not None:
@@ -165,18 +170,33 @@ class AscBot:
 
         return compose(form, pick)
 
-    def _move(self, sheet: Sheet, moves: list[Option]) -> Any:
-        """The move that leaves the most expected damage on locked enemies in arc; else close on the nearest
-        locked enemy, then the nearest contact."""
-        def score(o: Option) -> tuple[float, int, int]:
-            cmd = o.command
-            vessel = sheet.vessels[getattr(cmd, "vessel", "")]
-            end, facing = trace(_hex(vessel["hex"]), vessel["facing"], tuple(getattr(cmd, "path", ())))
-            goal = sheet.hex_of(o.target) if o.target else None
-            gap = end[-1].distance_to(goal) if goal is not None else 99
-            return (sheet.threat_at(vessel["id"], end[-1], facing), 1 if o.target in sheet.locked else 0, -gap)
+    def _move(self, sheet: Sheet, moves: list[Option], forms: Sequence[Form]) -> Any:
+        """An armed vessel takes the move leaving the most expected damage on locked enemies in arc, else
+        closes on the nearest locked enemy, then the nearest contact. An unarmed one (a freighter, a sensor
+        platform) keeps its distance: the move, or the run straight ahead, farthest from every contact."""
+        vid = getattr(moves[0].command, "vessel", "")
+        vessel = sheet.vessels[vid]
+        start = _hex(vessel["hex"])
+        if vessel["spec"].get("turrets") or vessel["spec"].get("launchers"):
+            def score(o: Option) -> tuple[float, int, int]:
+                end, facing = trace(start, vessel["facing"], tuple(getattr(o.command, "path", ())))
+                goal = sheet.hex_of(o.target) if o.target else None
+                gap = end[-1].distance_to(goal) if goal is not None else 99
+                return (sheet.threat_at(vid, end[-1], facing), 1 if o.target in sheet.locked else 0, -gap)
 
-        return max(moves, key=score).command
+            return max((o for o in moves if getattr(o.command, "vessel", "") == vid), key=score).command
+        candidates: list[tuple[int, Any]] = []
+        for o in moves:
+            if getattr(o.command, "vessel", "") == vid:
+                end = trace(start, vessel["facing"], tuple(getattr(o.command, "path", ())))[0][-1]
+                candidates.append((sheet.nearest(end), o.command))
+        form = next((f for f in forms if f.command == "asc.move" and f.pieces[0].piece == vid), None)
+        if form is not None:
+            run = _straight_ahead(form.pieces[0].fields[0])
+            if run:
+                body = compose(form, _always_path(run))
+                candidates.append((sheet.nearest(_hex(run[-1])), body))
+        return max(candidates, key=lambda c: c[0])[1]
 
     def _fire(self, sheet: Sheet, forms: Sequence[Form]) -> dict[str, Any] | None:
         best: tuple[float, dict[str, Any]] | None = None
@@ -213,6 +233,26 @@ def _always(value: Any) -> Picker:
     def pick(_field: Field, _index: int) -> Any:
         return value
     return pick
+
+
+def _always_path(hexes: list[list[int]]) -> Picker:
+    """A move form's picker: this hex path, no final turn."""
+    def pick(field: Field, _index: int) -> Any:
+        return hexes if field.kind == "hexpath" else None
+    return pick
+
+
+def _straight_ahead(field: Field) -> list[list[int]]:
+    """The hexes straight ahead within the allowance and the map (ASC-MOV-2: one point a hex)."""
+    limits = field.limits
+    here, facing = _hex(limits["start"]), int(limits["facing"])
+    out = []
+    for _ in range(int(limits["max_cost"])):
+        here = here.neighbour(facing)
+        if here.distance_to(Hex(0, 0)) > int(limits["map_radius"]):
+            break
+        out.append([here.q, here.r])
+    return out
 
 
 def _sensor(o: Option) -> str:
