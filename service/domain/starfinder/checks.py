@@ -94,3 +94,7 @@ def check(dice: Dice, purpose: str, rule: str, dc: int, mods: list[Modifier], fa
         return None, -1
     roll = dice.roll_high(20, purpose, rule, dc, tuple(mods))
     return roll, total(roll) - dc
+
+
+def total_of(mods: list[Modifier]) -> int:
+    return sum(m.value for m in mods)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from service.domain.core import Dice, Modifier, RuleViolation
+from service.domain.core.acc import Acc
 
 from . import commands as C
-from .acc import Acc
 from .checks import check, crew_mods
 from .events import EngineeringDeclared, EngineeringResolved
 from .scenario import ARCS
@@ -47,7 +47,7 @@ def declare(state: GameState, cmd: C.Patch | C.Divert) -> EngineeringDeclared:
     return EngineeringDeclared(action=EngAction(seat=cmd.seat, action="divert", to="shields", shields=split))
 
 
-def resolve(acc: Acc, dice: Dice) -> None:
+def resolve(acc: Acc[GameState], dice: Dice) -> None:
     for action in acc.state.declared:
         st = acc.state
         crew = st.crew[action.seat]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from service.domain.core import Dice, Event, Modifier, Roll, RuleViolation
+from service.domain.core import Command, Dice, Event, Modifier, Roll, RuleViolation
+from service.domain.core.acc import Acc
 from service.domain.core.hexgrid import Hex
 
 from . import commands as C
-from .acc import Acc
 from .checks import check, condition_mods, crew_mods, defence, half_speed, speed, speed_modifier, total, turn_distance
 from .damage import apply_hit, roll_damage
 from .events import Attacked, HelmOrderSet, ShipMoved
@@ -115,6 +115,36 @@ def walk(state: GameState, ship: str, path: str, length_rule: str = "SF-MOV-1") 
     return tuple(hexes), facing, turns
 
 
+def path_of(state: GameState, ship: str, cmd: C.Move | C.Evade | C.Flyby, rule: str) -> str:
+    """The F/L/R path a move names: ``path`` as given, or the turns and steps its ``hexes`` and ``facing`` need
+    (each hex adjacent to the last; a turn is the shorter way round, SF-MOV-2 then checks the turns)."""
+    if not cmd.hexes and cmd.facing is None:
+        return cmd.path
+    if cmd.path:
+        raise RuleViolation(rule, "name a move by its path or by its hexes, not both")
+    s = state.ships[ship]
+    pos, facing, out = s.hex, s.facing, []
+    for q, r in cmd.hexes:
+        step = next((d for d in range(6) if pos.neighbour(d) == Hex(q, r)), None)
+        if step is None:
+            raise RuleViolation(rule, f"hex [{q}, {r}] is not next to [{pos.q}, {pos.r}]: name every hex entered")
+        out.append(_turns(facing, step, rule))
+        out.append("F")
+        pos, facing = Hex(q, r), step
+    if cmd.facing is not None:
+        if not 0 <= cmd.facing <= 5:
+            raise RuleViolation(rule, "a facing is a hexside 0..5 (N, NE, SE, S, SW, NW)")
+        out.append(_turns(facing, cmd.facing, rule))
+    return "".join(out)
+
+
+def _turns(facing: int, to: int, rule: str) -> str:
+    d = (to - facing) % 6
+    if d == 3:
+        raise RuleViolation(rule, "a ship cannot reverse its heading within one hex (SF-MOV-2)")
+    return "R" * d if d <= 2 else "L" * (6 - d)
+
+
 def straight(start: Hex, direction: int, n: int) -> tuple[Hex, ...]:
     hexes = [start]
     for _ in range(n):
@@ -148,14 +178,56 @@ def passed_enemies(state: GameState, ship: str, hexes: tuple[Hex, ...]) -> list[
 
 # --- moves and stunts ---------------------------------------------------------------------------------------------
 
-def move(acc: Acc, cmd: C.Move | C.Evade | C.Flyby, ship: str, dice: Dice) -> None:
+MOVE_RULE = {C.Move: "SF-MOV-1", C.Evade: "SF-STUNT-3", C.Flyby: "SF-STUNT-5", C.BackOff: "SF-STUNT-1",
+             C.BarrelRoll: "SF-STUNT-2", C.FlipAndBurn: "SF-STUNT-4", C.Slide: "SF-STUNT-6",
+             C.TurnInPlace: "SF-STUNT-7"}
+
+
+def plan(state: GameState, cmd: Command, ship: str) -> tuple[tuple[Hex, ...], int, int]:  # noqa: C901
+    """Validate a helm order before any die is rolled; returns the chosen (hexes, facing, turns)."""
+    s, spec = state.ships[ship], state.specs[ship]
+    half = half_speed(state, ship)
+    rule = MOVE_RULE[type(cmd)]
+    if isinstance(cmd, C.Move | C.Evade | C.Flyby):
+        planned = walk(state, ship, path_of(state, ship, cmd, rule), rule)
+        if not isinstance(cmd, C.Move):
+            _push(state, ship)
+        if isinstance(cmd, C.Flyby):
+            enemy = state.ships.get(cmd.enemy)
+            if enemy is None or enemy.side == s.side or enemy.status == "destroyed":
+                raise RuleViolation("SF-STUNT-5", f"{cmd.enemy!r} is not an enemy starship on the map")
+            if enemy.hex not in planned[0][1:-1]:
+                raise RuleViolation("SF-STUNT-5", f"the flyby path must pass through {cmd.enemy}'s hex")
+        return planned
+    if isinstance(cmd, C.TurnInPlace):
+        if not 0 <= cmd.facing <= 5 or cmd.facing == s.facing:
+            raise RuleViolation("SF-STUNT-7", "turn in place to a new facing 0..5")
+        return (s.hex,), cmd.facing, 0
+    if isinstance(cmd, C.BarrelRoll) and spec.size not in BARREL_ROLL_SIZES:
+        raise RuleViolation("SF-STUNT-2", f"a {spec.size} ship cannot barrel roll (Large or smaller only)")
+    if isinstance(cmd, C.Slide):
+        if cmd.side not in ("port", "starboard"):
+            raise RuleViolation("SF-STUNT-6", "slide toward the 'port' or 'starboard' forward hexside")
+        if not 0 <= cmd.hexes <= speed(state, ship):
+            raise RuleViolation("SF-STUNT-6", f"a slide moves up to full speed ({speed(state, ship)} hexes)")
+        direction = (s.facing + (1 if cmd.side == "starboard" else -1)) % 6
+    else:
+        assert isinstance(cmd, C.BackOff | C.BarrelRoll | C.FlipAndBurn)
+        if not 0 <= cmd.hexes <= half:
+            raise RuleViolation(rule, f"this stunt moves up to half speed ({half} hexes)")
+        direction = (s.facing + 3) % 6 if isinstance(cmd, C.BackOff) else s.facing
+    hexes = straight(s.hex, direction, cmd.hexes)
+    end_free(state, ship, hexes[-1])
+    _push(state, ship)
+    return hexes, s.facing, 0
+
+
+def move(acc: Acc[GameState], cmd: C.Move | C.Evade | C.Flyby, ship: str, dice: Dice) -> None:
     st = acc.state
-    rule = {C.Move: "SF-MOV-1", C.Evade: "SF-STUNT-3", C.Flyby: "SF-STUNT-5"}[type(cmd)]
-    hexes, facing, turns = walk(st, ship, cmd.path, rule)
+    hexes, facing, turns = plan(st, cmd, ship)
     if isinstance(cmd, C.Move):
         _moved(acc, ship, cmd.seat, "move", hexes, facing, turns, dice)
         return
-    _push(st, ship)
     if isinstance(cmd, C.Evade):
         dc = 10 + 2 * st.specs[ship].tier
         roll, margin = _stunt_check(st, cmd.seat, "evade", "SF-STUNT-3", dc, dice)
@@ -163,11 +235,6 @@ def move(acc: Acc, cmd: C.Move | C.Evade | C.Flyby, ship: str, dice: Dice) -> No
         _moved(acc, ship, cmd.seat, "evade", hexes, facing, turns, dice, dc=dc, margin=margin, roll=roll,
                defence=bonus)
         return
-    enemy = st.ships.get(cmd.enemy)
-    if enemy is None or enemy.side == st.ships[ship].side or enemy.status == "destroyed":
-        raise RuleViolation("SF-STUNT-5", f"{cmd.enemy!r} is not an enemy starship on the map")
-    if enemy.hex not in hexes[1:-1]:
-        raise RuleViolation("SF-STUNT-5", f"the flyby path must pass through {cmd.enemy}'s hex")
     dc = 20 + 2 * st.specs[cmd.enemy].tier
     roll, margin = _stunt_check(st, cmd.seat, "flyby", "SF-STUNT-5", dc, dice)
     ok = margin >= 0
@@ -175,63 +242,36 @@ def move(acc: Acc, cmd: C.Move | C.Evade | C.Flyby, ship: str, dice: Dice) -> No
            flyby=cmd.enemy if ok else None, exempt=cmd.enemy if ok else None)
 
 
-def stunt(acc: Acc, cmd: C.Command, ship: str, dice: Dice) -> None:  # noqa: C901 - one branch per stunt
+def stunt(acc: Acc[GameState], cmd: Command, ship: str, dice: Dice) -> None:
     st = acc.state
-    s = st.ships[ship]
-    spec = st.specs[ship]
+    s, spec = st.ships[ship], st.specs[ship]
     half = half_speed(st, ship)
     dc = 10 + 2 * spec.tier
+    hexes, facing, _ = plan(st, cmd, ship)
     if isinstance(cmd, C.TurnInPlace):
-        if not 0 <= cmd.facing <= 5 or cmd.facing == s.facing:
-            raise RuleViolation("SF-STUNT-7", "turn in place to a new facing 0..5")
         penalty = {"clumsy": -4, "poor": -2}.get(spec.maneuverability, 0)
-        acc.add(ShipMoved(ship=ship, seat=cmd.seat, manoeuvre="turn_in_place", path=(s.hex,), facing=cmd.facing,
+        acc.add(ShipMoved(ship=ship, seat=cmd.seat, manoeuvre="turn_in_place", path=hexes, facing=facing,
                           defence=penalty))
         return
     if isinstance(cmd, C.BackOff):
-        if not 0 <= cmd.hexes <= half:
-            raise RuleViolation("SF-STUNT-1", f"back off moves up to half speed ({half} hexes)")
-        aft = (s.facing + 3) % 6
-        hexes = straight(s.hex, aft, cmd.hexes)
-        end_free(st, ship, hexes[-1])
-        _push(st, ship)
         roll, margin = _stunt_check(st, cmd.seat, "back off", "SF-STUNT-1", dc, dice)
         if margin < 0:
-            hexes = settle(st, ship, straight(s.hex, aft, 0 if margin <= -5 else 1))
+            hexes = settle(st, ship, straight(s.hex, (s.facing + 3) % 6, 0 if margin <= -5 else 1))
         _moved(acc, ship, cmd.seat, "back_off", hexes, s.facing, 0, dice, dc=dc, margin=margin, roll=roll,
                defence=-4 if margin <= -5 else 0)
         return
     if isinstance(cmd, C.BarrelRoll):
-        if spec.size not in BARREL_ROLL_SIZES:
-            raise RuleViolation("SF-STUNT-2", f"a {spec.size} ship cannot barrel roll (Large or smaller only)")
-        if not 0 <= cmd.hexes <= half:
-            raise RuleViolation("SF-STUNT-2", f"a barrel roll moves up to half speed ({half} hexes)")
-        hexes = straight(s.hex, s.facing, cmd.hexes)
-        end_free(st, ship, hexes[-1])
-        _push(st, ship)
         roll, margin = _stunt_check(st, cmd.seat, "barrel roll", "SF-STUNT-2", dc, dice)
         _moved(acc, ship, cmd.seat, "barrel_roll", hexes, s.facing, 0, dice, dc=dc, margin=margin, roll=roll,
                defence=-4 if margin <= -5 else 0, rolled=margin >= 0)
         return
     if isinstance(cmd, C.FlipAndBurn):
-        if not 0 <= cmd.hexes <= half:
-            raise RuleViolation("SF-STUNT-4", f"flip and burn moves up to half speed ({half} hexes)")
-        hexes = straight(s.hex, s.facing, cmd.hexes)
-        end_free(st, ship, hexes[-1])
-        _push(st, ship)
         dc = 15 + 2 * spec.tier
         roll, margin = _stunt_check(st, cmd.seat, "flip and burn", "SF-STUNT-4", dc, dice)
         facing = (s.facing + 3) % 6 if margin >= 0 else s.facing
         _moved(acc, ship, cmd.seat, "flip_and_burn", hexes, facing, 0, dice, dc=dc, margin=margin, roll=roll)
         return
     assert isinstance(cmd, C.Slide)
-    if cmd.side not in ("port", "starboard"):
-        raise RuleViolation("SF-STUNT-6", "slide toward the 'port' or 'starboard' forward hexside")
-    if not 0 <= cmd.hexes <= speed(st, ship):
-        raise RuleViolation("SF-STUNT-6", f"a slide moves up to full speed ({speed(st, ship)} hexes)")
-    hexes = straight(s.hex, (s.facing + (1 if cmd.side == "starboard" else -1)) % 6, cmd.hexes)
-    end_free(st, ship, hexes[-1])
-    _push(st, ship)
     roll, margin = _stunt_check(st, cmd.seat, "slide", "SF-STUNT-6", dc, dice)
     if margin < 0:
         hexes = settle(st, ship, straight(s.hex, s.facing, min(cmd.hexes, half)))
@@ -250,7 +290,7 @@ def _stunt_check(state: GameState, seat: str, name: str, rule: str, dc: int, dic
     return check(dice, f"{name} stunt", rule, dc, [*mods, *extra], fail)
 
 
-def _moved(acc: Acc, ship: str, seat: str, manoeuvre: str, hexes: tuple[Hex, ...], facing: int, turns: int,
+def _moved(acc: Acc[GameState], ship: str, seat: str, manoeuvre: str, hexes: tuple[Hex, ...], facing: int, turns: int,
            dice: Dice, *, dc: int | None = None, margin: int | None = None, roll: Roll | None = None,
            defence: int = 0, rolled: bool = False, flyby: str | None = None, exempt: str | None = None) -> None:
     st = acc.state
@@ -304,7 +344,7 @@ def free_attack(state: GameState, attacker: str, mover: str, dice: Dice) -> list
     return [ev, apply_hit(state, mover, attacker, wid, "aft", damage, roll.value == 20, dice)]
 
 
-def drift_all(acc: Acc) -> None:
+def drift_all(acc: Acc[GameState]) -> None:
     """SF-MOV-4: disabled ships drift ahead at half speed, last in the helm phase (no free attacks)."""
     for sid in list(acc.state.ships):
         s = acc.state.ships[sid]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from service.domain.core import Actor, Clock, Command, Dice, Event, RulesetBase, Viewer
+from service.domain.core.choices import Form, Option
+from service.domain.core.drawing import Drawing
 from service.domain.core.hexgrid import Hex
 
 from .commands import COMMANDS
@@ -12,10 +14,10 @@ from .decide import decide
 from .events import EVENTS
 from .evolve import evolve
 from .explain import explain
-from .options import options
+from .options import forms, options
 from .scenario import Scenario, seat_id, validate_scenario
 from .state import Crew, GameState, ShipState
-from .view import view
+from .view import draw, view
 
 
 def initial_state(setup: Scenario) -> GameState:
@@ -66,8 +68,14 @@ class StarfinderRuleset(RulesetBase):
     def evolve(self, state: GameState, event: Event) -> GameState:
         return evolve(state, event)
 
-    def options(self, state: GameState, viewer: Viewer) -> list[Command]:
+    def options(self, state: GameState, viewer: Viewer) -> list[Option]:
         return options(state, viewer)
+
+    def forms(self, state: GameState, viewer: Viewer) -> list[Form]:
+        return forms(state, viewer)
+
+    def draw(self, state: GameState, viewer: Viewer) -> Drawing:
+        return draw(state, viewer)
 
     def view(self, state: GameState, viewer: Viewer) -> dict[str, Any]:
         return view(state, viewer)
