@@ -1,4 +1,4 @@
-"""The Starfinder ruleset object the registry loads ("service.domain.starfinder:RULESET")."""
+"""The Starfinder ruleset object the registry loads ("service.domain.starfinder:RULESET"): it only names the parts."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from typing import Any
 from service.domain.core import Actor, Clock, Command, Dice, Event, RulesetBase, Viewer
 from service.domain.core.choices import Form, Option
 from service.domain.core.drawing import Drawing
-from service.domain.core.hexgrid import Hex
 
 from .commands import COMMANDS
 from .decide import decide
@@ -15,25 +14,9 @@ from .events import EVENTS
 from .evolve import evolve
 from .explain import explain
 from .options import forms, options
-from .scenario import Scenario, seat_id, validate_scenario
-from .state import Crew, GameState, ShipState
+from .scenario import Scenario, seats, validate_scenario
+from .state import GameState, initial_state
 from .view import draw, view
-
-
-def initial_state(setup: Scenario) -> GameState:
-    ships: dict[str, ShipState] = {}
-    crew: dict[str, Crew] = {}
-    members = {}
-    for spec in setup.ships:
-        ships[spec.id] = ShipState(id=spec.id, side=spec.side, hex=Hex(*spec.hex), facing=spec.facing, hull=spec.hp,
-                                   shields={q: spec.shields.get(q, 0) for q in ("forward", "starboard", "aft", "port")},
-                                   battle_stations=spec.battle_stations)
-        for c in spec.crew:
-            sid = seat_id(spec.id, c.id)
-            crew[sid] = Crew(seat=sid, ship=spec.id, role=c.role)
-            members[sid] = c
-    return GameState(sides=tuple(setup.sides), specs={s.id: s for s in setup.ships}, members=members, ships=ships,
-                     crew=crew, round_limit=setup.round_limit)
 
 
 class StarfinderRuleset(RulesetBase):
@@ -51,12 +34,9 @@ class StarfinderRuleset(RulesetBase):
         validate_scenario(setup)
 
     def seats(self, setup: Scenario) -> list[str]:
-        """SF-ROLE-4: every crew member is a seat, "ship/crew"."""
-        return [seat_id(s.id, c.id) for s in setup.ships for c in s.crew]
+        return seats(setup)
 
     def initial_state(self, setup: Scenario) -> GameState:
-        if isinstance(setup, dict):
-            setup = self.parse_setup(setup)
         return initial_state(setup)
 
     def clock(self, state: GameState) -> Clock:

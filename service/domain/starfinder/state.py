@@ -6,7 +6,7 @@ import msgspec
 
 from service.domain.core.hexgrid import Hex
 
-from .scenario import CrewSpec, ShipSpec
+from .scenario import ARCS, CrewSpec, Scenario, ShipSpec, seat_id
 
 PHASES = ("engineering", "helm", "gunnery")  # SF-RND-1
 # SF-DMG-5: the critical table, top to bottom (a wrecked system passes the hit down, wrapping round)
@@ -157,3 +157,19 @@ class GameState(msgspec.Struct, frozen=True):
         if self.phase in ("helm", "gunnery") and self.slot < len(self.order):
             return self.order[self.slot]
         return None
+
+
+def initial_state(setup: Scenario) -> GameState:
+    ships: dict[str, ShipState] = {}
+    crew: dict[str, Crew] = {}
+    members = {}
+    for spec in setup.ships:
+        ships[spec.id] = ShipState(id=spec.id, side=spec.side, hex=Hex(*spec.hex), facing=spec.facing, hull=spec.hp,
+                                   shields={q: spec.shields.get(q, 0) for q in ARCS},
+                                   battle_stations=spec.battle_stations)
+        for c in spec.crew:
+            sid = seat_id(spec.id, c.id)
+            crew[sid] = Crew(seat=sid, ship=spec.id, role=c.role)
+            members[sid] = c
+    return GameState(sides=tuple(setup.sides), specs={s.id: s for s in setup.ships}, members=members, ships=ships,
+                     crew=crew, round_limit=setup.round_limit)
