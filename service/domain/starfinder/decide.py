@@ -8,7 +8,7 @@ from service.domain.core.acc import Acc
 
 from . import commands as C
 from . import crew as crew_actions
-from . import engineering, gunnery, helm
+from . import engineering, gunnery, movement
 from .events import Passed
 from .evolve import evolve
 from .flow import advance, force, open_battle, opening_wait
@@ -60,9 +60,9 @@ def _act(acc: Acc[GameState], cmd: Command, seat: str, ship: str, dice: Dice) ->
     elif isinstance(cmd, C.Patch | C.Divert):
         acc.add(engineering.declare(acc.state, cmd))
     elif isinstance(cmd, C.Move | C.Evade | C.Flyby):
-        helm.move(acc, cmd, ship, dice)
+        movement.move(acc, cmd, ship, dice)
     elif isinstance(cmd, C.STUNTS):
-        helm.stunt(acc, cmd, ship, dice)
+        movement.stunt(acc, cmd, ship, dice)
     elif isinstance(cmd, C.Scan | C.LockOn | C.Countermeasures):
         acc.add(crew_actions.science(acc.state, cmd, dice))
     elif isinstance(cmd, C.Fire):

@@ -61,7 +61,8 @@ def resolve(acc: Acc[GameState], dice: Dice) -> None:
             if level == 0:
                 continue  # another engineer already patched it
             dc = PATCH_DC[level] + 2 * spec.tier
-            mods, fail = crew_mods(st, action.seat, None)
+            # SF-R-6: the power core's own condition does not hinder patching it (it would, any other system)
+            mods, fail = crew_mods(st, action.seat, None, power_core=action.system != "power_core")
             roll, margin = check(dice, f"patch {action.system} ({CONDITIONS[level]})", "SF-RND-2", dc,
                                  [skill, *mods], fail)
             ok = margin >= 0

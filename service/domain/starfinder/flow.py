@@ -8,7 +8,7 @@ from __future__ import annotations
 from service.domain.core import Dice
 from service.domain.core.acc import Acc
 
-from . import engineering, gunnery, helm
+from . import engineering, gunnery, helm, movement
 from .events import GameOver, PhaseStarted, RoundStarted, SlotOpened
 from .state import Crew, GameState
 
@@ -94,7 +94,7 @@ def step(acc: Acc[GameState], dice: Dice) -> bool:
         _open(acc, st.phase, st.slot + 1)
         return False
     if st.phase == "helm":
-        helm.drift_all(acc)  # SF-MOV-4: disabled ships drift last
+        movement.drift_all(acc)  # SF-MOV-4: disabled ships drift last
         acc.add(PhaseStarted(round=st.round, phase="gunnery"))
         gunnery.check_projectiles(acc, dice)
         _open(acc, "gunnery", 0)

@@ -21,7 +21,7 @@ from .checks import defence, half_speed, speed, total_of, turn_distance
 from .engineering import PATCHABLE, declare, diverted_points
 from .flow import awaited, opening_wait
 from .gunnery import aim, attack_mods, shots
-from .helm import plan
+from .movement import plan
 from .roles import allowed
 from .scenario import ARCS, BARREL_ROLL_SIZES, ROLES
 from .state import GameState

@@ -25,10 +25,12 @@ def phase_label(state: GameState) -> str:
     if turn is not None:
         parts.append(f"{ship_name(state, turn)}'s turn")
     waiting = [f"{ship_name(state, state.crew[s].ship)}'s {role_name(state.crew[s].role)}" for s in awaited(state)]
-    if opening_wait(state):
+    if opening_wait(state) and waiting:
         parts.append("any crew member may begin the battle")
     elif waiting:
         parts.append("waiting for " + ", ".join(dict.fromkeys(waiting)))
+    elif all(c.role == "passenger" for c in state.crew.values()):
+        parts.append("nobody aboard holds a role: a crew member must take one (SF-ROLE-3)")
     else:
         parts.append("nobody can act: the umpire forces the phase on")
     return " · ".join(parts)
