@@ -16,8 +16,9 @@ from service.events.store import SqlEventStore
 from service.settings import Settings
 
 from . import openapi_schema, problems
+from .bot_runner import BotRunner
 from .broadcast import Broadcaster, InProcessBroadcaster
-from .routes import games, replay, rulesets, stream
+from .routes import bots, games, replay, rulesets, stream
 
 WEB_ROOT = Path(__file__).resolve().parents[2] / "clients" / "web"
 
@@ -47,9 +48,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.service = service
         app.state.reader = GameReader(service)
         app.state.broadcaster = broadcaster
+        app.state.bot_runner = BotRunner(service, app.state.reader, broadcaster, settings.heartbeat_seconds)
         try:
             yield
         finally:
+            await app.state.bot_runner.close()
             await broadcaster.close()
             store.close()
 
@@ -64,6 +67,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(rulesets.router)
     app.include_router(replay.router)
     app.include_router(games.router)
+    app.include_router(bots.router)
     app.include_router(stream.router)
     openapi_schema.install(app)
 
