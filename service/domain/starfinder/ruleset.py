@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from service.domain.core import Actor, Clock, Command, Dice, Event, RulesetBase, Viewer
+from service.domain.core.bot import RandomBot
 from service.domain.core.choices import Form, Option
 from service.domain.core.drawing import Drawing
 
+from .bot import StarfinderBot
 from .commands import COMMANDS
 from .decide import decide
 from .events import EVENTS
@@ -29,6 +31,7 @@ class StarfinderRuleset(RulesetBase):
     state_type = GameState
     command_types = COMMANDS
     event_types = EVENTS
+    bots = {"random": RandomBot(), "rules": StarfinderBot()}
 
     def validate_setup(self, setup: Scenario) -> None:
         validate_scenario(setup)

@@ -12,8 +12,26 @@ import pytest
 
 from service.domain.starfinder.flow import awaited
 
-from .helpers import UMPIRE, A, B, C, E, R, apply, at, crew, duel, given, of, place, scenario, seat, ship, \
-    then_violation, when
+from .helpers import (
+    UMPIRE,
+    A,
+    B,
+    C,
+    E,
+    R,
+    apply,
+    at,
+    crew,
+    duel,
+    given,
+    of,
+    place,
+    scenario,
+    seat,
+    ship,
+    then_violation,
+    when,
+)
 
 # the ship: tier 2, speed 14, clumsy, pilot +5 (DC 10 + 2 x 2 = 14 for most stunts)
 FAST_CLUMSY = {"tier": 2, "speed": 14, "maneuverability": "clumsy"}

@@ -44,7 +44,8 @@ def _play_by_seats(raw: dict, seed: int, max_steps: int = 300) -> tuple[object, 
             return state, n
         waiting = awaited(state)
         roleless = all(c.role == "passenger" for c in state.crew.values())  # only a role change can start them
-        assert waiting or roleless, f"nobody awaited in round {state.round}, {state.phase}: {R.draw(state, seat(seats[0])).status}"
+        status = R.draw(state, seat(seats[0])).status
+        assert waiting or roleless, f"nobody awaited in round {state.round}, {state.phase}: {status}"
         offered = [(s, c, composed) for s in seats for c, composed in choices_for(R, state, seat(s), rng)]
         acting = [x for x in offered if type(x[1]).__name__ != "ChangeRole"] or offered
         assert acting, "no seat may send anything"
