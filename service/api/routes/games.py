@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import msgspec
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 
 from service.events.errors import InvalidRequest
+from service.events.inputs import INT64_MAX
 
 from ..bodies import created_body, decode_body
 from ..deps import ReaderDep, ServiceDep, ViewerDep, bearer
@@ -38,7 +39,7 @@ async def create_game(request: Request, service: ServiceDep) -> MsgspecResponse:
 
 @router.get("/{game_id}", response_class=MsgspecResponse, summary="The caller's view of the game, now or at a seq")
 async def get_game(
-    game_id: str, viewer: ViewerDep, reader: ReaderDep, at: Annotated[int | None, Query(ge=0)] = None
+    game_id: str, viewer: ViewerDep, reader: ReaderDep, at: Annotated[int | None, Query(ge=0, le=INT64_MAX)] = None
 ) -> MsgspecResponse:
     return MsgspecResponse(await reader.summary(game_id, viewer, at))
 
@@ -76,7 +77,7 @@ def _expected_version(if_match: str | None) -> int | None:
     if if_match is None:
         return None
     text = if_match.strip().removeprefix("W/").strip('"')
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit() and len(text) <= len(str(INT64_MAX))):
         raise InvalidRequest("If-Match must be the expected version number", field="If-Match")
     return int(text)
 
@@ -91,7 +92,7 @@ async def get_events(
     game_id: str,
     viewer: ViewerDep,
     reader: ReaderDep,
-    after: Annotated[int, Query(ge=0)] = 0,
+    after: Annotated[int, Query(ge=0, le=INT64_MAX)] = 0,
     limit: Annotated[int, Query(ge=1, le=10000)] = 1000,
 ) -> MsgspecResponse:
     events = await reader.events(game_id, viewer, after=after, limit=limit)
@@ -101,7 +102,7 @@ async def get_events(
 @router.get("/{game_id}/turns/{turn}", response_class=MsgspecResponse, summary="Replay of one turn, explained")
 async def get_turn(
     game_id: str,
-    turn: int,
+    turn: Annotated[int, Path(ge=0, le=INT64_MAX)],
     viewer: ViewerDep,
     reader: ReaderDep,
     phase: Annotated[str | None, Query(max_length=64)] = None,
