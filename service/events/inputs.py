@@ -40,7 +40,7 @@ def check_json(raw: bytes, error: type[AppError] = InvalidRequest, max_depth: in
         return
     bare = _STRING.sub(b'""', raw)  # brackets and digits inside strings do not count
     if deep and _too_deep(bare, max_depth):
-        raise error(f"the body nests deeper than {max_depth} levels", field="$")
+        raise error(f"the body nests deeper than {max_depth} levels (or its brackets do not balance)", field="$")
     if long:
         for match in _NUMBER.finditer(bare):
             token = match.group()
@@ -51,13 +51,14 @@ def check_json(raw: bytes, error: type[AppError] = InvalidRequest, max_depth: in
 
 
 def _too_deep(bare: bytes, max_depth: int) -> bool:
-    # each pass removes the innermost level of every branch; what is left after max_depth passes nests deeper
+    # each pass removes the innermost level of every branch; anything left after max_depth passes nests
+    # deeper (or does not balance, which no valid JSON does either: refusing it spares the decoder's stack)
     brackets = bare.translate(_PAIRS, _NOT_BRACKETS)
     for _ in range(max_depth):
         if not brackets:
             return False
         brackets = brackets.replace(b"[]", b"")
-    return b"[]" in brackets
+    return bool(brackets)
 
 
 def decode_json(raw: bytes, type_: type[T], error: type[AppError] = InvalidRequest) -> T:
