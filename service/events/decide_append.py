@@ -28,6 +28,7 @@ _envelope_list = msgspec.json.Encoder()
 class CommandResult:
     status: int
     body: bytes  # JSON {"version": N, "events": [...]}, stored for idempotent retries
+    version: int | None = None  # the game's version after it (None for a replayed idempotent result)
 
 
 @dataclass
@@ -91,4 +92,4 @@ class CommandWriter:
         self.dice.remember(head, new_seeds)
         advance(head, decoded)
         frames = self.frames(head, decoded) if self.frames is not None else []
-        return CommandResult(201, body), frames
+        return CommandResult(201, body, new_seq), frames

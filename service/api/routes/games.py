@@ -11,7 +11,7 @@ from service.events.errors import InvalidRequest
 from service.events.inputs import INT64_MAX
 
 from ..bodies import created_body, decode_body
-from ..deps import ReaderDep, ServiceDep, ViewerDep, bearer
+from ..deps import GateDep, ReaderDep, ServiceDep, ViewerDep, bearer, client_address
 from ..jsonresponse import MsgspecResponse
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
@@ -61,15 +61,17 @@ COMMAND_HEADERS = [
     openapi_extra={"parameters": COMMAND_HEADERS, "requestBody": {"required": True, "content": {"application/json": {
         "schema": {"$ref": "#/components/schemas/CommandRequest"}}}}},
 )
-async def post_command(game_id: str, request: Request, service: ServiceDep) -> MsgspecResponse:
+async def post_command(game_id: str, request: Request, gate: GateDep) -> MsgspecResponse:
     # the hot path: headers are read directly rather than through per-parameter dependencies
     headers = request.headers
-    viewer = await service.authenticate(game_id, bearer(headers.get("authorization")))
+    token = bearer(headers.get("authorization"))
+    address = client_address(request)
+    viewer = await gate.viewer(game_id, token, address)
     key = headers.get("idempotency-key")
     if key is not None and len(key) > 200:
         raise InvalidRequest("Idempotency-Key is limited to 200 characters", field="Idempotency-Key")
     expected = _expected_version(headers.get("if-match"))
-    result = await service.handle_command(game_id, viewer, await request.body(), key, expected)
+    result = await gate.command(game_id, viewer, token, address, await request.body(), key, expected)
     return MsgspecResponse(result.body, status_code=result.status)
 
 

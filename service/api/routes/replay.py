@@ -8,8 +8,8 @@ import msgspec
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
-from service.events.portability import export_game, fork_game, import_game
 from service.events.inputs import INT64_MAX, check_lines
+from service.events.portability import export_game, fork_game, import_game
 from service.events.rewind import rewind
 
 from ..bodies import created_body, decode_body
