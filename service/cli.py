@@ -78,18 +78,29 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--log-level", default="warning")
     o = sub.add_parser("openapi", help="print the OpenAPI document")
     o.add_argument("--output", default="-")
+    a = sub.add_parser("asyncapi", help="print the AsyncAPI document of the websocket stream")
+    a.add_argument("--output", default="-")
     args = parser.parse_args(argv)
     if args.command == "serve":
         serve(args)
     elif args.command == "openapi":
         from service.api.app import create_app
 
-        text = json.dumps(create_app(Settings()).openapi(), indent=2, sort_keys=True) + "\n"
-        if args.output == "-":
-            sys.stdout.write(text)
-        else:
-            with open(args.output, "w", encoding="utf-8") as fh:
-                fh.write(text)
+        write_document(create_app(Settings()).openapi(), args.output)
+    elif args.command == "asyncapi":
+        from service.api.app import create_app
+        from service.api.asyncapi import build_asyncapi
+
+        write_document(build_asyncapi(create_app(Settings()).version), args.output)
+
+
+def write_document(doc: dict[str, object], output: str) -> None:
+    text = json.dumps(doc, indent=2, sort_keys=True) + "\n"
+    if output == "-":
+        sys.stdout.write(text)
+    else:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
 
 
 if __name__ == "__main__":

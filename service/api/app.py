@@ -18,12 +18,13 @@ from service.events.store import SqlEventStore
 from service.settings import Settings
 
 from . import openapi_schema, problems
+from .bot_runner import BotRunner
 from .broadcast import Broadcaster, InProcessBroadcaster
 from .gate import Gate
 from .logs import RequestContext
 from .metrics import CONTENT_TYPE_LATEST, Metrics
 from .ratelimit import RateLimits
-from .routes import games, replay, rulesets, stream
+from .routes import bots, games, replay, rulesets, stream
 from .security import SecurityHeaders, install_cors
 
 WEB_ROOT = Path(__file__).resolve().parents[2] / "clients" / "web"
@@ -70,10 +71,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.reader = GameReader(service)
         app.state.broadcaster = broadcaster
         app.state.gate = Gate(service, RateLimits(settings), metrics)
+        app.state.bot_runner = BotRunner(service, app.state.reader, broadcaster, settings.heartbeat_seconds)
         try:
             yield
         finally:
             await close_streams(app)
+            await app.state.bot_runner.close()
             await broadcaster.close()
             store.close()
 
@@ -89,6 +92,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(rulesets.router)
     app.include_router(replay.router)
     app.include_router(games.router)
+    app.include_router(bots.router)
     app.include_router(stream.router)
     openapi_schema.install(app)
 
