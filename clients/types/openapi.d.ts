@@ -1494,6 +1494,8 @@ export interface components {
             rule?: string | null;
             status: number;
             title: string;
+            /** @default null */
+            type?: string | null;
         };
         /** Evade */
         Evade: {

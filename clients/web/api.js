@@ -81,14 +81,19 @@ export class GameStream {
   url() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     const q = new URLSearchParams({ after: String(this.last) });
-    if (this.token) q.set("token", this.token);
     return `${proto}//${location.host}/v1/games/${enc(this.gameId)}/stream?${q}`;
+  }
+
+  // The token never goes in the URL (URLs end up in logs): it is offered as a subprotocol, and the
+  // server accepts "salvo.v1".
+  protocols() {
+    return this.token ? ["salvo.v1", `salvo.token.${this.token}`] : ["salvo.v1"];
   }
 
   open() {
     if (this.closed) return;
     this.onState(this.retry ? "reconnecting" : "connecting");
-    const ws = new WebSocket(this.url());
+    const ws = new WebSocket(this.url(), this.protocols());
     this.ws = ws;
     ws.onmessage = (msg) => {
       let m;

@@ -159,7 +159,7 @@ def _finish_checks(g: CampaignGame, client: TestClient) -> None:
         assert envs == everything, f"{viewer}'s export differs from its event stream"
         for env in envs:
             check_envelope(env, g.truth, viewer, "export")
-        with client.websocket_connect(g._ws_url(viewer)) as ws:
+        with g.connect(viewer) as ws:
             caught = []
             while (msg := ws.receive_json())["kind"] != "caught_up":
                 caught.append(msg["event"])
