@@ -8,6 +8,7 @@ import gc
 import json
 import sys
 
+from service.clientpath import salvo_client
 from service.settings import Settings
 
 
@@ -82,7 +83,23 @@ def main(argv: list[str] | None = None) -> None:
     o.add_argument("--output", default="-")
     a = sub.add_parser("asyncapi", help="print the AsyncAPI document of the websocket stream")
     a.add_argument("--output", default="-")
+    try:
+        client_cli = salvo_client("cli")
+        client_verbs = client_cli.add_verbs(sub)
+    except ModuleNotFoundError:  # an install without clients/python: the service's own verbs still work
+        client_verbs = {}
+    b = sub.add_parser("bot", help="a computer opponent playing a seat (as a client holding its token)")
+    b.add_argument("game")
+    b.add_argument("--token", default=None, help="the seat's token (default: the one `salvo new` kept)")
+    b.add_argument("--seat", default=None)
+    b.add_argument("--bot", default="rules", help='"rules" (the ruleset\'s own) or "random"')
+    b.add_argument("--url", default=None)
+    b.add_argument("--poll", type=float, default=0.2, help="seconds between looks while waiting")
     args = parser.parse_args(argv)
+    if args.command in client_verbs:
+        raise SystemExit(client_cli.run(client_verbs[args.command], args))
+    if args.command == "bot":
+        raise SystemExit(run_bot(args))
     if args.command == "serve":
         serve(args)
     elif args.command == "openapi":
@@ -94,6 +111,22 @@ def main(argv: list[str] | None = None) -> None:
         from service.api.asyncapi import build_asyncapi
 
         write_document(build_asyncapi(create_app(Settings()).version), args.output)
+
+
+def run_bot(args: argparse.Namespace) -> int:
+    from service.botclient import play_seat
+
+    sessions = salvo_client("sessions")
+    token = args.token or sessions.token_for(args.game, args.seat)
+    if token is None:
+        print("no seat token: pass --token, or --seat for a game made with `salvo new`", file=sys.stderr)
+        return 2
+    url = args.url or sessions.url_for(args.game) or "http://127.0.0.1:8000"
+    return int(client_run(lambda _a: play_seat(url, args.game, token, args.bot, args.poll), args))
+
+
+def client_run(handler: object, args: argparse.Namespace) -> int:
+    return int(salvo_client("cli").run(handler, args))
 
 
 def write_document(doc: dict[str, object], output: str) -> None:
