@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import gc
 import json
+import subprocess
 import sys
 
 from service.clientpath import salvo_client
@@ -106,6 +107,8 @@ def main(argv: list[str] | None = None) -> None:
         from service.api.app import create_app
 
         write_document(create_app(Settings()).openapi(), args.output)
+        if args.output != "-":
+            regenerate_typescript(args.output)
     elif args.command == "asyncapi":
         from service.api.app import create_app
         from service.api.asyncapi import build_asyncapi
@@ -127,6 +130,22 @@ def run_bot(args: argparse.Namespace) -> int:
 
 def client_run(handler: object, args: argparse.Namespace) -> int:
     return int(salvo_client("cli").run(handler, args))
+
+
+def regenerate_typescript(openapi_path: str) -> None:
+    """clients/types/openapi.d.ts follows the committed document (when the pinned JS tools are installed)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    tool = root / "clients" / "node_modules" / ".bin" / "openapi-typescript"
+    if Path(openapi_path).resolve() != root / "openapi" / "openapi.json":
+        return
+    if not tool.exists():
+        print("note: clients/types/openapi.d.ts not regenerated (run scripts/_node.sh, then "
+              "`cd clients && npm run types`)", file=sys.stderr)
+        return
+    subprocess.run([str(tool), "../openapi/openapi.json", "-o", "types/openapi.d.ts", "--default-non-nullable",
+                    "false"], cwd=root / "clients", check=True, capture_output=True)
 
 
 def write_document(doc: dict[str, object], output: str) -> None:

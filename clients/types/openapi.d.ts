@@ -2157,25 +2157,6 @@ export interface components {
             worlds: components["schemas"]["WorldSpec"][];
         };
         /**
-         * Mark
-         * @description Something that just happened, for the drawing's effects (fire, hit, damage…); ``n`` counts up.
-         */
-        Mark: {
-            /** @default null */
-            amount?: number | null;
-            /** @default null */
-            at?: components["schemas"]["Point"] | null;
-            kind: string;
-            n: number;
-            /** @default null */
-            rule?: string | null;
-            /** @default null */
-            source?: string | null;
-            /** @default null */
-            target?: string | null;
-            text: string;
-        };
-        /**
          * Marker
          * @description A lasting mark on the board: a contact, a sensor ping, a blocked route, a destination.
          */
@@ -3409,6 +3390,10 @@ export interface components {
             /** @default 10 */
             map_radius?: number;
             /** @default [] */
+            marks?: components["schemas"]["service.domain.asc.state.Mark"][];
+            /** @default 0 */
+            marks_n?: number;
+            /** @default [] */
             missiles_hit?: string[];
             /** @default [] */
             moved?: string[];
@@ -3420,10 +3405,14 @@ export interface components {
             };
             /** @default sensors */
             phase?: string;
+            /** @default 0 */
+            phase_n?: number;
             /** @default [] */
             planet_hexes?: components["schemas"]["Hex"][];
             /** @default [] */
             repaired?: string[];
+            /** @default null */
+            result?: string | null;
             scenario: string;
             /** @default [] */
             sensors_used?: string[];
@@ -4059,9 +4048,13 @@ export interface components {
         };
         /**
          * Move
-         * @description ASC-MOV-2/3: F = one hex forward, L/R = turn one hexside anticlockwise/clockwise.
+         * @description ASC-MOV-2/3: F = one hex forward, L/R = turn one hexside anticlockwise/clockwise; or a hex path.
          */
         "service.domain.asc.commands.Move": {
+            /** @default null */
+            facing?: number | null;
+            /** @default [] */
+            hexes?: components["schemas"]["Hex"][];
             /** @default [] */
             path?: ("F" | "L" | "R")[];
             /** @default [] */
@@ -4079,6 +4072,28 @@ export interface components {
             /** @enum {unknown} */
             type: "asc.repair";
             vessel: string;
+        };
+        /**
+         * Mark
+         * @description Something that just happened, kept for the drawing's effects and tracks (view.py decides who may
+         *         see it). ``n`` numbers marks through the battle, so a page animates each once.
+         */
+        "service.domain.asc.state.Mark": {
+            /** @default null */
+            amount?: number | null;
+            /** @default [] */
+            hexes?: components["schemas"]["Hex"][];
+            kind: string;
+            n: number;
+            phase_n: number;
+            /** @default null */
+            rule?: string | null;
+            /** @default null */
+            side?: string | null;
+            /** @default null */
+            source?: string | null;
+            /** @default null */
+            target?: string | null;
         };
         /**
          * Status
@@ -4385,7 +4400,7 @@ export interface components {
             /** @default 0 */
             mark_n?: number;
             /** @default [] */
-            marks?: components["schemas"]["Mark"][];
+            marks?: components["schemas"]["service.domain.gsc2.state.Mark"][];
             /** @default 1 */
             marks_from?: number;
             /** @default null */
@@ -4442,6 +4457,25 @@ export interface components {
             turn_limit: number | null;
             /** @default null */
             winner?: string | null;
+        };
+        /**
+         * Mark
+         * @description Something that just happened, for the drawing's effects (fire, hit, damage…); ``n`` counts up.
+         */
+        "service.domain.gsc2.state.Mark": {
+            /** @default null */
+            amount?: number | null;
+            /** @default null */
+            at?: components["schemas"]["Point"] | null;
+            kind: string;
+            n: number;
+            /** @default null */
+            rule?: string | null;
+            /** @default null */
+            source?: string | null;
+            /** @default null */
+            target?: string | null;
+            text: string;
         };
         /** ShipState */
         "service.domain.gsc2.state.ShipState": {
