@@ -15,7 +15,7 @@ from service.events.reading import GameReader
 from service.events.store import SqlEventStore
 from service.settings import Settings
 
-from . import openapi_schema, problems
+from . import docs, openapi_schema, problems
 from .broadcast import Broadcaster, InProcessBroadcaster
 from .routes import games, replay, rulesets, stream
 
@@ -58,6 +58,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version="0.1.0",
         description="Event-sourced referee service for tabletop space-combat games.",
         lifespan=lifespan,
+        docs_url=None,  # served by docs.install from the pinned package, not a CDN
+        redoc_url=None,
     )
     app.state.settings = settings
     problems.install(app)
@@ -66,6 +68,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(games.router)
     app.include_router(stream.router)
     openapi_schema.install(app)
+    docs.install(app)
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> Response:
