@@ -3493,6 +3493,8 @@ export interface components {
             /** @default 12 */
             turn_limit?: number;
             /** @default null */
+            turn_limit_winner?: string | null;
+            /** @default null */
             winner?: string | null;
             /** @default {} */
             wrecks?: {
