@@ -33,7 +33,7 @@ from service.domain.core.drawing import Drawing
 from service.domain.core.guards import GAME_OVER, NO_SEAT, UnknownEvent
 from tests.support.randomplay import play
 
-PENDING: set[str] = {"ftcampaign"}
+PENDING: set[str] = set()
 TEMPLATE = ("template", "tests.support.template:RULESET")  # the minimal ruleset of docs/adding-a-ruleset.md
 NAMES = sorted({*available_rulesets(), TEMPLATE[0]})
 OPTIONS_BUDGET = 64 * 1024  # bytes of /options for one seat (issue 16)

@@ -62,13 +62,13 @@ GOLDEN_ROLLS = 52
 GOLDEN_RESULT: tuple[Any, ...] = ("red", "no blue ship remains in the fight", 4)  # (winner, reason, last turn)
 
 
-def _load() -> tuple[Any, list[Any], Any]:
-    return load(GOLDEN)
+def _load(golden: Path = GOLDEN) -> tuple[Any, list[Any], Any]:
+    return load(golden)
 
 
-def _turn_hashes() -> dict[int, str]:
+def _turn_hashes(golden: Path = GOLDEN) -> dict[int, str]:
     """The state hash after the last event stamped with each turn (locates a changed fold)."""
-    return hashes_by_turn(GOLDEN)
+    return hashes_by_turn(golden)
 
 
 def describe_golden() -> str:
