@@ -107,6 +107,7 @@ class Group(msgspec.Struct, frozen=True, kw_only=True):
     entry_side: str | None = None  # hexside crossed on arrival (FTC-ARR-12)
     ftl_to: HexT | None = None  # departing: destination written at once (FTC-ARR-10)
     ftl_from: HexT | None = None
+    ftl_route: bool = False  # the departure goes by charted route (ruling FTC-R-22)
     under_fire: Formation | None = None  # left its last system under fire (FTC-ARR-12)
     cloaked: bool = False  # FTC-MOV-6
     repulse: Repulse | None = None
