@@ -11,35 +11,21 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
+import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, func, select
+from sqlalchemy import Engine, create_engine, event, func, select, text
 from sqlalchemy.exc import IntegrityError
 
+from .event_store import Conflict, WriteBatch
 from .schema import migrate
 from .tables import EVENTS, GAMES, IDEMPOTENCY, SEATS, SEEDS, SNAPSHOTS
 
 GROUP_LIMIT = 256  # batches per transaction; bounds latency of a very busy writer
-
-
-class Conflict(Exception):
-    """Another writer appended at the same seq (or reused an idempotency key) first."""
-
-
-@dataclass
-class WriteBatch:
-    """Everything one command (or game creation) writes, atomically."""
-
-    game_id: str
-    events: list[dict[str, Any]] = field(default_factory=list)
-    game: dict[str, Any] | None = None
-    seats: list[dict[str, Any]] = field(default_factory=list)
-    seeds: list[dict[str, Any]] = field(default_factory=list)
-    idempotency: dict[str, Any] | None = None
-    snapshot: dict[str, Any] | None = None
 
 
 @dataclass
@@ -84,6 +70,9 @@ class SqlEventStore:
         self._readers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="salvo-read")
         self.commits = 0  # transactions committed (group commit makes this < batches)
         self.batches = 0
+        # observers (metrics): seconds from a batch's submission to its durable commit; batches per commit
+        self.observe_write: Callable[[float], None] | None = None
+        self.observe_group: Callable[[int], None] | None = None
 
     @property
     def backend(self) -> str:
@@ -110,8 +99,11 @@ class SqlEventStore:
     async def write(self, batch: WriteBatch) -> None:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
+        started = time.perf_counter()
         self._queue.put(_Job(batch, loop, future))
         await future
+        if self.observe_write is not None:
+            self.observe_write(time.perf_counter() - started)
 
     def _write_loop(self) -> None:
         while True:
@@ -140,6 +132,8 @@ class SqlEventStore:
                     self._insert(conn, job.batch)
             self.commits += 1
             self.batches += len(jobs)
+            if self.observe_group is not None:
+                self.observe_group(len(jobs))
             for job in jobs:
                 _resolve(job, None)
         except IntegrityError as exc:
@@ -175,6 +169,10 @@ class SqlEventStore:
     def _fetch(self, stmt: Any) -> list[Any]:
         with self.engine.connect() as conn:
             return list(conn.execute(stmt).all())
+
+    async def ping(self) -> None:
+        """One round trip to the database (readiness)."""
+        await self._run(self._fetch, text("select 1"))
 
     async def read_events(
         self, game_id: str, after: int = 0, upto: int | None = None, limit: int | None = None
@@ -243,7 +241,6 @@ class SqlEventStore:
 
         await self._run(drop)
 
-
     async def turn_bounds(self, game_id: str, turn: int, phase: str | None = None) -> tuple[int, int] | None:
         """First and last seq of a turn (or of one phase of it), or None when nothing happened in it."""
         stmt = select(func.min(EVENTS.c.seq), func.max(EVENTS.c.seq)).where(
@@ -267,3 +264,6 @@ def _resolve(job: _Job, exc: BaseException | None) -> None:
 
     job.loop.call_soon_threadsafe(settle)
 
+
+
+__all__ = ["Conflict", "SqlEventStore", "WriteBatch"]

@@ -69,7 +69,7 @@ class Truth:
         for env in envelopes:
             assert env["seq"] == self.last + 1, ("umpire stream not dense", env["seq"], self.last)
             if env["type"] == "game.created":
-                self.state = R.initial_state(env["data"]["setup"])
+                self.state = R.initial_state(R.parse_setup(env["data"]["setup"]))
                 self.states[0] = self.state  # "before seq 1" (a replay of turn 1 starts there)
             else:
                 event = _codec.decode(env["type"], env["v"], json.dumps(env["data"]).encode(),
@@ -173,6 +173,21 @@ def check_view(view: dict[str, Any], truth: Truth, seq: int, viewer: str, where:
         if v["side"] != own:
             assert "screen" not in v["status"], f"{where}: screen setting of {v['id']} shown to {viewer}"
             assert "passive_signature" not in v["derived"]
+    draw = view.get("draw")
+    if draw is not None:  # the drawing: bogeys by token only, and every reference to a visible vessel or token
+        tokens = {b["bogey"] for b in view["bogeys"]}
+        for p in draw["pieces"]:
+            if p["kind"] == "bogey":
+                assert p["id"] in tokens and p["side"] is None and p["facing"] is None and not p["bars"], p
+                assert p["label"] == "Bogey " + p["id"].split("-")[1]
+            elif p["kind"] != "terrain":
+                assert p["id"] in seen(state, viewer), f"{where}: drawn piece {p['id']} hidden from {viewer}"
+        refs = [x for e in draw["effects"] for x in (e["source"], e["target"])]
+        refs += [t["piece"] for t in draw["tracks"]] + [m["piece"] for m in draw["markers"]]
+        for ref in refs:
+            assert ref is None or _is_token(ref) or ref in seen(state, viewer), f"{where}: drawn {ref} for {viewer}"
+        if own is None:
+            assert not draw["arcs"] and not [t for t in draw["tracks"] if t["kind"] == "plan"]
     for k in ("commitments", "fire_declarations", "pending_damage"):
         assert k not in view, f"{where}: umpire-only {k!r} shown to {viewer}"
     for e in view.get("my_commitment", []):
@@ -183,14 +198,22 @@ def check_view(view: dict[str, Any], truth: Truth, seq: int, viewer: str, where:
         assert "my_commitment" not in view and "my_fire_declarations" not in view
 
 
-def check_options(commands: list[dict[str, Any]], truth: Truth, seq: int, viewer: str) -> None:
+def check_options(
+    commands: list[dict[str, Any]], truth: Truth, seq: int, viewer: str, forms: list[dict[str, Any]] = ()  # type: ignore[assignment]
+) -> None:
+    """Options and forms name only what the seat may see, and act only for its own vessels."""
     state = truth.at(seq)
-    assert_no_leak(commands, state, truth.hidden(seq, viewer), f"options (seq {seq}) for {viewer}")
+    hidden = truth.hidden(seq, viewer)
+    assert_no_leak(commands, state, hidden, f"options (seq {seq}) for {viewer}")
+    assert_no_leak(list(forms), state, hidden, f"forms (seq {seq}) for {viewer}")
     if viewer == "spectator":
-        assert commands == []
+        assert commands == [] and not forms
     for c in commands:
         if "vessel" in c:
             assert state.specs[c["vessel"]].side == viewer
+    for form in forms:
+        for pc in form["pieces"]:
+            assert state.specs[pc["piece"]].side == viewer, f"a form for another side's vessel: {form}"
 
 
 # --------------------------------------------------------------------------------------------- play
@@ -215,10 +238,15 @@ def pick(rng: random.Random, state: State, options: list[dict[str, Any]]) -> dic
         return rng.choice(fires)
     if moves and r < 0.6:
         def distance(m: dict[str, Any]) -> int:
-            from service.domain.asc.movement import trace
+            from service.domain.asc.paths import steps_for, trace
+            from service.domain.core.hexgrid import Hex
 
             st = state.status[m["vessel"]]
-            hexes, _ = trace(st.hex, st.facing, tuple(m["path"]))
+            steps = tuple(m.get("path", ()))
+            if m.get("hexes"):
+                steps = steps_for(st.hex, st.facing, tuple(Hex(q, r) for q, r in m["hexes"]), None)
+            assert isinstance(steps, tuple)
+            hexes, _ = trace(st.hex, st.facing, steps)
             side = state.specs[m["vessel"]].side
             foes = [s.hex for v, s in state.status.items() if state.specs[v].side != side and not s.destroyed]
             return min((hexes[-1].distance_to(h) for h in foes), default=0)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import msgspec
 
 from service.domain.core import Dice, RuleViolation
+from service.domain.core.acc import Acc
 from service.domain.core.plane import EPSILON, Point
 
-from .acc import Acc
 from .combat import inches, roll_to_hit, target_modifiers
 from .commands import Board, CasualtyOrder, LaunchPod, MovePod, SendSaboteurs
 from .events import (
@@ -21,6 +21,7 @@ from .events import (
     SystemSabotaged,
     TroopCombat,
 )
+from .movement import EDGE_RULE, on_table
 from .state import BoardOrder, GameState, Sabotage, ShipState, Sys, Troops
 
 POD_MOVE = 6.0
@@ -94,6 +95,8 @@ def move_pod(state: GameState, cmd: MovePod, side: str) -> PodMoved:
         dest = target.pos
     else:
         dest = Point(cmd.x, cmd.y)
+        if not on_table(dest, state.table):
+            raise RuleViolation(EDGE_RULE, f"({cmd.x:g}, {cmd.y:g}) is off the table: a pod flies only over it")
     dist = pod.pos.distance_to(dest)
     if dist > left + EPSILON:
         raise RuleViolation("GSC2-BRD-3", f"{pod.id} can move {inches(left)} more this turn, not {inches(dist)}")
@@ -120,7 +123,7 @@ def casualty_order(cmd: CasualtyOrder) -> CasualtyOrderSet:
     return CasualtyOrderSet(side=cmd.side, order=cmd.order)
 
 
-def resolve(acc: Acc, dice: Dice) -> None:
+def resolve(acc: Acc[GameState], dice: Dice) -> None:
     """GSC2-BRD-1: contact, then pods, then teleporters, all before any combat; then combat everywhere."""
     st = acc.state
     for o in st.boarding:
@@ -154,7 +157,7 @@ def resolve(acc: Acc, dice: Dice) -> None:
             _combat(acc, ship_id, dice)
 
 
-def _land(acc: Acc, o: BoardOrder, rolls: tuple | None, _: int, a: int, h: int, fa: int, fh: int) -> None:
+def _land(acc: Acc[GameState], o: BoardOrder, rolls: tuple | None, _: int, a: int, h: int, fa: int, fh: int) -> None:
     st = acc.state
     target = st.ships[o.target]
     if not target.active:  # the target died first: everyone stays home
@@ -183,7 +186,7 @@ def _roll_units(dice: Dice, who: str, t: Troops) -> tuple[int, list]:
     return sum(r.outcome == "hit" for r in rolls), rolls
 
 
-def _combat(acc: Acc, ship_id: str, dice: Dice) -> None:
+def _combat(acc: Acc[GameState], ship_id: str, dice: Dice) -> None:
     st = acc.state
     ship = st.ships[ship_id]
     enemy = st.enemy(ship.side)

@@ -7,11 +7,13 @@ from typing import Any
 import msgspec
 
 from service.domain.core import UMPIRE, seat
+from service.domain.core.choices import option_commands
 from service.domain.core.plane import Point
 from service.domain.gsc2 import RULESET as R
 from service.domain.gsc2 import events as E
 from service.domain.gsc2.state import GameState, Order
-from tests.support.decider import ScriptedDice, apply, given, when
+from tests.support.decider import ScriptedDice, apply, given
+from tests.support.decider import when as _when
 
 RED, BLUE = seat("red"), seat("blue")
 
@@ -31,6 +33,15 @@ def beam(id: str = "b1", klass: str = "light", weapons: int = 1, damage: int = 1
 
 def scenario(*ships: dict[str, Any], **kw: Any) -> dict[str, Any]:
     return {"name": "test", "sides": ["red", "blue"], "ships": list(ships), **kw}
+
+
+def when(ruleset: Any, state: GameState, command: Any, actor: Any = UMPIRE, dice: list[int] | None = None) -> list[Any]:
+    """Decide with scripted dice only: a command given no dice must roll none, and every scripted die
+    must be rolled (a test that scripts a die the rule never rolls proves less than it claims)."""
+    scripted = ScriptedDice(dice or [])
+    events = _when(ruleset, state, command, actor, scripted)
+    assert not scripted.unused, f"{command} left scripted dice unrolled: {scripted.unused}"
+    return events
 
 
 def started(raw: dict[str, Any], dice: list[int] | None = None) -> GameState:
@@ -67,6 +78,11 @@ def place(state: GameState, ship_id: str, x: float, y: float, heading: float | N
     return msgspec.structs.replace(state, ships=ships)
 
 
+def offered(state: GameState, viewer: Any) -> list[Any]:
+    """The bare commands of the options (labels are checked where they matter)."""
+    return option_commands(R.options(state, viewer))
+
+
 def tag(ev: object) -> str:
     return type(ev).__struct_config__.tag  # type: ignore[attr-defined]
 
@@ -76,4 +92,4 @@ def of(events: list[Any], cls: type) -> list[Any]:
 
 
 __all__ = ["R", "E", "RED", "BLUE", "UMPIRE", "ScriptedDice", "apply", "given", "when", "ship", "beam",
-           "scenario", "started", "at_phase", "moved", "place", "tag", "of"]
+           "scenario", "started", "at_phase", "moved", "place", "tag", "of", "offered"]
