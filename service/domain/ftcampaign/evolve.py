@@ -392,7 +392,7 @@ HANDLERS: dict[type[Event], Callable[[State, Any], State]] = {
     E.OrdersRevealed: lambda s, e: replace(s, orders={}, phase="contacts"),
     E.TurnEnded: lambda s, e: s,
     E.WorldScouted: lambda s, e: _world(s, e.world, income=e.income, idp=e.income, idp_full=e.income, scouted=True),
-    E.CampaignEnded: lambda s, e: replace(s, over=True, phase="over"),
+    E.CampaignEnded: lambda s, e: replace(s, over=True, phase="over", ended=e.reason),
     E.IncomesRolled: _incomes,
     E.ShipBought: _ship_bought,
     E.ModuleBought: _module_bought,

@@ -251,8 +251,18 @@ class CampaignState(msgspec.Struct, frozen=True, kw_only=True):
     bonus: tuple[str, ...] = ()  # hexes where a defending fleet was defeated (FTC-DEF-2 +1)
     counter: int = 0  # step / battle ids
     over: bool = False
+    ended: str = ""  # why the campaign ended
     happenings: tuple[Happening, ...] = ()  # the last few, for drawing (effects.py)
     happened: int = 0
+
+    @property
+    def winner(self) -> str | None:
+        """Once the campaign is over, the player of the highest standing (standing.py); None on a tie."""
+        if not self.over:
+            return None
+        from .standing import leader  # the measure lives beside the rules; imported late (it reads state)
+
+        return leader(self)
 
     @property
     def economic_turn(self) -> int:
