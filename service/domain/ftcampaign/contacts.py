@@ -23,7 +23,7 @@ from .common import (
 )
 from .defences import allocate_repulse, hold_off, open_assault
 from .economy import start_economic_turn, work_keels
-from .movement import jump_error
+from .movement import depart, jump_error
 from .state import Battle, Force, Formation, HexT, State, Step, key
 
 DEFAULT_FORMATION = Formation(formation="line", speed=0)
@@ -83,7 +83,7 @@ def _next_situation(out: Acc[State], dice: Dice) -> bool:  # noqa: C901 - one br
                         if g.origin is None or tuple(g.origin) == tuple(h):
                             out.add(E.GroupMoved(player=p, group=gid, frm=h, to=h, posture="stand_off"))
                         else:
-                            out.add(E.Departed(player=p, group=gid, to=g.origin, reason="withdrew: contested"))
+                            depart(out, p, gid, g.origin, "withdrew: contested")
                 record_intel(out, h, (p,), composition=False)
                 return True
         if len(forces) > 1:
@@ -168,7 +168,7 @@ def _resolve_engage(out: Acc[State], s: Step, dice: Dice) -> None:
     if far:
         for p in leavers:
             for gid in mobile(out.state, s.hex).get(p, []):
-                out.add(E.Departed(player=p, group=gid, to=s.destinations[p], reason="disengaged (out of range)"))
+                depart(out, p, gid, s.destinations[p], "disengaged (out of range)")
         remaining = mobile(out.state, s.hex)
         if len(remaining) == 1:
             _maybe_bonus_after_leave(out, s.hex, leavers)
@@ -207,7 +207,7 @@ def _resolve_postures(out: Acc[State], s: Step) -> None:
     out.add(E.StepResolved(step=s.id, kind=s.kind, hex=s.hex, choices=choices, witnesses=s.players,
                             postures=postures, settle=settle))
     for p, gid, origin in leaving:
-        out.add(E.Departed(player=p, group=gid, to=origin, reason="withdrew"))  # type: ignore[arg-type]
+        depart(out, p, gid, origin, "withdrew")  # type: ignore[arg-type]
 
 
 def recon(out: Acc[State], cmd: Recon, actor: Actor, dice: Dice) -> None:
@@ -370,8 +370,8 @@ def record_battle(out: Acc[State], cmd: RecordBattle, actor: Actor, dice: Dice) 
                               bonus=bonus, witnesses=tuple(players), settle=settle))
     for d in cmd.left:
         if d.group in out.state.groups:
-            out.add(E.Departed(player=groups[d.group], group=d.group, to=d.to, reason="left the battle",
-                                under_fire=Formation(formation=d.formation, speed=d.speed)))
+            depart(out, groups[d.group], d.group, d.to, "left the battle",
+                   under_fire=Formation(formation=d.formation, speed=d.speed))
     record_intel(out, b.hex, tuple(players), composition=True)
     advance(out, dice)
 
@@ -416,8 +416,8 @@ def resolve_disengagement(out: Acc[State], cmd: ResolveDisengagement, actor: Act
     out.add(E.DisengagementResolved(battle=b.id, player=force.player, group=cmd.group, escaped=escaped, to=cmd.to,
                                      separation=cmd.separation, witnesses=witnesses, rolls=tuple(rolls)))
     if escaped:
-        out.add(E.Departed(player=force.player, group=cmd.group, to=cmd.to, reason="disengaged under fire",
-                            under_fire=b.formations.get(force.player)))
+        depart(out, force.player, cmd.group, cmd.to, "disengaged under fire",
+               under_fire=b.formations.get(force.player))
 
 
 # ---------------------------------------------------------------- intelligence and the end of the turn

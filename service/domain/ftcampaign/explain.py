@@ -94,4 +94,4 @@ SENTENCES: dict[type[Event], Callable[[Any], str]] = {
 
 def explain(event: Event) -> str:
     fn = SENTENCES.get(type(event))
-    return fn(event) if fn else type(event).__struct_config__.tag  # type: ignore[attr-defined]
+    return fn(event) if fn else str(type(event).__struct_config__.tag)  # another ruleset's event: its tag
