@@ -30,6 +30,7 @@ export type ServerFrame =
   | Schemas["ResultFrame"]
   | Schemas["ErrorFrame"];
 export type ClientFrame = Schemas["CommandFrame"];
+export type ErrorFrame = Schemas["ErrorFrame"];
 
 // The JSON body an operation answers with a given status.
 export type Answer<Op extends keyof operations, Status extends keyof operations[Op]["responses"]> =

@@ -1,4 +1,16 @@
 // HTTP + websocket access to the Salvo API. No DOM here.
+// Types: generated from openapi/openapi.json (clients/types), checked by tsc --checkJs; no build step.
+/** @typedef {import("../types/salvo").GameSummary} GameSummary */
+/** @typedef {import("../types/salvo").OptionsResponse} OptionsResponse */
+/** @typedef {import("../types/salvo").CommandAccepted} CommandAccepted */
+/** @typedef {import("../types/salvo").EventsPage} EventsPage */
+/** @typedef {import("../types/salvo").TurnReplay} TurnReplay */
+/** @typedef {import("../types/salvo").RulesetList} RulesetList */
+/** @typedef {import("../types/salvo").ScenarioResponse} ScenarioResponse */
+/** @typedef {import("../types/salvo").GameCreated} GameCreated */
+/** @typedef {import("../types/salvo").Envelope} Envelope */
+/** @typedef {import("../types/salvo").ErrorFrame} ErrorFrame */
+/** @typedef {import("../types/salvo").Command} Command */
 
 export class ApiError extends Error {
   constructor(problem, status) {
@@ -38,25 +50,58 @@ export class Api {
     return data;
   }
 
+  /** @returns {Promise<RulesetList>} */
   rulesets() { return this.request("GET", "/v1/rulesets"); }
+  /** @returns {Promise<ScenarioResponse>} */
   scenario(ruleset, name) {
     return this.request("GET", `/v1/rulesets/${enc(ruleset)}/scenarios/${enc(name)}`);
   }
+  /** @returns {Promise<GameCreated>} */
   createGame(ruleset, scenario, options = {}) {
     return this.request("POST", "/v1/games", { ruleset, scenario, options });
   }
+  /** @returns {Promise<GameSummary>} */
   game(id, at = null) {
     return this.request("GET", `/v1/games/${enc(id)}` + (at == null ? "" : `?at=${at}`));
   }
+  /** @returns {Promise<OptionsResponse>} */
   options(id) { return this.request("GET", `/v1/games/${enc(id)}/options`); }
+  /** @returns {Promise<EventsPage>} */
   events(id, after = 0, limit = 1000) {
     return this.request("GET", `/v1/games/${enc(id)}/events?after=${after}&limit=${limit}`);
   }
+  /** @returns {Promise<TurnReplay>} */
   turn(id, n, phase = null) {
     return this.request("GET", `/v1/games/${enc(id)}/turns/${n}` + (phase ? `?phase=${enc(phase)}` : ""));
   }
-  command(id, command) {
-    return this.request("POST", `/v1/games/${enc(id)}/commands`, { command });
+  /** @returns {Promise<CommandAccepted>} */
+  command(id, command, salt = "") {
+    return this.request("POST", `/v1/games/${enc(id)}/commands`, salt ? { command, salt } : { command });
+  }
+  fork(id, at = null) {
+    return this.request("POST", `/v1/games/${enc(id)}/fork` + (at == null ? "" : `?at=${at}`));
+  }
+  rewind(id, toSeq, reason) {
+    return this.request("POST", `/v1/games/${enc(id)}/rewind`, { to_seq: toSeq, reason });
+  }
+  // The battle file as text (the caller's envelopes; the token decides what it holds).
+  async exportText(id) {
+    const headers = this.token ? { Authorization: `Bearer ${this.token}` } : {};
+    const resp = await fetch(this.base + `/v1/games/${enc(id)}/export`, { headers });
+    const text = await resp.text();
+    if (!resp.ok) { let p = {}; try { p = JSON.parse(text); } catch { p = { detail: text }; } throw new ApiError(p, resp.status); }
+    return text;
+  }
+  importFile(text) {
+    return this.requestRaw("POST", "/v1/games/import", text);
+  }
+  async requestRaw(method, path, text) {
+    const resp = await fetch(this.base + path, { method, headers: { Accept: "application/json", "Content-Type": "application/x-ndjson" }, body: text });
+    const body = await resp.text();
+    let data = null;
+    try { data = body ? JSON.parse(body) : null; } catch { data = { detail: body }; }
+    if (!resp.ok) throw new ApiError(data || {}, resp.status);
+    return data;
   }
 }
 
@@ -64,6 +109,12 @@ function enc(s) { return encodeURIComponent(s); }
 
 // A resumable event stream: reconnects with ?after=<last seq seen> on any drop (code 1013 included).
 export class GameStream {
+  /**
+   * @param {string} gameId
+   * @param {string | null} token
+   * @param {{onEvent?: (env: Envelope) => void, onCaughtUp?: (seq: number) => void,
+   *          onState?: (state: string) => void, onError?: (frame: ErrorFrame) => void}} [handlers]
+   */
   constructor(gameId, token, { onEvent, onCaughtUp, onState, onError } = {}) {
     this.gameId = gameId;
     this.token = token;

@@ -76,14 +76,21 @@ def command_types() -> list[Any]:
     return [t for name in available_rulesets() for t in find_ruleset(name).command_types]
 
 
-def components_for(types: list[Any]) -> dict[str, Any]:
-    """JSON Schemas of ``types`` and everything they use, with ``Command`` the union of every ruleset's
-    commands (what a command field holds)."""
-    commands = command_types()
+ANY_COMMAND = {"title": "Command", "type": "object", "required": ["type"], "additionalProperties": True,
+               "properties": {"type": {"type": "string", "description": "the command's tag, e.g. gsc2.start"}},
+               "description": "one command of the game's ruleset: its schema is GET /v1/rulesets (and Command "
+                              "in openapi.json)"}
+
+
+def components_for(types: list[Any], with_commands: bool = True) -> dict[str, Any]:
+    """JSON Schemas of ``types`` and everything they use, with ``Command`` what a command field holds:
+    the union of every ruleset's commands, or (``with_commands=False``) any object with a type tag."""
+    commands = command_types() if with_commands else []
     refs, components = msgspec.json.schema_components([*commands, *types], ref_template=REF)
     # msgspec's own refs: names are module-qualified on clashes
     components["Command"] = {"title": "Command", "anyOf": list(refs[: len(commands)]),
-                             "description": "one command of the game's ruleset (see GET /v1/rulesets)"}
+                             "description": "one command of the game's ruleset (see GET /v1/rulesets)"
+                             } if commands else dict(ANY_COMMAND)
     for holder in ("CommandRequest", "CommandFrame", "Option"):
         if holder in components:
             components[holder]["properties"]["command"] = {"$ref": REF.format(name="Command")}

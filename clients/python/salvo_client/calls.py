@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote
@@ -20,7 +21,7 @@ class Call(Generic[T]):
     answer: type[T] | None  # a model, ``str`` for a text body, None for no body
     params: dict[str, Any] = field(default_factory=dict)
     json: Any = None
-    content: bytes | None = None
+    content: bytes | Iterable[bytes] | None = None  # an iterable streams the upload (progress bars)
     headers: dict[str, str] = field(default_factory=dict)
     media: str = "application/json"
 
