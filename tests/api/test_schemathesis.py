@@ -12,7 +12,6 @@ import random
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from service.api.app import create_app
