@@ -21,6 +21,8 @@ class Settings:
     heartbeat_seconds: float = 15.0
     redis_url: str | None = None
     plugin_rulesets: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    signing_key_file: str | None = None  # the battle-file signing key; None: kept in the database
+    trusted_keys_file: str | None = None  # other servers' keys (the shape of GET /.well-known/salvo-keys)
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -31,6 +33,8 @@ class Settings:
             "ws_queue_size": int(_env("SALVO_WS_QUEUE_SIZE", str(cls.ws_queue_size))),
             "heartbeat_seconds": float(_env("SALVO_HEARTBEAT_SECONDS", str(cls.heartbeat_seconds))),
             "redis_url": os.environ.get("REDIS_URL") or None,
+            "signing_key_file": os.environ.get("SALVO_SIGNING_KEY_FILE") or None,
+            "trusted_keys_file": os.environ.get("SALVO_TRUSTED_KEYS_FILE") or None,
             "plugin_rulesets": tuple(
                 tuple(item.split("=", 1)) for item in _env("SALVO_RULESETS", "").split(",") if "=" in item
             ),

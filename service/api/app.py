@@ -12,12 +12,13 @@ from starlette.responses import FileResponse, Response
 
 from service.events.application import GameService
 from service.events.reading import GameReader
+from service.events.signing import load_keyring
 from service.events.store import SqlEventStore
 from service.settings import Settings
 
 from . import openapi_schema, problems
 from .broadcast import Broadcaster, InProcessBroadcaster
-from .routes import games, replay, rulesets, stream
+from .routes import games, keys, replay, rulesets, stream
 
 WEB_ROOT = Path(__file__).resolve().parents[2] / "clients" / "web"
 
@@ -37,6 +38,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = SqlEventStore(settings.database_url)
         store.start()
+        app.state.keyring = load_keyring(store.engine, settings.signing_key_file, settings.trusted_keys_file)
         broadcaster = make_broadcaster(settings)
         service = GameService(store, settings.snapshot_every, publish=broadcaster.publish,
                               listening=broadcaster.listening)
@@ -63,6 +65,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     problems.install(app)
     app.include_router(rulesets.router)
     app.include_router(replay.router)
+    app.include_router(keys.router)
     app.include_router(games.router)
     app.include_router(stream.router)
     openapi_schema.install(app)
