@@ -1,20 +1,32 @@
 #!/usr/bin/env python3
-"""Standalone dice verifier for Salvo battle files (GET /v1/games/{id}/export). Standard library only.
+"""Standalone verifier for Salvo battle files (GET /v1/games/{id}/export). Standard library only; the
+signature check uses the `cryptography` package where it is installed (and says so when it is not).
 
-    python clients/verify_dice.py game.salvo.jsonl
+    python clients/verify_dice.py game.salvo.jsonl [--keys keys.json | --server https://salvo.example]
+                                  [--require-signature]
 
-For every revealed turn it checks sha256(seed) against the turn's public commitment, then recomputes each
-roll of that turn: face = unbiased map of HMAC-SHA256(seed, "game|base|i|salt|counter") onto the die.
-Prints OK, or the first roll that does not match, and exits non-zero on any mismatch.
+1. The hash chain (salvo-battle/2): digests[k] = sha256(digests[k-1] "\\n" line k), from
+   sha256("salvo-battle/2"); the first line that breaks it is named.
+2. The signature (Ed25519) over the header's canonical form and the chain head, with the keys in
+   --keys (a saved GET /.well-known/salvo-keys) or fetched from --server. Without keys it is not checked.
+3. The dice: for every opened turn seed, sha256(seed) against the turn's commitment, then every roll of
+   that turn: face = unbiased map of HMAC-SHA256(seed, "game|base|i|salt|counter") onto the die.
+A seat's export is that seat's redacted record: it verifies the same way, over the rolls the seat saw.
+Prints OK (first line) or MISMATCH naming the line, seq or roll; exits non-zero on any mismatch.
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import hmac
 import json
 import sys
+import urllib.request
 from typing import Any
+
+FORMAT = "salvo-battle/2"
+CHAIN_START = hashlib.sha256(FORMAT.encode()).hexdigest()
 
 
 def derive_face(seed: bytes, game_id: str, base: int, i: int, sides: int, salt: str = "") -> int:
@@ -27,6 +39,72 @@ def derive_face(seed: bytes, game_id: str, base: int, i: int, sides: int, salt: 
             if word < limit:
                 return word % sides + 1
         counter += 1
+
+
+# --- the seal: hash chain and signature (mirrors service/events/sealing.py) -----------------------
+
+
+def check_chain(header: dict[str, Any], raw_lines: list[bytes]) -> tuple[bool, str]:
+    if header.get("format") != FORMAT:
+        return True, f"chain: none ({header.get('format')} files are not chained)"
+    digests = header.get("digests") or []
+    if raw_lines and not digests:
+        return False, "MISMATCH line 1: the header has no digests (salvo-battle/2 chains every line)"
+    previous = CHAIN_START
+    for index, line in enumerate(raw_lines):
+        previous = hashlib.sha256(previous.encode() + b"\n" + line.strip()).hexdigest()
+        if index >= len(digests) or digests[index] != previous:
+            return False, (f"MISMATCH line {index + 2}: the hash chain breaks here (a line was edited, "
+                           "removed, reordered or duplicated)")
+    if len(digests) != len(raw_lines):
+        return False, f"MISMATCH line {len(raw_lines) + 2}: the header chains {len(digests)} lines, the file has {len(raw_lines)}"
+    return True, f"chain: OK over {len(raw_lines)} lines"
+
+
+def signed_message(header: dict[str, Any]) -> bytes:
+    unsigned = {k: v for k, v in header.items() if k != "signature"}
+    digests = header.get("digests") or []
+    head = digests[-1] if digests else CHAIN_START
+    canonical = json.dumps(unsigned, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return FORMAT.encode() + b"\n" + canonical + b"\n" + str(head).encode()
+
+
+def check_signature(header: dict[str, Any], keys: dict[str, str] | None) -> tuple[bool | None, str]:
+    """(True: valid, False: invalid, None: not checked) and why."""
+    signature = header.get("signature")
+    if not signature:
+        return None, "signature: none (the file is not signed)"
+    if keys is None:
+        return None, f"signature: not checked (give --keys or --server to check key {signature.get('key_id')})"
+    try:
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    except ImportError:
+        return None, "signature: not checked (the cryptography package is not installed: pip install cryptography)"
+    public = keys.get(str(signature.get("key_id")))
+    if public is None:
+        return False, f"MISMATCH signature: key {signature.get('key_id')} is not among the trusted keys"
+    try:
+        Ed25519PublicKey.from_public_bytes(bytes.fromhex(public)).verify(
+            bytes.fromhex(signature["value"]), signed_message(header))
+    except (ValueError, InvalidSignature):
+        return False, f"MISMATCH signature: it does not verify with key {signature['key_id']} (the file was altered)"
+    return True, f"signature: OK (Ed25519, key {signature['key_id']})"
+
+
+def load_keys(keys_file: str | None, server: str | None) -> dict[str, str] | None:
+    if keys_file:
+        with open(keys_file, encoding="utf-8") as fh:
+            data = json.load(fh)
+    elif server:
+        with urllib.request.urlopen(server.rstrip("/") + "/.well-known/salvo-keys", timeout=10) as response:
+            data = json.load(response)
+    else:
+        return None
+    return {k["key_id"]: k["public_key"] for k in data.get("keys", [])}
+
+
+# --- the dice ----------------------------------------------------------------------------------------
 
 
 def verify(lines: list[dict[str, Any]]) -> tuple[bool, str]:
@@ -71,13 +149,37 @@ def verify(lines: list[dict[str, Any]]) -> tuple[bool, str]:
                   f" ({pending} rolls await a reveal, {inherited} inherited from an origin game)")
 
 
+def verify_file(raw: bytes, keys: dict[str, str] | None = None, require_signature: bool = False) -> tuple[bool, str]:
+    """The whole check: chain, signature, dice. The first line of the message is OK or MISMATCH."""
+    raw_lines = [ln for ln in raw.split(b"\n") if ln.strip()]
+    lines = [json.loads(ln) for ln in raw_lines]
+    header = lines[0]
+    chained, chain_note = check_chain(header, raw_lines[1:])
+    signed, signature_note = check_signature(header, keys)
+    if signed is None and require_signature:
+        signed, signature_note = False, "MISMATCH " + signature_note
+    ok, dice_note = verify(lines)
+    viewer = header.get("viewer", "umpire")
+    # a wrong roll is named first (it settles a dispute), then a broken chain, then a bad signature
+    notes = [dice_note, chain_note, signature_note]
+    notes.sort(key=lambda note: not note.startswith("MISMATCH"))
+    if viewer != "umpire":
+        notes.append(f"record: {viewer}'s redacted export (it verifies what {viewer} saw, nothing more)")
+    if header.get("unverified"):
+        notes.append(f"provenance: UNVERIFIED origin ({header['unverified']})")
+    return ok and chained and signed is not False, "\n".join(notes)
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print(__doc__)
-        return 2
-    with open(argv[1], encoding="utf-8") as fh:
-        lines = [json.loads(line) for line in fh if line.strip()]
-    ok, message = verify(lines)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("file")
+    parser.add_argument("--keys", help="trusted keys: a saved GET /.well-known/salvo-keys answer")
+    parser.add_argument("--server", help="fetch the trusted keys from this Salvo server")
+    parser.add_argument("--require-signature", action="store_true", help="fail unless the signature checks")
+    args = parser.parse_args(argv[1:])
+    with open(args.file, "rb") as fh:
+        raw = fh.read()
+    ok, message = verify_file(raw, load_keys(args.keys, args.server), args.require_signature)
     print(message)
     return 0 if ok else 1
 
