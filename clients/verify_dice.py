@@ -57,7 +57,8 @@ def check_chain(header: dict[str, Any], raw_lines: list[bytes]) -> tuple[bool, s
             return False, (f"MISMATCH line {index + 2}: the hash chain breaks here (a line was edited, "
                            "removed, reordered or duplicated)")
     if len(digests) != len(raw_lines):
-        return False, f"MISMATCH line {len(raw_lines) + 2}: the header chains {len(digests)} lines, the file has {len(raw_lines)}"
+        return False, (f"MISMATCH line {len(raw_lines) + 2}: the header chains {len(digests)} lines, "
+                       f"the file has {len(raw_lines)}")
     return True, f"chain: OK over {len(raw_lines)} lines"
 
 
