@@ -43,10 +43,6 @@ class GameHead:
     def codec(self) -> EventCodec:
         return codec_for(self.ruleset)
 
-    @property
-    def folder(self) -> Folder:
-        return Folder(self.ruleset)
-
 
 def encode_state(state: Any) -> bytes:
     return msgspec.json.encode(state)

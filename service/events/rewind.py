@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-import secrets
+from typing import Any
+
+import msgspec
 
 from service.domain.core import Actor
 
-from .application import CommandResult, GameService, _envelope_list, _row, now_iso
+from . import ids
+from .application import CommandResult, GameService
 from .envelope import GameRewound
 from .errors import Forbidden, InvalidRequest
+from .head import GameHead
 from .reading import GameReader
-from .store import WriteBatch
+from .rows import event_row, now_iso
 
 
 async def rewind(
@@ -43,16 +47,14 @@ async def rewind(
     if not 1 <= to_seq < head.seq:
         raise InvalidRequest(f"to_seq must be between 1 and {head.seq - 1}", field="to_seq")
     _, state, _ = await GameReader(service).state_at(game_id, to_seq)
-    async with service._lock(game_id):
-        head = await service.head(game_id)
+    target = to_seq
+
+    async def rewound(head: GameHead) -> list[dict[str, Any]]:
         clock = head.ruleset.clock(state)
-        event = GameRewound(to_seq=to_seq, reason=reason)
-        row = _row(head.codec, game_id, head.seq + 1, event, clock.turn, clock.phase, actor.label,
-                   "c_" + secrets.token_hex(8), now_iso(), None)
-        await service.store.write(WriteBatch(game_id=game_id, events=[row]))
-        service.forget(game_id)  # refold: the effective history changed
-        head = await service._load(game_id)
-    if service.publish is not None:
-        await service.publish(game_id, [(head.seq, None)])
-    body = _envelope_list.encode({"version": head.seq, "rewound_to": to_seq})
-    return CommandResult(201, body)
+        event = GameRewound(to_seq=target, reason=reason)
+        return [event_row(head.codec, game_id, head.seq + 1, event, clock.turn, clock.phase, actor.label,
+                          ids.command_id(), now_iso(), None)]
+
+    head = await service.append_and_refold(game_id, rewound)  # refold: the effective history changed
+    await service.announce(game_id, head.seq)
+    return CommandResult(201, msgspec.json.encode({"version": head.seq, "rewound_to": to_seq}))

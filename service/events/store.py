@@ -12,34 +12,18 @@ import asyncio
 import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, func, select
 from sqlalchemy.exc import IntegrityError
 
+from .event_store import Conflict, WriteBatch
 from .schema import migrate
 from .tables import EVENTS, GAMES, IDEMPOTENCY, SEATS, SEEDS, SNAPSHOTS
 
 GROUP_LIMIT = 256  # batches per transaction; bounds latency of a very busy writer
-
-
-class Conflict(Exception):
-    """Another writer appended at the same seq (or reused an idempotency key) first."""
-
-
-@dataclass
-class WriteBatch:
-    """Everything one command (or game creation) writes, atomically."""
-
-    game_id: str
-    events: list[dict[str, Any]] = field(default_factory=list)
-    game: dict[str, Any] | None = None
-    seats: list[dict[str, Any]] = field(default_factory=list)
-    seeds: list[dict[str, Any]] = field(default_factory=list)
-    idempotency: dict[str, Any] | None = None
-    snapshot: dict[str, Any] | None = None
 
 
 @dataclass
@@ -243,7 +227,6 @@ class SqlEventStore:
 
         await self._run(drop)
 
-
     async def turn_bounds(self, game_id: str, turn: int, phase: str | None = None) -> tuple[int, int] | None:
         """First and last seq of a turn (or of one phase of it), or None when nothing happened in it."""
         stmt = select(func.min(EVENTS.c.seq), func.max(EVENTS.c.seq)).where(
@@ -267,3 +250,6 @@ def _resolve(job: _Job, exc: BaseException | None) -> None:
 
     job.loop.call_soon_threadsafe(settle)
 
+
+
+__all__ = ["Conflict", "SqlEventStore", "WriteBatch"]

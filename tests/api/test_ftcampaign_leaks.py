@@ -29,7 +29,7 @@ from starlette.testclient import TestClient
 from service.api.app import create_app
 from service.domain.core import UMPIRE
 from service.domain.ftcampaign import RULESET as R
-from service.events import application
+from service.events import ids
 from service.settings import Settings
 from tests.api.ftcampaign_play import (
     NO_SUCH,
@@ -48,7 +48,7 @@ FULL_READ_EVERY = 10
 
 
 class _SeededSecrets:
-    """Stands in for ``secrets`` inside service.events.application: reproducible seeds and ids."""
+    """Stands in for ``secrets`` inside service.events.ids: reproducible seeds and ids."""
 
     def __init__(self, seed: str) -> None:
         self._rng = random.Random(seed)
@@ -186,7 +186,7 @@ def _umpire_command(g: CampaignGame, rng: random.Random, cands: list[dict[str, A
 
 @pytest.mark.parametrize(("scenario", "seed", "max_turn"), [("intro-duel", 1, 8), ("three-powers", 2, 3)])
 def test_random_campaigns_over_the_api_leak_nothing(client, monkeypatch, scenario, seed, max_turn):
-    monkeypatch.setattr(application, "secrets", _SeededSecrets(f"{scenario}-{seed}"))
+    monkeypatch.setattr(ids, "secrets", _SeededSecrets(f"{scenario}-{seed}"))
     rng = random.Random(f"{scenario}-{seed}")
     started = time.monotonic()
     r = client.post("/v1/games", json={"ruleset": "gsc2", "scenario": "duel"})
@@ -245,7 +245,7 @@ def test_revealed_seeds_do_not_expose_hidden_rolls(client, monkeypatch):
     dice base of the events it was shown (hidden events only leave a gap in the seqs)."""
     from service.domain.core.dice import derive_face
 
-    monkeypatch.setattr(application, "secrets", _SeededSecrets("seeds"))
+    monkeypatch.setattr(ids, "secrets", _SeededSecrets("seeds"))
     rng = random.Random("seeds")
     with ExitStack() as stack:
         g = CampaignGame(client, "intro-duel", stack)

@@ -56,16 +56,16 @@ GOLDEN = ROOT / "tests" / "golden" / "gsc2-duel.jsonl"
 VERIFIER = ROOT / "clients" / "verify_dice.py"
 
 # computed once from the golden file (describe_golden()); never from the code under test
-GOLDEN_STATE_HASH = "1d837d847123c9699e5225109aae4502091380c5cd555fd17beb41a9aa1b2b8e"
+GOLDEN_STATE_HASH = "2a2802ed5a880307957980cd8775a10e8d39ef7d72ba38d707c7e9e94afa9b75"
 GOLDEN_TURN_HASHES: dict[int, str] = {  # state hash after the last event stamped with each turn
-    1: "019b2e6aed90b7e7559e44a4f50b47d79a69da578df4be54dc939b80d00177f0",
-    2: "38f22b5690892e3d36a10748d8441c09adb62bc6b43c2d4c9250d3c255caa3e9",
-    3: "ccfe82d0979a9ece8f62fab6f377d7d3bf8c3af884c3d8d385b3bbef711b170f",
-    4: "1d837d847123c9699e5225109aae4502091380c5cd555fd17beb41a9aa1b2b8e",
+    1: "e682e42329cafe1c6bfb552d51180972963ef9f03c4199c4a87d055129da739c",
+    2: "29a943c93f3556505dcbbb262aa60ac3b7bf82623be5f8dc17282b5944a337c6",
+    3: "32eb12c2696a004df2a8c479b45d0683a2334e58da3b69505ff78fd607d128d2",
+    4: "2a2802ed5a880307957980cd8775a10e8d39ef7d72ba38d707c7e9e94afa9b75",
 }
-GOLDEN_EVENTS = 134
-GOLDEN_ROLLS = 53
-GOLDEN_RESULT: tuple[Any, ...] = ("blue", "no red ship remains in the fight", 4)  # (winner, reason, last turn)
+GOLDEN_EVENTS = 133
+GOLDEN_ROLLS = 52
+GOLDEN_RESULT: tuple[Any, ...] = ("red", "no blue ship remains in the fight", 4)  # (winner, reason, last turn)
 
 
 def _load() -> tuple[Any, list[Any], Any]:

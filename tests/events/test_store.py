@@ -1,4 +1,4 @@
-"""One store test suite, run against SQLite and PostgreSQL (the `database_url` fixture)."""
+"""One store test suite, run against SQLite, PostgreSQL and the in-memory store."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import pytest
 
 from service.domain.core import seat
 from service.events.application import GameService
+from service.events.event_store import EventStore
 from service.events.head import decode_state, head_from_rows
+from service.events.memory_store import MemoryEventStore
 from service.events.reading import GameReader
 from service.events.store import Conflict, SqlEventStore, WriteBatch
 
@@ -23,7 +25,7 @@ def _event(game_id: str, seq: int) -> dict:
 class StoreSuite:
     """Subclasses provide the `store` fixture for one backend."""
 
-    async def test_append_and_read_ranges(self, store: SqlEventStore):
+    async def test_append_and_read_ranges(self, store: EventStore):
         await store.write(WriteBatch("g_a", events=[_event("g_a", s) for s in range(1, 11)]))
         rows = await store.read_events("g_a", after=3, upto=7)
         assert [r.seq for r in rows] == [4, 5, 6, 7]
@@ -32,13 +34,13 @@ class StoreSuite:
         assert await store.head("g_a") == 10
         assert await store.read_events("g_other") == []
 
-    async def test_duplicate_seq_is_a_conflict_and_writes_nothing(self, store: SqlEventStore):
+    async def test_duplicate_seq_is_a_conflict_and_writes_nothing(self, store: EventStore):
         await store.write(WriteBatch("g_b", events=[_event("g_b", 1)]))
         with pytest.raises(Conflict):
             await store.write(WriteBatch("g_b", events=[_event("g_b", 2), _event("g_b", 1)]))
         assert [r.seq for r in await store.read_events("g_b")] == [1]
 
-    async def test_group_commit_isolates_a_conflicting_batch(self, store: SqlEventStore):
+    async def test_group_commit_isolates_a_conflicting_batch(self, store: EventStore):
         await store.write(WriteBatch("g_c", events=[_event("g_c", 1)]))
         results = await asyncio.gather(
             *(store.write(WriteBatch(f"g_c{i}", events=[_event(f"g_c{i}", 1)])) for i in range(20)),
@@ -49,7 +51,7 @@ class StoreSuite:
         for i in range(20):
             assert await store.head(f"g_c{i}") == 1
 
-    async def test_idempotent_retry_returns_the_original_result(self, store: SqlEventStore):
+    async def test_idempotent_retry_returns_the_original_result(self, store: EventStore):
         service = GameService(store)
         game = await service.create_game("tiny", "duel")
         body = b'{"command":{"type":"tiny.shoot","shooter":"red","target":"blue"}}'
@@ -58,7 +60,7 @@ class StoreSuite:
         assert again.body == first.body
         assert await store.head(game.game_id) == 3  # created, committed, one shot: nothing doubled
 
-    async def test_snapshot_plus_tail_equals_full_fold(self, store: SqlEventStore):
+    async def test_snapshot_plus_tail_equals_full_fold(self, store: EventStore):
         service = GameService(store, snapshot_every=7)
         game = await service.create_game("tiny", "long")
         for i in range(30):
@@ -84,7 +86,7 @@ class StoreSuite:
         assert after_drop == head_from_rows(game.game_id, game_row,
                                             await store.read_events(game.game_id, upto=20)).state
 
-    async def test_game_records_its_ruleset_version(self, store: SqlEventStore):
+    async def test_game_records_its_ruleset_version(self, store: EventStore):
         game = await GameService(store).create_game("tiny", "duel")
         row = await store.game(game.game_id)
         assert (row.ruleset, row.ruleset_version) == ("tiny", "1.0")
@@ -105,5 +107,14 @@ class TestPostgresStore(StoreSuite):
         store = SqlEventStore(postgres_url)
         store.start()
         assert store.backend == "postgresql"
+        yield store
+        store.close()
+
+
+class TestMemoryStore(StoreSuite):
+    @pytest.fixture
+    def store(self):
+        store = MemoryEventStore()
+        store.start()
         yield store
         store.close()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.domain.core import Dice, RuleViolation
+from service.domain.core import Dice, Modifier, RuleViolation
 
 from .combat import in_battery_arc, range_modifier, roll_to_hit, target_modifiers
 from .commands import Fire
@@ -28,6 +28,22 @@ def fire_problem(state: GameState, ship_id: str, battery: str, target_id: str) -
     return None
 
 
+def beam_modifiers(state: GameState, ship_id: str, battery: str, target_id: str) -> list[Modifier]:
+    """GSC2-HIT-1/2 and the range band (GSC2-BEAM-4) of one battery's shot at one target."""
+    target = state.ships[target_id]
+    spec = next(b for b in state.specs[ship_id].beams if b.id == battery)
+    mods = target_modifiers(target, state.specs[target_id].aspect)
+    rng = range_modifier(spec.klass, state.ships[ship_id].pos.distance_to(target.pos))
+    if rng is not None:
+        mods.append(rng)
+    return mods
+
+
+def beam_to_hit(state: GameState, ship_id: str, battery: str, target_id: str) -> int:
+    spec = next(b for b in state.specs[ship_id].beams if b.id == battery)
+    return spec.targeting + sum(m.value for m in beam_modifiers(state, ship_id, battery, target_id))
+
+
 def fire(state: GameState, cmd: Fire, dice: Dice) -> BeamFired:
     problem = fire_problem(state, cmd.ship, cmd.battery, cmd.target)
     if problem:
@@ -35,11 +51,8 @@ def fire(state: GameState, cmd: Fire, dice: Dice) -> BeamFired:
     ship, target = state.ships[cmd.ship], state.ships[cmd.target]
     spec = next(b for b in state.specs[cmd.ship].beams if b.id == cmd.battery)
     dist = ship.pos.distance_to(target.pos)
-    mods = target_modifiers(target, state.specs[target.id].aspect)
-    rng = range_modifier(spec.klass, dist)
-    if rng is not None:
-        mods.append(rng)
-    roll = roll_to_hit(dice, f"{cmd.battery} at {target.id}", "GSC2-HIT-1", spec.targeting, mods)
+    roll = roll_to_hit(dice, f"{cmd.battery} at {target.id}", "GSC2-HIT-1", spec.targeting,
+                       beam_modifiers(state, cmd.ship, cmd.battery, cmd.target))
     return BeamFired(ship=ship.id, battery=spec.id, target=target.id, distance=round(dist, 3),
                      weapons=spec.weapons, damage=spec.damage, klass=spec.klass, hit=roll.outcome == "hit",
                      needed=roll.target or 0, ship_name=state.specs[ship.id].name,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import msgspec
 
 from service.domain.core import Dice, RuleViolation
+from service.domain.core.acc import Acc
 from service.domain.core.plane import EPSILON, Point
 
-from .acc import Acc
 from .combat import inches, roll_to_hit, target_modifiers
 from .commands import Board, CasualtyOrder, LaunchPod, MovePod, SendSaboteurs
 from .events import (
@@ -120,7 +120,7 @@ def casualty_order(cmd: CasualtyOrder) -> CasualtyOrderSet:
     return CasualtyOrderSet(side=cmd.side, order=cmd.order)
 
 
-def resolve(acc: Acc, dice: Dice) -> None:
+def resolve(acc: Acc[GameState], dice: Dice) -> None:
     """GSC2-BRD-1: contact, then pods, then teleporters, all before any combat; then combat everywhere."""
     st = acc.state
     for o in st.boarding:
@@ -154,7 +154,7 @@ def resolve(acc: Acc, dice: Dice) -> None:
             _combat(acc, ship_id, dice)
 
 
-def _land(acc: Acc, o: BoardOrder, rolls: tuple | None, _: int, a: int, h: int, fa: int, fh: int) -> None:
+def _land(acc: Acc[GameState], o: BoardOrder, rolls: tuple | None, _: int, a: int, h: int, fa: int, fh: int) -> None:
     st = acc.state
     target = st.ships[o.target]
     if not target.active:  # the target died first: everyone stays home
@@ -183,7 +183,7 @@ def _roll_units(dice: Dice, who: str, t: Troops) -> tuple[int, list]:
     return sum(r.outcome == "hit" for r in rolls), rolls
 
 
-def _combat(acc: Acc, ship_id: str, dice: Dice) -> None:
+def _combat(acc: Acc[GameState], ship_id: str, dice: Dice) -> None:
     st = acc.state
     ship = st.ships[ship_id]
     enemy = st.enemy(ship.side)

@@ -10,22 +10,33 @@ from service.domain.core.plane import EPSILON, Point, in_arc, relative_bearing
 from .ships import ARCS
 from .state import ShipState
 
+NORMAL_RANGE = {"light": 12.0, "medium": 24.0, "heavy": 36.0}  # GSC2-BEAM-4: no range modifier up to here
+
 
 def target_modifiers(target: ShipState, aspect: int) -> list[Modifier]:
     """Aspect and GSC2-HIT-2's deflector and movement modifiers."""
+    return hit_modifiers(aspect, target.level("deflectors"), target.moved, target.turned)
+
+
+def hit_modifiers(aspect: int, deflectors: int, moved: float, turned: bool) -> list[Modifier]:
+    """GSC2-HIT-1/2 from the target's figures (also what a bot reads off the table to weigh a shot)."""
     mods = []
     if aspect:
         mods.append(Modifier("GSC2-HIT-1", "target aspect", aspect))
-    defl = target.level("deflectors")
-    if defl:
-        mods.append(Modifier("GSC2-HIT-2", f"target deflectors level {defl}", -defl))
-    if target.moved <= EPSILON and not target.turned:
+    if deflectors:
+        mods.append(Modifier("GSC2-HIT-2", f"target deflectors level {deflectors}", -deflectors))
+    if moved <= EPSILON and not turned:
         mods.append(Modifier("GSC2-HIT-2", "target did not move", 2))
-    elif target.moved <= 4 + EPSILON:
-        mods.append(Modifier("GSC2-HIT-2", f"target moved {_inches(target.moved)} (≤ 4\")", 1))
-    elif target.moved >= 12 - EPSILON:
-        mods.append(Modifier("GSC2-HIT-2", f"target moved {_inches(target.moved)} (≥ 12\")", -1))
+    elif moved <= 4 + EPSILON:
+        mods.append(Modifier("GSC2-HIT-2", f"target moved {_inches(moved)} (≤ 4\")", 1))
+    elif moved >= 12 - EPSILON:
+        mods.append(Modifier("GSC2-HIT-2", f"target moved {_inches(moved)} (≥ 12\")", -1))
     return mods
+
+
+def hit_chance(target_number: int) -> float:
+    """GSC2-HIT-1 on a d10, roll-under: ≤ 0 always fails, ≥ 10 always succeeds."""
+    return min(10, max(0, target_number)) / 10
 
 
 def range_modifier(klass: str, distance: float) -> Modifier | None:

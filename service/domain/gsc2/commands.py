@@ -117,12 +117,11 @@ class MakeRuling(Command, frozen=True, tag="gsc2.ruling"):
     effect: str
 
 
-COMMANDS = (Move, Pass, ChooseOrder, FireTractor, Launch, MoveMissiles, Fire, Board, LaunchPod, MovePod,
-            SendSaboteurs, CasualtyOrder, Repair, EndPhase, ForcePhase, MakeRuling)
-
-
 class Start(Command, frozen=True, tag="gsc2.start"):
-    """Begin turn 1 (any seat or the umpire): shields up, terrain drifts, movement order set."""
+    """Begin turn 1 (any seat or the umpire): shields up, terrain drifts, movement order set (GSC2-R-2)."""
 
 
-COMMANDS = (*COMMANDS, Start)
+COMMANDS: tuple[type[Command], ...] = (
+    Move, Pass, ChooseOrder, FireTractor, Launch, MoveMissiles, Fire, Board, LaunchPod, MovePod, SendSaboteurs,
+    CasualtyOrder, Repair, EndPhase, ForcePhase, MakeRuling, Start,
+)

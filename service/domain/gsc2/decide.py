@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from service.domain.core import Actor, Command, Dice, Event, NotYourPiece, RuleViolation
+from service.domain.core.acc import Acc
 
 from . import beams, boarding, missiles, movement, repairs
 from . import commands as C
-from .acc import Acc
 from .events import OrderSet, RulingMade, SideDone
 from .evolve import evolve
 from .phases import close_phase, resolve_missile_attacks, start_turn
@@ -52,11 +52,9 @@ def _not_done(state: GameState, side: str) -> None:
 
 
 def decide(state: GameState, cmd: Command, actor: Actor, dice: Dice) -> list[Event]:
-    if state.over:
-        raise RuleViolation("GSC2-WIN-1", f"the game is over: {state.result}")
-    if actor.kind not in ("seat", "umpire"):
-        raise NotYourPiece(SEAT_RULE, "spectators issue no commands")
-    acc = Acc(state, evolve)
+    """The ruleset's own guards (whose piece, which phase), then the rule; core.guards ran before it
+    (game over, no seat)."""
+    acc: Acc[GameState] = Acc(state, evolve)
     if isinstance(cmd, C.ForcePhase | C.MakeRuling | C.Start):
         _admin(acc, cmd, actor, dice)
         return acc.events
@@ -133,7 +131,7 @@ def decide(state: GameState, cmd: Command, actor: Actor, dice: Dice) -> list[Eve
     return acc.events
 
 
-def _admin(acc: Acc, cmd: Command, actor: Actor, dice: Dice) -> None:
+def _admin(acc: Acc[GameState], cmd: Command, actor: Actor, dice: Dice) -> None:
     st = acc.state
     if isinstance(cmd, C.Start):
         if st.phase != "setup":
@@ -157,7 +155,7 @@ def _admin(acc: Acc, cmd: Command, actor: Actor, dice: Dice) -> None:
     acc.add(RulingMade(ship=cmd.ship, system=cmd.system, effect=cmd.effect))
 
 
-def _pass(acc: Acc, cmd: C.Pass, dice: Dice) -> None:
+def _pass(acc: Acc[GameState], cmd: C.Pass, dice: Dice) -> None:
     st = acc.state
     o = st.order
     if st.phase == "movement":
@@ -176,7 +174,7 @@ def _pass(acc: Acc, cmd: C.Pass, dice: Dice) -> None:
     _next_missile_step(acc, dice, st.enemy(cmd.side))
 
 
-def _choose(acc: Acc, cmd: C.ChooseOrder) -> None:
+def _choose(acc: Acc[GameState], cmd: C.ChooseOrder) -> None:
     st = acc.state
     rule = "GSC2-MOV-2" if st.phase == "movement" else "GSC2-MSL-2"
     if st.order.stage != "choose" or st.order.side != cmd.side:
@@ -198,13 +196,13 @@ def _missile_step(state: GameState, side: str, stage: str) -> None:
         raise RuleViolation("GSC2-MSL-2", f"not {side}'s turn to {stage} missiles; now: {now}")
 
 
-def _next_missile_step(acc: Acc, dice: Dice, prefer: str) -> None:
+def _next_missile_step(acc: Acc[GameState], dice: Dice, prefer: str) -> None:
     acc.add(OrderSet(order=missiles.settle_missiles(acc.state, acc.state.order, prefer)))
     if acc.state.order.stage == "attack":
         resolve_missile_attacks(acc, dice)
 
 
-def _end_phase(acc: Acc, cmd: C.EndPhase, actor: Actor, dice: Dice) -> None:
+def _end_phase(acc: Acc[GameState], cmd: C.EndPhase, actor: Actor, dice: Dice) -> None:
     st = acc.state
     _act_for(actor, cmd.side)
     if cmd.side not in st.sides:

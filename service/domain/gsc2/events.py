@@ -54,6 +54,7 @@ class ShipMoved(Event, frozen=True, tag="gsc2.ship_moved"):
     move_left: float
     finished: bool
     contacts: tuple[str, ...] = ()  # GSC2-MOV-7
+    left_table: bool = False  # GSC2-R-18: the move crossed the table edge; the ship has left play
 
 
 class TractorFired(Event, frozen=True, tag="gsc2.tractor_fired"):

@@ -58,7 +58,7 @@ def move_salvo(state: GameState, salvo: Salvo, dice: Dice) -> MissilesMoved:
     target = state.ships.get(salvo.target)
     if target is None or not target.active:
         return MissilesMoved(salvo=salvo.id, start=salvo.pos, end=salvo.pos, remaining=0, arrived=False,
-                             removed=f"target {salvo.target} destroyed or captured")
+                             removed=f"target {salvo.target} is {target.status if target else 'gone'}")
     start = salvo.pos
     arrived = start.distance_to(target.pos) <= MISSILE_MOVE + EPSILON
     end = start.toward(target.pos, MISSILE_MOVE)

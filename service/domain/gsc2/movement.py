@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from msgspec.structs import replace
 
 from service.domain.core import Dice, RuleViolation
-from service.domain.core.plane import EPSILON, normalize_heading
+from service.domain.core.plane import EPSILON, Point, normalize_heading
 
 from .combat import inches, roll_to_hit, target_modifiers
 from .commands import FireTractor, Leg, Move
@@ -14,6 +16,33 @@ from .state import GameState, Order, ShipState
 
 CONTACT = 0.5  # GSC2-MOV-7 ruling: centres within 0.5"
 PAID_TURN = 4.0
+TURN_DEGREES = 45
+EDGE_RULE = "GSC2-R-18"  # a ship whose move crosses the table edge leaves play where it crosses
+
+
+def on_table(p: Point, table: tuple[float, float]) -> bool:
+    return -EPSILON <= p.x <= table[0] + EPSILON and -EPSILON <= p.y <= table[1] + EPSILON
+
+
+def table_exit(a: Point, b: Point, table: tuple[float, float]) -> float | None:
+    """GSC2-R-18: the fraction of the straight run a→b (a on the table) at which it crosses the edge, or
+    None when b is on the table too (a straight run cannot leave a rectangle and come back)."""
+    if on_table(b, table):
+        return None
+    t = 1.0
+    for start, delta, size in ((a.x, b.x - a.x, table[0]), (a.y, b.y - a.y, table[1])):
+        if delta > EPSILON:
+            t = min(t, (size - start) / delta)
+        elif delta < -EPSILON:
+            t = min(t, -start / delta)
+    return max(0.0, t)
+
+
+def edge_distance(p: Point, heading: float, table: tuple[float, float]) -> float:
+    """How far a ship at ``p`` may go straight on ``heading`` before it leaves the table (GSC2-R-18)."""
+    far = p.advanced(heading, table[0] + table[1] + 1.0)
+    t = table_exit(p, far, table)
+    return round((table[0] + table[1] + 1.0) * (1.0 if t is None else t), 6)
 
 
 def allowance(ship: ShipState) -> float:
@@ -39,6 +68,7 @@ def plan_move(state: GameState, cmd: Move) -> ShipMoved:
     path = [pos]
     travelled = 0.0
     turns = paid = 0
+    left_table = False
     for i, leg in enumerate(cmd.legs):
         if leg.turn not in (-45, 0, 45):
             raise RuleViolation("GSC2-MOV-3", f"leg {i}: turns are 45° left (-45) or right (45), not {leg.turn}")
@@ -65,12 +95,21 @@ def plan_move(state: GameState, cmd: Move) -> ShipMoved:
         if leg.distance > left + EPSILON:
             why = "it is held by a tractor beam (GSC2-R-3)" if ship.held else f"only {inches(left)} left"
             raise RuleViolation("GSC2-MOV-3", f"leg {i}: cannot move {inches(leg.distance)}: {why}")
-        if leg.distance > 0:
-            pos = pos.advanced(heading, leg.distance)
-            left = max(0.0, left - leg.distance)
-            since += leg.distance
-            travelled += leg.distance
+        run = leg.distance
+        end = pos.advanced(heading, run) if run > 0 else pos
+        exit_at = table_exit(pos, end, state.table) if run > 0 else None
+        if exit_at is not None:  # GSC2-R-18: the ship sails off the table here and leaves play
+            run = round(run * exit_at, 9)
+            end = pos.advanced(heading, run)
+        if run > 0:
+            pos = end
+            left = max(0.0, left - run)
+            since += run
+            travelled += run
         path.append(pos)
+        if exit_at is not None:
+            left_table = True
+            break
     contacts = tuple(sorted({
         e.id for e in state.active(state.enemy(ship.side)) if e.immobilized
         and any(p.distance_to(e.pos) <= CONTACT + EPSILON for p in path[1:])
@@ -78,7 +117,8 @@ def plan_move(state: GameState, cmd: Move) -> ShipMoved:
     return ShipMoved(
         ship=ship.id, path=tuple(path), heading=heading, distance=round(travelled, 9),
         moved=round(ship.moved + travelled, 9), turns=turns, paid_turns=paid, since_turn=round(since, 9),
-        move_left=round(left, 9), finished=cmd.done, contacts=contacts,
+        move_left=0.0 if left_table else round(left, 9), finished=cmd.done or left_table, contacts=contacts,
+        left_table=left_table,
     )
 
 
@@ -211,3 +251,25 @@ def example_legs(state: GameState, ship: ShipState) -> list[tuple[Leg, ...]]:
         for t in (-45, 45):
             out.append((Leg(distance=round(left, 6)), Leg(turn=t)) if left > EPSILON else (Leg(turn=t),))
     return out
+
+
+def move_limits(state: GameState, ship: ShipState) -> dict[str, Any]:
+    """What a page needs to check a free move live (GSC2-MOV-3/4, GSC2-R-3, GSC2-R-18)."""
+    td = state.specs[ship.id].turn_distance
+    since = ship.since_turn if ship.move_state == "moving" else 0.0
+    left = allowance(ship) if ship.move_state != "moved" else 0.0
+    return {
+        "max_distance_left": round(left, 6),
+        "free_turn_after": round(max(0.0, td - since), 6),  # inches until the next free 45° turn
+        "turn_distance": td,
+        "paid_turn_cost": PAID_TURN,  # inches given up to turn at once
+        "turn_degrees": TURN_DEGREES,
+        "turns": [-TURN_DEGREES, 0, TURN_DEGREES],  # a leg's turn before it goes (negative = left)
+        "end_of_move_turn": end_turn_allowed(ship, td),  # GSC2-MOV-4: one free turn as the last leg
+        "held": ship.held,
+        "heading": ship.heading,
+        "edge_ahead": edge_distance(ship.pos, ship.heading, state.table),
+        "table": {"width": state.table[0], "height": state.table[1]},
+        "off_table": f"{EDGE_RULE}: a ship whose move crosses the table edge leaves play there and counts as "
+                     "lost for victory",
+    }

@@ -1,45 +1,61 @@
-"""options(state, viewer): complete commands decide() would accept now, for a seat or the umpire."""
+"""options(state, viewer): complete commands decide() would accept now, labelled in words; forms(): free moves.
+
+Built from the rule modules' own predicates (fire_problem, launch_problem, allowance…), never from
+decide's private helpers. A free move is a form (a ``legs`` field with the move limits), so a page can
+build any legal leg sequence with a ruler; a few canned moves stay as options for one-tap play.
+"""
 
 from __future__ import annotations
 
-from service.domain.core import Command, Viewer
+from service.domain.core import Viewer
+from service.domain.core.choices import Field, Form, Option, PieceChoices
 from service.domain.core.plane import EPSILON
 
 from . import commands as C
-from .beams import fire_problem
+from .beams import beam_to_hit, fire_problem
 from .boarding import POD_MOVE, TELEPORT_RANGE, squads
-from .missiles import launch_problem, unmoved_salvos
-from .movement import allowance, example_legs
-from .state import GameState
+from .combat import inches, target_modifiers
+from .missiles import MISSILE_MOVE, launch_problem, unmoved_salvos
+from .movement import allowance, example_legs, move_limits, plan_move
+from .state import GameState, ShipState
+from .status import PHASE_NAMES
+from .view import screen
 
 
-def options(state: GameState, viewer: Viewer) -> list[Command]:
+def _name(state: GameState, ship_id: str) -> str:
+    spec = state.specs.get(ship_id)
+    return spec.name if spec is not None else ship_id
+
+
+def options(state: GameState, viewer: Viewer) -> list[Option]:
     if state.over or viewer.kind == "spectator":
         return []
     if state.phase == "setup":
-        return [C.Start()]
+        return [Option(command=C.Start(), label="Start the game: turn 1 begins", group="phase", rule="GSC2-R-2")]
     if viewer.is_umpire:
-        return [C.ForcePhase()]
+        return [Option(command=C.ForcePhase(), label=f"Force the {state.phase} phase on (what is pending resolves "
+                       "with defaults)", group="umpire", rule="GSC2-SEQ-1")]
     side = viewer.seat or ""
     if side not in state.sides or side in state.done:
         return []
-    out: list[Command] = []
+    out: list[Option] = []
     phase = state.phase
     if phase == "movement":
         out += _movement(state, side)
     elif phase == "missiles":
         out += _missiles(state, side)
     elif phase == "beams":
-        out += [C.Fire(ship=s.id, battery=b.id, target=t.id) for s in state.active(side)
-                for b in state.specs[s.id].beams for t in state.active(state.enemy(side))
-                if fire_problem(state, s.id, b.id, t.id) is None]
+        out += _beams(state, side)
     elif phase == "boarding":
         out += _boarding(state, side)
     elif phase == "repairs":
-        out += [C.Repair(ship=s.id, system=name) for s in state.active(side)
-                if s.repairs_used < s.level("repair") for name, sys in s.sys.items() if sys.repairable]
+        out += [Option(command=C.Repair(ship=s.id, system=name), label=f"{_name(state, s.id)}: repair {name} "
+                       "(succeeds on ≤ 4)", piece=s.id, group="repair", rule="GSC2-REP-1")
+                for s in state.active(side) if s.repairs_used < s.level("repair")
+                for name, sys in s.sys.items() if sys.repairable]
     if _may_end(state, side):
-        out.append(C.EndPhase(side=side))
+        out.append(Option(command=C.EndPhase(side=side), label=f"End the {PHASE_NAMES[phase].lower()} phase",
+                          group="phase", rule="GSC2-SEQ-1"))
     return out
 
 
@@ -51,81 +67,173 @@ def _may_end(state: GameState, side: str) -> bool:
     return True
 
 
-def _movement(state: GameState, side: str) -> list[Command]:
-    o = state.order
-    out: list[Command] = []
-    if o.stage == "choose" and o.side == side:
-        return [C.ChooseOrder(side=side, leader=s) for s in state.sides]
+def movers(state: GameState, side: str) -> list[ShipState]:
+    """The ships of ``side`` that may start or go on moving now (GSC2-MOV-2)."""
+    if state.phase != "movement" or side in state.done:
+        return []
     if state.moving is not None:
         mover = state.ships[state.moving]
-        for me in state.active(side):  # tractors interrupt a move (GSC2-MOV-6)
-            for spec in state.specs[me.id].systems:
-                if spec.kind != "tractor_beam" or not me.sys[spec.id].working or spec.id in me.used:
-                    continue
-                targets = state.active(state.enemy(side)) if me.id == mover.id else (
-                    [mover] if mover.side != side else [])
-                out += [C.FireTractor(ship=me.id, system=spec.id, target=t.id) for t in targets
-                        if me.pos.distance_to(t.pos) <= spec.range + EPSILON]
-        if mover.side == side:
-            out += [C.Move(ship=mover.id, legs=legs) for legs in example_legs(state, mover)]
-        return out
+        return [mover] if mover.side == side else []
+    o = state.order
     if o.side != side or o.stage not in ("catchup", "lead", "follow"):
-        return out
-    for ship in state.active(side):
-        if ship.move_state != "unmoved":
-            continue
-        out += [C.Move(ship=ship.id, legs=legs) for legs in example_legs(state, ship)]
+        return []
+    return [s for s in state.active(side) if s.move_state == "unmoved"]
+
+
+def _legs_words(legs: tuple[C.Leg, ...]) -> str:
+    if not legs or all(leg.turn == 0 and leg.distance == 0 for leg in legs):
+        return "stay put"
+    bits = []
+    for leg in legs:
+        if leg.turn:
+            bits.append(f"turn 45° {'left' if leg.turn < 0 else 'right'}")
+        if leg.distance:
+            bits.append(f"ahead {inches(leg.distance)}")
+    return ", ".join(bits)
+
+
+def _move_option(state: GameState, ship: ShipState, legs: tuple[C.Leg, ...], done: bool = True) -> Option:
+    cmd = C.Move(ship=ship.id, legs=legs, done=done)
+    label = f"{_name(state, ship.id)}: {_legs_words(legs)}"
+    if not done:
+        label += " and pause (to use a tractor beam)"
+    if plan_move(state, cmd).left_table:
+        label += " — leaves the table"
+    return Option(command=cmd, label=label, piece=ship.id, group="move", rule="GSC2-MOV-3")
+
+
+def _movement(state: GameState, side: str) -> list[Option]:
+    o = state.order
+    out: list[Option] = []
+    if o.stage == "choose" and o.side == side:
+        return [Option(command=C.ChooseOrder(side=side, leader=s), label=f"Make {s} the second player"
+                       + (" (you)" if s == side else ""), group="phase", rule="GSC2-MOV-2") for s in state.sides]
+    if state.moving is not None:
+        out += _tractors(state, side, state.ships[state.moving])
+    for ship in movers(state, side):
+        out += [_move_option(state, ship, legs) for legs in example_legs(state, ship)]
         has_tractor = any(sp.kind == "tractor_beam" and ship.sys[sp.id].working for sp in state.specs[ship.id].systems)
-        if has_tractor and allowance(ship) >= 2:  # stop half way to use the tractor
-            out.append(C.Move(ship=ship.id, legs=(C.Leg(distance=allowance(ship) / 2),), done=False))
-    if o.stage == "lead" and o.count > 0:
-        out.append(C.Pass(side=side))
+        if state.moving is None and has_tractor and allowance(ship) >= 2:  # stop half way to use the tractor
+            out.append(_move_option(state, ship, (C.Leg(distance=allowance(ship) / 2),), done=False))
+    if state.moving is None and o.stage == "lead" and o.side == side and o.count > 0:
+        out.append(Option(command=C.Pass(side=side), label=f"End this batch ({o.count} ship(s) moved): "
+                          f"{state.enemy(side)} must match it", group="phase", rule="GSC2-MOV-2"))
     return out
 
 
-def _missiles(state: GameState, side: str) -> list[Command]:
+def _tractors(state: GameState, side: str, mover: ShipState) -> list[Option]:
+    """Tractor beams interrupt a move in progress: the mover's own, or one aimed at the mover (GSC2-MOV-6)."""
+    out = []
+    for me in state.active(side):
+        for spec in state.specs[me.id].systems:
+            if spec.kind != "tractor_beam" or not me.sys[spec.id].working or spec.id in me.used:
+                continue
+            targets = state.active(state.enemy(side)) if me.id == mover.id else (
+                [mover] if mover.side != side else [])
+            for t in targets:
+                if me.pos.distance_to(t.pos) > spec.range + EPSILON:
+                    continue
+                need = spec.targeting + sum(m.value for m in target_modifiers(t, state.specs[t.id].aspect))
+                out.append(Option(command=C.FireTractor(ship=me.id, system=spec.id, target=t.id),
+                                  label=f"{_name(state, me.id)}: tractor beam {spec.id} at {_name(state, t.id)} "
+                                  f"(hits on ≤ {need})", piece=me.id, target=t.id, group="fire", rule="GSC2-MOV-6"))
+    return out
+
+
+def _missiles(state: GameState, side: str) -> list[Option]:
     o = state.order
     if o.side != side:
         return []
     if o.stage == "choose":
-        return [C.ChooseOrder(side=side, leader=s) for s in state.sides]
+        return [Option(command=C.ChooseOrder(side=side, leader=s), label=f"{s} launches and moves first"
+                       + (" (you)" if s == side else ""), group="phase", rule="GSC2-MSL-2") for s in state.sides]
     if o.stage == "launch":
-        out: list[Command] = [C.Launch(ship=s.id, battery=b.id, target=t.id) for s in state.active(side)
-                              for b in state.specs[s.id].missiles if launch_problem(state, s.id, b.id) is None
-                              for t in state.active(state.enemy(side))]
-        return [*out, C.Pass(side=side)]
+        out: list[Option] = []
+        for s in state.active(side):
+            for b in state.specs[s.id].missiles:
+                if launch_problem(state, s.id, b.id) is not None:
+                    continue
+                count = min(b.missiles, s.missiles_left.get(b.id, 0))
+                for t in state.active(state.enemy(side)):
+                    out.append(Option(command=C.Launch(ship=s.id, battery=b.id, target=t.id),
+                                      label=f"{_name(state, s.id)}: launch {count} missile(s) from {b.name or b.id} "
+                                      f"at {_name(state, t.id)} ({inches(round(s.pos.distance_to(t.pos), 1))} away)",
+                                      piece=s.id, target=t.id, group="fire", rule="GSC2-MSL-1"))
+        out.append(Option(command=C.Pass(side=side), label="Launch nothing more this turn", group="phase",
+                          rule="GSC2-MSL-2"))
+        return out
     if o.stage == "move":
-        return [C.MoveMissiles(salvo=s.id) for s in unmoved_salvos(state, side)]
+        out = []
+        for m in unmoved_salvos(state, side):
+            target = state.ships[m.target]
+            d = m.pos.distance_to(target.pos)
+            fate = "reaches it and attacks" if d <= MISSILE_MOVE + EPSILON else "stays in flight"
+            out.append(Option(command=C.MoveMissiles(salvo=m.id), label=f"Move salvo {m.id} ({m.count} missile(s)) "
+                              f"{inches(MISSILE_MOVE)} toward {_name(state, m.target)}, "
+                              f"{inches(round(d, 1))} away: {fate}", piece=m.id, target=m.target, group="move",
+                              rule="GSC2-MSL-3"))
+        return out
     return []
 
 
-def _boarding(state: GameState, side: str) -> list[Command]:
-    out: list[Command] = []
+def _beams(state: GameState, side: str) -> list[Option]:
+    out = []
+    for s in state.active(side):
+        for b in state.specs[s.id].beams:
+            for t in state.active(state.enemy(side)):
+                if fire_problem(state, s.id, b.id, t.id) is not None:
+                    continue
+                d = round(s.pos.distance_to(t.pos), 1)
+                need = beam_to_hit(state, s.id, b.id, t.id)
+                odds = "cannot hit" if need <= 0 else "always hits" if need >= 10 else f"hits on ≤ {need}"
+                out.append(Option(command=C.Fire(ship=s.id, battery=b.id, target=t.id),
+                                  label=f"{_name(state, s.id)}: {b.name or b.id} ({b.weapons}×{b.damage}) at "
+                                  f"{_name(state, t.id)}, {inches(d)} ({odds})", piece=s.id, target=t.id,
+                                  group="fire", rule="GSC2-BEAM-3"))
+    return out
+
+
+def _boarding(state: GameState, side: str) -> list[Option]:
+    out: list[Option] = []
     enemies = state.active(state.enemy(side))
     for s in state.active(side):
         t = squads(s)
+        name = _name(state, s.id)
         for target in enemies:
+            tn = _name(state, target.id)
             if target.id in s.contacts and t.assault + t.heavy:
-                out.append(C.Board(ship=s.id, target=target.id, method="contact", assault=t.assault, heavy=t.heavy))
+                out.append(Option(command=C.Board(ship=s.id, target=target.id, method="contact", assault=t.assault,
+                                                  heavy=t.heavy),
+                                  label=f"{name}: board {tn} by direct contact with {t.assault} assault and "
+                                  f"{t.heavy} heavy squad(s)", piece=s.id, target=target.id, group="board",
+                                  rule="GSC2-BRD-2"))
             free = s.level("transporters") - s.transporters_used
             if free > 0 and s.pos.distance_to(target.pos) <= TELEPORT_RANGE + EPSILON:
-                if t.assault:
-                    out.append(C.Board(ship=s.id, target=target.id, method="teleport", assault=1))
-                if t.heavy:
-                    out.append(C.Board(ship=s.id, target=target.id, method="teleport", heavy=1))
+                for unit in ("assault", "heavy"):
+                    if getattr(t, unit):
+                        out.append(Option(command=C.Board(ship=s.id, target=target.id, method="teleport",
+                                                          **{unit: 1}),
+                                          label=f"{name}: teleport one {unit} squad onto {tn}", piece=s.id,
+                                          target=target.id, group="board", rule="GSC2-BRD-4"))
         if s.pods > 0:
-            out += [C.LaunchPod(ship=s.id, squad=u) for u in ("assault", "heavy") if getattr(t, u) > 0]
+            out += [Option(command=C.LaunchPod(ship=s.id, squad=u), label=f"{name}: launch an assault pod with a {u} "
+                           "squad", piece=s.id, group="board", rule="GSC2-BRD-3")
+                    for u in ("assault", "heavy") if getattr(t, u) > 0]
     for pod in state.pods.values():
         if pod.side != side or pod.ram is not None:
             continue
         left = POD_MOVE - pod.moved
         for target in enemies:
+            tn = _name(state, target.id)
             d = pod.pos.distance_to(target.pos)
             if d <= left + EPSILON:
-                out.append(C.MovePod(pod=pod.id, ram=target.id))
+                out.append(Option(command=C.MovePod(pod=pod.id, ram=target.id), label=f"Pod {pod.id}: ram {tn}",
+                                  piece=pod.id, target=target.id, group="board", rule="GSC2-BRD-3"))
             elif left > EPSILON:
                 to = pod.pos.toward(target.pos, left)
-                out.append(C.MovePod(pod=pod.id, x=to.x, y=to.y))
+                out.append(Option(command=C.MovePod(pod=pod.id, x=to.x, y=to.y),
+                                  label=f"Pod {pod.id}: fly {inches(left)} toward {tn}", piece=pod.id,
+                                  target=target.id, group="board", rule="GSC2-BRD-3"))
     for ship in enemies:
         aboard = ship.boarders.get(side)
         if aboard is None:
@@ -133,6 +241,27 @@ def _boarding(state: GameState, side: str) -> list[Command]:
         for unit in ("assault", "heavy"):
             sent = sum(1 for x in state.sabotage if x.ship == ship.id and x.side == side and x.unit == unit)
             if getattr(aboard, unit) > sent:
-                out += [C.SendSaboteurs(ship=ship.id, side=side, unit=unit, system=name)
+                out += [Option(command=C.SendSaboteurs(ship=ship.id, side=side, unit=unit, system=name),
+                               label=f"Your {unit} squad aboard {_name(state, ship.id)}: sabotage {name}",
+                               target=ship.id, group="board", rule="GSC2-BRD-5")
                         for name, sys in ship.sys.items() if not sys.destroyed]
+    return out
+
+
+def forms(state: GameState, viewer: Viewer) -> list[Form]:
+    """A free move for each ship that may move now: a ``legs`` field whose limits come from the move rules."""
+    if state.over or viewer.kind != "seat" or viewer.seat not in state.sides:
+        return []
+    out = []
+    for ship in movers(state, viewer.seat or ""):
+        name = _name(state, ship.id)
+        start = screen(ship.pos, state)
+        limits = {**move_limits(state, ship), "start": {"x": start.x, "y": start.y},
+                  "coordinates": "drawing: x right, y down from the table's top-left corner; headings clockwise "
+                                 "from up"}
+        legs = Field(key="legs", label=f"{name}'s legs: each turns (−45 left, 0, 45 right) then goes ahead",
+                     kind="legs", unit="inches", limits=limits)
+        out.append(Form(command="gsc2.move", label=f"Move {name} (up to {inches(limits['max_distance_left'])})",
+                        pieces=(PieceChoices(piece=ship.id, label=name, fields=(legs,)),), piece_key="ship",
+                        group="move", rule="GSC2-MOV-3"))
     return out

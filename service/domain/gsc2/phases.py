@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from service.domain.core import Dice
+from service.domain.core.acc import Acc
 
 from . import boarding, missiles
-from .acc import Acc
 from .damage import resolve_pending
 from .events import OrderSet, PhaseStarted, ShipMoved, TerrainDrifted, TurnStarted
 from .movement import roll_off, start_order
 from .repairs import victory
-from .state import PHASES, Order
+from .state import PHASES, GameState, Order
 
 NEXT = dict(zip(PHASES, (*PHASES[1:], "movement"), strict=True))
 
 
-def start_turn(acc: Acc, dice: Dice, turn: int) -> None:
+def start_turn(acc: Acc[GameState], dice: Dice, turn: int) -> None:
     st = acc.state
     # GSC2-DMG-2: the pool is the shield level now (levels lost last turn shrink it)
     pools = {k: s.level("shields") for k, s in st.ships.items() if s.active}
@@ -27,7 +27,7 @@ def start_turn(acc: Acc, dice: Dice, turn: int) -> None:
     acc.add(*start_order(acc.state, dice))
 
 
-def start_phase(acc: Acc, dice: Dice, phase: str) -> None:
+def start_phase(acc: Acc[GameState], dice: Dice, phase: str) -> None:
     st = acc.state
     if phase == "movement":
         start_turn(acc, dice, st.turn + 1)
@@ -41,7 +41,7 @@ def start_phase(acc: Acc, dice: Dice, phase: str) -> None:
             acc.add(OrderSet(order=Order(stage="done"), why="no missile to launch or move"))
 
 
-def resolve_missile_attacks(acc: Acc, dice: Dice) -> None:
+def resolve_missile_attacks(acc: Acc[GameState], dice: Dice) -> None:
     """GSC2-MSL-6: every arrived missile rolls, then all damage is applied together."""
     for salvo in sorted(acc.state.salvos.values(), key=lambda s: int(s.id[1:])):
         if salvo.arrived:
@@ -50,7 +50,7 @@ def resolve_missile_attacks(acc: Acc, dice: Dice) -> None:
     acc.add(OrderSet(order=Order(stage="done", leader=acc.state.order.leader), why="missile attacks resolved"))
 
 
-def finish_missiles(acc: Acc, dice: Dice) -> None:
+def finish_missiles(acc: Acc[GameState], dice: Dice) -> None:
     """Forced: no more launches; every salvo still to move moves in alternation; attacks resolve."""
     o = acc.state.order
     if o.stage == "done":
@@ -66,7 +66,7 @@ def finish_missiles(acc: Acc, dice: Dice) -> None:
     resolve_missile_attacks(acc, dice)
 
 
-def close_phase(acc: Acc, dice: Dice) -> None:
+def close_phase(acc: Acc[GameState], dice: Dice) -> None:
     """Resolve what the phase left pending, then start the next one (or end the game)."""
     st = acc.state
     if st.phase == "movement":

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import msgspec
 
+from service.domain.core import Clock
 from service.domain.core.plane import Point
 
-from .ships import ShipSpec, TerrainSpec
+from .scenario import Scenario, TerrainSpec
+from .ships import BUILTIN, ShipSpec
 
 PHASES = ("movement", "missiles", "beams", "boarding", "repairs")
 
@@ -48,7 +50,7 @@ class ShipState(msgspec.Struct, frozen=True):
     hull: int
     crew: int
     sys: dict[str, Sys]
-    status: str = "active"  # active | destroyed | captured
+    status: str = "active"  # active | destroyed | captured | left (sailed off the table, GSC2-R-18)
     captured_by: str | None = None
     # movement this turn (GSC2-MOV-3..5)
     move_state: str = "unmoved"  # unmoved | moving | moved
@@ -147,6 +149,27 @@ class Order(msgspec.Struct, frozen=True):
     passed: tuple[str, ...] = ()  # sides done launching
 
 
+class Mark(msgspec.Struct, frozen=True):
+    """Something that just happened, for the drawing's effects (fire, hit, damage…); ``n`` counts up."""
+
+    n: int
+    kind: str
+    text: str
+    source: str | None = None
+    target: str | None = None
+    at: Point | None = None
+    amount: float | None = None
+    rule: str | None = None
+
+
+class Trail(msgspec.Struct, frozen=True):
+    """A path drawn this turn: a ship's move (all its legs) or a salvo's flight."""
+
+    kind: str  # move | missile
+    piece: str
+    points: tuple[Point, ...]
+
+
 class Ruling(msgspec.Struct, frozen=True):
     turn: int
     ship: str
@@ -177,6 +200,11 @@ class GameState(msgspec.Struct, frozen=True):
     over: bool = False
     winner: str | None = None
     result: str = ""
+    # what the drawing shows of the last moments: effects of this phase and the one before, trails this turn
+    marks: tuple[Mark, ...] = ()
+    mark_n: int = 0  # the last effect's counter
+    marks_from: int = 1  # the first counter of the current phase
+    trails: tuple[Trail, ...] = ()
 
     def enemy(self, side: str) -> str:
         return self.sides[1] if side == self.sides[0] else self.sides[0]
@@ -195,3 +223,35 @@ class PendingHit(msgspec.Struct, frozen=True):
     source: str  # "hood/b1" (ship/battery) or "salvo s3"
     damage: int
     side: str
+
+
+def initial_state(setup: Scenario) -> GameState:
+    """The table before turn 1: every ship at its scenario place with its systems at full rating."""
+    ships: dict[str, ShipState] = {}
+    for spec in setup.ships:
+        systems = {"drive": Sys(kind="drive", level=spec.speed, max=spec.speed)}
+        for key in BUILTIN:
+            n = getattr(spec, key)
+            if n > 0:
+                systems[key] = Sys(kind=key, level=n, max=n)
+        for b in spec.beams:
+            systems[b.id] = Sys(kind="beam", level=1, max=1)
+        for m in spec.missiles:
+            systems[m.id] = Sys(kind="missile", level=1, max=1)
+        for s in spec.systems:
+            systems[s.id] = Sys(kind=s.kind, level=s.level, max=s.level)
+        ships[spec.id] = ShipState(
+            id=spec.id, side=spec.side, pos=Point(float(spec.x), float(spec.y)), heading=spec.heading,
+            hull=spec.hull, crew=spec.crew, sys=systems, missiles_left={m.id: m.carried for m in spec.missiles},
+            pods=spec.assault_pods,
+        )
+    terrain = {t.id: TerrainState(spec=t, pos=Point(float(t.x), float(t.y))) for t in setup.terrain}
+    return GameState(sides=tuple(setup.sides), specs={s.id: s for s in setup.ships}, ships=ships, terrain=terrain,
+                     table=(setup.table.width, setup.table.height), turn_limit=setup.turn_limit)
+
+
+def clock(state: GameState) -> Clock:
+    """Before ``gsc2.start`` the game stands at turn 1's movement phase (GSC2-R-2)."""
+    if state.phase == "setup":
+        return Clock(1, "movement")
+    return Clock(state.turn, state.phase)

@@ -7,6 +7,7 @@ from typing import Any
 import msgspec
 
 from service.domain.core import UMPIRE, seat
+from service.domain.core.choices import option_commands
 from service.domain.core.plane import Point
 from service.domain.gsc2 import RULESET as R
 from service.domain.gsc2 import events as E
@@ -67,6 +68,11 @@ def place(state: GameState, ship_id: str, x: float, y: float, heading: float | N
     return msgspec.structs.replace(state, ships=ships)
 
 
+def offered(state: GameState, viewer: Any) -> list[Any]:
+    """The bare commands of the options (labels are checked where they matter)."""
+    return option_commands(R.options(state, viewer))
+
+
 def tag(ev: object) -> str:
     return type(ev).__struct_config__.tag  # type: ignore[attr-defined]
 
@@ -76,4 +82,4 @@ def of(events: list[Any], cls: type) -> list[Any]:
 
 
 __all__ = ["R", "E", "RED", "BLUE", "UMPIRE", "ScriptedDice", "apply", "given", "when", "ship", "beam",
-           "scenario", "started", "at_phase", "moved", "place", "tag", "of"]
+           "scenario", "started", "at_phase", "moved", "place", "tag", "of", "offered"]

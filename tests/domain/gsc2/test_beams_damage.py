@@ -10,7 +10,24 @@ from service.domain.gsc2.damage import damage_system, hits_per_level, resolve_ta
 from service.domain.gsc2.state import PendingHit, Sys
 from tests.support.decider import ScriptedDice, then_violation
 
-from .helpers import BLUE, RED, UMPIRE, E, R, apply, at_phase, beam, moved, of, place, scenario, ship, started, when
+from .helpers import (
+    BLUE,
+    RED,
+    UMPIRE,
+    E,
+    R,
+    apply,
+    at_phase,
+    beam,
+    moved,
+    of,
+    offered,
+    place,
+    scenario,
+    ship,
+    started,
+    when,
+)
 
 
 def beams_state(a_kw=None, b_kw=None, bx=0.0, by=10.0):
@@ -86,10 +103,10 @@ def test_gsc2_beam_2_arcs_edges_sponsons_turrets(arc: str, bearing_xy: tuple[flo
     cmd = C.Fire(ship="a", battery="b1", target="b")
     if ok:
         assert when(R, st, cmd, RED, [5])
-        assert cmd in R.options(st, RED)
+        assert cmd in offered(st, RED)
     else:
         then_violation(R, st, cmd, "GSC2-BEAM-2", actor=RED)
-        assert cmd not in R.options(st, RED)
+        assert cmd not in offered(st, RED)
 
 
 def test_gsc2_beam_3_one_roll_per_battery_damage_per_weapon() -> None:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from service.domain.core import NotYourPiece
+from service.domain.core import NotYourPiece, RuleViolation
+from service.domain.core.guards import GAME_OVER, guarded_decide
 from service.domain.gsc2 import commands as C
 from service.domain.gsc2.state import Sys
-from tests.support.decider import then_violation
+from tests.support.decider import ScriptedDice, then_violation
 
-from .helpers import BLUE, RED, UMPIRE, E, R, apply, at_phase, of, scenario, ship, started, when
+from .helpers import BLUE, RED, UMPIRE, E, R, apply, at_phase, of, offered, scenario, ship, started, when
 
 
 def _board(contact=True, b_kw=None, **a_kw):
@@ -143,8 +144,8 @@ def test_gsc2_rep_1_named_damaged_system_repaired_on_4_or_less() -> None:
     st = _repairs()
     then_violation(R, st, C.Repair(ship="a", system="drive"), "GSC2-REP-1", actor=RED)  # destroyed
     then_violation(R, st, C.Repair(ship="a", system="repair"), "GSC2-REP-1", actor=RED)  # not damaged
-    assert C.Repair(ship="a", system="mds") in R.options(st, RED)
-    assert C.Repair(ship="a", system="drive") not in R.options(st, RED)
+    assert C.Repair(ship="a", system="mds") in offered(st, RED)
+    assert C.Repair(ship="a", system="drive") not in offered(st, RED)
     [ev] = when(R, st, C.Repair(ship="a", system="mds"), RED, [4])
     assert ev.success and ev.sys.level == 2 and ev.rolls[0].target == 4
     [ev] = when(R, st, C.Repair(ship="a", system="mds"), RED, [5])
@@ -161,8 +162,11 @@ def test_gsc2_win_1_turn_limit_compares_surviving_hull(hulls, winner) -> None:
     [over] = when(R, st, C.ForcePhase(), UMPIRE)
     assert isinstance(over, E.GameOver) and over.winner == winner
     st = R.evolve(st, over)
-    assert R.is_over(st) and R.options(st, RED) == []
-    then_violation(R, st, C.EndPhase(side="red"), "GSC2-WIN-1", actor=RED)
+    assert R.is_over(st) and offered(st, RED) == [] and st.winner == winner
+    # once over, the service's common guard refuses every command (core.guards, GAME-OVER)
+    with pytest.raises(RuleViolation) as info:
+        guarded_decide(R, st, C.EndPhase(side="red"), RED, ScriptedDice([]))
+    assert info.value.rule == GAME_OVER
 
 
 def test_gsc2_win_1_last_side_standing_wins_at_the_end_of_the_turn() -> None:

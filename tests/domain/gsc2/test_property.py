@@ -14,6 +14,8 @@ import pytest
 from service.domain.core import UMPIRE, Dice, seat
 from service.domain.gsc2 import RULESET as R
 
+from .helpers import offered
+
 SCENARIOS = ("duel", "fleet-action", "boarding-action")
 
 
@@ -25,11 +27,11 @@ def play(scenario: str, seed: int, max_turns: int = 30, max_commands: int = 4000
     destroyed: set[tuple[str, str]] = set()
     n = 0
     while not R.is_over(state) and state.turn <= max_turns and n < max_commands:
-        choices = [(seat(s), c) for s in R.seats(setup) for c in R.options(state, seat(s))]
+        choices = [(seat(s), c) for s in R.seats(setup) for c in offered(state, seat(s))]
         if not choices:
-            choices = [(UMPIRE, c) for c in R.options(state, UMPIRE)]
+            choices = [(UMPIRE, c) for c in offered(state, UMPIRE)]
         elif rng.random() < 0.01:
-            choices = [(UMPIRE, c) for c in R.options(state, UMPIRE)]
+            choices = [(UMPIRE, c) for c in offered(state, UMPIRE)]
         assert choices, f"nobody can act in {R.clock(state)}"
         # prefer doing things over ending phases so games actually fight
         acting = [c for c in choices if c[1].__struct_config__.tag != "gsc2.end_phase"]

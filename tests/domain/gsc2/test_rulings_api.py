@@ -12,7 +12,24 @@ from service.domain.gsc2.repairs import repaired
 from service.domain.gsc2.state import Sys
 from tests.support.decider import then_violation
 
-from .helpers import BLUE, RED, UMPIRE, E, R, apply, at_phase, beam, given, moved, of, scenario, ship, started, when
+from .helpers import (
+    BLUE,
+    RED,
+    UMPIRE,
+    E,
+    R,
+    apply,
+    at_phase,
+    beam,
+    given,
+    moved,
+    of,
+    offered,
+    scenario,
+    ship,
+    started,
+    when,
+)
 
 
 def test_ruleset_contract_attributes() -> None:
@@ -40,7 +57,7 @@ def test_gsc2_r_2_start_begins_turn_one() -> None:
     """GSC2-R-2."""
     raw = scenario(ship("a", "red"), ship("b", "blue", y=10))
     st = given(R, raw)
-    assert R.options(st, RED) == [C.Start()] and R.clock(st).phase == "movement"
+    assert offered(st, RED) == [C.Start()] and R.clock(st).phase == "movement"
     then_violation(R, st, C.EndPhase(side="red"), "GSC2-SEQ-1", actor=RED)
     evs = when(R, st, C.Start(), RED, [2, 9])
     assert [type(e) for e in evs][:2] == [E.TurnStarted, E.PhaseStarted]
@@ -139,18 +156,19 @@ def test_gsc2_r_16_and_r_17_contact_per_leg_and_beams_at_any_range() -> None:
     st = apply(R, st, when(R, st, C.ChooseOrder(side="red", leader="red"), RED))
     [mv, _] = when(R, st, C.Move(ship="a", legs=(C.Leg(distance=4), C.Leg(distance=4))), RED)
     assert mv.contacts == ("b",)  # touched at the end of the first leg
-    far = at_phase(started(scenario(ship("a", "red", beams=[beam()]), ship("b", "blue", y=60)), [9, 1]), "beams")
+    far = at_phase(started(scenario(ship("a", "red", beams=[beam()]), ship("b", "blue", y=60),
+                                   table={"width": 72, "height": 72}), [9, 1]), "beams")
     [ev] = when(R, far, C.Fire(ship="a", battery="b1", target="b"), RED, [1])
     assert ev.needed <= 0 and not ev.hit
 
 
 def test_options_for_fire_and_spectators() -> None:
-    raw = scenario(ship("a", "red", beams=[beam(arc="F"), beam(id="b2", arc="A")]), ship("b", "blue", y=10),
-                   ship("c", "blue", y=-10))
+    raw = scenario(ship("a", "red", y=10, beams=[beam(arc="F"), beam(id="b2", arc="A")]), ship("b", "blue", y=20),
+                   ship("c", "blue", y=0))
     st = at_phase(started(raw, []), "beams")
-    fires = [o for o in R.options(st, RED) if isinstance(o, C.Fire)]
+    fires = [o for o in offered(st, RED) if isinstance(o, C.Fire)]
     assert set(fires) == {C.Fire(ship="a", battery="b1", target="b"), C.Fire(ship="a", battery="b2", target="c")}
-    assert R.options(st, SPECTATOR) == [] and R.options(st, UMPIRE) == [C.ForcePhase()]
+    assert offered(st, SPECTATOR) == [] and offered(st, UMPIRE) == [C.ForcePhase()]
 
 
 def test_view_is_json_and_draws_the_table() -> None:

@@ -9,7 +9,7 @@ from service.domain.gsc2 import commands as C
 from service.domain.gsc2.state import Order
 from tests.support.decider import then_violation
 
-from .helpers import BLUE, RED, UMPIRE, E, R, apply, at_phase, beam, given, of, scenario, ship, started, when
+from .helpers import BLUE, RED, UMPIRE, E, R, apply, at_phase, beam, given, of, offered, scenario, ship, started, when
 
 
 def duel(**kw):
@@ -93,7 +93,7 @@ def test_gsc2_mov_2_more_ships_move_first_then_batches_are_matched() -> None:
     st = apply(R, st, when(R, st, C.Move(ship="a2"), RED))
     st = apply(R, st, when(R, st, C.Move(ship="a3"), RED))
     assert st.order.stage == "done"
-    assert C.EndPhase(side="red") in R.options(st, RED)
+    assert C.EndPhase(side="red") in offered(st, RED)
 
 
 def test_gsc2_mov_2_pass_ends_a_batch_and_the_other_matches() -> None:
@@ -207,13 +207,13 @@ def test_gsc2_mov_7_moving_into_contact_with_an_immobilized_enemy() -> None:
 
 def test_options_give_concrete_moves_and_view_gives_limits() -> None:
     st = _solo(speed=10, turn_distance=4)
-    opts = [o for o in R.options(st, RED) if isinstance(o, C.Move)]
+    opts = [o for o in offered(st, RED) if isinstance(o, C.Move)]
     assert C.Move(ship="a", legs=(_leg(distance=10),)) in opts
     assert C.Move(ship="a", legs=(_leg(distance=4), _leg(45, 6))) in opts
     assert C.Move(ship="a", legs=(_leg(-45, 6),)) in opts  # paid turn
     for o in opts:
         when(R, st, o, RED)
-    assert R.options(st, BLUE) == [] or all(not isinstance(o, C.Move) for o in R.options(st, BLUE))
+    assert offered(st, BLUE) == [] or all(not isinstance(o, C.Move) for o in offered(st, BLUE))
     limits = next(s for s in R.view(st, RED)["ships"] if s["id"] == "a")["move_limits"]
     assert limits["max_distance_left"] == 10 and limits["free_turn_after"] == 4
 

@@ -1,0 +1,88 @@
+"""Whose turn it is, in words: what each seat must do now, or why it cannot act (docs/view-contract.md)."""
+
+from __future__ import annotations
+
+from service.domain.core.drawing import SeatStatus, Status
+
+from .state import PHASES, GameState
+
+PHASE_NAMES = {"movement": "Movement", "missiles": "Missiles", "beams": "Beams", "boarding": "Boarding",
+               "repairs": "Repairs & victory"}
+PHASE_WORK = {"beams": "fire your beam batteries, then end the phase",
+              "boarding": "declare boarding actions and move pods, then end the phase",
+              "repairs": "repair damaged systems, then end the phase"}
+
+
+def phase_label(state: GameState) -> str:
+    if state.phase == "setup":
+        return "Setting up (turn 1 has not begun)"
+    n = PHASES.index(state.phase) + 1
+    return f"{PHASE_NAMES[state.phase]} (phase {n} of {len(PHASES)})"
+
+
+def _movement(state: GameState, side: str) -> tuple[bool, str]:
+    o = state.order
+    if state.moving is not None:
+        mover = state.ships[state.moving]
+        name = state.specs[mover.id].name
+        if mover.side == side:
+            return True, f"finish {name}'s move ({mover.move_left:g}\" left)"
+        return False, f"waiting for {mover.side} to finish {name}'s move (a tractor beam may interrupt it)"
+    if o.stage == "choose":
+        if o.side == side:
+            return True, "you won the roll-off: choose who is the second player"
+        return False, f"waiting for {o.side}, who won the roll-off, to choose the second player"
+    if o.stage in ("catchup", "follow", "lead"):
+        if o.side == side:
+            if o.stage == "lead":
+                batch = f"; {o.count} moved in this batch, end it with pass when you like" if o.count else ""
+                return True, f"move your ships (at least one){batch}"
+            return True, f"move {o.owed} ship(s)"
+        owes = f" ({o.owed} ship(s) owed)" if o.owed else ""
+        return False, f"waiting for {o.side} to move{owes}"
+    return _end_or_wait(state, side, "every ship has moved: end the movement phase")
+
+
+def _missiles(state: GameState, side: str) -> tuple[bool, str]:
+    o = state.order
+    stage = {"choose": "choose who launches first", "launch": "launch a missile battery or pass",
+             "move": "move one of your salvos"}
+    if o.stage in stage:
+        if o.side == side:
+            return True, ("you won the initiative: " if o.stage == "choose" else "") + stage[o.stage]
+        return False, f"waiting for {o.side} to {stage[o.stage]}"
+    return _end_or_wait(state, side, "missile attacks are resolved: end the missiles phase")
+
+
+def _end_or_wait(state: GameState, side: str, work: str) -> tuple[bool, str]:
+    if side not in state.done:
+        return True, work
+    waiting = [s for s in state.sides if s not in state.done]
+    return False, f"you ended the {state.phase} phase; waiting for {', '.join(waiting)}"
+
+
+def seat_status(state: GameState, side: str) -> SeatStatus:
+    if state.over:
+        return SeatStatus(side, False, f"the game is over: {state.result}")
+    if state.phase == "setup":
+        return SeatStatus(side, True, "start the game: turn 1 begins with movement")
+    if state.phase == "movement":
+        must, why = _movement(state, side)
+    elif state.phase == "missiles":
+        must, why = _missiles(state, side)
+    else:
+        must, why = _end_or_wait(state, side, PHASE_WORK[state.phase])
+    if must and not state.active(side) and side not in state.done:
+        why += " (you have no ship left in play)"
+    return SeatStatus(side, must, why)
+
+
+def status(state: GameState, you: str | None) -> Status:
+    seats = tuple(seat_status(state, s) for s in state.sides)
+    mine = next((s for s in seats if s.seat == you), None)
+    result = None
+    if state.over:
+        result = f"{state.winner} wins: {state.result}" if state.winner else f"a draw: {state.result}"
+    return Status(turn=max(1, state.turn), phase=state.phase if state.phase != "setup" else "setup",
+                  phase_label=phase_label(state), seats=seats, you=mine, umpire=None, sealed=False,
+                  over=state.over, result=result)

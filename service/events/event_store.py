@@ -1,0 +1,63 @@
+"""What the application needs of an event store: the protocol, its write unit and its one failure.
+
+Two implementations: ``store.SqlEventStore`` (SQLite or PostgreSQL, group commit) and
+``memory_store.MemoryEventStore`` (tests, tools, benchmarks). Rows read back expose their columns as
+attributes (``row.seq``, ``row.data``...), whichever store returned them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+class Conflict(Exception):
+    """Another writer appended at the same seq (or reused an idempotency key) first."""
+
+
+@dataclass
+class WriteBatch:
+    """Everything one command (or game creation) writes, atomically."""
+
+    game_id: str
+    events: list[dict[str, Any]] = field(default_factory=list)
+    game: dict[str, Any] | None = None
+    seats: list[dict[str, Any]] = field(default_factory=list)
+    seeds: list[dict[str, Any]] = field(default_factory=list)
+    idempotency: dict[str, Any] | None = None
+    snapshot: dict[str, Any] | None = None
+
+
+class EventStore(Protocol):
+    """The log and its side tables. ``write`` is atomic and durable before it returns; a duplicate key
+    raises Conflict and writes nothing of that batch."""
+
+    def start(self) -> None: ...
+
+    def close(self) -> None: ...
+
+    async def write(self, batch: WriteBatch) -> None: ...
+
+    async def read_events(
+        self, game_id: str, after: int = 0, upto: int | None = None, limit: int | None = None
+    ) -> list[Any]: ...
+
+    async def read_events_of_types(self, game_id: str, types: tuple[str, ...]) -> list[Any]: ...
+
+    async def head(self, game_id: str) -> int: ...
+
+    async def game(self, game_id: str) -> Any | None: ...
+
+    async def seat_for_token(self, token_hash: str) -> Any | None: ...
+
+    async def idempotency(self, game_id: str, key: str) -> Any | None: ...
+
+    async def snapshot(self, game_id: str, at_most: int) -> Any | None: ...
+
+    async def seed(self, game_id: str, turn: int) -> Any | None: ...
+
+    async def all_seeds(self, game_id: str) -> dict[int, str]: ...
+
+    async def drop_snapshots(self, game_id: str | None = None) -> None: ...
+
+    async def turn_bounds(self, game_id: str, turn: int, phase: str | None = None) -> tuple[int, int] | None: ...

@@ -1,0 +1,113 @@
+"""An in-memory EventStore: the same contract as the SQL store (tests/events/test_store.py runs the
+same suite against both), for tests, tools and benchmarks that need no database."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from .event_store import Conflict, WriteBatch
+
+
+def _row(values: dict[str, Any]) -> SimpleNamespace:
+    return SimpleNamespace(**values)
+
+
+class MemoryEventStore:
+    backend = "memory"
+
+    def __init__(self) -> None:
+        self._games: dict[str, SimpleNamespace] = {}
+        self._seats: dict[str, SimpleNamespace] = {}
+        self._seeds: dict[tuple[str, int], SimpleNamespace] = {}
+        self._events: dict[str, dict[int, SimpleNamespace]] = {}
+        self._idempotency: dict[tuple[str, str], SimpleNamespace] = {}
+        self._snapshots: dict[str, dict[int, SimpleNamespace]] = {}
+        self.commits = 0
+        self.batches = 0
+
+    def start(self) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+    async def write(self, batch: WriteBatch) -> None:
+        self._check(batch)  # all or nothing: every key is checked before anything is applied
+        if batch.game is not None:
+            self._games[batch.game["id"]] = _row(batch.game)
+        for seat in batch.seats:
+            self._seats[seat["token_hash"]] = _row(seat)
+        for seed in batch.seeds:
+            self._seeds[(seed["game_id"], seed["turn"])] = _row(seed)
+        for event in batch.events:
+            self._events.setdefault(event["game_id"], {})[event["seq"]] = _row(event)
+        if batch.idempotency is not None:
+            self._idempotency[(batch.idempotency["game_id"], batch.idempotency["key"])] = _row(batch.idempotency)
+        if batch.snapshot is not None:
+            self._snapshots.setdefault(batch.snapshot["game_id"], {})[batch.snapshot["seq"]] = _row(batch.snapshot)
+        self.commits += 1
+        self.batches += 1
+
+    def _check(self, batch: WriteBatch) -> None:
+        def clash(what: str) -> Conflict:
+            return Conflict(f"duplicate {what} in game {batch.game_id}")
+
+        if batch.game is not None and batch.game["id"] in self._games:
+            raise clash("game id")
+        if any(s["token_hash"] in self._seats for s in batch.seats):
+            raise clash("token")
+        if any((s["game_id"], s["turn"]) in self._seeds for s in batch.seeds):
+            raise clash("seed turn")
+        keys = [(e["game_id"], e["seq"]) for e in batch.events]
+        if len(set(keys)) != len(keys) or any(seq in self._events.get(g, {}) for g, seq in keys):
+            raise clash("seq")
+        idem = batch.idempotency
+        if idem is not None and (idem["game_id"], idem["key"]) in self._idempotency:
+            raise clash("idempotency key")
+        snap = batch.snapshot
+        if snap is not None and snap["seq"] in self._snapshots.get(snap["game_id"], {}):
+            raise clash("snapshot")
+
+    async def read_events(
+        self, game_id: str, after: int = 0, upto: int | None = None, limit: int | None = None
+    ) -> list[Any]:
+        rows = [r for seq, r in sorted(self._events.get(game_id, {}).items())
+                if seq > after and (upto is None or seq <= upto)]
+        return rows if limit is None else rows[:limit]
+
+    async def read_events_of_types(self, game_id: str, types: tuple[str, ...]) -> list[Any]:
+        return [r for _seq, r in sorted(self._events.get(game_id, {}).items()) if r.type in types]
+
+    async def head(self, game_id: str) -> int:
+        return max(self._events.get(game_id, {}), default=0)
+
+    async def game(self, game_id: str) -> Any | None:
+        return self._games.get(game_id)
+
+    async def seat_for_token(self, token_hash: str) -> Any | None:
+        return self._seats.get(token_hash)
+
+    async def idempotency(self, game_id: str, key: str) -> Any | None:
+        return self._idempotency.get((game_id, key))
+
+    async def snapshot(self, game_id: str, at_most: int) -> Any | None:
+        usable = [seq for seq in self._snapshots.get(game_id, {}) if seq <= at_most]
+        return self._snapshots[game_id][max(usable)] if usable else None
+
+    async def seed(self, game_id: str, turn: int) -> Any | None:
+        return self._seeds.get((game_id, turn))
+
+    async def all_seeds(self, game_id: str) -> dict[int, str]:
+        return {turn: row.seed for (g, turn), row in sorted(self._seeds.items()) if g == game_id}
+
+    async def drop_snapshots(self, game_id: str | None = None) -> None:
+        if game_id is None:
+            self._snapshots.clear()
+        else:
+            self._snapshots.pop(game_id, None)
+
+    async def turn_bounds(self, game_id: str, turn: int, phase: str | None = None) -> tuple[int, int] | None:
+        seqs = [seq for seq, r in self._events.get(game_id, {}).items()
+                if r.turn == turn and (phase is None or r.phase == phase)]
+        return (min(seqs), max(seqs)) if seqs else None

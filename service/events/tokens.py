@@ -1,0 +1,53 @@
+"""Seat and umpire tokens: issued once at creation, stored only as hashes, resolved to a viewer."""
+
+from __future__ import annotations
+
+import hashlib
+
+from service.domain.core import UMPIRE, Viewer
+
+from . import ids
+from .errors import Unauthorized
+from .event_store import EventStore
+
+TOKEN_CACHE = 100_000
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class TokenBook:
+    def __init__(self, store: EventStore, capacity: int = TOKEN_CACHE) -> None:
+        self.store = store
+        self.capacity = capacity
+        self._known: dict[str, tuple[str, Viewer]] = {}
+
+    @staticmethod
+    def issue(game_id: str, seats: list[str]) -> tuple[dict[str, str], str, list[dict[str, str | None]]]:
+        """Fresh tokens per seat and for the umpire, and the seat rows that store their hashes."""
+        seat_tokens = {s: ids.token() for s in seats}
+        umpire_token = ids.token()
+        rows: list[dict[str, str | None]] = [
+            {"token_hash": hash_token(t), "game_id": game_id, "role": "seat", "seat": s}
+            for s, t in seat_tokens.items()
+        ]
+        rows.append({"token_hash": hash_token(umpire_token), "game_id": game_id, "role": "umpire", "seat": None})
+        return seat_tokens, umpire_token, rows
+
+    async def viewer(self, game_id: str, token: str | None) -> Viewer:
+        """The viewer a token stands for in this game (a spectator without one); Unauthorized otherwise."""
+        if not token:
+            return Viewer("spectator")
+        digest = hash_token(token)
+        known = self._known.get(digest)
+        if known is None:
+            row = await self.store.seat_for_token(digest)
+            if row is None:
+                raise Unauthorized("the token is not valid for this game")
+            known = (row.game_id, UMPIRE if row.role == "umpire" else Viewer("seat", row.seat))
+            if len(self._known) < self.capacity:  # tokens never change; the cache only saves a read
+                self._known[digest] = known
+        if known[0] != game_id:
+            raise Unauthorized("the token is not valid for this game")
+        return known[1]
