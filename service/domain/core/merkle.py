@@ -1,0 +1,74 @@
+"""Per-roll keys under a Merkle commitment: a seat can check the rolls it saw without learning the rest.
+
+Each turn has a secret seed. Slot ``r`` of a turn (the r-th roll of the turn along the effective log)
+gets its own key, HMAC-SHA256(seed, "salvo-slot|game|turn|r"). The turn's commitment, public before any
+command of the turn, is the root of a Merkle tree whose leaves are sha256(0x00 || key_r) for the first
+``TREE_SLOTS`` slots (inner nodes sha256(0x01 || left || right): a leaf can never pass for a node).
+When the turn ends a viewer is given, for each slot whose roll it saw, the key and its path to the root:
+it recomputes those rolls and checks them against the commitment, while the other keys stay secret (a
+leaf hash does not give its key). See docs/dice.md for the threat model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from dataclasses import dataclass
+
+TREE_SLOTS = 1024  # slots under one turn's root; later slots verify at the end-of-game disclosure
+
+
+def slot_key(seed: bytes, game_id: str, turn: int, slot: int) -> bytes:
+    return hmac.new(seed, f"salvo-slot|{game_id}|{turn}|{slot}".encode(), hashlib.sha256).digest()
+
+
+def leaf_hash(key: bytes) -> bytes:
+    return hashlib.sha256(b"\x00" + key).digest()
+
+
+def node_hash(left: bytes, right: bytes) -> bytes:
+    return hashlib.sha256(b"\x01" + left + right).digest()
+
+
+@dataclass(frozen=True)
+class SlotTree:
+    """The Merkle tree of one turn's slot keys. ``levels[0]`` are the leaves, ``levels[-1]`` the root."""
+
+    levels: tuple[tuple[bytes, ...], ...]
+
+    @classmethod
+    def build(cls, seed: bytes, game_id: str, turn: int, slots: int = TREE_SLOTS) -> SlotTree:
+        if slots < 1 or slots & (slots - 1):
+            raise ValueError("a slot tree has a power-of-two number of leaves")
+        level = tuple(leaf_hash(slot_key(seed, game_id, turn, r)) for r in range(slots))
+        levels = [level]
+        while len(level) > 1:
+            level = tuple(node_hash(level[k], level[k + 1]) for k in range(0, len(level), 2))
+            levels.append(level)
+        return cls(tuple(levels))
+
+    @property
+    def slots(self) -> int:
+        return len(self.levels[0])
+
+    @property
+    def root(self) -> str:
+        return self.levels[-1][0].hex()
+
+    def path(self, slot: int) -> list[str]:
+        """Sibling hashes from the leaf up to (not including) the root."""
+        out = []
+        for level in self.levels[:-1]:
+            out.append(level[slot ^ 1].hex())
+            slot //= 2
+        return out
+
+
+def verify_path(key: bytes, slot: int, path: list[str], root: str) -> bool:
+    """Does ``key`` sit at ``slot`` under ``root``? (The verifier in clients/ re-implements this.)"""
+    current = leaf_hash(key)
+    for sibling_hex in path:
+        sibling = bytes.fromhex(sibling_hex)
+        current = node_hash(sibling, current) if slot & 1 else node_hash(current, sibling)
+        slot //= 2
+    return slot == 0 and current.hex() == root
