@@ -152,7 +152,7 @@ class SlotDice(Dice):
 
     def _face(self, i: int, sides: int) -> int:
         slot = self.first_slot + i
-        return slot_face(slot_key(self._seed, self._game_id, self.turn, slot), self._game_id, self.turn, slot,
+        return slot_face(slot_key(self._seed, self.turn, slot), self._game_id, self.turn, slot,
                          sides, self.salt_of(i))
 
 

@@ -1,7 +1,8 @@
 """Per-roll keys under a Merkle commitment: a seat can check the rolls it saw without learning the rest.
 
 Each turn has a secret seed. Slot ``r`` of a turn (the r-th roll of the turn along the effective log)
-gets its own key, HMAC-SHA256(seed, "salvo-slot|game|turn|r"). The turn's commitment, public before any
+gets its own key, HMAC-SHA256(seed, "salvo-slot|turn|r") (the seed is the game's own: the key needs
+no game id, so a reveal can open keys from the seed and the turn alone). The turn's commitment, public before any
 command of the turn, is the root of a Merkle tree whose leaves are sha256(0x00 || key_r) for the first
 ``TREE_SLOTS`` slots (inner nodes sha256(0x01 || left || right): a leaf can never pass for a node).
 When the turn ends a viewer is given, for each slot whose roll it saw, the key and its path to the root:
@@ -18,8 +19,8 @@ from dataclasses import dataclass
 TREE_SLOTS = 1024  # slots under one turn's root; later slots verify at the end-of-game disclosure
 
 
-def slot_key(seed: bytes, game_id: str, turn: int, slot: int) -> bytes:
-    return hmac.new(seed, f"salvo-slot|{game_id}|{turn}|{slot}".encode(), hashlib.sha256).digest()
+def slot_key(seed: bytes, turn: int, slot: int) -> bytes:
+    return hmac.new(seed, f"salvo-slot|{turn}|{slot}".encode(), hashlib.sha256).digest()
 
 
 def leaf_hash(key: bytes) -> bytes:
@@ -37,10 +38,10 @@ class SlotTree:
     levels: tuple[tuple[bytes, ...], ...]
 
     @classmethod
-    def build(cls, seed: bytes, game_id: str, turn: int, slots: int = TREE_SLOTS) -> SlotTree:
+    def build(cls, seed: bytes, turn: int, slots: int = TREE_SLOTS) -> SlotTree:
         if slots < 1 or slots & (slots - 1):
             raise ValueError("a slot tree has a power-of-two number of leaves")
-        level = tuple(leaf_hash(slot_key(seed, game_id, turn, r)) for r in range(slots))
+        level = tuple(leaf_hash(slot_key(seed, turn, r)) for r in range(slots))
         levels = [level]
         while len(level) > 1:
             level = tuple(node_hash(level[k], level[k + 1]) for k in range(0, len(level), 2))
