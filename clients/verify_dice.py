@@ -9,9 +9,11 @@ signature check uses the `cryptography` package where it is installed (and says 
    sha256("salvo-battle/2"); the first line that breaks it is named.
 2. The signature (Ed25519) over the header's canonical form and the chain head, with the keys in
    --keys (a saved GET /.well-known/salvo-keys) or fetched from --server. Without keys it is not checked.
-3. The dice: for every opened turn seed, sha256(seed) against the turn's commitment, then every roll of
-   that turn: face = unbiased map of HMAC-SHA256(seed, "game|base|i|salt|counter") onto the die.
-A seat's export is that seat's redacted record: it verifies the same way, over the rolls the seat saw.
+3. The dice (docs/dice.md): every opened seed against its turn's commitment and Merkle root; every slot
+   key a viewer was given against the root (its path); then every roll it can: slot r's face is the
+   unbiased map of HMAC-SHA256(key_r, "game|turn|r|salt|counter") onto the die, key_r =
+   HMAC-SHA256(seed, "salvo-slot|turn|r") (older games: HMAC-SHA256(seed, "game|base|i|salt|counter")).
+A seat's export is that seat's redacted record: it verifies the rolls that seat saw, nothing more.
 Prints OK (first line) or MISMATCH naming the line, seq or roll; exits non-zero on any mismatch.
 """
 
@@ -105,49 +107,122 @@ def load_keys(keys_file: str | None, server: str | None) -> dict[str, str] | Non
     return {k["key_id"]: k["public_key"] for k in data.get("keys", [])}
 
 
-# --- the dice ----------------------------------------------------------------------------------------
+# --- the dice (mirrors service/domain/core/dice.py and merkle.py) --------------------------------------
+
+TREE_SLOTS = 1024
+
+
+def slot_key(seed: bytes, turn: int, slot: int) -> bytes:
+    return hmac.new(seed, f"salvo-slot|{turn}|{slot}".encode(), hashlib.sha256).digest()
+
+
+def merkle_root(seed: bytes, turn: int, slots: int) -> str:
+    level = [hashlib.sha256(b"\x00" + slot_key(seed, turn, r)).digest() for r in range(slots)]
+    while len(level) > 1:
+        level = [hashlib.sha256(b"\x01" + level[k] + level[k + 1]).digest() for k in range(0, len(level), 2)]
+    return level[0].hex()
+
+
+def path_root(key: bytes, slot: int, path: list[str]) -> str:
+    current = hashlib.sha256(b"\x00" + key).digest()
+    for sibling_hex in path:
+        sibling = bytes.fromhex(sibling_hex)
+        pair = sibling + current if slot & 1 else current + sibling
+        current = hashlib.sha256(b"\x01" + pair).digest()
+        slot //= 2
+    return current.hex()
+
+
+class Dice:
+    """Seeds and slot keys opened so far, each checked against its turn's commitment."""
+
+    def __init__(self) -> None:
+        self.commitments: dict[int, list[dict[str, Any]]] = {}
+        self.seeds: dict[int, bytes] = {}
+        self.keys: dict[tuple[int, int], bytes] = {}
+
+    def read(self, env: dict[str, Any]) -> str | None:
+        """Take what one envelope opens; a message when it does not match what was committed."""
+        data = env["data"]
+        if env["type"] == "dice.committed":
+            self.commitments.setdefault(data["turn"], []).append(data)
+        elif env["type"] in ("dice.revealed", "dice.disclosed"):
+            # a hidden-information game withholds seeds ("") until it ends, then discloses them all
+            opened = ({data["turn"]: data["seed"]} if env["type"] == "dice.revealed"
+                      else {int(turn): seed for turn, seed in data["seeds"].items()})
+            for turn, seed_hex in opened.items():
+                if seed_hex:
+                    problem = self._open_seed(turn, bytes.fromhex(seed_hex))
+                    if problem:
+                        return f"MISMATCH seq {env['seq']}: {problem}"
+            for opening in data.get("keys", []):  # the slot keys of the rolls this viewer saw
+                roots = [c["root"] for c in self.commitments.get(data["turn"], []) if c.get("root")]
+                key = bytes.fromhex(opening["key"])
+                if path_root(key, opening["slot"], opening["path"]) not in roots:
+                    return (f"MISMATCH seq {env['seq']}: the key of turn {data['turn']} slot {opening['slot']} "
+                            "is not under the committed Merkle root")
+                self.keys[(data["turn"], opening["slot"])] = key
+        return None
+
+    def _open_seed(self, turn: int, seed: bytes) -> str | None:
+        matching = [c for c in self.commitments.get(turn, []) if c["commitment"] == hashlib.sha256(seed).hexdigest()]
+        if not matching:
+            return f"the seed opened for turn {turn} is not the one committed"
+        for c in matching:
+            if c.get("root") and merkle_root(seed, turn, c["slots"]) != c["root"]:
+                return f"the seed opened for turn {turn} does not give the committed Merkle root"
+        self.seeds[turn] = seed
+        return None
+
+    def face(self, game_id: str, dice: dict[str, Any], roll: dict[str, Any]) -> tuple[int | None, str]:
+        """(recomputed face or None when this viewer cannot yet, and by what: "seed" or "key")."""
+        sides, i, turn = int(roll["die"].lstrip("d")), roll["i"], dice["turn"]
+        salts = dice.get("salts") or []
+        salt = salts[i] if i < len(salts) else dice.get("salt", "")
+        slot = dice.get("slot")
+        if slot is None:  # a game from before slots: by the seed and the base seq
+            seed = self.seeds.get(turn)
+            return (None, "") if seed is None else (derive_face(seed, game_id, dice["base"], i, sides, salt), "seed")
+        seed = self.seeds.get(turn)
+        key = slot_key(seed, turn, slot + i) if seed is not None else self.keys.get((turn, slot + i))
+        if key is None:
+            return None, ""
+        return derive_face(key, game_id, turn, slot + i, sides, salt), "seed" if seed is not None else "key"
 
 
 def verify(lines: list[dict[str, Any]]) -> tuple[bool, str]:
     header, events = lines[0], lines[1:]
     game_id = header["game_id"]
-    commitments: dict[int, set[str]] = {}
-    seeds: dict[int, bytes] = {}
+    dice = Dice()
     for env in events:
-        if env["type"] == "dice.committed":
-            commitments.setdefault(env["data"]["turn"], set()).add(env["data"]["commitment"])
-        elif env["type"] in ("dice.revealed", "dice.disclosed"):
-            # a hidden-information game withholds seeds ("") until it ends, then discloses them all
-            opened = ({env["data"]["turn"]: env["data"]["seed"]} if env["type"] == "dice.revealed"
-                      else {int(turn): seed for turn, seed in env["data"]["seeds"].items()})
-            for turn, seed_hex in opened.items():
-                if not seed_hex:
-                    continue
-                seed = bytes.fromhex(seed_hex)
-                if hashlib.sha256(seed).hexdigest() not in commitments.get(turn, set()):
-                    return False, f"MISMATCH seq {env['seq']}: the seed opened for turn {turn} is not the one committed"
-                seeds[turn] = seed
-    checked = pending = inherited = 0
+        problem = dice.read(env)
+        if problem:
+            return False, problem
+    checked = pending = inherited = by_key = 0
+    turns: set[int] = set()
     for env in events:
-        dice = env.get("dice")
-        if not dice or not env.get("rolls"):
+        material = env.get("dice")
+        if not material or not env.get("rolls"):
             continue
-        if dice.get("origin") not in (None, game_id):
+        if material.get("origin") not in (None, game_id):
             inherited += len(env["rolls"])  # rolled in the origin game: verify them there
             continue
-        seed = seeds.get(dice["turn"])
-        if seed is None:
-            pending += len(env["rolls"])
-            continue
         for roll in env["rolls"]:
-            sides = int(roll["die"].lstrip("d"))
-            face = derive_face(seed, game_id, dice["base"], roll["i"], sides, dice.get("salt", ""))
+            face, how = dice.face(game_id, material, roll)
+            if face is None:
+                pending += 1
+                continue
             if face != roll["value"]:
                 return False, (f"MISMATCH seq {env['seq']} roll {roll['i']} ({roll['purpose']}, {roll['rule']}): "
-                               f"recorded {roll['value']}, the revealed seed gives {face}")
+                               f"recorded {roll['value']}, the revealed {how} gives {face}")
             checked += 1
-    return True, (f"OK {checked} rolls verified over {len(seeds)} revealed turns"
-                  f" ({pending} rolls await a reveal, {inherited} inherited from an origin game)")
+            by_key += how == "key"
+            turns.add(material["turn"])
+    note = (f"OK {checked} rolls verified over {len(turns | set(dice.seeds))} revealed turns"
+            f" ({pending} rolls await a reveal, {inherited} inherited from an origin game)")
+    if by_key:
+        note += f"\nslot keys: {by_key} of them by the keys and Merkle paths given to this viewer"
+    return True, note
 
 
 def verify_file(raw: bytes, keys: dict[str, str] | None = None, require_signature: bool = False) -> tuple[bool, str]:

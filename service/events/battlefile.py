@@ -16,7 +16,8 @@ from typing import Any
 
 import msgspec
 
-from service.domain.core import Ruleset, Viewer, derive_face, find_ruleset
+from service.domain.core import Ruleset, Viewer, find_ruleset, seeded_face
+from service.domain.core.merkle import SlotTree
 from service.domain.core.guards import full_view
 from service.domain.core.registry import UnknownRuleset
 
@@ -201,7 +202,7 @@ def _decode_lines(ruleset: Ruleset, header: BattleHeader, lines: list[bytes]) ->
     codec = codec_for(ruleset)
     seats = set(ruleset.seats(ruleset.parse_setup(header.setup)))
     decoded: list[Decoded] = []
-    commitments: dict[int, list[str]] = {}
+    commitments: dict[int, list[DiceCommitted]] = {}
     for number, raw in enumerate(lines, start=2):
         try:
             env = msgspec.json.decode(raw, type=Envelope)
@@ -222,12 +223,21 @@ def _decode_lines(ruleset: Ruleset, header: BattleHeader, lines: list[bytes]) ->
             raise bad(number, f"game id {env.game_id} differs from the header's {header.game_id}")
         _check_actor(number, env.actor, event, seats)
         if isinstance(event, DiceCommitted):
-            commitments.setdefault(event.turn, []).append(event.commitment)
+            commitments.setdefault(event.turn, []).append(event)
         for turn, seed_hex in _opened(event).items():
-            if hashlib.sha256(bytes.fromhex(seed_hex)).hexdigest() not in commitments.get(turn, []):
-                raise bad(number, f"the seed opened for turn {turn} does not match its commitment")
+            _check_seed(number, turn, bytes.fromhex(seed_hex), commitments.get(turn, []))
         decoded.append(Decoded(line, event))
     return decoded
+
+
+def _check_seed(number: int, turn: int, seed: bytes, committed: list[DiceCommitted]) -> None:
+    """An opened seed must hash to the turn's commitment and give the committed Merkle root."""
+    matching = [c for c in committed if c.commitment == hashlib.sha256(seed).hexdigest()]
+    if not matching:
+        raise bad(number, f"the seed opened for turn {turn} does not match its commitment")
+    for c in matching:
+        if c.root and SlotTree.build(seed, turn, c.slots).root != c.root:
+            raise bad(number, f"the seed opened for turn {turn} does not give the committed Merkle root")
 
 
 def _check_actor(number: int, actor: str, event: Any, seats: set[str]) -> None:
@@ -273,7 +283,8 @@ def _check_rolls(header: BattleHeader, decoded: list[Decoded]) -> None:
             continue
         for roll in d.event.rolls:
             sides = int(roll.die.lstrip("d"))
-            face = derive_face(seeds[material.turn], header.game_id, material.base, roll.i, sides, material.salt)
+            face = seeded_face(seeds[material.turn], header.game_id, material.turn, material.base, material.slot,
+                               roll.i, sides, material.salt_of(roll.i))
             if face != roll.value:
                 raise bad(number, f"roll {roll.i} ({roll.purpose}) records {roll.value}, the dice give {face}")
 

@@ -161,5 +161,14 @@ def slot_face(key: bytes, game_id: str, turn: int, slot: int, sides: int, salt: 
     return derive_face(key, game_id, turn, slot, sides, salt)
 
 
+def seeded_face(
+    seed: bytes, game_id: str, turn: int, base: int, slot: int | None, i: int, sides: int, salt: str = ""
+) -> int:
+    """Roll ``i`` of a command recomputed from its turn's seed: by slot (current games) or by base seq."""
+    if slot is None:
+        return derive_face(seed, game_id, base, i, sides, salt)
+    return slot_face(slot_key(seed, turn, slot + i), game_id, turn, slot + i, sides, salt)
+
+
 def succeeded(roll: Roll, success: str = "success") -> bool:
     return roll.outcome == success
