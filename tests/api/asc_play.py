@@ -69,7 +69,7 @@ class Truth:
         for env in envelopes:
             assert env["seq"] == self.last + 1, ("umpire stream not dense", env["seq"], self.last)
             if env["type"] == "game.created":
-                self.state = R.initial_state(env["data"]["setup"])
+                self.state = R.initial_state(R.parse_setup(env["data"]["setup"]))
                 self.states[0] = self.state  # "before seq 1" (a replay of turn 1 starts there)
             else:
                 event = _codec.decode(env["type"], env["v"], json.dumps(env["data"]).encode(),
@@ -183,14 +183,22 @@ def check_view(view: dict[str, Any], truth: Truth, seq: int, viewer: str, where:
         assert "my_commitment" not in view and "my_fire_declarations" not in view
 
 
-def check_options(commands: list[dict[str, Any]], truth: Truth, seq: int, viewer: str) -> None:
+def check_options(
+    commands: list[dict[str, Any]], truth: Truth, seq: int, viewer: str, forms: list[dict[str, Any]] = ()  # type: ignore[assignment]
+) -> None:
+    """Options and forms name only what the seat may see, and act only for its own vessels."""
     state = truth.at(seq)
-    assert_no_leak(commands, state, truth.hidden(seq, viewer), f"options (seq {seq}) for {viewer}")
+    hidden = truth.hidden(seq, viewer)
+    assert_no_leak(commands, state, hidden, f"options (seq {seq}) for {viewer}")
+    assert_no_leak(list(forms), state, hidden, f"forms (seq {seq}) for {viewer}")
     if viewer == "spectator":
-        assert commands == []
+        assert commands == [] and not forms
     for c in commands:
         if "vessel" in c:
             assert state.specs[c["vessel"]].side == viewer
+    for form in forms:
+        for pc in form["pieces"]:
+            assert state.specs[pc["piece"]].side == viewer, f"a form for another side's vessel: {form}"
 
 
 # --------------------------------------------------------------------------------------------- play
@@ -215,10 +223,15 @@ def pick(rng: random.Random, state: State, options: list[dict[str, Any]]) -> dic
         return rng.choice(fires)
     if moves and r < 0.6:
         def distance(m: dict[str, Any]) -> int:
-            from service.domain.asc.movement import trace
+            from service.domain.asc.paths import steps_for, trace
+            from service.domain.core.hexgrid import Hex
 
             st = state.status[m["vessel"]]
-            hexes, _ = trace(st.hex, st.facing, tuple(m["path"]))
+            steps = tuple(m.get("path", ()))
+            if m.get("hexes"):
+                steps = steps_for(st.hex, st.facing, tuple(Hex(q, r) for q, r in m["hexes"]), None)
+            assert isinstance(steps, tuple)
+            hexes, _ = trace(st.hex, st.facing, steps)
             side = state.specs[m["vessel"]].side
             foes = [s.hex for v, s in state.status.items() if state.specs[v].side != side and not s.destroyed]
             return min((hexes[-1].distance_to(h) for h in foes), default=0)

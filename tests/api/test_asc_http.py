@@ -263,7 +263,7 @@ async def test_umpire_export_verifies_and_imports_to_the_same_state(api, tmp_pat
 def _state_for_names():
     from service.domain.asc import RULESET as R
 
-    return R.initial_state(R.scenarios()["ambush"])
+    return R.initial_state(R.parse_setup(R.scenarios()["ambush"]))
 
 
 def _visible_ids(text: str) -> set[str]:

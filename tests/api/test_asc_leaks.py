@@ -15,12 +15,14 @@ import json
 import random
 from contextlib import ExitStack
 
+import msgspec
 import pytest
 from starlette.testclient import TestClient
 
 from service.api.app import create_app
 from service.domain.asc import RULESET as R
 from service.domain.core import UMPIRE
+from service.domain.core.choices import Form, compose
 from service.settings import Settings
 from tests.api.asc_play import (
     NO_SUCH,
@@ -35,6 +37,7 @@ from tests.api.asc_play import (
     pick,
 )
 from tests.api.watched_game import auth
+from tests.support.randomplay import random_pick
 
 FULL_READ_EVERY = 12  # GET /events?after=0 (a full refold per viewer) every this many commands
 
@@ -63,9 +66,10 @@ def _check_reads(g: AscGame, step: int, full: bool) -> dict[str, list[dict]]:
             everything = g.get("/events", viewer, after=0, limit=10000)["events"]
             assert everything == g.known[viewer], f"{viewer}: a later full read differs from the live reads"
         g.drain_socket(viewer)
-        opts = [o["command"] for o in g.get("/options", viewer)["options"]]
-        check_options(opts, g.truth, seq, viewer)
-        options[viewer] = opts
+        offered = g.get("/options", viewer)
+        opts = [o["command"] for o in offered["options"]]
+        check_options(opts, g.truth, seq, viewer, offered["forms"])
+        options[viewer] = opts + [composed(form, step) for form in offered["forms"]]
         if not (full or step % 2):
             continue
         replay = g.get(f"/turns/{replay_turn}", viewer)
@@ -84,6 +88,21 @@ def _check_reads(g: AscGame, step: int, full: bool) -> dict[str, list[dict]]:
             assert replay["before"] == at_before
         assert replay["after"] == summary["state"] or replay["to_seq"] < seq
     return options
+
+
+def composed(raw_form: dict, step: int) -> dict:
+    """One composition of a form as the page would send it: each choice picked at random (by the step),
+    the free move's path as offered (its default) with no extra final turn."""
+    form = msgspec.convert(raw_form, Form)
+    rng = random.Random(step)
+    pick = random_pick(rng)
+
+    def choose(field, index):  # type: ignore[no-untyped-def]
+        if field.kind == "hexpath" or (field.key == "facing" and not field.required):
+            return field.default
+        return pick(field, index)
+
+    return compose(form, choose)
 
 
 def _probe_errors(g: AscGame, rng: random.Random) -> None:

@@ -20,7 +20,7 @@ from service.domain.core.drawing import Drawing
 from service.domain.core.guards import GAME_OVER, NO_SEAT, UnknownEvent
 from tests.support.randomplay import play
 
-PENDING: set[str] = {"asc", "starfinder", "ftcampaign"}
+PENDING: set[str] = {"starfinder", "ftcampaign"}
 NAMES = sorted(available_rulesets())
 OPTIONS_BUDGET = 64 * 1024  # bytes of /options for one seat (issue 16)
 

@@ -16,14 +16,14 @@ class SensorSetting(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     screen: int = 0
 
 
-class CommitSensors(Command, tag="asc.commit_sensors"):
+class CommitSensors(Command, frozen=True, tag="asc.commit_sensors"):
     """ASC-SEQ-2: the sealed sensor commitment of one side (omitted vessels: passive, screens 0)."""
 
     side: str
     vessels: tuple[SensorSetting, ...] = ()
 
 
-class Detect(Command, tag="asc.detect"):
+class Detect(Command, frozen=True, tag="asc.detect"):
     """ASC-DET-3: one sensor's attempt on a bogey (by token), a visible vessel, or a hex."""
 
     vessel: str
@@ -32,29 +32,31 @@ class Detect(Command, tag="asc.detect"):
     hex: Hex | None = None
 
 
-class LockOn(Command, tag="asc.lock"):
+class LockOn(Command, frozen=True, tag="asc.lock"):
     """ASC-DET-5: lock a TTA on a target a ship in contact has detected (or one radiating actively)."""
 
     vessel: str
     target: str
 
 
-class AllStop(Command, tag="asc.all_stop"):
+class AllStop(Command, frozen=True, tag="asc.all_stop"):
     """ASC-MOV-4: declare All Stop before moving, facing any hexside."""
 
     vessel: str
     facing: int
 
 
-class Move(Command, tag="asc.move"):
-    """ASC-MOV-2/3: F = one hex forward, L/R = turn one hexside anticlockwise/clockwise."""
+class Move(Command, frozen=True, tag="asc.move"):
+    """ASC-MOV-2/3: F = one hex forward, L/R = turn one hexside anticlockwise/clockwise; or a hex path."""
 
     vessel: str
     path: tuple[Literal["F", "L", "R"], ...] = ()
+    hexes: tuple[Hex, ...] = ()  # or: the hexes entered in order, each adjacent to the last (a page's hex path)
+    facing: int | None = None  # with ``hexes`` (or alone): the facing to turn to at the end
     stack: tuple[str, ...] = ()  # other vessels in the same hex and facing moving with it
 
 
-class Fire(Command, tag="asc.fire"):
+class Fire(Command, frozen=True, tag="asc.fire"):
     """ASC-FIRE: declare one weapon's shot (sealed until both sides end the fire phase)."""
 
     vessel: str
@@ -64,19 +66,19 @@ class Fire(Command, tag="asc.fire"):
     point_defence: bool = False
 
 
-class Repair(Command, tag="asc.repair"):
+class Repair(Command, frozen=True, tag="asc.repair"):
     """ASC-DC-1: one repairable location per damage control team."""
 
     vessel: str
     locations: tuple[str, ...]
 
 
-class EndPhase(Command, tag="asc.end_phase"):
+class EndPhase(Command, frozen=True, tag="asc.end_phase"):
     side: str
 
 
-class ForcePhase(Command, tag="asc.force_phase"):
+class ForcePhase(Command, frozen=True, tag="asc.force_phase"):
     """Umpire only: finish the current phase as if every side had ended it (defaults for sealed commits)."""
 
 
-COMMAND_TYPES = (CommitSensors, Detect, LockOn, AllStop, Move, Fire, Repair, EndPhase, ForcePhase)
+COMMANDS = (CommitSensors, Detect, LockOn, AllStop, Move, Fire, Repair, EndPhase, ForcePhase)

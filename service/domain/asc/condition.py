@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from .scenario import VesselSpec, parse_signature
 from .state import State, Status
-from .vessels import VesselSpec, parse_signature
 
 
 def minor_breach(spec: VesselSpec, st: Status) -> bool:

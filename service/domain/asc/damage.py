@@ -7,8 +7,8 @@ from msgspec.structs import replace
 from service.domain.core import Dice, Roll
 
 from .condition import effective_armour, power_destroyed, power_shutdown, remote_comms, working_mounts
+from .scenario import VesselSpec
 from .state import Status, Strike
-from .vessels import VesselSpec
 
 GENERAL = {1: "hull", 2: "hull", 3: "hull", 4: "hull", 5: "power_plant", 6: "power_plant",
            7: "damage_control", 8: "surface", 9: "turret", 10: "critical"}

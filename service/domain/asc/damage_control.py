@@ -5,26 +5,27 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from service.domain.core import Actor, Dice, Modifier, RuleViolation
+from service.domain.core.acc import Acc
 
 from .commands import Repair
 from .condition import power_destroyed
 from .damage import REPAIRABLE, apply_strikes, hull_destroyed
 from .events import BackupTookOver, ContinuingDamage, DamageTaken, RepairRoll, RepairsRolled, VesselDestroyed
+from .scenario import SIDES, VesselSpec
 from .sensors import audit_locks
-from .sight import Out, own_vessel, visible
+from .sight import own_vessel, still_in_phase, visible
 from .state import State, Status
-from .vessels import SIDES, VesselSpec
 
 
 def seen_by(state: State, vid: str) -> tuple[str, ...]:
     return tuple(o for o in (*SIDES, "spectator") if visible(state, o, vid))
 
 
-def _destroy(out: Out, vid: str, cause: str) -> None:
-    out.emit(VesselDestroyed(vessel=vid, cause=cause, seen_by=seen_by(out.state, vid)))
+def _destroy(out: Acc[State], vid: str, cause: str) -> None:
+    out.add(VesselDestroyed(vessel=vid, cause=cause, seen_by=seen_by(out.state, vid)))
 
 
-def open_phase(out: Out) -> None:
+def open_phase(out: Acc[State]) -> None:
     """Steps 1 and 2 of ASC-DC-4: apply the fire phase's damage, then backups take over."""
     for vid in sorted(set(out.state.pending) | set(out.state.missiles_hit)):
         if out.state.status[vid].destroyed:
@@ -34,7 +35,7 @@ def open_phase(out: Out) -> None:
             _destroy(out, vid, "missile killed by a hit")
             continue
         st, notes = apply_strikes(spec, out.state.status[vid], out.state.pending[vid])
-        out.emit(DamageTaken(vessel=vid, status=st, notes=tuple(notes)))
+        out.add(DamageTaken(vessel=vid, status=st, notes=tuple(notes)))
         if hull_destroyed(spec, st):
             _destroy(out, vid, "hull collapsed")
     for vid in sorted(out.state.specs):
@@ -47,7 +48,7 @@ def open_phase(out: Out) -> None:
             if getattr(st, flag) and has and system not in st.backups_used:
                 repair = {k: v for k, v in st.repair.items() if not (system == "databus" and k == "computer")}
                 st = replace(st, **{flag: False}, backups_used=(*st.backups_used, system), repair=repair)
-                out.emit(BackupTookOver(vessel=vid, system=system, status=st))
+                out.add(BackupTookOver(vessel=vid, system=system, status=st))
     audit_locks(out, "damage to computer, TAC or TTAs")
 
 
@@ -65,9 +66,10 @@ def outstanding(spec: VesselSpec, st: Status) -> list[str]:
 
 
 def check_repair(state: State, cmd: Repair, actor: Actor) -> None:
-    own_vessel(state, actor, cmd.vessel, "ASC-DC-1")
+    side = own_vessel(state, actor, cmd.vessel, "ASC-DC-1")
     if state.phase != "damage_control":
         raise RuleViolation("ASC-DC-1", f"repairs happen in the damage control phase, not {state.phase}")
+    still_in_phase(state, side)
     spec, st = state.specs[cmd.vessel], state.status[cmd.vessel]
     if cmd.vessel in state.repaired:
         raise RuleViolation("ASC-DC-1", f"{cmd.vessel}'s teams have already rolled this phase")
@@ -88,7 +90,7 @@ def check_repair(state: State, cmd: Repair, actor: Actor) -> None:
             raise RuleViolation("ASC-DC-2", f"{cmd.vessel} has no damage to repair at {loc!r}")
 
 
-def repair(out: Out, cmd: Repair, actor: Actor, dice: Dice) -> None:
+def repair(out: Acc[State], cmd: Repair, actor: Actor, dice: Dice) -> None:
     check_repair(out.state, cmd, actor)
     spec, st = out.state.specs[cmd.vessel], out.state.status[cmd.vessel]
     results = []
@@ -104,7 +106,7 @@ def repair(out: Out, cmd: Repair, actor: Actor, dice: Dice) -> None:
         results.append(RepairRoll(location=loc, success=ok))
         if ok:
             st = _repair_point(spec, st, loc)
-    out.emit(RepairsRolled(vessel=cmd.vessel, results=tuple(results), status=st, rolls=tuple(rolls)))
+    out.add(RepairsRolled(vessel=cmd.vessel, results=tuple(results), status=st, rolls=tuple(rolls)))
 
 
 def _repair_point(spec: VesselSpec, st: Status, loc: str) -> Status:
@@ -135,7 +137,7 @@ def _repair_point(spec: VesselSpec, st: Status, loc: str) -> Status:
     return st
 
 
-def close_phase(out: Out) -> None:
+def close_phase(out: Acc[State]) -> None:
     """Step 4 of ASC-DC-4: continuing damage, after the repair rolls."""
     for vid in sorted(out.state.specs):
         st = out.state.status[vid]
@@ -144,7 +146,7 @@ def close_phase(out: Out) -> None:
         spec = out.state.specs[vid]
         n = len(st.continuing)
         st = replace(st, hull_damage=st.hull_damage + n)
-        out.emit(ContinuingDamage(vessel=vid, damage=n, status=st))
+        out.add(ContinuingDamage(vessel=vid, damage=n, status=st))
         if hull_destroyed(spec, st):
             _destroy(out, vid, "continuing damage")
     audit_locks(out, "vessels lost")

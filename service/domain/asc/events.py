@@ -10,18 +10,18 @@ from service.domain.core.hexgrid import Hex
 from .state import CommitEntry, FireDecl, Status, Strike
 
 
-class SensorsCommitted(Event, tag="asc.sensors_committed"):
+class SensorsCommitted(Event, frozen=True, tag="asc.sensors_committed"):
     """A side's sealed commitment; ``entries`` is None for anyone but that side and the umpire."""
 
     side: str
     entries: tuple[CommitEntry, ...] | None = None
 
 
-class SensorsRevealed(Event, tag="asc.sensors_revealed"):
+class SensorsRevealed(Event, frozen=True, tag="asc.sensors_revealed"):
     entries: tuple[CommitEntry, ...] = ()
 
 
-class DetectionAttempted(Event, tag="asc.detection_attempted"):
+class DetectionAttempted(Event, frozen=True, tag="asc.detection_attempted"):
     side: str
     vessel: str | None  # detector (None/token when hidden from the viewer)
     sensor: str | None
@@ -31,7 +31,7 @@ class DetectionAttempted(Event, tag="asc.detection_attempted"):
     rating: int = 0  # lock range kept (ASC-DET-5 ruling)
 
 
-class LockTaken(Event, tag="asc.lock_taken"):
+class LockTaken(Event, frozen=True, tag="asc.lock_taken"):
     vessel: str | None
     target: str | None
     rating: int = 0
@@ -42,37 +42,37 @@ class LockRef(msgspec.Struct, frozen=True, kw_only=True):
     target: str | None
 
 
-class LocksLost(Event, tag="asc.locks_lost"):
+class LocksLost(Event, frozen=True, tag="asc.locks_lost"):
     losses: tuple[LockRef, ...]
     reason: str = ""
 
 
-class AllStopped(Event, tag="asc.all_stopped"):
+class AllStopped(Event, frozen=True, tag="asc.all_stopped"):
     vessel: str
     facing: int | None
 
 
-class Moved(Event, tag="asc.moved"):
+class Moved(Event, frozen=True, tag="asc.moved"):
     vessel: str
     hex: Hex
     facing: int | None = None
     path: tuple[str, ...] | None = None
 
 
-class PhaseEnded(Event, tag="asc.phase_ended"):
+class PhaseEnded(Event, frozen=True, tag="asc.phase_ended"):
     side: str
 
 
-class PhaseChanged(Event, tag="asc.phase_changed"):
+class PhaseChanged(Event, frozen=True, tag="asc.phase_changed"):
     turn: int
     phase: str
 
 
-class FireDeclared(Event, tag="asc.fire_declared"):
+class FireDeclared(Event, frozen=True, tag="asc.fire_declared"):
     declaration: FireDecl
 
 
-class ShotResolved(Event, tag="asc.shot_resolved"):
+class ShotResolved(Event, frozen=True, tag="asc.shot_resolved"):
     vessel: str | None
     weapon: str | None
     target: str | None
@@ -86,13 +86,13 @@ class ShotResolved(Event, tag="asc.shot_resolved"):
     launcher_turn: int | None = None  # a submunition launch (ASC-FIRE-7)
 
 
-class DamageTaken(Event, tag="asc.damage_taken"):
+class DamageTaken(Event, frozen=True, tag="asc.damage_taken"):
     vessel: str
     status: Status
     notes: tuple[str, ...] = ()
 
 
-class BackupTookOver(Event, tag="asc.backup_took_over"):
+class BackupTookOver(Event, frozen=True, tag="asc.backup_took_over"):
     vessel: str
     system: str
     status: Status
@@ -103,30 +103,30 @@ class RepairRoll(msgspec.Struct, frozen=True, kw_only=True):
     success: bool
 
 
-class RepairsRolled(Event, tag="asc.repairs_rolled"):
+class RepairsRolled(Event, frozen=True, tag="asc.repairs_rolled"):
     vessel: str
     results: tuple[RepairRoll, ...]
     status: Status
 
 
-class ContinuingDamage(Event, tag="asc.continuing_damage"):
+class ContinuingDamage(Event, frozen=True, tag="asc.continuing_damage"):
     vessel: str
     damage: int
     status: Status
 
 
-class VesselDestroyed(Event, tag="asc.vessel_destroyed"):
+class VesselDestroyed(Event, frozen=True, tag="asc.vessel_destroyed"):
     vessel: str
     cause: str = ""
     seen_by: tuple[str, ...] = ()
 
 
-class GameEnded(Event, tag="asc.game_ended"):
+class GameEnded(Event, frozen=True, tag="asc.game_ended"):
     winner: str | None
     reason: str
 
 
-EVENT_TYPES = (
+EVENTS = (
     SensorsCommitted,
     SensorsRevealed,
     DetectionAttempted,

@@ -8,15 +8,16 @@ from typing import NamedTuple
 from msgspec.structs import replace
 
 from service.domain.core import Actor, Dice, Modifier, Roll, RuleViolation
+from service.domain.core.acc import Acc
 from service.domain.core.hexgrid import in_arcs
 
 from .commands import Fire
 from .condition import at_all_stop, controls, in_contact, power_shutdown, working_ttas
 from .damage import locate
 from .events import FireDeclared, ShotResolved, VesselDestroyed
-from .sight import Out, own_vessel, resolve, visible
+from .scenario import ENERGY_WEAPONS, SIDES, VesselSpec, parse_damage, parse_rof
+from .sight import own_vessel, resolve, still_in_phase, visible
 from .state import FireDecl, State, Strike
-from .vessels import ENERGY_WEAPONS, SIDES, VesselSpec, parse_damage, parse_rof
 
 
 class Weapon(NamedTuple):
@@ -67,6 +68,7 @@ def check_fire(state: State, cmd: Fire, actor: Actor) -> FireDecl:
     side = own_vessel(state, actor, cmd.vessel, "ASC-FIRE-1")
     if state.phase != "fire":
         raise RuleViolation("ASC-FIRE-1", f"weapons fire in the fire phase, not {state.phase}")
+    still_in_phase(state, side)
     spec, st = state.specs[cmd.vessel], state.status[cmd.vessel]
     w = weapon_of(spec, cmd.weapon)
     if w is None:
@@ -155,8 +157,8 @@ def _detected_in_contact(state: State, side: str, ship: str, target: str) -> Non
     raise RuleViolation("ASC-FIRE-2", f"no ship in contact with {ship} has detected {target}")
 
 
-def declare(out: Out, cmd: Fire, actor: Actor) -> None:
-    out.emit(FireDeclared(declaration=check_fire(out.state, cmd, actor)))
+def declare(out: Acc[State], cmd: Fire, actor: Actor) -> None:
+    out.add(FireDeclared(declaration=check_fire(out.state, cmd, actor)))
 
 
 # ----------------------------------------------------------------------------------------- resolution
@@ -183,19 +185,19 @@ def _to_hit(dice: Dice, state: State, d: FireDecl, w: Weapon) -> Roll:
     return dice.roll_high(10, f"{w.id} to hit", "ASC-FIRE-5", 7, to_hit_modifiers(state, d, w), "hit", "miss")
 
 
-def resolve_fire(out: Out, dice: Dice) -> None:
+def resolve_fire(out: Acc[State], dice: Dice) -> None:
     """Point defence first, then every other shot in (firing ship id, weapon id) order (ASC-SCR-1)."""
     decls = sorted(out.state.declarations, key=lambda d: (not d.point_defence, d.vessel, d.weapon))
     for d in decls:
         _resolve_one(out, dice, d)
 
 
-def _void(out: Out, d: FireDecl, note: str) -> None:
-    out.emit(ShotResolved(vessel=d.vessel, weapon=d.weapon, target=d.target, point_defence=d.point_defence,
+def _void(out: Acc[State], d: FireDecl, note: str) -> None:
+    out.add(ShotResolved(vessel=d.vessel, weapon=d.weapon, target=d.target, point_defence=d.point_defence,
                           outcome="void", note=note))
 
 
-def _resolve_one(out: Out, dice: Dice, d: FireDecl) -> None:
+def _resolve_one(out: Acc[State], dice: Dice, d: FireDecl) -> None:
     state = out.state
     spec, st = state.specs[d.vessel], state.status[d.vessel]
     tspec, tst = state.specs[d.target], state.status[d.target]
@@ -212,10 +214,10 @@ def _resolve_one(out: Out, dice: Dice, d: FireDecl) -> None:
             return _void(out, d, "the missile is not attacking this ship")
         roll = _to_hit(dice, state, d, w)
         hit = roll.outcome == "hit"
-        out.emit(ShotResolved(vessel=d.vessel, weapon=d.weapon, target=d.target, point_defence=True,
+        out.add(ShotResolved(vessel=d.vessel, weapon=d.weapon, target=d.target, point_defence=True,
                               outcome=roll.outcome or "miss", missile_killed=hit, rolls=(roll,)))
         if hit:
-            out.emit(VesselDestroyed(vessel=d.target, cause="killed by point defence",
+            out.add(VesselDestroyed(vessel=d.target, cause="killed by point defence",
                                      seen_by=_seen_by(out.state, d.target)))
         return None
     rolls: list[Roll] = []
@@ -251,14 +253,14 @@ def _resolve_one(out: Out, dice: Dice, d: FireDecl) -> None:
             if rating != (tst.screen or 0):
                 screen_after = rating
     det_missile = spec.kind == "missile" and w.weapon_type == "det"
-    out.emit(ShotResolved(
+    out.add(ShotResolved(
         vessel=d.vessel, weapon=d.weapon, target=d.target, outcome=outcome, strikes=tuple(strikes),
         missile_killed=missile_killed, firer_destroyed=det_missile, screen_after=screen_after,
         launcher_turn=state.turn if w.launcher else None, rolls=tuple(rolls),
         note="direct strike on a vessel at All Stop" if direct else "",
     ))
     if det_missile:
-        out.emit(VesselDestroyed(vessel=d.vessel, cause="det warhead fired", seen_by=_seen_by(out.state, d.vessel)))
+        out.add(VesselDestroyed(vessel=d.vessel, cause="det warhead fired", seen_by=_seen_by(out.state, d.vessel)))
     return None
 
 

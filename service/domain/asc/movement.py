@@ -6,15 +6,17 @@ import heapq
 from fractions import Fraction
 
 from service.domain.core import Actor, RuleViolation
+from service.domain.core.acc import Acc
 from service.domain.core.hexgrid import Hex
 
 from .commands import AllStop, Move
 from .condition import can_drive
 from .events import AllStopped, Moved
+from .paths import steps_for, trace
+from .scenario import TURN_COST, movement_allowance, stutterwarps
 from .sensors import audit_locks
-from .sight import Out, own_vessel
+from .sight import own_vessel
 from .state import State
-from .vessels import TURN_COST, movement_allowance, stutterwarps
 
 
 def _movement_side(state: State, side: str) -> None:
@@ -41,26 +43,14 @@ def check_all_stop(state: State, cmd: AllStop, actor: Actor) -> str:
     return side
 
 
-def all_stop(out: Out, cmd: AllStop, actor: Actor) -> None:
+def all_stop(out: Acc[State], cmd: AllStop, actor: Actor) -> None:
     check_all_stop(out.state, cmd, actor)
-    out.emit(AllStopped(vessel=cmd.vessel, facing=cmd.facing))
+    out.add(AllStopped(vessel=cmd.vessel, facing=cmd.facing))
 
 
 def path_cost(path: tuple[str, ...], turn_cost: Fraction) -> Fraction:
     """ASC-MOV-2: one point per hex forward, the class's cost per hexside turned; fractions accumulate."""
     return sum((Fraction(1) if step == "F" else turn_cost for step in path), Fraction(0))
-
-
-def trace(start: Hex, facing: int, path: tuple[str, ...]) -> tuple[list[Hex], int]:
-    hexes = [start]
-    for step in path:
-        if step == "F":
-            hexes.append(hexes[-1].neighbour(facing))
-        elif step == "L":
-            facing = (facing - 1) % 6
-        else:
-            facing = (facing + 1) % 6
-    return hexes, facing
 
 
 def group_limits(state: State, group: list[str]) -> tuple[int, Fraction]:
@@ -70,9 +60,26 @@ def group_limits(state: State, group: list[str]) -> tuple[int, Fraction]:
     return ma, cost
 
 
-def check_move(state: State, cmd: Move, actor: Actor) -> tuple[str, list[str]]:
+def steps_of(state: State, cmd: Move) -> tuple[str, ...]:
+    """The move's steps: its ``path``, or the cheapest turns and steps through its ``hexes`` to ``facing``."""
+    if not cmd.hexes and cmd.facing is None:
+        return tuple(cmd.path)
+    if cmd.path:
+        raise RuleViolation("ASC-MOV-2", "give either a path of steps or hexes (and a facing), not both")
+    if cmd.facing is not None and not 0 <= cmd.facing <= 5:
+        raise RuleViolation("ASC-MOV-2", "facing must be 0..5")
+    st = state.status[cmd.vessel]
+    steps = steps_for(st.hex, st.facing, cmd.hexes, cmd.facing)
+    if isinstance(steps, int):
+        h = cmd.hexes[steps + (1 if cmd.hexes[0] == st.hex else 0)]
+        raise RuleViolation("ASC-MOV-2", f"hex {h.q},{h.r} is not adjacent to the hex before it on the path")
+    return steps
+
+
+def check_move(state: State, cmd: Move, actor: Actor) -> tuple[str, list[str], tuple[str, ...]]:
     side = own_vessel(state, actor, cmd.vessel, "ASC-MOV-2")
     _movement_side(state, side)
+    path = steps_of(state, cmd)
     group = [cmd.vessel]
     for other in cmd.stack:
         own_vessel(state, actor, other, "ASC-MOV-3")
@@ -87,7 +94,7 @@ def check_move(state: State, cmd: Move, actor: Actor) -> tuple[str, list[str]]:
             raise RuleViolation("ASC-MOV-4", f"{v} is at All Stop: movement allowance 0")
         if v in state.moved:
             raise RuleViolation("ASC-MOV-3", f"{v} has already completed its move this phase")
-    if cmd.path:
+    if path:
         for v in group:
             spec, st = state.specs[v], state.status[v]
             if not stutterwarps(spec):
@@ -95,26 +102,26 @@ def check_move(state: State, cmd: Move, actor: Actor) -> tuple[str, list[str]]:
             ok, rule, why = can_drive(spec, st)
             if not ok:
                 raise RuleViolation(rule, f"{v} cannot move: {why}")
-            if st.bridge_out and any(step != "F" for step in cmd.path):
+            if st.bridge_out and any(step != "F" for step in path):
                 raise RuleViolation("ASC-MOV-5", f"{v}'s bridge is destroyed: it may only move straight ahead")
     ma, turn_cost = group_limits(state, group)
-    cost = path_cost(cmd.path, turn_cost)
+    cost = path_cost(path, turn_cost)
     if cost > ma:
         raise RuleViolation("ASC-MOV-2", f"that path costs {cost} movement points; the allowance is {ma}")
     start = state.status[cmd.vessel]
-    hexes, _ = trace(start.hex, start.facing, cmd.path)
+    hexes, _ = trace(start.hex, start.facing, path)
     for h in hexes:
         if h.distance_to(Hex(0, 0)) > state.map_radius:
             raise RuleViolation("ASC-MOV-2", f"the path leaves the map at {h.q},{h.r} (ruling ASC-R-6)")
-    return side, group
+    return side, group, path
 
 
-def move(out: Out, cmd: Move, actor: Actor) -> None:
-    _, group = check_move(out.state, cmd, actor)
+def move(out: Acc[State], cmd: Move, actor: Actor) -> None:
+    _, group, path = check_move(out.state, cmd, actor)
     st = out.state.status[cmd.vessel]
-    hexes, facing = trace(st.hex, st.facing, cmd.path)
+    hexes, facing = trace(st.hex, st.facing, path)
     for v in group:
-        out.emit(Moved(vessel=v, hex=hexes[-1], facing=facing, path=tuple(cmd.path)))
+        out.add(Moved(vessel=v, hex=hexes[-1], facing=facing, path=path))
     audit_locks(out, "out of sensor range after movement")
 
 

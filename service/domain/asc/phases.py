@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from service.domain.core import Actor, Dice, RuleViolation
+from service.domain.core.acc import Acc
 
 from .commands import EndPhase
 from .damage_control import close_phase, open_phase
 from .events import GameEnded, PhaseChanged, PhaseEnded, SensorsCommitted
 from .fire import resolve_fire
+from .scenario import SIDES
 from .sensors import default_commit, reveal
-from .sight import Out, acting_side
+from .sight import acting_side
 from .state import State, vessels_of
-from .vessels import SIDES
 
 
 def enders(state: State) -> tuple[str, ...]:
@@ -34,48 +35,48 @@ def check_end(state: State, cmd: EndPhase, actor: Actor) -> str:
     return side
 
 
-def end_phase(out: Out, cmd: EndPhase, actor: Actor, dice: Dice) -> None:
+def end_phase(out: Acc[State], cmd: EndPhase, actor: Actor, dice: Dice) -> None:
     side = check_end(out.state, cmd, actor)
-    out.emit(PhaseEnded(side=side))
+    out.add(PhaseEnded(side=side))
     if all(s in out.state.done for s in enders(out.state)):
         advance(out, dice)
 
 
-def force_phase(out: Out, actor: Actor, dice: Dice) -> None:
+def force_phase(out: Acc[State], actor: Actor, dice: Dice) -> None:
     if not actor.is_umpire:
         raise RuleViolation("ASC-SEQ-1", "only the umpire may force the phase on")
     if out.state.phase == "sensors":
         for side in SIDES:
             if side not in out.state.commits:
-                out.emit(SensorsCommitted(side=side, entries=default_commit(out.state, side)))
+                out.add(SensorsCommitted(side=side, entries=default_commit(out.state, side)))
         reveal(out)
         return
     for side in enders(out.state):
         if side not in out.state.done:
-            out.emit(PhaseEnded(side=side))
+            out.add(PhaseEnded(side=side))
     advance(out, dice)
 
 
-def advance(out: Out, dice: Dice) -> None:
+def advance(out: Acc[State], dice: Dice) -> None:
     state = out.state
     turn, phase = state.turn, state.phase
     if phase == "detection":
-        out.emit(PhaseChanged(turn=turn, phase="disadvantaged_movement"))
+        out.add(PhaseChanged(turn=turn, phase="disadvantaged_movement"))
     elif phase == "disadvantaged_movement":
-        out.emit(PhaseChanged(turn=turn, phase="advantaged_movement"))
+        out.add(PhaseChanged(turn=turn, phase="advantaged_movement"))
     elif phase == "advantaged_movement":
-        out.emit(PhaseChanged(turn=turn, phase="fire"))
+        out.add(PhaseChanged(turn=turn, phase="fire"))
     elif phase == "fire":
         resolve_fire(out, dice)
-        out.emit(PhaseChanged(turn=turn, phase="damage_control"))
+        out.add(PhaseChanged(turn=turn, phase="damage_control"))
         open_phase(out)
     elif phase == "damage_control":
         close_phase(out)
         ended = game_result(out.state)
         if ended is not None:
-            out.emit(ended)
+            out.add(ended)
         else:
-            out.emit(PhaseChanged(turn=turn + 1, phase="sensors"))
+            out.add(PhaseChanged(turn=turn + 1, phase="sensors"))
 
 
 def game_result(state: State) -> GameEnded | None:

@@ -1,36 +1,25 @@
-"""The ASC ruleset object: the decider contract wired to the focused modules."""
+"""The ASC ruleset object the registry loads ("service.domain.asc:RULESET"): wiring only, no logic."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from service.domain.core import Actor, Clock, Command, Dice, Event, RulesetBase, RuleViolation, Viewer
+from service.domain.core import Actor, Clock, Command, Dice, Event, RulesetBase, Viewer
+from service.domain.core.bot import RandomBot
+from service.domain.core.choices import Form, Option
+from service.domain.core.drawing import Drawing
 
 from . import explain as _explain
+from . import options as _options
+from . import view as _view
 from . import visibility
-from .commands import (
-    COMMAND_TYPES,
-    AllStop,
-    CommitSensors,
-    Detect,
-    EndPhase,
-    Fire,
-    ForcePhase,
-    LockOn,
-    Move,
-    Repair,
-)
-from .damage_control import repair
-from .events import EVENT_TYPES
+from .bot import AscBot
+from .commands import COMMANDS
+from .decide import decide
+from .events import EVENTS
 from .evolve import evolve
-from .fire import declare
-from .movement import all_stop, move
-from .options import options
-from .phases import end_phase, force_phase
-from .sensors import commit, detect, lock_on
-from .sight import Out
+from .scenario import SIDES, Setup, validate
 from .state import State, initial_state
-from .vessels import SIDES, Setup, validate
 
 
 class AscRuleset(RulesetBase):
@@ -40,19 +29,18 @@ class AscRuleset(RulesetBase):
     title = "ASC: 2300AD hex space combat with sensors, sealed commitments and hidden ships"
     setup_type = Setup
     state_type = State
-    command_types = COMMAND_TYPES
-    event_types = EVENT_TYPES
+    command_types = COMMANDS
+    event_types = EVENTS
     scenario_package = "service.domain.asc.scenarios"
+    bots = {"random": RandomBot(), "rules": AscBot()}
 
     def validate_setup(self, setup: Setup) -> None:
         validate(setup)
 
-    def seats(self, setup: Any) -> list[str]:
+    def seats(self, setup: Setup) -> list[str]:
         return list(SIDES)
 
-    def initial_state(self, setup: Any) -> State:
-        if isinstance(setup, dict):
-            setup = self.parse_setup(setup)
+    def initial_state(self, setup: Setup) -> State:
         return initial_state(setup)
 
     def clock(self, state: State) -> Clock:
@@ -61,39 +49,20 @@ class AscRuleset(RulesetBase):
     def is_over(self, state: State) -> bool:
         return state.over
 
+    def result(self, state: State) -> str | None:
+        return state.result
+
     def decide(self, state: State, command: Command, actor: Actor, dice: Dice) -> list[Event]:
-        if actor.kind == "spectator":
-            raise RuleViolation("ASC-HID-1", "spectators cannot issue commands")
-        if state.over:
-            raise RuleViolation("ASC-SEQ-1", "the battle is over")
-        out = Out(state)
-        if isinstance(command, CommitSensors):
-            commit(out, command, actor)
-        elif isinstance(command, Detect):
-            detect(out, command, actor, dice)
-        elif isinstance(command, LockOn):
-            lock_on(out, command, actor)
-        elif isinstance(command, AllStop):
-            all_stop(out, command, actor)
-        elif isinstance(command, Move):
-            move(out, command, actor)
-        elif isinstance(command, Fire):
-            declare(out, command, actor)
-        elif isinstance(command, Repair):
-            repair(out, command, actor, dice)
-        elif isinstance(command, EndPhase):
-            end_phase(out, command, actor, dice)
-        elif isinstance(command, ForcePhase):
-            force_phase(out, actor, dice)
-        else:
-            raise RuleViolation("ASC-SEQ-1", f"unknown command {type(command).__name__}")
-        return out.events
+        return decide(state, command, actor, dice)
 
     def evolve(self, state: State, event: Event) -> State:
         return evolve(state, event)
 
-    def options(self, state: State, viewer: Viewer) -> list[Command]:
-        return options(state, viewer)
+    def options(self, state: State, viewer: Viewer) -> list[Option]:
+        return _options.options(state, viewer)
+
+    def forms(self, state: State, viewer: Viewer) -> list[Form]:
+        return _options.forms(state, viewer)
 
     def redact(self, event: Event, viewer: Viewer, state: State) -> Event | None:
         return visibility.redact(event, viewer, state)
@@ -102,7 +71,10 @@ class AscRuleset(RulesetBase):
         return visibility.redact_setup(setup, viewer)
 
     def view(self, state: State, viewer: Viewer) -> dict[str, Any]:
-        return visibility.view(state, viewer)
+        return _view.view(state, viewer)
+
+    def draw(self, state: State, viewer: Viewer) -> Drawing:
+        return _view.draw(state, viewer)
 
     def explain(self, event: Event) -> str:
         return _explain.explain(event)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from service.domain.core import Actor, Dice, Modifier, Roll, RuleViolation
+from service.domain.core.acc import Acc
 
 from .commands import CommitSensors, Detect, LockOn
 from .condition import (
@@ -15,9 +16,9 @@ from .condition import (
     sensor_working,
 )
 from .events import DetectionAttempted, LockRef, LocksLost, LockTaken, PhaseChanged, SensorsCommitted, SensorsRevealed
-from .sight import Out, acting_side, is_bogey, own_vessel, resolve, visible
+from .scenario import SIDES, stutterwarps
+from .sight import acting_side, is_bogey, own_vessel, resolve, still_in_phase, visible
 from .state import CommitEntry, State, vessels_of
-from .vessels import SIDES, stutterwarps
 
 # ------------------------------------------------------------------------------------ sensor commit
 
@@ -55,16 +56,16 @@ def default_commit(state: State, side: str) -> tuple[CommitEntry, ...]:
     return tuple(CommitEntry(vessel=v) for v in vessels_of(state, side))
 
 
-def reveal(out: Out) -> None:
+def reveal(out: Acc[State]) -> None:
     """Both sides have committed: reveal together, then the detection phase begins."""
     entries = tuple(e for side in SIDES for e in out.state.commits.get(side, ()))
-    out.emit(SensorsRevealed(entries=entries))
-    out.emit(PhaseChanged(turn=out.state.turn, phase="detection"))
+    out.add(SensorsRevealed(entries=entries))
+    out.add(PhaseChanged(turn=out.state.turn, phase="detection"))
 
 
-def commit(out: Out, cmd: CommitSensors, actor: Actor) -> None:
+def commit(out: Acc[State], cmd: CommitSensors, actor: Actor) -> None:
     entries = check_commit(out.state, cmd, actor)
-    out.emit(SensorsCommitted(side=cmd.side, entries=entries))
+    out.add(SensorsCommitted(side=cmd.side, entries=entries))
     if all(s in out.state.commits for s in SIDES):
         reveal(out)
 
@@ -81,6 +82,7 @@ def check_detect(state: State, cmd: Detect, actor: Actor) -> tuple[str, str | No
     side = own_vessel(state, actor, cmd.vessel, "ASC-DET-3")
     if state.phase != "detection":
         raise RuleViolation("ASC-SEQ-1", f"detection happens in the detection phase, not {state.phase}")
+    still_in_phase(state, side)
     spec, st = state.specs[cmd.vessel], state.status[cmd.vessel]
     sensor = next((s for s in spec.sensors if s.id == cmd.sensor), None)
     if sensor is None:
@@ -110,6 +112,9 @@ def check_detect(state: State, cmd: Detect, actor: Actor) -> tuple[str, str | No
         target = resolve(state, side, cmd.target, umpire)
         if target is None or state.specs[target].side == side or state.status[target].destroyed:
             raise _no_contact(cmd.target)
+        if target in state.auto_detected.get(side, ()):
+            raise RuleViolation(
+                "ASC-DET-2", f"{cmd.target} radiates actively and is detected automatically: lock on it instead")
         if any(lk.target == target for lk in state.locks.get(cmd.vessel, ())):
             raise RuleViolation("ASC-DET-5", f"{cmd.vessel} already holds a lock on {cmd.target!r}")
         where = state.status[target].hex
@@ -137,7 +142,7 @@ def _signature(state: State, vid: str, sensor_type: str) -> int:
     return spec.active_signature if sensor_type == "active" else passive_signature(spec, st)
 
 
-def detect(out: Out, cmd: Detect, actor: Actor, dice: Dice) -> None:
+def detect(out: Acc[State], cmd: Detect, actor: Actor, dice: Dice) -> None:
     state = out.state
     side, target, _, sig = check_detect(state, cmd, actor)
     spec = state.specs[cmd.vessel]
@@ -151,7 +156,7 @@ def detect(out: Out, cmd: Detect, actor: Actor, dice: Dice) -> None:
     success = target is not None and roll.outcome == "detected"
     if target is None:
         roll = _replace_outcome(roll, "nothing found")
-    out.emit(DetectionAttempted(
+    out.add(DetectionAttempted(
         side=side, vessel=cmd.vessel, sensor=cmd.sensor, target=target, hex=cmd.hex, success=success,
         rating=_lock_rating(state, cmd.vessel, sensor.rating), rolls=(roll,),
     ))
@@ -174,6 +179,7 @@ def check_lock(state: State, cmd: LockOn, actor: Actor) -> tuple[str, str, int]:
     side = own_vessel(state, actor, cmd.vessel, "ASC-DET-5")
     if state.phase not in ("detection", "fire"):
         raise RuleViolation("ASC-SEQ-1", "locks are taken in the detection or fire phase")
+    still_in_phase(state, side)
     st = state.status[cmd.vessel]
     if st.computer_out:
         raise RuleViolation("ASC-DMG-4", f"{cmd.vessel}'s computer is down: no locks")
@@ -201,9 +207,9 @@ def check_lock(state: State, cmd: LockOn, actor: Actor) -> tuple[str, str, int]:
     return side, target, rating
 
 
-def lock_on(out: Out, cmd: LockOn, actor: Actor) -> None:
+def lock_on(out: Acc[State], cmd: LockOn, actor: Actor) -> None:
     _, target, rating = check_lock(out.state, cmd, actor)
-    out.emit(LockTaken(vessel=cmd.vessel, target=target, rating=rating))
+    out.add(LockTaken(vessel=cmd.vessel, target=target, rating=rating))
 
 
 def lock_losses(state: State) -> list[LockRef]:
@@ -222,17 +228,20 @@ def lock_losses(state: State) -> list[LockRef]:
     return losses
 
 
-def audit_locks(out: Out, reason: str) -> None:
+def audit_locks(out: Acc[State], reason: str) -> None:
     losses = lock_losses(out.state)
     if losses:
-        out.emit(LocksLost(losses=tuple(losses), reason=reason))
+        out.add(LocksLost(losses=tuple(losses), reason=reason))
 
 
 def detection_candidates(state: State, side: str, vessel: str) -> list[str]:
-    """Names this side may give a detection target: bogey tokens and visible enemies not yet locked."""
+    """Names this side may give a detection target: bogey tokens and visible enemies not yet locked by
+    ``vessel`` (never a vessel radiating actively: it is detected already, ASC-DET-2)."""
     names = []
     for vid in state.specs:
         if state.specs[vid].side == side or state.status[vid].destroyed:
+            continue
+        if vid in state.auto_detected.get(side, ()) or any(lk.target == vid for lk in state.locks.get(vessel, ())):
             continue
         if is_bogey(state, side, vid):
             names.append(state.tokens[side][vid])

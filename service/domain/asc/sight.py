@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from service.domain.core import Actor, Event, NotYourPiece, RuleViolation, Viewer
+from service.domain.core import Actor, NotYourPiece, RuleViolation, Viewer
 
-from .evolve import evolve
+from .scenario import SIDES, stutterwarps
 from .state import State, enemy
-from .vessels import SIDES, stutterwarps
 
 
 def observer(viewer: Viewer) -> str | None:
@@ -106,13 +105,8 @@ def acting_side(actor: Actor, side: str, rule: str) -> str:
     return side
 
 
-class Out:
-    """Events being decided, folded as they are emitted so later steps see their effect."""
-
-    def __init__(self, state: State) -> None:
-        self.state = state
-        self.events: list[Event] = []
-
-    def emit(self, event: Event) -> None:
-        self.events.append(event)
-        self.state = evolve(self.state, event)
+def still_in_phase(state: State, side: str) -> None:
+    """ASC-SEQ-1: a side that has ended the phase takes no further action in it."""
+    if side in state.done:
+        label = state.phase.replace("_", " ")
+        raise RuleViolation("ASC-SEQ-1", f"the {side} side has ended the {label} phase")

@@ -6,7 +6,7 @@ import msgspec
 
 from service.domain.core.hexgrid import Hex
 
-from .vessels import SIDES, Setup, VesselSpec, bogey_order_key, stutterwarps
+from .scenario import SIDES, Setup, VesselSpec, bogey_order_key, stutterwarps
 
 PHASES = (
     "sensors",
@@ -87,6 +87,22 @@ class FireDecl(msgspec.Struct, frozen=True, kw_only=True):
     point_defence: bool = False
 
 
+class Mark(msgspec.Struct, frozen=True, kw_only=True):
+    """Something that just happened, kept for the drawing's effects and tracks (view.py decides who may
+    see it). ``n`` numbers marks through the battle, so a page animates each once."""
+
+    n: int
+    phase_n: int  # the phase it happened in (State.phase_n)
+    # detected | undetected | lock | move | all_stop | fire | hit | miss | direct | void | damage | repair | destroyed
+    kind: str
+    side: str | None = None  # the acting side (for a detection: the searching side, who alone hears of a failure)
+    source: str | None = None  # vessel id
+    target: str | None = None  # vessel id
+    hexes: tuple[Hex, ...] = ()  # a move's path (start first); a hex scanned or a wreck's hex
+    amount: int | None = None  # damage points, repairs made
+    rule: str | None = None
+
+
 class State(msgspec.Struct, frozen=True, kw_only=True):
     scenario: str
     turn: int = 1
@@ -111,6 +127,10 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     repaired: tuple[str, ...] = ()  # vessels whose DC teams rolled this phase
     winner: str | None = None
     over: bool = False
+    result: str | None = None  # why the battle ended, in words
+    phase_n: int = 0  # phases begun so far (marks of the current and the previous phase are kept)
+    marks_n: int = 0  # marks made so far
+    marks: tuple[Mark, ...] = ()
 
 
 def enemy(side: str) -> str:

@@ -9,7 +9,6 @@ from msgspec.structs import replace
 
 from service.domain.core import Event, InvalidScenario, Roll, Viewer
 
-from .condition import at_all_stop, major_breach, minor_breach, passive_signature, power_shutdown
 from .events import (
     AllStopped,
     BackupTookOver,
@@ -27,9 +26,9 @@ from .events import (
     ShotResolved,
     VesselDestroyed,
 )
-from .sight import detected_by, is_bogey, observer, ref, visible
-from .state import CommitEntry, State, enemy, initial_state
-from .vessels import SIDES, Setup, movement_allowance, validate
+from .scenario import Setup, validate
+from .sight import is_bogey, observer, ref, visible
+from .state import CommitEntry, State, initial_state
 
 
 def _strip(rolls: tuple[Roll, ...], drop_rules: tuple[str, ...] = (), hide_target_rules: tuple[str, ...] = ()):
@@ -137,84 +136,6 @@ def _redact_shot(event: ShotResolved, obs: str, state: State) -> Event | None:
     if firer is None and target is None:
         return None
     return replace(event, vessel=firer, target=target, rolls=rolls, **changes)
-
-
-# ------------------------------------------------------------------------------------------- views
-
-
-def _builtins(obj: Any) -> Any:
-    return msgspec.to_builtins(obj)
-
-
-def vessel_view(state: State, vid: str, owner: bool, obs: str | None) -> dict[str, Any]:
-    spec, st = state.specs[vid], state.status[vid]
-    status = _builtins(st)
-    sheet = _builtins(spec)
-    if not owner and spec.controller is not None:
-        sheet["controller"] = ref(state, obs, spec.controller)  # a hidden controller stays hidden
-    derived: dict[str, Any] = {
-        "movement_allowance": movement_allowance(spec),
-        "minor_breach": minor_breach(spec, st),
-        "major_breach": major_breach(spec, st),
-        "power_shutdown": power_shutdown(spec, st),
-        "all_stop_effects": at_all_stop(spec, st),
-    }
-    if owner:
-        derived["passive_signature"] = passive_signature(spec, st)
-    else:
-        status.pop("screen", None)  # screen settings are known only to their owner (ASC-SEQ-2)
-    return {
-        "id": vid, "name": spec.name, "side": spec.side, "kind": spec.kind,
-        "hex": [st.hex.q, st.hex.r], "facing": st.facing, "destroyed": st.destroyed,
-        "spec": sheet, "status": status, "derived": derived,
-    }
-
-
-def view(state: State, viewer: Viewer) -> dict[str, Any]:
-    obs = observer(viewer)
-    vessels = []
-    bogeys: list[dict[str, Any]] = []
-    for vid in state.specs:
-        if visible(state, obs, vid):
-            owner = obs is None or state.specs[vid].side == obs
-            vessels.append(vessel_view(state, vid, owner, obs))
-        elif is_bogey(state, obs, vid):
-            h = state.status[vid].hex
-            bogeys.append({"bogey": state.tokens[obs or ""][vid], "hex": [h.q, h.r]})
-    bogeys.sort(key=lambda b: int(str(b["bogey"]).split("-")[1]))
-    locks = []
-    for holder, ls in sorted(state.locks.items()):
-        hs = state.specs[holder].side
-        if obs is None or obs == hs or (obs == "spectator" and visible(state, obs, holder)):
-            locks += [{"vessel": holder, "target": ref(state, obs, lk.target)} for lk in ls]
-    out: dict[str, Any] = {
-        "ruleset": "asc",
-        "scenario": state.scenario,
-        "turn": state.turn,
-        "phase": state.phase,
-        "viewer": viewer.label,
-        "map": {"radius": state.map_radius, "planet_hexes": [[h.q, h.r] for h in state.planet_hexes]},
-        "sides": {s: {"name": state.side_names.get(s, s), "done": s in state.done,
-                      "committed": s in state.commits} for s in SIDES},
-        "pending_commitments": [s for s in SIDES if s not in state.commits] if state.phase == "sensors" else [],
-        "vessels": vessels,
-        "bogeys": bogeys,
-        "locks": locks,
-        "over": state.over,
-        "winner": state.winner,
-    }
-    if obs in SIDES:
-        out["side"] = obs
-        out["detected_by_enemy"] = sorted(
-            v for v in state.specs if state.specs[v].side == obs and detected_by(state, enemy(obs), v)
-        )
-        out["my_commitment"] = _builtins(state.commits.get(obs, ()))
-        out["my_fire_declarations"] = _builtins(tuple(d for d in state.declarations if d.side == obs))
-    elif obs is None:
-        out["commitments"] = _builtins(state.commits)
-        out["fire_declarations"] = _builtins(state.declarations)
-        out["pending_damage"] = _builtins(state.pending)
-    return out
 
 
 def redact_setup(setup: dict[str, Any], viewer: Viewer) -> dict[str, Any]:

@@ -10,7 +10,8 @@ import msgspec
 from service.domain.asc import RULESET
 from service.domain.asc.commands import EndPhase, Fire, ForcePhase, Move
 from service.domain.asc.state import State
-from service.domain.core import UMPIRE, Command, Dice, Event, Viewer, seat
+from service.domain.core import UMPIRE, Command, Dice, Event, RuleViolation, Viewer, seat
+from tests.support.randomplay import choices_for
 
 SIDES = ("advantaged", "disadvantaged")
 
@@ -34,10 +35,11 @@ def start(scenario: str) -> State:
 
 
 def _nearest_enemy_distance(state: State, cmd: Move) -> int:
-    from service.domain.asc.movement import trace
+    from service.domain.asc.movement import steps_of
+    from service.domain.asc.paths import trace
 
     st = state.status[cmd.vessel]
-    hexes, _ = trace(st.hex, st.facing, cmd.path)
+    hexes, _ = trace(st.hex, st.facing, steps_of(state, cmd))
     side = state.specs[cmd.vessel].side
     enemies = [s.hex for v, s in state.status.items() if state.specs[v].side != side and not s.destroyed]
     return min((hexes[-1].distance_to(h) for h in enemies), default=0)
@@ -64,21 +66,30 @@ def pick(rng: random.Random, state: State, options: list[Command]) -> Command:
 def random_game(
     scenario: str, seed: int, max_commands: int = 400
 ) -> Iterator[tuple[State, Command, Viewer, list[Event]]]:
-    """Yields (state after, command, actor, events) for each accepted command."""
+    """Yields (state after, command, actor, events) for each accepted command. Commands come from each
+    seat's options and one random composition of each of its forms (a composition decide refuses, such
+    as a final facing the allowance cannot pay for, is dropped and another choice made)."""
     rng = random.Random(seed)
     state = start(scenario)
     seq = 1
     for _ in range(max_commands):
         if RULESET.is_over(state):
             return
-        per_side = [(s, RULESET.options(state, seat(s))) for s in SIDES]
+        per_side = [(s, [c for c, _ in choices_for(RULESET, state, seat(s), rng)]) for s in SIDES]
         per_side = [(s, o) for s, o in per_side if o]
-        if not per_side or rng.random() < 0.03:
-            actor, cmd = UMPIRE, ForcePhase()
-        else:
-            side, opts = rng.choice(per_side)
-            actor, cmd = seat(side), pick(rng, state, opts)
-        events = RULESET.decide(state, cmd, actor, Dice(f"seed-{seed}".encode(), "g_random", seq))
+        events = None
+        for _attempt in range(10):
+            if not per_side or rng.random() < 0.03:
+                actor, cmd = UMPIRE, ForcePhase()
+            else:
+                side, opts = rng.choice(per_side)
+                actor, cmd = seat(side), pick(rng, state, opts)
+            try:
+                events = RULESET.decide(state, cmd, actor, Dice(f"seed-{seed}".encode(), "g_random", seq))
+                break
+            except RuleViolation:
+                continue
+        assert events is not None, "no acceptable command in ten tries"
         for e in events:
             state = RULESET.evolve(state, e)
         seq += len(events)

@@ -1,9 +1,9 @@
 """ASC-HID-1 / ASC-HID-2: random legal games leak nothing to a side or a spectator, and fold exactly.
 
-After every event, for each side and the spectator, the JSON of the state view, the redacted event (and its
-explanation), the options, and the details of errors raised for that seat must not contain the identity
-(id or name) of any vessel that viewer has not detected, bogeys carry only a token and a hex, enemy screen
-settings never show, and an unrevealed sensor commitment shows no content.
+After every event, for each side and the spectator, the JSON of the state view, its drawing, the redacted
+event (and its explanation), the options and forms, and the details of errors raised for that seat must not
+contain the identity (id or name) of any vessel that viewer has not detected, bogeys carry only a token and a
+hex, enemy screen settings never show, and an unrevealed sensor commitment shows no content.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from service.domain.asc.commands import Fire, Move
 from service.domain.asc.events import DetectionAttempted, SensorsCommitted, ShotResolved
 from service.domain.asc.state import State
 from service.domain.core import SPECTATOR, UMPIRE, Dice, NotYourPiece, RuleViolation, Viewer, seat
+from service.domain.core.choices import compose, to_command
 
 from .play import SIDES, command_decoder, event_decoder, random_game, start
 
@@ -63,6 +64,43 @@ def check_view(state: State, viewer: Viewer, hidden: set[str]) -> None:
         assert all(e["vessel"] in state.specs and state.specs[e["vessel"]].side == viewer.seat
                    for e in v["my_commitment"])
     assert "commitments" not in v and "fire_declarations" not in v
+    check_drawing(state, viewer, hidden)
+
+
+def check_drawing(state: State, viewer: Viewer, hidden: set[str]) -> None:
+    """The drawing names nothing hidden: bogeys are "Bogey N" with no side or facing, and every piece,
+    effect, track and marker refers only to vessels the viewer may see (or to bogey tokens)."""
+    drawing = R.draw(state, viewer)
+    assert_no_leak(msgspec.json.encode(drawing).decode(), state, hidden, f"draw for {viewer.label}")
+    obs = viewer.seat if viewer.kind == "seat" else "spectator"
+    tokens = {t: vid for vid, t in state.tokens.get(obs, {}).items()}
+    ids = {p.id for p in drawing.pieces}
+    for p in drawing.pieces:
+        if p.kind == "bogey":
+            assert p.id in tokens and p.side is None and p.facing is None and not p.bars and not p.mine
+            assert p.label == "Bogey " + p.id.split("-")[1]
+            assert (p.at.x, p.at.y) == (state.status[tokens[p.id]].hex.q, state.status[tokens[p.id]].hex.r)
+        elif p.kind != "terrain":
+            assert p.id in state.specs and p.id not in hidden
+            assert p.mine == (state.specs[p.id].side == viewer.seat)
+            if state.specs[p.id].side != viewer.seat:
+                assert not any(b.label == "screen" for b in p.bars), "enemy screen setting drawn"
+    refs = [x for e in drawing.effects for x in (e.source, e.target)] + [t.piece for t in drawing.tracks] + [
+        m.piece for m in drawing.markers] + [a.piece for a in drawing.arcs]
+    for r in refs:
+        assert r is None or r in tokens or (r in state.specs and r not in hidden), (viewer.label, r)
+    for a in drawing.arcs:
+        assert a.piece in ids and state.specs[a.piece].side == viewer.seat, "arcs only of the viewer's own vessels"
+    for t in drawing.tracks:
+        if t.kind == "plan":
+            assert t.piece is not None and state.specs[t.piece].side == viewer.seat, "a sealed declaration drawn"
+    for e in drawing.effects:
+        if e.kind == "undetected":
+            assert e.source is not None and state.specs[e.source].side == viewer.seat, "another side's failure"
+    you = drawing.status.you
+    if viewer.kind == "seat" and not state.over:
+        assert you is not None and you.seat == viewer.seat and you.why
+    assert drawing.status.sealed == (state.phase in ("sensors", "fire"))
 
 
 def check_event(event, state: State, viewer: Viewer, hidden: set[str]) -> None:  # type: ignore[no-untyped-def]
@@ -124,10 +162,16 @@ def test_random_games_leak_nothing_and_fold(scenario: str, seed: int) -> None:
         assert state == live
         for viewer in VIEWERS:
             hidden = set(state.specs) - seen(state, viewer)
-            opts = R.options(state, viewer)
+            opts, forms = R.options(state, viewer), R.forms(state, viewer)
             assert_no_leak(enc.encode(opts).decode(), state, hidden, f"options for {viewer.label}")
+            assert_no_leak(enc.encode(forms).decode(), state, hidden, f"forms for {viewer.label}")
+            for form in forms:
+                for pc in form.pieces:
+                    assert state.specs[pc.piece].side == viewer.seat, "a form for a vessel not the seat's own"
+                    for fld in pc.fields:
+                        assert all(v.piece is None or v.piece not in hidden for v in fld.values)
             check_errors(state, viewer, hidden)
-        assert R.options(state, SPECTATOR) == []
+        assert R.options(state, SPECTATOR) == [] and R.forms(state, SPECTATOR) == []
     assert R.is_over(state), "random game did not finish"
     # replay: decode the stored JSON and fold again; the state survives a JSON snapshot round trip
     replayed = start(scenario)
@@ -139,11 +183,15 @@ def test_random_games_leak_nothing_and_fold(scenario: str, seed: int) -> None:
 
 
 def test_options_are_all_accepted_on_a_sample() -> None:
-    """Every option offered (not only the one chosen) is accepted by decide() (ASC-SEQ-1)."""
-    checked = 0
+    """Every option offered (not only the one chosen), and every form filled with its defaults, is
+    accepted by decide() (ASC-SEQ-1)."""
+    checked = composed = 0
     for state, _, _, _ in random_game("ambush", 11, max_commands=120):
         for side in SIDES:
-            for cmd in R.options(state, seat(side))[:25]:
-                R.decide(state, cmd, seat(side), Dice(b"opt", "g", 1))
+            for option in R.options(state, seat(side))[:25]:
+                R.decide(state, option.command, seat(side), Dice(b"opt", "g", 1))
                 checked += 1
-    assert checked > 200
+            for form in R.forms(state, seat(side)):
+                R.decide(state, to_command(compose(form), R.command_types), seat(side), Dice(b"opt", "g", 1))
+                composed += 1
+    assert checked > 200 and composed > 50

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from service.domain.asc.commands import AllStop, CommitSensors, Move, SensorSetting
 from service.domain.asc.events import Moved
-from service.domain.asc.vessels import movement_allowance
+from service.domain.asc.scenario import movement_allowance
 from tests.support.decider import then_violation
 
 from .builders import ADV, DIS, R, damaged, duel, of, phase, run, ship, state_of

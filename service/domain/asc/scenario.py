@@ -41,7 +41,7 @@ class Strict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     pass
 
 
-class SensorSpec(Strict):
+class SensorSpec(Strict, frozen=True):
     id: str
     type: Literal["active", "passive"]
     rating: int
@@ -49,7 +49,7 @@ class SensorSpec(Strict):
     operator_skill: int | None = None  # default: the crew quality
 
 
-class TurretSpec(Strict):
+class TurretSpec(Strict, frozen=True):
     id: str
     type: TurretType = "normal"
     arcs: tuple[int, ...] = (5, 0, 1)  # relative to the vessel's facing, 0 = dead ahead
@@ -61,7 +61,7 @@ class TurretSpec(Strict):
     utes: bool = False
 
 
-class LauncherSpec(Strict):
+class LauncherSpec(Strict, frozen=True):
     """A submunition launcher (ASC-FIRE-7)."""
 
     id: str
@@ -73,18 +73,18 @@ class LauncherSpec(Strict):
     damage: str = "1x1"
 
 
-class MissileBaySpec(Strict):
+class MissileBaySpec(Strict, frozen=True):
     id: str
     missiles: int = 0
 
 
-class Backups(Strict):
+class Backups(Strict, frozen=True):
     databus: bool = False
     tac: bool = False
     bridge: bool = False
 
 
-class VesselSpec(Strict):
+class VesselSpec(Strict, frozen=True):
     id: str
     name: str
     side: Side
@@ -122,7 +122,7 @@ class VesselSpec(Strict):
     atmospheric: bool = False  # in a planet's atmosphere (ASC-FIRE-5)
 
 
-class Setup(Strict):
+class Setup(Strict, frozen=True):
     name: str
     description: str = ""
     map_radius: int = 10
