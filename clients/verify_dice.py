@@ -10,7 +10,7 @@ signature check uses the `cryptography` package where it is installed (and says 
 2. The signature (Ed25519) over the header's canonical form and the chain head, with the keys in
    --keys (a saved GET /.well-known/salvo-keys) or fetched from --server. Without keys it is not checked.
 3. The dice (docs/dice.md): every opened seed against its turn's commitment and Merkle root; every slot
-   key a viewer was given against the root (its path); then every roll it can: slot r's face is the
+   key a viewer was given against the root (with the reveal's proof); then every roll it can: slot r's face is the
    unbiased map of HMAC-SHA256(key_r, "game|turn|r|salt|counter") onto the die, key_r =
    HMAC-SHA256(seed, "salvo-slot|turn|r") (older games: HMAC-SHA256(seed, "game|base|i|salt|counter")).
 A seat's export is that seat's redacted record: it verifies the rolls that seat saw, nothing more.
@@ -123,14 +123,23 @@ def merkle_root(seed: bytes, turn: int, slots: int) -> str:
     return level[0].hex()
 
 
-def path_root(key: bytes, slot: int, path: list[str]) -> str:
-    current = hashlib.sha256(b"\x00" + key).digest()
-    for sibling_hex in path:
-        sibling = bytes.fromhex(sibling_hex)
-        pair = sibling + current if slot & 1 else current + sibling
-        current = hashlib.sha256(b"\x01" + pair).digest()
-        slot //= 2
-    return current.hex()
+def proof_root(keys: dict[int, bytes], proof: dict[str, str], slots: int) -> str | None:
+    """The root that ``keys`` (slot -> key) and the reveal's ``proof`` ("level:index" -> hash) give."""
+    level = {r: hashlib.sha256(b"\x00" + k).digest() for r, k in keys.items() if 0 <= r < slots}
+    depth = 0
+    while slots > 1 and level:
+        parents: dict[int, bytes] = {}
+        for index, value in level.items():
+            sibling = level.get(index ^ 1)
+            if sibling is None:
+                given = proof.get(f"{depth}:{index ^ 1}")
+                if given is None:
+                    return None
+                sibling = bytes.fromhex(given)
+            pair = sibling + value if index & 1 else value + sibling
+            parents[index // 2] = hashlib.sha256(b"\x01" + pair).digest()
+        level, slots, depth = parents, slots // 2, depth + 1
+    return level[0].hex() if 0 in level else None
 
 
 class Dice:
@@ -155,13 +164,13 @@ class Dice:
                     problem = self._open_seed(turn, bytes.fromhex(seed_hex))
                     if problem:
                         return f"MISMATCH seq {env['seq']}: {problem}"
-            for opening in data.get("keys", []):  # the slot keys of the rolls this viewer saw
-                roots = [c["root"] for c in self.commitments.get(data["turn"], []) if c.get("root")]
-                key = bytes.fromhex(opening["key"])
-                if path_root(key, opening["slot"], opening["path"]) not in roots:
-                    return (f"MISMATCH seq {env['seq']}: the key of turn {data['turn']} slot {opening['slot']} "
-                            "is not under the committed Merkle root")
-                self.keys[(data["turn"], opening["slot"])] = key
+            if data.get("keys"):  # the slot keys of the rolls this viewer saw, and their Merkle proof
+                keys = {k["slot"]: bytes.fromhex(k["key"]) for k in data["keys"]}
+                committed = [c for c in self.commitments.get(data["turn"], []) if c.get("root")]
+                if not any(proof_root(keys, data.get("proof", {}), c["slots"]) == c["root"] for c in committed):
+                    return (f"MISMATCH seq {env['seq']}: the slot keys opened for turn {data['turn']} are not "
+                            "under its committed Merkle root")
+                self.keys.update({(data["turn"], slot): key for slot, key in keys.items()})
         return None
 
     def _open_seed(self, turn: int, seed: bytes) -> str | None:
@@ -221,7 +230,7 @@ def verify(lines: list[dict[str, Any]]) -> tuple[bool, str]:
     note = (f"OK {checked} rolls verified over {len(turns | set(dice.seeds))} revealed turns"
             f" ({pending} rolls await a reveal, {inherited} inherited from an origin game)")
     if by_key:
-        note += f"\nslot keys: {by_key} of them by the keys and Merkle paths given to this viewer"
+        note += f"\nslot keys: {by_key} of them by the slot keys and Merkle proofs given to this viewer"
     return True, note
 
 

@@ -17,8 +17,8 @@ from typing import Any
 import msgspec
 
 from service.domain.core import Ruleset, Viewer, find_ruleset, seeded_face
-from service.domain.core.merkle import SlotTree
 from service.domain.core.guards import full_view
+from service.domain.core.merkle import SlotTree
 from service.domain.core.registry import UnknownRuleset
 
 from .codec import UnknownEventType

@@ -28,11 +28,10 @@ class DiceMaterial(msgspec.Struct, frozen=True, omit_defaults=True):
 
 
 class SlotOpening(msgspec.Struct, frozen=True):
-    """One slot's key and its Merkle path to the turn's root, given to a viewer who saw its roll."""
+    """One slot's key, given to a viewer who saw its roll (the reveal's ``proof`` ties it to the root)."""
 
     slot: int
     key: str
-    path: list[str]
 
 
 class Envelope(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -76,14 +75,16 @@ class DiceCommitted(Event, frozen=True, tag="dice.committed", omit_defaults=True
 class DiceRevealed(Event, frozen=True, tag="dice.revealed", omit_defaults=True):
     """The turn's seed, once the turn is over: every roll of that turn can now be recomputed.
 
-    In hidden-information games a non-umpire sees no seed but ``keys``: the slot keys (and Merkle paths)
-    of the rolls it saw, listed per audience in ``openings`` (which only the umpire sees).
+    In hidden-information games a non-umpire sees no seed but ``keys``: the slot keys of the rolls it
+    saw (listed per audience in ``openings``, which only the umpire sees) and ``proof``, the Merkle nodes
+    that tie them to the turn's committed root.
     """
 
     turn: int
     seed: str
     openings: dict[str, list[int]] = {}
     keys: list[SlotOpening] = []
+    proof: dict[str, str] = {}
 
 
 class DiceDisclosed(Event, frozen=True, tag="dice.disclosed"):

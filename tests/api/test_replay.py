@@ -186,7 +186,8 @@ async def test_hidden_information_seeds_are_withheld_until_the_game_ends(api, tm
         if view["turn"] == 1:
             events = (await api.get(f"/v1/games/{gid}/events", headers=bearer(blue))).json()["events"]
             reveal = next(e for e in events if e["type"] == "dice.revealed")
-            assert reveal["data"] == {"turn": 1, "seed": ""}
+            assert reveal["data"]["seed"] == "" and "openings" not in reveal["data"]
+            assert [k["slot"] for k in reveal["data"]["keys"]] == [0]  # red's one shot, which blue saw
             umpire = (await api.get(f"/v1/games/{gid}/events", headers=bearer(game["umpire_token"]))).json()
             assert next(e for e in umpire["events"] if e["type"] == "dice.revealed")["data"]["seed"]
     assert (await api.get(f"/v1/games/{gid}")).json()["over"]

@@ -3,10 +3,10 @@
 Current games (``SlotDice``): roll ``i`` of a command takes slot ``first + i`` of its turn; its face is
 the unbiased map of HMAC-SHA256(key of that slot, game id | turn | slot | salt) where the slot's key sits
 under the turn's Merkle commitment (merkle.py) and the salt is the one of the slot's first use, so a
-position of the log keeps its faces across rewinds. Older games (``Dice``): roll ``i`` of a command is derived from HMAC-SHA256(key=turn seed, msg=game id | base seq | i | salt),
-mapped to the die by rejection sampling so every face is equally likely. ``base seq`` is the seq of the
-first event the command appended; it and the salt are recorded in the envelope, so anyone holding the
-revealed turn seed can recompute every roll (see clients/verify_dice.py).
+position of the log keeps its faces across rewinds. Older games (``Dice``): roll ``i`` of a command is
+derived from HMAC-SHA256(key=turn seed, msg=game id | base seq | i | salt), ``base seq`` being the seq
+of the first event the command appended. Both are mapped to the die by rejection sampling so every face
+is equally likely, and what a verifier needs is recorded in the envelope (see clients/verify_dice.py).
 """
 
 from __future__ import annotations

@@ -5,9 +5,10 @@ gets its own key, HMAC-SHA256(seed, "salvo-slot|turn|r") (the seed is the game's
 no game id, so a reveal can open keys from the seed and the turn alone). The turn's commitment, public before any
 command of the turn, is the root of a Merkle tree whose leaves are sha256(0x00 || key_r) for the first
 ``TREE_SLOTS`` slots (inner nodes sha256(0x01 || left || right): a leaf can never pass for a node).
-When the turn ends a viewer is given, for each slot whose roll it saw, the key and its path to the root:
-it recomputes those rolls and checks them against the commitment, while the other keys stay secret (a
-leaf hash does not give its key). See docs/dice.md for the threat model.
+When the turn ends a viewer is given the keys of the slots whose rolls it saw and one compact proof (the
+inner nodes it cannot compute from those keys, as "level:index": hash): it recomputes those rolls and
+checks them against the commitment, while the other keys stay secret (a node hash does not give keys).
+See docs/dice.md for the threat model.
 """
 
 from __future__ import annotations
@@ -64,12 +65,45 @@ class SlotTree:
             slot //= 2
         return out
 
+    def proof(self, slots: list[int]) -> dict[str, str]:
+        """The nodes needed, besides the leaves of ``slots``, to recompute the root ("level:index")."""
+        known = set(slots)
+        out: dict[str, str] = {}
+        for depth, level in enumerate(self.levels[:-1]):
+            for index in sorted(known):
+                if index ^ 1 not in known:
+                    out[f"{depth}:{index ^ 1}"] = level[index ^ 1].hex()
+            known = {index // 2 for index in known}
+        return out
+
 
 def verify_path(key: bytes, slot: int, path: list[str], root: str) -> bool:
-    """Does ``key`` sit at ``slot`` under ``root``? (The verifier in clients/ re-implements this.)"""
+    """Does ``key`` sit at ``slot`` under ``root``?"""
     current = leaf_hash(key)
     for sibling_hex in path:
         sibling = bytes.fromhex(sibling_hex)
         current = node_hash(sibling, current) if slot & 1 else node_hash(current, sibling)
         slot //= 2
     return slot == 0 and current.hex() == root
+
+
+def verify_proof(keys: dict[int, bytes], proof: dict[str, str], root: str, slots: int = TREE_SLOTS) -> bool:
+    """Do all ``keys`` (slot -> key) sit at their slots under ``root``, given ``proof``? (The verifier in
+    clients/ re-implements this.)"""
+    if not keys or any(not 0 <= r < slots for r in keys):
+        return False
+    level = {r: leaf_hash(k) for r, k in keys.items()}
+    depth = 0
+    while slots > 1:
+        parents: dict[int, bytes] = {}
+        for index in level:
+            sibling = level.get(index ^ 1)
+            if sibling is None:
+                given = proof.get(f"{depth}:{index ^ 1}")
+                if given is None:
+                    return False
+                sibling = bytes.fromhex(given)
+            left, right = (sibling, level[index]) if index & 1 else (level[index], sibling)
+            parents[index // 2] = node_hash(left, right)
+        level, slots, depth = parents, slots // 2, depth + 1
+    return level.get(0, b"").hex() == root

@@ -49,3 +49,21 @@ def test_pinned_salts_keep_the_faces_of_the_first_use_whatever_salt_comes_now():
         assert again.salts() == ("s1", "s1", "s1", salt)  # a fresh slot takes the new salt
     distinct = {SlotDice(SEED, "g_1", 2, 0, salt=f"s{k}").roll(10, "p", "R").value for k in range(40)}
     assert len(distinct) > 1  # unpinned, the salt does change the faces
+
+
+def test_a_multiproof_ties_the_opened_keys_to_the_root_and_nothing_else():
+    from service.domain.core.merkle import verify_proof
+
+    tree = SlotTree.build(SEED, 2, slots=64)
+    opened = [0, 1, 2, 9, 40]
+    keys = {r: slot_key(SEED, 2, r) for r in opened}
+    proof = tree.proof(opened)
+    assert verify_proof(keys, proof, tree.root, 64)
+    assert len(proof) < sum(len(tree.path(r)) for r in opened)  # shared nodes are given once
+    hidden = {slot_key(SEED, 2, r).hex() for r in range(64) if r not in opened}
+    assert not hidden & set(proof.values())
+    forged = dict(keys)
+    forged[9] = slot_key(SEED, 3, 9)
+    assert not verify_proof(forged, proof, tree.root, 64)
+    assert not verify_proof({**keys, 10: slot_key(SEED, 2, 10)}, proof, tree.root, 64)  # no proof for it
+    assert not verify_proof(keys, proof, tree.root, 32)
