@@ -343,6 +343,9 @@ async def test_a_seat_export_is_a_verifiable_record_not_an_importable_game(api, 
     result = verify(tmp_path, content, "--keys", str(keys))
     assert result.returncode == 0 and "signature: OK" in result.stdout and "seat:blue's redacted export" in \
         result.stdout, result.stdout
+    # mid-game, blue checks the rolls of turn 1 it saw by the slot keys it was given; turn 2 awaits its end
+    assert result.stdout.startswith("OK 1 rolls verified over 1 revealed turns (3 rolls await a reveal")
+    assert "slot keys: 1 of them" in result.stdout
 
 
 async def test_an_asc_seat_export_gets_a_clear_answer(api, tmp_path):
