@@ -3,7 +3,7 @@ reveal once the turn is over, and (hidden-information games, once over) the disc
 
 The rest of the service uses only this interface: ``open_game`` at creation, ``dice_for`` and
 ``material`` to roll a command, ``stamp`` for each event's material, ``close_turns`` for the service
-events a command's new state calls for, and ``record`` once those were written.
+events a command's new state calls for, and ``remember`` once its new seeds are stored.
 
 Rolls take slots of their turn, each with its own key under the turn's Merkle root and the salt of its
 first use (dice_slots.py, docs/dice.md): a rewind gives a re-decided command the faces it had.
@@ -103,29 +103,20 @@ class DiceBook:
         return seeds, events
 
     @staticmethod
-    def record(head: GameHead, seeds: list[SeedRow], events: list[Event], state: Any,
-               rolled: list[tuple[DiceMaterial | None, Event]] | None = None) -> None:
-        """Bring the head's dice bookkeeping up to date once ``seeds`` and ``events`` (and the command's
-        ``rolled`` events with their material) are stored."""
+    def remember(head: GameHead, seeds: list[SeedRow], events: list[Event] | None = None,
+                 rolled: list[tuple[DiceMaterial | None, Event]] | None = None) -> None:
+        """Cache the secret seeds just stored and account for the command's ``rolled`` events (with their
+        material) in the turn's slots; a turn committed by ``events`` starts with no slot used. (The
+        head's markers and dice turn move with ``head.advance``.)"""
         ledger = head.dice_ledger
         for material, event in rolled or []:
             if ledger is not None and material is not None:
                 ledger.take(material, event)
         for row in seeds:
             head.seeds[row["turn"]] = bytes.fromhex(row["seed"])
-        for event in events:
+        for event in events or []:
             if isinstance(event, DiceCommitted):
-                head.committed.add(event.turn)
-            elif isinstance(event, DiceRevealed):
-                head.revealed.add(event.turn)
-            elif isinstance(event, DiceDisclosed):
-                head.disclosed = True
-        if not head.ruleset.is_over(state):  # a finished game keeps the seed of its last turn
-            turn = head.ruleset.clock(state).turn
-            if turn != head.dice_turn:
-                fresh = any(isinstance(e, DiceCommitted) and e.turn == turn for e in events)
-                head.dice_ledger = TurnLedger(turn, slotted=True) if fresh else None  # else: load on use
-            head.dice_turn = turn
+                head.dice_ledger = TurnLedger(event.turn, slotted=True)
 
     async def seed(self, head: GameHead, turn: int) -> bytes:
         seed = head.seeds.get(turn)

@@ -8,6 +8,7 @@ import msgspec
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
+from service.events.inputs import INT64_MAX, check_lines
 from service.events.portability import export_game, fork_game, import_game
 from service.events.rewind import rewind
 
@@ -36,7 +37,7 @@ async def post_rewind(game_id: str, request: Request, viewer: ViewerDep, service
 @router.post("/{game_id}/fork", status_code=201, response_class=MsgspecResponse,
              summary="A new sandbox game from any point of this one, linked to its origin")
 async def post_fork(
-    game_id: str, viewer: ViewerDep, service: ServiceDep, at: Annotated[int | None, Query(ge=1)] = None
+    game_id: str, viewer: ViewerDep, service: ServiceDep, at: Annotated[int | None, Query(ge=1, le=INT64_MAX)] = None
 ) -> MsgspecResponse:
     created = await fork_game(service, game_id, viewer, at)
     return MsgspecResponse(created_body(created, forked_from=game_id, forked_at=at), status_code=201)
@@ -56,6 +57,8 @@ async def post_import(
     allow_unverified: Annotated[bool, Query(description="accept an unsigned or foreign-signed file, "
                                                         "marked unverified in its view and later exports")] = False,
 ) -> MsgspecResponse:
-    created, header, unverified = await import_game(service, await request.body(), keyring, allow_unverified)
+    body = await request.body()
+    check_lines(body)
+    created, header, unverified = await import_game(service, body, keyring, allow_unverified)
     return MsgspecResponse(created_body(created, imported_from=header.game_id, verified=unverified is None,
                                         unverified=unverified), status_code=201)
