@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/.well-known/salvo-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Public Ed25519 keys that sign this server's battle files (active and retired) */
+        get: operations["get_keys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games": {
         parameters: {
             query?: never;
@@ -30,7 +47,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replay and validate a battle file; creates a new game from it */
+        /** Replay, validate and check the signature of a battle file; creates a new game from it */
         post: operations["post_import"];
         delete?: never;
         options?: never;
@@ -671,6 +688,10 @@ export interface components {
             groups?: {
                 [key: string]: components["schemas"]["Group"];
             };
+            /** @default 0 */
+            happened?: number;
+            /** @default [] */
+            happenings?: components["schemas"]["Happening"][];
             /** @default {} */
             intel?: {
                 [key: string]: {
@@ -1105,7 +1126,10 @@ export interface components {
         DetectionAttempted: {
             /** @default null */
             hex?: components["schemas"]["Hex"] | null;
-            /** @default 0 */
+            /**
+             * @description The lock range in hexes (ASC-DET-5), not a detection roll or a signature: the lock holds while the target is at most this far from the holder. It is the holder's best working active-sensor rating, committed or not, else the rating of the sensor that made the detection. 0 on a failed attempt (no lock is taken) and when withheld from this viewer (the holder is unseen).
+             * @default 0
+             */
             rating?: number;
             /** @default [] */
             rolls?: components["schemas"]["Roll"][];
@@ -1126,6 +1150,10 @@ export interface components {
             commitment: string;
             /** @default [] */
             rolls?: components["schemas"]["Roll"][];
+            /** @default  */
+            root?: string;
+            /** @default 0 */
+            slots?: number;
             turn: number;
             /** @enum {unknown} */
             type: "dice.committed";
@@ -1149,7 +1177,9 @@ export interface components {
         };
         /**
          * DiceMaterial
-         * @description What the verifier needs besides the revealed seed: the turn whose seed rolled, base seq, salt.
+         * @description What the verifier needs besides the turn's seed or slot keys: the turn, base seq, first slot, salt.
+         *
+         *         ``slot`` is None for games from before slots (rolls derive from the seed and ``base``, see dice.py).
          */
         DiceMaterial: {
             base: number;
@@ -1157,13 +1187,33 @@ export interface components {
             origin?: string | null;
             /** @default  */
             salt?: string;
+            /** @default [] */
+            salts?: string[];
+            /** @default [] */
+            seen_by?: string[];
+            /** @default null */
+            slot?: number | null;
             turn: number;
         };
         /**
          * DiceRevealed
          * @description The turn's seed, once the turn is over: every roll of that turn can now be recomputed.
+         *
+         *         In hidden-information games a non-umpire sees no seed but ``keys``: the slot keys of the rolls it
+         *         saw (listed per audience in ``openings``, which only the umpire sees) and ``proof``, the Merkle nodes
+         *         that tie them to the turn's committed root.
          */
         DiceRevealed: {
+            /** @default [] */
+            keys?: components["schemas"]["SlotOpening"][];
+            /** @default {} */
+            openings?: {
+                [key: string]: number[];
+            };
+            /** @default {} */
+            proof?: {
+                [key: string]: string;
+            };
             /** @default [] */
             rolls?: components["schemas"]["Roll"][];
             seed: string;
@@ -1497,8 +1547,18 @@ export interface components {
             /** @default null */
             type?: string | null;
         };
-        /** Evade */
+        /**
+         * Evade
+         * @description Pilot: a normal move (``path`` or ``hexes`` and ``facing`` as for a move) with a Piloting check (SF-STUNT-3).
+         */
         Evade: {
+            /** @default null */
+            facing?: number | null;
+            /** @default [] */
+            hexes?: [
+                number,
+                number
+            ][];
             /** @default  */
             path?: string;
             seat: string;
@@ -1603,10 +1663,21 @@ export interface components {
             /** @enum {unknown} */
             type: "starfinder.flip_and_burn";
         };
-        /** Flyby */
+        /**
+         * Flyby
+         * @description Pilot: a normal move through ``enemy``'s hex (``path`` or ``hexes`` and ``facing``) (SF-STUNT-5).
+         */
         Flyby: {
             enemy: string;
-            path: string;
+            /** @default null */
+            facing?: number | null;
+            /** @default [] */
+            hexes?: [
+                number,
+                number
+            ][];
+            /** @default  */
+            path?: string;
             seat: string;
             /** @enum {unknown} */
             type: "starfinder.flyby";
@@ -1714,6 +1785,10 @@ export interface components {
                 [key: string]: string;
             };
             umpire_token: string;
+            /** @default null */
+            unverified?: string | null;
+            /** @default null */
+            verified?: boolean | null;
             version: number;
         };
         /** GameEnded */
@@ -1758,6 +1833,7 @@ export interface components {
             seats: string[];
             state: components["schemas"]["GameView"];
             turn: number;
+            unverified: string | null;
             version: number;
             viewer: string;
         };
@@ -1864,6 +1940,27 @@ export interface components {
             rolls?: components["schemas"]["Roll"][];
             /** @enum {unknown} */
             type: "ftcampaign.groups_merged";
+        };
+        /**
+         * Happening
+         * @description Something that just happened, kept for drawing (view.draw effects), with who may see it.
+         */
+        Happening: {
+            /** @default null */
+            audience?: string[] | null;
+            /** @default null */
+            hex?: [
+                number,
+                number
+            ] | null;
+            kind: string;
+            n: number;
+            /** @default null */
+            piece?: string | null;
+            /** @default null */
+            rule?: string | null;
+            text: string;
+            turn: number;
         };
         /**
          * HelmOrderSet
@@ -2100,7 +2197,10 @@ export interface components {
         };
         /** LockTaken */
         LockTaken: {
-            /** @default 0 */
+            /**
+             * @description The lock range in hexes (ASC-DET-5), not a detection roll or a signature: the lock holds while the target is at most this far from the holder. It is the holder's best working active-sensor rating, committed or not, else the rating of the sensor that made the detection. 0 on a failed attempt (no lock is taken) and when withheld from this viewer (the holder is unseen).
+             * @default 0
+             */
             rating?: number;
             /** @default [] */
             rolls?: components["schemas"]["Roll"][];
@@ -3312,6 +3412,22 @@ export interface components {
             owner?: string | null;
             turn: number;
         };
+        /** SigningKey */
+        SigningKey: {
+            alg: string;
+            /** @default null */
+            created_at?: string | null;
+            key_id: string;
+            public_key: string;
+            status: string;
+        };
+        /**
+         * SigningKeys
+         * @description The public keys that sign this server's battle files (save it to trust them elsewhere).
+         */
+        SigningKeys: {
+            keys: components["schemas"]["SigningKey"][];
+        };
         /** Slide */
         Slide: {
             hexes: number;
@@ -3332,6 +3448,14 @@ export interface components {
             slot: number;
             /** @enum {unknown} */
             type: "starfinder.slot_opened";
+        };
+        /**
+         * SlotOpening
+         * @description One slot's key, given to a viewer who saw its roll (the reveal's ``proof`` ties it to the root).
+         */
+        SlotOpening: {
+            key: string;
+            slot: number;
         };
         /** SparesBought */
         SparesBought: {
@@ -3522,8 +3646,8 @@ export interface components {
             group: string;
             /** @default stand_off */
             posture?: string;
-            /** @default false */
-            route?: boolean;
+            /** @default null */
+            route?: boolean | null;
             to: [
                 number,
                 number
@@ -3688,15 +3812,6 @@ export interface components {
             target: string;
             /** @enum {unknown} */
             type: "gsc2.tractor_fired";
-        };
-        /**
-         * Trail
-         * @description A path drawn this turn: a ship's move (all its legs) or a salvo's flight.
-         */
-        Trail: {
-            kind: string;
-            piece: string;
-            points: components["schemas"]["Point"][];
         };
         /**
          * TroopCombat
@@ -4009,7 +4124,10 @@ export interface components {
             witnesses: string[];
             world: string;
         };
-        /** EndPhase */
+        /**
+         * EndPhase
+         * @description ASC-SEQ-1: the side is done with the current phase (final: ruling ASC-R-24).
+         */
         "service.domain.asc.commands.EndPhase": {
             side: string;
             /** @enum {unknown} */
@@ -4453,7 +4571,7 @@ export interface components {
                 [key: string]: components["schemas"]["TerrainState"];
             };
             /** @default [] */
-            trails?: components["schemas"]["Trail"][];
+            trails?: components["schemas"]["service.domain.gsc2.state.Trail"][];
             /** @default 0 */
             turn?: number;
             turn_limit: number | null;
@@ -4534,6 +4652,15 @@ export interface components {
             used?: string[];
         };
         /**
+         * Trail
+         * @description A path drawn this turn: a ship's move (all its legs) or a salvo's flight.
+         */
+        "service.domain.gsc2.state.Trail": {
+            kind: string;
+            piece: string;
+            points: components["schemas"]["Point"][];
+        };
+        /**
          * Fire
          * @description Gunner: fire one weapon. ``arc`` picks the arc for a boundary target or a turret (SF-GUN-4);
          *         ``quadrant`` picks the quadrant struck when the attacker may choose (SF-DMG-1, SF-STUNT-5).
@@ -4568,9 +4695,18 @@ export interface components {
         };
         /**
          * Move
-         * @description Pilot: move ahead and turn. ``path`` is a string of F (one hex ahead), L (turn to port), R (starboard).
+         * @description Pilot: move ahead and turn (SF-MOV-1/2). Either ``path``, a string of F (one hex ahead), L (turn to port),
+         *         R (turn to starboard); or ``hexes``, the hexes entered one by one (each adjacent to the last: the turns are
+         *         the facing changes they need) with an optional final ``facing`` (turns after the last hex).
          */
         "service.domain.starfinder.commands.Move": {
+            /** @default null */
+            facing?: number | null;
+            /** @default [] */
+            hexes?: [
+                number,
+                number
+            ][];
             /** @default  */
             path?: string;
             seat: string;
@@ -4700,9 +4836,15 @@ export interface components {
             declared?: components["schemas"]["EngAction"][];
             /** @default [] */
             done?: string[];
+            /** @default 0 */
+            mark_no?: number;
+            /** @default [] */
+            marks?: components["schemas"]["service.domain.starfinder.state.Mark"][];
             members: {
                 [key: string]: components["schemas"]["CrewSpec"];
             };
+            /** @default false */
+            opened?: boolean;
             /** @default [] */
             order?: string[];
             /** @default false */
@@ -4711,6 +4853,8 @@ export interface components {
             pending?: components["schemas"]["Hit"][];
             /** @default engineering */
             phase?: string;
+            /** @default 0 */
+            phase_no?: number;
             /** @default {} */
             projectiles?: {
                 [key: string]: components["schemas"]["Projectile"];
@@ -4734,8 +4878,33 @@ export interface components {
             specs: {
                 [key: string]: components["schemas"]["service.domain.starfinder.scenario.ShipSpec"];
             };
+            /** @default [] */
+            trails?: components["schemas"]["service.domain.starfinder.state.Trail"][];
             /** @default null */
             winner?: string | null;
+        };
+        /**
+         * Mark
+         * @description Something that just happened, kept for drawing (a shot, a hit or miss, damage, a shield change).
+         *
+         *         ``n`` counts every mark of the game (folded in state), so a page animates each once; ``phase_no`` is the
+         *         phase it happened in: the state keeps the current and the previous phase's marks only.
+         */
+        "service.domain.starfinder.state.Mark": {
+            /** @default null */
+            amount?: number | null;
+            /** @default null */
+            at?: components["schemas"]["Hex"] | null;
+            kind: string;
+            n: number;
+            phase_no: number;
+            /** @default null */
+            rule?: string | null;
+            /** @default null */
+            source?: string | null;
+            /** @default null */
+            target?: string | null;
+            text: string;
         };
         /** ShipState */
         "service.domain.starfinder.state.ShipState": {
@@ -4782,6 +4951,16 @@ export interface components {
             /** @default active */
             status?: string;
         };
+        /**
+         * Trail
+         * @description A path drawn for the current round: a helm move, a drift, a projectile's flight.
+         */
+        "service.domain.starfinder.state.Trail": {
+            kind: string;
+            label: string;
+            piece: string;
+            points: components["schemas"]["Hex"][];
+        };
     };
     responses: never;
     parameters: never;
@@ -4791,6 +4970,35 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    get_keys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The public keys that sign this server's battle files (save it to trust them elsewhere). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningKeys"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     create_game: {
         parameters: {
             query?: never;
@@ -4844,7 +5052,10 @@ export interface operations {
     };
     post_import: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description accept an unsigned or foreign-signed file, marked unverified in its view and later exports */
+                allow_unverified?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;

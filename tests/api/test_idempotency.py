@@ -53,7 +53,8 @@ def test_the_same_command_over_http_and_the_socket_appends_once(client, http_fir
     # the same command spelled differently: other key order, spacing, the default salt given explicitly
     socket_message = ('{ "kind":"command", "ref":"r1", "idempotency_key":"k-1", "salt":"", '
                       '"command": {"target":"blue",  "shooter":"red", "type":"tiny.shoot"} }')
-    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream?token={game['seats']['red']}") as ws:
+    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream",
+                                  headers={"Authorization": f"Bearer {game['seats']['red']}"}) as ws:
         while ws.receive_json()["kind"] != "caught_up":
             pass
         if http_first:
@@ -78,7 +79,8 @@ def test_a_different_command_or_salt_under_the_same_key_is_refused_on_both_paths
     version = _version(client, game)
     r = _http(client, game, json.dumps({"command": SHOOT, "salt": "y"}), "k-2")
     assert r.status_code == 422 and r.json()["field"] == "Idempotency-Key"
-    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream?token={game['seats']['red']}") as ws:
+    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream",
+                                  headers={"Authorization": f"Bearer {game['seats']['red']}"}) as ws:
         while ws.receive_json()["kind"] != "caught_up":
             pass
         other = {"type": "tiny.hide", "seat": "red", "secret": 3}
