@@ -156,7 +156,10 @@ class GameReader:
             return f"Dice for turn {event.turn} committed: sha256 {event.commitment[:16]}…"
         if isinstance(event, DiceRevealed):
             if not event.seed:
-                return f"Turn {event.turn} is over; its dice seed is withheld until the game ends (hidden information)"
+                opened = (f"; the slot keys of the {len(event.keys)} rolls you saw are opened, with their Merkle "
+                          "proof" if event.keys else "")
+                return (f"Turn {event.turn} is over; its dice seed is withheld until the game ends (hidden "
+                        f"information){opened}")
             return f"Dice seed for turn {event.turn} revealed: every roll of that turn can now be checked"
         if isinstance(event, DiceDisclosed):
             return f"The game is over: the dice seeds of all {len(event.seeds)} turns are disclosed"
