@@ -358,3 +358,17 @@ async def test_an_asc_seat_export_gets_a_clear_answer(api, tmp_path):
     assert "bogeys" not in detail
     result = verify(tmp_path, content)
     assert result.returncode == 0 and f"seat:{seat}'s redacted export" in result.stdout, result.stdout
+
+
+def test_the_keys_command_lists_and_rotates(tmp_path, capsys):
+    from service.cli import main
+
+    url = f"sqlite:///{tmp_path}/cli.db"
+    with pytest.raises(SystemExit) as done:
+        main(["keys", "list", "--database-url", url])
+    assert done.value.code == 0
+    [first] = json.loads(capsys.readouterr().out)["keys"]
+    with pytest.raises(SystemExit):
+        main(["keys", "rotate", "--database-url", url])
+    keys = {k["key_id"]: k["status"] for k in json.loads(capsys.readouterr().out)["keys"]}
+    assert keys[first["key_id"]] == "retired" and list(keys.values()).count("active") == 1
