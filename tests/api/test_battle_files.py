@@ -195,6 +195,13 @@ async def test_a_wrong_signature_is_refused_and_the_verifier_names_it(api, tmp_p
     result = verify(tmp_path, content)  # without keys it says it did not check, and does not pretend
     assert result.returncode == 0 and "signature: not checked" in result.stdout
     assert verify(tmp_path, content, "--require-signature").returncode == 1
+    # the standard library alone still verifies chain and dice, and says the signature needs cryptography
+    without = subprocess.run(
+        [sys.executable, "-c", "import runpy, sys; sys.modules['cryptography'] = None; "
+         f"sys.argv = ['verify_dice.py', {str(tmp_path / 'battle.jsonl')!r}, '--keys', {str(keys)!r}]; "
+         f"runpy.run_path({str(VERIFIER)!r}, run_name='__main__')"], capture_output=True, text=True)
+    assert without.returncode == 0 and without.stdout.startswith("OK"), without.stdout + without.stderr
+    assert "the cryptography package is not installed" in without.stdout
 
 
 @pytest.mark.parametrize("claimed", ["0.9", "2.0", "", "9" * 500])
