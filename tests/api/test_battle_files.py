@@ -379,3 +379,26 @@ def test_the_keys_command_lists_and_rotates(tmp_path, capsys):
         main(["keys", "rotate", "--database-url", url])
     keys = {k["key_id"]: k["status"] for k in json.loads(capsys.readouterr().out)["keys"]}
     assert keys[first["key_id"]] == "retired" and list(keys.values()).count("active") == 1
+
+
+async def test_a_commitment_root_that_the_seed_does_not_give_is_refused(api, tmp_path):
+    game = await played(api)
+    header, envelopes = split(await export(api, game))
+    committed = next(i for i, e in enumerate(envelopes) if e["type"] == "dice.committed")
+    envelopes[committed]["data"]["root"] = "0" * 64
+    reveal = next(i for i, e in enumerate(envelopes) if e["type"] == "dice.revealed")
+    unsigned = {k: v for k, v in header.items() if k != "signature"}
+    forged = reseal(unsigned, envelopes, refold=False)
+    await refused(api, forged, line_of(envelopes, reveal), "Merkle root", allow_unverified="true")
+    result = verify(tmp_path, forged)
+    assert result.returncode == 1 and "does not give the committed Merkle root" in result.stdout
+
+
+async def test_a_seat_given_a_wrong_slot_key_sees_it_does_not_match_the_root(api, tmp_path):
+    game = await played(api)
+    header, envelopes = split(await export(api, game, game["seats"]["blue"]))
+    reveal = next(i for i, e in enumerate(envelopes) if e["type"] == "dice.revealed")
+    assert envelopes[reveal]["data"]["keys"]
+    envelopes[reveal]["data"]["keys"][0]["key"] = "ab" * 32
+    result = verify(tmp_path, reseal(header, envelopes, refold=False))
+    assert result.returncode == 1 and "not under its committed Merkle root" in result.stdout, result.stdout
