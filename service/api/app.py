@@ -18,7 +18,7 @@ from service.events.signing import load_keyring
 from service.events.store import SqlEventStore
 from service.settings import Settings
 
-from . import openapi_schema, problems
+from . import docs, openapi_schema, problems
 from .bot_runner import BotRunner
 from .broadcast import Broadcaster, InProcessBroadcaster
 from .gate import Gate
@@ -87,6 +87,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version="0.1.0",
         description="Event-sourced referee service for tabletop space-combat games.",
         lifespan=lifespan,
+        docs_url=None,  # served by docs.install from the pinned package, not a CDN
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.metrics = metrics
@@ -98,6 +100,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(bots.router)
     app.include_router(stream.router)
     openapi_schema.install(app)
+    docs.install(app)
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> Response:
