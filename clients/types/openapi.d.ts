@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/.well-known/salvo-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Public Ed25519 keys that sign this server's battle files (active and retired) */
+        get: operations["get_keys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games": {
         parameters: {
             query?: never;
@@ -30,7 +47,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replay and validate a battle file; creates a new game from it */
+        /** Replay, validate and check the signature of a battle file; creates a new game from it */
         post: operations["post_import"];
         delete?: never;
         options?: never;
@@ -1133,6 +1150,10 @@ export interface components {
             commitment: string;
             /** @default [] */
             rolls?: components["schemas"]["Roll"][];
+            /** @default  */
+            root?: string;
+            /** @default 0 */
+            slots?: number;
             turn: number;
             /** @enum {unknown} */
             type: "dice.committed";
@@ -1156,7 +1177,9 @@ export interface components {
         };
         /**
          * DiceMaterial
-         * @description What the verifier needs besides the revealed seed: the turn whose seed rolled, base seq, salt.
+         * @description What the verifier needs besides the turn's seed or slot keys: the turn, base seq, first slot, salt.
+         *
+         *         ``slot`` is None for games from before slots (rolls derive from the seed and ``base``, see dice.py).
          */
         DiceMaterial: {
             base: number;
@@ -1164,13 +1187,33 @@ export interface components {
             origin?: string | null;
             /** @default  */
             salt?: string;
+            /** @default [] */
+            salts?: string[];
+            /** @default [] */
+            seen_by?: string[];
+            /** @default null */
+            slot?: number | null;
             turn: number;
         };
         /**
          * DiceRevealed
          * @description The turn's seed, once the turn is over: every roll of that turn can now be recomputed.
+         *
+         *         In hidden-information games a non-umpire sees no seed but ``keys``: the slot keys of the rolls it
+         *         saw (listed per audience in ``openings``, which only the umpire sees) and ``proof``, the Merkle nodes
+         *         that tie them to the turn's committed root.
          */
         DiceRevealed: {
+            /** @default [] */
+            keys?: components["schemas"]["SlotOpening"][];
+            /** @default {} */
+            openings?: {
+                [key: string]: number[];
+            };
+            /** @default {} */
+            proof?: {
+                [key: string]: string;
+            };
             /** @default [] */
             rolls?: components["schemas"]["Roll"][];
             seed: string;
@@ -1742,6 +1785,10 @@ export interface components {
                 [key: string]: string;
             };
             umpire_token: string;
+            /** @default null */
+            unverified?: string | null;
+            /** @default null */
+            verified?: boolean | null;
             version: number;
         };
         /** GameEnded */
@@ -1786,6 +1833,7 @@ export interface components {
             seats: string[];
             state: components["schemas"]["GameView"];
             turn: number;
+            unverified: string | null;
             version: number;
             viewer: string;
         };
@@ -3364,6 +3412,22 @@ export interface components {
             owner?: string | null;
             turn: number;
         };
+        /** SigningKey */
+        SigningKey: {
+            alg: string;
+            /** @default null */
+            created_at?: string | null;
+            key_id: string;
+            public_key: string;
+            status: string;
+        };
+        /**
+         * SigningKeys
+         * @description The public keys that sign this server's battle files (save it to trust them elsewhere).
+         */
+        SigningKeys: {
+            keys: components["schemas"]["SigningKey"][];
+        };
         /** Slide */
         Slide: {
             hexes: number;
@@ -3384,6 +3448,14 @@ export interface components {
             slot: number;
             /** @enum {unknown} */
             type: "starfinder.slot_opened";
+        };
+        /**
+         * SlotOpening
+         * @description One slot's key, given to a viewer who saw its roll (the reveal's ``proof`` ties it to the root).
+         */
+        SlotOpening: {
+            key: string;
+            slot: number;
         };
         /** SparesBought */
         SparesBought: {
@@ -4900,6 +4972,35 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    get_keys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The public keys that sign this server's battle files (save it to trust them elsewhere). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningKeys"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     create_game: {
         parameters: {
             query?: never;
@@ -4953,7 +5054,10 @@ export interface operations {
     };
     post_import: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description accept an unsigned or foreign-signed file, marked unverified in its view and later exports */
+                allow_unverified?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;

@@ -47,6 +47,8 @@ class GameCreatedResponse(msgspec.Struct, kw_only=True):
     forked_from: str | None = None
     forked_at: int | None = None
     imported_from: str | None = None
+    verified: bool | None = None  # an import: signed by a key this server trusts
+    unverified: str | None = None  # an import accepted with allow_unverified: why it is not verified
 
 
 class GameView(msgspec.Struct):
@@ -66,6 +68,7 @@ class GameSummary(msgspec.Struct, kw_only=True):
     turn: int
     phase: str
     over: bool
+    unverified: str | None  # an imported game (or a fork of one) whose origin could not be verified: why
     state: GameView
 
 
@@ -119,6 +122,20 @@ class RulesetList(msgspec.Struct):
 class ScenarioResponse(msgspec.Struct):
     ruleset: str
     scenario: dict[str, Any]
+
+
+class SigningKey(msgspec.Struct, kw_only=True):
+    key_id: str  # first 16 hex of sha256 of the public key; battle files name it in their signature
+    alg: str  # "Ed25519"
+    public_key: str  # raw 32 bytes, hex
+    status: str  # "active" (signs new files) | "retired" (still verifies old ones)
+    created_at: str | None = None
+
+
+class SigningKeys(msgspec.Struct):
+    """The public keys that sign this server's battle files (save it to trust them elsewhere)."""
+
+    keys: list[SigningKey]
 
 
 class Rewound(msgspec.Struct):
