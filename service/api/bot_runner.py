@@ -12,7 +12,7 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 
-from service.domain.core.bot import Bot
+from service.domain.core.bot import Bot, RandomBot
 from service.events.application import GameService
 from service.events.bots import BotMove, bot_move, bots_of, find_bot
 from service.events.errors import InvalidRequest
@@ -117,10 +117,15 @@ class BotRunner:
         placed.state = "thinking"
         try:
             move: BotMove = await bot_move(self.service, self.reader, game_id, placed.seat, placed.instance)
-        except Exception as exc:  # a bot or ruleset defect must not end the runner silently: show it
+        except Exception as exc:  # a bot defect must not leave its opponent waiting: show it, play on
             log.exception("bot %s in seat %s of game %s failed", placed.bot, placed.seat, game_id)
-            placed.state, placed.error = "failed", f"{type(exc).__name__}: {exc}"
-            return "failed"
+            placed.error = f"{type(exc).__name__}: {exc}"
+            try:
+                move = await bot_move(self.service, self.reader, game_id, placed.seat, RandomBot())
+            except Exception:  # noqa: BLE001 - the ruleset itself fails here: nothing left to try
+                log.exception("the random bot could not move seat %s of game %s either", placed.seat, game_id)
+                placed.state = "failed"
+                return "failed"
         placed.refused += move.refused
         placed.moves += move.outcome == "acted"
         placed.state = {"acted": "waiting", "moved": "waiting", "wait": "waiting"}.get(move.outcome, move.outcome)

@@ -9,6 +9,7 @@ game that moved on while it was thinking refuses it (409) and it looks again.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Union
@@ -81,23 +82,33 @@ def must_act(view: Mapping[str, Any]) -> bool:
     return True if you is None else bool(you.get("must_act"))
 
 
+_NO_MORE = object()
+
+
 def candidates(bot: Bot, view: Mapping[str, Any], options: Sequence[Option], forms: Sequence[Form], me: str,
                key: int) -> Iterator[Any]:
     """The bot's choice, its choices under fresh keys, then every option in order (each is a command decide
     accepts now; a refused one is the ruleset's defect, and the next one keeps the game going)."""
     seen = set()
+
+    def fresh(command: Any) -> bool:
+        body = _encode(command)
+        if body in seen:
+            return False
+        seen.add(body)
+        return True
+
     for attempt in range(RETRIES + 1):
         command = bot.choose(view, options, forms, me, key + attempt * 7919)
         if command is None:
             if attempt == 0:
-                return
+                return  # the bot chooses to wait
             continue
-        body = _encode(command)
-        if body not in seen:
-            seen.add(body)
+        if fresh(command):
             yield command
     for option in options:
-        yield option.command
+        if fresh(option.command):
+            yield option.command
 
 
 @dataclass
@@ -120,7 +131,9 @@ async def bot_move(service: GameService, reader: GameReader, game_id: str, seat_
         return BotMove("wait")
     version = int(summary["version"])
     refused: list[str] = []
-    for command in candidates(bot, view, options, forms, seat_name, version):
+    choices = candidates(bot, view, options, forms, seat_name, version)
+    # a rules bot may think for a while: off the event loop, one choice at a time
+    while (command := await asyncio.to_thread(next, choices, _NO_MORE)) is not _NO_MORE:
         body = b'{"command":' + _encode(command) + b"}"
         try:
             await service.handle_command(game_id, viewer, body, expected_version=version)

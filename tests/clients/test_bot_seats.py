@@ -90,3 +90,25 @@ async def test_a_seat_taken_back_from_its_bot_is_not_played(api: httpx.AsyncClie
     assert (await api.delete(url + "/blue", headers=bearer(game["seats"]["red"]))).status_code == 403
     assert (await api.delete(url + "/blue", headers=blue)).status_code == 204
     assert (await api.get(url)).json()["bots"] == []
+
+
+class BrokenBot:
+    name = "broken"
+
+    def choose(self, view, options, forms, me, key):
+        raise RuntimeError("this bot cannot read the drawing")
+
+
+async def test_a_failing_bot_is_reported_and_its_seat_still_moves(api: httpx.AsyncClient, monkeypatch) -> None:
+    import service.api.bot_runner as runner_module
+
+    monkeypatch.setattr(runner_module, "find_bot", lambda ruleset, name: BrokenBot())
+    game = await new_game(api, "gsc2", "duel")
+    umpire = bearer(game["umpire_token"])
+    for seat in ("red", "blue"):
+        r = await api.post(f"/v1/games/{game['game_id']}/bots", json={"seat": seat, "bot": "rules"}, headers=umpire)
+        assert r.status_code == 201
+    await _until_over(api, game["game_id"])
+    listing = (await api.get(f"/v1/games/{game['game_id']}/bots")).json()
+    assert all(b["error"] == "RuntimeError: this bot cannot read the drawing" for b in listing["bots"])
+    assert all(b["moves"] > 0 for b in listing["bots"])
