@@ -51,9 +51,8 @@ def register_plugin_rulesets(settings: Settings) -> None:
 
 
 def serve(args: argparse.Namespace) -> None:
-    import uvicorn
-
     from service.api.app import create_app
+    from service.api.serving import masked, run
 
     settings = Settings.from_env(database_url=args.database_url)
     register_plugin_rulesets(settings)
@@ -65,10 +64,9 @@ def serve(args: argparse.Namespace) -> None:
     # rarer young-generation collections cut the command-latency tail (see docs/benchmarks.md)
     gc.freeze()
     gc.set_threshold(50_000, 20, 100)
-    print(f"Salvo on http://{args.host}:{args.port}/ (API docs at /docs), database {settings.database_url}",
+    print(f"Salvo on http://{args.host}:{args.port}/ (API docs at /docs), database {masked(settings.database_url)}",
           flush=True)
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level,
-                ws_per_message_deflate=False)
+    run(create_app(settings), settings, args.host, args.port, args.log_level)
 
 
 def main(argv: list[str] | None = None) -> None:

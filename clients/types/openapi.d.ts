@@ -671,6 +671,10 @@ export interface components {
             groups?: {
                 [key: string]: components["schemas"]["Group"];
             };
+            /** @default 0 */
+            happened?: number;
+            /** @default [] */
+            happenings?: components["schemas"]["Happening"][];
             /** @default {} */
             intel?: {
                 [key: string]: {
@@ -1105,7 +1109,10 @@ export interface components {
         DetectionAttempted: {
             /** @default null */
             hex?: components["schemas"]["Hex"] | null;
-            /** @default 0 */
+            /**
+             * @description The lock range in hexes (ASC-DET-5), not a detection roll or a signature: the lock holds while the target is at most this far from the holder. It is the holder's best working active-sensor rating, committed or not, else the rating of the sensor that made the detection. 0 on a failed attempt (no lock is taken) and when withheld from this viewer (the holder is unseen).
+             * @default 0
+             */
             rating?: number;
             /** @default [] */
             rolls?: components["schemas"]["Roll"][];
@@ -1494,9 +1501,21 @@ export interface components {
             rule?: string | null;
             status: number;
             title: string;
+            /** @default null */
+            type?: string | null;
         };
-        /** Evade */
+        /**
+         * Evade
+         * @description Pilot: a normal move (``path`` or ``hexes`` and ``facing`` as for a move) with a Piloting check (SF-STUNT-3).
+         */
         Evade: {
+            /** @default null */
+            facing?: number | null;
+            /** @default [] */
+            hexes?: [
+                number,
+                number
+            ][];
             /** @default  */
             path?: string;
             seat: string;
@@ -1601,10 +1620,21 @@ export interface components {
             /** @enum {unknown} */
             type: "starfinder.flip_and_burn";
         };
-        /** Flyby */
+        /**
+         * Flyby
+         * @description Pilot: a normal move through ``enemy``'s hex (``path`` or ``hexes`` and ``facing``) (SF-STUNT-5).
+         */
         Flyby: {
             enemy: string;
-            path: string;
+            /** @default null */
+            facing?: number | null;
+            /** @default [] */
+            hexes?: [
+                number,
+                number
+            ][];
+            /** @default  */
+            path?: string;
             seat: string;
             /** @enum {unknown} */
             type: "starfinder.flyby";
@@ -1864,6 +1894,27 @@ export interface components {
             type: "ftcampaign.groups_merged";
         };
         /**
+         * Happening
+         * @description Something that just happened, kept for drawing (view.draw effects), with who may see it.
+         */
+        Happening: {
+            /** @default null */
+            audience?: string[] | null;
+            /** @default null */
+            hex?: [
+                number,
+                number
+            ] | null;
+            kind: string;
+            n: number;
+            /** @default null */
+            piece?: string | null;
+            /** @default null */
+            rule?: string | null;
+            text: string;
+            turn: number;
+        };
+        /**
          * HelmOrderSet
          * @description Piloting checks and tie-breaks (SF-HELM-1..4): lowest first.
          */
@@ -2098,7 +2149,10 @@ export interface components {
         };
         /** LockTaken */
         LockTaken: {
-            /** @default 0 */
+            /**
+             * @description The lock range in hexes (ASC-DET-5), not a detection roll or a signature: the lock holds while the target is at most this far from the holder. It is the holder's best working active-sensor rating, committed or not, else the rating of the sensor that made the detection. 0 on a failed attempt (no lock is taken) and when withheld from this viewer (the holder is unseen).
+             * @default 0
+             */
             rating?: number;
             /** @default [] */
             rolls?: components["schemas"]["Roll"][];
@@ -3520,8 +3574,8 @@ export interface components {
             group: string;
             /** @default stand_off */
             posture?: string;
-            /** @default false */
-            route?: boolean;
+            /** @default null */
+            route?: boolean | null;
             to: [
                 number,
                 number
@@ -3686,15 +3740,6 @@ export interface components {
             target: string;
             /** @enum {unknown} */
             type: "gsc2.tractor_fired";
-        };
-        /**
-         * Trail
-         * @description A path drawn this turn: a ship's move (all its legs) or a salvo's flight.
-         */
-        Trail: {
-            kind: string;
-            piece: string;
-            points: components["schemas"]["Point"][];
         };
         /**
          * TroopCombat
@@ -4007,7 +4052,10 @@ export interface components {
             witnesses: string[];
             world: string;
         };
-        /** EndPhase */
+        /**
+         * EndPhase
+         * @description ASC-SEQ-1: the side is done with the current phase (final: ruling ASC-R-24).
+         */
         "service.domain.asc.commands.EndPhase": {
             side: string;
             /** @enum {unknown} */
@@ -4451,7 +4499,7 @@ export interface components {
                 [key: string]: components["schemas"]["TerrainState"];
             };
             /** @default [] */
-            trails?: components["schemas"]["Trail"][];
+            trails?: components["schemas"]["service.domain.gsc2.state.Trail"][];
             /** @default 0 */
             turn?: number;
             turn_limit: number | null;
@@ -4532,6 +4580,15 @@ export interface components {
             used?: string[];
         };
         /**
+         * Trail
+         * @description A path drawn this turn: a ship's move (all its legs) or a salvo's flight.
+         */
+        "service.domain.gsc2.state.Trail": {
+            kind: string;
+            piece: string;
+            points: components["schemas"]["Point"][];
+        };
+        /**
          * Fire
          * @description Gunner: fire one weapon. ``arc`` picks the arc for a boundary target or a turret (SF-GUN-4);
          *         ``quadrant`` picks the quadrant struck when the attacker may choose (SF-DMG-1, SF-STUNT-5).
@@ -4566,9 +4623,18 @@ export interface components {
         };
         /**
          * Move
-         * @description Pilot: move ahead and turn. ``path`` is a string of F (one hex ahead), L (turn to port), R (starboard).
+         * @description Pilot: move ahead and turn (SF-MOV-1/2). Either ``path``, a string of F (one hex ahead), L (turn to port),
+         *         R (turn to starboard); or ``hexes``, the hexes entered one by one (each adjacent to the last: the turns are
+         *         the facing changes they need) with an optional final ``facing`` (turns after the last hex).
          */
         "service.domain.starfinder.commands.Move": {
+            /** @default null */
+            facing?: number | null;
+            /** @default [] */
+            hexes?: [
+                number,
+                number
+            ][];
             /** @default  */
             path?: string;
             seat: string;
@@ -4698,9 +4764,15 @@ export interface components {
             declared?: components["schemas"]["EngAction"][];
             /** @default [] */
             done?: string[];
+            /** @default 0 */
+            mark_no?: number;
+            /** @default [] */
+            marks?: components["schemas"]["service.domain.starfinder.state.Mark"][];
             members: {
                 [key: string]: components["schemas"]["CrewSpec"];
             };
+            /** @default false */
+            opened?: boolean;
             /** @default [] */
             order?: string[];
             /** @default false */
@@ -4709,6 +4781,8 @@ export interface components {
             pending?: components["schemas"]["Hit"][];
             /** @default engineering */
             phase?: string;
+            /** @default 0 */
+            phase_no?: number;
             /** @default {} */
             projectiles?: {
                 [key: string]: components["schemas"]["Projectile"];
@@ -4732,8 +4806,33 @@ export interface components {
             specs: {
                 [key: string]: components["schemas"]["service.domain.starfinder.scenario.ShipSpec"];
             };
+            /** @default [] */
+            trails?: components["schemas"]["service.domain.starfinder.state.Trail"][];
             /** @default null */
             winner?: string | null;
+        };
+        /**
+         * Mark
+         * @description Something that just happened, kept for drawing (a shot, a hit or miss, damage, a shield change).
+         *
+         *         ``n`` counts every mark of the game (folded in state), so a page animates each once; ``phase_no`` is the
+         *         phase it happened in: the state keeps the current and the previous phase's marks only.
+         */
+        "service.domain.starfinder.state.Mark": {
+            /** @default null */
+            amount?: number | null;
+            /** @default null */
+            at?: components["schemas"]["Hex"] | null;
+            kind: string;
+            n: number;
+            phase_no: number;
+            /** @default null */
+            rule?: string | null;
+            /** @default null */
+            source?: string | null;
+            /** @default null */
+            target?: string | null;
+            text: string;
         };
         /** ShipState */
         "service.domain.starfinder.state.ShipState": {
@@ -4779,6 +4878,16 @@ export interface components {
             speed_bonus?: number;
             /** @default active */
             status?: string;
+        };
+        /**
+         * Trail
+         * @description A path drawn for the current round: a helm move, a drift, a projectile's flight.
+         */
+        "service.domain.starfinder.state.Trail": {
+            kind: string;
+            label: string;
+            piece: string;
+            points: components["schemas"]["Hex"][];
         };
     };
     responses: never;

@@ -75,8 +75,33 @@ export class Api {
     return this.request("GET", `/v1/games/${enc(id)}/turns/${n}` + (phase ? `?phase=${enc(phase)}` : ""));
   }
   /** @returns {Promise<CommandAccepted>} */
-  command(id, command) {
-    return this.request("POST", `/v1/games/${enc(id)}/commands`, { command });
+  command(id, command, salt = "") {
+    return this.request("POST", `/v1/games/${enc(id)}/commands`, salt ? { command, salt } : { command });
+  }
+  fork(id, at = null) {
+    return this.request("POST", `/v1/games/${enc(id)}/fork` + (at == null ? "" : `?at=${at}`));
+  }
+  rewind(id, toSeq, reason) {
+    return this.request("POST", `/v1/games/${enc(id)}/rewind`, { to_seq: toSeq, reason });
+  }
+  // The battle file as text (the caller's envelopes; the token decides what it holds).
+  async exportText(id) {
+    const headers = this.token ? { Authorization: `Bearer ${this.token}` } : {};
+    const resp = await fetch(this.base + `/v1/games/${enc(id)}/export`, { headers });
+    const text = await resp.text();
+    if (!resp.ok) { let p = {}; try { p = JSON.parse(text); } catch { p = { detail: text }; } throw new ApiError(p, resp.status); }
+    return text;
+  }
+  importFile(text) {
+    return this.requestRaw("POST", "/v1/games/import", text);
+  }
+  async requestRaw(method, path, text) {
+    const resp = await fetch(this.base + path, { method, headers: { Accept: "application/json", "Content-Type": "application/x-ndjson" }, body: text });
+    const body = await resp.text();
+    let data = null;
+    try { data = body ? JSON.parse(body) : null; } catch { data = { detail: body }; }
+    if (!resp.ok) throw new ApiError(data || {}, resp.status);
+    return data;
   }
 }
 
@@ -107,14 +132,19 @@ export class GameStream {
   url() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     const q = new URLSearchParams({ after: String(this.last) });
-    if (this.token) q.set("token", this.token);
     return `${proto}//${location.host}/v1/games/${enc(this.gameId)}/stream?${q}`;
+  }
+
+  // The token never goes in the URL (URLs end up in logs): it is offered as a subprotocol, and the
+  // server accepts "salvo.v1".
+  protocols() {
+    return this.token ? ["salvo.v1", `salvo.token.${this.token}`] : ["salvo.v1"];
   }
 
   open() {
     if (this.closed) return;
     this.onState(this.retry ? "reconnecting" : "connecting");
-    const ws = new WebSocket(this.url());
+    const ws = new WebSocket(this.url(), this.protocols());
     this.ws = ws;
     ws.onmessage = (msg) => {
       let m;

@@ -53,8 +53,11 @@ export function sideColor(side, sides = []) {
   const named = { red: "#e5484d", blue: "#3e8ef7", green: "#30a46c", yellow: "#f5d90a",
     advantaged: "#3e8ef7", disadvantaged: "#e5484d" };
   if (named[side]) return named[side];
+  if (side == null) return "#9aa4b2"; // a bogey or terrain: no side the viewer may know
   const palette = ["#e5484d", "#3e8ef7", "#30a46c", "#f5a524", "#8e4ec6", "#12a594"];
-  const i = Math.max(0, sides.indexOf(side));
+  // sides may be a list or (ASC) an object keyed by side
+  const names = Array.isArray(sides) ? sides : sides && typeof sides === "object" ? Object.keys(sides) : [];
+  const i = Math.max(0, names.indexOf(side));
   return palette[i % palette.length];
 }
 

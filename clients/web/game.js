@@ -1,4 +1,7 @@
 // The battle page: board, timeline, orders, ship sheet, replay and log, kept live by the stream.
+// A view carrying `draw` (docs/view-contract.md) is drawn by board.js and ordered through labelled
+// options and forms; a view without one (a ruleset whose drawing has not landed) falls back to the
+// older per-ruleset renderers.
 import { el, clear, fill, humanize } from "./dom.js";
 import { GameStream } from "./api.js";
 import { renderCommands, labelCommand } from "./commands.js";
@@ -8,16 +11,26 @@ import { renderStarmap } from "./starmap.js";
 import { renderPanel } from "./panel.js";
 import { seatShipId, starfinderToAct } from "./starfinder-ui.js";
 import { renderTimeline, ReplayPanel, turnStarts } from "./replay.js";
+import { Board } from "./board.js";
+import { Drafts, formBlock, formDecor } from "./forms.js";
+import { optionsBlock, targetActions } from "./options.js";
+import { statusBox, turnBadge } from "./status.js";
+import { disputesBlock } from "./disputes.js";
+import { drawnSheet } from "./sheet.js";
+import { hexCentre } from "./geometry.js";
 
 const TABS = [["orders", "Orders"], ["ship", "Ship"], ["replay", "Replay"], ["log", "Log"]];
 
 function kindOf(view) {
   if (!view || typeof view !== "object") return "none";
+  if (view.draw) return "drawn";
   if (view.ruleset === "gsc2" || (view.table && Array.isArray(view.ships))) return "gsc2";
   if (view.map && Array.isArray(view.map.worlds) && Array.isArray(view.players)) return "starmap"; // ftcampaign
   if (view.map_radius != null || hexItems(view).length) return "hex";
   return "generic";
 }
+
+const typing = (t) => t && (t.closest("input, select, textarea, [contenteditable]") || t.closest("[data-handle]"));
 
 export class GameView {
   constructor(root, api, gameId, token, { onLeave }) {
@@ -30,15 +43,21 @@ export class GameView {
     this.live = null; // the summary now
     this.shown = null; // the summary displayed (live or ?at=)
     this.at = null; // null = live
-    this.options = [];
+    this.options = []; // bare commands (fallback renderers)
+    this.labelled = []; // Option objects
+    this.forms = [];
+    this.drafts = new Drafts();
     this.selected = null;
+    this.tray = null; // {title, actions} after tapping a target
     this.tab = token ? "orders" : "ship";
     this.sending = false;
     this.refreshTimer = null;
     this.replayKey = "";
+    this.logSeq = 0;
     this.replay = new ReplayPanel(api, gameId, {
       getEvents: () => this.events,
       onShowSeq: (seq) => this.scrub(seq),
+      ruleset: () => (this.live && this.live.ruleset) || "",
     });
   }
 
@@ -50,52 +69,79 @@ export class GameView {
   layout() {
     clear(this.root);
     this.conn = el("span", { id: "conn", class: "conn", dataset: { state: "connecting" } }, "connecting");
+    this.mode = el("span", { id: "mode", class: "mode", dataset: { mode: "live" } }, "Live");
     this.head = el("div", { class: "game-info" });
     const bar = el("header", { class: "gamebar" },
       el("button", { type: "button", class: "small", id: "to-lobby", onclick: () => this.onLeave() }, "← Lobby"),
-      this.head, this.conn);
-    this.board = document.createElementNS("http://www.w3.org/2000/svg", "svg");
-    this.board.id = "board";
-    this.board.setAttribute("role", "img");
-    this.board.setAttribute("aria-label", "Battle map");
-    this.board.addEventListener("click", () => this.hideChooser());
+      this.head, this.mode, this.conn);
+    this.svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    this.svg.id = "board";
+    this.svg.setAttribute("role", "group");
+    this.svg.setAttribute("aria-label", "Battle map");
+    this.board = new Board(this.svg, {
+      onPiece: (id) => this.selectPiece(id),
+      onTarget: (id) => this.tapTarget(id),
+      onNode: (id) => this.tapNode(id),
+      onCell: (q, r) => this.tapCell(q, r),
+    });
+    this.svg.addEventListener("click", () => this.hideChooser());
     this.generic = el("pre", { id: "generic-state", hidden: true });
     this.chooser = el("div", { id: "chooser", class: "chooser", hidden: true });
-    this.zoom = 1;
     const zoomBtn = (label, title, f) => el("button", { type: "button", class: "small", title, "aria-label": title,
-      onclick: (e) => { e.stopPropagation(); this.zoom = Math.max(1, Math.min(6, f(this.zoom))); this.applyZoom(); } }, label);
-    this.zoomCtl = el("div", { class: "zoom-ctl" }, zoomBtn("+", "Zoom in (on the selected piece)", (z) => z * 1.6),
-      zoomBtn("−", "Zoom out", (z) => z / 1.6), zoomBtn("⤢", "Whole map", () => 1));
+      onclick: (e) => { e.stopPropagation(); f(); } }, label);
+    this.zoomCtl = el("div", { class: "map-tools", role: "toolbar", "aria-label": "Map zoom" },
+      zoomBtn("+", "Zoom in", () => this.zoomBy(1.6)), zoomBtn("−", "Zoom out", () => this.zoomBy(1 / 1.6)),
+      zoomBtn("⤢", "Whole map", () => this.zoomBy(0)));
+    this.zoom = 1;
+    this.trayBox = el("div", { id: "tray", class: "tray", hidden: true, "aria-live": "polite" });
     this.timeline = el("div", { id: "timeline", class: "timeline" });
-    this.tabs = el("nav", { class: "tabs", role: "tablist" }, ...TABS.map(([id, label]) => el("button", {
-      type: "button", role: "tab", id: `tab-${id}`, dataset: { tab: id }, onclick: () => this.setTab(id),
+    this.tabs = el("nav", { class: "tabs", role: "tablist", "aria-label": "Panels" }, ...TABS.map(([id, label]) => el("button", {
+      type: "button", role: "tab", id: `tab-${id}`, "aria-controls": `pane-${id}`, dataset: { tab: id }, onclick: () => this.setTab(id),
     }, label)));
-    this.sections = Object.fromEntries(TABS.map(([id]) => [id, el("section", { id: `pane-${id}`, class: "pane", role: "tabpanel" })]));
+    this.sections = Object.fromEntries(TABS.map(([id]) => [id, el("section", { id: `pane-${id}`, class: "pane", role: "tabpanel", "aria-labelledby": `tab-${id}` })]));
     this.statusLine = el("div", { id: "status-line", class: "status-line" });
     this.rejection = el("div", { id: "rejection", class: "rejection", role: "alert", hidden: true });
     this.flash = el("div", { id: "flash", class: "flash", "aria-live": "polite" });
     this.commands = el("div", { id: "commands" });
-    const raw = el("textarea", { id: "raw-command", rows: 3, placeholder: '{"type": "gsc2.end_phase", "side": "red"}' });
+    this.salt = el("input", { type: "text", id: "salt", autocomplete: "off", "aria-label": "Dice salt for your next command" });
+    this.saltBox = el("details", { class: "salt" }, el("summary", {}, "Dice salt (optional)"),
+      el("p", { class: "muted small" }, "Mixed into the dice of your next command, so no one (the server included) can pick its rolls in advance."),
+      this.salt);
+    const raw = el("textarea", { id: "raw-command", rows: 3, "aria-label": "Command as JSON", placeholder: '{"type": "gsc2.end_phase", "side": "red"}' });
     this.rawBox = el("details", { class: "raw" }, el("summary", {}, "Send a command as JSON"), raw,
       el("button", { type: "button", id: "send-raw", onclick: () => {
         let cmd;
         try { cmd = JSON.parse(raw.value); } catch (err) { this.showRejection({ title: "Not JSON", message: err.message }); return; }
         this.send(cmd);
       } }, "Send"));
-    this.sections.orders.append(this.statusLine, this.rejection, this.flash, this.commands, this.rawBox);
+    this.sections.orders.append(this.statusLine, this.rejection, this.flash, this.commands, this.saltBox, this.rawBox);
     this.log = el("ol", { id: "log", class: "log", reversed: true });
     this.sections.log.append(this.log);
-    const panel = el("aside", { class: "panel" }, this.tabs, ...Object.values(this.sections));
+    this.replayBox = el("div", { id: "replay-turns" });
+    this.disputes = el("div", { id: "disputes" });
+    this.sections.replay.append(this.disputes, this.replayBox);
+    const panel = el("aside", { class: "panel", "aria-label": "Orders and details" }, this.tabs, ...Object.values(this.sections));
     this.root.append(el("div", { class: "game" }, bar,
       el("main", { class: "battle" },
-        el("div", { class: "board-col" }, el("div", { class: "board-wrap" }, this.board, this.generic, this.chooser, this.zoomCtl), this.timeline),
+        el("div", { class: "board-col" }, el("div", { class: "board-wrap" }, this.svg, this.generic), this.zoomCtl,
+          this.chooser, this.trayBox, this.timeline),
         panel)));
     this.setTab(this.tab);
+    document.addEventListener("keydown", this.keys = (e) => {
+      if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || typing(e.target)) return;
+      if (e.key === "ArrowLeft" || e.key === "ArrowRight") {
+        e.preventDefault();
+        this.step(e.key === "ArrowLeft" ? -1 : 1);
+      }
+    });
   }
 
   setTab(id) {
     this.tab = id;
-    for (const b of this.tabs.children) b.setAttribute("aria-selected", String(b.dataset.tab === id));
+    for (const b of this.tabs.children) {
+      b.setAttribute("aria-selected", String(b.dataset.tab === id));
+      b.tabIndex = b.dataset.tab === id ? 0 : -1;
+    }
     for (const [k, s] of Object.entries(this.sections)) s.hidden = k !== id;
     if (id === "replay") { this.replayKey = ""; this.renderReplay(); }
   }
@@ -119,7 +165,11 @@ export class GameView {
     this.stream.open();
   }
 
-  stop() { if (this.stream) this.stream.close(); clearTimeout(this.refreshTimer); }
+  stop() {
+    if (this.stream) this.stream.close();
+    clearTimeout(this.refreshTimer);
+    if (this.keys) document.removeEventListener("keydown", this.keys);
+  }
 
   scheduleRefresh(delay = 60) {
     clearTimeout(this.refreshTimer);
@@ -127,12 +177,16 @@ export class GameView {
   }
 
   async refresh() {
+    const none = { options: [], forms: [] };
     const [summary, options] = await Promise.all([
       this.api.game(this.gameId),
-      this.token ? this.api.options(this.gameId).catch(() => ({ commands: [] })) : Promise.resolve({ commands: [] }),
+      this.token ? this.api.options(this.gameId).catch(() => none) : Promise.resolve(none),
     ]);
     this.live = summary;
-    this.options = (options.options || []).map((o) => o.command);
+    this.labelled = options.options || [];
+    this.options = this.labelled.map((o) => o.command);
+    this.forms = options.forms || [];
+    this.drafts.update(this.forms);
     if (this.at == null) this.shown = summary;
     if (this.selected == null) this.pickDefault();
     this.render();
@@ -140,6 +194,14 @@ export class GameView {
 
   pickDefault() {
     const view = this.live && this.live.state;
+    const draw = view && view.draw;
+    if (draw) {
+      const acting = new Set([...this.labelled.map((o) => o.piece), ...this.forms.flatMap((f) => f.pieces.map((p) => p.piece))]);
+      const pieces = draw.pieces || [];
+      const mine = pieces.find((p) => acting.has(p.id)) || pieces.find((p) => p.mine);
+      if (mine) this.selected = mine.id;
+      return;
+    }
     const ships = view && Array.isArray(view.ships) ? view.ships : [];
     const crewed = seatShipId(this.mySide); // a Starfinder seat "ship/role" crews that ship
     const mine = (crewed && ships.find((s) => s.id === crewed))
@@ -150,12 +212,21 @@ export class GameView {
   async scrub(seq) {
     const version = this.version();
     if (seq >= version) { this.goLive(); return; }
+    seq = Math.max(0, seq);
     try {
       const shown = await this.api.game(this.gameId, seq);
       this.at = seq;
       this.shown = shown;
+      this.tray = null;
       this.render();
     } catch (err) { this.showRejection(err); }
+  }
+
+  step(d) {
+    const now = this.at ?? this.version();
+    const next = now + d;
+    if (next > this.version()) return;
+    this.scrub(next);
   }
 
   goLive() {
@@ -168,16 +239,98 @@ export class GameView {
 
   pieces(view) {
     const kind = kindOf(view);
+    if (kind === "drawn") return (view.draw.pieces || []).map((p) => ({ id: p.id, name: p.label, side: p.side, status: p.status }));
     if (kind === "gsc2") return gsc2Pieces(view);
     if (kind === "hex") return hexPieces(view);
     return [];
   }
 
+  // ---- the map ----------------------------------------------------------------------------------
+  zoomBy(f) {
+    if (this.drawnNow) { if (f === 0) this.board.whole(); else this.board.zoom(f); return; }
+    this.zoom = f === 0 ? 1 : Math.max(1, Math.min(6, this.zoom * f));
+    this.applyZoom();
+  }
+
+  decor(draw, live) {
+    if (!live || !this.token) return { selected: this.selected };
+    const fd = formDecor(this.drafts, this.selected, draw, (full) => this.onDraft(full));
+    const targets = new Map(fd.targets);
+    for (const o of this.labelled) {
+      if (o.target && o.piece === this.selected) {
+        targets.set(o.target, targets.has(o.target) ? `${targets.get(o.target)}; ${o.label}` : o.label);
+      }
+    }
+    this.setters = fd.setters;
+    this.cells = fd.cells;
+    return { selected: this.selected, targets, cells: fd.cells, plan: fd.plan, handle: fd.handle };
+  }
+
+  onDraft(full) {
+    const view = this.shown && this.shown.state;
+    if (view && view.draw) this.board.render(view.draw, this.decor(view.draw, this.at == null));
+    if (full) this.renderOrders();
+  }
+
+  selectPiece(id) {
+    this.selected = id;
+    this.tray = null;
+    this.render();
+    // a hex path is built by tapping hexes: bring them to a finger's size
+    const view = this.shown && this.shown.state;
+    if (this.cells && this.cells.length && view && view.draw && view.draw.board.kind === "hex") {
+      const p = (view.draw.pieces || []).find((x) => x.id === id);
+      if (p) this.board.focus(hexCentre(view.draw.board, p.at.x, p.at.y), Math.sqrt(3), 50);
+    }
+  }
+
+  tapTarget(id) {
+    const view = this.shown && this.shown.state;
+    const draw = view && view.draw;
+    const acts = targetActions(this.labelled, this.setters || new Map(), this.selected, id);
+    const p = draw && ((draw.pieces || []).find((x) => x.id === id) || (draw.board.nodes || []).find((n) => n.id === id));
+    const name = p ? p.label : id;
+    if (acts.length === 1 && acts[0].apply) { acts[0].apply(); this.tray = null; this.render(); return; }
+    if (p && p.mine) acts.push({ label: `Select ${name} instead`, apply: () => { this.selected = id; } });
+    this.tray = { title: `${name}: what to do`, actions: acts, target: id };
+    this.render();
+  }
+
+  tapNode(id) {
+    // a world that is no target: show what the drawing says about it
+    const draw = this.shown && this.shown.state && this.shown.state.draw;
+    const n = draw && (draw.board.nodes || []).find((x) => x.id === id);
+    if (!n) return;
+    this.tray = { title: [n.label, n.owner ? `held by ${n.owner}` : "", n.detail || ""].filter(Boolean).join(" · "), actions: [], target: id };
+    this.renderTray();
+  }
+
+  tapCell(q, r) {
+    const c = (this.cells || []).find((x) => x.q === q && x.r === r);
+    if (c) { c.apply(); this.onDraft(true); }
+  }
+
+  renderTray() {
+    const t = this.tray;
+    if (!t || this.at != null) { this.trayBox.hidden = true; clear(this.trayBox); return; }
+    fill(this.trayBox, el("h4", {}, t.title),
+      ...t.actions.map((a, i) => el("button", { type: "button", class: "cmd tray-act", dataset: { i, type: a.command ? a.command.type : "set" },
+        onclick: () => {
+          this.tray = null;
+          if (a.apply) { a.apply(); this.render(); } else this.send(a.command, a.label);
+        } }, a.label)),
+      el("button", { type: "button", class: "small", id: "tray-close", onclick: () => { this.tray = null; this.renderTray(); } }, t.actions.length ? "Cancel" : "Close"));
+    this.trayBox.hidden = false;
+  }
+
+  // ---- rendering --------------------------------------------------------------------------------
   render() {
     const s = this.shown;
     if (!s) return;
     const view = s.state || {};
     const live = this.at == null;
+    const kind = kindOf(view);
+    this.drawnNow = kind === "drawn";
     const ctx = {
       viewer: s.viewer, selected: this.selected, options: live ? this.options : [], events: this.events, at: s.at,
       label: (cmd) => labelCommand(cmd, view),
@@ -185,81 +338,145 @@ export class GameView {
       onCommand: (cmd) => this.send(cmd),
       onChoose: (cmds, title) => this.showChooser(cmds, title, view),
     };
-    const kind = kindOf(view);
-    this.board.style.display = kind === "generic" ? "none" : "";
+    this.svg.style.display = kind === "generic" ? "none" : "";
     this.generic.hidden = kind !== "generic";
-    if (kind === "gsc2") renderGsc2(this.board, view, ctx);
-    else if (kind === "hex") renderHex(this.board, view, ctx);
-    else if (kind === "starmap") renderStarmap(this.board, view, ctx);
-    else this.generic.textContent = JSON.stringify(view, null, 2);
+    if (kind === "drawn") this.board.render(view.draw, this.decor(view.draw, live));
+    else {
+      this.board.active = false;
+      if (kind === "gsc2") renderGsc2(this.svg, view, ctx);
+      else if (kind === "hex") renderHex(this.svg, view, ctx);
+      else if (kind === "starmap") renderStarmap(this.svg, view, ctx);
+      else this.generic.textContent = JSON.stringify(view, null, 2);
+      this.svg.dataset.drawn = String(Date.now());
+      this.applyZoom();
+    }
     this.zoomCtl.hidden = kind === "generic";
-    this.applyZoom();
-
-    const me = this.mySide;
-    const toAct = view.to_act != null
-      ? (view.to_act ? { text: view.to_act === me ? "Your move" : `${view.to_act} to act`, mine: view.to_act === me } : null)
-      : (Array.isArray(view.awaiting) || view.acting_ship) && !s.over ? starfinderToAct(view, s.viewer) : null;
-    fill(this.head,
-      el("strong", {}, `${s.ruleset} · ${this.gameId}`),
-      el("span", { id: "viewer", class: "viewer" }, s.viewer),
-      el("span", { id: "clock" }, `Turn ${s.turn} · ${humanize(s.phase)}`),
-      s.over ? el("span", { class: "badge over" }, `Game over${view.winner ? `: ${view.winner} wins` : ""}`) : null,
-      toAct ? el("span", { id: "to-act", class: `to-act${toAct.mine ? " mine" : ""}` }, toAct.text) : null);
+    this.renderHeader(s, view, kind);
 
     renderTimeline(this.timeline, {
       version: this.version(), at: this.at, events: this.events, turn: s.turn, phase: s.phase,
-      onScrub: (seq) => this.scrub(seq), onLive: () => this.goLive(),
+      onScrub: (seq) => this.scrub(seq), onLive: () => this.goLive(), onStep: (d) => this.step(d),
     });
 
-    const piece = kind === "gsc2" ? (view.ships || []).find((x) => x.id === this.selected)
-      : kind === "hex" ? hexItems(view).find((x) => x.id === this.selected) : null;
-    renderPanel(this.sections.ship, view, piece || null, this.pieces(view), ctx.onSelect, { viewer: s.viewer });
-
-    const liveView = (this.live && this.live.state) || view;
-    fill(this.statusLine, this.token
-      ? `You are ${s.viewer}.${Array.isArray(liveView.done) && liveView.done.length ? ` Done this phase: ${liveView.done.join(", ")}.` : ""}`
-      : "Spectating: the public view only.");
-    const note = !live ? `Viewing history (seq ${this.at}). Go back to live to give orders.`
-      : !this.token ? "Spectators cannot give orders." : "";
-    renderCommands(this.commands, this.token && live ? this.options : [], liveView, (cmd) => this.send(cmd),
-      { selected: this.selected, disabled: this.sending || !live, note });
-    this.rawBox.hidden = !this.token;
+    if (kind === "drawn") {
+      const p = (view.draw.pieces || []).find((x) => x.id === this.selected);
+      const rich = p && [...(view.ships || []), ...hexItems(view)].find((x) => x.id === p.id && x.data_sheet);
+      if (rich) renderPanel(this.sections.ship, view, rich, this.pieces(view), ctx.onSelect, { viewer: s.viewer });
+      else fill(this.sections.ship, ...drawnSheet(view.draw, p, ctx.onSelect));
+    } else {
+      const piece = kind === "gsc2" ? (view.ships || []).find((x) => x.id === this.selected)
+        : kind === "hex" ? hexItems(view).find((x) => x.id === this.selected) : null;
+      renderPanel(this.sections.ship, view, piece || null, this.pieces(view), ctx.onSelect, { viewer: s.viewer });
+    }
+    this.renderOrders();
+    this.renderTray();
     this.renderLog();
     if (this.tab === "replay") this.renderReplay();
   }
 
-  // Zoom the board's viewBox around the selected piece (or the centre), kept inside the map.
+  renderHeader(s, view, kind) {
+    const live = this.at == null;
+    this.mode.dataset.mode = live ? "live" : "history";
+    this.mode.textContent = live ? "Live" : `History · seq ${this.at} of ${this.version()}`;
+    this.conn.hidden = !live;
+    const draw = kind === "drawn" ? view.draw : null;
+    const me = this.mySide;
+    let toAct = null;
+    if (draw) toAct = turnBadge(draw.status, s.viewer);
+    else if (view.to_act != null) toAct = view.to_act ? { text: view.to_act === me ? "Your move" : `${view.to_act} to act`, mine: view.to_act === me } : null;
+    else if ((Array.isArray(view.awaiting) || view.acting_ship) && !s.over) toAct = starfinderToAct(view, s.viewer);
+    const phase = draw ? draw.status.phase_label || humanize(draw.status.phase) : humanize(s.phase);
+    fill(this.head,
+      el("strong", {}, `${s.ruleset} · ${this.gameId}`),
+      el("span", { id: "viewer", class: "viewer" }, s.viewer),
+      el("span", { id: "clock" }, `Turn ${s.turn} · ${phase}`),
+      s.over ? el("span", { class: "badge over" }, `Game over${view.winner ? `: ${view.winner} wins` : draw && draw.status.result ? `: ${draw.status.result}` : ""}`) : null,
+      toAct && !(s.over && toAct.over) ? el("span", { id: "to-act", class: `to-act${toAct.mine && live ? " mine" : ""}` }, live ? toAct.text : `then: ${toAct.text}`) : null);
+  }
+
+  renderOrders() {
+    const s = this.shown;
+    if (!s) return;
+    const view = s.state || {};
+    const live = this.at == null;
+    const liveView = (this.live && this.live.state) || view;
+    const draw = liveView.draw;
+    const note = !live ? `Viewing history (seq ${this.at}). Go back to live to give orders.`
+      : !this.token ? "Spectators cannot give orders." : "";
+    this.rawBox.hidden = !this.token;
+    this.saltBox.hidden = !this.token || s.viewer === "umpire";
+    if (!draw) {
+      fill(this.statusLine, this.token
+        ? `You are ${s.viewer}.${Array.isArray(liveView.done) && liveView.done.length ? ` Done this phase: ${liveView.done.join(", ")}.` : ""}`
+        : "Spectating: the public view only.");
+      renderCommands(this.commands, this.token && live ? this.options : [], liveView, (cmd) => this.send(cmd),
+        { selected: this.selected, disabled: this.sending || !live, note });
+      return;
+    }
+    fill(this.statusLine, statusBox(draw.status, s.viewer));
+    const disabled = this.sending || !live;
+    const labelOf = (id) => { const p = (draw.pieces || []).find((x) => x.id === id); return p ? p.label : id; };
+    const parts = [note ? el("p", { class: "note" }, note) : null];
+    if (this.token && live) {
+      parts.push(...this.forms.map((form) => formBlock(this.drafts, form, {
+        selected: this.selected, disabled,
+        onChange: (full) => this.onDraft(full),
+        onSend: (body, f) => this.send(body, f.label).then((ok) => { if (ok) this.drafts.reset(f); }),
+        onShow: (id) => this.selectPiece(id),
+      })));
+      parts.push(...optionsBlock(this.labelled, { selected: this.selected, disabled, pieceLabel: labelOf,
+        onSend: (cmd, label) => this.send(cmd, label) }));
+      if (!this.forms.length && !this.labelled.length) parts.push(el("p", { class: "muted" }, "Nothing to do right now."));
+    }
+    fill(this.commands, ...parts);
+  }
+
+  // Zoom the old renderers' viewBox around the selected piece (or the centre), kept inside the map.
   applyZoom() {
-    const full = (this.board.dataset.full || this.board.getAttribute("viewBox") || "").split(/\s+/).map(Number);
+    const full = (this.svg.dataset.full || this.svg.getAttribute("viewBox") || "").split(/\s+/).map(Number);
     if (full.length !== 4 || full.some((n) => !isFinite(n))) return;
-    this.board.dataset.full = full.join(" ");
-    if (this.zoom <= 1) { this.board.setAttribute("viewBox", full.join(" ")); return; }
+    this.svg.dataset.full = full.join(" ");
+    if (this.zoom <= 1) { this.svg.setAttribute("viewBox", full.join(" ")); return; }
     const [x0, y0, w0, h0] = full;
     let cx = x0 + w0 / 2, cy = y0 + h0 / 2;
-    const sel = this.board.querySelector("g.ship.selected");
+    const sel = this.svg.querySelector("g.ship.selected");
     const m = sel && /translate\(([-\d.e]+)[ ,]+([-\d.e]+)\)/.exec(sel.getAttribute("transform") || "");
     if (m) { cx = Number(m[1]); cy = Number(m[2]); }
     const w = w0 / this.zoom, h = h0 / this.zoom;
     const x = Math.min(Math.max(cx - w / 2, x0), x0 + w0 - w);
     const y = Math.min(Math.max(cy - h / 2, y0), y0 + h0 - h);
-    this.board.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
+    this.svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
   }
 
+  // The log grows at the end only: a click on an event never rebuilds it (the list keeps its place).
   renderLog() {
-    const items = this.events.slice(-150).reverse().map((e) => el("li", { dataset: { seq: e.seq, type: e.type } },
-      el("button", { type: "button", class: "seq-link", onclick: () => this.scrub(e.seq) }, `#${e.seq}`),
-      ` T${e.turn} ${e.phase} · `, el("strong", {}, humanize(e.type)), ` ${summarize(e)}`,
-      e.rolls && e.rolls.length ? el("span", { class: "muted" }, ` · ${e.rolls.map((r) => `${r.die}=${r.value}`).join(" ")}`) : null));
-    fill(this.log, ...items);
+    if (this.events.length && this.events[this.events.length - 1].seq < this.logSeq) { clear(this.log); this.logSeq = 0; }
+    for (const e of this.events) {
+      if (e.seq <= this.logSeq) continue;
+      this.logSeq = e.seq;
+      this.log.prepend(el("li", { dataset: { seq: e.seq, type: e.type } },
+        el("button", { type: "button", class: "seq-link", "aria-label": `Show the table after event ${e.seq}`, onclick: () => this.scrub(e.seq) }, `#${e.seq}`),
+        ` T${e.turn} ${e.phase} · `, el("strong", {}, humanize(e.type)), ` ${summarize(e)}`,
+        e.rolls && e.rolls.length ? el("span", { class: "muted" }, ` · ${e.rolls.map((r) => `${r.die}=${r.value}`).join(" ")}`) : null));
+      while (this.log.children.length > 150) this.log.lastChild.remove();
+    }
+    for (const li of this.log.children) {
+      if (Number(li.dataset.seq) === this.at) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current");
+    }
   }
 
   renderReplay() {
+    fill(this.disputes, disputesBlock(this.api, this.gameId, {
+      at: this.at, version: this.version(), viewer: this.shown && this.shown.viewer, onError: (err) => this.showRejection(err, false),
+    }));
     const open = this.replay.openTurnN;
     const key = [turnStarts(this.events).length, this.events.filter((e) => e.type === "dice.revealed").length,
       open == null ? 0 : this.events.filter((e) => e.turn === open).length].join("|");
-    if (key === this.replayKey) return;
-    this.replayKey = key;
-    this.replay.renderTurns(this.sections.replay);
+    if (key !== this.replayKey) {
+      this.replayKey = key;
+      this.replay.renderTurns(this.replayBox);
+    }
+    this.replay.markCurrent(this.replayBox, this.at);
   }
 
   showChooser(cmds, title, view) {
@@ -272,46 +489,54 @@ export class GameView {
 
   hideChooser() { this.chooser.hidden = true; }
 
-  showRejection(err) {
+  showRejection(err, toOrders = true) {
     const p = err.problem || {};
-    fill(this.rejection, 
+    fill(this.rejection,
       el("strong", {}, err.rule ? `Rejected by ${err.rule}` : err.title || "Error"),
       err.rule ? el("code", { class: "rule" }, err.rule) : null,
       el("p", {}, err.message || p.detail || ""),
       err.field ? el("p", { class: "muted" }, `field: ${err.field}`) : null,
       err.status ? el("p", { class: "muted" }, `${err.status} ${err.title || ""}`) : null);
     this.rejection.hidden = false;
-    if (this.tab !== "orders" && this.token) this.setTab("orders");
+    if (toOrders && this.tab !== "orders" && this.token) this.setTab("orders");
+    if (!toOrders) this.disputes.append(this.rejection.cloneNode(true));
   }
 
-  async send(cmd) {
-    if (this.sending) return;
+  async send(cmd, label = null) {
+    if (this.sending) return false;
     this.sending = true;
     this.rejection.hidden = true;
     const view = (this.live && this.live.state) || {};
-    this.flash.textContent = `Sending: ${labelCommand(cmd, view)}…`;
+    const words = label || labelCommand(cmd, view);
+    this.flash.textContent = `Sending: ${words}…`;
+    let ok = false;
     try {
-      const res = await this.api.command(this.gameId, cmd);
-      this.flash.textContent = `✓ ${labelCommand(cmd, view)} (${(res.events || []).length} event(s), now v${res.version})`;
+      const salt = this.salt.value.trim();
+      const res = await this.api.command(this.gameId, cmd, salt);
+      this.salt.value = "";
+      this.flash.textContent = `✓ ${words} (${(res.events || []).length} event(s), now v${res.version})`;
+      ok = true;
     } catch (err) {
       this.flash.textContent = "";
       this.showRejection(err);
     } finally {
       this.sending = false;
     }
+    this.tray = null;
     await this.refresh().catch((err) => this.showRejection(err));
+    return ok;
   }
 }
 
 function summarize(e) {
   const d = e.data || {};
   if (e.type.endsWith("ship_moved") && d.path && d.path.length) {
-    const [x, y] = d.path[d.path.length - 1];
-    return `${d.ship} → (${+x.toFixed(1)}, ${+y.toFixed(1)}) heading ${d.heading}°`;
+    const last = d.path[d.path.length - 1];
+    const [x, y] = Array.isArray(last) ? last : [last.x, last.y];
+    return `${d.ship} → (${+Number(x).toFixed(1)}, ${+Number(y).toFixed(1)}) heading ${d.heading}°`;
   }
   if (e.type.endsWith("beam_fired")) return `${d.ship_name || d.ship} ${d.battery} → ${d.target_name || d.target}: ${d.hit ? "hit" : "miss"}`;
   if (e.type === "dice.committed" || e.type === "dice.revealed") return `turn ${d.turn}`;
   if (e.type.endsWith("phase_started")) return `${d.phase}`;
   return e.actor ? `(${e.actor})` : "";
 }
-

@@ -1,5 +1,6 @@
 // Lobby: rulesets and sample scenarios, create a game, share seat links, join by link or token.
 import { el, clear, humanize } from "./dom.js";
+import { importBlock } from "./disputes.js";
 
 const RECENT = "salvo.recentGames";
 
@@ -30,7 +31,7 @@ function copyButton(text) {
 function linkRow(label, href, role) {
   return el("li", { class: "link-row", dataset: { role } },
     el("strong", {}, label),
-    el("input", { type: "text", readonly: true, value: href, class: "link", onfocus: (e) => e.target.select() }),
+    el("input", { type: "text", readonly: true, value: href, class: "link", "aria-label": `${label} link`, onfocus: (e) => e.target.select() }),
     copyButton(href),
     el("a", { href, class: "button small" }, "Open"));
 }
@@ -67,8 +68,8 @@ export async function renderLobby(root, api, { onJoin }) {
   const create = el("section", { class: "card" }, el("h2", {}, "New game"),
     el("label", {}, "Ruleset ", rulesetSel), el("label", {}, "Scenario ", scenarioSel), desc, createBtn, status, result);
 
-  const joinInput = el("input", { type: "text", id: "join-link", placeholder: "Paste a game link or id" });
-  const tokenInput = el("input", { type: "text", id: "join-token", placeholder: "Seat or umpire token (blank = spectate)" });
+  const joinInput = el("input", { type: "text", id: "join-link", placeholder: "Paste a game link or id", "aria-label": "Game link or id" });
+  const tokenInput = el("input", { type: "text", id: "join-token", placeholder: "Seat or umpire token (blank = spectate)", "aria-label": "Seat or umpire token" });
   const joinBtn = el("button", { type: "button", id: "join", class: "primary" }, "Join");
   const join = el("section", { class: "card" }, el("h2", {}, "Join a game"), joinInput, tokenInput, joinBtn,
     el("p", { class: "muted" }, "A seat token plays that seat; the umpire token sees everything; no token watches as a spectator."));
@@ -81,7 +82,7 @@ export async function renderLobby(root, api, { onJoin }) {
   const recentBox = rec.length ? el("section", { class: "card" }, el("h2", {}, "Your recent games"),
     ...rec.map((g) => el("details", {}, el("summary", {}, `${g.game_id} · ${g.ruleset} ${g.scenario}`), gameLinks(g)))) : null;
 
-  root.append(el("div", { class: "lobby" }, create, join, recentBox));
+  root.append(el("div", { class: "lobby" }, create, join, importBlock(api, {}), recentBox));
 
   let rulesets = [];
   try {

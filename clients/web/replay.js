@@ -2,6 +2,7 @@
 // and a dice-verification badge per revealed turn.
 import { el, clear, fill, humanize } from "./dom.js";
 import { verifyTurn } from "./dice.js";
+import { ruleLink } from "./rules.js";
 
 export function turnStarts(events) {
   const starts = new Map();
@@ -10,7 +11,7 @@ export function turnStarts(events) {
 }
 
 // The scrubber under the board. at = null means live.
-export function renderTimeline(root, { version, at, events, turn, phase, onScrub, onLive }) {
+export function renderTimeline(root, { version, at, events, turn, phase, onScrub, onLive, onStep }) {
   clear(root);
   const shown = at ?? version;
   const range = el("input", {
@@ -34,24 +35,29 @@ export function renderTimeline(root, { version, at, events, turn, phase, onScrub
     onclick: onLive, disabled: at == null,
   }, at == null ? "● Live" : "Back to live");
   const where = el("span", { class: "where" }, at == null ? `turn ${turn} · ${phase}` : `history: turn ${turn} · ${phase}`);
-  root.append(el("div", { class: "timeline-row" }, range, out, live), el("div", { class: "timeline-row" }, where, chips));
+  const prev = el("button", { type: "button", id: "step-back", class: "small", "aria-label": "Step back one event (←)",
+    disabled: shown <= 1, onclick: () => onStep && onStep(-1) }, "◀");
+  const next = el("button", { type: "button", id: "step-on", class: "small", "aria-label": "Step on one event (→)",
+    disabled: at == null, onclick: () => onStep && onStep(1) }, "▶");
+  root.append(el("div", { class: "timeline-row" }, prev, range, next, out, live), el("div", { class: "timeline-row" }, where, chips));
 }
 
-function rollLine(roll, verified) {
+function rollLine(roll, verified, ruleset) {
   const mods = (roll.modifiers || []).map((m) => el("li", {},
-    `${m.value >= 0 ? "+" : "−"}${Math.abs(m.value)} ${m.why} `, el("code", { class: "rule" }, m.rule)));
+    `${m.value >= 0 ? "+" : "−"}${Math.abs(m.value)} ${m.why} `, ruleLink(ruleset, m.rule)));
   const need = roll.target != null ? ` · target ${roll.target}` : "";
   return el("li", { class: `roll ${roll.outcome || ""}`, dataset: { i: roll.i } },
     el("span", { class: "die" }, `${roll.die} → ${roll.value}`),
     ` ${roll.purpose}${need}${roll.outcome ? ` · ${roll.outcome}` : ""} `,
-    el("code", { class: "rule" }, roll.rule),
+    ruleLink(ruleset, roll.rule),
     verified === true ? el("span", { class: "ok", title: "recomputed from the revealed seed" }, " ✓") : null,
     verified === false ? el("span", { class: "bad", title: "does not match the revealed seed" }, " ✗") : null,
     mods.length ? el("ul", { class: "mods" }, ...mods) : null);
 }
 
 export class ReplayPanel {
-  constructor(api, gameId, { getEvents, onShowSeq }) {
+  constructor(api, gameId, { getEvents, onShowSeq, ruleset }) {
+    this.ruleset = ruleset || (() => "");
     this.api = api;
     this.gameId = gameId;
     this.getEvents = getEvents;
@@ -103,7 +109,7 @@ export class ReplayPanel {
     const bad = new Set((res.bad || []).map((b) => `${b.seq}/${b.i}`));
     const steps = data.events.map(({ event, text }) => {
       const rolls = (event.rolls || []).map((r) => rollLine(r,
-        res.status === "verified" ? true : bad.has(`${event.seq}/${r.i}`) ? false : null));
+        res.status === "verified" ? true : bad.has(`${event.seq}/${r.i}`) ? false : null, this.ruleset()));
       return el("li", { class: `step${event.superseded ? " superseded" : ""}`, dataset: { seq: event.seq, type: event.type } },
         el("div", { class: "step-head" },
           el("button", { type: "button", class: "seq-link", title: "Show the table after this event",
@@ -118,5 +124,12 @@ export class ReplayPanel {
       el("p", { class: "muted" }, `Events ${data.from_seq}–${data.to_seq}. ${res.message || ""}`),
       el("ol", { class: "steps" }, ...steps));
     if (scroll) body.scrollIntoView({ block: "nearest" });
+  }
+
+  // The shown step is marked in place: the list is never rebuilt for a click, so it keeps its scroll.
+  markCurrent(root, at) {
+    for (const li of root.querySelectorAll("li.step")) {
+      if (Number(li.dataset.seq) === at) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current");
+    }
   }
 }

@@ -182,6 +182,7 @@ class ErrorFrame(msgspec.Struct, tag_field="kind", tag="error", kw_only=True):
     """A refused command (with its ``ref``) or a refused connection (then close code 1008)."""
 
     ref: str | None = None
+    type: str | None = None  # the problem type, as in problem+json (one error mapper serves both)
     status: int
     title: str
     detail: str

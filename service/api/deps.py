@@ -12,6 +12,7 @@ from service.events.reading import GameReader
 from service.settings import Settings
 
 from .broadcast import Broadcaster
+from .gate import Gate
 
 
 def get_service(request: Request) -> GameService:
@@ -30,6 +31,14 @@ def get_broadcaster(request: Request) -> Broadcaster:
     return request.app.state.broadcaster
 
 
+def get_gate(request: Request) -> Gate:
+    return request.app.state.gate
+
+
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
 def bearer(authorization: str | None) -> str | None:
     if authorization and authorization.lower().startswith("bearer "):
         return authorization[7:].strip() or None
@@ -39,7 +48,8 @@ def bearer(authorization: str | None) -> str | None:
 async def get_viewer(
     game_id: str, request: Request, authorization: Annotated[str | None, Header()] = None
 ) -> Viewer:
-    return await request.app.state.service.authenticate(game_id, bearer(authorization))
+    gate: Gate = request.app.state.gate
+    return await gate.viewer(game_id, bearer(authorization), client_address(request))
 
 
 ServiceDep = Annotated[GameService, Depends(get_service)]
@@ -47,3 +57,4 @@ ReaderDep = Annotated[GameReader, Depends(get_reader)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 BroadcasterDep = Annotated[Broadcaster, Depends(get_broadcaster)]
 ViewerDep = Annotated[Viewer, Depends(get_viewer)]
+GateDep = Annotated[Gate, Depends(get_gate)]

@@ -15,6 +15,7 @@ from .errors import Forbidden, IdempotencyMismatch, MalformedCommand, VersionCon
 from .event_store import Conflict, EventStore
 from .frames import Publisher
 from .head_cache import HeadCache
+from .inputs import decode_json
 
 ATTEMPTS = 5
 
@@ -37,12 +38,7 @@ def command_decoder(ruleset: Ruleset) -> msgspec.json.Decoder[Any]:
 
 
 def decode_command(ruleset: Ruleset, body: bytes) -> tuple[CommandRequest, Command]:
-    try:
-        request = msgspec.json.decode(body, type=CommandRequest)
-    except msgspec.ValidationError as exc:
-        raise MalformedCommand(str(exc), field=field_of(str(exc))) from None
-    except msgspec.DecodeError as exc:
-        raise MalformedCommand(f"the body is not valid JSON: {exc}", field="$") from None
+    request = decode_json(body, CommandRequest, MalformedCommand)
     try:
         command = command_decoder(ruleset).decode(request.command)
     except msgspec.ValidationError as exc:

@@ -17,7 +17,7 @@ from .dice_book import DiceBook
 from .envelope import DiceRevealed
 from .event_store import EventStore, WriteBatch
 from .frames import FrameItems
-from .head import GameHead, encode_state
+from .head import GameHead, advance, encode_state
 from .replay import Decoded, envelope_for
 from .rows import RowView, event_row, now_iso
 
@@ -28,6 +28,7 @@ _envelope_list = msgspec.json.Encoder()
 class CommandResult:
     status: int
     body: bytes  # JSON {"version": N, "events": [...]}, stored for idempotent retries
+    version: int | None = None  # the game's version after it (None for a replayed idempotent result)
 
 
 @dataclass
@@ -88,9 +89,7 @@ class CommandWriter:
         if new_seq // self.snapshot_every > head.seq // self.snapshot_every:
             batch.snapshot = {"game_id": head.game_id, "seq": new_seq, "state": encode_state(state)}
         await self.store.write(batch)  # durable before anyone hears of it
-        head.state = state
-        head.seq = new_seq
-        head.effective += len(rows)
-        self.dice.record(head, new_seeds, service_events, state)
+        self.dice.remember(head, new_seeds)
+        advance(head, decoded)
         frames = self.frames(head, decoded) if self.frames is not None else []
-        return CommandResult(201, body), frames
+        return CommandResult(201, body, new_seq), frames

@@ -3,7 +3,7 @@ reveal once the turn is over, and (hidden-information games, once over) the disc
 
 The rest of the service uses only this interface: ``open_game`` at creation, ``dice_for`` and
 ``material`` to roll a command, ``close_turns`` for the service events a command's new state calls
-for, and ``record`` once those were written.
+for, and ``remember`` once its new seeds are stored.
 """
 
 from __future__ import annotations
@@ -64,19 +64,10 @@ class DiceBook:
         return seeds, events
 
     @staticmethod
-    def record(head: GameHead, seeds: list[SeedRow], events: list[Event], state: Any) -> None:
-        """Bring the head's dice bookkeeping up to date once ``seeds`` and ``events`` are stored."""
+    def remember(head: GameHead, seeds: list[SeedRow]) -> None:
+        """Cache the secret seeds just stored (the head's markers move with ``head.advance``)."""
         for row in seeds:
             head.seeds[row["turn"]] = bytes.fromhex(row["seed"])
-        for event in events:
-            if isinstance(event, DiceCommitted):
-                head.committed.add(event.turn)
-            elif isinstance(event, DiceRevealed):
-                head.revealed.add(event.turn)
-            elif isinstance(event, DiceDisclosed):
-                head.disclosed = True
-        if not head.ruleset.is_over(state):  # a finished game keeps the seed of its last turn
-            head.dice_turn = head.ruleset.clock(state).turn
 
     async def seed(self, head: GameHead, turn: int) -> bytes:
         seed = head.seeds.get(turn)

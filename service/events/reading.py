@@ -37,7 +37,7 @@ class GameReader:
         return decode_state(head.ruleset, bytes(snap.state)), int(snap.seq)
 
     async def state_at(self, game_id: str, at: int | None = None) -> tuple[GameHead, Any, int]:
-        head = await self.service.head(game_id)
+        head = await self.service.current_head(game_id)
         if at is not None and not 0 <= at <= head.seq:
             raise InvalidRequest(f"at must be a seq between 0 and the game's version {head.seq}", field="at")
         if at is None or at == head.seq:
@@ -65,7 +65,7 @@ class GameReader:
         }
 
     async def options(self, game_id: str, viewer: Viewer) -> dict[str, Any]:
-        head = await self.service.head(game_id)
+        head = await self.service.current_head(game_id)
         ruleset = head.ruleset
         if viewer.kind == "spectator" or ruleset.is_over(head.state):
             return {"version": head.seq, "viewer": viewer.label, "options": [], "forms": []}
@@ -76,7 +76,7 @@ class GameReader:
     async def events(
         self, game_id: str, viewer: Viewer, after: int = 0, limit: int | None = None, upto: int | None = None
     ) -> list[Envelope]:
-        head = await self.service.head(game_id)
+        head = await self.service.current_head(game_id)
         rows = await self.store.read_events(game_id, after=after, upto=upto, limit=limit)
         return await self._render(head, viewer, after, rows)
 
@@ -101,7 +101,7 @@ class GameReader:
     async def turn_replay(
         self, game_id: str, viewer: Viewer, turn: int, phase: str | None = None
     ) -> dict[str, Any]:
-        head = await self.service.head(game_id)
+        head = await self.service.current_head(game_id)
         bounds = await self.store.turn_bounds(game_id, turn, phase)
         if bounds is None:
             where = f"turn {turn}" + (f" phase {phase!r}" if phase else "")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict
 
 from service.domain.core import UMPIRE, Viewer
 
@@ -21,7 +22,7 @@ class TokenBook:
     def __init__(self, store: EventStore, capacity: int = TOKEN_CACHE) -> None:
         self.store = store
         self.capacity = capacity
-        self._known: dict[str, tuple[str, Viewer]] = {}
+        self._known: OrderedDict[str, tuple[str, Viewer]] = OrderedDict()  # least recently used first
 
     @staticmethod
     def issue(game_id: str, seats: list[str]) -> tuple[dict[str, str], str, list[dict[str, str | None]]]:
@@ -46,8 +47,11 @@ class TokenBook:
             if row is None:
                 raise Unauthorized("the token is not valid for this game")
             known = (row.game_id, UMPIRE if row.role == "umpire" else Viewer("seat", row.seat))
-            if len(self._known) < self.capacity:  # tokens never change; the cache only saves a read
-                self._known[digest] = known
+            self._known[digest] = known  # tokens never change; the cache only saves a read
+            if len(self._known) > self.capacity:
+                self._known.popitem(last=False)
+        else:
+            self._known.move_to_end(digest)
         if known[0] != game_id:
             raise Unauthorized("the token is not valid for this game")
         return known[1]

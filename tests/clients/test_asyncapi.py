@@ -97,10 +97,11 @@ def test_frames_of_a_real_session_match_the_document(sqlite_url: str) -> None:
 
     with TestClient(app) as client:
         game = client.post("/v1/games", json={"ruleset": "gsc2", "scenario": "duel"}).json()
-        stream = f"/v1/games/{game['game_id']}/stream?token={game['seats']['red']}"
+        stream = f"/v1/games/{game['game_id']}/stream"
+        red = {"Authorization": f"Bearer {game['seats']['red']}"}  # tokens never go in the URL
         command = {"kind": "command", "ref": "r1", "command": {"type": "gsc2.start"}}
         assert list(payload_validator("command").iter_errors(command)) == []
-        with client.websocket_connect(stream) as ws:
+        with client.websocket_connect(stream, headers=red) as ws:
             kinds = []
             while "ping" not in kinds:
                 frame = ws.receive_json()
@@ -109,6 +110,6 @@ def test_frames_of_a_real_session_match_the_document(sqlite_url: str) -> None:
                 if frame["kind"] == "caught_up":
                     ws.send_json(command)
                     ws.send_json({**command, "ref": "r2"})  # refused: the game has started
-        with client.websocket_connect(f"/v1/games/{game['game_id']}/stream?token=nope") as ws:
+        with client.websocket_connect(stream, headers={"Authorization": "Bearer nope"}) as ws:
             check(ws.receive_json())
     assert set(seen) == {"event", "caught_up", "ping", "result", "error"}

@@ -68,9 +68,9 @@ GOLDEN_ROLLS = 52
 GOLDEN_RESULT: tuple[Any, ...] = ("red", "no blue ship remains in the fight", 4)  # (winner, reason, last turn)
 
 
-def _load() -> tuple[Any, list[Any], Any]:
+def _load(golden: Path = GOLDEN) -> tuple[Any, list[Any], Any]:
     try:
-        return validate_battle_file(GOLDEN.read_bytes())
+        return validate_battle_file(golden.read_bytes())
     except InvalidRequest as exc:  # the fold no longer matches the header: rule code changed how events fold
         raise AssertionError(f"the golden log no longer validates with today's code: {exc.detail}") from None
 
@@ -83,10 +83,10 @@ class _Row:
         self.data, self.rolls = msgspec.json.encode(env.data), msgspec.json.encode(env.rolls)
 
 
-def _turn_hashes() -> dict[int, str]:
+def _turn_hashes(golden: Path = GOLDEN) -> dict[int, str]:
     """Fold the golden events one by one (without the whole-file validation, so a changed fold is still
     located): the state hash after the last event stamped with each turn."""
-    lines = [ln for ln in GOLDEN.read_bytes().split(b"\n") if ln.strip()]
+    lines = [ln for ln in golden.read_bytes().split(b"\n") if ln.strip()]
     header = msgspec.json.decode(lines[0])
     ruleset = find_ruleset(header["ruleset"])
     codec = codec_for(ruleset)

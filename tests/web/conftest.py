@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.server import ServerProcess
+from tests.support.server import TINY, ServerProcess
 from tests.web.support import ARGS, CHROMIUM, _need_browser
 
 
@@ -24,5 +24,7 @@ def server(tmp_path_factory):
     db = tmp_path_factory.mktemp("web") / "salvo.db"
     # a short heartbeat: an idle stream handler notices a closed browser at its next ping, and the
     # server's graceful stop waits for those handlers
-    with ServerProcess(f"sqlite:///{db}", env={"SALVO_HEARTBEAT_SECONDS": "1"}) as srv:
+    # skirmish: a test ruleset speaking the whole view contract (tests/web/skirmish.py)
+    env = {"SALVO_HEARTBEAT_SECONDS": "1", "SALVO_RULESETS": f"{TINY},skirmish=tests.web.skirmish:RULESET"}
+    with ServerProcess(f"sqlite:///{db}", env=env) as srv:
         yield srv

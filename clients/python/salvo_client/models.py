@@ -237,6 +237,7 @@ class ResultFrame(Frame, tag="result", kw_only=True):
 
 class ErrorFrame(Frame, tag="error", kw_only=True):
     ref: str | None = None
+    type: str | None = None
     status: int
     title: str
     detail: str

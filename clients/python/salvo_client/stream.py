@@ -28,10 +28,14 @@ FATAL = 1008  # the server refused the connection (bad token, unknown game): do 
 MAX_RETRIES = 5
 
 
-def stream_url(base_url: str, game_id: str, token: str | None, after: int) -> str:
+def stream_url(base_url: str, game_id: str, after: int) -> str:
     ws_base = base_url.rstrip("/").replace("https://", "wss://", 1).replace("http://", "ws://", 1)
-    query = {"after": str(after), **({"token": token} if token else {})}
-    return f"{ws_base}/v1/games/{quote(game_id, safe='')}/stream?{urlencode(query)}"
+    return f"{ws_base}/v1/games/{quote(game_id, safe='')}/stream?{urlencode({'after': str(after)})}"
+
+
+def stream_headers(token: str | None) -> dict[str, str]:
+    """The token goes in the upgrade request's Authorization header, never in the URL (logs record URLs)."""
+    return {"Authorization": f"Bearer {token}"} if token else {}
 
 
 def command_frame(command: Any, ref: str | None = None, salt: str = "", expected_version: int | None = None
@@ -86,7 +90,8 @@ class GameStream:
             await self.ws.close()
 
     async def _connect(self) -> None:
-        self.ws = await connect(stream_url(self.base_url, self.game_id, self.token, self.resume.last))
+        self.ws = await connect(stream_url(self.base_url, self.game_id, self.resume.last),
+                                additional_headers=stream_headers(self.token))
 
     async def command(self, command: Any, ref: str | None = None, salt: str = "",
                       expected_version: int | None = None) -> None:
@@ -117,8 +122,8 @@ class SyncGameStream:
         self._connections = ExitStack()
 
     def _connect(self) -> None:
-        url = stream_url(self.base_url, self.game_id, self.token, self.resume.last)
-        self.ws = self._connections.enter_context(sync_connect(url))
+        url = stream_url(self.base_url, self.game_id, self.resume.last)
+        self.ws = self._connections.enter_context(sync_connect(url, additional_headers=stream_headers(self.token)))
 
     def __enter__(self) -> SyncGameStream:
         self._connect()

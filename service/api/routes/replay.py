@@ -8,6 +8,7 @@ import msgspec
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
+from service.events.inputs import INT64_MAX, check_lines
 from service.events.portability import export_game, fork_game, import_game
 from service.events.rewind import rewind
 
@@ -36,7 +37,7 @@ async def post_rewind(game_id: str, request: Request, viewer: ViewerDep, service
 @router.post("/{game_id}/fork", status_code=201, response_class=MsgspecResponse,
              summary="A new sandbox game from any point of this one, linked to its origin")
 async def post_fork(
-    game_id: str, viewer: ViewerDep, service: ServiceDep, at: Annotated[int | None, Query(ge=1)] = None
+    game_id: str, viewer: ViewerDep, service: ServiceDep, at: Annotated[int | None, Query(ge=1, le=INT64_MAX)] = None
 ) -> MsgspecResponse:
     created = await fork_game(service, game_id, viewer, at)
     return MsgspecResponse(created_body(created, forked_from=game_id, forked_at=at), status_code=201)
@@ -52,5 +53,7 @@ async def get_export(game_id: str, viewer: ViewerDep, service: ServiceDep) -> Re
 @router.post("/import", status_code=201, response_class=MsgspecResponse,
              summary="Replay and validate a battle file; creates a new game from it")
 async def post_import(request: Request, service: ServiceDep) -> MsgspecResponse:
-    created, header = await import_game(service, await request.body())
+    body = await request.body()
+    check_lines(body)
+    created, header = await import_game(service, body)
     return MsgspecResponse(created_body(created, imported_from=header.game_id), status_code=201)

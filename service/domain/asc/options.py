@@ -24,13 +24,13 @@ from .condition import at_all_stop, best_active_rating, power_shutdown, sensor_w
 from .damage_control import check_repair, outstanding
 from .fire import check_fire, to_hit_modifiers, weapon_of, weapons
 from .movement import check_all_stop, check_move, group_limits, reachable
+from .names import PHASE_NAMES, name_for
 from .paths import trace
 from .phases import check_end
 from .scenario import SIDES
 from .sensors import check_detect, check_lock, detection_candidates
 from .sight import observer, resolve, visible
 from .state import FireDecl, State, vessels_of
-from .view import PHASE_NAMES, name_for
 
 LOCATION_NAMES = {"power_plant": "power plant", "computer": "computer", "drive": "drive", "hangar": "hangar",
                   "continuing": "continuing damage"}

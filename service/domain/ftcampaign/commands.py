@@ -243,10 +243,11 @@ class DeclareFormation(Command, tag="ftcampaign.declare_formation"):
 UMPIRE_COMMANDS = (GenerateMap, ApproveTechnology, ApproveStandardNavy, RecordRuling, CloseTurn, RecordBattle,
                    ResolveDisengagement, EndCampaign)
 
-COMMAND_TYPES: tuple[type[Command], ...] = (
+COMMANDS: tuple[type[Command], ...] = (
     *UMPIRE_COMMANDS,
     ClaimHomeworld, Expand, BuyShip, BuyModule, BuySpares, BuyDefences, PlaceDummy, Ready,
     SubmitOrders, SplitGroup, MergeGroups, SetCloak, CloseRoute, Scout, SetMaintenance, LayKeel, Repair,
     InspectJuryRig, Refit, SwapModule, RebuildCapture, SellCapture, RebuildDefences, RepairRepulse,
     Engage, ChoosePosture, Recon, AssaultDefences, HoldOff, DeclareFormation,
 )
+

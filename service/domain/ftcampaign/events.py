@@ -457,4 +457,4 @@ SEALED = (OrdersSubmitted,)
 LOCAL = (DummiesRevealed, StepOpened, ChoiceMade, StepResolved, BattleStarted, FormationDeclared, BattleRecorded,
          DisengagementResolved, AssaultResolved, WorldTaken, DrivenOff, InterdictionLifted)
 
-EVENT_TYPES: tuple[type[Event], ...] = (*PUBLIC, *PRIVATE, *SEALED, *LOCAL)
+EVENTS: tuple[type[Event], ...] = (*PUBLIC, *PRIVATE, *SEALED, *LOCAL)

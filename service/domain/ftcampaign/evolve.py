@@ -8,8 +8,10 @@ from typing import Any
 from msgspec.structs import replace
 
 from service.domain.core import Event
+from service.domain.core.guards import UnknownEvent
 
 from . import events as E
+from .effects import note
 from .state import Economy, Group, Repulse, State, World, key
 
 
@@ -453,4 +455,6 @@ def _rebuild(ev: E.DefenceRebuildOrdered):  # type: ignore[no-untyped-def]
 
 def evolve(state: State, event: Event) -> State:
     handler = HANDLERS.get(type(event))
-    return handler(state, event) if handler is not None else state
+    if handler is None:
+        raise UnknownEvent("ftcampaign", event)
+    return note(handler(state, event), event)

@@ -38,6 +38,11 @@ def table_exit(a: Point, b: Point, table: tuple[float, float]) -> float | None:
     return max(0.0, t)
 
 
+def _clamp(p: Point, table: tuple[float, float]) -> Point:
+    """The crossing point exactly on the edge (float dust would leave it a hair inside or out)."""
+    return Point(round(min(max(p.x, 0.0), table[0]), 9) + 0.0, round(min(max(p.y, 0.0), table[1]), 9) + 0.0)
+
+
 def edge_distance(p: Point, heading: float, table: tuple[float, float]) -> float:
     """How far a ship at ``p`` may go straight on ``heading`` before it leaves the table (GSC2-R-18)."""
     far = p.advanced(heading, table[0] + table[1] + 1.0)
@@ -100,7 +105,7 @@ def plan_move(state: GameState, cmd: Move) -> ShipMoved:
         exit_at = table_exit(pos, end, state.table) if run > 0 else None
         if exit_at is not None:  # GSC2-R-18: the ship sails off the table here and leaves play
             run = round(run * exit_at, 9)
-            end = pos.advanced(heading, run)
+            end = _clamp(Point(pos.x + (end.x - pos.x) * exit_at, pos.y + (end.y - pos.y) * exit_at), state.table)
         if run > 0:
             pos = end
             left = max(0.0, left - run)

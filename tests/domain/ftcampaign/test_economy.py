@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from msgspec.structs import replace
 
-from service.domain.core import SPECTATOR, UMPIRE, seat
+from service.domain.core import SPECTATOR, UMPIRE, Dice, RuleViolation, seat
+from service.domain.core.guards import GAME_OVER, guarded_decide
 from service.domain.ftcampaign import RULESET as R
 from service.domain.ftcampaign import commands as C
 from service.domain.ftcampaign import events as E
@@ -43,7 +45,12 @@ def test_ftc_time_1_a_week_per_strategic_turn_and_a_jump_takes_one() -> None:
     assert st.turn == 2 and st.groups["red-0,0"].hex == (1, 0)
     assert of(evs, E.TurnEnded)[0].turn == 1
     over = fold(st, [E.CampaignEnded(reason="done")])
-    then_violation(R, over, C.SubmitOrders(), "FTC-TIME-1", RED)
+    with pytest.raises(RuleViolation) as info:  # the common guard (core.guards) refuses once it is over
+        guarded_decide(R, over, C.SubmitOrders(), RED, Dice(b"k", "g", 1))
+    assert info.value.rule == GAME_OVER
+    last = Camp().world((0, 0), "red").at(36).build()
+    _, evs = all_hold(last)
+    assert of(evs, E.CampaignEnded)[0].reason == "turn 36 was the campaign's last"
 
 
 def test_ftc_time_2_six_weeks_make_an_economic_turn_interdicted_worlds_pay_nothing() -> None:

@@ -6,7 +6,7 @@ from service.domain.core import UMPIRE, Dice, seat
 from service.domain.ftcampaign import RULESET as R
 from service.domain.ftcampaign import commands as C
 from service.domain.ftcampaign import events as E
-from service.domain.ftcampaign.setup_phase import hexes
+from service.domain.ftcampaign.starmap import hexes
 from tests.support.decider import given, then_violation, when
 
 from .builders import SETUP, Camp, fold, of

@@ -1,0 +1,313 @@
+// Orders composed piece by piece (docs/view-contract.md "Options and forms"): a Form lists, for each
+// piece, the fields it fills; the page keeps a draft per piece, builds the one command exactly as
+// service/domain/core/choices.py compose() does, and submits it once. Free moves: a `legs` field is
+// edited with distance-and-turn controls (or by dragging its end on the map) and checked live against
+// its limits; a `hexpath` field is built by tapping hexes on the map, its cost shown.
+import { el, fmt } from "./dom.js";
+import { legsPath, hexNeighbours, hexDistance, place } from "./geometry.js";
+
+const EPS = 1e-6;
+
+export function defaultValue(f) {
+  if (f.default != null) return structuredClone(f.default);
+  if (f.kind === "choice") return f.values && f.values.length ? f.values[0].value : null;
+  if (f.kind === "number") return f.min != null ? f.min : 0;
+  if (f.kind === "flag") return false;
+  return [];
+}
+
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+const hexOf = (h) => (Array.isArray(h) ? [h[0], h[1]] : h && typeof h === "object" ? [h.q ?? h.x, h.r ?? h.y] : null);
+
+// ---- legs: live legality from the move limits (GSC2-MOV-3/4 as the limits describe them) ----------
+export function checkLegs(legs, field) {
+  const lim = field.limits || {};
+  const maxDist = lim.max_distance_left ?? lim.max_distance ?? field.max ?? Infinity;
+  const deg = lim.turn_degrees;
+  const paidCost = lim.paid_turn_cost;
+  const turnDistance = lim.turn_distance;
+  let need = lim.free_turn_after ?? 0; // distance still to go before a free turn
+  let left = maxDist;
+  let total = 0;
+  const problems = [];
+  legs.forEach((leg, i) => {
+    const turn = Number(leg.turn) || 0, dist = Number(leg.distance) || 0;
+    if (dist < 0) problems.push(`leg ${i + 1}: a ship cannot move backwards`);
+    if (turn) {
+      if (deg && Math.abs(turn) !== deg) problems.push(`leg ${i + 1}: turns are ${deg}° left or right`);
+      const lastAtEnd = i === legs.length - 1 && dist === 0 && lim.end_of_move_turn;
+      if (need <= EPS || lastAtEnd) { /* a free turn */ }
+      else if (paidCost != null && left >= paidCost - EPS) left -= paidCost;
+      else if (paidCost != null || lim.free_turn_after != null) {
+        problems.push(`leg ${i + 1}: may turn after ${fmt(need)}" more${paidCost != null ? `, or by giving up ${fmt(paidCost)}"` : ""}`);
+      }
+      need = turnDistance ?? need;
+    }
+    if (dist > left + EPS) problems.push(`leg ${i + 1}: only ${fmt(Math.max(0, left))}" left`);
+    left -= dist;
+    need -= dist;
+    total += dist;
+  });
+  return { ok: problems.length === 0, problems, total, left: Math.max(0, left), maxDist };
+}
+
+// ---- hexpath ---------------------------------------------------------------------------------------
+function stepCost(lim, hex) {
+  const costs = lim.costs || {};
+  return costs[`${hex[0]},${hex[1]}`] ?? lim.step_cost ?? 1;
+}
+
+export function pathCost(path, field) {
+  const lim = field.limits || {};
+  return path.reduce((a, h) => a + stepCost(lim, h), 0);
+}
+
+export function nextHexes(path, field, board) {
+  const lim = field.limits || {};
+  const start = hexOf(lim.start) || [0, 0];
+  const last = path.length ? path[path.length - 1] : start;
+  const spent = pathCost(path, field);
+  const max = lim.max_cost ?? field.max ?? Infinity;
+  return hexNeighbours(last).filter((h) => {
+    if (board && board.radius != null && hexDistance(h, [0, 0]) > board.radius) return false;
+    if (h[0] === start[0] && h[1] === start[1]) return false;
+    return spent + stepCost(lim, h) <= max + EPS;
+  }).map((h) => ({ hex: h, cost: spent + stepCost(lim, h), max }));
+}
+
+// ---- the drafts ------------------------------------------------------------------------------------
+export class Drafts {
+  constructor() { this.forms = []; this.values = new Map(); this.included = new Map(); this.active = null; }
+
+  key(form, piece) { return `${form.command}|${form.label}|${piece}`; }
+
+  update(forms) {
+    this.forms = forms || [];
+    const keep = new Map(), inc = new Map();
+    for (const form of this.forms) {
+      for (const pc of form.pieces) {
+        const k = this.key(form, pc.piece);
+        const old = this.values.get(k) || {};
+        const vals = {};
+        for (const f of pc.fields) vals[f.key] = f.key in old && this.stillValid(f, old[f.key]) ? old[f.key] : defaultValue(f);
+        keep.set(k, vals);
+        inc.set(k, this.included.get(k) ?? !form.optional_pieces);
+      }
+    }
+    this.values = keep;
+    this.included = inc;
+  }
+
+  stillValid(f, v) {
+    if (f.kind === "choice") return (f.values || []).some((x) => same(x.value, v));
+    if (f.kind === "number") return typeof v === "number" && (f.min == null || v >= f.min) && (f.max == null || v <= f.max);
+    return true;
+  }
+
+  get(form, pc, f) { return (this.values.get(this.key(form, pc.piece)) || {})[f.key]; }
+
+  set(form, pc, f, v) {
+    const k = this.key(form, pc.piece);
+    this.values.get(k)[f.key] = v;
+    if (form.optional_pieces) this.included.set(k, true);
+  }
+
+  include(form, pc, on) { this.included.set(this.key(form, pc.piece), on); }
+  isIncluded(form, pc) { return this.included.get(this.key(form, pc.piece)); }
+
+  reset(form) {
+    for (const pc of form.pieces) {
+      const k = this.key(form, pc.piece);
+      this.values.set(k, Object.fromEntries(pc.fields.map((f) => [f.key, defaultValue(f)])));
+      this.included.set(k, !form.optional_pieces);
+    }
+  }
+
+  // core.choices.compose, with the drafts as the picks
+  compose(form) {
+    const entries = [];
+    for (const pc of form.pieces) {
+      if (!this.isIncluded(form, pc)) continue;
+      const entry = { [form.piece_key || "id"]: pc.piece, ...(pc.fixed || {}) };
+      for (const f of pc.fields) {
+        const v = this.get(form, pc, f);
+        if (v != null || f.required) entry[f.key] = v;
+      }
+      entries.push(entry);
+    }
+    const body = { type: form.command, ...(form.fixed || {}) };
+    if (form.list_key != null) body[form.list_key] = entries;
+    else if (entries.length) Object.assign(body, entries[0]);
+    return body;
+  }
+
+  // Every (form, piece choices) for a piece id
+  of(piece) {
+    const out = [];
+    for (const form of this.forms) for (const pc of form.pieces) if (pc.piece === piece) out.push([form, pc]);
+    return out;
+  }
+}
+
+// ---- what a piece's draft puts on the map ----------------------------------------------------------
+// decor for Board.render: form targets (choice values pointing at pieces), the legs plan with its drag
+// handle, or the hexpath with its next hexes.
+export function formDecor(drafts, piece, drawing, onChange) {
+  const out = { targets: new Map(), plan: null, cells: [], handle: null, setters: new Map() };
+  if (!piece) return out;
+  const p = (drawing.pieces || []).find((x) => x.id === piece);
+  const board = drawing.board;
+  for (const [form, pc] of drafts.of(piece)) {
+    for (const f of pc.fields) {
+      if (f.kind === "choice") {
+        for (const v of f.values || []) {
+          if (!v.piece) continue;
+          out.targets.set(v.piece, `${f.label}: ${v.label}`);
+          if (!out.setters.has(v.piece)) out.setters.set(v.piece, []);
+          out.setters.get(v.piece).push({ label: `${pc.label} — ${f.label}: ${v.label}`, apply: () => drafts.set(form, pc, f, v.value) });
+        }
+      } else if (f.kind === "legs" && p && board.kind === "plane") {
+        const legs = drafts.get(form, pc, f) || [];
+        const start = place(board, p.at);
+        const { pts, heading } = legsPath(start, p.facing || 0, legs);
+        const check = checkLegs(legs, f);
+        let run = 0;
+        const marks = [];
+        legs.forEach((leg, i) => {
+          run += Number(leg.distance) || 0;
+          if (leg.distance) marks.push({ at: legsPath(start, p.facing || 0, legs.slice(0, i + 1)).pts.at(-1), text: `${fmt(run)}"` });
+        });
+        out.plan = { points: pts, ok: check.ok, marks };
+        const last = legs.length ? legs[legs.length - 1] : null;
+        const end = pts[pts.length - 1];
+        // no handle on the ship itself (it would take the ship's taps): add a leg first
+        if (last && check.total > EPS) out.handle = {
+          at: end, value: last ? last.distance : 0,
+          label: `Drag to set the move's last leg: ${fmt(check.total)}" of ${fmt(check.maxDist)}", heading ${fmt(heading)}°`,
+          onDrag: (ux, uy, done) => {
+            const cur = [...(drafts.get(form, pc, f) || [])];
+            if (!cur.length) cur.push({ turn: 0, distance: 0 });
+            const before = legsPath(start, p.facing || 0, cur.slice(0, -1));
+            const h = (((before.heading + (Number(cur.at(-1).turn) || 0)) * Math.PI) / 180);
+            const [bx, by] = before.pts.at(-1);
+            const along = (ux - bx) * Math.sin(h) - (uy - by) * Math.cos(h);
+            const room = checkLegs(cur.slice(0, -1), f).left;
+            const d = Math.max(0, Math.min(room, Math.round(along * 10) / 10));
+            cur[cur.length - 1] = { ...cur.at(-1), distance: d };
+            drafts.set(form, pc, f, cur);
+            onChange(done);
+          },
+          onKey: (k) => {
+            const cur = [...(drafts.get(form, pc, f) || [])];
+            if (!cur.length) cur.push({ turn: 0, distance: 0 });
+            const d = Number(cur.at(-1).distance) || 0;
+            cur[cur.length - 1] = { ...cur.at(-1), distance: Math.max(0, d + (k === "ArrowUp" || k === "ArrowRight" ? 0.5 : -0.5)) };
+            drafts.set(form, pc, f, cur);
+            onChange(true);
+          },
+        };
+      } else if (f.kind === "hexpath" && board.kind === "hex") {
+        const path = (drafts.get(form, pc, f) || []).map(hexOf);
+        const start = hexOf((f.limits || {}).start) || (p ? [p.at.x, p.at.y] : [0, 0]);
+        out.plan = { points: [start, ...path].map((h) => place(board, { x: h[0], y: h[1] })), ok: true,
+          marks: path.map((h, i) => ({ at: place(board, { x: h[0], y: h[1] }), text: String(pathCost(path.slice(0, i + 1), f)) })) };
+        out.cells = nextHexes(path, f, board).map(({ hex, cost, max }) => ({
+          q: hex[0], r: hex[1], text: String(cost),
+          label: `Add hex ${hex[0]}, ${hex[1]} to ${pc.label}'s path: cost ${cost} of ${max}`,
+          apply: () => { drafts.set(form, pc, f, [...(drafts.get(form, pc, f) || []), [hex[0], hex[1]]]); },
+        }));
+      }
+    }
+  }
+  return out;
+}
+
+// ---- the pane ------------------------------------------------------------------------------------
+function fieldControl(drafts, form, pc, f, onChange, disabled) {
+  const id = `f-${form.command}-${pc.piece}-${f.key}`.replace(/[^a-zA-Z0-9_-]/g, "_");
+  const v = drafts.get(form, pc, f);
+  const set = (x, redraw = true) => { drafts.set(form, pc, f, x); onChange(redraw); };
+  const label = el("label", { for: id }, f.label + (f.unit ? ` (${f.unit})` : ""));
+  switch (f.kind) {
+    case "choice": {
+      const sel = el("select", { id, disabled, "data-key": f.key, onchange: (e) => set(f.values[Number(e.target.value)].value) },
+        ...(f.values || []).map((x, i) => el("option", { value: i, selected: same(x.value, v) }, x.label)));
+      return el("div", { class: "field" }, label, sel);
+    }
+    case "number": {
+      const input = el("input", { id, type: "number", min: f.min, max: f.max, step: f.step ?? "any", value: v ?? "", disabled,
+        "data-key": f.key, onchange: (e) => set(e.target.value === "" ? null : Number(e.target.value)) });
+      return el("div", { class: "field" }, label, input);
+    }
+    case "flag": {
+      const box = el("input", { id, type: "checkbox", checked: !!v, disabled, "data-key": f.key, onchange: (e) => set(e.target.checked) });
+      return el("div", { class: "field flag" }, box, label);
+    }
+    case "legs": return legsEditor(id, drafts, form, pc, f, set, disabled);
+    case "hexpath": {
+      const path = v || [];
+      const cost = pathCost(path.map(hexOf), f);
+      const max = (f.limits || {}).max_cost ?? f.max;
+      return el("div", { class: "field hexpath", "data-key": f.key },
+        el("span", { class: "lbl" }, f.label),
+        el("p", { class: "path-text", "aria-live": "polite" }, path.length
+          ? `${path.map((h) => hexOf(h).join(",")).join(" → ")} · cost ${cost}${max != null ? ` of ${max}` : ""}`
+          : "Tap the hexes on the map, one after another."),
+        el("button", { type: "button", class: "small", disabled: disabled || !path.length, onclick: () => set(path.slice(0, -1)) }, "Undo hex"),
+        el("button", { type: "button", class: "small", disabled: disabled || !path.length, onclick: () => set([]) }, "Clear path"));
+    }
+    default: return el("p", { class: "muted" }, `${f.label}: unsupported field kind ${f.kind}`);
+  }
+}
+
+function legsEditor(id, drafts, form, pc, f, set, disabled) {
+  const legs = drafts.get(form, pc, f) || [];
+  const lim = f.limits || {};
+  const deg = lim.turn_degrees || 45;
+  const check = checkLegs(legs, f);
+  const rows = legs.map((leg, i) => {
+    const upd = (patch, redraw = true) => { const next = legs.map((l, j) => (j === i ? { ...l, ...patch } : l)); set(next, redraw); };
+    const turn = el("select", { id: `${id}-turn-${i}`, "aria-label": `Leg ${i + 1} turn`, disabled, class: "leg-turn",
+      onchange: (e) => upd({ turn: Number(e.target.value) }) },
+    ...[-deg, 0, deg].map((t) => el("option", { value: t, selected: (Number(leg.turn) || 0) === t },
+      t === 0 ? "straight on" : `${Math.abs(t)}° ${t < 0 ? "left" : "right"}`)));
+    const max = Math.max(0, check.left + (Number(leg.distance) || 0));
+    const dist = el("input", { type: "number", id: `${id}-dist-${i}`, class: "leg-distance", "aria-label": `Leg ${i + 1} distance in inches`,
+      min: 0, step: 0.1, value: leg.distance ?? 0, disabled, onchange: (e) => upd({ distance: Number(e.target.value) || 0 }) });
+    const slider = el("input", { type: "range", class: "leg-slider", "aria-label": `Leg ${i + 1} distance`, min: 0, max: fmt(max, 2),
+      step: 0.1, value: leg.distance ?? 0, disabled,
+      oninput: (e) => { dist.value = e.target.value; upd({ distance: Number(e.target.value) }, false); },
+      onchange: (e) => upd({ distance: Number(e.target.value) }) });
+    return el("li", { class: "leg", dataset: { i } }, el("span", { class: "lbl" }, `Leg ${i + 1}`), turn, dist, el("span", {}, '"'),
+      slider, el("button", { type: "button", class: "small", "aria-label": `Remove leg ${i + 1}`, disabled, onclick: () => set(legs.filter((_, j) => j !== i)) }, "✕"));
+  });
+  return el("div", { class: "field legs", "data-key": f.key },
+    el("span", { class: "lbl" }, f.label),
+    el("ol", { class: "legs-list" }, ...rows),
+    el("button", { type: "button", class: "small add-leg", disabled, onclick: () => set([...legs, { turn: 0, distance: Math.round(check.left * 10) / 10 }]) }, "+ Add a leg"),
+    el("p", { class: `ruler-text${check.ok ? "" : " bad"}`, "aria-live": "polite" },
+      `Moves ${fmt(check.total)}" of ${check.maxDist === Infinity ? "?" : fmt(check.maxDist)}"; ${fmt(check.left)}" left.`,
+      ...check.problems.map((p) => el("span", { class: "problem" }, ` ${p}.`))));
+}
+
+// One form: a block per piece (only the selected piece's block open when there are many), one submit.
+export function formBlock(drafts, form, { selected, disabled, onChange, onSend, onShow }) {
+  const many = form.pieces.length > 3;
+  const blocks = form.pieces.map((pc) => {
+    const inc = drafts.isIncluded(form, pc);
+    const head = el("div", { class: "pc-head" },
+      form.optional_pieces ? el("input", { type: "checkbox", checked: inc, disabled, "aria-label": `Include ${pc.label}`,
+        onchange: (e) => { drafts.include(form, pc, e.target.checked); onChange(true); } }) : null,
+      el("strong", {}, pc.label),
+      el("button", { type: "button", class: "small show", disabled, "aria-label": `Show ${pc.label} on the map`, onclick: () => onShow(pc.piece) }, "Map"));
+    const open = !many || pc.piece === selected;
+    return el("div", { class: `pc${pc.piece === selected ? " selected" : ""}${inc ? "" : " left-out"}`, dataset: { piece: pc.piece } },
+      head, open ? el("div", { class: "pc-fields" }, ...pc.fields.map((f) => fieldControl(drafts, form, pc, f, onChange, disabled)))
+        : el("p", { class: "muted small" }, inc ? "Ordered — tap Map to edit." : "No new order."));
+  });
+  return el("section", { class: "form", dataset: { command: form.command, group: form.group || "" } },
+    el("h4", {}, form.label),
+    ...blocks,
+    el("button", { type: "button", class: "primary send-form", disabled, dataset: { command: form.command },
+      onclick: () => onSend(drafts.compose(form), form) }, `Send: ${form.label}`));
+}

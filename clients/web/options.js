@@ -1,0 +1,52 @@
+// Labelled options (GET /options, docs/view-contract.md) as buttons grouped by group and piece. With
+// many pieces, only the selected piece's options are listed (others are a tap on the map away), so a
+// screen never holds hundreds of buttons.
+import { el, humanize } from "./dom.js";
+
+const ORDER = ["game", "setup", "order", "move", "helm", "engineering", "science", "gunnery", "fire", "launch",
+  "captain", "orders", "phase", "umpire"];
+const MANY = 40;
+
+const groupRank = (g) => { const i = ORDER.indexOf(String(g || "").toLowerCase()); return i < 0 ? ORDER.length - 2 : i; };
+
+function optionButton(o, onSend, disabled, i) {
+  return el("button", { type: "button", class: "cmd opt", disabled, dataset: { type: o.command.type, i, piece: o.piece || "", target: o.target || "", group: o.group || "" },
+    title: o.rule ? `${o.label} (${o.rule})` : o.label, onclick: () => onSend(o.command, o.label) }, o.label);
+}
+
+export function optionsBlock(options, { selected, disabled, onSend, pieceLabel }) {
+  const shown = options.length > MANY ? options.filter((o) => !o.piece || o.piece === selected) : options;
+  const hidden = options.length - shown.length;
+  const groups = new Map();
+  options.forEach((o, i) => {
+    if (!shown.includes(o)) return;
+    const g = o.group || "other";
+    if (!groups.has(g)) groups.set(g, []);
+    groups.get(g).push([o, i]);
+  });
+  const out = [];
+  for (const [g, items] of [...groups].sort((a, b) => groupRank(a[0]) - groupRank(b[0]))) {
+    const byPiece = new Map();
+    for (const [o, i] of items) {
+      const k = o.piece || "";
+      if (!byPiece.has(k)) byPiece.set(k, []);
+      byPiece.get(k).push([o, i]);
+    }
+    const order = [...byPiece.keys()].sort((a, b) => (b === selected) - (a === selected));
+    out.push(el("div", { class: "cmd-group", dataset: { group: g } },
+      el("h4", {}, humanize(g).replace(/^./, (c) => c.toUpperCase())),
+      ...order.map((k) => el("div", { class: `by-piece${k && k === selected ? " selected" : ""}`, dataset: { piece: k } },
+        k && byPiece.size > 1 ? el("p", { class: "piece-name" }, pieceLabel(k)) : null,
+        ...byPiece.get(k).map(([o, i]) => optionButton(o, onSend, disabled, i))))));
+  }
+  if (hidden > 0) out.push(el("p", { class: "muted", id: "more-options" }, `${hidden} more orders for other pieces: tap a piece on the map (or pick it in the Ship tab) to see its orders.`));
+  return out;
+}
+
+// The tray under the map after tapping a target: what the selected piece may do to it.
+export function targetActions(options, setters, piece, target) {
+  const acts = options.filter((o) => o.target === target && (!piece || o.piece === piece || !o.piece))
+    .map((o) => ({ label: o.label, command: o.command, rule: o.rule }));
+  for (const s of setters.get(target) || []) acts.push({ label: s.label, apply: s.apply });
+  return acts;
+}

@@ -1,0 +1,27 @@
+// Whose turn, in words, from draw.status (docs/view-contract.md): must the viewer act, in which phase,
+// and if not, why not yet (sealed steps included).
+import { el } from "./dom.js";
+
+// The header badge: {text, mine}
+export function turnBadge(status, viewer) {
+  if (!status) return null;
+  if (status.over) return { text: status.result ? `Game over: ${status.result}` : "Game over", mine: false, over: true };
+  const you = status.you;
+  if (you) return you.must_act ? { text: `Your move: ${you.why}`, mine: true } : { text: `Not yet: ${you.why}`, mine: false };
+  if (viewer === "umpire") return status.umpire ? { text: `Umpire: ${status.umpire}`, mine: true } : { text: "No umpire duty now", mine: false };
+  const acting = (status.seats || []).filter((s) => s.must_act).map((s) => s.seat);
+  return { text: acting.length ? `Waiting for ${acting.join(", ")}` : "Waiting", mine: false };
+}
+
+// The Orders pane's summary: the phase, every seat's status as far as the viewer may know it.
+export function statusBox(status, viewer) {
+  if (!status) return null;
+  const badge = turnBadge(status, viewer);
+  return el("section", { class: "turn-status", id: "turn-status", "aria-label": "Whose turn" },
+    el("p", { class: `you${badge.mine ? " mine" : ""}` }, el("strong", {}, badge.text)),
+    el("p", { class: "muted" }, `Turn ${status.turn} · ${status.phase_label || status.phase}${status.sealed ? " · orders are sealed: others' choices stay hidden until all are in" : ""}`),
+    status.umpire && viewer !== "umpire" ? el("p", { class: "muted" }, `The umpire must ${status.umpire}.`) : null,
+    (status.seats || []).length ? el("ul", { class: "seats" }, ...status.seats.map((s) => el("li", {
+      class: s.must_act ? "acting" : "", dataset: { seat: s.seat, mustAct: String(s.must_act) },
+    }, el("span", { class: "seat-name" }, s.seat), ` ${s.must_act ? "must act" : "waits"}: ${s.why}`))) : null);
+}
