@@ -4938,15 +4938,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description too many requests: slow down and retry after the Retry-After header */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     post_import: {
@@ -4983,15 +4974,6 @@ export interface operations {
             };
             /** @description the request or command is invalid, or a rule refuses it (the problem names the rule or field) */
             422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description too many requests: slow down and retry after the Retry-After header */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5053,6 +5035,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5102,6 +5086,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5182,6 +5168,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5239,6 +5227,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5332,6 +5322,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5393,6 +5385,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5442,6 +5436,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5511,6 +5507,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5560,6 +5558,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5649,6 +5649,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5710,6 +5712,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5734,15 +5738,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RulesetList"];
-                };
-            };
-            /** @description too many requests: slow down and retry after the Retry-After header */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5770,15 +5765,6 @@ export interface operations {
             };
             /** @description no such game (or scenario, or turn) */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description too many requests: slow down and retry after the Retry-After header */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };
