@@ -10,7 +10,7 @@ game that moved on while it was thinking refuses it (409) and it looks again.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Union
 
@@ -21,7 +21,7 @@ from service.domain.core.bot import Bot, RandomBot
 from service.domain.core.choices import Form, Option
 
 from .application import GameService
-from .errors import InvalidRequest, MalformedCommand, VersionConflict
+from .errors import AppError, InvalidRequest, MalformedCommand, VersionConflict
 from .reading import GameReader
 
 RETRIES = 3  # fresh keys tried when a bot's composed order is refused, before falling back to its options
@@ -118,8 +118,17 @@ class BotMove:
     refused: tuple[str, ...] = ()  # "RULE: detail" of every candidate decide refused before this move
 
 
-async def bot_move(service: GameService, reader: GameReader, game_id: str, seat_name: str, bot: Bot) -> BotMove:
-    """Look at the game as ``seat_name`` and, if it is awaited, submit the bot's command."""
+# (game id, the seat's viewer, the request body, the expected version) -> the command's result
+Submit = Callable[[str, Viewer, bytes, int], Awaitable[Any]]
+
+
+async def bot_move(service: GameService, reader: GameReader, game_id: str, seat_name: str, bot: Bot,
+                   submit: Submit | None = None) -> BotMove:
+    """Look at the game as ``seat_name`` and, if it is awaited, submit the bot's command (through
+    ``submit``: the API passes its admission gate, so bots are counted and logged like everyone)."""
+    if submit is None:
+        async def submit(game: str, viewer: Viewer, body: bytes, expected: int) -> Any:
+            return await service.handle_command(game, viewer, body, expected_version=expected)
     viewer: Viewer = seat(seat_name)
     summary = await reader.summary(game_id, viewer)
     if summary["over"]:
@@ -136,7 +145,7 @@ async def bot_move(service: GameService, reader: GameReader, game_id: str, seat_
     while (command := await asyncio.to_thread(next, choices, _NO_MORE)) is not _NO_MORE:
         body = b'{"command":' + _encode(command) + b"}"
         try:
-            await service.handle_command(game_id, viewer, body, expected_version=version)
+            await submit(game_id, viewer, body, version)
         except VersionConflict:
             return BotMove("moved", refused=tuple(refused))
         except RuleViolation as exc:
@@ -145,5 +154,9 @@ async def bot_move(service: GameService, reader: GameReader, game_id: str, seat_
         except MalformedCommand as exc:  # a composed order the command types do not accept
             refused.append(f"malformed: {exc.detail}")
             continue
+        except AppError as exc:
+            if exc.status == 429:  # over a rate limit: look again at the next change or heartbeat
+                return BotMove("wait", refused=tuple(refused))
+            raise
         return BotMove("acted", command, tuple(refused))
     return BotMove("stuck", refused=tuple(refused))

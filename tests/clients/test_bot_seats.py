@@ -37,6 +37,9 @@ async def test_two_bots_play_a_gsc2_duel_to_the_end_through_the_command_path(api
     assert {b["seat"] for b in listing["bots"]} == {"red", "blue"}
     assert all(b["moves"] > 0 and b["error"] is None for b in listing["bots"])
     assert {a["name"] for a in listing["available"]} >= {"random", "rules"}
+    commands = {e["command_id"] for e in events["events"] if e["actor"].startswith("seat:")}
+    counted = api.app.state.metrics.commands.labels("gsc2", "accepted")._value.get()  # type: ignore[attr-defined]
+    assert counted == len(commands)  # every bot command went through the API's gate (counted, logged)
 
 
 async def test_a_bot_answers_a_person(api: httpx.AsyncClient) -> None:
