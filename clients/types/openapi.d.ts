@@ -5041,15 +5041,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description too many requests: slow down and retry after the Retry-After header */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     post_import: {
@@ -5089,15 +5080,6 @@ export interface operations {
             };
             /** @description the request or command is invalid, or a rule refuses it (the problem names the rule or field) */
             422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description too many requests: slow down and retry after the Retry-After header */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5159,6 +5141,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5208,6 +5192,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5288,6 +5274,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5345,6 +5333,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5438,6 +5428,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5499,6 +5491,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5548,6 +5542,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5617,6 +5613,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5666,6 +5664,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5755,6 +5755,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5816,6 +5818,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5840,15 +5844,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RulesetList"];
-                };
-            };
-            /** @description too many requests: slow down and retry after the Retry-After header */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5876,15 +5871,6 @@ export interface operations {
             };
             /** @description no such game (or scenario, or turn) */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description too many requests: slow down and retry after the Retry-After header */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -73,7 +73,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.reader = GameReader(service)
         app.state.broadcaster = broadcaster
         app.state.gate = Gate(service, RateLimits(settings), metrics)
-        app.state.bot_runner = BotRunner(service, app.state.reader, broadcaster, settings.heartbeat_seconds)
+        app.state.bot_runner = BotRunner(service, app.state.reader, broadcaster, settings.heartbeat_seconds,
+                                         app.state.gate)
         try:
             yield
         finally:
