@@ -59,6 +59,7 @@ OPERATIONS: dict[str, Op] = {
     "post_bot": Op(201, c.SeatedBot, (401, 403, 404, 413, 422, 429)),
     "get_bots": Op(200, c.BotListing, READ),
     "delete_bot": Op(204, None, (401, 403, 404, 429)),
+    "post_linked_battle": Op(201, c.LinkedBattle, (401, 403, 404, 422, 429)),
 }
 DESCRIPTIONS = {
     401: "the token opens no seat of this game",
