@@ -720,6 +720,8 @@ export interface components {
             economies?: {
                 [key: string]: components["schemas"]["Economy"];
             };
+            /** @default  */
+            ended?: string;
             /** @default {} */
             groups?: {
                 [key: string]: components["schemas"]["Group"];
@@ -1088,6 +1090,8 @@ export interface components {
             reason: string;
             /** @default [] */
             rolls?: components["schemas"]["Roll"][];
+            /** @default false */
+            route?: boolean;
             to: [
                 number,
                 number
@@ -1903,6 +1907,8 @@ export interface components {
                 number,
                 number
             ] | null;
+            /** @default false */
+            ftl_route?: boolean;
             /** @default null */
             ftl_to?: [
                 number,
@@ -5060,6 +5066,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5278,6 +5286,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
