@@ -27,7 +27,7 @@ from service.events.errors import InvalidRequest
 from service.events.head import codec_for
 from service.events.portability import state_hash, validate_battle_file
 from service.events.replay import Decoded, Folder
-from tests.events.test_golden import _Row
+from tests.support.golden import _Row
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "ftcampaign-intro-duel.jsonl"
