@@ -18,7 +18,7 @@ from service.api.app import create_app
 from service.events import ids
 from service.events.linked_battles import LinkedBattles
 from service.settings import Settings
-from tests.api.linked_battle_play import campaign_to_battle, command, get, play_gsc2
+from tests.api.linked_battle_play import campaign_to_battle, get, play_gsc2
 from tests.api.watched_game import auth
 
 SEED = 1
