@@ -105,7 +105,8 @@ def test_status_names_the_umpire_duty_at_turn_zero() -> None:
         assert all(not s.must_act and "umpire" in s.why for s in status.seats)
     you = R.draw(st, seat("eddie")).status.you
     assert you is not None and you.why == "waiting for the umpire to generate the star map"
-    assert R.draw(st, UMPIRE).board.nodes == ()
+    nodes = R.draw(st, UMPIRE).board.nodes
+    assert len(nodes) == 91 and all(n.detail == "empty space" for n in nodes)  # map_side 6, not diced yet
 
 
 def test_status_says_who_must_seal_orders() -> None:
