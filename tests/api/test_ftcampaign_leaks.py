@@ -293,13 +293,17 @@ def _seeds(envelopes: list[dict[str, Any]]) -> dict[int, bytes]:
 
 def _recomputable(g: CampaignGame, seeds: dict[int, bytes], shown: set[int], derive_face: Any) -> list[int]:
     """Seqs of events hidden from the viewer whose rolls ``seeds`` reproduce."""
+    from service.domain.core import seeded_face
+
     found = []
     for seq, env in g.truth.envelopes.items():
         dice = env.get("dice")
         if seq in shown or not env.get("rolls") or not dice or dice["turn"] not in seeds:
             continue
-        faces = [derive_face(seeds[dice["turn"]], g.id, dice["base"], r["i"], _die_sides(r["die"]),
-                             dice.get("salt", "")) for r in env["rolls"]]
+        salts = dice.get("salts") or []  # a roll's slot (docs/dice.md) and the salt of its first use
+        faces = [seeded_face(seeds[dice["turn"]], g.id, dice["turn"], dice["base"], dice.get("slot"), r["i"],
+                             _die_sides(r["die"]), salts[r["i"]] if r["i"] < len(salts) else dice.get("salt", ""))
+                 for r in env["rolls"]]
         if faces == [r["value"] for r in env["rolls"]]:
             found.append(seq)
     return found

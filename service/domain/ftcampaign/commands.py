@@ -65,6 +65,14 @@ class RecordBattle(Command, frozen=True, tag="ftcampaign.record_battle"):
     umpire: str | None = None
 
 
+class LinkBattle(Command, frozen=True, tag="ftcampaign.link_battle"):
+    """FTC-ARR-8: the battle is fought as a tactical game of this service (the service issues it when it
+    creates the linked game; its result comes back as ``record_battle`` with the same id)."""
+
+    battle: str
+    tactical_game_id: str
+
+
 class ResolveDisengagement(Command, frozen=True, tag="ftcampaign.resolve_disengagement"):
     """FTC-ARR-11: the linked game (or umpire) reports distances and the separation trend."""
 
@@ -241,7 +249,7 @@ class DeclareFormation(Command, frozen=True, tag="ftcampaign.declare_formation")
 
 
 UMPIRE_COMMANDS = (GenerateMap, ApproveTechnology, ApproveStandardNavy, RecordRuling, CloseTurn, RecordBattle,
-                   ResolveDisengagement, EndCampaign)
+                   LinkBattle, ResolveDisengagement, EndCampaign)
 
 COMMANDS: tuple[type[Command], ...] = (
     *UMPIRE_COMMANDS,

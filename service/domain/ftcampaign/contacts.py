@@ -8,7 +8,16 @@ from service.domain.core import Actor, Dice, Modifier, Roll, RuleViolation, seat
 from service.domain.core.acc import Acc
 
 from . import events as E
-from .commands import ChoosePosture, DeclareFormation, Engage, HoldOff, Recon, RecordBattle, ResolveDisengagement
+from .commands import (
+    ChoosePosture,
+    DeclareFormation,
+    Engage,
+    HoldOff,
+    LinkBattle,
+    Recon,
+    RecordBattle,
+    ResolveDisengagement,
+)
 from .common import (
     econ,
     gather_all_intel,
@@ -306,11 +315,31 @@ def check_umpire(st: State, name: str | None, involved: tuple[str, ...] | list[s
         raise RuleViolation("FTC-UMP-1", f"umpire {name} plays {u.plays}, who is involved; another umpire decides")
 
 
+def link_battle(out: Acc[State], cmd: LinkBattle, actor: Actor) -> None:
+    """FTC-ARR-8: the umpire's (the service's) record that the battle is fought as a linked game."""
+    st = out.state
+    if not actor.is_umpire:
+        raise RuleViolation("FTC-UMP-1", "the umpire (the service, for its own linked games) links battles")
+    b = next((b for b in st.battles if b.id == cmd.battle), None)
+    if b is None:
+        raise RuleViolation("FTC-ARR-8", f"no battle {cmd.battle!r} is waiting for a result")
+    if b.tactical_game_id is not None:
+        raise RuleViolation("FTC-ARR-8", f"battle {b.id} is already fought as {b.tactical_game_id}")
+    missing = [f.player for f in b.forces if f.player not in b.formations]
+    if missing:
+        raise RuleViolation("FTC-ARR-12", f"formation and speed not yet recorded for {', '.join(missing)}")
+    out.add(E.BattleLinked(battle=b.id, hex=b.hex, tactical_game_id=cmd.tactical_game_id,
+                           witnesses=tuple(f.player for f in b.forces)))
+
+
 def check_record_battle(st: State, cmd: RecordBattle) -> Battle:  # noqa: C901 - one check per field
     """FTC-ARR-8, FTC-ARR-10, FTC-ARR-12, FTC-CAP-1, FTC-UMP-1: the battle recorded, or raises."""
     b = next((b for b in st.battles if b.id == cmd.battle), None)
     if b is None:
         raise RuleViolation("FTC-ARR-8", f"no battle {cmd.battle!r} is waiting for a result")
+    if b.tactical_game_id is not None and cmd.tactical_game_id != b.tactical_game_id:
+        raise RuleViolation("FTC-ARR-8", f"battle {b.id} is fought as the linked game {b.tactical_game_id}: "
+                                         "its result comes from that game")
     players = [f.player for f in b.forces]
     check_umpire(st, cmd.umpire, players)
     missing = [p for p in players if p not in b.formations]

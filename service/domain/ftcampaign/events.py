@@ -379,6 +379,15 @@ class FormationDeclared(Event, frozen=True, tag="ftcampaign.formation_declared")
     witnesses: tuple[str, ...] = ()
 
 
+class BattleLinked(Event, frozen=True, tag="ftcampaign.battle_linked"):
+    """FTC-ARR-8: the battle is being fought as a linked tactical game (seen by its participants)."""
+
+    battle: str
+    hex: HexT
+    tactical_game_id: str
+    witnesses: tuple[str, ...]
+
+
 class BattleRecorded(Event, frozen=True, tag="ftcampaign.battle_recorded"):
     battle: str
     hex: HexT
@@ -455,7 +464,8 @@ PRIVATE = (IncomesRolled, ShipBought, ModuleBought, SparesBought, DefencesBought
            DefenceRebuildOrdered, RepulseRepaired, RepulseAllocated, GroupMoved, Departed, EconomyReport,
            IntelGathered)
 SEALED = (OrdersSubmitted,)
-LOCAL = (DummiesRevealed, StepOpened, ChoiceMade, StepResolved, BattleStarted, FormationDeclared, BattleRecorded,
+LOCAL = (DummiesRevealed, StepOpened, ChoiceMade, StepResolved, BattleStarted, FormationDeclared, BattleLinked,
+         BattleRecorded,
          DisengagementResolved, AssaultResolved, WorldTaken, DrivenOff, InterdictionLifted)
 
 EVENTS: tuple[type[Event], ...] = (*PUBLIC, *PRIVATE, *SEALED, *LOCAL)

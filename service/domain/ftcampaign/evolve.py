@@ -429,6 +429,8 @@ HANDLERS: dict[type[Event], Callable[[State, Any], State]] = {
     E.StepResolved: _step_resolved,
     E.BattleStarted: lambda s, e: replace(s, battles=(*s.battles, e.battle), counter=s.counter + 1),
     E.FormationDeclared: _formation,
+    E.BattleLinked: lambda s, e: replace(s, battles=tuple(
+        replace(b, tactical_game_id=e.tactical_game_id) if b.id == e.battle else b for b in s.battles)),
     E.BattleRecorded: _battle_recorded,
     E.DisengagementResolved: _disengaged,
     E.AssaultResolved: _assault,

@@ -252,8 +252,8 @@ def _contacts(state: State, player: str) -> list[Option]:
 def _battle_results(state: State) -> list[Option]:
     out: list[Option] = []
     for b in state.battles:
-        if len(b.formations) < len(b.forces):
-            continue
+        if len(b.formations) < len(b.forces) or b.tactical_game_id is not None:
+            continue  # a linked battle's result comes from its tactical game (FTC-R-LNK), not a hand entry
         rule = "FTC-ARR-8"
         out.append(_opt(C.RecordBattle(battle=b.id, tactical_game_id=None), f"Battle {b.id}: no victor, no losses",
                         "umpire", rule))

@@ -201,6 +201,7 @@ class Battle(msgspec.Struct, frozen=True, kw_only=True):
     forces: tuple[Force, ...]
     range_feet: int
     formations: dict[str, Formation] = {}
+    tactical_game_id: str | None = None  # fought as a linked tactical game of this service (FTC-ARR-8)
 
 
 class StrategicOrder(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
