@@ -57,8 +57,9 @@ def reseal(header: dict[str, Any], envelopes: list[dict[str, Any]], refold: bool
     if refold:
         parsed = msgspec.convert(header, type=BattleHeader)
         ruleset = find_ruleset(parsed.ruleset)
-        decoded = _decode_lines(ruleset, parsed, lines)
-        state = Folder(ruleset).fold(ruleset.initial_state(ruleset.parse_setup(parsed.setup)), decoded)
+        setup = ruleset.parse_setup(parsed.setup)
+        decoded = _decode_lines(ruleset, parsed, lines, set(ruleset.seats(setup)))
+        state = Folder(ruleset).fold(ruleset.initial_state(setup), decoded)
         header["state_hash"] = record_hash(ruleset, state, viewer_of(parsed.viewer))
     return b"\n".join([dumps(header), *lines]) + b"\n"
 
