@@ -368,7 +368,7 @@ async def test_an_asc_seat_export_gets_a_clear_answer(api, tmp_path):
     assert result.returncode == 0 and f"seat:{seat}'s redacted export" in result.stdout, result.stdout
 
 
-def test_the_keys_command_lists_and_rotates(tmp_path, capsys):
+async def test_the_keys_command_lists_and_rotates(tmp_path, capsys):
     from service.cli import main
 
     url = f"sqlite:///{tmp_path}/cli.db"
