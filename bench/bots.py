@@ -6,7 +6,8 @@
 Each game is played in process by tests/clients/botplay.py (the seat's view and options as the API
 shows them, commands through the service's guards). The rules bot plays every seat of one side, the
 random bot the other; sides alternate from game to game and every game has its own dice. A game ended
-by a turn limit without a winner counts as a draw. Not a timed test: run it by hand.
+by a turn limit without a winner counts as a draw (a campaign naming no winner: see ``winner_of``).
+Not a timed test: run it by hand.
 """
 
 from __future__ import annotations
@@ -66,6 +67,21 @@ def _side_in_state(state: Any, seat_name: str) -> str:
     return str(getattr(ship, "side", None) or seat_name)
 
 
+def winner_of(state: Any) -> str | None:
+    """The ruleset's winner; a campaign that names none (FT club campaign) is judged here by the worlds
+    each side holds at the end (most worlds wins, a tie is a draw) — this benchmark's judgement only."""
+    if hasattr(state, "winner"):
+        return state.winner  # type: ignore[no-any-return]
+    held: dict[str, int] = {}
+    for world in getattr(state, "worlds", {}).values():
+        if getattr(world, "owner", None):
+            held[world.owner] = held.get(world.owner, 0) + 1
+    ranked = sorted(held.items(), key=lambda kv: -kv[1])
+    if not ranked or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
+        return None
+    return ranked[0][0]
+
+
 def bench(name: str, games: int, progress: Progress) -> Tally:
     ruleset = find_ruleset(name)
     scenario = SCENARIO.get(name) or sorted(ruleset.scenarios())[0]
@@ -78,7 +94,7 @@ def bench(name: str, games: int, progress: Progress) -> Tally:
         rules_side = order[n % len(order)]
         seated = {s: bots["rules"] if side == rules_side else bots["random"] for s, side in sides.items()}
         game = play(ruleset, scenario, seated, seed=1000 + n)
-        winner = getattr(game.state, "winner", None)
+        winner = winner_of(game.state)
         tally.games += 1
         tally.turns.append(game.turn)
         if game.stalled and not game.over:

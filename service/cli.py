@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import gc
 import json
+import os
 import subprocess
 import sys
 
@@ -77,7 +78,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--database-url", default=None, help="default: DATABASE_URL or sqlite:///var/salvo.db")
     p.add_argument("--demo", action="store_true", help="create a sample game and print its URLs")
-    p.add_argument("--log-level", default="warning")
+    p.add_argument("--log-level", default=os.environ.get("SALVO_LOG_LEVEL", "warning"),
+                   help="debug, info, warning (default: SALVO_LOG_LEVEL or warning)")
     o = sub.add_parser("openapi", help="print the OpenAPI document")
     o.add_argument("--output", default="-")
     a = sub.add_parser("asyncapi", help="print the AsyncAPI document of the websocket stream")

@@ -72,6 +72,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/battles/{battle_id}/tactical": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fight a campaign battle as a linked GSC2 game; its result flows back by itself */
+        post: operations["post_linked_battle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/bots": {
         parameters: {
             query?: never;
@@ -448,6 +465,25 @@ export interface components {
             ];
             id: string;
             range_feet: number;
+            /** @default null */
+            tactical_game_id?: string | null;
+        };
+        /**
+         * BattleLinked
+         * @description FTC-ARR-8: the battle is being fought as a linked tactical game (seen by its participants).
+         */
+        BattleLinked: {
+            battle: string;
+            hex: [
+                number,
+                number
+            ];
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            tactical_game_id: string;
+            /** @enum {unknown} */
+            type: "ftcampaign.battle_linked";
+            witnesses: string[];
         };
         /** BattleRecorded */
         BattleRecorded: {
@@ -684,6 +720,8 @@ export interface components {
             economies?: {
                 [key: string]: components["schemas"]["Economy"];
             };
+            /** @default  */
+            ended?: string;
             /** @default {} */
             groups?: {
                 [key: string]: components["schemas"]["Group"];
@@ -870,7 +908,7 @@ export interface components {
          * Command
          * @description one command of the game's ruleset (see GET /v1/rulesets)
          */
-        Command: components["schemas"]["service.domain.gsc2.commands.Move"] | components["schemas"]["service.domain.gsc2.commands.Pass"] | components["schemas"]["ChooseOrder"] | components["schemas"]["FireTractor"] | components["schemas"]["Launch"] | components["schemas"]["MoveMissiles"] | components["schemas"]["service.domain.gsc2.commands.Fire"] | components["schemas"]["service.domain.gsc2.commands.Board"] | components["schemas"]["LaunchPod"] | components["schemas"]["MovePod"] | components["schemas"]["SendSaboteurs"] | components["schemas"]["CasualtyOrder"] | components["schemas"]["service.domain.gsc2.commands.Repair"] | components["schemas"]["service.domain.gsc2.commands.EndPhase"] | components["schemas"]["service.domain.gsc2.commands.ForcePhase"] | components["schemas"]["MakeRuling"] | components["schemas"]["Start"] | components["schemas"]["CommitSensors"] | components["schemas"]["Detect"] | components["schemas"]["service.domain.asc.commands.LockOn"] | components["schemas"]["AllStop"] | components["schemas"]["service.domain.asc.commands.Move"] | components["schemas"]["service.domain.asc.commands.Fire"] | components["schemas"]["service.domain.asc.commands.Repair"] | components["schemas"]["service.domain.asc.commands.EndPhase"] | components["schemas"]["service.domain.asc.commands.ForcePhase"] | components["schemas"]["ChangeRole"] | components["schemas"]["BattleStations"] | components["schemas"]["service.domain.starfinder.commands.Pass"] | components["schemas"]["Patch"] | components["schemas"]["Divert"] | components["schemas"]["service.domain.starfinder.commands.Move"] | components["schemas"]["BackOff"] | components["schemas"]["BarrelRoll"] | components["schemas"]["Evade"] | components["schemas"]["FlipAndBurn"] | components["schemas"]["Flyby"] | components["schemas"]["Slide"] | components["schemas"]["TurnInPlace"] | components["schemas"]["Scan"] | components["schemas"]["service.domain.starfinder.commands.LockOn"] | components["schemas"]["Countermeasures"] | components["schemas"]["service.domain.starfinder.commands.Fire"] | components["schemas"]["Encourage"] | components["schemas"]["service.domain.starfinder.commands.ForcePhase"] | components["schemas"]["GenerateMap"] | components["schemas"]["ApproveTechnology"] | components["schemas"]["ApproveStandardNavy"] | components["schemas"]["RecordRuling"] | components["schemas"]["CloseTurn"] | components["schemas"]["RecordBattle"] | components["schemas"]["ResolveDisengagement"] | components["schemas"]["EndCampaign"] | components["schemas"]["ClaimHomeworld"] | components["schemas"]["Expand"] | components["schemas"]["BuyShip"] | components["schemas"]["BuyModule"] | components["schemas"]["BuySpares"] | components["schemas"]["BuyDefences"] | components["schemas"]["PlaceDummy"] | components["schemas"]["Ready"] | components["schemas"]["SubmitOrders"] | components["schemas"]["SplitGroup"] | components["schemas"]["MergeGroups"] | components["schemas"]["SetCloak"] | components["schemas"]["CloseRoute"] | components["schemas"]["Scout"] | components["schemas"]["SetMaintenance"] | components["schemas"]["LayKeel"] | components["schemas"]["RepairShip"] | components["schemas"]["InspectJuryRig"] | components["schemas"]["Refit"] | components["schemas"]["SwapModule"] | components["schemas"]["RebuildCapture"] | components["schemas"]["SellCapture"] | components["schemas"]["RebuildDefences"] | components["schemas"]["RepairRepulse"] | components["schemas"]["Engage"] | components["schemas"]["ChoosePosture"] | components["schemas"]["Recon"] | components["schemas"]["AssaultDefences"] | components["schemas"]["HoldOff"] | components["schemas"]["DeclareFormation"];
+        Command: components["schemas"]["service.domain.gsc2.commands.Move"] | components["schemas"]["service.domain.gsc2.commands.Pass"] | components["schemas"]["ChooseOrder"] | components["schemas"]["FireTractor"] | components["schemas"]["Launch"] | components["schemas"]["MoveMissiles"] | components["schemas"]["service.domain.gsc2.commands.Fire"] | components["schemas"]["service.domain.gsc2.commands.Board"] | components["schemas"]["LaunchPod"] | components["schemas"]["MovePod"] | components["schemas"]["SendSaboteurs"] | components["schemas"]["CasualtyOrder"] | components["schemas"]["service.domain.gsc2.commands.Repair"] | components["schemas"]["service.domain.gsc2.commands.EndPhase"] | components["schemas"]["service.domain.gsc2.commands.ForcePhase"] | components["schemas"]["MakeRuling"] | components["schemas"]["Start"] | components["schemas"]["CommitSensors"] | components["schemas"]["Detect"] | components["schemas"]["service.domain.asc.commands.LockOn"] | components["schemas"]["AllStop"] | components["schemas"]["service.domain.asc.commands.Move"] | components["schemas"]["service.domain.asc.commands.Fire"] | components["schemas"]["service.domain.asc.commands.Repair"] | components["schemas"]["service.domain.asc.commands.EndPhase"] | components["schemas"]["service.domain.asc.commands.ForcePhase"] | components["schemas"]["ChangeRole"] | components["schemas"]["BattleStations"] | components["schemas"]["service.domain.starfinder.commands.Pass"] | components["schemas"]["Patch"] | components["schemas"]["Divert"] | components["schemas"]["service.domain.starfinder.commands.Move"] | components["schemas"]["BackOff"] | components["schemas"]["BarrelRoll"] | components["schemas"]["Evade"] | components["schemas"]["FlipAndBurn"] | components["schemas"]["Flyby"] | components["schemas"]["Slide"] | components["schemas"]["TurnInPlace"] | components["schemas"]["Scan"] | components["schemas"]["service.domain.starfinder.commands.LockOn"] | components["schemas"]["Countermeasures"] | components["schemas"]["service.domain.starfinder.commands.Fire"] | components["schemas"]["Encourage"] | components["schemas"]["service.domain.starfinder.commands.ForcePhase"] | components["schemas"]["GenerateMap"] | components["schemas"]["ApproveTechnology"] | components["schemas"]["ApproveStandardNavy"] | components["schemas"]["RecordRuling"] | components["schemas"]["CloseTurn"] | components["schemas"]["RecordBattle"] | components["schemas"]["LinkBattle"] | components["schemas"]["ResolveDisengagement"] | components["schemas"]["EndCampaign"] | components["schemas"]["ClaimHomeworld"] | components["schemas"]["Expand"] | components["schemas"]["BuyShip"] | components["schemas"]["BuyModule"] | components["schemas"]["BuySpares"] | components["schemas"]["BuyDefences"] | components["schemas"]["PlaceDummy"] | components["schemas"]["Ready"] | components["schemas"]["SubmitOrders"] | components["schemas"]["SplitGroup"] | components["schemas"]["MergeGroups"] | components["schemas"]["SetCloak"] | components["schemas"]["CloseRoute"] | components["schemas"]["Scout"] | components["schemas"]["SetMaintenance"] | components["schemas"]["LayKeel"] | components["schemas"]["RepairShip"] | components["schemas"]["InspectJuryRig"] | components["schemas"]["Refit"] | components["schemas"]["SwapModule"] | components["schemas"]["RebuildCapture"] | components["schemas"]["SellCapture"] | components["schemas"]["RebuildDefences"] | components["schemas"]["RepairRepulse"] | components["schemas"]["Engage"] | components["schemas"]["ChoosePosture"] | components["schemas"]["Recon"] | components["schemas"]["AssaultDefences"] | components["schemas"]["HoldOff"] | components["schemas"]["DeclareFormation"];
         /**
          * CommandAccepted
          * @description The events a command appended, as the caller may see them, and the game's new version.
@@ -1052,6 +1090,8 @@ export interface components {
             reason: string;
             /** @default [] */
             rolls?: components["schemas"]["Roll"][];
+            /** @default false */
+            route?: boolean;
             to: [
                 number,
                 number
@@ -1867,6 +1907,8 @@ export interface components {
                 number,
                 number
             ] | null;
+            /** @default false */
+            ftl_route?: boolean;
             /** @default null */
             ftl_to?: [
                 number,
@@ -2178,6 +2220,37 @@ export interface components {
             b: string;
             /** @default null */
             label?: string | null;
+        };
+        /**
+         * LinkBattle
+         * @description FTC-ARR-8: the battle is fought as a tactical game of this service (the service issues it when it
+         *         creates the linked game; its result comes back as ``record_battle`` with the same id).
+         */
+        LinkBattle: {
+            battle: string;
+            tactical_game_id: string;
+            /** @enum {unknown} */
+            type: "ftcampaign.link_battle";
+        };
+        /**
+         * LinkedBattle
+         * @description A campaign battle fought as a linked GSC2 game (FTC-ARR-8). The campaign's tokens open its seats:
+         *         each player holds its own side, the campaign umpire umpires it; ``seats``/``umpire_token`` (the
+         *         game's own tokens) are shown once, to the umpire who created it.
+         */
+        LinkedBattle: {
+            battle: string;
+            campaign: string;
+            created: boolean;
+            /** @default null */
+            seats?: {
+                [key: string]: string;
+            } | null;
+            /** @default [] */
+            sides?: string[];
+            tactical_game_id: string;
+            /** @default null */
+            umpire_token?: string | null;
         };
         /** Links */
         Links: {
@@ -3564,6 +3637,8 @@ export interface components {
             turn?: number;
             /** @default 12 */
             turn_limit?: number;
+            /** @default null */
+            turn_limit_winner?: string | null;
             /** @default null */
             winner?: string | null;
             /** @default {} */
@@ -4991,6 +5066,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5039,15 +5116,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description too many requests: slow down and retry after the Retry-After header */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     post_import: {
@@ -5087,15 +5155,6 @@ export interface operations {
             };
             /** @description the request or command is invalid, or a rule refuses it (the problem names the rule or field) */
             422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description too many requests: slow down and retry after the Retry-After header */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5157,6 +5216,78 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post_linked_battle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+                battle_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A campaign battle fought as a linked GSC2 game (FTC-ARR-8). The campaign's tokens open its seats: */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkedBattle"];
+                };
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the caller may not do this (a spectator, another seat's piece, not the umpire) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such game (or scenario, or turn) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request or command is invalid, or a rule refuses it (the problem names the rule or field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5206,6 +5337,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5286,6 +5419,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5343,6 +5478,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5436,6 +5573,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5497,6 +5636,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5546,6 +5687,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5615,6 +5758,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5664,6 +5809,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5753,6 +5900,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5814,6 +5963,8 @@ export interface operations {
             /** @description too many requests: slow down and retry after the Retry-After header */
             429: {
                 headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5838,15 +5989,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RulesetList"];
-                };
-            };
-            /** @description too many requests: slow down and retry after the Retry-After header */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5874,15 +6016,6 @@ export interface operations {
             };
             /** @description no such game (or scenario, or turn) */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description too many requests: slow down and retry after the Retry-After header */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };

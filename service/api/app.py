@@ -13,6 +13,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.responses import FileResponse, Response
 
 from service.events.application import GameService
+from service.events.linked_battles import LinkedBattles
 from service.events.reading import GameReader
 from service.events.signing import load_keyring
 from service.events.store import SqlEventStore
@@ -25,7 +26,7 @@ from .gate import Gate
 from .logs import RequestContext
 from .metrics import CONTENT_TYPE_LATEST, Metrics
 from .ratelimit import RateLimits
-from .routes import bots, games, keys, replay, rulesets, stream
+from .routes import battles, bots, games, keys, replay, rulesets, stream
 from .security import SecurityHeaders, install_cors
 
 WEB_ROOT = Path(__file__).resolve().parents[2] / "clients" / "web"
@@ -73,7 +74,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.reader = GameReader(service)
         app.state.broadcaster = broadcaster
         app.state.gate = Gate(service, RateLimits(settings), metrics)
-        app.state.bot_runner = BotRunner(service, app.state.reader, broadcaster, settings.heartbeat_seconds)
+        app.state.bot_runner = BotRunner(service, app.state.reader, broadcaster, settings.heartbeat_seconds,
+                                         app.state.gate)
+        app.state.linked = LinkedBattles(service)
+        await app.state.linked.reconcile()  # linked battles that ended while the service was down
         try:
             yield
         finally:
@@ -98,6 +102,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(keys.router)
     app.include_router(games.router)
     app.include_router(bots.router)
+    app.include_router(battles.router)
     app.include_router(stream.router)
     openapi_schema.install(app)
     docs.install(app)

@@ -29,7 +29,7 @@ def _refs(frames: tuple[type[Any], ...]) -> list[dict[str, str]]:
 def build_asyncapi(version: str) -> dict[str, Any]:
     frames = (*c.SERVER_FRAMES, *c.CLIENT_FRAMES)
     replies = (c.ResultFrame, c.ErrorFrame)
-    security = [{"$ref": "#/components/securitySchemes/token"}, {"$ref": "#/components/securitySchemes/bearer"}]
+    security = [{"$ref": "#/components/securitySchemes/subprotocol"}, {"$ref": "#/components/securitySchemes/bearer"}]
     return {
         "asyncapi": "3.0.0",
         "info": {
@@ -50,13 +50,17 @@ def build_asyncapi(version: str) -> dict[str, Any]:
                 "title": "One game's event stream",
                 "parameters": {"game_id": {"description": "the game's id, e.g. g_3f9a0c51d2e84b17"}},
                 "messages": {f.__struct_config__.tag: _message(f) for f in frames},
-                "bindings": {"ws": {"bindingVersion": "0.1.0", "query": {
-                    "type": "object",
-                    "properties": {
+                "bindings": {"ws": {
+                    "bindingVersion": "0.1.0",
+                    "query": {"type": "object", "properties": {
                         "after": {"type": "integer", "minimum": 0, "default": 0,
-                                  "description": "the last seq already seen (0: everything)"},
-                        "token": {"type": "string", "description": "a seat or umpire token; none: spectator"},
-                    }}}},
+                                  "description": "the last seq already seen (0: everything)"}}},
+                    # never a token in the URL (it would end up in logs): a ?token= is refused (1008)
+                    "headers": {"type": "object", "properties": {
+                        "Authorization": {"type": "string", "description": "Bearer <seat or umpire token>"},
+                        "Sec-WebSocket-Protocol": {"type": "string",
+                                                   "description": "salvo.v1, salvo.token.<token> (browsers)"}}},
+                }},
             }
         },
         "operations": {
@@ -80,10 +84,11 @@ def build_asyncapi(version: str) -> dict[str, Any]:
             # commands stay generic here, so this document changes only when the frames do
             "schemas": components_for(list(frames), with_commands=False),
             "securitySchemes": {
-                "token": {"type": "httpApiKey", "in": "query", "name": "token",
-                          "description": "?token=<seat or umpire token>"},
+                "subprotocol": {"type": "httpApiKey", "in": "header", "name": "Sec-WebSocket-Protocol",
+                                "description": "browsers: new WebSocket(url, [\"salvo.v1\", "
+                                               "\"salvo.token.<token>\"]); the server accepts salvo.v1"},
                 "bearer": {"type": "http", "scheme": "bearer",
-                           "description": "Authorization: Bearer <seat or umpire token>"},
+                           "description": "Authorization: Bearer <seat or umpire token> on the upgrade request"},
             },
         },
     }

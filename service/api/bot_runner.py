@@ -11,14 +11,17 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
+from typing import Any
 
-from service.domain.core.bot import Bot
+from service.domain.core import Viewer
+from service.domain.core.bot import Bot, RandomBot
 from service.events.application import GameService
 from service.events.bots import BotMove, bot_move, bots_of, find_bot
 from service.events.errors import InvalidRequest
 from service.events.reading import GameReader
 
 from .broadcast import Broadcaster
+from .gate import Gate
 
 log = logging.getLogger("salvo.bots")
 AUDIENCE = "bots"
@@ -43,8 +46,9 @@ class BotSeat:
 
 class BotRunner:
     def __init__(self, service: GameService, reader: GameReader, broadcaster: Broadcaster,
-                 heartbeat_seconds: float) -> None:
+                 heartbeat_seconds: float, gate: Gate | None = None) -> None:
         self.service = service
+        self.gate = gate
         self.reader = reader
         self.broadcaster = broadcaster
         self.heartbeat = heartbeat_seconds
@@ -116,15 +120,27 @@ class BotRunner:
     async def _move(self, game_id: str, placed: BotSeat) -> str:
         placed.state = "thinking"
         try:
-            move: BotMove = await bot_move(self.service, self.reader, game_id, placed.seat, placed.instance)
-        except Exception as exc:  # a bot or ruleset defect must not end the runner silently: show it
+            move: BotMove = await bot_move(self.service, self.reader, game_id, placed.seat, placed.instance,
+                                           self._submit)
+        except Exception as exc:  # a bot defect must not leave its opponent waiting: show it, play on
             log.exception("bot %s in seat %s of game %s failed", placed.bot, placed.seat, game_id)
-            placed.state, placed.error = "failed", f"{type(exc).__name__}: {exc}"
-            return "failed"
+            placed.error = f"{type(exc).__name__}: {exc}"
+            try:
+                move = await bot_move(self.service, self.reader, game_id, placed.seat, RandomBot(), self._submit)
+            except Exception:  # noqa: BLE001 - the ruleset itself fails here: nothing left to try
+                log.exception("the random bot could not move seat %s of game %s either", placed.seat, game_id)
+                placed.state = "failed"
+                return "failed"
         placed.refused += move.refused
         placed.moves += move.outcome == "acted"
         placed.state = {"acted": "waiting", "moved": "waiting", "wait": "waiting"}.get(move.outcome, move.outcome)
         return move.outcome
+
+    async def _submit(self, game_id: str, viewer: Viewer, body: bytes, expected: int) -> Any:
+        if self.gate is None:
+            return await self.service.handle_command(game_id, viewer, body, expected_version=expected)
+        # no token; the bots of a game count as one address of their own for the rate limits
+        return await self.gate.command(game_id, viewer, None, f"bots:{game_id}", body, None, expected)
 
     async def close(self) -> None:
         for task in self.tasks.values():

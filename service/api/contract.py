@@ -157,6 +157,20 @@ class SeatedBot(BotSeatInfo, kw_only=True):
     game_id: str
 
 
+class LinkedBattle(msgspec.Struct, kw_only=True):
+    """A campaign battle fought as a linked GSC2 game (FTC-ARR-8). The campaign's tokens open its seats:
+    each player holds its own side, the campaign umpire umpires it; ``seats``/``umpire_token`` (the
+    game's own tokens) are shown once, to the umpire who created it."""
+
+    campaign: str
+    battle: str
+    tactical_game_id: str
+    created: bool
+    sides: list[str] = []
+    seats: dict[str, str] | None = None
+    umpire_token: str | None = None
+
+
 class BotOffer(msgspec.Struct):
     name: str
     stand_in: bool

@@ -25,7 +25,8 @@ PROBLEM_EXAMPLES: dict[int, dict[str, Any]] = {
         "field": _problem(422, "MalformedCommand", "Malformed command",
                           "Expected `int`, got `str` - at `$.command.distance`", field="$.command.distance"),
     },
-    429: {"slow-down": _problem(429, "TooManyRequests", "Too many requests", "at most 20 requests a second per token")},
+    429: {"slow-down": _problem(429, "TooManyRequests", "Too many requests",
+                                "too many commands (limit 100 per 1 second); retry later")},
 }
 
 REQUEST_EXAMPLES: dict[str, dict[str, Any]] = {

@@ -42,10 +42,11 @@ class Op:
 READ = (401, 404, 429)
 WRITE = (401, 403, 404, 409, 413, 422, 429)
 OPERATIONS: dict[str, Op] = {
-    "list_rulesets": Op(200, c.RulesetList, (429,), token=False),
-    "get_scenario": Op(200, c.ScenarioResponse, (404, 429), token=False),
-    "create_game": Op(201, c.GameCreatedResponse, (413, 422, 429), token=False),
-    "post_import": Op(201, c.GameCreatedResponse, (413, 422, 429), token=False, request="application/x-ndjson"),
+    # 429: the limits are on commands and on authenticating a token (service/api/ratelimit.py)
+    "list_rulesets": Op(200, c.RulesetList, (), token=False),
+    "get_scenario": Op(200, c.ScenarioResponse, (404,), token=False),
+    "create_game": Op(201, c.GameCreatedResponse, (413, 422), token=False),
+    "post_import": Op(201, c.GameCreatedResponse, (413, 422), token=False, request="application/x-ndjson"),
     "get_game": Op(200, c.GameSummary, (*READ, 422)),
     "get_options": Op(200, c.OptionsResponse, READ),
     "get_events": Op(200, c.EventsPage, (*READ, 422)),
@@ -58,6 +59,7 @@ OPERATIONS: dict[str, Op] = {
     "post_bot": Op(201, c.SeatedBot, (401, 403, 404, 413, 422, 429)),
     "get_bots": Op(200, c.BotListing, READ),
     "delete_bot": Op(204, None, (401, 403, 404, 429)),
+    "post_linked_battle": Op(201, c.LinkedBattle, (401, 403, 404, 422, 429)),
 }
 DESCRIPTIONS = {
     401: "the token opens no seat of this game",
@@ -149,6 +151,9 @@ def _responses(name: str, op: Op) -> dict[str, Any]:
         out[str(status)] = {"description": DESCRIPTIONS[status],
                             "content": _json({"$ref": REF.format(name="Problem")}, PROBLEM_EXAMPLES[status],
                                              media=PROBLEM)}
+        if status == 429:
+            out["429"]["headers"] = {"Retry-After": {"description": "seconds to wait before retrying",
+                                                     "schema": {"type": "integer", "minimum": 1}}}
     return out
 
 

@@ -9,7 +9,8 @@ game that moved on while it was thinking refuses it (409) and it looks again.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import asyncio
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Union
 
@@ -20,7 +21,7 @@ from service.domain.core.bot import Bot, RandomBot
 from service.domain.core.choices import Form, Option
 
 from .application import GameService
-from .errors import InvalidRequest, MalformedCommand, VersionConflict
+from .errors import AppError, InvalidRequest, MalformedCommand, VersionConflict
 from .reading import GameReader
 
 RETRIES = 3  # fresh keys tried when a bot's composed order is refused, before falling back to its options
@@ -81,23 +82,33 @@ def must_act(view: Mapping[str, Any]) -> bool:
     return True if you is None else bool(you.get("must_act"))
 
 
+_NO_MORE = object()
+
+
 def candidates(bot: Bot, view: Mapping[str, Any], options: Sequence[Option], forms: Sequence[Form], me: str,
                key: int) -> Iterator[Any]:
     """The bot's choice, its choices under fresh keys, then every option in order (each is a command decide
     accepts now; a refused one is the ruleset's defect, and the next one keeps the game going)."""
     seen = set()
+
+    def fresh(command: Any) -> bool:
+        body = _encode(command)
+        if body in seen:
+            return False
+        seen.add(body)
+        return True
+
     for attempt in range(RETRIES + 1):
         command = bot.choose(view, options, forms, me, key + attempt * 7919)
         if command is None:
             if attempt == 0:
-                return
+                return  # the bot chooses to wait
             continue
-        body = _encode(command)
-        if body not in seen:
-            seen.add(body)
+        if fresh(command):
             yield command
     for option in options:
-        yield option.command
+        if fresh(option.command):
+            yield option.command
 
 
 @dataclass
@@ -107,8 +118,17 @@ class BotMove:
     refused: tuple[str, ...] = ()  # "RULE: detail" of every candidate decide refused before this move
 
 
-async def bot_move(service: GameService, reader: GameReader, game_id: str, seat_name: str, bot: Bot) -> BotMove:
-    """Look at the game as ``seat_name`` and, if it is awaited, submit the bot's command."""
+# (game id, the seat's viewer, the request body, the expected version) -> the command's result
+Submit = Callable[[str, Viewer, bytes, int], Awaitable[Any]]
+
+
+async def bot_move(service: GameService, reader: GameReader, game_id: str, seat_name: str, bot: Bot,
+                   submit: Submit | None = None) -> BotMove:
+    """Look at the game as ``seat_name`` and, if it is awaited, submit the bot's command (through
+    ``submit``: the API passes its admission gate, so bots are counted and logged like everyone)."""
+    if submit is None:
+        async def submit(game: str, viewer: Viewer, body: bytes, expected: int) -> Any:
+            return await service.handle_command(game, viewer, body, expected_version=expected)
     viewer: Viewer = seat(seat_name)
     summary = await reader.summary(game_id, viewer)
     if summary["over"]:
@@ -120,10 +140,12 @@ async def bot_move(service: GameService, reader: GameReader, game_id: str, seat_
         return BotMove("wait")
     version = int(summary["version"])
     refused: list[str] = []
-    for command in candidates(bot, view, options, forms, seat_name, version):
+    choices = candidates(bot, view, options, forms, seat_name, version)
+    # a rules bot may think for a while: off the event loop, one choice at a time
+    while (command := await asyncio.to_thread(next, choices, _NO_MORE)) is not _NO_MORE:
         body = b'{"command":' + _encode(command) + b"}"
         try:
-            await service.handle_command(game_id, viewer, body, expected_version=version)
+            await submit(game_id, viewer, body, version)
         except VersionConflict:
             return BotMove("moved", refused=tuple(refused))
         except RuleViolation as exc:
@@ -132,5 +154,9 @@ async def bot_move(service: GameService, reader: GameReader, game_id: str, seat_
         except MalformedCommand as exc:  # a composed order the command types do not accept
             refused.append(f"malformed: {exc.detail}")
             continue
+        except AppError as exc:
+            if exc.status == 429:  # over a rate limit: look again at the next change or heartbeat
+                return BotMove("wait", refused=tuple(refused))
+            raise
         return BotMove("acted", command, tuple(refused))
     return BotMove("stuck", refused=tuple(refused))

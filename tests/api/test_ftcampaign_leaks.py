@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import random
 import secrets
-import time
 from contextlib import ExitStack
 from typing import Any
 
@@ -190,7 +189,6 @@ def _umpire_command(g: CampaignGame, rng: random.Random, cands: list[dict[str, A
 def test_random_campaigns_over_the_api_leak_nothing(client, monkeypatch, scenario, seed, max_turn):
     monkeypatch.setattr(ids, "secrets", _SeededSecrets(f"{scenario}-{seed}"))
     rng = random.Random(f"{scenario}-{seed}")
-    started = time.monotonic()
     r = client.post("/v1/games", json={"ruleset": "gsc2", "scenario": "duel"})
     assert r.status_code == 201, r.text
     tactical_id = r.json()["game_id"]
@@ -234,7 +232,6 @@ def test_random_campaigns_over_the_api_leak_nothing(client, monkeypatch, scenari
                         if e["type"] == "ftcampaign.battle_recorded"]
             assert any(e["data"]["tactical_game_id"] == tactical_id for e in recorded)
         _finish_checks(g, client)
-    assert time.monotonic() - started < 60
 
 
 def _die_sides(die: str) -> int:

@@ -77,6 +77,9 @@ def test_structure_the_schema_cannot_check() -> None:
         for key, message in channel["messages"].items():
             assert message["name"] == key
             assert message["payload"]["schema" if "schema" in message["payload"] else "$ref"]
+    bindings = DOC["channels"]["gameStream"]["bindings"]["ws"]
+    assert "token" not in bindings["query"]["properties"]  # the server refuses a token in the URL
+    assert set(bindings["headers"]["properties"]) == {"Authorization", "Sec-WebSocket-Protocol"}
     kinds = {m["name"] for m in DOC["channels"]["gameStream"]["messages"].values()}
     assert kinds == {"event", "caught_up", "ping", "result", "error", "command"}
 
@@ -112,4 +115,12 @@ def test_frames_of_a_real_session_match_the_document(sqlite_url: str) -> None:
                     ws.send_json({**command, "ref": "r2"})  # refused: the game has started
         with client.websocket_connect(stream, headers={"Authorization": "Bearer nope"}) as ws:
             check(ws.receive_json())
+        with client.websocket_connect(stream, subprotocols=["salvo.v1", f"salvo.token.{game['seats']['red']}"]) as ws:
+            first = ws.receive_json()  # the browsers' way, as the document says
+            check(first)
+            assert first["kind"] == "event"
+        with client.websocket_connect(stream + f"?token={game['seats']['red']}") as ws:
+            refused = ws.receive_json()
+            check(refused)
+            assert refused["kind"] == "error" and refused["field"] == "token"
     assert set(seen) == {"event", "caught_up", "ping", "result", "error"}

@@ -37,6 +37,9 @@ async def test_two_bots_play_a_gsc2_duel_to_the_end_through_the_command_path(api
     assert {b["seat"] for b in listing["bots"]} == {"red", "blue"}
     assert all(b["moves"] > 0 and b["error"] is None for b in listing["bots"])
     assert {a["name"] for a in listing["available"]} >= {"random", "rules"}
+    commands = {e["command_id"] for e in events["events"] if e["actor"].startswith("seat:")}
+    counted = api.app.state.metrics.commands.labels("gsc2", "accepted")._value.get()  # type: ignore[attr-defined]
+    assert counted == len(commands)  # every bot command went through the API's gate (counted, logged)
 
 
 async def test_a_bot_answers_a_person(api: httpx.AsyncClient) -> None:
@@ -90,3 +93,25 @@ async def test_a_seat_taken_back_from_its_bot_is_not_played(api: httpx.AsyncClie
     assert (await api.delete(url + "/blue", headers=bearer(game["seats"]["red"]))).status_code == 403
     assert (await api.delete(url + "/blue", headers=blue)).status_code == 204
     assert (await api.get(url)).json()["bots"] == []
+
+
+class BrokenBot:
+    name = "broken"
+
+    def choose(self, view, options, forms, me, key):
+        raise RuntimeError("this bot cannot read the drawing")
+
+
+async def test_a_failing_bot_is_reported_and_its_seat_still_moves(api: httpx.AsyncClient, monkeypatch) -> None:
+    import service.api.bot_runner as runner_module
+
+    monkeypatch.setattr(runner_module, "find_bot", lambda ruleset, name: BrokenBot())
+    game = await new_game(api, "gsc2", "duel")
+    umpire = bearer(game["umpire_token"])
+    for seat in ("red", "blue"):
+        r = await api.post(f"/v1/games/{game['game_id']}/bots", json={"seat": seat, "bot": "rules"}, headers=umpire)
+        assert r.status_code == 201
+    await _until_over(api, game["game_id"])
+    listing = (await api.get(f"/v1/games/{game['game_id']}/bots")).json()
+    assert all(b["error"] == "RuntimeError: this bot cannot read the drawing" for b in listing["bots"])
+    assert all(b["moves"] > 0 for b in listing["bots"])

@@ -52,3 +52,22 @@ async def test_every_operation_answers_as_documented(api: httpx.AsyncClient) -> 
         assert not errors, f"{s.operation} {s.status}: {errors[:3]}"
     statuses = {(s.operation, s.status) for s in samples}
     assert {("post_command", code) for code in (201, 403, 409, 422)} <= statuses
+
+
+async def test_a_rate_limited_command_answers_as_documented(sqlite_url: str) -> None:
+    from service.api.app import create_app
+    from service.settings import Settings
+
+    app = create_app(Settings(database_url=sqlite_url, rate_commands_per_token="1/minute"))
+    async with app.router.lifespan_context(app):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://salvo") as client:
+            game = (await client.post("/v1/games", json={"ruleset": "gsc2", "scenario": "duel"})).json()
+            url = f"/v1/games/{game['game_id']}/commands"
+            headers = {"Authorization": f"Bearer {game['seats']['red']}"}
+            first = await client.post(url, json={"command": {"type": "gsc2.start"}}, headers=headers)
+            limited = await client.post(url, json={"command": {"type": "gsc2.start"}}, headers=headers)
+    assert first.status_code == 201 and limited.status_code == 429
+    documented = operations()["post_command"]["responses"]["429"]
+    assert "Retry-After" in documented["headers"] and int(limited.headers["retry-after"]) >= 1
+    schema = documented["content"]["application/problem+json"]["schema"]
+    assert list(validator(schema).iter_errors(limited.json())) == []

@@ -129,3 +129,21 @@ def test_client_models_have_the_documents_fields(schema_name: str) -> None:
     assert fields == set(schema["properties"]) - tag
     required = {f.encode_name for f in msgspec.structs.fields(model) if f.required}
     assert required == set(schema.get("required", ())) - tag
+
+
+def test_resuming_skips_what_was_seen_and_stops_when_refused() -> None:
+    from salvo_client.stream import _Resume, stream_url
+    from websockets.exceptions import ConnectionClosed
+    from websockets.frames import Close
+
+    def event(seq: int) -> EventFrame:
+        return msgspec.convert({"kind": "event", "event": {
+            "game_id": "g", "seq": seq, "type": "x", "v": 1, "turn": 1, "phase": "p", "actor": "system",
+            "recorded_at": "t", "data": {}}}, m.ServerFrame)
+
+    resume = _Resume(after=3)
+    assert not resume.seen(event(3)) and resume.seen(event(4)) and resume.last == 4
+    assert resume.again(ConnectionClosed(Close(1013, "slow consumer; resume after=4"), None))
+    assert stream_url("https://h", "g", resume.last) == "wss://h/v1/games/g/stream?after=4"  # no token in URLs
+    assert not resume.again(ConnectionClosed(Close(1008, "Unknown token"), None))
+    assert not resume.again(ConnectionClosed(Close(1000, "bye"), None))

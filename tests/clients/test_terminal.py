@@ -3,6 +3,7 @@ end by answering the prompt like a person would, then replay, export, verify and
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -100,3 +101,19 @@ def test_two_salvo_bot_clients_play_a_duel_to_the_end(env: dict[str, str]) -> No
         bot.expect(r"game over after (\d+) moves")
         assert int(bot.match.group(1)) > 0
         bot.expect(pexpect.EOF)
+
+
+def test_new_from_a_scenario_file_and_a_live_watch_to_the_end(env: dict[str, str], tmp_path: Path) -> None:
+    from service.domain.core import find_ruleset
+
+    scenario = tmp_path / "my-duel.json"
+    scenario.write_text(json.dumps(find_ruleset("gsc2").scenarios()["duel"]))
+    new = salvo(["new", "gsc2", str(scenario), "--bot", "red=random", "--bot", "blue=random"], env)
+    new.expect(r"game (g_[0-9a-f]+)")
+    game_id = new.match.group(1)
+    new.expect(pexpect.EOF)
+    watch = salvo(["watch", game_id], env, timeout=120)
+    watch.expect(r"Game over")
+    watch.expect(pexpect.EOF)
+    watch.close()
+    assert watch.exitstatus == 0

@@ -51,7 +51,7 @@ def _number(field: Field, text: str) -> float | int:
     return int(value) if value.is_integer() and (field.step or 1) >= 1 else value
 
 
-def _legs(text: str) -> list[dict[str, float]]:
+def _legs(text: str) -> list[dict[str, float | int]]:
     """"30 4, -60 2.5": turn 30° then 4", turn -60° then 2.5"; "" = stay put."""
     legs = []
     for part in filter(None, (p.strip() for p in text.split(","))):
@@ -59,7 +59,9 @@ def _legs(text: str) -> list[dict[str, float]]:
         if len(bits) != 2:
             raise BadAnswer('each leg is "turn distance", e.g. "30 4"')
         try:
-            legs.append({"turn": float(bits[0]), "distance": float(bits[1])})
+            turn = float(bits[0])
+            # whole degrees are sent as integers (a ruleset may count turns in whole degrees)
+            legs.append({"turn": int(turn) if turn.is_integer() else turn, "distance": float(bits[1])})
         except ValueError:
             raise BadAnswer("turn and distance are numbers") from None
     return legs
