@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import gc
 import json
+import os
 import subprocess
 import sys
 
@@ -77,7 +78,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--database-url", default=None, help="default: DATABASE_URL or sqlite:///var/salvo.db")
     p.add_argument("--demo", action="store_true", help="create a sample game and print its URLs")
-    p.add_argument("--log-level", default="warning")
+    p.add_argument("--log-level", default=os.environ.get("SALVO_LOG_LEVEL", "warning"),
+                   help="debug, info, warning (default: SALVO_LOG_LEVEL or warning)")
     o = sub.add_parser("openapi", help="print the OpenAPI document")
     o.add_argument("--output", default="-")
     a = sub.add_parser("asyncapi", help="print the AsyncAPI document of the websocket stream")
@@ -87,6 +89,9 @@ def main(argv: list[str] | None = None) -> None:
         client_verbs = client_cli.add_verbs(sub)
     except ModuleNotFoundError:  # an install without clients/python: the service's own verbs still work
         client_verbs = {}
+    k = sub.add_parser("keys", help="the battle-file signing keys: list them, or rotate to a new one")
+    k.add_argument("action", choices=["list", "rotate"])
+    k.add_argument("--database-url", default=None, help="default: DATABASE_URL or sqlite:///var/salvo.db")
     b = sub.add_parser("bot", help="a computer opponent playing a seat (as a client holding its token)")
     b.add_argument("game")
     b.add_argument("--token", default=None, help="the seat's token (default: the one `salvo new` kept)")
@@ -99,6 +104,8 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(client_cli.run(client_verbs[args.command], args))
     if args.command == "bot":
         raise SystemExit(run_bot(args))
+    if args.command == "keys":
+        raise SystemExit(signing_keys(args))
     if args.command == "serve":
         serve(args)
     elif args.command == "openapi":
@@ -112,6 +119,27 @@ def main(argv: list[str] | None = None) -> None:
         from service.api.asyncapi import build_asyncapi
 
         write_document(build_asyncapi(create_app(Settings()).version), args.output)
+
+
+def signing_keys(args: argparse.Namespace) -> int:
+    """Print this server's public signing keys (what GET /.well-known/salvo-keys serves), after a
+    rotation if asked: retired keys keep verifying old files; running replicas sign with the new key
+    once restarted."""
+    from service.events.signing import load_keyring, rotate
+    from service.events.store import SqlEventStore
+
+    settings = Settings.from_env(database_url=args.database_url)
+    if settings.signing_key_file:
+        print("the signing key is the file SALVO_SIGNING_KEY_FILE: rotate by replacing that file", file=sys.stderr)
+        return 2
+    store = SqlEventStore(settings.database_url)
+    store.start()
+    try:
+        keyring = rotate(store.engine) if args.action == "rotate" else load_keyring(store.engine)
+        print(json.dumps(keyring.published(), indent=2))
+    finally:
+        store.close()
+    return 0
 
 
 def run_bot(args: argparse.Namespace) -> int:

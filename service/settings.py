@@ -26,10 +26,11 @@ class Settings:
     ws_queue_size: int = 1024
     ws_send_timeout: float = 10.0  # a socket that takes longer to accept one frame is a slow consumer
     ws_close_timeout: float = 30.0  # how long a slow consumer's close frame waits behind its backlog
-    ws_auth_timeout: float = 10.0
     heartbeat_seconds: float = 15.0
     redis_url: str | None = None
     plugin_rulesets: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    signing_key_file: str | None = None  # the battle-file signing key; None: kept in the database
+    trusted_keys_file: str | None = None  # other servers' keys (the shape of GET /.well-known/salvo-keys)
     head_cache_size: int = 2000  # game heads kept in memory (least recently used evicted)
     token_cache_size: int = 100_000
     # rate limits ("N/second", "N/minute"...; "off" disables one)
@@ -50,9 +51,10 @@ class Settings:
             "ws_queue_size": int(_env("SALVO_WS_QUEUE_SIZE", str(cls.ws_queue_size))),
             "ws_send_timeout": float(_env("SALVO_WS_SEND_TIMEOUT", str(cls.ws_send_timeout))),
             "ws_close_timeout": float(_env("SALVO_WS_CLOSE_TIMEOUT", str(cls.ws_close_timeout))),
-            "ws_auth_timeout": float(_env("SALVO_WS_AUTH_TIMEOUT", str(cls.ws_auth_timeout))),
             "heartbeat_seconds": float(_env("SALVO_HEARTBEAT_SECONDS", str(cls.heartbeat_seconds))),
             "redis_url": os.environ.get("REDIS_URL") or None,
+            "signing_key_file": os.environ.get("SALVO_SIGNING_KEY_FILE") or None,
+            "trusted_keys_file": os.environ.get("SALVO_TRUSTED_KEYS_FILE") or None,
             "plugin_rulesets": tuple(
                 tuple(item.split("=", 1)) for item in _env("SALVO_RULESETS", "").split(",") if "=" in item
             ),

@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/.well-known/salvo-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Public Ed25519 keys that sign this server's battle files (active and retired) */
+        get: operations["get_keys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games": {
         parameters: {
             query?: never;
@@ -30,7 +47,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replay and validate a battle file; creates a new game from it */
+        /** Replay, validate and check the signature of a battle file; creates a new game from it */
         post: operations["post_import"];
         delete?: never;
         options?: never;
@@ -49,6 +66,23 @@ export interface paths {
         get: operations["get_game"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/battles/{battle_id}/tactical": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fight a campaign battle as a linked GSC2 game; its result flows back by itself */
+        post: operations["post_linked_battle"];
         delete?: never;
         options?: never;
         head?: never;
@@ -431,6 +465,25 @@ export interface components {
             ];
             id: string;
             range_feet: number;
+            /** @default null */
+            tactical_game_id?: string | null;
+        };
+        /**
+         * BattleLinked
+         * @description FTC-ARR-8: the battle is being fought as a linked tactical game (seen by its participants).
+         */
+        BattleLinked: {
+            battle: string;
+            hex: [
+                number,
+                number
+            ];
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            tactical_game_id: string;
+            /** @enum {unknown} */
+            type: "ftcampaign.battle_linked";
+            witnesses: string[];
         };
         /** BattleRecorded */
         BattleRecorded: {
@@ -667,6 +720,8 @@ export interface components {
             economies?: {
                 [key: string]: components["schemas"]["Economy"];
             };
+            /** @default  */
+            ended?: string;
             /** @default {} */
             groups?: {
                 [key: string]: components["schemas"]["Group"];
@@ -853,7 +908,7 @@ export interface components {
          * Command
          * @description one command of the game's ruleset (see GET /v1/rulesets)
          */
-        Command: components["schemas"]["service.domain.gsc2.commands.Move"] | components["schemas"]["service.domain.gsc2.commands.Pass"] | components["schemas"]["ChooseOrder"] | components["schemas"]["FireTractor"] | components["schemas"]["Launch"] | components["schemas"]["MoveMissiles"] | components["schemas"]["service.domain.gsc2.commands.Fire"] | components["schemas"]["service.domain.gsc2.commands.Board"] | components["schemas"]["LaunchPod"] | components["schemas"]["MovePod"] | components["schemas"]["SendSaboteurs"] | components["schemas"]["CasualtyOrder"] | components["schemas"]["service.domain.gsc2.commands.Repair"] | components["schemas"]["service.domain.gsc2.commands.EndPhase"] | components["schemas"]["service.domain.gsc2.commands.ForcePhase"] | components["schemas"]["MakeRuling"] | components["schemas"]["Start"] | components["schemas"]["CommitSensors"] | components["schemas"]["Detect"] | components["schemas"]["service.domain.asc.commands.LockOn"] | components["schemas"]["AllStop"] | components["schemas"]["service.domain.asc.commands.Move"] | components["schemas"]["service.domain.asc.commands.Fire"] | components["schemas"]["service.domain.asc.commands.Repair"] | components["schemas"]["service.domain.asc.commands.EndPhase"] | components["schemas"]["service.domain.asc.commands.ForcePhase"] | components["schemas"]["ChangeRole"] | components["schemas"]["BattleStations"] | components["schemas"]["service.domain.starfinder.commands.Pass"] | components["schemas"]["Patch"] | components["schemas"]["Divert"] | components["schemas"]["service.domain.starfinder.commands.Move"] | components["schemas"]["BackOff"] | components["schemas"]["BarrelRoll"] | components["schemas"]["Evade"] | components["schemas"]["FlipAndBurn"] | components["schemas"]["Flyby"] | components["schemas"]["Slide"] | components["schemas"]["TurnInPlace"] | components["schemas"]["Scan"] | components["schemas"]["service.domain.starfinder.commands.LockOn"] | components["schemas"]["Countermeasures"] | components["schemas"]["service.domain.starfinder.commands.Fire"] | components["schemas"]["Encourage"] | components["schemas"]["service.domain.starfinder.commands.ForcePhase"] | components["schemas"]["GenerateMap"] | components["schemas"]["ApproveTechnology"] | components["schemas"]["ApproveStandardNavy"] | components["schemas"]["RecordRuling"] | components["schemas"]["CloseTurn"] | components["schemas"]["RecordBattle"] | components["schemas"]["ResolveDisengagement"] | components["schemas"]["EndCampaign"] | components["schemas"]["ClaimHomeworld"] | components["schemas"]["Expand"] | components["schemas"]["BuyShip"] | components["schemas"]["BuyModule"] | components["schemas"]["BuySpares"] | components["schemas"]["BuyDefences"] | components["schemas"]["PlaceDummy"] | components["schemas"]["Ready"] | components["schemas"]["SubmitOrders"] | components["schemas"]["SplitGroup"] | components["schemas"]["MergeGroups"] | components["schemas"]["SetCloak"] | components["schemas"]["CloseRoute"] | components["schemas"]["Scout"] | components["schemas"]["SetMaintenance"] | components["schemas"]["LayKeel"] | components["schemas"]["RepairShip"] | components["schemas"]["InspectJuryRig"] | components["schemas"]["Refit"] | components["schemas"]["SwapModule"] | components["schemas"]["RebuildCapture"] | components["schemas"]["SellCapture"] | components["schemas"]["RebuildDefences"] | components["schemas"]["RepairRepulse"] | components["schemas"]["Engage"] | components["schemas"]["ChoosePosture"] | components["schemas"]["Recon"] | components["schemas"]["AssaultDefences"] | components["schemas"]["HoldOff"] | components["schemas"]["DeclareFormation"];
+        Command: components["schemas"]["service.domain.gsc2.commands.Move"] | components["schemas"]["service.domain.gsc2.commands.Pass"] | components["schemas"]["ChooseOrder"] | components["schemas"]["FireTractor"] | components["schemas"]["Launch"] | components["schemas"]["MoveMissiles"] | components["schemas"]["service.domain.gsc2.commands.Fire"] | components["schemas"]["service.domain.gsc2.commands.Board"] | components["schemas"]["LaunchPod"] | components["schemas"]["MovePod"] | components["schemas"]["SendSaboteurs"] | components["schemas"]["CasualtyOrder"] | components["schemas"]["service.domain.gsc2.commands.Repair"] | components["schemas"]["service.domain.gsc2.commands.EndPhase"] | components["schemas"]["service.domain.gsc2.commands.ForcePhase"] | components["schemas"]["MakeRuling"] | components["schemas"]["Start"] | components["schemas"]["CommitSensors"] | components["schemas"]["Detect"] | components["schemas"]["service.domain.asc.commands.LockOn"] | components["schemas"]["AllStop"] | components["schemas"]["service.domain.asc.commands.Move"] | components["schemas"]["service.domain.asc.commands.Fire"] | components["schemas"]["service.domain.asc.commands.Repair"] | components["schemas"]["service.domain.asc.commands.EndPhase"] | components["schemas"]["service.domain.asc.commands.ForcePhase"] | components["schemas"]["ChangeRole"] | components["schemas"]["BattleStations"] | components["schemas"]["service.domain.starfinder.commands.Pass"] | components["schemas"]["Patch"] | components["schemas"]["Divert"] | components["schemas"]["service.domain.starfinder.commands.Move"] | components["schemas"]["BackOff"] | components["schemas"]["BarrelRoll"] | components["schemas"]["Evade"] | components["schemas"]["FlipAndBurn"] | components["schemas"]["Flyby"] | components["schemas"]["Slide"] | components["schemas"]["TurnInPlace"] | components["schemas"]["Scan"] | components["schemas"]["service.domain.starfinder.commands.LockOn"] | components["schemas"]["Countermeasures"] | components["schemas"]["service.domain.starfinder.commands.Fire"] | components["schemas"]["Encourage"] | components["schemas"]["service.domain.starfinder.commands.ForcePhase"] | components["schemas"]["GenerateMap"] | components["schemas"]["ApproveTechnology"] | components["schemas"]["ApproveStandardNavy"] | components["schemas"]["RecordRuling"] | components["schemas"]["CloseTurn"] | components["schemas"]["RecordBattle"] | components["schemas"]["LinkBattle"] | components["schemas"]["ResolveDisengagement"] | components["schemas"]["EndCampaign"] | components["schemas"]["ClaimHomeworld"] | components["schemas"]["Expand"] | components["schemas"]["BuyShip"] | components["schemas"]["BuyModule"] | components["schemas"]["BuySpares"] | components["schemas"]["BuyDefences"] | components["schemas"]["PlaceDummy"] | components["schemas"]["Ready"] | components["schemas"]["SubmitOrders"] | components["schemas"]["SplitGroup"] | components["schemas"]["MergeGroups"] | components["schemas"]["SetCloak"] | components["schemas"]["CloseRoute"] | components["schemas"]["Scout"] | components["schemas"]["SetMaintenance"] | components["schemas"]["LayKeel"] | components["schemas"]["RepairShip"] | components["schemas"]["InspectJuryRig"] | components["schemas"]["Refit"] | components["schemas"]["SwapModule"] | components["schemas"]["RebuildCapture"] | components["schemas"]["SellCapture"] | components["schemas"]["RebuildDefences"] | components["schemas"]["RepairRepulse"] | components["schemas"]["Engage"] | components["schemas"]["ChoosePosture"] | components["schemas"]["Recon"] | components["schemas"]["AssaultDefences"] | components["schemas"]["HoldOff"] | components["schemas"]["DeclareFormation"];
         /**
          * CommandAccepted
          * @description The events a command appended, as the caller may see them, and the game's new version.
@@ -1035,6 +1090,8 @@ export interface components {
             reason: string;
             /** @default [] */
             rolls?: components["schemas"]["Roll"][];
+            /** @default false */
+            route?: boolean;
             to: [
                 number,
                 number
@@ -1133,6 +1190,10 @@ export interface components {
             commitment: string;
             /** @default [] */
             rolls?: components["schemas"]["Roll"][];
+            /** @default  */
+            root?: string;
+            /** @default 0 */
+            slots?: number;
             turn: number;
             /** @enum {unknown} */
             type: "dice.committed";
@@ -1156,7 +1217,9 @@ export interface components {
         };
         /**
          * DiceMaterial
-         * @description What the verifier needs besides the revealed seed: the turn whose seed rolled, base seq, salt.
+         * @description What the verifier needs besides the turn's seed or slot keys: the turn, base seq, first slot, salt.
+         *
+         *         ``slot`` is None for games from before slots (rolls derive from the seed and ``base``, see dice.py).
          */
         DiceMaterial: {
             base: number;
@@ -1164,13 +1227,33 @@ export interface components {
             origin?: string | null;
             /** @default  */
             salt?: string;
+            /** @default [] */
+            salts?: string[];
+            /** @default [] */
+            seen_by?: string[];
+            /** @default null */
+            slot?: number | null;
             turn: number;
         };
         /**
          * DiceRevealed
          * @description The turn's seed, once the turn is over: every roll of that turn can now be recomputed.
+         *
+         *         In hidden-information games a non-umpire sees no seed but ``keys``: the slot keys of the rolls it
+         *         saw (listed per audience in ``openings``, which only the umpire sees) and ``proof``, the Merkle nodes
+         *         that tie them to the turn's committed root.
          */
         DiceRevealed: {
+            /** @default [] */
+            keys?: components["schemas"]["SlotOpening"][];
+            /** @default {} */
+            openings?: {
+                [key: string]: number[];
+            };
+            /** @default {} */
+            proof?: {
+                [key: string]: string;
+            };
             /** @default [] */
             rolls?: components["schemas"]["Roll"][];
             seed: string;
@@ -1742,6 +1825,10 @@ export interface components {
                 [key: string]: string;
             };
             umpire_token: string;
+            /** @default null */
+            unverified?: string | null;
+            /** @default null */
+            verified?: boolean | null;
             version: number;
         };
         /** GameEnded */
@@ -1786,6 +1873,7 @@ export interface components {
             seats: string[];
             state: components["schemas"]["GameView"];
             turn: number;
+            unverified: string | null;
             version: number;
             viewer: string;
         };
@@ -1819,6 +1907,8 @@ export interface components {
                 number,
                 number
             ] | null;
+            /** @default false */
+            ftl_route?: boolean;
             /** @default null */
             ftl_to?: [
                 number,
@@ -2130,6 +2220,37 @@ export interface components {
             b: string;
             /** @default null */
             label?: string | null;
+        };
+        /**
+         * LinkBattle
+         * @description FTC-ARR-8: the battle is fought as a tactical game of this service (the service issues it when it
+         *         creates the linked game; its result comes back as ``record_battle`` with the same id).
+         */
+        LinkBattle: {
+            battle: string;
+            tactical_game_id: string;
+            /** @enum {unknown} */
+            type: "ftcampaign.link_battle";
+        };
+        /**
+         * LinkedBattle
+         * @description A campaign battle fought as a linked GSC2 game (FTC-ARR-8). The campaign's tokens open its seats:
+         *         each player holds its own side, the campaign umpire umpires it; ``seats``/``umpire_token`` (the
+         *         game's own tokens) are shown once, to the umpire who created it.
+         */
+        LinkedBattle: {
+            battle: string;
+            campaign: string;
+            created: boolean;
+            /** @default null */
+            seats?: {
+                [key: string]: string;
+            } | null;
+            /** @default [] */
+            sides?: string[];
+            tactical_game_id: string;
+            /** @default null */
+            umpire_token?: string | null;
         };
         /** Links */
         Links: {
@@ -3364,6 +3485,22 @@ export interface components {
             owner?: string | null;
             turn: number;
         };
+        /** SigningKey */
+        SigningKey: {
+            alg: string;
+            /** @default null */
+            created_at?: string | null;
+            key_id: string;
+            public_key: string;
+            status: string;
+        };
+        /**
+         * SigningKeys
+         * @description The public keys that sign this server's battle files (save it to trust them elsewhere).
+         */
+        SigningKeys: {
+            keys: components["schemas"]["SigningKey"][];
+        };
         /** Slide */
         Slide: {
             hexes: number;
@@ -3384,6 +3521,14 @@ export interface components {
             slot: number;
             /** @enum {unknown} */
             type: "starfinder.slot_opened";
+        };
+        /**
+         * SlotOpening
+         * @description One slot's key, given to a viewer who saw its roll (the reveal's ``proof`` ties it to the root).
+         */
+        SlotOpening: {
+            key: string;
+            slot: number;
         };
         /** SparesBought */
         SparesBought: {
@@ -3492,6 +3637,8 @@ export interface components {
             turn?: number;
             /** @default 12 */
             turn_limit?: number;
+            /** @default null */
+            turn_limit_winner?: string | null;
             /** @default null */
             winner?: string | null;
             /** @default {} */
@@ -4898,6 +5045,37 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    get_keys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The public keys that sign this server's battle files (save it to trust them elsewhere). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningKeys"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     create_game: {
         parameters: {
             query?: never;
@@ -4942,7 +5120,10 @@ export interface operations {
     };
     post_import: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description accept an unsigned or foreign-signed file, marked unverified in its view and later exports */
+                allow_unverified?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5007,6 +5188,76 @@ export interface operations {
             };
             /** @description the token opens no seat of this game */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such game (or scenario, or turn) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request or command is invalid, or a rule refuses it (the problem names the rule or field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post_linked_battle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+                battle_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A campaign battle fought as a linked GSC2 game (FTC-ARR-8). The campaign's tokens open its seats: */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkedBattle"];
+                };
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the caller may not do this (a spectator, another seat's piece, not the umpire) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -13,7 +13,9 @@ from fastapi.staticfiles import StaticFiles
 from starlette.responses import FileResponse, Response
 
 from service.events.application import GameService
+from service.events.linked_battles import LinkedBattles
 from service.events.reading import GameReader
+from service.events.signing import load_keyring
 from service.events.store import SqlEventStore
 from service.settings import Settings
 
@@ -24,7 +26,7 @@ from .gate import Gate
 from .logs import RequestContext
 from .metrics import CONTENT_TYPE_LATEST, Metrics
 from .ratelimit import RateLimits
-from .routes import bots, games, replay, rulesets, stream
+from .routes import battles, bots, games, keys, replay, rulesets, stream
 from .security import SecurityHeaders, install_cors
 
 WEB_ROOT = Path(__file__).resolve().parents[2] / "clients" / "web"
@@ -57,6 +59,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = SqlEventStore(settings.database_url)
         store.start()
+        app.state.keyring = load_keyring(store.engine, settings.signing_key_file, settings.trusted_keys_file)
         broadcaster = make_broadcaster(settings)
         service = GameService(store, settings.snapshot_every, publish=broadcaster.publish,
                               listening=broadcaster.listening, head_cache_size=settings.head_cache_size,
@@ -73,6 +76,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.gate = Gate(service, RateLimits(settings), metrics)
         app.state.bot_runner = BotRunner(service, app.state.reader, broadcaster, settings.heartbeat_seconds,
                                          app.state.gate)
+        app.state.linked = LinkedBattles(service)
+        await app.state.linked.reconcile()  # linked battles that ended while the service was down
         try:
             yield
         finally:
@@ -94,8 +99,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     problems.install(app)
     app.include_router(rulesets.router)
     app.include_router(replay.router)
+    app.include_router(keys.router)
     app.include_router(games.router)
     app.include_router(bots.router)
+    app.include_router(battles.router)
     app.include_router(stream.router)
     openapi_schema.install(app)
     docs.install(app)

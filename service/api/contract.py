@@ -47,6 +47,8 @@ class GameCreatedResponse(msgspec.Struct, kw_only=True):
     forked_from: str | None = None
     forked_at: int | None = None
     imported_from: str | None = None
+    verified: bool | None = None  # an import: signed by a key this server trusts
+    unverified: str | None = None  # an import accepted with allow_unverified: why it is not verified
 
 
 class GameView(msgspec.Struct):
@@ -66,6 +68,7 @@ class GameSummary(msgspec.Struct, kw_only=True):
     turn: int
     phase: str
     over: bool
+    unverified: str | None  # an imported game (or a fork of one) whose origin could not be verified: why
     state: GameView
 
 
@@ -121,6 +124,20 @@ class ScenarioResponse(msgspec.Struct):
     scenario: dict[str, Any]
 
 
+class SigningKey(msgspec.Struct, kw_only=True):
+    key_id: str  # first 16 hex of sha256 of the public key; battle files name it in their signature
+    alg: str  # "Ed25519"
+    public_key: str  # raw 32 bytes, hex
+    status: str  # "active" (signs new files) | "retired" (still verifies old ones)
+    created_at: str | None = None
+
+
+class SigningKeys(msgspec.Struct):
+    """The public keys that sign this server's battle files (save it to trust them elsewhere)."""
+
+    keys: list[SigningKey]
+
+
 class Rewound(msgspec.Struct):
     version: int
     rewound_to: int
@@ -138,6 +155,20 @@ class BotSeatInfo(msgspec.Struct, kw_only=True):
 
 class SeatedBot(BotSeatInfo, kw_only=True):
     game_id: str
+
+
+class LinkedBattle(msgspec.Struct, kw_only=True):
+    """A campaign battle fought as a linked GSC2 game (FTC-ARR-8). The campaign's tokens open its seats:
+    each player holds its own side, the campaign umpire umpires it; ``seats``/``umpire_token`` (the
+    game's own tokens) are shown once, to the umpire who created it."""
+
+    campaign: str
+    battle: str
+    tactical_game_id: str
+    created: bool
+    sides: list[str] = []
+    seats: dict[str, str] | None = None
+    umpire_token: str | None = None
 
 
 class BotOffer(msgspec.Struct):

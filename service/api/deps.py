@@ -9,6 +9,7 @@ from fastapi import Depends, Header, Request
 from service.domain.core import Viewer
 from service.events.application import GameService
 from service.events.reading import GameReader
+from service.events.signing import Keyring
 from service.settings import Settings
 
 from .broadcast import Broadcaster
@@ -25,6 +26,10 @@ def get_reader(request: Request) -> GameReader:
 
 def get_settings(request: Request) -> Settings:
     return request.app.state.settings
+
+
+def get_keyring(request: Request) -> Keyring:
+    return request.app.state.keyring
 
 
 def get_broadcaster(request: Request) -> Broadcaster:
@@ -55,6 +60,7 @@ async def get_viewer(
 ServiceDep = Annotated[GameService, Depends(get_service)]
 ReaderDep = Annotated[GameReader, Depends(get_reader)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
+KeyringDep = Annotated[Keyring, Depends(get_keyring)]
 BroadcasterDep = Annotated[Broadcaster, Depends(get_broadcaster)]
 ViewerDep = Annotated[Viewer, Depends(get_viewer)]
 GateDep = Annotated[Gate, Depends(get_gate)]

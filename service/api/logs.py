@@ -17,10 +17,10 @@ game_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("salvo_game
 
 # a token never has to appear in a line: query parameters, bearer headers, socket subprotocols, URL passwords
 _SECRETS = [
-    (re.compile(r"(?i)([?&;](?:token|access_token|password)=)[^&\s\"']+"), r"\1[redacted]"),
+    (re.compile(r"(?i)([?&;](?:token|access_token|password)=)[^&\s\"'\\]+"), r"\1[redacted]"),
     (re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+"), r"\1[redacted]"),
     (re.compile(r"(salvo\.token\.)[A-Za-z0-9._~+/=-]+"), r"\1[redacted]"),
-    (re.compile(r"(://[^/:@\s]*:)[^@/\s]+@"), r"\1[redacted]@"),
+    (re.compile(r"(://[^/:@\s\"'\\]*:)[^@/\s\"'\\]+@"), r"\1[redacted]@"),
 ]
 _GAME_PATH = re.compile(r"/v1/games/(g_[0-9a-f]+)")
 _RESERVED = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}

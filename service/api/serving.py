@@ -40,5 +40,8 @@ def run(app: FastAPI, settings: Settings, host: str, port: int, log_level: str) 
         app, host=host, port=port, log_level=log_level, log_config=None, access_log=False,
         ws_per_message_deflate=False,
         ws_max_size=settings.max_body_bytes,  # the protocol layer closes a bigger frame with 1009 itself
+        # no protocol-level keepalive: its timeout would close a paused reader with 1011 and no resume
+        # seq; the stream's own heartbeat and send timeout close it with 1013 once it really falls behind
+        ws_ping_interval=None,
     )
     SalvoServer(config, app).run()

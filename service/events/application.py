@@ -49,6 +49,8 @@ class GameService:
         self.dice = DiceBook(store)
         writer = CommandWriter(store, self.dice, snapshot_every, self._frames)
         self.commands = CommandPipeline(store, self.heads, writer, self._publish)
+        # process managers reacting to appended commands (linked battles); each must not fail the command
+        self.on_command: list[Callable[[str, CommandResult], Awaitable[None]]] = []
 
     # --- games -------------------------------------------------------------------------------------
 
@@ -90,7 +92,10 @@ class GameService:
         idempotency_key: str | None = None,
         expected_version: int | None = None,
     ) -> CommandResult:
-        return await self.commands.handle(game_id, actor, body, idempotency_key, expected_version)
+        result = await self.commands.handle(game_id, actor, body, idempotency_key, expected_version)
+        for react in self.on_command:
+            await react(game_id, result)
+        return result
 
     async def append_and_refold(
         self, game_id: str, build: Callable[[GameHead], Awaitable[list[dict[str, Any]]]]

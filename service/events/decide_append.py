@@ -54,13 +54,15 @@ class CommandWriter:
         if not events:
             raise RuleViolation("SALVO-EMPTY", "the command changed nothing")
         command_id = ids.command_id()
-        material = self.dice.material(head, salt) if dice.count else None
+        material = self.dice.material(head, salt, dice) if dice.count else None
         state = head.state
         staged: list[tuple[Event, Any, str]] = []  # (event, state after, actor label)
         for event in events:
             state = ruleset.evolve(state, event)
             staged.append((event, state, actor.label))
-        new_seeds, service_events = await self.dice.close_turns(head, state)
+        materials = self.dice.stamp(head, material, [(event, after) for event, after, _ in staged])
+        rolled = list(zip(materials, events, strict=True))
+        new_seeds, service_events = await self.dice.close_turns(head, state, rolled)
         for event in service_events:
             staged.append((event, state, "system"))
         codec = head.codec
@@ -72,7 +74,7 @@ class CommandWriter:
             # a reveal belongs to the turn whose dice it opens, not to the turn the command started
             clock = before if isinstance(event, DiceRevealed) and event.turn == before.turn else ruleset.clock(after)
             row = event_row(codec, head.game_id, seq, event, clock.turn, clock.phase, label, command_id,
-                            recorded_at, material if event.rolls else None)
+                            recorded_at, materials[offset] if offset < len(materials) else None)
             rows.append(row)
             decoded.append((Decoded(RowView(row), event), after))
         actor_view = actor if actor.kind != "spectator" else Viewer("spectator")
@@ -89,7 +91,7 @@ class CommandWriter:
         if new_seq // self.snapshot_every > head.seq // self.snapshot_every:
             batch.snapshot = {"game_id": head.game_id, "seq": new_seq, "state": encode_state(state)}
         await self.store.write(batch)  # durable before anyone hears of it
-        self.dice.remember(head, new_seeds)
+        self.dice.remember(head, new_seeds, service_events, rolled)
         advance(head, decoded)
         frames = self.frames(head, decoded) if self.frames is not None else []
         return CommandResult(201, body, new_seq), frames

@@ -39,6 +39,7 @@ class GameHead:
     seeds: dict[int, bytes] = field(default_factory=dict)  # secret turn seeds, cached
     committed: set[int] = field(default_factory=set)
     rewinds: list[tuple[int, int]] = field(default_factory=list)
+    dice_ledger: Any = None  # the current dice turn's slots (dice_book.TurnLedger), loaded on first roll
 
     @property
     def codec(self) -> EventCodec:

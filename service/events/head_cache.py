@@ -48,12 +48,8 @@ class HeadCache:
         if head is not None:
             self.hits += 1
             return head
-        async with self.lock(game_id):
-            head = self.cached(game_id)
-            if head is None:
-                self.misses += 1
-                head = await self.load(game_id)
-            return head
+        async with self.lock(game_id):  # one load per game, however many ask at once
+            return await self.get_locked(game_id)
 
     async def get_fresh(self, game_id: str) -> GameHead:
         """The head, checked against the stored head seq when other writers may exist unannounced."""
@@ -70,10 +66,11 @@ class HeadCache:
     async def get_locked(self, game_id: str) -> GameHead:
         """The head, loading it if needed, for a caller already holding the game's lock."""
         head = self.cached(game_id)
-        if head is None:
-            self.misses += 1
-            head = await self.load(game_id)
-        return head
+        if head is not None:
+            self.hits += 1
+            return head
+        self.misses += 1
+        return await self.load(game_id)
 
     async def load(self, game_id: str) -> GameHead:
         """Latest usable snapshot + the tail after it (a snapshot taken after the earliest rewind target

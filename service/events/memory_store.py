@@ -95,6 +95,9 @@ class MemoryEventStore:
     async def game(self, game_id: str) -> Any | None:
         return self._games.get(game_id)
 
+    async def games_of_ruleset(self, ruleset: str) -> list[str]:
+        return [gid for gid, g in self._games.items() if g.ruleset == ruleset]
+
     async def seat_for_token(self, token_hash: str) -> Any | None:
         return self._seats.get(token_hash)
 

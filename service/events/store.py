@@ -203,6 +203,10 @@ class SqlEventStore:
         rows = await self._run(self._fetch, select(GAMES).where(GAMES.c.id == game_id))
         return rows[0] if rows else None
 
+    async def games_of_ruleset(self, ruleset: str) -> list[str]:
+        rows = await self._run(self._fetch, select(GAMES.c.id).where(GAMES.c.ruleset == ruleset))
+        return [r.id for r in rows]
+
     async def seat_for_token(self, token_hash: str) -> Any | None:
         rows = await self._run(self._fetch, select(SEATS).where(SEATS.c.token_hash == token_hash))
         return rows[0] if rows else None

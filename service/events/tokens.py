@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from service.domain.core import UMPIRE, Viewer
 
@@ -23,6 +25,8 @@ class TokenBook:
         self.store = store
         self.capacity = capacity
         self._known: OrderedDict[str, tuple[str, Viewer]] = OrderedDict()  # least recently used first
+        # a game linked from another (a campaign battle): the other game's tokens open its seats
+        self.linked: Callable[[str], Awaitable[Any]] | None = None
 
     @staticmethod
     def issue(game_id: str, seats: list[str]) -> tuple[dict[str, str], str, list[dict[str, str | None]]]:
@@ -53,5 +57,16 @@ class TokenBook:
         else:
             self._known.move_to_end(digest)
         if known[0] != game_id:
-            raise Unauthorized("the token is not valid for this game")
+            return await self._through_link(game_id, known)
         return known[1]
+
+    async def _through_link(self, game_id: str, known: tuple[str, Viewer]) -> Viewer:
+        """A campaign token in its linked battle: the umpire umpires it, a player holds its own side."""
+        link = await self.linked(game_id) if self.linked is not None else None
+        if link is not None and link.campaign == known[0]:
+            viewer = known[1]
+            if viewer.is_umpire:
+                return viewer
+            if viewer.kind == "seat" and viewer.seat in link.seats:
+                return viewer
+        raise Unauthorized("the token is not valid for this game")

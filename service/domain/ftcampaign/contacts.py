@@ -8,7 +8,16 @@ from service.domain.core import Actor, Dice, Modifier, Roll, RuleViolation, seat
 from service.domain.core.acc import Acc
 
 from . import events as E
-from .commands import ChoosePosture, DeclareFormation, Engage, HoldOff, Recon, RecordBattle, ResolveDisengagement
+from .commands import (
+    ChoosePosture,
+    DeclareFormation,
+    Engage,
+    HoldOff,
+    LinkBattle,
+    Recon,
+    RecordBattle,
+    ResolveDisengagement,
+)
 from .common import (
     econ,
     gather_all_intel,
@@ -23,7 +32,7 @@ from .common import (
 )
 from .defences import allocate_repulse, hold_off, open_assault
 from .economy import start_economic_turn, work_keels
-from .movement import jump_error
+from .movement import depart, jump_error
 from .state import Battle, Force, Formation, HexT, State, Step, key
 
 DEFAULT_FORMATION = Formation(formation="line", speed=0)
@@ -83,7 +92,7 @@ def _next_situation(out: Acc[State], dice: Dice) -> bool:  # noqa: C901 - one br
                         if g.origin is None or tuple(g.origin) == tuple(h):
                             out.add(E.GroupMoved(player=p, group=gid, frm=h, to=h, posture="stand_off"))
                         else:
-                            out.add(E.Departed(player=p, group=gid, to=g.origin, reason="withdrew: contested"))
+                            depart(out, p, gid, g.origin, "withdrew: contested")
                 record_intel(out, h, (p,), composition=False)
                 return True
         if len(forces) > 1:
@@ -168,7 +177,7 @@ def _resolve_engage(out: Acc[State], s: Step, dice: Dice) -> None:
     if far:
         for p in leavers:
             for gid in mobile(out.state, s.hex).get(p, []):
-                out.add(E.Departed(player=p, group=gid, to=s.destinations[p], reason="disengaged (out of range)"))
+                depart(out, p, gid, s.destinations[p], "disengaged (out of range)")
         remaining = mobile(out.state, s.hex)
         if len(remaining) == 1:
             _maybe_bonus_after_leave(out, s.hex, leavers)
@@ -207,7 +216,7 @@ def _resolve_postures(out: Acc[State], s: Step) -> None:
     out.add(E.StepResolved(step=s.id, kind=s.kind, hex=s.hex, choices=choices, witnesses=s.players,
                             postures=postures, settle=settle))
     for p, gid, origin in leaving:
-        out.add(E.Departed(player=p, group=gid, to=origin, reason="withdrew"))  # type: ignore[arg-type]
+        depart(out, p, gid, origin, "withdrew")  # type: ignore[arg-type]
 
 
 def recon(out: Acc[State], cmd: Recon, actor: Actor, dice: Dice) -> None:
@@ -306,11 +315,31 @@ def check_umpire(st: State, name: str | None, involved: tuple[str, ...] | list[s
         raise RuleViolation("FTC-UMP-1", f"umpire {name} plays {u.plays}, who is involved; another umpire decides")
 
 
+def link_battle(out: Acc[State], cmd: LinkBattle, actor: Actor) -> None:
+    """FTC-ARR-8: the umpire's (the service's) record that the battle is fought as a linked game."""
+    st = out.state
+    if not actor.is_umpire:
+        raise RuleViolation("FTC-UMP-1", "the umpire (the service, for its own linked games) links battles")
+    b = next((b for b in st.battles if b.id == cmd.battle), None)
+    if b is None:
+        raise RuleViolation("FTC-ARR-8", f"no battle {cmd.battle!r} is waiting for a result")
+    if b.tactical_game_id is not None:
+        raise RuleViolation("FTC-ARR-8", f"battle {b.id} is already fought as {b.tactical_game_id}")
+    missing = [f.player for f in b.forces if f.player not in b.formations]
+    if missing:
+        raise RuleViolation("FTC-ARR-12", f"formation and speed not yet recorded for {', '.join(missing)}")
+    out.add(E.BattleLinked(battle=b.id, hex=b.hex, tactical_game_id=cmd.tactical_game_id,
+                           witnesses=tuple(f.player for f in b.forces)))
+
+
 def check_record_battle(st: State, cmd: RecordBattle) -> Battle:  # noqa: C901 - one check per field
     """FTC-ARR-8, FTC-ARR-10, FTC-ARR-12, FTC-CAP-1, FTC-UMP-1: the battle recorded, or raises."""
     b = next((b for b in st.battles if b.id == cmd.battle), None)
     if b is None:
         raise RuleViolation("FTC-ARR-8", f"no battle {cmd.battle!r} is waiting for a result")
+    if b.tactical_game_id is not None and cmd.tactical_game_id != b.tactical_game_id:
+        raise RuleViolation("FTC-ARR-8", f"battle {b.id} is fought as the linked game {b.tactical_game_id}: "
+                                         "its result comes from that game")
     players = [f.player for f in b.forces]
     check_umpire(st, cmd.umpire, players)
     missing = [p for p in players if p not in b.formations]
@@ -370,8 +399,8 @@ def record_battle(out: Acc[State], cmd: RecordBattle, actor: Actor, dice: Dice) 
                               bonus=bonus, witnesses=tuple(players), settle=settle))
     for d in cmd.left:
         if d.group in out.state.groups:
-            out.add(E.Departed(player=groups[d.group], group=d.group, to=d.to, reason="left the battle",
-                                under_fire=Formation(formation=d.formation, speed=d.speed)))
+            depart(out, groups[d.group], d.group, d.to, "left the battle",
+                   under_fire=Formation(formation=d.formation, speed=d.speed))
     record_intel(out, b.hex, tuple(players), composition=True)
     advance(out, dice)
 
@@ -416,8 +445,8 @@ def resolve_disengagement(out: Acc[State], cmd: ResolveDisengagement, actor: Act
     out.add(E.DisengagementResolved(battle=b.id, player=force.player, group=cmd.group, escaped=escaped, to=cmd.to,
                                      separation=cmd.separation, witnesses=witnesses, rolls=tuple(rolls)))
     if escaped:
-        out.add(E.Departed(player=force.player, group=cmd.group, to=cmd.to, reason="disengaged under fire",
-                            under_fire=b.formations.get(force.player)))
+        depart(out, force.player, cmd.group, cmd.to, "disengaged under fire",
+               under_fire=b.formations.get(force.player))
 
 
 # ---------------------------------------------------------------- intelligence and the end of the turn

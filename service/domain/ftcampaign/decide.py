@@ -32,6 +32,7 @@ HANDLERS: dict[type[Command], Handler] = {
     C.RecordRuling: _no_dice(umpire.record_ruling),
     C.CloseTurn: umpire.close_turn,
     C.RecordBattle: contacts.record_battle,
+    C.LinkBattle: _no_dice(contacts.link_battle),
     C.ResolveDisengagement: contacts.resolve_disengagement,
     C.EndCampaign: _no_dice(umpire.end_campaign),
     C.ClaimHomeworld: starmap.claim_homeworld,

@@ -20,6 +20,7 @@ from .common import (
     record_intel,
     witnesses_at,
 )
+from .movement import depart
 from .state import Group, HexT, State, Step, key
 
 
@@ -53,7 +54,7 @@ def open_assault(out: Acc[State], h: HexT, player: str, dice: Dice) -> None:
         back = groups[0].origin or h
         out.add(E.DrivenOff(hex=h, player=player, groups=tuple(g.id for g in groups), to=back, witnesses=wit))
         for g in groups:
-            out.add(E.Departed(player=player, group=g.id, to=g.origin or h, reason="driven off by the defences"))
+            depart(out, player, g.id, g.origin or h, "driven off by the defences")
         return
     st = out.state
     step = Step(id=f"x{st.counter + 1}", kind="assault", hex=h, players=(player,), awaiting=(player,),
@@ -77,6 +78,11 @@ def assault(out: Acc[State], cmd: AssaultDefences, actor: Actor, dice: Dice) -> 
 def check_assault(state: State, player: str, cmd: AssaultDefences) -> Step:
     """FTC-DEF-1, FTC-DEF-2: the assault step, or raises (before any die)."""
     s = _step(state, cmd.step, player, "assault")
+    standing_off = {sid for g in groups_at_hex(state, s.hex) if g.owner == player and g.posture == "stand_off"
+                    for sid in g.ships}
+    if standing_off & set(cmd.ships):
+        raise RuleViolation("FTC-ARR-2", "a task group on stand-off neither attacks nor interdicts: its ships "
+                                         "cannot join the assault")
     eligible = {sid for g in attack_groups(state, s.hex, player) for sid in hulkless(state, g)}
     if not cmd.ships or any(sid not in eligible for sid in cmd.ships) or len(set(cmd.ships)) != len(cmd.ships):
         raise RuleViolation("FTC-DEF-1", "commit ships of your attacking task groups in the system")

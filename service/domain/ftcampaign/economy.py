@@ -30,6 +30,7 @@ from .state import (
     ShipSystem,
     State,
     StoredModule,
+    SystemKit,
     ceil_pct,
     design,
     is_capital_ship,
@@ -42,6 +43,12 @@ NON_WEAPONS = {"drive", "ftl", "core", "cargo", "armour", "fire_control", "scree
 
 def at_economic_turn_start(state: State) -> bool:
     return state.turn >= 1 and (state.turn - 1) % TURNS_PER_ECONOMIC_TURN == 0
+
+
+def setup_open(state: State, player: str) -> None:
+    """FTC-ECO-1: set-up spending ends when the player declares ready."""
+    if state.phase == "deployment" and econ(state, player).ready:
+        raise RuleViolation("FTC-ECO-1", "set-up spending is closed: you have declared ready")
 
 
 def spend(state: State, player: str, cost: int) -> None:
@@ -61,7 +68,7 @@ def freighter_exempt(d: Design) -> bool:
     return len(light) == len(arms) and len(arms) <= d.hull // 10
 
 
-def alien_surcharge(state: State, player: str, kits: tuple, base_species: str) -> int:  # type: ignore[type-arg]
+def alien_surcharge(state: State, player: str, kits: tuple[SystemKit | ShipSystem, ...], base_species: str) -> int:
     """FTC-BLD-5: +20% to install anything not indigenous to the player's technology."""
     species = player_spec(state, player).species
     return sum(ceil_pct(k.cost, 200) for k in kits if (k.species or base_species) != species or not k.standard)
@@ -102,6 +109,7 @@ def make_ship(sid: str, player: str, d: Design, design_mass: int | None = None) 
 def check_buy_ship(state: State, player: str, cmd: BuyShip) -> tuple[Design, int, bool, str | None, HexT]:
     """FTC-BLD-2, FTC-ECO-1, FTC-ECO-2: (design, price, under the cap, group joined, hex); raises if refused."""
     phase(state, "deployment", "orders", rule="FTC-BLD-2")
+    setup_open(state, player)
     d = check_design(state, player, design(state, cmd.design), cmd.design, bought=True)
     w = own_world(state, player, cmd.world, "FTC-BLD-2")
     if state.phase == "orders":
@@ -133,6 +141,7 @@ def buy_ship(out: Acc[State], cmd: BuyShip, actor: Actor) -> None:
 def check_buy_module(state: State, player: str, cmd: BuyModule) -> tuple[ModuleSpec, bool]:
     """FTC-ECO-6: (module, under the cap); raises if refused."""
     phase(state, "deployment", "orders", rule="FTC-ECO-6")
+    setup_open(state, player)
     m = next((m for m in state.setup.modules if m.id == cmd.module), None)
     if m is None:
         raise RuleViolation("FTC-ECO-6", f"there is no module {cmd.module!r}")
@@ -157,6 +166,7 @@ def buy_module(out: Acc[State], cmd: BuyModule, actor: Actor) -> None:
 def check_buy_spares(state: State, player: str, cmd: BuySpares) -> tuple[int, bool]:
     """FTC-ECO-1: (price, arrives next economic turn); raises if refused."""
     phase(state, "deployment", "orders", rule="FTC-ECO-1")
+    setup_open(state, player)
     own_world(state, player, cmd.world, "FTC-ECO-1")
     if cmd.value <= 0:
         raise RuleViolation("FTC-ECO-1", "buy a positive value of spares")
@@ -184,6 +194,7 @@ def buy_spares(out: Acc[State], cmd: BuySpares, actor: Actor) -> None:
 def check_buy_defences(state: State, player: str, cmd: BuyDefences) -> None:
     """FTC-ECO-1: defences are bought at set-up, a point each; raises if refused."""
     phase(state, "deployment", rule="FTC-ECO-1")
+    setup_open(state, player)
     own_world(state, player, cmd.world, "FTC-ECO-1")
     if cmd.points <= 0:
         raise RuleViolation("FTC-ECO-1", "buy a positive number of defence points")
@@ -206,6 +217,7 @@ def dummies_allowed(state: State, player: str) -> int:
 def check_place_dummy(state: State, player: str, cmd: PlaceDummy) -> HexT:
     """FTC-TG-2: one dummy counter per capital unit; the hex it is placed at, or raises."""
     phase(state, "deployment", "orders", rule="FTC-TG-2")
+    setup_open(state, player)
     w = own_world(state, player, cmd.world, "FTC-TG-2")
     if dummies_allowed(state, player) <= 0:
         raise RuleViolation("FTC-TG-2", "one dummy counter per capital unit (BB, SDN, CVA, CVH, CVL)")

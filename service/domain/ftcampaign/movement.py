@@ -25,7 +25,7 @@ from .common import (
     phase,
     player_of,
 )
-from .state import POSTURES, Group, HexT, Order, State, key
+from .state import POSTURES, Formation, Group, HexT, Order, State, key
 
 
 def route_graph(state: State) -> dict[HexT, list[HexT]]:
@@ -176,9 +176,31 @@ def submit_orders(out: Acc[State], cmd: SubmitOrders, actor: Actor) -> None:
     out.add(E.OrdersSubmitted(player=player, orders=tuple(resolved)))
 
 
-def _destination(state: State, player: str, g: Group, o: Order) -> tuple[HexT, HexT, bool]:
+def departure(state: State, frm: HexT, toward: HexT) -> tuple[HexT, bool]:
+    """Where a departing group goes and whether by charted route (ruling FTC-R-22): a departure takes the
+    place of the next normal move, so it reaches only what one move reaches — the hex it came from by a plain
+    jump if one gets there (FTC-MOV-2), else back along the charted route it came by (FTC-MOV-3, blockages
+    applying); failing both, the reachable hex nearest to it."""
+    if jump_error(state, frm, toward, False) is None:
+        return (toward[0], toward[1]), False
+    if jump_error(state, frm, toward, True) is None:
+        return (toward[0], toward[1]), True
+    near = plain_reach(state, frm) or [(frm[0], frm[1])]
+    return min(near, key=lambda h: (dist(h, toward), h)), False
+
+
+def depart(out: Acc[State], player: str, gid: str, toward: HexT, reason: str,
+           under_fire: Formation | None = None) -> None:
+    """FTC-ARR-10: the group enters FTL at once, its destination written now (within one move, FTC-R-22)."""
+    g = out.state.groups[gid]
+    frm = g.hex if g.hex is not None else toward
+    to, route = departure(out.state, frm, toward)
+    out.add(E.Departed(player=player, group=gid, to=to, reason=reason, under_fire=under_fire, route=route))
+
+
+def along_route(state: State, player: str, frm: HexT, to: HexT) -> tuple[HexT, HexT, bool]:
     """(final hex, hex it entered from, stopped short) along a charted route (FTC-MOV-3)."""
-    path = route_path(state, g.hex, o.to)  # type: ignore[arg-type]
+    path = route_path(state, frm, to)
     assert path is not None
     for i, h in enumerate(path[1:-1], start=1):
         w = state.worlds.get(key(h))
@@ -198,11 +220,12 @@ def resolve_orders(out: Acc[State], dice: Dice, missing: tuple[str, ...] = ()) -
     interdicted = [k for k, w in state.worlds.items() if w.interdicted]
     for gid in sorted(state.groups):
         g = state.groups[gid]
-        if g.hex is None and g.ftl_to is not None:  # a departure replaces this move (FTC-ARR-10)
+        if g.hex is None and g.ftl_to is not None:  # a departure replaces this move (FTC-ARR-10, FTC-R-22)
             frm = g.ftl_from or g.ftl_to
-            side = hexside_from(g.ftl_to, frm) if tuple(frm) != tuple(g.ftl_to) else None
-            out.add(E.GroupMoved(player=g.owner, group=gid, frm=frm, to=g.ftl_to, posture="stand_off",
-                                  entry_side=side, under_fire=g.under_fire))
+            to, via, short = along_route(state, g.owner, frm, g.ftl_to) if g.ftl_route else (g.ftl_to, frm, False)
+            side = hexside_from(to, via) if tuple(via) != tuple(to) else None
+            out.add(E.GroupMoved(player=g.owner, group=gid, frm=frm, to=to, posture="stand_off", route=g.ftl_route,
+                                 entry_side=side, stopped_short=short, under_fire=g.under_fire))
             continue
         o = orders.get(gid)
         if o is None or g.hex is None:
@@ -211,7 +234,7 @@ def resolve_orders(out: Acc[State], dice: Dice, missing: tuple[str, ...] = ()) -
             out.add(E.GroupMoved(player=g.owner, group=gid, frm=g.hex, to=g.hex, posture=o.posture))
             continue
         if o.route:
-            to, via, short = _destination(state, g.owner, g, o)
+            to, via, short = along_route(state, g.owner, g.hex, o.to)
         else:
             to, via, short = tuple(o.to), tuple(g.hex), False  # type: ignore[assignment]
             if dist(g.hex, o.to) == 2:

@@ -252,8 +252,8 @@ def _contacts(state: State, player: str) -> list[Option]:
 def _battle_results(state: State) -> list[Option]:
     out: list[Option] = []
     for b in state.battles:
-        if len(b.formations) < len(b.forces):
-            continue
+        if len(b.formations) < len(b.forces) or b.tactical_game_id is not None:
+            continue  # a linked battle's result comes from its tactical game (FTC-R-LNK), not a hand entry
         rule = "FTC-ARR-8"
         out.append(_opt(C.RecordBattle(battle=b.id, tactical_game_id=None), f"Battle {b.id}: no victor, no losses",
                         "umpire", rule))
@@ -293,15 +293,16 @@ def _battle_results(state: State) -> list[Option]:
 
 
 def _umpire(state: State) -> list[Option]:
-    cands = [_opt(C.EndCampaign(reason="umpire's decision"), "End the campaign now", "umpire", "FTC-TIME-1"),
-             _opt(C.RecordRuling(text="The umpire rules as written."), "Record a ruling", "umpire", "FTC-UMP-1")]
+    """The umpire's duties first (the map, battle results), then its other powers."""
+    cands: list[Option] = []
+    if state.phase == "map":
+        cands.append(_opt(C.GenerateMap(), "Generate the star map", "umpire", "FTC-MAP-1"))
+    cands += _battle_results(state)
     if close_error(state) is None:
         waiting = [p for p in state.order if p not in state.orders] if state.phase == "orders" else []
         label = f"Close turn {state.turn}: " + (f"{', '.join(waiting)} hold" if waiting else "open decisions take "
                                                  "their defaults")
-        cands.insert(0, _opt(C.CloseTurn(), label, "umpire", "FTC-MOV-1"))
-    if state.phase == "map":
-        cands.insert(0, _opt(C.GenerateMap(), "Generate the star map", "umpire", "FTC-MAP-1"))
+        cands.append(_opt(C.CloseTurn(), label, "umpire", "FTC-MOV-1"))
     if state.phase in ("map", "homeworlds", "expansion", "deployment"):
         cands += [_opt(C.ApproveTechnology(player=p, design=d.id), f"Approve {d.name} for {p}", "umpire",
                        "FTC-BLD-4") for p in state.order for d in state.setup.designs
@@ -309,7 +310,9 @@ def _umpire(state: State) -> list[Option]:
     if state.phase in ("deployment", "orders"):
         cands += [_opt(C.ApproveStandardNavy(player=p), f"Approve {p}'s standardised navy", "umpire", "FTC-ECO-4")
                   for p in state.order if not econ(state, p).standard_navy and standard_navy_ok(state, p) is None]
-    return cands + _battle_results(state)
+    return cands + [_opt(C.EndCampaign(reason="umpire's decision"), "End the campaign now", "umpire", "FTC-TIME-1"),
+                    _opt(C.RecordRuling(text="The umpire rules as written."), "Record a ruling", "umpire",
+                         "FTC-UMP-1")]
 
 
 def _departs(state: State, h: HexT, player: str, to: HexT) -> bool:

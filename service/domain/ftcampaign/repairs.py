@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from service.domain.core import Actor, Dice, RuleViolation
+from service.domain.core import Actor, Dice, Roll, RuleViolation
 from service.domain.core.acc import Acc
 
 from . import events as E
@@ -127,7 +127,9 @@ def inspect_jury_rig(out: Acc[State], cmd: InspectJuryRig, actor: Actor, dice: D
     state = out.state
     player = player_of(state, actor)
     ship, rigged = check_inspect(state, player, cmd)
-    passed, failed, rolls = [], [], []
+    passed: list[str] = []
+    failed: list[str] = []
+    rolls: list[Roll] = []
     for s in rigged:
         r = dice.roll(6, f"refit inspection of {ship.id}/{s.id}", "FTC-REP-3", target=3)
         ok = r.value <= 3

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.domain.core import Actor, Clock, Command, Dice, Event, RulesetBase, Viewer
-from service.domain.core.bot import RandomBot
+from service.domain.core.bot import Bot, RandomBot
 from service.domain.core.choices import Form, Option
 from service.domain.core.drawing import Drawing
 
@@ -16,8 +16,10 @@ from . import events as _events
 from . import explain as _explain
 from . import options as _options
 from . import scenario as _scenario
+from . import standing as _standing
 from . import view as _view
 from . import visibility
+from .bot import CampaignBot
 from .evolve import evolve
 from .state import Economy, State
 
@@ -32,7 +34,7 @@ class FtCampaignRuleset(RulesetBase):
     command_types = C.COMMANDS
     event_types = _events.EVENTS
     scenario_package = "service.domain.ftcampaign.scenarios"
-    bots: dict[str, Any] = {"random": RandomBot()}
+    bots: dict[str, Bot] = {"random": RandomBot(), "rules": CampaignBot()}
 
     def validate_setup(self, setup: _scenario.Setup) -> None:
         _scenario.validate(setup)
@@ -54,6 +56,9 @@ class FtCampaignRuleset(RulesetBase):
 
     def is_over(self, state: State) -> bool:
         return state.over
+
+    def result(self, state: State) -> str | None:
+        return _standing.result(state)
 
     def decide(self, state: State, command: Command, actor: Actor, dice: Dice) -> list[Event]:
         return _decide.decide(state, command, actor, dice)

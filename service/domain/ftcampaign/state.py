@@ -107,6 +107,7 @@ class Group(msgspec.Struct, frozen=True, kw_only=True):
     entry_side: str | None = None  # hexside crossed on arrival (FTC-ARR-12)
     ftl_to: HexT | None = None  # departing: destination written at once (FTC-ARR-10)
     ftl_from: HexT | None = None
+    ftl_route: bool = False  # the departure goes by charted route (ruling FTC-R-22)
     under_fire: Formation | None = None  # left its last system under fire (FTC-ARR-12)
     cloaked: bool = False  # FTC-MOV-6
     repulse: Repulse | None = None
@@ -200,6 +201,7 @@ class Battle(msgspec.Struct, frozen=True, kw_only=True):
     forces: tuple[Force, ...]
     range_feet: int
     formations: dict[str, Formation] = {}
+    tactical_game_id: str | None = None  # fought as a linked tactical game of this service (FTC-ARR-8)
 
 
 class StrategicOrder(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -250,8 +252,18 @@ class CampaignState(msgspec.Struct, frozen=True, kw_only=True):
     bonus: tuple[str, ...] = ()  # hexes where a defending fleet was defeated (FTC-DEF-2 +1)
     counter: int = 0  # step / battle ids
     over: bool = False
+    ended: str = ""  # why the campaign ended
     happenings: tuple[Happening, ...] = ()  # the last few, for drawing (effects.py)
     happened: int = 0
+
+    @property
+    def winner(self) -> str | None:
+        """Once the campaign is over, the player of the highest standing (standing.py); None on a tie."""
+        if not self.over:
+            return None
+        from .standing import leader  # the measure lives beside the rules; imported late (it reads state)
+
+        return leader(self)
 
     @property
     def economic_turn(self) -> int:

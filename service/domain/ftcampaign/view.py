@@ -27,6 +27,7 @@ from service.domain.core.drawing import (
     Status,
 )
 
+from .standing import result
 from .state import Group, HexT, State, key, unkey
 from .status import phase_label, seat_status, umpire_duty
 from .visibility import battle_for, known_income, known_owner, observer
@@ -80,6 +81,9 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
         ],
         "rulings": list(state.rulings),
         "approved_technology": list(state.approvals),
+        # the published designs (public in the scenario): what a ship costs and is worth, for pages and bots
+        "designs": [{"id": d.id, "name": d.name, "size_class": d.size_class, "cost": d.cost, "mass": d.mass,
+                     "hull": d.hull, "thrust": d.thrust} for d in state.setup.designs],
     }
     if obs is None:
         out["groups"] = [_group_view(state, gid) for gid in sorted(state.groups)]
@@ -220,7 +224,7 @@ def status(state: State, viewer: Viewer) -> Status:
     you: SeatStatus | None = next((s for s in seats if s.seat == obs), None) if obs else None
     return Status(turn=state.turn, phase=state.phase, phase_label=phase_label(state), seats=seats, you=you,
                   umpire=umpire_duty(state, obs), sealed=state.phase in ("orders", "contacts"), over=state.over,
-                  result=None)
+                  result=result(state))
 
 
 def draw(state: State, viewer: Viewer) -> Drawing:

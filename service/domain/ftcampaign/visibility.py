@@ -41,7 +41,7 @@ def redact(event: Event, viewer: Viewer, state: State) -> Event | None:  # noqa:
     if isinstance(event, E.PRIVATE):
         return event if getattr(event, "player", None) == obs else None
     if isinstance(event, E.LOCAL):
-        if obs not in event.witnesses:  # type: ignore[attr-defined]
+        if obs not in event.witnesses:
             return None
         if isinstance(event, E.ChoiceMade) and event.player != obs:
             return replace(event, choice=None, to=None)

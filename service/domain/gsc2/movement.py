@@ -277,4 +277,8 @@ def move_limits(state: GameState, ship: ShipState) -> dict[str, Any]:
         "table": {"width": state.table[0], "height": state.table[1]},
         "off_table": f"{EDGE_RULE}: a ship whose move crosses the table edge leaves play there and counts as "
                      "lost for victory",
+        "how": "legs run in order, each turning first then going ahead; a turn is free once the ship has gone "
+               "free_turn_after (then turn_distance again) since its last turn, else it costs paid_turn_cost of "
+               "the inches left; distances plus paid turns stay within max_distance_left; with end_of_move_turn "
+               "a last leg of 0\" may turn for free (GSC2-MOV-3/4)",
     }

@@ -152,6 +152,18 @@ def _track(state: GameState, t: Trail) -> Track:
     return Track(kind=t.kind, points=points, piece=t.piece, label=label)
 
 
+def _homing(state: GameState) -> list[Track]:
+    """Each salvo's line to its target (GSC2-MSL-3: 12" a turn straight at it), for the page to dash."""
+    out = []
+    for m in state.salvos.values():
+        target = state.ships.get(m.target)
+        if target is not None and target.active:
+            d = m.pos.distance_to(target.pos)
+            out.append(Track(kind="plan", points=(screen(m.pos, state), screen(target.pos, state)), piece=m.id,
+                             label=f"salvo {m.id} homing on {state.specs[m.target].name}, {inches(round(d, 1))} away"))
+    return out
+
+
 def _effect(state: GameState, m: Mark) -> Effect:
     return Effect(n=m.n, kind=m.kind, text=m.text, source=m.source, target=m.target,
                   at=screen(m.at, state) if m.at is not None else None, amount=m.amount, rule=m.rule)
@@ -164,7 +176,7 @@ def draw(state: GameState, viewer: Viewer) -> Drawing:
         status=status(state, you),
         pieces=tuple(_pieces(state, you)),
         arcs=tuple(_arcs(state, viewer)),
-        tracks=tuple(_track(state, t) for t in state.trails),
+        tracks=(*(_track(state, t) for t in state.trails), *_homing(state)),
         markers=tuple(_markers(state)),
         effects=tuple(_effect(state, m) for m in state.marks),
         sides=state.sides,

@@ -281,3 +281,26 @@ def test_ASC_HID_1_views_and_errors_reveal_nothing_undetected() -> None:
     assert R.redact(events[0], UMPIRE, state) == events[0]
     then_violation(R, state, Move(vessel="bravo", path=("F",)), "ASC-MOV-3", UMPIRE)
     _ = lock  # (imported for other tests)
+
+
+def test_ASC_R_8_the_battle_ends_when_a_side_has_no_starship_or_at_the_turn_limit() -> None:
+    """ASC-R-8: after the damage control phase the battle ends if a side has no starship left (the other
+    wins), or at the scenario's turn limit, won by the side the scenario names for it (if any)."""
+    from service.domain.asc.events import GameEnded, VesselDestroyed
+
+    last = state_of(duel(turn_limit=2), phase("damage_control", turn=2))
+    over, events = run(last, ForcePhase())
+    assert events[-1] == GameEnded(winner=None, reason="turn limit 2 reached") and over.over
+    assert R.draw(over, ADV).status.result == "turn limit 2 reached" and R.options(over, ADV) == []
+    held = state_of(duel(turn_limit=2, turn_limit_winner="disadvantaged", side_names={"disadvantaged": "Convoy"}),
+                    phase("damage_control", turn=2))
+    _, events = run(held, ForcePhase())
+    assert events[-1] == GameEnded(winner="disadvantaged", reason="turn limit 2 reached: the Convoy hold out")
+    earlier = state_of(duel(turn_limit=2), phase("damage_control", turn=1))
+    _, events = run(earlier, ForcePhase())
+    assert not of(events, GameEnded) and events[-1] == PhaseChanged(turn=2, phase="sensors")
+    sunk = state_of(duel(), VesselDestroyed(vessel="bravo", cause="test"), phase("damage_control"))
+    _, events = run(sunk, ForcePhase())
+    assert events[-1] == GameEnded(winner="advantaged", reason="the disadvantaged side has no starship left")
+    with pytest.raises(InvalidScenario):
+        R.parse_setup(duel(turn_limit_winner="nobody"))

@@ -59,6 +59,7 @@ AUDIENCE: dict[str, str] = {
     "ftcampaign.step_resolved": "witnesses",
     "ftcampaign.battle_started": "witnesses",
     "ftcampaign.formation_declared": "witnesses",
+    "ftcampaign.battle_linked": "witnesses",
     "ftcampaign.battle_recorded": "witnesses",
     "ftcampaign.disengagement_resolved": "witnesses",
     "ftcampaign.assault_resolved": "witnesses",

@@ -10,9 +10,9 @@ from service.domain.ftcampaign import commands as C
 from service.domain.ftcampaign import events as E
 from service.domain.ftcampaign.defences import largest_remainder
 from service.domain.ftcampaign.state import State
-from tests.support.decider import then_violation, when
+from tests.support.decider import then_violation
 
-from .builders import Camp, fold, of
+from .builders import Camp, fold, of, when
 from .test_movement import rest_hold
 
 RED, BLUE = seat("red"), seat("blue")

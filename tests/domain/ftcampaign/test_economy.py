@@ -11,9 +11,9 @@ from service.domain.ftcampaign import RULESET as R
 from service.domain.ftcampaign import commands as C
 from service.domain.ftcampaign import events as E
 from service.domain.ftcampaign.state import State
-from tests.support.decider import then_violation, when
+from tests.support.decider import then_violation
 
-from .builders import Camp, fold, of
+from .builders import Camp, fold, of, when
 
 RED = seat("red")
 
@@ -95,6 +95,12 @@ def test_ftc_eco_1_starting_capital_cap_spares_and_defences() -> None:
     then_violation(R, later, C.BuySpares(world="0,0", value=200), "FTC-ECO-1", RED)
     then_violation(R, later, C.BuySpares(world="1,0", value=10), "FTC-ECO-1", RED)
     then_violation(R, later, C.BuyDefences(world="1,0", points=10), "FTC-ECO-1", RED)
+    # set-up spending closes when the player declares ready
+    ready = fold(st, when(R, st, C.Ready(), RED))
+    for cmd in (C.BuyShip(design="dd", world="0,0"), C.BuySpares(world="0,0", value=10),
+                C.BuyDefences(world="1,0", points=10)):
+        then_violation(R, ready, cmd, "FTC-ECO-1", RED)
+    assert not any(isinstance(o.command, (C.BuyShip, C.BuySpares)) for o in R.options(ready, RED))
 
 
 def test_ftc_eco_2_cash_from_economic_turn_2_and_no_credit() -> None:

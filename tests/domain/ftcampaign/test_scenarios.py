@@ -12,9 +12,9 @@ from service.domain.core.registry import find_ruleset
 from service.domain.ftcampaign import RULESET as R
 from service.domain.ftcampaign import commands as C
 from service.domain.ftcampaign import events as E
-from tests.support.decider import then_violation, when
+from tests.support.decider import then_violation
 
-from .builders import SETUP, Camp, fold, of
+from .builders import SETUP, Camp, fold, of, when
 from .test_arrival import arrive, battle_ready
 from .test_movement import order, rest_hold
 

@@ -63,6 +63,11 @@ def test_gsc2_r_4_a_seat_commands_only_its_own_ships() -> None:
     st = at_phase(started(duel()), "beams")
     err = then_violation(R, st, C.Fire(ship="b", battery="b1", target="a"), "GSC2-R-4", actor=RED)
     assert isinstance(err, NotYourPiece) and err.status == 403
+    # whose piece is asked before which phase: another side's ship is refused as such in any phase
+    moving = started(duel())
+    then_violation(R, moving, C.Fire(ship="b", battery="b1", target="a"), "GSC2-R-4", actor=RED)
+    then_violation(R, moving, C.EndPhase(side="blue"), "GSC2-R-4", actor=RED)
+    then_violation(R, moving, C.Fire(ship="a", battery="b1", target="b"), "GSC2-SEQ-2", actor=RED)  # own ship
 
 
 def test_gsc2_mov_1_terrain_moves_first_and_is_recorded() -> None:

@@ -76,6 +76,8 @@ def test_gsc2_r_18_gone_ships_add_no_hull_at_the_turn_limit_and_salvos_at_them_a
     st = started(raw, [])  # 2 against 1: blue moves last, no roll-off
     st = at_phase(st, "missiles", Order(stage="launch", side="blue", leader="blue"))
     st = apply(R, st, when(R, st, C.Launch(ship="b", battery="m1", target="a"), BLUE))
+    [plan] = R.draw(st, RED).tracks  # the page dashes the salvo's line to its target
+    assert (plan.kind, plan.piece, plan.label) == ("plan", "s1", "salvo s1 homing on A, 16\" away")
     st = R.evolve(st, E.ShipMoved(ship="a", path=(E.Point(10, 46), E.Point(10, 48)), heading=0, distance=2, moved=2,
                                   turns=0, paid_turns=0, since_turn=2, move_left=0, finished=True, left_table=True))
     [mv, *_] = when(R, st, C.MoveMissiles(salvo="s1"), BLUE)
