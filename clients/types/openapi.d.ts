@@ -5063,17 +5063,6 @@ export interface operations {
                     "application/json": components["schemas"]["SigningKeys"];
                 };
             };
-            /** @description too many requests: slow down and retry after the Retry-After header */
-            429: {
-                headers: {
-                    /** @description seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     create_game: {

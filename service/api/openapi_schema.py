@@ -55,7 +55,7 @@ OPERATIONS: dict[str, Op] = {
     "post_rewind": Op(201, c.Rewound, WRITE, request=RewindRequest),
     "post_fork": Op(201, c.GameCreatedResponse, (401, 403, 404, 422, 429)),
     "get_export": Op(200, "application/x-ndjson", READ),
-    "get_keys": Op(200, c.SigningKeys, (429,), token=False),
+    "get_keys": Op(200, c.SigningKeys, (), token=False),
     "post_bot": Op(201, c.SeatedBot, (401, 403, 404, 413, 422, 429)),
     "get_bots": Op(200, c.BotListing, READ),
     "delete_bot": Op(204, None, (401, 403, 404, 429)),
