@@ -51,7 +51,7 @@ from tests.support import tiny  # noqa: E402
 from tests.support.server import ServerProcess  # noqa: E402
 
 PG_DEFAULT = "postgresql://postgres@127.0.0.1:5432/test"
-ENDLESS = {"hull": 10**6, "turn_limit": 10**6}  # a tiny game that outlasts any run (scenario values are capped at 10**6)
+ENDLESS = {"hull": 10**6, "turn_limit": 10**6}  # outlasts any run (scenario values are capped at 10**6)
 RESULTS: dict[str, Any] = {}
 
 
