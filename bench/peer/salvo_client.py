@@ -329,9 +329,11 @@ async def ws_open(port: int, target: tuple[str, str | None], on_message: Any = N
     return proto  # type: ignore[return-value]
 
 
-def stream_path(game_id: str, token: str | None, after: int) -> tuple[str, str | None]:
-    """The stream's path and the seat token, sent as an Authorization header (never in the URL)."""
-    return f"/v1/games/{game_id}/stream?after={after}", token
+def stream_path(game_id: str, token: str | None, after: int, own: bool = False) -> tuple[str, str | None]:
+    """The stream's path and the seat token, sent as an Authorization header (never in the URL).
+    ``own``: a commanding socket takes its own events from its results (own_events=result), as a bgio
+    player takes its state from the one update it gets per move."""
+    return f"/v1/games/{game_id}/stream?after={after}" + ("&own_events=result" if own else ""), token
 
 
 def frame_seq(payload: bytes) -> int:
@@ -374,7 +376,7 @@ async def commands(a: argparse.Namespace) -> dict[str, Any]:
     per_second: dict[int, int] = {}
 
     async def player_ws(g: dict[str, Any]) -> None:
-        socks = {w: await ws_open(a.port, stream_path(g["game_id"], g["seats"][w], 0)) for w in seats_used}
+        socks = {w: await ws_open(a.port, stream_path(g["game_id"], g["seats"][w], 0, own=True)) for w in seats_used}
         for ws in socks.values():
             await asyncio.wait_for(caught_up(ws), 30)
         texts = [(w, json.dumps({"kind": "command", "command": c}, separators=(",", ":")).encode()) for w, c in cycle]
@@ -451,7 +453,7 @@ async def commands(a: argparse.Namespace) -> dict[str, Any]:
 async def fanout(a: argparse.Namespace) -> dict[str, Any]:
     g = await create_game(a.port)
     gid = g["game_id"]
-    player = await ws_open(a.port, stream_path(gid, g["seats"]["red"], 0))
+    player = await ws_open(a.port, stream_path(gid, g["seats"]["red"], 0, own=True))
     await asyncio.wait_for(caught_up(player), 30)
     text = json.dumps({"kind": "command", "command": SHOOT}, separators=(",", ":")).encode()
     version = 0
@@ -575,7 +577,7 @@ async def catchup(a: argparse.Namespace) -> dict[str, Any]:
     g = await create_game(a.port)
     gid = g["game_id"]
     w = Window(a.server_pid)
-    player = await ws_open(a.port, stream_path(gid, g["seats"]["red"], 0))
+    player = await ws_open(a.port, stream_path(gid, g["seats"]["red"], 0, own=True))
     await asyncio.wait_for(caught_up(player), 30)
     text = json.dumps({"kind": "command", "command": SHOOT}, separators=(",", ":")).encode()
     version = 2
