@@ -118,17 +118,17 @@ def pinned(cpu: str) -> list[str]:
 
 
 class Server:
-    def __init__(self, work: Path, name: str, cpu: str) -> None:
+    def __init__(self, work: Path, name: str, cpu: str, checkout: Path = ROOT) -> None:
         self.port = free_port()
         db = work / f"{name}.sqlite"
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db}{suffix}").unlink(missing_ok=True)
         self.log = open(work / f"server-{name}.log", "w")  # noqa: SIM115 - closed in stop()
-        env = {**os.environ, **TINY, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+        env = {**os.environ, **TINY, "PYTHONPATH": str(checkout), "PYTHONDONTWRITEBYTECODE": "1"}
         self.proc = subprocess.Popen(
             [*pinned(cpu), sys.executable, "-m", "service", "serve", "--host", "127.0.0.1", "--port", str(self.port),
              "--database-url", f"sqlite:///{db}", "--log-level", "warning"],
-            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+            cwd=checkout, env=env, stdout=self.log, stderr=subprocess.STDOUT)
         for _ in range(300):
             try:
                 urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=1).read()
@@ -168,12 +168,12 @@ def scenarios(only: set[str], seconds: float, warmup: float, spectators: list[in
 
 
 def run_salvo(out: Path, work: Path, only: set[str], seconds: float, warmup: float, spectators: list[int],
-              match: str | None) -> None:
+              match: str | None, checkout: Path = ROOT) -> None:
     client = PEER / "salvo_client.py"
     for name, args in scenarios(only, seconds, warmup, spectators):
         if match and not re.search(match, name):
             continue
-        server = Server(work, name, "0")
+        server = Server(work, name, "0", checkout)
         print(f">>> {name} (port {server.port}, server pid {server.proc.pid})", flush=True)
         try:
             done = subprocess.run(
@@ -244,6 +244,7 @@ def main() -> None:
     p.add_argument("--warmup", type=float, default=2.0)
     p.add_argument("--spectators", default="100,1000,5000")
     p.add_argument("--out", default=None, help="where the JSON and the table go (default: a temp dir)")
+    p.add_argument("--salvo-dir", default=str(ROOT), help="serve this Salvo checkout (a before/after run)")
     a = p.parse_args()
     out = Path(a.out or tempfile.mkdtemp(prefix="salvo-peer-"))
     out.mkdir(parents=True, exist_ok=True)
@@ -254,7 +255,7 @@ def main() -> None:
                 shutil.copy(f, out / f.name)
     else:
         run_salvo(out, out, set(a.only.split(",")), a.seconds, a.warmup,
-                  [int(s) for s in a.spectators.split(",")], a.match)
+                  [int(s) for s in a.spectators.split(",")], a.match, Path(a.salvo_dir).resolve())
     table = subprocess.run([sys.executable, str(PEER / "summarize.py"), str(out)], capture_output=True, text=True,
                            check=True).stdout
     text_out = table + "\n".join(goals(out)) + "\n"
