@@ -77,6 +77,9 @@ class Stream:
         # that sent the command is not sent them again as event frames (one send per command, not two)
         self.results_carry_events = ws.query_params.get("own_events") == "result"
         self.sending = asyncio.Lock()
+        # ?join=present: a client that wants the present, not the history, gets the viewer's view at the
+        # head in one message, then only the events after it (snapshot plus tail), whatever ``after`` says
+        self.join_present = ws.query_params.get("join") == "present"
 
     async def send(self, text: str) -> None:
         # one sender at a time: a result accounted for ahead of its send goes out before any later frame
@@ -107,6 +110,8 @@ class Stream:
     async def run(self, sub: Subscription) -> None:
         """Catch up, then forward live frames until the client leaves or the stream must close."""
         try:
+            if self.join_present:
+                await self.send_present()
             await self.catch_up()
             await self.send(_encode({"kind": "caught_up", "seq": self.last}).decode())
             while True:
@@ -137,6 +142,13 @@ class Stream:
             await self.slow_consumer()
         except (WebSocketDisconnect, RuntimeError):
             return
+
+    async def send_present(self) -> None:
+        """{"kind":"snapshot","seq":N,"game":<GET /v1/games/{id} for this viewer at N>}: the same view and
+        redaction as the HTTP read; the subscription predates it, so the events after N follow with no gap."""
+        game = await self.reader.summary(self.game_id, self.viewer)
+        await self.send(_encode({"kind": "snapshot", "seq": game["at"], "game": game}).decode())
+        self.last = game["at"]
 
     async def slow_consumer(self) -> None:
         self.metrics.slow_consumer_closes.inc()

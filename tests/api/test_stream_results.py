@@ -4,6 +4,8 @@ every other event, in order, resumable from the right seq."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from starlette.testclient import TestClient
 
@@ -102,3 +104,27 @@ def test_a_result_after_unsent_events_leaves_the_frames_to_come():
     not_opted = _stream_at(4, opted_in=False)
     not_opted.account_for(CommandResult(201, b"{}", version=6, after=4))
     assert not_opted.last == 4
+
+
+def test_join_present_is_the_view_then_only_the_tail(client):
+    game = _game(client)
+    gid = game["game_id"]
+    red = {"Authorization": f"Bearer {game['seats']['red']}"}
+    hide = {"type": "tiny.hide", "seat": "red", "secret": 734211}
+    r = client.post(f"/v1/games/{gid}/commands", json={"command": hide}, headers=red)
+    assert r.status_code == 201
+    for _ in range(5):
+        assert client.post(f"/v1/games/{gid}/commands", json={"command": SHOOT}, headers=red).status_code == 201
+    version = client.get(f"/v1/games/{gid}").json()["version"]
+    for headers, sees_secret in (({}, False), (red, True)):
+        with client.websocket_connect(f"/v1/games/{gid}/stream?join=present", headers=headers) as ws:
+            msg = ws.receive_json()
+            assert msg["kind"] == "snapshot" and msg["seq"] == version
+            http_view = client.get(f"/v1/games/{gid}", headers=headers).json()
+            assert msg["game"]["state"] == http_view["state"]  # the same view and redaction as the HTTP read
+            assert ("734211" in json.dumps(msg)) == sees_secret
+            assert ws.receive_json() == {"kind": "caught_up", "seq": version}  # no history replayed
+            assert client.post(f"/v1/games/{gid}/commands", json={"command": SHOOT}, headers=red).status_code == 201
+            version += 1
+            msg = ws.receive_json()
+            assert msg["kind"] == "event" and msg["event"]["seq"] == version
