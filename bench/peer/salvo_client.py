@@ -592,7 +592,7 @@ async def catchup(a: argparse.Namespace) -> dict[str, Any]:
     await asyncio.sleep(0.5)
     n = version
 
-    async def join(after: int, token: str | None) -> dict[str, Any]:
+    async def join(after: int, token: str | None, present: bool = False) -> dict[str, Any]:
         done = asyncio.get_running_loop().create_future()
         events = 0
 
@@ -604,7 +604,8 @@ async def catchup(a: argparse.Namespace) -> dict[str, Any]:
                 done.set_result(t)
 
         t0 = now()
-        ws = await ws_open(a.port, stream_path(gid, token, after), on_message)
+        path, tok = stream_path(gid, token, after)
+        ws = await ws_open(a.port, (path + ("&join=present" if present else ""), tok), on_message)
         t_open = now()
         t1 = await asyncio.wait_for(done, 60)
         out = {"after": after, "events": events, "messages": ws.messages, "payloadBytes": ws.payload_bytes,
@@ -615,9 +616,10 @@ async def catchup(a: argparse.Namespace) -> dict[str, Any]:
         return out
 
     reps: dict[str, list[dict[str, Any]]] = {"freshSpectator": [], "freshSeat": [], "reconnectMissed1Spectator": [],
-                                             "reconnectMissed1Seat": []}
+                                             "reconnectMissed1Seat": [], "freshPresentSpectator": []}
     for _ in range(a.reps):
         reps["freshSpectator"].append(await join(0, None))
+        reps["freshPresentSpectator"].append(await join(0, None, present=True))  # snapshot plus tail
         reps["freshSeat"].append(await join(0, g["seats"]["blue"]))
         reps["reconnectMissed1Spectator"].append(await join(n - 1, None))
         reps["reconnectMissed1Seat"].append(await join(n - 1, g["seats"]["blue"]))
