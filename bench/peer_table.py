@@ -203,8 +203,16 @@ def goals(d: Path) -> list[str]:
     def row(goal: str, figure: str, ok: bool | None) -> None:
         lines.append(f"| {goal} | {figure} | {'met' if ok else 'short' if ok is not None else 'not measured'} |")
 
+    def best_bgio(k: int) -> dict[str, Any] | None:
+        """The stronger of bgio's two clients at K (its higher rate, its lower p99): the stricter bar."""
+        runs = [r for r in (_load(d, f"moves-bgio-K{k}"), _load(d, f"moves-raw-K{k}")) if r]
+        if not runs:
+            return None
+        return {"movesPerSec": max(r["movesPerSec"] for r in runs),
+                "latencyMs": {"p99": min(r["latencyMs"]["p99"] for r in runs)}}
+
     for k in (1, 10, 50):
-        b, s = _load(d, f"moves-bgio-K{k}"), _load(d, f"salvo-ws-shoot-K{k}")
+        b, s = best_bgio(k), _load(d, f"salvo-ws-shoot-K{k}")
         if b and s:
             r = s["perSec"] / b["movesPerSec"]
             p99 = (s["latencyMs"]["p99"] or 1e9) <= (b["latencyMs"]["p99"] or 0)
@@ -212,7 +220,7 @@ def goals(d: Path) -> list[str]:
                 f"{r:.2f}×, p99 {s['latencyMs']['p99']} vs {b['latencyMs']['p99']} ms", r >= 1.2 and p99)
         else:
             row(f"websocket commands ≥ 1.2× bgio at {k} game(s)", "–", None)
-    b, s = _load(d, "moves-bgio-K50"), _load(d, "salvo-http-shoot-K50")
+    b, s = best_bgio(50), _load(d, "salvo-http-shoot-K50")
     row("HTTP ≥ 0.6× bgio at 50 games", f"{s['perSec'] / b['movesPerSec']:.2f}×" if b and s else "–",
         (s["perSec"] / b["movesPerSec"] >= 0.6) if b and s else None)
     b, s = _load(d, "fanout-bgio-S1000"), _load(d, "fanout-salvo-S1000")
