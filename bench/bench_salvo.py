@@ -51,7 +51,7 @@ from tests.support import tiny  # noqa: E402
 from tests.support.server import ServerProcess  # noqa: E402
 
 PG_DEFAULT = "postgresql://postgres@127.0.0.1:5432/test"
-ENDLESS = {"hull": 10**9, "turn_limit": 10**9}  # a tiny game that never ends
+ENDLESS = {"hull": 10**6, "turn_limit": 10**6}  # outlasts any run (scenario values are capped at 10**6)
 RESULTS: dict[str, Any] = {}
 
 
@@ -442,14 +442,19 @@ async def ws_command_load(server: ServerProcess, games: int, seconds: float, war
     count = 0
     errors = 0
     state = {"measuring": False, "stop": False}
+    counted = {"event_frames": 0}  # live event frames read by the seats (proof that events are sent)
 
     async def player(game: dict[str, Any]) -> None:
         nonlocal count, errors
         sockets = {}
         for who, token in game["seats"].items():
-            url = f"ws://{host}:{port}/v1/games/{game['game_id']}/stream?after=999999999"
+            # after=0: the socket replays the game and then receives every live event, as a client does
+            # (after=999999999 made the stream drop every live event as already seen: no event sends)
+            url = f"ws://{host}:{port}/v1/games/{game['game_id']}/stream?after=0"
             sockets[who] = await connect(url, compression=None, max_queue=None,
                                          additional_headers={"Authorization": f"Bearer {token}"})
+            while json.loads(await sockets[who].recv())["kind"] != "caught_up":
+                pass  # start only once caught up, as a boardgame.io player waits for its sync
         i = 0
         try:
             while not state["stop"]:
@@ -461,6 +466,8 @@ async def ws_command_load(server: ServerProcess, games: int, seconds: float, war
                     msg = json.loads(await ws.recv())
                     if msg["kind"] in ("result", "error"):
                         break
+                    if state["measuring"] and msg["kind"] == "event":
+                        counted["event_frames"] += 1
                 dt = time.perf_counter() - t0
                 i += 1
                 if state["measuring"]:
@@ -484,7 +491,7 @@ async def ws_command_load(server: ServerProcess, games: int, seconds: float, war
     return {
         "games": games, "seconds": elapsed, "commands": count, "per_s": count / elapsed, "errors": errors,
         "p50_ms": pct(latencies, 50) * 1000, "p99_ms": pct(latencies, 99) * 1000, "max_ms": max(latencies) * 1000,
-        "server_cpu": cpu_server / elapsed, "transport": "websocket",
+        "server_cpu": cpu_server / elapsed, "transport": "websocket", "event_frames": counted["event_frames"],
     }
 
 
@@ -541,6 +548,7 @@ def run_commands(url: str, label: str, levels: list[int], seconds: float, warmup
             results.append(r)
             say(f"  [{label}] websocket {games:>2} games: {r['per_s']:>7,.0f} commands/s  p50 {r['p50_ms']:6.2f} ms"
                 f"  p99 {r['p99_ms']:6.2f} ms  max {r['max_ms']:6.1f} ms  server CPU {r['server_cpu']:.0%}"
+                f"  event frames read {r['event_frames']:,}"
                 + (f"  errors: {r['errors']}" if r["errors"] else ""))
     finally:
         server.stop(timeout=30)

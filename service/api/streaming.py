@@ -7,13 +7,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
 
 import msgspec
 from fastapi import WebSocket, WebSocketDisconnect
 
 from service.domain.core import Viewer
 from service.events.application import audience_key
+from service.events.decide_append import CommandResult
 from service.events.errors import AppError, InvalidRequest
 from service.events.inputs import check_json, text_bytes
 
@@ -73,9 +73,18 @@ class Stream:
         self.metrics = state.metrics
         self.address = ws.client.host if ws.client else "unknown"
         self.closing = False
+        # ?own_events=result: this client applies the events a command's result carries, so the socket
+        # that sent the command is not sent them again as event frames (one send per command, not two)
+        self.results_carry_events = ws.query_params.get("own_events") == "result"
+        self.sending = asyncio.Lock()
+        # ?join=present: a client that wants the present, not the history, gets the viewer's view at the
+        # head in one message, then only the events after it (snapshot plus tail), whatever ``after`` says
+        self.join_present = ws.query_params.get("join") == "present"
 
     async def send(self, text: str) -> None:
-        await asyncio.wait_for(self.ws.send_text(text), self.settings.ws_send_timeout)
+        # one sender at a time: a result accounted for ahead of its send goes out before any later frame
+        async with self.sending:
+            await asyncio.wait_for(self.ws.send_text(text), self.settings.ws_send_timeout)
 
     async def close(self, code: int, reason: str) -> None:
         """Close once; the close frame may wait behind a slow reader's backlog, so it gets its own timeout."""
@@ -101,6 +110,8 @@ class Stream:
     async def run(self, sub: Subscription) -> None:
         """Catch up, then forward live frames until the client leaves or the stream must close."""
         try:
+            if self.join_present:
+                await self.send_present()
             await self.catch_up()
             await self.send(_encode({"kind": "caught_up", "seq": self.last}).decode())
             while True:
@@ -131,6 +142,13 @@ class Stream:
             await self.slow_consumer()
         except (WebSocketDisconnect, RuntimeError):
             return
+
+    async def send_present(self) -> None:
+        """{"kind":"snapshot","seq":N,"game":<GET /v1/games/{id} for this viewer at N>}: the same view and
+        redaction as the HTTP read; the subscription predates it, so the events after N follow with no gap."""
+        game = await self.reader.summary(self.game_id, self.viewer)
+        await self.send(_encode({"kind": "snapshot", "seq": game["at"], "game": game}).decode())
+        self.last = game["at"]
 
     async def slow_consumer(self) -> None:
         self.metrics.slow_consumer_closes.inc()
@@ -163,13 +181,25 @@ class Stream:
                 except AppError as exc:  # not UTF-8, nested too deep, an integer beyond 64 bits
                     await self.close(BAD_DATA_CODE, exc.detail[:120])
                     return
-                await self.send(await self.command(raw))
+                answer, result = await self.command(raw)
+                if result is not None:  # before any await: the live loop has not sent these frames yet
+                    self.account_for(result)
+                await self.send(answer)
         except (RuntimeError, TimeoutError, WebSocketDisconnect):
             pass
         finally:
             sub.close()
 
-    async def command(self, raw: bytes) -> str:
+    def account_for(self, result: CommandResult) -> None:
+        """With ``own_events=result``, a result that follows straight on from what this socket has is
+        the socket's copy of those events: the live frames up to its version are then skipped (called
+        before the result is sent; ``send`` keeps the result ahead of later frames). A result with
+        events in between that this socket has not had yet changes nothing (the frames follow)."""
+        if self.results_carry_events and result.after is not None and result.version is not None \
+                and self.last == result.after:
+            self.last = result.version
+
+    async def command(self, raw: bytes) -> tuple[str, CommandResult | None]:
         """{"kind":"command","command":{...},"ref":"r1"} → {"kind":"result","ref":"r1","version":N,"events":[…]}
         or {"kind":"error","ref":"r1",problem…}: the same gate, decide path and errors as POST /commands."""
         ref = None
@@ -187,6 +217,12 @@ class Stream:
         except Exception as exc:  # noqa: BLE001 - every failure is answered with its problem, never a drop
             if problem_of(exc)["status"] >= 500:
                 log.exception("command over the socket failed")
-            return error_message(exc, ref)
-        answer: dict[str, Any] = msgspec.json.decode(result.body)
-        return _encode({"kind": "result", "ref": ref, **answer}).decode()
+            return error_message(exc, ref), None
+        return result_message(ref, result.body), result
+
+
+def result_message(ref: str | None, body: bytes) -> str:
+    """{"kind":"result","ref":…,<the body's own fields>}: spliced from the stored JSON object's bytes
+    (the same document POST /commands answers), not decoded and encoded again."""
+    return ('{"kind":"result","ref":' + _encode(ref).decode() + "," + body[1:].decode()) if body != b"{}" \
+        else '{"kind":"result","ref":' + _encode(ref).decode() + "}"

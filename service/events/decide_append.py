@@ -29,6 +29,7 @@ class CommandResult:
     status: int
     body: bytes  # JSON {"version": N, "events": [...]}, stored for idempotent retries
     version: int | None = None  # the game's version after it (None for a replayed idempotent result)
+    after: int | None = None  # the version it was decided on: its events are (after, version], all of them
 
 
 @dataclass
@@ -94,4 +95,4 @@ class CommandWriter:
         self.dice.remember(head, new_seeds, service_events, rolled)
         advance(head, decoded)
         frames = self.frames(head, decoded) if self.frames is not None else []
-        return CommandResult(201, body, new_seq), frames
+        return CommandResult(201, body, new_seq, new_seq - len(rows)), frames

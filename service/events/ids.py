@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import os
 import secrets
 
 
@@ -9,8 +11,33 @@ def game_id() -> str:
     return "g_" + secrets.token_hex(8)
 
 
+class _CommandIds:
+    """Command ids name a command, they guard nothing: a random per-process prefix and a counter, so a
+    command costs no os.urandom call. The prefix is drawn again after a fork (two workers never share a
+    sequence) and whenever ``secrets`` is replaced (tests seed it to make runs reproducible)."""
+
+    def __init__(self) -> None:
+        self._source: object = None
+        self._prefix = ""
+        self._counter = itertools.count(1)
+
+    def reset(self) -> None:
+        self._source = None
+
+    def next(self) -> str:
+        if self._source is not secrets:
+            self._source = secrets
+            self._prefix = "c_" + secrets.token_hex(6)
+            self._counter = itertools.count(1)
+        return f"{self._prefix}{next(self._counter):04x}"
+
+
+_command_ids = _CommandIds()
+os.register_at_fork(after_in_child=_command_ids.reset)
+
+
 def command_id() -> str:
-    return "c_" + secrets.token_hex(8)
+    return _command_ids.next()
 
 
 def token() -> str:

@@ -68,6 +68,7 @@ class SqlEventStore:
         self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._writer: threading.Thread | None = None
         self._readers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="salvo-read")
+        self._prepared: dict[tuple[str, tuple[str, ...]], str] = {}  # (table, columns) -> INSERT text
         self.commits = 0  # transactions committed (group commit makes this < batches)
         self.batches = 0
         # observers (metrics): seconds from a batch's submission to its durable commit; batches per commit
@@ -128,8 +129,7 @@ class SqlEventStore:
     def _commit_group(self, jobs: list[_Job]) -> None:
         try:
             with self.engine.begin() as conn:
-                for job in jobs:
-                    self._insert(conn, job.batch)
+                self._insert_group(conn, [job.batch for job in jobs])
             self.commits += 1
             self.batches += len(jobs)
             if self.observe_group is not None:
@@ -146,20 +146,24 @@ class SqlEventStore:
             for job in jobs:
                 _resolve(job, exc)
 
-    @staticmethod
-    def _insert(conn: Any, batch: WriteBatch) -> None:
-        if batch.game is not None:
-            conn.execute(GAMES.insert(), [batch.game])
-        if batch.seats:
-            conn.execute(SEATS.insert(), batch.seats)
-        if batch.seeds:
-            conn.execute(SEEDS.insert(), batch.seeds)
-        if batch.events:
-            conn.execute(EVENTS.insert(), batch.events)
-        if batch.idempotency is not None:
-            conn.execute(IDEMPOTENCY.insert(), [batch.idempotency])
-        if batch.snapshot is not None:
-            conn.execute(SNAPSHOTS.insert(), [batch.snapshot])
+    def _insert_group(self, conn: Any, batches: list[WriteBatch]) -> None:
+        """One executemany per table for the whole group, parents before children, through a prepared
+        INSERT on the driver (no SQLAlchemy statement compilation or per-batch execution)."""
+        for table, rows in _rows_by_table(batches):
+            by_columns: dict[tuple[str, ...], list[tuple[Any, ...]]] = {}
+            for row in rows:
+                by_columns.setdefault(tuple(row), []).append(tuple(row.values()))
+            for columns, values in by_columns.items():
+                conn.exec_driver_sql(self._insert_sql(table, columns), values)
+
+    def _insert_sql(self, table: str, columns: tuple[str, ...]) -> str:
+        key = (table, columns)
+        sql = self._prepared.get(key)
+        if sql is None:
+            mark = "?" if self.engine.dialect.paramstyle == "qmark" else "%s"
+            sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join([mark] * len(columns))})"
+            self._prepared[key] = sql
+        return sql
 
     # --- reads -------------------------------------------------------------------------------------
 
@@ -255,6 +259,20 @@ class SqlEventStore:
         rows = await self._run(self._fetch, stmt)
         lo, hi = rows[0]
         return None if lo is None else (int(lo), int(hi))
+
+
+def _rows_by_table(batches: list[WriteBatch]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Every row of a group, table by table in the order a batch writes them (a game before its seats,
+    seeds and events), each table's rows in batch order."""
+    tables: list[tuple[str, list[dict[str, Any]]]] = [
+        (GAMES.name, [b.game for b in batches if b.game is not None]),
+        (SEATS.name, [row for b in batches for row in b.seats]),
+        (SEEDS.name, [row for b in batches for row in b.seeds]),
+        (EVENTS.name, [row for b in batches for row in b.events]),
+        (IDEMPOTENCY.name, [b.idempotency for b in batches if b.idempotency is not None]),
+        (SNAPSHOTS.name, [b.snapshot for b in batches if b.snapshot is not None]),
+    ]
+    return [(name, rows) for name, rows in tables if rows]
 
 
 def _resolve(job: _Job, exc: BaseException | None) -> None:

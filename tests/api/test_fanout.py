@@ -1,0 +1,137 @@
+"""The pre-framed fan-out (service/api/fanout.py): one frame per audience and event, written as is to
+every socket of that audience; redaction per audience holds byte for byte; a slow consumer is closed
+with its resume seq; a socket that is not current is handed back to its reader. Driven by a real
+GameService publishing real frames of the tiny ruleset (whose seats hide secrets from each other)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import msgspec
+
+from service.api.fanout import Fanout, Sink, text_frame
+from service.domain.core import seat
+from service.events.application import GameService
+from service.events.memory_store import MemoryEventStore
+
+AUDIENCES = ("seat:red", "seat:blue", "spectator", "umpire")
+SECRET = 734_211  # a value that appears nowhere else in a tiny game
+
+
+class FakeTransport:
+    def __init__(self, buffered: int = 0) -> None:
+        self.chunks: list[bytes] = []
+        self.buffered = buffered
+        self.closing = False
+
+    def write(self, data: bytes) -> None:
+        self.chunks.append(data)
+
+    def get_write_buffer_size(self) -> int:
+        return self.buffered
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+    def messages(self) -> list[dict[str, Any]]:
+        """Parse the unmasked text frames written (what the client's websocket reads)."""
+        out, data = [], b"".join(self.chunks)
+        while data:
+            assert data[0] == 0x81
+            n, at = data[1], 2
+            if n == 126:
+                n, at = int.from_bytes(data[2:4], "big"), 4
+            elif n == 127:
+                n, at = int.from_bytes(data[2:10], "big"), 10
+            out.append(json.loads(data[at:at + n]))
+            data = data[at + n:]
+        return out
+
+
+def _sink(audience: str, last: int, events: list[Any], transport: FakeTransport | None = None) -> Sink:
+    return Sink(transport or FakeTransport(), audience, last, on_slow=lambda s: events.append(("slow", s.last)),
+                on_behind=lambda s, seq: events.append(("behind", s.last, seq)))
+
+
+async def _game(fanout: Fanout) -> tuple[GameService, str]:
+    async def publish(game_id: str, items: Any) -> None:
+        fanout.deliver(game_id, items)
+
+    service = GameService(MemoryEventStore(), publish=publish, listening=fanout.listening)
+    game = await service.create_game("tiny", "duel")
+    return service, game.game_id
+
+
+async def _command(service: GameService, game_id: str, who: str, command: dict[str, Any]) -> None:
+    await service.handle_command(game_id, seat(who), msgspec.json.encode({"command": command}))
+
+
+def test_text_frames_have_the_rfc_6455_length_forms() -> None:
+    assert text_frame(b"x" * 125)[:2] == b"\x81\x7d"
+    assert text_frame(b"x" * 126)[:4] == b"\x81\x7e\x00\x7e"
+    assert text_frame(b"x" * 70_000)[:10] == b"\x81\x7f" + (70_000).to_bytes(8, "big")
+
+
+def test_every_audience_gets_its_own_redacted_bytes_built_once() -> None:
+    async def run() -> None:
+        fanout = Fanout(limit=1 << 20)
+        service, gid = await _game(fanout)
+        head = (await service.head(gid)).seq
+        events: list[Any] = []
+        sinks = {a: [_sink(a, head, events) for _ in range(3)] for a in AUDIENCES}
+        for group in sinks.values():
+            for s in group:
+                fanout.add(gid, s)
+        await _command(service, gid, "red", {"type": "tiny.hide", "seat": "red", "secret": SECRET})
+        await _command(service, gid, "red", {"type": "tiny.shoot", "shooter": "red", "target": "blue"})
+        assert events == []
+        for audience, group in sinks.items():
+            written = [s.transport.chunks for s in group]  # type: ignore[attr-defined]
+            assert written[0] == written[1] == written[2]  # the same bytes for every socket of an audience
+            msgs = group[0].transport.messages()  # type: ignore[attr-defined]
+            assert [m["event"]["seq"] for m in msgs] == [head + 1, head + 2]
+            sees_secret = str(SECRET).encode() in b"".join(written[0])
+            assert sees_secret == (audience in ("seat:red", "umpire")), audience
+        assert fanout.frames_built == 2 * len(AUDIENCES)  # per event and audience, not per socket
+
+    asyncio.run(run())
+
+
+def test_a_slow_consumer_is_closed_with_its_resume_seq_and_others_go_on() -> None:
+    async def run() -> None:
+        fanout = Fanout(limit=1000)
+        service, gid = await _game(fanout)
+        head = (await service.head(gid)).seq
+        events: list[Any] = []
+        stalled = _sink("spectator", head, events, FakeTransport(buffered=5000))
+        healthy = _sink("spectator", head, events)
+        fanout.add(gid, stalled)
+        fanout.add(gid, healthy)
+        for _ in range(3):
+            await _command(service, gid, "red", {"type": "tiny.shoot", "shooter": "red", "target": "blue"})
+        assert events == [("slow", head)]  # once, with the last seq it was given: resume after=head
+        assert stalled.transport.chunks == [] and stalled.closed  # type: ignore[attr-defined]
+        assert [m["event"]["seq"] for m in healthy.transport.messages()] == [head + 1, head + 2, head + 3]  # type: ignore[attr-defined]
+
+    asyncio.run(run())
+
+
+def test_a_socket_behind_the_live_seq_is_handed_to_its_reader_without_gap_or_repeat() -> None:
+    async def run() -> None:
+        fanout = Fanout(limit=1 << 20)
+        service, gid = await _game(fanout)
+        head = (await service.head(gid)).seq
+        events: list[Any] = []
+        behind = _sink("spectator", head - 1, events)  # has not had the last event yet
+        ahead = _sink("spectator", head + 1, events)  # already had the next one (from its catch-up)
+        fanout.add(gid, behind)
+        fanout.add(gid, ahead)
+        await _command(service, gid, "red", {"type": "tiny.shoot", "shooter": "red", "target": "blue"})
+        await _command(service, gid, "red", {"type": "tiny.shoot", "shooter": "red", "target": "blue"})
+        assert events == [("behind", head - 1, head + 1)]  # once: then its reader owns it
+        assert behind.transport.chunks == []  # type: ignore[attr-defined]
+        assert [m["event"]["seq"] for m in ahead.transport.messages()] == [head + 2]  # type: ignore[attr-defined]
+
+    asyncio.run(run())
