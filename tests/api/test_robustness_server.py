@@ -91,16 +91,16 @@ def _server(tmp_path, **env):
     return ServerProcess(f"sqlite:///{tmp_path}/s.db", log_path=tmp_path / "server.log", env={**FAST, **env})
 
 
-def _fill(server, game, commands: int) -> int:
-    """Append many events quickly (commands on the red seat's socket); returns the final version."""
+def _fill(http: httpx.Client, game: dict, shots: int) -> int:
+    """Append events fast and big: each shot rolls, and its envelope carries the 30 KB salt it rolled with,
+    so a few hundred of them are more than any socket buffer holds. Returns the final version."""
+    salt = "s" * 30_000
     version = 0
-    with connect(f"{server.ws_url}/v1/games/{game['game_id']}/stream?after=999999",
-                 additional_headers={"Authorization": f"Bearer {game['seats']['red']}"}, ping_interval=None) as ws:
-        for i in range(commands):
-            ws.send(json.dumps({"kind": "command", "command": {"type": "tiny.hide", "seat": "red", "secret": i}}))
-            while (msg := json.loads(ws.recv(timeout=10)))["kind"] != "result":
-                assert msg["kind"] in ("event", "caught_up", "ping"), msg
-            version = msg["version"]
+    for who, body in _shots(shots):
+        r = http.post(f"/v1/games/{game['game_id']}/commands", json={**body, "salt": salt},
+                      headers={"Authorization": f"Bearer {game['seats'][who]}"})
+        assert r.status_code == 201, r.text
+        version = r.json()["version"]
     return version
 
 
@@ -110,15 +110,19 @@ def test_a_stalled_reader_gets_1013_with_its_resume_seq_after_its_backlog(tmp_pa
             game = http.post("/v1/games", json={"ruleset": "tiny", "scenario": "long"}).json()
             gid = game["game_id"]
             stalled = StalledReader(server.host, int(server.port), f"/v1/games/{gid}/stream")
-            with connect(f"{server.ws_url}/v1/games/{gid}/stream", ping_interval=None) as live:
-                final = _fill(server, game, 6000)  # far more than the buffers hold for the stalled reader
+            # max_queue=None: this client reads the socket all along (it buffers), so it never falls behind
+            with connect(f"{server.ws_url}/v1/games/{gid}/stream", ping_interval=None, max_queue=None) as live:
+                final = _fill(http, game, 400)  # ~12 MB: far more than the buffers hold for the stalled reader
                 seen = 0
                 while seen < final:  # the reader that keeps up got everything
                     msg = json.loads(live.recv(timeout=10))
                     if msg["kind"] == "event":
                         seen = msg["event"]["seq"]
             time.sleep(1.5)  # past the send timeout: the server has given up on the stalled reader
-            messages, close = stalled.read_all(timeout=40)
+            try:
+                messages, close = stalled.read_all(timeout=15)
+            except TimeoutError:
+                pytest.fail("the stalled reader was never closed")
             events = [m["event"]["seq"] for m in messages if m["kind"] == "event"]
             assert close is not None, f"a bare EOF after {len(events)} events, no close frame"
             code, reason = close
