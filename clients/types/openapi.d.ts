@@ -5063,17 +5063,6 @@ export interface operations {
                     "application/json": components["schemas"]["SigningKeys"];
                 };
             };
-            /** @description too many requests: slow down and retry after the Retry-After header */
-            429: {
-                headers: {
-                    /** @description seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
     create_game: {
@@ -5238,6 +5227,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description A campaign battle fought as a linked GSC2 game (FTC-ARR-8). The campaign's tokens open its seats: */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkedBattle"];
+                };
+            };
             /** @description A campaign battle fought as a linked GSC2 game (FTC-ARR-8). The campaign's tokens open its seats: */
             201: {
                 headers: {

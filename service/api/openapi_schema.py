@@ -37,6 +37,7 @@ class Op:
     errors: tuple[int, ...]
     token: bool = True  # reads a bearer token (optional: none = spectator)
     request: type[Any] | str | None = None  # a body the route reads raw (FastAPI cannot see it)
+    also: tuple[int, ...] = ()  # other success statuses with the same body
 
 
 READ = (401, 404, 429)
@@ -55,11 +56,12 @@ OPERATIONS: dict[str, Op] = {
     "post_rewind": Op(201, c.Rewound, WRITE, request=RewindRequest),
     "post_fork": Op(201, c.GameCreatedResponse, (401, 403, 404, 422, 429)),
     "get_export": Op(200, "application/x-ndjson", READ),
-    "get_keys": Op(200, c.SigningKeys, (429,), token=False),
+    "get_keys": Op(200, c.SigningKeys, (), token=False),
     "post_bot": Op(201, c.SeatedBot, (401, 403, 404, 413, 422, 429)),
     "get_bots": Op(200, c.BotListing, READ),
     "delete_bot": Op(204, None, (401, 403, 404, 429)),
-    "post_linked_battle": Op(201, c.LinkedBattle, (401, 403, 404, 422, 429)),
+    # 201: the linked game created now; 200: the one already linked
+    "post_linked_battle": Op(201, c.LinkedBattle, (401, 403, 404, 422, 429), also=(200,)),
 }
 DESCRIPTIONS = {
     401: "the token opens no seat of this game",
@@ -144,9 +146,10 @@ def _responses(name: str, op: Op) -> dict[str, Any]:
     else:
         title = op.body.__name__
         example = RESPONSE_EXAMPLES.get(title)
-        out[str(op.status)] = {"description": (op.body.__doc__ or title).strip().splitlines()[0],
-                               "content": _json({"$ref": REF.format(name=title)},
-                                                {"example": example} if example else None)}
+        for status in (op.status, *op.also):
+            out[str(status)] = {"description": (op.body.__doc__ or title).strip().splitlines()[0],
+                                "content": _json({"$ref": REF.format(name=title)},
+                                                 {"example": example} if example else None)}
     for status in op.errors:
         out[str(status)] = {"description": DESCRIPTIONS[status],
                             "content": _json({"$ref": REF.format(name="Problem")}, PROBLEM_EXAMPLES[status],

@@ -42,6 +42,8 @@ class GameCreated(Model):
     forked_from: str | None = None
     forked_at: int | None = None
     imported_from: str | None = None
+    verified: bool | None = None  # an import: signed by a key the server trusts
+    unverified: str | None = None  # an import accepted unverified: why
 
 
 class Envelope(Model):
@@ -71,6 +73,7 @@ class GameSummary(Model):
     turn: int
     phase: str
     over: bool
+    unverified: str | None  # an imported game (or a fork of one) whose origin could not be verified: why
     state: dict[str, Any]  # the ruleset's view plus "draw" (see Drawing in the OpenAPI document)
 
     @property
