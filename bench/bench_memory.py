@@ -37,8 +37,16 @@ def rss_mb(pid: int) -> float:
     raise RuntimeError("no VmRSS")
 
 
+async def request(client: httpx.AsyncClient, method: str, url: str, **kwargs: Any) -> httpx.Response:
+    """One retry on a dropped keep-alive connection (the server closes idle ones; a reuse may race it)."""
+    try:
+        return await client.request(method, url, **kwargs)
+    except httpx.TransportError:
+        return await client.request(method, url, **kwargs)
+
+
 async def play(client: httpx.AsyncClient, ruleset: str, scenario: str, commands: int) -> int:
-    r = await client.post("/v1/games", json={"ruleset": ruleset, "scenario": scenario})
+    r = await request(client, "POST", "/v1/games", json={"ruleset": ruleset, "scenario": scenario})
     r.raise_for_status()
     game: dict[str, Any] = r.json()
     gid, done = game["game_id"], 0
@@ -49,16 +57,17 @@ async def play(client: httpx.AsyncClient, ruleset: str, scenario: str, commands:
         else:
             body = None
             for seat, token in game["seats"].items():
-                opts = await client.get(f"/v1/games/{gid}/options", headers={"Authorization": f"Bearer {token}"})
+                opts = await request(client, "GET", f"/v1/games/{gid}/options",
+                                     headers={"Authorization": f"Bearer {token}"})
                 if opts.json()["options"]:
                     who, body = seat, {"command": opts.json()["options"][0]["command"]}
                     break
             if body is None:
                 break
-        r = await client.post(f"/v1/games/{gid}/commands", json=body,
-                              headers={"Authorization": f"Bearer {game['seats'][who]}"})
+        r = await request(client, "POST", f"/v1/games/{gid}/commands", json=body,
+                          headers={"Authorization": f"Bearer {game['seats'][who]}"})
         done += r.status_code == 201
-    await client.get(f"/v1/games/{gid}")
+    await request(client, "GET", f"/v1/games/{gid}")
     return done
 
 
@@ -92,7 +101,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         env = {**NO_RATE_LIMITS, "SALVO_HEAD_CACHE_SIZE": str(args.head_cache)}
         with ServerProcess(f"sqlite:///{tmp}/memory.db", env=env, log_path=Path(tmp) / "server.log") as server:
-            samples = asyncio.run(run(server, args))
+            try:
+                samples = asyncio.run(run(server, args))
+            except httpx.HTTPError:
+                print(server.tail(), file=sys.stderr)
+                raise
     budget = [rss for games, rss, _ in samples if games >= args.head_cache]
     print(f"\n{args.games:,} {args.ruleset} games, {args.commands} commands each, head cache {args.head_cache:,}:")
     print(f"  RSS at start {samples[0][1]:.1f} MB, at the budget {budget[0]:.1f} MB, "

@@ -169,7 +169,7 @@ def check_battle_file(battle: BattleFile) -> tuple[BattleHeader, list[Decoded], 
         setup = ruleset.parse_setup(header.setup)
     except Exception as exc:  # noqa: BLE001 - any scenario failure is a bad header
         raise bad(1, f"setup: invalid setup: {exc}") from None
-    decoded = _decode_lines(ruleset, header, lines)
+    decoded = _decode_lines(ruleset, header, lines, set(ruleset.seats(setup)))
     _check_created(header, decoded)
     _check_rolls(header, decoded)
     try:
@@ -198,9 +198,8 @@ class _Line:
         self.dice = msgspec.json.encode(env.dice) if env.dice else None
 
 
-def _decode_lines(ruleset: Ruleset, header: BattleHeader, lines: list[bytes]) -> list[Decoded]:
+def _decode_lines(ruleset: Ruleset, header: BattleHeader, lines: list[bytes], seats: set[str]) -> list[Decoded]:
     codec = codec_for(ruleset)
-    seats = set(ruleset.seats(ruleset.parse_setup(header.setup)))
     decoded: list[Decoded] = []
     commitments: dict[int, list[DiceCommitted]] = {}
     for number, raw in enumerate(lines, start=2):

@@ -57,8 +57,9 @@ def reseal(header: dict[str, Any], envelopes: list[dict[str, Any]], refold: bool
     if refold:
         parsed = msgspec.convert(header, type=BattleHeader)
         ruleset = find_ruleset(parsed.ruleset)
-        decoded = _decode_lines(ruleset, parsed, lines)
-        state = Folder(ruleset).fold(ruleset.initial_state(ruleset.parse_setup(parsed.setup)), decoded)
+        setup = ruleset.parse_setup(parsed.setup)
+        decoded = _decode_lines(ruleset, parsed, lines, set(ruleset.seats(setup)))
+        state = Folder(ruleset).fold(ruleset.initial_state(setup), decoded)
         header["state_hash"] = record_hash(ruleset, state, viewer_of(parsed.viewer))
     return b"\n".join([dumps(header), *lines]) + b"\n"
 
@@ -367,7 +368,7 @@ async def test_an_asc_seat_export_gets_a_clear_answer(api, tmp_path):
     assert result.returncode == 0 and f"seat:{seat}'s redacted export" in result.stdout, result.stdout
 
 
-def test_the_keys_command_lists_and_rotates(tmp_path, capsys):
+async def test_the_keys_command_lists_and_rotates(tmp_path, capsys):
     from service.cli import main
 
     url = f"sqlite:///{tmp_path}/cli.db"
@@ -402,3 +403,17 @@ async def test_a_seat_given_a_wrong_slot_key_sees_it_does_not_match_the_root(api
     envelopes[reveal]["data"]["keys"][0]["key"] = "ab" * 32
     result = verify(tmp_path, reseal(header, envelopes, refold=False))
     assert result.returncode == 1 and "not under its committed Merkle root" in result.stdout, result.stdout
+
+
+async def test_a_seat_export_of_an_open_information_game_imports(api):
+    """Nothing is hidden in GSC2: a seat's record is the whole game, and its view hash is checked."""
+    game = await new_game(api, "gsc2", "duel")
+    seat = next(iter(game["seats"]))
+    content = await export(api, game, game["seats"][seat])
+    r = await api.post("/v1/games/import", content=content)
+    assert r.status_code == 201 and r.json()["verified"] is True, r.text
+    header, envelopes = split(content)
+    header["state_hash"] = "0" * 64
+    await refused(api, join(header, envelopes), "line 1", "state_hash")
+    unsigned = {k: v for k, v in header.items() if k != "signature"}
+    await refused(api, join(unsigned, envelopes), "line 1", "state_hash", allow_unverified="true")

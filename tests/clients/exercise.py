@@ -80,6 +80,7 @@ async def exercise(client: httpx.AsyncClient) -> list[Sample]:
     exported = await call("get_export", "GET", base + "/export", 200, headers=bearer(umpire))
     await call("post_import", "POST", "/v1/games/import", 201, content=exported.encode())
     await call("post_import", "POST", "/v1/games/import", 422, content=b"not a battle file")
+    await call("get_keys", "GET", "/.well-known/salvo-keys", 200)
     bots = base + "/bots"
     await call("post_bot", "POST", bots, 403, json={"seat": "blue", "bot": "rules"}, headers=bearer(red))
     await call("post_bot", "POST", bots, 422, json={"seat": "green", "bot": "rules"}, headers=bearer(umpire))

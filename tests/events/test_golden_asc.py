@@ -43,8 +43,7 @@ from service.domain.core.guards import full_view
 from service.events.head import codec_for
 from service.events.portability import state_hash
 from service.events.replay import Folder
-from tests.events.test_golden import _load as load_golden
-from tests.events.test_golden import _turn_hashes as turn_hashes
+from tests.support.golden import hashes_by_turn, load
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "asc-ambush.jsonl"
@@ -71,11 +70,11 @@ GOLDEN_RESULT: tuple[Any, ...] = ("disadvantaged", "turn limit 10 reached: the C
 
 
 def _load() -> tuple[Any, list[Any], Any]:
-    return load_golden(GOLDEN)
+    return load(GOLDEN)
 
 
 def _turn_hashes() -> dict[int, str]:
-    return turn_hashes(GOLDEN)
+    return hashes_by_turn(GOLDEN)
 
 
 def describe_golden() -> str:

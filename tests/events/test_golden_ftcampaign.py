@@ -19,15 +19,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from service.domain.core import find_ruleset
-from service.events.envelope import DiceRevealed, Envelope
-from service.events.errors import InvalidRequest
-from service.events.head import codec_for
-from service.events.portability import state_hash, validate_battle_file
-from service.events.replay import Decoded, Folder
-from tests.events.test_golden import _Row
+from service.events.portability import state_hash
+from tests.support.golden import hashes_by_turn, load
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "ftcampaign-intro-duel.jsonl"
@@ -59,34 +53,9 @@ GOLDEN_TURN_HASHES: dict[int, str] = {  # state hash after the last event stampe
 }
 
 
-def _load() -> tuple[Any, list[Any], Any]:
-    try:
-        return validate_battle_file(GOLDEN.read_bytes())
-    except InvalidRequest as exc:  # the fold no longer matches the header: rule code changed how events fold
-        raise AssertionError(f"the golden log no longer validates with today's code: {exc.detail}") from None
-
-
-def _turn_hashes() -> dict[int, str]:
-    """The state hash after the last event stamped with each turn (locates a changed fold)."""
-    lines = [ln for ln in GOLDEN.read_bytes().split(b"\n") if ln.strip()]
-    header = msgspec.json.decode(lines[0])
-    ruleset = find_ruleset(header["ruleset"])
-    codec = codec_for(ruleset)
-    decoded = []
-    for raw in lines[1:]:
-        row = _Row(msgspec.json.decode(raw, type=Envelope))
-        decoded.append(Decoded(row, codec.decode(row.type, row.v, row.data, row.rolls)))
-    state = ruleset.initial_state(ruleset.parse_setup(header["setup"]))
-    out: dict[int, str] = {}
-    for d, after in Folder(ruleset).walk(state, decoded):
-        if not isinstance(d.event, DiceRevealed):  # a reveal is stamped with the turn it opens, late
-            out[int(d.row.turn)] = state_hash(after)
-    return out
-
-
 def describe_golden() -> str:
     """The constants above, as Python source (used only when regenerating the golden file)."""
-    header, decoded, state = _load()
+    header, decoded, state = load(GOLDEN)
     rolls = sum(len(d.event.rolls) for d in decoded)
     ruleset = find_ruleset("ftcampaign")
     return "\n".join([
@@ -94,12 +63,12 @@ def describe_golden() -> str:
         f"GOLDEN_EVENTS = {len(decoded)}",
         f"GOLDEN_ROLLS = {rolls}",
         f"GOLDEN_RESULT: tuple[Any, ...] = {(state.winner, ruleset.result(state), state.turn)!r}",
-        f"GOLDEN_TURN_HASHES: dict[int, str] = {_turn_hashes()!r}",
+        f"GOLDEN_TURN_HASHES: dict[int, str] = {hashes_by_turn(GOLDEN)!r}",
     ])
 
 
 def test_ftcampaign_golden_log_folds_to_the_recorded_state() -> None:
-    header, decoded, state = _load()  # validates seqs, digests, seeds against commitments, every roll
+    header, decoded, state = load(GOLDEN)  # validates seqs, digests, seeds against commitments, every roll
     assert header.ruleset == "ftcampaign" and header.scenario_name == "intro-duel" and header.viewer == "umpire"
     assert len(decoded) == header.events == GOLDEN_EVENTS
     assert state_hash(state) == GOLDEN_STATE_HASH
@@ -108,7 +77,7 @@ def test_ftcampaign_golden_log_folds_to_the_recorded_state() -> None:
 
 
 def test_ftcampaign_golden_log_folds_the_same_turn_by_turn() -> None:
-    hashes = _turn_hashes()
+    hashes = hashes_by_turn(GOLDEN)
     for n in sorted(GOLDEN_TURN_HASHES):
         assert hashes.get(n) == GOLDEN_TURN_HASHES[n], f"the fold of turn {n} changed"
     assert sorted(hashes) == sorted(GOLDEN_TURN_HASHES)

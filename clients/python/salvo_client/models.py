@@ -43,7 +43,7 @@ class GameCreated(Model):
     forked_at: int | None = None
     imported_from: str | None = None
     verified: bool | None = None  # an import: signed by a key the server trusts
-    unverified: str | None = None  # an import accepted unverified: why
+    unverified: str | None = None  # an import accepted with allow_unverified: why it is not verified
 
 
 class Envelope(Model):
@@ -73,7 +73,7 @@ class GameSummary(Model):
     turn: int
     phase: str
     over: bool
-    unverified: str | None  # an imported game (or a fork of one) whose origin could not be verified: why
+    unverified: str | None  # an imported game whose origin could not be verified: why (else None)
     state: dict[str, Any]  # the ruleset's view plus "draw" (see Drawing in the OpenAPI document)
 
     @property

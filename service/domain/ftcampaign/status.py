@@ -75,6 +75,10 @@ def seat_status(state: State, p: str, obs: str | None) -> SeatStatus:  # noqa: C
         if duty:
             return SeatStatus(seat=p, must_act=True, why=duty)
         mine = [b for b in state.battles if p in [f.player for f in b.forces]]
+        if mine and mine[0].tactical_game_id is not None:
+            b = mine[0]
+            return SeatStatus(seat=p, must_act=False, why=f"battle {b.id} is fought in its linked tactical game "
+                                                          f"{b.tactical_game_id}: its result comes from there")
         if mine:
             return SeatStatus(seat=p, must_act=False, why=f"waiting for the umpire to record battle {mine[0].id}")
         return SeatStatus(seat=p, must_act=False, why="waiting for the other contacts of this turn to be resolved")
@@ -82,7 +86,9 @@ def seat_status(state: State, p: str, obs: str | None) -> SeatStatus:  # noqa: C
 
 
 def battles_to_record(state: State) -> list[str]:
-    return [b.id for b in state.battles if all(f.player in b.formations for f in b.forces)]
+    """Battles whose result the umpire enters by hand: formations declared, not fought as a linked game."""
+    return [b.id for b in state.battles if all(f.player in b.formations for f in b.forces)
+            and b.tactical_game_id is None]
 
 
 def umpire_duty(state: State, obs: str | None) -> str | None:

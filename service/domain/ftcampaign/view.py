@@ -125,9 +125,7 @@ def _hexes(radius: int) -> list[HexT]:
 
 
 def _nodes(state: State, obs: str | None) -> tuple[Node, ...]:
-    if not state.worlds and state.phase == "map":
-        return ()  # the map is not diced yet
-    nodes = []
+    nodes = []  # every hex of the map (its size is public before the worlds are diced)
     for h in _hexes(state.radius):
         k = key(h)
         if k not in state.worlds:

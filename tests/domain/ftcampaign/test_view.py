@@ -105,7 +105,8 @@ def test_status_names_the_umpire_duty_at_turn_zero() -> None:
         assert all(not s.must_act and "umpire" in s.why for s in status.seats)
     you = R.draw(st, seat("eddie")).status.you
     assert you is not None and you.why == "waiting for the umpire to generate the star map"
-    assert R.draw(st, UMPIRE).board.nodes == ()
+    nodes = R.draw(st, UMPIRE).board.nodes
+    assert len(nodes) == 91 and all(n.detail == "empty space" for n in nodes)  # map_side 6, not diced yet
 
 
 def test_status_says_who_must_seal_orders() -> None:
@@ -155,3 +156,18 @@ def test_effects_follow_their_events_audience() -> None:
     assert arrivals[0].n > 0 and arrivals[0].rule == "FTC-MOV-1"
     assert not [e for e in R.draw(st, BLUE).effects if e.kind == "arrival"]
     assert not R.draw(st, SPECTATOR).effects
+
+
+def test_status_of_a_battle_waiting_for_its_result_hand_entered_or_linked() -> None:
+    from .test_arrival import arrive, battle_ready
+
+    st, _ = arrive("attack", "attack", [2, 3, 4])
+    st = battle_ready(st)
+    b = st.battles[0]
+    assert R.draw(st, UMPIRE).status.umpire == f"record the result of battle {b.id} at 0,0"
+    assert R.draw(st, RED).status.you.why == f"waiting for the umpire to record battle {b.id}"  # type: ignore[union-attr]
+    assert R.draw(st, GREEN).status.umpire is None, "green is not in it: the battle is not green's to know"
+    linked = fold(st, [E.BattleLinked(battle=b.id, hex=b.hex, tactical_game_id="g_t", witnesses=("red", "blue"))])
+    assert R.draw(linked, UMPIRE).status.umpire is None  # its result comes from the tactical game
+    assert "linked tactical game g_t" in R.draw(linked, RED).status.you.why  # type: ignore[union-attr]
+    assert not any(isinstance(o.command, C.RecordBattle) for o in R.options(linked, UMPIRE))

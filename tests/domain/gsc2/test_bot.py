@@ -7,7 +7,7 @@ from service.domain.core.bot import RandomBot
 from service.domain.core.guards import full_view
 from service.domain.gsc2 import commands as C
 from service.domain.gsc2.bot import RulesBot
-from tests.support.bots import play_bots
+from tests.clients.botplay import play
 
 from .helpers import RED, R, apply, at_phase, beam, scenario, ship, started, when
 
@@ -56,8 +56,9 @@ def test_it_beats_the_random_bot_in_most_duels() -> None:
     wins = 0
     for game_no in range(6):
         rules_side, other = ("red", "blue") if game_no % 2 == 0 else ("blue", "red")
-        game = play_bots(R, "duel", {rules_side: RulesBot(), other: RandomBot()}, seed=game_no)
-        assert game.over and not game.stalled and not game.refused, game.refused[:3]
+        game = play(R, "duel", {rules_side: RulesBot(), other: RandomBot()}, seed=game_no)  # JSON views, as served
+        assert game.over and not game.stalled and not game.refused_options, game.refused_options[:3]
+        assert game.refused_compositions == 0
         wins += game.state.winner == rules_side
     assert wins >= 5
 
@@ -65,6 +66,7 @@ def test_it_beats_the_random_bot_in_most_duels() -> None:
 def test_rules_bots_play_every_sample_to_its_end() -> None:
     """Issue 12's playtest: bot against bot, no stall, every command accepted, a result."""
     for name in sorted(R.scenarios()):
-        game = play_bots(R, name, {"red": RulesBot(), "blue": RulesBot()}, seed=1)
-        assert game.over and not game.stalled and not game.refused, (name, game.refused[:3])
+        game = play(R, name, {"red": RulesBot(), "blue": RulesBot()}, seed=1)
+        assert game.over and not game.stalled and not game.refused_options, (name, game.refused_options[:3])
+        assert game.refused_compositions == 0  # every free move the bot built was legal
         assert game.state.result
