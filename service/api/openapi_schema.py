@@ -62,6 +62,7 @@ OPERATIONS: dict[str, Op] = {
     "delete_bot": Op(204, None, (401, 403, 404, 429)),
     # 201: the linked game created now; 200: the one already linked
     "post_linked_battle": Op(201, c.LinkedBattle, (401, 403, 404, 422, 429), also=(200,)),
+    "get_link": Op(200, c.BattleLink, READ),
 }
 DESCRIPTIONS = {
     401: "the token opens no seat of this game",

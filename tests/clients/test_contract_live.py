@@ -86,6 +86,10 @@ def test_a_linked_battle_answers_as_documented(sqlite_url: str, monkeypatch) -> 
         again = client.post(url, headers={"Authorization": f"Bearer {game['umpire_token']}"})
         player = next(iter(game["seats"].values()))
         refused = client.post(url, headers={"Authorization": f"Bearer {player}"})
+        link = client.get(f"/v1/games/{started['tactical_game_id']}/link")
+    assert link.status_code == 200
+    link_schema = operations()["get_link"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert list(validator(link_schema).iter_errors(link.json())) == []
     responses = operations()["post_linked_battle"]["responses"]
     for status, body in ((201, started), (200, again.json()), (403, refused.json())):
         content = responses[str(status)]["content"]
