@@ -78,8 +78,9 @@ def test_a_linked_battle_answers_as_documented(sqlite_url: str, monkeypatch) -> 
     from starlette.testclient import TestClient
 
     from tests.api import test_linked_battles as linked
+    from tests.support.seeded import SeededSecrets
 
-    monkeypatch.setattr(linked.ids, "secrets", linked._SeededSecrets(f"linked-{linked.SEED}"))
+    monkeypatch.setattr(linked.ids, "secrets", SeededSecrets(f"linked-{linked.SEED}"))
     with TestClient(linked._app(sqlite_url)) as client:
         game, battle, started = linked._start(client, linked.SEED)
         url = f"/v1/games/{game['game_id']}/battles/{battle['id']}/tactical"
