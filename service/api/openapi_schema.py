@@ -37,6 +37,7 @@ class Op:
     errors: tuple[int, ...]
     token: bool = True  # reads a bearer token (optional: none = spectator)
     request: type[Any] | str | None = None  # a body the route reads raw (FastAPI cannot see it)
+    also: tuple[int, ...] = ()  # other success statuses with the same body
 
 
 READ = (401, 404, 429)
@@ -59,7 +60,8 @@ OPERATIONS: dict[str, Op] = {
     "post_bot": Op(201, c.SeatedBot, (401, 403, 404, 413, 422, 429)),
     "get_bots": Op(200, c.BotListing, READ),
     "delete_bot": Op(204, None, (401, 403, 404, 429)),
-    "post_linked_battle": Op(201, c.LinkedBattle, (401, 403, 404, 422, 429)),
+    # 201: the linked game created now; 200: the one already linked
+    "post_linked_battle": Op(201, c.LinkedBattle, (401, 403, 404, 422, 429), also=(200,)),
     "get_link": Op(200, c.BattleLink, READ),
 }
 DESCRIPTIONS = {
@@ -145,9 +147,10 @@ def _responses(name: str, op: Op) -> dict[str, Any]:
     else:
         title = op.body.__name__
         example = RESPONSE_EXAMPLES.get(title)
-        out[str(op.status)] = {"description": (op.body.__doc__ or title).strip().splitlines()[0],
-                               "content": _json({"$ref": REF.format(name=title)},
-                                                {"example": example} if example else None)}
+        for status in (op.status, *op.also):
+            out[str(status)] = {"description": (op.body.__doc__ or title).strip().splitlines()[0],
+                                "content": _json({"$ref": REF.format(name=title)},
+                                                 {"example": example} if example else None)}
     for status in op.errors:
         out[str(status)] = {"description": DESCRIPTIONS[status],
                             "content": _json({"$ref": REF.format(name="Problem")}, PROBLEM_EXAMPLES[status],

@@ -43,6 +43,7 @@ class Recorder:
 async def exercise(client: httpx.AsyncClient) -> list[Sample]:
     call = Recorder(client)
     await call("list_rulesets", "GET", "/v1/rulesets", 200)
+    await call("get_keys", "GET", "/.well-known/salvo-keys", 200)
     await call("get_scenario", "GET", "/v1/rulesets/gsc2/scenarios/duel", 200)
     await call("get_scenario", "GET", "/v1/rulesets/gsc2/scenarios/nowhere", 404)
     game = await call("create_game", "POST", "/v1/games", 201, json={"ruleset": "gsc2", "scenario": "duel"})
@@ -87,6 +88,10 @@ async def exercise(client: httpx.AsyncClient) -> list[Sample]:
     await call("get_bots", "GET", bots, 200)
     await call("delete_bot", "DELETE", bots + "/blue", 204, headers=bearer(umpire))
     await call("delete_bot", "DELETE", bots + "/blue", 401, headers=bearer("not-a-token"))
+    linked = base + "/battles/b1/tactical"
+    await call("post_linked_battle", "POST", linked, 422, headers=bearer(umpire))  # not a campaign
+    await call("post_linked_battle", "POST", "/v1/games/g_0000000000000000/battles/b1/tactical", 404)
+    await call("get_link", "GET", base + "/link", 404)  # not a campaign's linked battle
     return call.samples
 
 

@@ -71,3 +71,29 @@ async def test_a_rate_limited_command_answers_as_documented(sqlite_url: str) -> 
     assert "Retry-After" in documented["headers"] and int(limited.headers["retry-after"]) >= 1
     schema = documented["content"]["application/problem+json"]["schema"]
     assert list(validator(schema).iter_errors(limited.json())) == []
+
+
+def test_a_linked_battle_answers_as_documented(sqlite_url: str, monkeypatch) -> None:
+    """Created (201), already linked (200), and a player who may not start it (403)."""
+    from starlette.testclient import TestClient
+
+    from tests.api import test_linked_battles as linked
+    from tests.support.seeded import SeededSecrets
+
+    monkeypatch.setattr(linked.ids, "secrets", SeededSecrets(f"linked-{linked.SEED}"))
+    with TestClient(linked._app(sqlite_url)) as client:
+        game, battle, started = linked._start(client, linked.SEED)
+        url = f"/v1/games/{game['game_id']}/battles/{battle['id']}/tactical"
+        again = client.post(url, headers={"Authorization": f"Bearer {game['umpire_token']}"})
+        player = next(iter(game["seats"].values()))
+        refused = client.post(url, headers={"Authorization": f"Bearer {player}"})
+        link = client.get(f"/v1/games/{started['tactical_game_id']}/link")
+    assert link.status_code == 200
+    link_schema = operations()["get_link"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert list(validator(link_schema).iter_errors(link.json())) == []
+    responses = operations()["post_linked_battle"]["responses"]
+    for status, body in ((201, started), (200, again.json()), (403, refused.json())):
+        content = responses[str(status)]["content"]
+        (schema,) = (c["schema"] for c in content.values())
+        assert list(validator(schema).iter_errors(body)) == [], (status, body)
+    assert again.status_code == 200 and refused.status_code == 403
