@@ -35,7 +35,8 @@ TARGETS_JS = """() => {
   const vw = innerWidth, vh = innerHeight;
   return [...document.querySelectorAll('#board .actionable, #board [role=button], #board [role=slider]')].map((n) => {
     const r = n.getBoundingClientRect();
-    return { id: n.dataset.id || n.dataset.q || n.getAttribute('aria-label') || n.getAttribute('class'), w: r.width, h: r.height,
+    return { id: n.dataset.id || n.dataset.q || n.getAttribute('aria-label') || n.getAttribute('class'),
+      w: r.width, h: r.height,
       inView: r.right > 0 && r.bottom > 0 && r.left < vw && r.top < vh && getComputedStyle(n).visibility !== 'hidden' };
   });
 }"""
@@ -60,14 +61,16 @@ _games: dict[tuple[str, str], dict] = {}
 
 def _game(server, ruleset: str, scenario: str) -> dict:
     if (ruleset, scenario) not in _games:
-        r = httpx.post(server.url + "/v1/games", json={"ruleset": ruleset, "scenario": scenario, "options": {}}, timeout=30)
+        body = {"ruleset": ruleset, "scenario": scenario, "options": {}}
+        r = httpx.post(server.url + "/v1/games", json=body, timeout=30)
         assert r.status_code == 201, r.text
         _games[(ruleset, scenario)] = r.json()
     return _games[(ruleset, scenario)]
 
 
 def _roles(created: dict) -> list[tuple[str, str | None]]:
-    return [*((f"seat:{s}", t) for s, t in created["seats"].items()), ("umpire", created["umpire_token"]), ("spectator", None)]
+    seats = [(f"seat:{s}", t) for s, t in created["seats"].items()]
+    return [*seats, ("umpire", created["umpire_token"]), ("spectator", None)]
 
 
 def _open(page, server, created: dict, token: str | None) -> None:
