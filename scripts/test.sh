@@ -5,4 +5,10 @@ source scripts/_browser.sh
 source scripts/_node.sh
 ruff check service tests clients bench
 mypy
+# the page's JavaScript against the types generated from the OpenAPI document (no build step)
+if [ -x clients/node_modules/.bin/tsc ]; then
+  (cd clients && node_modules/.bin/tsc -p tsconfig.json)
+else
+  echo "tsc not installed: the clients/web type check is skipped" >&2
+fi
 exec python -m pytest -q "$@"

@@ -6,8 +6,11 @@ import argparse
 import asyncio
 import gc
 import json
+import os
+import subprocess
 import sys
 
+from service.clientpath import salvo_client
 from service.settings import Settings
 
 
@@ -49,9 +52,8 @@ def register_plugin_rulesets(settings: Settings) -> None:
 
 
 def serve(args: argparse.Namespace) -> None:
-    import uvicorn
-
     from service.api.app import create_app
+    from service.api.serving import masked, run
 
     settings = Settings.from_env(database_url=args.database_url)
     register_plugin_rulesets(settings)
@@ -63,10 +65,9 @@ def serve(args: argparse.Namespace) -> None:
     # rarer young-generation collections cut the command-latency tail (see docs/benchmarks.md)
     gc.freeze()
     gc.set_threshold(50_000, 20, 100)
-    print(f"Salvo on http://{args.host}:{args.port}/ (API docs at /docs), database {settings.database_url}",
+    print(f"Salvo on http://{args.host}:{args.port}/ (API docs at /docs), database {masked(settings.database_url)}",
           flush=True)
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level,
-                ws_per_message_deflate=False)
+    run(create_app(settings), settings, args.host, args.port, args.log_level)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -77,21 +78,109 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--database-url", default=None, help="default: DATABASE_URL or sqlite:///var/salvo.db")
     p.add_argument("--demo", action="store_true", help="create a sample game and print its URLs")
-    p.add_argument("--log-level", default="warning")
+    p.add_argument("--log-level", default=os.environ.get("SALVO_LOG_LEVEL", "warning"),
+                   help="debug, info, warning (default: SALVO_LOG_LEVEL or warning)")
     o = sub.add_parser("openapi", help="print the OpenAPI document")
     o.add_argument("--output", default="-")
+    a = sub.add_parser("asyncapi", help="print the AsyncAPI document of the websocket stream")
+    a.add_argument("--output", default="-")
+    try:
+        client_cli = salvo_client("cli")
+        client_verbs = client_cli.add_verbs(sub)
+    except ModuleNotFoundError:  # an install without clients/python: the service's own verbs still work
+        client_verbs = {}
+    k = sub.add_parser("keys", help="the battle-file signing keys: list them, or rotate to a new one")
+    k.add_argument("action", choices=["list", "rotate"])
+    k.add_argument("--database-url", default=None, help="default: DATABASE_URL or sqlite:///var/salvo.db")
+    b = sub.add_parser("bot", help="a computer opponent playing a seat (as a client holding its token)")
+    b.add_argument("game")
+    b.add_argument("--token", default=None, help="the seat's token (default: the one `salvo new` kept)")
+    b.add_argument("--seat", default=None)
+    b.add_argument("--bot", default="rules", help='"rules" (the ruleset\'s own) or "random"')
+    b.add_argument("--url", default=None)
+    b.add_argument("--poll", type=float, default=0.2, help="seconds between looks while waiting")
     args = parser.parse_args(argv)
+    if args.command in client_verbs:
+        raise SystemExit(client_cli.run(client_verbs[args.command], args))
+    if args.command == "bot":
+        raise SystemExit(run_bot(args))
+    if args.command == "keys":
+        raise SystemExit(signing_keys(args))
     if args.command == "serve":
         serve(args)
     elif args.command == "openapi":
         from service.api.app import create_app
 
-        text = json.dumps(create_app(Settings()).openapi(), indent=2, sort_keys=True) + "\n"
-        if args.output == "-":
-            sys.stdout.write(text)
-        else:
-            with open(args.output, "w", encoding="utf-8") as fh:
-                fh.write(text)
+        write_document(create_app(Settings()).openapi(), args.output)
+        if args.output != "-":
+            regenerate_typescript(args.output)
+    elif args.command == "asyncapi":
+        from service.api.app import create_app
+        from service.api.asyncapi import build_asyncapi
+
+        write_document(build_asyncapi(create_app(Settings()).version), args.output)
+
+
+def signing_keys(args: argparse.Namespace) -> int:
+    """Print this server's public signing keys (what GET /.well-known/salvo-keys serves), after a
+    rotation if asked: retired keys keep verifying old files; running replicas sign with the new key
+    once restarted."""
+    from service.events.signing import load_keyring, rotate
+    from service.events.store import SqlEventStore
+
+    settings = Settings.from_env(database_url=args.database_url)
+    if settings.signing_key_file:
+        print("the signing key is the file SALVO_SIGNING_KEY_FILE: rotate by replacing that file", file=sys.stderr)
+        return 2
+    store = SqlEventStore(settings.database_url)
+    store.start()
+    try:
+        keyring = rotate(store.engine) if args.action == "rotate" else load_keyring(store.engine)
+        print(json.dumps(keyring.published(), indent=2))
+    finally:
+        store.close()
+    return 0
+
+
+def run_bot(args: argparse.Namespace) -> int:
+    from service.botclient import play_seat
+
+    sessions = salvo_client("sessions")
+    token = args.token or sessions.token_for(args.game, args.seat)
+    if token is None:
+        print("no seat token: pass --token, or --seat for a game made with `salvo new`", file=sys.stderr)
+        return 2
+    url = args.url or sessions.url_for(args.game) or "http://127.0.0.1:8000"
+    return int(client_run(lambda _a: play_seat(url, args.game, token, args.bot, args.poll), args))
+
+
+def client_run(handler: object, args: argparse.Namespace) -> int:
+    return int(salvo_client("cli").run(handler, args))
+
+
+def regenerate_typescript(openapi_path: str) -> None:
+    """clients/types/openapi.d.ts follows the committed document (when the pinned JS tools are installed)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    tool = root / "clients" / "node_modules" / ".bin" / "openapi-typescript"
+    if Path(openapi_path).resolve() != root / "openapi" / "openapi.json":
+        return
+    if not tool.exists():
+        print("note: clients/types/openapi.d.ts not regenerated (run scripts/_node.sh, then "
+              "`cd clients && npm run types`)", file=sys.stderr)
+        return
+    subprocess.run([str(tool), "../openapi/openapi.json", "-o", "types/openapi.d.ts", "--default-non-nullable",
+                    "false"], cwd=root / "clients", check=True, capture_output=True)
+
+
+def write_document(doc: dict[str, object], output: str) -> None:
+    text = json.dumps(doc, indent=2, sort_keys=True) + "\n"
+    if output == "-":
+        sys.stdout.write(text)
+    else:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,7 @@
-"""Service settings, read once from the environment (SALVO_*) by the CLI or the app factory."""
+"""Service settings, read once from the environment (SALVO_*) by the CLI or the app factory.
+
+Every setting is documented in README.md ("Settings"); keep the two in step.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +13,10 @@ def _env(name: str, default: str) -> str:
     return os.environ.get(name, default)
 
 
+def _list(name: str) -> tuple[str, ...]:
+    return tuple(item.strip() for item in _env(name, "").split(",") if item.strip())
+
+
 @dataclass(frozen=True)
 class Settings:
     database_url: str = "sqlite:///var/salvo.db"
@@ -17,10 +24,22 @@ class Settings:
     max_body_bytes: int = 64 * 1024
     max_import_bytes: int = 64 * 1024 * 1024  # battle files are long logs
     ws_queue_size: int = 1024
-    ws_send_timeout: float = 10.0
+    ws_send_timeout: float = 10.0  # a socket that takes longer to accept one frame is a slow consumer
+    ws_close_timeout: float = 30.0  # how long a slow consumer's close frame waits behind its backlog
     heartbeat_seconds: float = 15.0
     redis_url: str | None = None
     plugin_rulesets: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    signing_key_file: str | None = None  # the battle-file signing key; None: kept in the database
+    trusted_keys_file: str | None = None  # other servers' keys (the shape of GET /.well-known/salvo-keys)
+    head_cache_size: int = 2000  # game heads kept in memory (least recently used evicted)
+    token_cache_size: int = 100_000
+    # rate limits ("N/second", "N/minute"...; "off" disables one)
+    rate_commands_per_token: str = "100/second"
+    rate_commands_per_address: str = "1000/second"
+    rate_auth_failures_per_address: str = "30/minute"
+    ws_origins: tuple[str, ...] = ()  # extra Origins allowed on websockets (same-origin always is; "*": any)
+    cors_origins: tuple[str, ...] = ()  # Origins allowed by CORS on the HTTP API (none by default)
+    log_format: str = "json"  # or "text"
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -28,12 +47,26 @@ class Settings:
             "database_url": _env("DATABASE_URL", _env("SALVO_DATABASE_URL", cls.database_url)),
             "snapshot_every": int(_env("SALVO_SNAPSHOT_EVERY", str(cls.snapshot_every))),
             "max_body_bytes": int(_env("SALVO_MAX_BODY_BYTES", str(cls.max_body_bytes))),
+            "max_import_bytes": int(_env("SALVO_MAX_IMPORT_BYTES", str(cls.max_import_bytes))),
             "ws_queue_size": int(_env("SALVO_WS_QUEUE_SIZE", str(cls.ws_queue_size))),
+            "ws_send_timeout": float(_env("SALVO_WS_SEND_TIMEOUT", str(cls.ws_send_timeout))),
+            "ws_close_timeout": float(_env("SALVO_WS_CLOSE_TIMEOUT", str(cls.ws_close_timeout))),
             "heartbeat_seconds": float(_env("SALVO_HEARTBEAT_SECONDS", str(cls.heartbeat_seconds))),
             "redis_url": os.environ.get("REDIS_URL") or None,
+            "signing_key_file": os.environ.get("SALVO_SIGNING_KEY_FILE") or None,
+            "trusted_keys_file": os.environ.get("SALVO_TRUSTED_KEYS_FILE") or None,
             "plugin_rulesets": tuple(
                 tuple(item.split("=", 1)) for item in _env("SALVO_RULESETS", "").split(",") if "=" in item
             ),
+            "head_cache_size": int(_env("SALVO_HEAD_CACHE_SIZE", str(cls.head_cache_size))),
+            "token_cache_size": int(_env("SALVO_TOKEN_CACHE_SIZE", str(cls.token_cache_size))),
+            "rate_commands_per_token": _env("SALVO_RATE_COMMANDS_PER_TOKEN", cls.rate_commands_per_token),
+            "rate_commands_per_address": _env("SALVO_RATE_COMMANDS_PER_ADDRESS", cls.rate_commands_per_address),
+            "rate_auth_failures_per_address": _env("SALVO_RATE_AUTH_FAILURES_PER_ADDRESS",
+                                                   cls.rate_auth_failures_per_address),
+            "ws_origins": _list("SALVO_WS_ORIGINS"),
+            "cors_origins": _list("SALVO_CORS_ORIGINS"),
+            "log_format": _env("SALVO_LOG_FORMAT", cls.log_format),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]

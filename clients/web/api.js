@@ -1,4 +1,16 @@
 // HTTP + websocket access to the Salvo API. No DOM here.
+// Types: generated from openapi/openapi.json (clients/types), checked by tsc --checkJs; no build step.
+/** @typedef {import("../types/salvo").GameSummary} GameSummary */
+/** @typedef {import("../types/salvo").OptionsResponse} OptionsResponse */
+/** @typedef {import("../types/salvo").CommandAccepted} CommandAccepted */
+/** @typedef {import("../types/salvo").EventsPage} EventsPage */
+/** @typedef {import("../types/salvo").TurnReplay} TurnReplay */
+/** @typedef {import("../types/salvo").RulesetList} RulesetList */
+/** @typedef {import("../types/salvo").ScenarioResponse} ScenarioResponse */
+/** @typedef {import("../types/salvo").GameCreated} GameCreated */
+/** @typedef {import("../types/salvo").Envelope} Envelope */
+/** @typedef {import("../types/salvo").ErrorFrame} ErrorFrame */
+/** @typedef {import("../types/salvo").Command} Command */
 
 export class ApiError extends Error {
   constructor(problem, status) {
@@ -38,23 +50,31 @@ export class Api {
     return data;
   }
 
+  /** @returns {Promise<RulesetList>} */
   rulesets() { return this.request("GET", "/v1/rulesets"); }
+  /** @returns {Promise<ScenarioResponse>} */
   scenario(ruleset, name) {
     return this.request("GET", `/v1/rulesets/${enc(ruleset)}/scenarios/${enc(name)}`);
   }
+  /** @returns {Promise<GameCreated>} */
   createGame(ruleset, scenario, options = {}) {
     return this.request("POST", "/v1/games", { ruleset, scenario, options });
   }
+  /** @returns {Promise<GameSummary>} */
   game(id, at = null) {
     return this.request("GET", `/v1/games/${enc(id)}` + (at == null ? "" : `?at=${at}`));
   }
+  /** @returns {Promise<OptionsResponse>} */
   options(id) { return this.request("GET", `/v1/games/${enc(id)}/options`); }
+  /** @returns {Promise<EventsPage>} */
   events(id, after = 0, limit = 1000) {
     return this.request("GET", `/v1/games/${enc(id)}/events?after=${after}&limit=${limit}`);
   }
+  /** @returns {Promise<TurnReplay>} */
   turn(id, n, phase = null) {
     return this.request("GET", `/v1/games/${enc(id)}/turns/${n}` + (phase ? `?phase=${enc(phase)}` : ""));
   }
+  /** @returns {Promise<CommandAccepted>} */
   command(id, command, salt = "") {
     return this.request("POST", `/v1/games/${enc(id)}/commands`, salt ? { command, salt } : { command });
   }
@@ -89,6 +109,12 @@ function enc(s) { return encodeURIComponent(s); }
 
 // A resumable event stream: reconnects with ?after=<last seq seen> on any drop (code 1013 included).
 export class GameStream {
+  /**
+   * @param {string} gameId
+   * @param {string | null} token
+   * @param {{onEvent?: (env: Envelope) => void, onCaughtUp?: (seq: number) => void,
+   *          onState?: (state: string) => void, onError?: (frame: ErrorFrame) => void}} [handlers]
+   */
   constructor(gameId, token, { onEvent, onCaughtUp, onState, onError } = {}) {
     this.gameId = gameId;
     this.token = token;
@@ -106,14 +132,19 @@ export class GameStream {
   url() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     const q = new URLSearchParams({ after: String(this.last) });
-    if (this.token) q.set("token", this.token);
     return `${proto}//${location.host}/v1/games/${enc(this.gameId)}/stream?${q}`;
+  }
+
+  // The token never goes in the URL (URLs end up in logs): it is offered as a subprotocol, and the
+  // server accepts "salvo.v1".
+  protocols() {
+    return this.token ? ["salvo.v1", `salvo.token.${this.token}`] : ["salvo.v1"];
   }
 
   open() {
     if (this.closed) return;
     this.onState(this.retry ? "reconnecting" : "connecting");
-    const ws = new WebSocket(this.url());
+    const ws = new WebSocket(this.url(), this.protocols());
     this.ws = ws;
     ws.onmessage = (msg) => {
       let m;

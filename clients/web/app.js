@@ -22,6 +22,7 @@ function route() {
   }
 }
 
+/** @param {{game?: string, token?: string}} where */
 function go({ game, token }) {
   const u = new URL(location.href);
   u.search = "";

@@ -93,6 +93,7 @@ export function renderCommands(root, commands, view, onPick, { selected = null, 
   const rank = (g) => { const i = ORDER.indexOf(g); return i < 0 ? ORDER.indexOf("Crew") : i; }; // unknown: before Phase
   const shipOf = (cmd) => cmd.ship ?? seatShipId(cmd.seat);
   for (const [name, cmds] of [...groups].sort((a, b) => rank(a[0]) - rank(b[0]))) {
+    // @ts-expect-error booleans subtract as 0/1 here on purpose: the selected ship's commands first
     cmds.sort((a, b) => (shipOf(b) === selected) - (shipOf(a) === selected));
     const box = el("div", { class: "cmd-group", dataset: { group: name } }, el("h4", {}, name));
     for (const cmd of cmds) {

@@ -46,6 +46,10 @@ export function disputesBlock(api, gameId, { at, version, viewer, onError }) {
   return el("section", { class: "disputes", "aria-label": "Disputes" }, el("h3", {}, "Disputes"), ...parts, out);
 }
 
+/**
+ * @param {import("./api.js").Api} api
+ * @param {{onCreated?: (created: import("../types/salvo").GameCreated) => void}} handlers
+ */
 export function importBlock(api, { onCreated }) {
   const file = el("input", { type: "file", id: "import-file", accept: ".jsonl,.ndjson,.json,application/x-ndjson", "aria-label": "Battle file to import" });
   const out = el("div", { id: "imported", "aria-live": "polite" });

@@ -6,6 +6,7 @@ const SQ3 = Math.sqrt(3);
 // axial steps through hexside k, 0 = the first facing, clockwise (service/domain/core/hexgrid.py)
 export const HEX_DIRS = [[0, -1], [1, -1], [1, 0], [0, 1], [-1, 1], [-1, 0]];
 
+/** @returns {[number, number]} the centre of hex (q, r) in SVG units */
 export function hexCentre(board, q, r) {
   return board.orientation === "pointy" ? [SQ3 * (q + r / 2), 1.5 * r] : [1.5 * q, SQ3 * (r + q / 2)];
 }

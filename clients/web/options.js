@@ -32,6 +32,7 @@ export function optionsBlock(options, { selected, disabled, onSend, pieceLabel }
       if (!byPiece.has(k)) byPiece.set(k, []);
       byPiece.get(k).push([o, i]);
     }
+    // @ts-expect-error booleans subtract as 0/1 here on purpose: the selected piece first
     const order = [...byPiece.keys()].sort((a, b) => (b === selected) - (a === selected));
     out.push(el("div", { class: "cmd-group", dataset: { group: g } },
       el("h4", {}, humanize(g).replace(/^./, (c) => c.toUpperCase())),

@@ -10,6 +10,7 @@ export const ARCS = {
 const NORMAL = { light: 12, medium: 24, heavy: 36 };
 const ARC_COLORS = ["#f5a524", "#12a594", "#8e4ec6", "#e93d82", "#0090ff", "#46a758"];
 
+/** @param {number[]} at @returns {[number, number]} */
 function advance([x, y], heading, d) {
   const r = (heading * Math.PI) / 180;
   return [x + d * Math.sin(r), y + d * Math.cos(r)];

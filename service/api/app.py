@@ -2,22 +2,32 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import msgspec
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from starlette.responses import FileResponse, Response
 
 from service.events.application import GameService
+from service.events.linked_battles import LinkedBattles
 from service.events.reading import GameReader
+from service.events.signing import load_keyring
 from service.events.store import SqlEventStore
 from service.settings import Settings
 
 from . import docs, openapi_schema, problems
+from .bot_runner import BotRunner
 from .broadcast import Broadcaster, InProcessBroadcaster
-from .routes import games, replay, rulesets, stream
+from .gate import Gate
+from .logs import RequestContext
+from .metrics import CONTENT_TYPE_LATEST, Metrics
+from .ratelimit import RateLimits
+from .routes import battles, bots, games, keys, replay, rulesets, stream
+from .security import SecurityHeaders, install_cors
 
 WEB_ROOT = Path(__file__).resolve().parents[2] / "clients" / "web"
 
@@ -30,26 +40,49 @@ def make_broadcaster(settings: Settings) -> Broadcaster:
     return InProcessBroadcaster()
 
 
+async def close_streams(app: FastAPI, wait: float = 2.0) -> None:
+    """Graceful shutdown, before the server drops connections: every stream closes with 1012 and its
+    resume seq; waits (a little) until they have."""
+    broadcaster = getattr(app.state, "broadcaster", None)
+    if broadcaster is None or not broadcaster.restart_all():
+        return
+    deadline = asyncio.get_running_loop().time() + wait
+    while broadcaster.open_streams() and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.02)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
+    metrics = Metrics()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = SqlEventStore(settings.database_url)
         store.start()
+        app.state.keyring = load_keyring(store.engine, settings.signing_key_file, settings.trusted_keys_file)
         broadcaster = make_broadcaster(settings)
         service = GameService(store, settings.snapshot_every, publish=broadcaster.publish,
-                              listening=broadcaster.listening)
+                              listening=broadcaster.listening, head_cache_size=settings.head_cache_size,
+                              token_cache_size=settings.token_cache_size,
+                              verify_reads=settings.redis_url is None)
         if isinstance(broadcaster, InProcessBroadcaster) and hasattr(broadcaster, "on_remote"):
             broadcaster.on_remote = service.note_remote_append
         await broadcaster.start()
+        metrics.watch(service)
         app.state.store = store
         app.state.service = service
         app.state.reader = GameReader(service)
         app.state.broadcaster = broadcaster
+        app.state.gate = Gate(service, RateLimits(settings), metrics)
+        app.state.bot_runner = BotRunner(service, app.state.reader, broadcaster, settings.heartbeat_seconds,
+                                         app.state.gate)
+        app.state.linked = LinkedBattles(service)
+        await app.state.linked.reconcile()  # linked battles that ended while the service was down
         try:
             yield
         finally:
+            await close_streams(app)
+            await app.state.bot_runner.close()
             await broadcaster.close()
             store.close()
 
@@ -62,10 +95,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.settings = settings
+    app.state.metrics = metrics
     problems.install(app)
     app.include_router(rulesets.router)
     app.include_router(replay.router)
+    app.include_router(keys.router)
     app.include_router(games.router)
+    app.include_router(bots.router)
+    app.include_router(battles.router)
     app.include_router(stream.router)
     openapi_schema.install(app)
     docs.install(app)
@@ -73,6 +110,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> Response:
         return Response('{"ok":true}', media_type="application/json")
+
+    @app.get("/readyz", include_in_schema=False)
+    async def readyz() -> Response:
+        return await readiness(app)
+
+    @app.get("/metrics", include_in_schema=False)
+    async def metrics_page() -> Response:
+        return Response(metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
     if (WEB_ROOT / "index.html").exists():
         app.mount("/static", StaticFiles(directory=WEB_ROOT), name="static")
@@ -83,4 +128,28 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.add_middleware(problems.BodyLimit, limit=settings.max_body_bytes,
                        large={"/v1/games/import": settings.max_import_bytes})
+    install_cors(app, settings)
+    app.add_middleware(SecurityHeaders)
+    app.add_middleware(RequestContext, metrics=metrics)
     return app
+
+
+async def readiness(app: FastAPI) -> Response:
+    """200 when the database (and Redis, when configured) answer; 503 naming what does not."""
+    checks: dict[str, str] = {}
+    try:
+        await asyncio.wait_for(app.state.store.ping(), 5.0)
+        checks["database"] = "ok"
+    except Exception as exc:  # noqa: BLE001 - any failure means not ready
+        checks["database"] = f"failed: {type(exc).__name__}"
+    ping = getattr(app.state.broadcaster, "ping", None)
+    if ping is not None:
+        try:
+            await asyncio.wait_for(ping(), 5.0)
+            checks["redis"] = "ok"
+        except Exception as exc:  # noqa: BLE001
+            checks["redis"] = f"failed: {type(exc).__name__}"
+    if all(v == "ok" for v in checks.values()):
+        return Response(msgspec.json.encode({"ok": True, **checks}), media_type="application/json")
+    return problems.problem(503, "Not ready", "; ".join(f"{k} {v}" for k, v in checks.items()),
+                            "/problems/NotReady", checks=checks)

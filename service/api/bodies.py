@@ -4,21 +4,14 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-import msgspec
-
 from service.events.application import CreatedGame
-from service.events.errors import InvalidRequest, field_of
+from service.events.inputs import decode_json
 
 T = TypeVar("T")
 
 
 def decode_body(raw: bytes, type_: type[T]) -> T:
-    try:
-        return msgspec.json.decode(raw, type=type_)
-    except msgspec.ValidationError as exc:
-        raise InvalidRequest(str(exc), field=field_of(str(exc))) from None
-    except msgspec.DecodeError as exc:
-        raise InvalidRequest(f"the body is not valid JSON: {exc}", field="$") from None
+    return decode_json(raw, type_)
 
 
 def created_body(created: CreatedGame, **extra: Any) -> dict[str, Any]:

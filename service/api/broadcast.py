@@ -22,6 +22,7 @@ class Subscription:
         self.maxsize = maxsize
         self.overflowed = False
         self.closed = False  # the client went away: stop waiting at once
+        self.restarting = False  # the server is shutting down: close with 1012 and the resume seq
         self._items: deque[Item] = deque()
         self._ready = asyncio.Event()
 
@@ -36,6 +37,10 @@ class Subscription:
         self.closed = True
         self._ready.set()
 
+    def restart(self) -> None:
+        self.restarting = True
+        self._ready.set()
+
     async def next(self, timeout: float) -> Item | None:
         """The next item, or None on timeout (time for a heartbeat) or overflow (check ``overflowed``)."""
         if not self._items and not self.overflowed and not self.closed:
@@ -44,7 +49,7 @@ class Subscription:
                 await asyncio.wait_for(self._ready.wait(), timeout)
             except TimeoutError:
                 return None
-        if self.overflowed or self.closed or not self._items:
+        if self.overflowed or self.closed or self.restarting or not self._items:
             return None
         return self._items.popleft()
 
@@ -57,6 +62,8 @@ class Broadcaster(Protocol):
     def unsubscribe(self, sub: Subscription) -> None: ...
 
     async def publish(self, game_id: str, items: list[Item]) -> None: ...
+
+    def restart_all(self) -> int: ...
 
     async def start(self) -> None: ...
 
@@ -89,6 +96,16 @@ class InProcessBroadcaster:
 
     def listening(self, game_id: str) -> set[str]:
         return {sub.audience for sub in self._subs.get(game_id, ())}
+
+    def restart_all(self) -> int:
+        """Ask every stream to close as resumable (graceful shutdown); returns how many there were."""
+        subs = [sub for group in self._subs.values() for sub in group]
+        for sub in subs:
+            sub.restart()
+        return len(subs)
+
+    def open_streams(self) -> int:
+        return sum(len(group) for group in self._subs.values())
 
     def subscribers(self, game_id: str) -> int:
         return len(self._subs.get(game_id, ()))

@@ -1,7 +1,15 @@
-"""OpenAPI from the msgspec types themselves, merged into FastAPI's document (one source of truth)."""
+"""OpenAPI 3.1 from the msgspec types themselves, merged into FastAPI's document (one source of truth).
+
+FastAPI knows the paths and parameters; ``contract.py`` knows the bodies. Every operation gets its
+success body from there, a problem+json body on each error status it can answer (``ERRORS``), and the
+Bearer scheme when it reads a token. FastAPI's own 422 (HTTPValidationError) is replaced: the service
+answers problem+json there too.
+"""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -12,34 +20,191 @@ from service.domain.core import available_rulesets, find_ruleset
 from service.events.application import CommandRequest
 from service.events.envelope import SERVICE_EVENT_TYPES, Envelope
 
+from . import contract as c
+from .examples import PROBLEM_EXAMPLES, REQUEST_EXAMPLES, RESPONSE_EXAMPLES
+from .routes.bots import SeatBot
 from .routes.games import CreateGame
+from .routes.replay import RewindRequest
 
 REF = "#/components/schemas/{name}"
+PROBLEM = "application/problem+json"
+
+
+@dataclass(frozen=True)
+class Op:
+    status: int
+    body: type[Any] | str | None  # a contract struct, a media type (a non-JSON body), or None (no body)
+    errors: tuple[int, ...]
+    token: bool = True  # reads a bearer token (optional: none = spectator)
+    request: type[Any] | str | None = None  # a body the route reads raw (FastAPI cannot see it)
+
+
+READ = (401, 404, 429)
+WRITE = (401, 403, 404, 409, 413, 422, 429)
+OPERATIONS: dict[str, Op] = {
+    # 429: the limits are on commands and on authenticating a token (service/api/ratelimit.py)
+    "list_rulesets": Op(200, c.RulesetList, (), token=False),
+    "get_scenario": Op(200, c.ScenarioResponse, (404,), token=False),
+    "create_game": Op(201, c.GameCreatedResponse, (413, 422), token=False),
+    "post_import": Op(201, c.GameCreatedResponse, (413, 422), token=False, request="application/x-ndjson"),
+    "get_game": Op(200, c.GameSummary, (*READ, 422)),
+    "get_options": Op(200, c.OptionsResponse, READ),
+    "get_events": Op(200, c.EventsPage, (*READ, 422)),
+    "get_turn": Op(200, c.TurnReplay, (*READ, 422)),
+    "post_command": Op(201, c.CommandAccepted, WRITE),
+    "post_rewind": Op(201, c.Rewound, WRITE, request=RewindRequest),
+    "post_fork": Op(201, c.GameCreatedResponse, (401, 403, 404, 422, 429)),
+    "get_export": Op(200, "application/x-ndjson", READ),
+    "get_keys": Op(200, c.SigningKeys, (429,), token=False),
+    "post_bot": Op(201, c.SeatedBot, (401, 403, 404, 413, 422, 429)),
+    "get_bots": Op(200, c.BotListing, READ),
+    "delete_bot": Op(204, None, (401, 403, 404, 429)),
+    "post_linked_battle": Op(201, c.LinkedBattle, (401, 403, 404, 422, 429)),
+}
+DESCRIPTIONS = {
+    401: "the token opens no seat of this game",
+    403: "the caller may not do this (a spectator, another seat's piece, not the umpire)",
+    404: "no such game (or scenario, or turn)",
+    409: "the game has moved on (If-Match / expected version) or kept changing",
+    413: "the request body is too large",
+    422: "the request or command is invalid, or a rule refuses it (the problem names the rule or field)",
+    429: "too many requests: slow down and retry after the Retry-After header",
+}
+SECURITY_SCHEME = {"type": "http", "scheme": "bearer",
+                   "description": "a seat or umpire token from POST /v1/games (shown once); without one you "
+                                  "are a spectator"}
+
+
+def command_types() -> list[Any]:
+    return [t for name in available_rulesets() for t in find_ruleset(name).command_types]
+
+
+ANY_COMMAND = {"title": "Command", "type": "object", "required": ["type"], "additionalProperties": True,
+               "properties": {"type": {"type": "string", "description": "the command's tag, e.g. gsc2.start"}},
+               "description": "one command of the game's ruleset: its schema is GET /v1/rulesets (and Command "
+                              "in openapi.json)"}
+
+
+def components_for(types: list[Any], with_commands: bool = True) -> dict[str, Any]:
+    """JSON Schemas of ``types`` and everything they use, with ``Command`` what a command field holds:
+    the union of every ruleset's commands, or (``with_commands=False``) any object with a type tag."""
+    commands = command_types() if with_commands else []
+    refs, components = msgspec.json.schema_components([*commands, *types], ref_template=REF)
+    # msgspec's own refs: names are module-qualified on clashes
+    components["Command"] = {"title": "Command", "anyOf": list(refs[: len(commands)]),
+                             "description": "one command of the game's ruleset (see GET /v1/rulesets)"
+                             } if commands else dict(ANY_COMMAND)
+    for holder in ("CommandRequest", "CommandFrame", "Option"):
+        if holder in components:
+            components[holder]["properties"]["command"] = {"$ref": REF.format(name="Command")}
+    if "GameView" in components:
+        components["GameView"]["additionalProperties"] = True  # the ruleset's own view keys
+    return open_free_form_objects(components)
 
 
 def msgspec_components() -> dict[str, Any]:
-    types: list[Any] = [Envelope, CreateGame, CommandRequest, *SERVICE_EVENT_TYPES]
-    commands: list[Any] = []
+    types: list[Any] = [Envelope, CreateGame, CommandRequest, SeatBot, RewindRequest, *SERVICE_EVENT_TYPES,
+                        c.Problem, *(op.body for op in OPERATIONS.values() if isinstance(op.body, type)),
+                        *c.SERVER_FRAMES, *c.CLIENT_FRAMES]
     for name in available_rulesets():
         ruleset = find_ruleset(name)
-        commands += ruleset.command_types
         types += [*ruleset.event_types, ruleset.state_type]
-    refs, components = msgspec.json.schema_components([*commands, *types], ref_template=REF)
-    request_schema = components["CommandRequest"]
-    request_schema["properties"]["command"] = {
-        "anyOf": list(refs[: len(commands)]),  # msgspec's own refs: names are module-qualified on clashes
-        "description": "one command of the game's ruleset (see GET /v1/rulesets)",
-    }
-    return components
+    return components_for(types)
+
+
+def open_free_form_objects(node: Any) -> Any:
+    """``dict[str, Any]`` says ``{"type": "object"}``; generators read that as an object with no keys
+    (openapi-typescript: ``Record<string, never>``), so free-form objects say so explicitly."""
+    if isinstance(node, dict):
+        for value in node.values():
+            open_free_form_objects(value)
+        if node.get("type") == "object" and "properties" not in node and "additionalProperties" not in node:
+            node["additionalProperties"] = True
+    elif isinstance(node, list):
+        for value in node:
+            open_free_form_objects(value)
+    return node
+
+
+def _json(schema: dict[str, Any], examples: dict[str, Any] | None = None, media: str = "application/json"
+          ) -> dict[str, Any]:
+    content: dict[str, Any] = {"schema": schema}
+    if examples:
+        content["examples"] = {k: {"value": v} for k, v in examples.items()}
+    return {media: content}
+
+
+def _responses(name: str, op: Op) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if op.body is None:
+        out[str(op.status)] = {"description": "done (no body)"}
+    elif isinstance(op.body, str):
+        out[str(op.status)] = {"description": "a battle file: a header line, then one Envelope per line",
+                               "content": _json({"type": "string"}, media=op.body)}
+    else:
+        title = op.body.__name__
+        example = RESPONSE_EXAMPLES.get(title)
+        out[str(op.status)] = {"description": (op.body.__doc__ or title).strip().splitlines()[0],
+                               "content": _json({"$ref": REF.format(name=title)},
+                                                {"example": example} if example else None)}
+    for status in op.errors:
+        out[str(status)] = {"description": DESCRIPTIONS[status],
+                            "content": _json({"$ref": REF.format(name="Problem")}, PROBLEM_EXAMPLES[status],
+                                             media=PROBLEM)}
+        if status == 429:
+            out["429"]["headers"] = {"Retry-After": {"description": "seconds to wait before retrying",
+                                                     "schema": {"type": "integer", "minimum": 1}}}
+    return out
+
+
+def _operation(op_doc: dict[str, Any], name: str) -> None:
+    op_doc["operationId"] = name
+    op = OPERATIONS.get(name)
+    if op is None:
+        return  # a route this table does not know yet: tests/test_openapi.py says so
+    op_doc["responses"] = _responses(name, op)
+    op_doc["parameters"] = [p for p in op_doc.get("parameters", [])
+                            if not (p.get("in") == "header" and p.get("name", "").lower() == "authorization")]
+    if not op_doc["parameters"]:
+        del op_doc["parameters"]
+    op_doc["security"] = [{}, {"bearer": []}] if op.token else []
+    if isinstance(op.request, str):
+        op_doc["requestBody"] = {"required": True, "description": "a battle file from GET /export",
+                                 "content": {op.request: {"schema": {"type": "string"}}}}
+    elif op.request is not None:
+        op_doc["requestBody"] = {"required": False, "content": _json({"$ref": REF.format(name=op.request.__name__)})}
+    body = op_doc.get("requestBody", {}).get("content", {}).get("application/json")
+    if body is not None and name in REQUEST_EXAMPLES:
+        body["examples"] = {k: {"value": v} for k, v in REQUEST_EXAMPLES[name].items()}
+
+
+def build_document(app: FastAPI) -> dict[str, Any]:
+    doc = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+    components = doc.setdefault("components", {})
+    schemas = components.setdefault("schemas", {})
+    for fastapi_only in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(fastapi_only, None)
+    schemas.update(msgspec_components())
+    components["securitySchemes"] = {"bearer": SECURITY_SCHEME}
+    for path, methods in doc["paths"].items():
+        for method, op_doc in methods.items():
+            _operation(op_doc, _endpoint_name(op_doc.get("operationId", ""), path, method))
+    return doc
+
+
+def _endpoint_name(operation_id: str, path: str, method: str) -> str:
+    """The handler's name behind FastAPI's default operation id ("{name}{path}_{method}", non-word
+    characters as "_"); the id itself when no handler in ``OPERATIONS`` matches."""
+    for name in OPERATIONS:
+        if operation_id == re.sub(r"\W", "_", f"{name}{path}") + f"_{method}":
+            return name
+    return operation_id
 
 
 def install(app: FastAPI) -> None:
     def build() -> dict[str, Any]:
-        if app.openapi_schema:
-            return app.openapi_schema
-        doc = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
-        doc.setdefault("components", {}).setdefault("schemas", {}).update(msgspec_components())
-        app.openapi_schema = doc
-        return doc
+        if not app.openapi_schema:
+            app.openapi_schema = build_document(app)
+        return app.openapi_schema
 
     app.openapi = build  # type: ignore[method-assign]

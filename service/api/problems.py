@@ -1,7 +1,12 @@
-"""application/problem+json for every failure, naming the rule or the field."""
+"""application/problem+json for every failure, naming the rule or the field.
+
+``problem_of`` is the one error mapper: HTTP handlers render it as problem+json, the websocket sends
+the same fields in an ``{"kind": "error"}`` message.
+"""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import msgspec
@@ -14,36 +19,65 @@ from service.domain.core import RuleViolation
 from service.events.errors import AppError
 
 PROBLEM = "application/problem+json"
+log = logging.getLogger("salvo.errors")
 
 
-def problem(status: int, title: str, detail: str, type_: str = "about:blank", **extra: Any) -> Response:
-    body = {"type": type_, "title": title, "status": status, "detail": detail}
-    body.update({k: v for k, v in extra.items() if v is not None})
-    return Response(msgspec.json.encode(body), status_code=status, media_type=PROBLEM)
+class TooManyRequests(AppError):
+    status = 429
+    title = "Too many requests"
+
+    def __init__(self, detail: str, retry_after: int) -> None:
+        super().__init__(detail)
+        self.retry_after = retry_after
 
 
-def install(app: FastAPI) -> None:
-    @app.exception_handler(RuleViolation)
-    async def rule_violation(_request: Request, exc: RuleViolation) -> Response:
+def problem_of(exc: BaseException) -> dict[str, Any]:
+    """The problem fields for any failure (an unexpected one is a 500 that says nothing internal)."""
+    if isinstance(exc, RuleViolation):
         title = "Not your piece" if exc.status == 403 else "Rule violation"
-        return problem(exc.status, title, exc.detail, f"/problems/rule/{exc.rule}", rule=exc.rule)
-
-    @app.exception_handler(AppError)
-    async def app_error(_request: Request, exc: AppError) -> Response:
-        slug = type(exc).__name__
-        return problem(exc.status, exc.title, exc.detail, f"/problems/{slug}", field=exc.field)
-
-    @app.exception_handler(RequestValidationError)
-    async def validation(_request: Request, exc: RequestValidationError) -> Response:
+        return _body(exc.status, title, exc.detail, f"/problems/rule/{exc.rule}", rule=exc.rule)
+    if isinstance(exc, AppError):
+        return _body(exc.status, exc.title, exc.detail, f"/problems/{type(exc).__name__}", field=exc.field)
+    if isinstance(exc, RequestValidationError):
         errors = exc.errors()
         first = errors[0] if errors else {}
         field = ".".join(str(p) for p in first.get("loc", ()))
         detail = f"{field}: {first.get('msg', 'invalid')}" if first else "invalid request"
-        return problem(422, "Invalid request", detail, "/problems/InvalidRequest", field=field)
+        return _body(422, "Invalid request", detail, "/problems/InvalidRequest", field=field)
+    if isinstance(exc, StarletteHTTPException):
+        return _body(exc.status_code, str(exc.detail), str(exc.detail))
+    return _body(500, "Internal error", "the server failed on this request; it has been logged",
+                 "/problems/Internal")
 
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(_request: Request, exc: StarletteHTTPException) -> Response:
-        return problem(exc.status_code, str(exc.detail), str(exc.detail))
+
+def _body(status: int, title: str, detail: str, type_: str = "about:blank", **extra: Any) -> dict[str, Any]:
+    body = {"type": type_, "title": title, "status": status, "detail": detail}
+    body.update({k: v for k, v in extra.items() if v is not None})
+    return body
+
+
+def problem(status: int, title: str, detail: str, type_: str = "about:blank", **extra: Any) -> Response:
+    return problem_response(_body(status, title, detail, type_, **extra))
+
+
+def problem_response(body: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
+    return Response(msgspec.json.encode(body), status_code=body["status"], media_type=PROBLEM, headers=headers)
+
+
+def install(app: FastAPI) -> None:
+    async def handle(_request: Request, exc: Exception) -> Response:
+        if isinstance(exc, TooManyRequests):
+            return problem_response(problem_of(exc), {"Retry-After": str(exc.retry_after)})
+        return problem_response(problem_of(exc))
+
+    for kind in (RuleViolation, AppError, RequestValidationError, StarletteHTTPException):
+        app.add_exception_handler(kind, handle)
+
+    async def unexpected(_request: Request, exc: Exception) -> Response:
+        log.exception("unhandled error", exc_info=exc)
+        return problem_response(problem_of(exc))
+
+    app.add_exception_handler(Exception, unexpected)
 
 
 class BodyLimit:
@@ -60,19 +94,17 @@ class BodyLimit:
             return
         limit = self.large.get(scope.get("path", ""), self.default_limit)
         for name, value in scope.get("headers", ()):
-            if name == b"content-length" and value.isdigit() and int(value) > limit:
+            if name == b"content-length" and (not value.isdigit() or int(value[:20]) > limit):
                 await self._reject(scope, receive, send, limit)
                 return
         seen = 0
-        too_big = False
 
         async def limited_receive() -> Any:
-            nonlocal seen, too_big
+            nonlocal seen
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:
-                    too_big = True
                     raise _TooLarge()
             return message
 

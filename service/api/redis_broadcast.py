@@ -50,6 +50,12 @@ class RedisBroadcaster(InProcessBroadcaster):
                     self.on_remote(game_id, int(seq))
                 self.deliver(game_id, [(int(seq), None)])
 
+    async def ping(self) -> None:
+        """Readiness: one round trip to Redis."""
+        if self._client is None:
+            raise ConnectionError("not started")
+        await self._client.ping()
+
     async def publish(self, game_id: str, items: list[Item]) -> None:
         self.deliver(game_id, items)
         if self._client is not None and items:

@@ -35,17 +35,22 @@ class GameService:
         snapshot_every: int = 500,
         publish: Publisher | None = None,
         listening: Callable[[str], set[str]] | None = None,
+        head_cache_size: int = 2000,
+        token_cache_size: int = 100_000,
+        verify_reads: bool = False,
     ):
         self.store = store
         self.snapshot_every = snapshot_every
         self.publish = publish
         # which audiences have a live socket on a game: frames are encoded for those only
         self.listening = listening
-        self.heads = HeadCache(store)
-        self.tokens = TokenBook(store)
+        self.heads = HeadCache(store, head_cache_size, verify_reads)
+        self.tokens = TokenBook(store, token_cache_size)
         self.dice = DiceBook(store)
         writer = CommandWriter(store, self.dice, snapshot_every, self._frames)
         self.commands = CommandPipeline(store, self.heads, writer, self._publish)
+        # process managers reacting to appended commands (linked battles); each must not fail the command
+        self.on_command: list[Callable[[str, CommandResult], Awaitable[None]]] = []
 
     # --- games -------------------------------------------------------------------------------------
 
@@ -65,6 +70,11 @@ class GameService:
     async def head(self, game_id: str) -> GameHead:
         return await self.heads.get(game_id)
 
+    async def current_head(self, game_id: str) -> GameHead:
+        """The head for a read: checked against the stored head seq when this process may not hear of
+        other replicas' appends (no broadcaster between them)."""
+        return await self.heads.get_fresh(game_id)
+
     def forget(self, game_id: str) -> None:
         self.heads.forget(game_id)
 
@@ -82,7 +92,10 @@ class GameService:
         idempotency_key: str | None = None,
         expected_version: int | None = None,
     ) -> CommandResult:
-        return await self.commands.handle(game_id, actor, body, idempotency_key, expected_version)
+        result = await self.commands.handle(game_id, actor, body, idempotency_key, expected_version)
+        for react in self.on_command:
+            await react(game_id, result)
+        return result
 
     async def append_and_refold(
         self, game_id: str, build: Callable[[GameHead], Awaitable[list[dict[str, Any]]]]

@@ -15,6 +15,7 @@ from .errors import Forbidden, IdempotencyMismatch, MalformedCommand, VersionCon
 from .event_store import Conflict, EventStore
 from .frames import Publisher
 from .head_cache import HeadCache
+from .inputs import decode_json
 
 ATTEMPTS = 5
 
@@ -37,18 +38,21 @@ def command_decoder(ruleset: Ruleset) -> msgspec.json.Decoder[Any]:
 
 
 def decode_command(ruleset: Ruleset, body: bytes) -> tuple[CommandRequest, Command]:
-    try:
-        request = msgspec.json.decode(body, type=CommandRequest)
-    except msgspec.ValidationError as exc:
-        raise MalformedCommand(str(exc), field=field_of(str(exc))) from None
-    except msgspec.DecodeError as exc:
-        raise MalformedCommand(f"the body is not valid JSON: {exc}", field="$") from None
+    request = decode_json(body, CommandRequest, MalformedCommand)
     try:
         command = command_decoder(ruleset).decode(request.command)
     except msgspec.ValidationError as exc:
         path = "$.command" + field_of(str(exc))[1:]
         raise MalformedCommand(str(exc).replace("`$", "`$.command"), field=path) from None
     return request, command
+
+
+def request_fingerprint(actor: Actor, command: Command, salt: str) -> str:
+    """What an Idempotency-Key is bound to: who sent which decoded command with which salt, in one
+    canonical form (sorted keys), so the same command over HTTP and the websocket is the same request
+    whatever the spacing, key order or defaults of its JSON."""
+    canonical = msgspec.json.encode([actor.label, msgspec.to_builtins(command), salt], order="sorted")
+    return hashlib.sha256(canonical).hexdigest()
 
 
 class CommandPipeline:
@@ -69,8 +73,8 @@ class CommandPipeline:
     ) -> CommandResult:
         if actor.kind == "spectator":
             raise Forbidden("spectators cannot issue commands; use a seat or umpire token")
-        request_hash = hashlib.sha256(actor.label.encode() + b"\0" + body).hexdigest()
-        await self.heads.get(game_id)
+        request, command = decode_command((await self.heads.get(game_id)).ruleset, body)
+        request_hash = request_fingerprint(actor, command, request.salt)
         for _attempt in range(ATTEMPTS):
             async with self.heads.lock(game_id):
                 head = await self.heads.get_locked(game_id)
@@ -79,14 +83,14 @@ class CommandPipeline:
                     if done is not None:
                         if done.request_hash != request_hash:
                             raise IdempotencyMismatch(
-                                "this Idempotency-Key was used with a different body", field="Idempotency-Key"
+                                "this Idempotency-Key was used with a different command (or salt, or sender)",
+                                field="Idempotency-Key",
                             )
                         return CommandResult(int(done.status), bytes(done.response))
                 if expected_version is not None and expected_version != head.seq:
                     raise VersionConflict(
                         f"expected version {expected_version}, the game is at {head.seq}", field="If-Match"
                     )
-                request, command = decode_command(head.ruleset, body)
                 try:
                     result, new_events = await self.writer.decide_and_append(
                         head, actor, command, request.salt, idempotency_key, request_hash

@@ -17,7 +17,7 @@ from .dice_book import DiceBook
 from .envelope import DiceRevealed
 from .event_store import EventStore, WriteBatch
 from .frames import FrameItems
-from .head import GameHead, encode_state
+from .head import GameHead, advance, encode_state
 from .replay import Decoded, envelope_for
 from .rows import RowView, event_row, now_iso
 
@@ -28,6 +28,7 @@ _envelope_list = msgspec.json.Encoder()
 class CommandResult:
     status: int
     body: bytes  # JSON {"version": N, "events": [...]}, stored for idempotent retries
+    version: int | None = None  # the game's version after it (None for a replayed idempotent result)
 
 
 @dataclass
@@ -53,13 +54,15 @@ class CommandWriter:
         if not events:
             raise RuleViolation("SALVO-EMPTY", "the command changed nothing")
         command_id = ids.command_id()
-        material = self.dice.material(head, salt) if dice.count else None
+        material = self.dice.material(head, salt, dice) if dice.count else None
         state = head.state
         staged: list[tuple[Event, Any, str]] = []  # (event, state after, actor label)
         for event in events:
             state = ruleset.evolve(state, event)
             staged.append((event, state, actor.label))
-        new_seeds, service_events = await self.dice.close_turns(head, state)
+        materials = self.dice.stamp(head, material, [(event, after) for event, after, _ in staged])
+        rolled = list(zip(materials, events, strict=True))
+        new_seeds, service_events = await self.dice.close_turns(head, state, rolled)
         for event in service_events:
             staged.append((event, state, "system"))
         codec = head.codec
@@ -71,7 +74,7 @@ class CommandWriter:
             # a reveal belongs to the turn whose dice it opens, not to the turn the command started
             clock = before if isinstance(event, DiceRevealed) and event.turn == before.turn else ruleset.clock(after)
             row = event_row(codec, head.game_id, seq, event, clock.turn, clock.phase, label, command_id,
-                            recorded_at, material if event.rolls else None)
+                            recorded_at, materials[offset] if offset < len(materials) else None)
             rows.append(row)
             decoded.append((Decoded(RowView(row), event), after))
         actor_view = actor if actor.kind != "spectator" else Viewer("spectator")
@@ -88,9 +91,7 @@ class CommandWriter:
         if new_seq // self.snapshot_every > head.seq // self.snapshot_every:
             batch.snapshot = {"game_id": head.game_id, "seq": new_seq, "state": encode_state(state)}
         await self.store.write(batch)  # durable before anyone hears of it
-        head.state = state
-        head.seq = new_seq
-        head.effective += len(rows)
-        self.dice.record(head, new_seeds, service_events, state)
+        self.dice.remember(head, new_seeds, service_events, rolled)
+        advance(head, decoded)
         frames = self.frames(head, decoded) if self.frames is not None else []
-        return CommandResult(201, body), frames
+        return CommandResult(201, body, new_seq), frames

@@ -2,20 +2,28 @@
 reveal once the turn is over, and (hidden-information games, once over) the disclosure of all seeds.
 
 The rest of the service uses only this interface: ``open_game`` at creation, ``dice_for`` and
-``material`` to roll a command, ``close_turns`` for the service events a command's new state calls
-for, and ``record`` once those were written.
+``material`` to roll a command, ``stamp`` for each event's material, ``close_turns`` for the service
+events a command's new state calls for, and ``remember`` once its new seeds are stored.
+
+Rolls take slots of their turn, each with its own key under the turn's Merkle root and the salt of its
+first use (dice_slots.py, docs/dice.md): a rewind gives a re-decided command the faces it had.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from service.domain.core import Dice, Event, commitment
+import msgspec
+
+from service.domain.core import Dice, Event, SlotDice, commitment
+from service.domain.core.merkle import TREE_SLOTS
 
 from . import ids
+from .dice_slots import TurnLedger, load_ledger, seen_by
 from .envelope import DiceCommitted, DiceDisclosed, DiceMaterial, DiceRevealed
 from .event_store import EventStore
 from .head import GameHead
+from .openings import tree_for
 
 SeedRow = dict[str, Any]
 
@@ -34,16 +42,46 @@ class DiceBook:
         seed = await self.seed(head, head.dice_turn)
         if head.dice_turn in head.revealed:
             salt = ""  # after a rewind into a revealed turn the seed is public: a salt would let a seat pick faces
-        return Dice(seed, head.game_id, head.effective + 1, salt), salt
+        ledger = await self.ledger(head)
+        if not ledger.slotted:  # a game from before slots: rolls derive from the seed and the base seq
+            return Dice(seed, head.game_id, head.effective + 1, salt), salt
+        return SlotDice(seed, head.game_id, head.dice_turn, ledger.next_slot, salt, ledger.pinned), salt
+
+    async def ledger(self, head: GameHead) -> TurnLedger:
+        ledger = head.dice_ledger
+        if ledger is None or ledger.turn != head.dice_turn:
+            ledger = head.dice_ledger = await load_ledger(self.store, head, head.codec)
+        return ledger
 
     @staticmethod
-    def material(head: GameHead, salt: str) -> DiceMaterial:
-        """What a verifier needs besides the seed to re-derive the rolls of the next command."""
-        return DiceMaterial(turn=head.dice_turn, base=head.effective + 1, salt=salt)
+    def material(head: GameHead, salt: str, dice: Dice | None = None) -> DiceMaterial:
+        """What a verifier needs besides the seed (or slot keys) to re-derive the rolls of the next command."""
+        if not isinstance(dice, SlotDice):
+            return DiceMaterial(turn=head.dice_turn, base=head.effective + 1, salt=salt)
+        salts = dice.salts()
+        return DiceMaterial(turn=head.dice_turn, base=head.effective + 1, salt=salt, slot=dice.first_slot,
+                            salts=salts if any(s != salt for s in salts) else ())
 
-    async def close_turns(self, head: GameHead, state: Any) -> tuple[list[SeedRow], list[Event]]:
+    @staticmethod
+    def stamp(head: GameHead, material: DiceMaterial | None, staged: list[tuple[Event, Any]]) -> list[
+            DiceMaterial | None]:
+        """Each staged (event, state after)'s material: None without rolls; with who saw the rolls in a
+        hidden-information game (their keys are opened to them when the turn ends)."""
+        out: list[DiceMaterial | None] = []
+        for event, after in staged:
+            if material is None or not event.rolls:
+                out.append(None)
+                continue
+            audiences = seen_by(head, event, after) if material.slot is not None else ()
+            out.append(msgspec.structs.replace(material, seen_by=audiences) if audiences else material)
+        return out
+
+    async def close_turns(
+        self, head: GameHead, state: Any, pending: list[tuple[DiceMaterial | None, Event]] | None = None
+    ) -> tuple[list[SeedRow], list[Event]]:
         """Reveal the seed of a turn that ended (or of the last turn, once the game is over) and
-        commit a fresh seed for a new turn, before any command of that turn is accepted."""
+        commit a fresh seed for a new turn, before any command of that turn is accepted. ``pending``:
+        the (material, event) pairs of the command being appended, for the reveal's openings."""
         ruleset = head.ruleset
         new_turn = ruleset.clock(state).turn
         over = ruleset.is_over(state)
@@ -51,7 +89,8 @@ class DiceBook:
         events: list[Event] = []
         if (new_turn != head.dice_turn or over) and head.dice_turn not in head.revealed:
             old_seed = await self.seed(head, head.dice_turn)
-            events.append(DiceRevealed(turn=head.dice_turn, seed=old_seed.hex()))
+            openings = (await self.ledger(head)).openings(pending or []) if ruleset.hidden_information else {}
+            events.append(DiceRevealed(turn=head.dice_turn, seed=old_seed.hex(), openings=openings))
         if over and ruleset.hidden_information and not head.disclosed:
             stored = await self.store.all_seeds(head.game_id)
             events.append(DiceDisclosed(seeds={str(turn): seed for turn, seed in stored.items()}))
@@ -64,19 +103,20 @@ class DiceBook:
         return seeds, events
 
     @staticmethod
-    def record(head: GameHead, seeds: list[SeedRow], events: list[Event], state: Any) -> None:
-        """Bring the head's dice bookkeeping up to date once ``seeds`` and ``events`` are stored."""
+    def remember(head: GameHead, seeds: list[SeedRow], events: list[Event] | None = None,
+                 rolled: list[tuple[DiceMaterial | None, Event]] | None = None) -> None:
+        """Cache the secret seeds just stored and account for the command's ``rolled`` events (with their
+        material) in the turn's slots; a turn committed by ``events`` starts with no slot used. (The
+        head's markers and dice turn move with ``head.advance``.)"""
+        ledger = head.dice_ledger
+        for material, event in rolled or []:
+            if ledger is not None and material is not None:
+                ledger.take(material, event)
         for row in seeds:
             head.seeds[row["turn"]] = bytes.fromhex(row["seed"])
-        for event in events:
+        for event in events or []:
             if isinstance(event, DiceCommitted):
-                head.committed.add(event.turn)
-            elif isinstance(event, DiceRevealed):
-                head.revealed.add(event.turn)
-            elif isinstance(event, DiceDisclosed):
-                head.disclosed = True
-        if not head.ruleset.is_over(state):  # a finished game keeps the seed of its last turn
-            head.dice_turn = head.ruleset.clock(state).turn
+                head.dice_ledger = TurnLedger(event.turn, slotted=True)
 
     async def seed(self, head: GameHead, turn: int) -> bytes:
         seed = head.seeds.get(turn)
@@ -90,5 +130,6 @@ class DiceBook:
 
 def _fresh_seed(game_id: str, turn: int) -> tuple[SeedRow, DiceCommitted]:
     seed = ids.dice_seed()
-    committed = DiceCommitted(turn=turn, commitment=commitment(seed))
+    committed = DiceCommitted(turn=turn, commitment=commitment(seed), root=tree_for(seed, turn).root,
+                              slots=TREE_SLOTS)
     return {"game_id": game_id, "turn": turn, "seed": seed.hex(), "commitment": committed.commitment}, committed

@@ -10,12 +10,28 @@ from service.domain.core import Event, Roll
 
 
 class DiceMaterial(msgspec.Struct, frozen=True, omit_defaults=True):
-    """What the verifier needs besides the revealed seed: the turn whose seed rolled, base seq, salt."""
+    """What the verifier needs besides the turn's seed or slot keys: the turn, base seq, first slot, salt.
+
+    ``slot`` is None for games from before slots (rolls derive from the seed and ``base``, see dice.py).
+    """
 
     turn: int
     base: int
     salt: str = ""
     origin: str | None = None  # the game whose seeds rolled, when the event was inherited by a fork/import
+    slot: int | None = None  # the slot of roll 0; roll i takes slot + i
+    salts: tuple[str, ...] = ()  # per-roll salts, when some slots kept the salt of their first use
+    seen_by: tuple[str, ...] = ()  # audiences that saw every roll (hidden-information games; never served)
+
+    def salt_of(self, i: int) -> str:
+        return self.salts[i] if i < len(self.salts) else self.salt
+
+
+class SlotOpening(msgspec.Struct, frozen=True):
+    """One slot's key, given to a viewer who saw its roll (the reveal's ``proof`` ties it to the root)."""
+
+    slot: int
+    key: str
 
 
 class Envelope(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -47,18 +63,28 @@ class GameCreated(Event, frozen=True, tag="game.created"):
     forked_at: int | None = None
 
 
-class DiceCommitted(Event, frozen=True, tag="dice.committed"):
+class DiceCommitted(Event, frozen=True, tag="dice.committed", omit_defaults=True):
     """The hash of the turn's secret seed, public before any command of that turn."""
 
     turn: int
     commitment: str
+    root: str = ""  # Merkle root over the turn's slot keys ("" in games from before slots)
+    slots: int = 0  # leaves under the root
 
 
-class DiceRevealed(Event, frozen=True, tag="dice.revealed"):
-    """The turn's seed, once the turn is over: every roll of that turn can now be recomputed."""
+class DiceRevealed(Event, frozen=True, tag="dice.revealed", omit_defaults=True):
+    """The turn's seed, once the turn is over: every roll of that turn can now be recomputed.
+
+    In hidden-information games a non-umpire sees no seed but ``keys``: the slot keys of the rolls it
+    saw (listed per audience in ``openings``, which only the umpire sees) and ``proof``, the Merkle nodes
+    that tie them to the turn's committed root.
+    """
 
     turn: int
     seed: str
+    openings: dict[str, list[int]] = {}
+    keys: list[SlotOpening] = []
+    proof: dict[str, str] = {}
 
 
 class DiceDisclosed(Event, frozen=True, tag="dice.disclosed"):

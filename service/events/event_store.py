@@ -7,6 +7,7 @@ attributes (``row.seq``, ``row.data``...), whichever store returned them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -32,11 +33,17 @@ class EventStore(Protocol):
     """The log and its side tables. ``write`` is atomic and durable before it returns; a duplicate key
     raises Conflict and writes nothing of that batch."""
 
+    # metrics hooks: seconds from a batch's submission to its durable commit; batches per commit
+    observe_write: Callable[[float], None] | None
+    observe_group: Callable[[int], None] | None
+
     def start(self) -> None: ...
 
     def close(self) -> None: ...
 
     async def write(self, batch: WriteBatch) -> None: ...
+
+    async def ping(self) -> None: ...
 
     async def read_events(
         self, game_id: str, after: int = 0, upto: int | None = None, limit: int | None = None
@@ -47,6 +54,8 @@ class EventStore(Protocol):
     async def head(self, game_id: str) -> int: ...
 
     async def game(self, game_id: str) -> Any | None: ...
+
+    async def games_of_ruleset(self, ruleset: str) -> list[str]: ...
 
     async def seat_for_token(self, token_hash: str) -> Any | None: ...
 

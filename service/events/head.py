@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,7 +12,7 @@ from service.domain.core import Ruleset, find_ruleset
 
 from .codec import EventCodec
 from .envelope import DiceCommitted, DiceDisclosed, DiceRevealed, GameCreated, GameRewound
-from .replay import Folder, decode_rows, effective_rewinds, superseded_seqs
+from .replay import Decoded, Folder, decode_rows, effective_rewinds, superseded_seqs
 
 _CODECS: dict[str, EventCodec] = {}
 
@@ -38,6 +39,7 @@ class GameHead:
     seeds: dict[int, bytes] = field(default_factory=dict)  # secret turn seeds, cached
     committed: set[int] = field(default_factory=set)
     rewinds: list[tuple[int, int]] = field(default_factory=list)
+    dice_ledger: Any = None  # the current dice turn's slots (dice_book.TurnLedger), loaded on first roll
 
     @property
     def codec(self) -> EventCodec:
@@ -69,32 +71,80 @@ def build_head(
     """A head from a starting state (initial or a snapshot), the rows after it, and the log's markers
     (dice commitments, reveals and rewinds, read by a small query instead of a full scan)."""
     codec = codec_for(ruleset)
-    state = Folder(ruleset).fold(start_state, decode_rows(codec, tail))
-    decoded_markers = decode_rows(codec, markers)
-    rewinds = [(d.seq, d.event.to_seq) for d in decoded_markers if isinstance(d.event, GameRewound)]
-    seq = int(tail[-1].seq) if tail else start_seq
+    earlier = decode_rows(codec, [m for m in markers if int(m.seq) <= start_seq])
     head = GameHead(
         game_id=game_id,
         ruleset=ruleset,
         setup=setup,
-        state=state,
-        seq=seq,
-        effective=seq,
-        dice_turn=ruleset.clock(state).turn,
+        state=start_state,
+        seq=start_seq,
+        effective=start_seq,
+        dice_turn=_dice_turn_at(ruleset, start_state, earlier),
         seats=ruleset.seats(setup),
-        rewinds=rewinds,
     )
-    for d in decoded_markers:
-        if isinstance(d.event, DiceCommitted):
-            head.committed.add(d.event.turn)
-        elif isinstance(d.event, DiceRevealed):
-            head.revealed.add(d.event.turn)
-        elif isinstance(d.event, DiceDisclosed):
-            head.disclosed = True
-    if rewinds:  # the dice position counts only the effective history
-        superseded = superseded_seqs(effective_rewinds(rewinds), range(1, seq + 1))
-        head.effective = seq - len(superseded | {at for at, _ in rewinds})
+    for d in earlier:
+        _note_marker(head, d)
+    advance(head, list(Folder(ruleset).walk(start_state, decode_rows(codec, tail))))
+    if head.rewinds:
+        _recount_effective(head)
     return head
 
 
-__all__ = ["GameCreated", "GameHead", "codec_for", "decode_state", "encode_state", "head_from_rows"]
+def advance(head: GameHead, steps: Sequence[tuple[Decoded, Any]]) -> None:
+    """Apply new events, each with the state right after it, to a head: the one way a head moves, for
+    the live path (a command's rows, once stored) and for a reload (the tail after a snapshot).
+
+    The dice turn follows the clock after each whole command (its rows share a command id) while the
+    game runs; a finished game keeps the turn it ended in, whose seed is the last one rolled."""
+    if not steps:
+        return
+    ruleset = head.ruleset
+    rewound = False
+    for i, (d, after) in enumerate(steps):
+        _note_marker(head, d)
+        rewound = rewound or isinstance(d.event, GameRewound)
+        command = d.row.command_id
+        if command is None and isinstance(d.event, DiceCommitted):
+            head.dice_turn = d.event.turn  # game creation: the first turn's seed
+        elif command is not None and (i + 1 == len(steps) or steps[i + 1][0].row.command_id != command):
+            if not ruleset.is_over(after):
+                head.dice_turn = ruleset.clock(after).turn
+    head.state = steps[-1][1]
+    head.seq = steps[-1][0].seq
+    if rewound:
+        _recount_effective(head)
+    else:  # rows after the last rewind are never superseded
+        head.effective += len(steps)
+
+
+def _note_marker(head: GameHead, d: Decoded) -> None:
+    event = d.event
+    if isinstance(event, DiceCommitted):
+        head.committed.add(event.turn)
+    elif isinstance(event, DiceRevealed):
+        head.revealed.add(event.turn)
+    elif isinstance(event, DiceDisclosed):
+        head.disclosed = True
+    elif isinstance(event, GameRewound) and (d.seq, event.to_seq) not in head.rewinds:
+        head.rewinds.append((d.seq, event.to_seq))
+
+
+def _recount_effective(head: GameHead) -> None:
+    """The dice position counts only the effective history: no superseded event, no rewind."""
+    superseded = superseded_seqs(effective_rewinds(head.rewinds), range(1, head.seq + 1))
+    head.effective = head.seq - len(superseded | {at for at, _ in head.rewinds})
+
+
+def _dice_turn_at(ruleset: Ruleset, state: Any, markers: list[Decoded]) -> int:
+    """The dice turn at a snapshot: the clock's while the game runs; once over, the turn whose seed
+    the ending command revealed (snapshots are taken at command boundaries)."""
+    if not ruleset.is_over(state):
+        return ruleset.clock(state).turn
+    for kind in (DiceRevealed, DiceCommitted):
+        turns = [d.event.turn for d in markers if isinstance(d.event, kind)]
+        if turns:
+            return turns[-1]
+    return ruleset.clock(state).turn
+
+
+__all__ = ["GameCreated", "GameHead", "advance", "codec_for", "decode_state", "encode_state", "head_from_rows"]

@@ -1,9 +1,15 @@
-"""Game heads in memory: one per game, loaded from the latest usable snapshot plus the tail after it,
-and one lock per game that serializes its writers."""
+"""Game heads in memory: at most ``capacity``, least recently used evicted, each loaded from the latest
+usable snapshot plus the tail after it; one lock per game in use, serializing its writers.
+
+Evicting a head is always safe: the store is the truth, and a head is only ever changed after its
+events are durable. A lock lives while someone holds it (a weak mapping), so idle games cost nothing.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import weakref
+from collections import OrderedDict
 
 import msgspec
 
@@ -13,28 +19,58 @@ from .errors import GameNotFound
 from .event_store import EventStore
 from .head import MARKER_TYPES, GameHead, build_head, decode_state
 
+DEFAULT_CAPACITY = 2000
+
 
 class HeadCache:
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, capacity: int = DEFAULT_CAPACITY, verify_reads: bool = False) -> None:
         self.store = store
-        self._heads: dict[str, GameHead] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
+        self.capacity = max(1, capacity)
+        # without a broadcaster telling this process about other replicas' appends, a cached head may
+        # be behind the log: reads then compare it with the stored head seq first
+        self.verify_reads = verify_reads
+        self._heads: OrderedDict[str, GameHead] = OrderedDict()
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self.hits = 0
+        self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._heads)
 
     def cached(self, game_id: str) -> GameHead | None:
-        return self._heads.get(game_id)
+        head = self._heads.get(game_id)
+        if head is not None:
+            self._heads.move_to_end(game_id)
+        return head
 
     async def get(self, game_id: str) -> GameHead:
-        head = self._heads.get(game_id)
-        if head is None:
+        head = self.cached(game_id)
+        if head is not None:
+            self.hits += 1
+            return head
+        async with self.lock(game_id):  # one load per game, however many ask at once
+            return await self.get_locked(game_id)
+
+    async def get_fresh(self, game_id: str) -> GameHead:
+        """The head, checked against the stored head seq when other writers may exist unannounced."""
+        head = await self.get(game_id)
+        if self.verify_reads and await self.store.head(game_id) > head.seq:
             async with self.lock(game_id):
-                head = self._heads.get(game_id)
-                if head is None:
-                    head = await self.load(game_id)
+                current = self.cached(game_id)
+                if current is None or await self.store.head(game_id) > current.seq:
+                    self.forget(game_id)
+                    current = await self.load(game_id)
+                head = current
         return head
 
     async def get_locked(self, game_id: str) -> GameHead:
         """The head, loading it if needed, for a caller already holding the game's lock."""
-        return self._heads.get(game_id) or await self.load(game_id)
+        head = self.cached(game_id)
+        if head is not None:
+            self.hits += 1
+            return head
+        self.misses += 1
+        return await self.load(game_id)
 
     async def load(self, game_id: str) -> GameHead:
         """Latest usable snapshot + the tail after it (a snapshot taken after the earliest rewind target
@@ -55,12 +91,16 @@ class HeadCache:
         tail = await self.store.read_events(game_id, after=start_seq)
         head = build_head(game_id, ruleset, setup, start_state, start_seq, tail, markers)
         self._heads[game_id] = head
+        self._heads.move_to_end(game_id)
+        while len(self._heads) > self.capacity:
+            self._heads.popitem(last=False)
         return head
 
     def lock(self, game_id: str) -> asyncio.Lock:
         lock = self._locks.get(game_id)
         if lock is None:
-            lock = self._locks[game_id] = asyncio.Lock()
+            lock = asyncio.Lock()
+            self._locks[game_id] = lock
         return lock
 
     def forget(self, game_id: str) -> None:
@@ -71,3 +111,7 @@ class HeadCache:
         head = self._heads.get(game_id)
         if head is not None and head.seq < seq:
             self.forget(game_id)
+
+    def hit_ratio(self) -> float:
+        total = self.hits + self.misses
+        return self.hits / total if total else 0.0

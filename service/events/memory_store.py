@@ -3,6 +3,7 @@ same suite against both), for tests, tools and benchmarks that need no database.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
@@ -25,6 +26,8 @@ class MemoryEventStore:
         self._snapshots: dict[str, dict[int, SimpleNamespace]] = {}
         self.commits = 0
         self.batches = 0
+        self.observe_write: Callable[[float], None] | None = None
+        self.observe_group: Callable[[int], None] | None = None
 
     def start(self) -> None:
         return None
@@ -48,6 +51,13 @@ class MemoryEventStore:
             self._snapshots.setdefault(batch.snapshot["game_id"], {})[batch.snapshot["seq"]] = _row(batch.snapshot)
         self.commits += 1
         self.batches += 1
+        if self.observe_group is not None:
+            self.observe_group(1)
+        if self.observe_write is not None:
+            self.observe_write(0.0)
+
+    async def ping(self) -> None:
+        return None
 
     def _check(self, batch: WriteBatch) -> None:
         def clash(what: str) -> Conflict:
@@ -84,6 +94,9 @@ class MemoryEventStore:
 
     async def game(self, game_id: str) -> Any | None:
         return self._games.get(game_id)
+
+    async def games_of_ruleset(self, ruleset: str) -> list[str]:
+        return [gid for gid, g in self._games.items() if g.ruleset == ruleset]
 
     async def seat_for_token(self, token_hash: str) -> Any | None:
         return self._seats.get(token_hash)

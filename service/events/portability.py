@@ -2,169 +2,79 @@
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 import msgspec
 
-from service.domain.core import Viewer, derive_face, find_ruleset
-from service.domain.core.registry import UnknownRuleset
+from service.domain.core import Viewer
 
 from .application import CreatedGame, GameService, Lineage, now_iso
-from .envelope import (
-    SERVICE_EVENT_TYPES,
-    DiceCommitted,
-    DiceDisclosed,
-    DiceRevealed,
-    Envelope,
-    GameCreated,
-    GameRewound,
+from .battlefile import (
+    BattleFile,
+    BattleHeader,
+    bad,
+    check_battle_file,
+    parse_battle_file,
+    record_hash,
+    state_hash,
+    validate_battle_file,
 )
+from .envelope import SERVICE_EVENT_TYPES, GameCreated, GameRewound
 from .errors import Forbidden, InvalidRequest
-from .head import codec_for
 from .reading import GameReader
-from .replay import Decoded, Folder, decode_rows, effective_rewinds, superseded_seqs
-
-FORMAT = "salvo-battle/1"
-
-
-class BattleHeader(msgspec.Struct, forbid_unknown_fields=True):
-    format: str
-    game_id: str
-    ruleset: str
-    ruleset_version: str
-    setup: dict[str, Any]
-    events: int
-    state_hash: str
-    exported_at: str
-    scenario_name: str | None = None
-    viewer: str = "umpire"
-    digests: list[str] = []  # sha256 (first 16 hex) of each event line: names the first altered line
+from .replay import Decoded, decode_rows, effective_rewinds, superseded_seqs
+from .sealing import FORMAT, chain, signed_message
+from .signing import Keyring, SignatureProblem
 
 
-def state_hash(state: Any) -> str:
-    return hashlib.sha256(msgspec.json.encode(msgspec.to_builtins(state), order="sorted")).hexdigest()
-
-
-async def export_game(service: GameService, game_id: str, viewer: Viewer) -> bytes:
-    """Header line, then every envelope the viewer may see (superseded ones marked), as JSON lines."""
+async def export_game(service: GameService, game_id: str, viewer: Viewer, keyring: Keyring) -> bytes:
+    """Header line, then every envelope the viewer may see (superseded ones marked), as JSON lines; the
+    lines are hash-chained and the header signed with this server's active key."""
     reader = GameReader(service)
     head = await service.head(game_id)
     game_row = await service.store.game(game_id)
     assert game_row is not None  # service.head found the game
     envelopes = await reader.events(game_id, viewer, after=0, upto=head.seq)
     setup = msgspec.json.decode(game_row.setup)
+    encoder = msgspec.json.Encoder()
+    lines = [encoder.encode(e) for e in envelopes]
     header = BattleHeader(
         format=FORMAT, game_id=game_id, ruleset=head.ruleset.name, ruleset_version=game_row.ruleset_version,
         setup=setup if viewer.is_umpire else head.ruleset.redact_setup(setup, viewer),
-        events=head.seq, state_hash=state_hash(head.state), exported_at=now_iso(),
-        scenario_name=game_row.scenario_name, viewer=viewer.label,
+        events=head.seq, state_hash=record_hash(head.ruleset, head.state, viewer), exported_at=now_iso(),
+        scenario_name=game_row.scenario_name, viewer=viewer.label, digests=chain(lines),
+        unverified=_unverified(envelopes[0].data) if envelopes else None,
     )
-    encoder = msgspec.json.Encoder()
-    lines = [encoder.encode(e) for e in envelopes]
-    header.digests = [_digest(line) for line in lines]
-    return b"\n".join([encoder.encode(header), *lines]) + b"\n"
+    raw_header = msgspec.to_builtins(header)
+    raw_header["signature"] = keyring.sign(signed_message(raw_header))
+    return b"\n".join([encoder.encode(raw_header), *lines]) + b"\n"
 
 
-def _digest(line: bytes) -> str:
-    return hashlib.sha256(line.strip()).hexdigest()[:16]
+def _unverified(created_data: dict[str, Any]) -> str | None:
+    reason = created_data.get("options", {}).get("unverified")
+    return str(reason) if reason else None
 
 
-class _Line:
-    """A stored-row lookalike built from an imported envelope."""
+def check_signature(battle: BattleFile, keyring: Keyring, allow_unverified: bool) -> str | None:
+    """None when a key this server trusts signed the file; else why not, when the caller accepts that.
 
-    def __init__(self, env: Envelope) -> None:
-        self.seq = env.seq
-        self.type = env.type
-        self.v = env.v
-        self.turn = env.turn
-        self.phase = env.phase
-        self.actor = env.actor
-        self.recorded_at = env.recorded_at
-        self.command_id = env.command_id
-        self.data = msgspec.json.encode(env.data)
-        self.rolls = msgspec.json.encode(env.rolls)
-        self.dice = msgspec.json.encode(env.dice) if env.dice else None
-
-
-def bad(line: int, detail: str) -> InvalidRequest:
-    return InvalidRequest(f"line {line}: {detail}", field=f"line {line}")
-
-
-def validate_battle_file(body: bytes) -> tuple[BattleHeader, list[Decoded], Any]:
-    """Replay and check a whole battle file; raise naming the first bad line."""
-    lines = [ln for ln in body.split(b"\n") if ln.strip()]
-    if not lines:
-        raise bad(1, "the file is empty")
-    try:
-        header = msgspec.json.decode(lines[0], type=BattleHeader)
-    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        raise bad(1, f"not a battle file header: {exc}") from None
-    if header.format != FORMAT:
-        raise bad(1, f"unknown format {header.format!r}, expected {FORMAT}")
-    try:
-        ruleset = find_ruleset(header.ruleset)
-    except UnknownRuleset:
-        raise bad(1, f"unknown ruleset {header.ruleset!r}") from None
-    try:
-        setup = ruleset.parse_setup(header.setup)
-    except Exception as exc:  # noqa: BLE001 - any scenario failure is a bad header
-        raise bad(1, f"invalid setup: {exc}") from None
-    codec = codec_for(ruleset)
-    decoded: list[Decoded] = []
-    seeds: dict[int, bytes] = {}
-    commitments: dict[int, list[str]] = {}
-    if header.digests and len(header.digests) != len(lines) - 1:
-        raise bad(1, f"the header lists {len(header.digests)} events, the file has {len(lines) - 1}")
-    for number, raw in enumerate(lines[1:], start=2):
-        if header.digests and _digest(raw) != header.digests[number - 2]:
-            raise bad(number, "the line differs from the one exported (digest mismatch)")
+    A signature that does not verify with a trusted key is a forgery and is always refused; an unsigned
+    file, or one signed by a key this server does not know, is refused unless the caller asks for it.
+    """
+    signature = battle.raw_header.get("signature")
+    if signature is None:
+        reason = f"the file is not signed ({battle.header.format})"
+    else:
         try:
-            env = msgspec.json.decode(raw, type=Envelope)
-            line = _Line(env)
-            event = codec.decode(line.type, line.v, line.data, line.rolls)
-        except Exception as exc:  # noqa: BLE001
-            raise bad(number, f"not a valid event: {exc}") from None
-        expected = len(decoded) + 1
-        if env.seq != expected:
-            raise bad(number, f"seq {env.seq} where {expected} was expected (events must be dense)")
-        if env.game_id != header.game_id:
-            raise bad(number, f"game id {env.game_id} differs from the header's {header.game_id}")
-        if isinstance(event, DiceCommitted):
-            commitments.setdefault(event.turn, []).append(event.commitment)
-        opened = ({event.turn: event.seed} if isinstance(event, DiceRevealed)
-                  else {int(t): s for t, s in event.seeds.items()} if isinstance(event, DiceDisclosed) else {})
-        for turn, seed_hex in opened.items():
-            if not seed_hex:
-                continue  # withheld from this viewer until the game ends
-            seed = bytes.fromhex(seed_hex)
-            if hashlib.sha256(seed).hexdigest() not in commitments.get(turn, []):
-                raise bad(number, f"the seed opened for turn {turn} does not match its commitment")
-            seeds[turn] = seed
-        decoded.append(Decoded(line, event))
-    for number, d in enumerate(decoded, start=2):  # every roll of a revealed turn must re-derive
-        material = msgspec.json.decode(d.row.dice, type=_Material) if d.row.dice else None
-        if material is None or material.origin not in (None, header.game_id) or material.turn not in seeds:
-            continue
-        for roll in d.event.rolls:
-            sides = int(roll.die.lstrip("d"))
-            face = derive_face(seeds[material.turn], header.game_id, material.base, roll.i, sides, material.salt)
-            if face != roll.value:
-                raise bad(number, f"roll {roll.i} ({roll.purpose}) records {roll.value}, the dice give {face}")
-    try:
-        state = Folder(ruleset).fold(ruleset.initial_state(setup), decoded)
-    except Exception as exc:  # noqa: BLE001
-        raise bad(len(decoded) + 1, f"the events do not fold: {exc}") from None
-    if state_hash(state) != header.state_hash:
-        raise bad(1, "state_hash does not match the fold of the events (the file was altered)")
-    return header, decoded, state
-
-
-class _Material(msgspec.Struct):
-    turn: int
-    base: int
-    salt: str = ""
-    origin: str | None = None
+            keyring.verify(signature, signed_message(battle.raw_header))
+            return battle.header.unverified  # a trusted server's record of an unverified game stays unverified
+        except SignatureProblem as exc:
+            if signature.get("key_id") in keyring.own or signature.get("key_id") in keyring.trusted:
+                raise bad(1, f"signature: {exc} (the file was altered after it was signed)") from None
+            reason = str(exc)
+    if not allow_unverified:
+        raise bad(1, f"signature: {reason}; import it with allow_unverified=true to accept it, marked unverified")
+    return reason
 
 
 def effective_ruleset_events(decoded: list[Decoded], upto: int) -> list[tuple[Any, Any]]:
@@ -176,14 +86,21 @@ def effective_ruleset_events(decoded: list[Decoded], upto: int) -> list[tuple[An
             if d.seq not in superseded and not isinstance(d.event, SERVICE_EVENT_TYPES)]
 
 
-async def import_game(service: GameService, body: bytes) -> tuple[CreatedGame, BattleHeader]:
-    header, decoded, _state = validate_battle_file(body)
+async def import_game(
+    service: GameService, body: bytes, keyring: Keyring, allow_unverified: bool = False
+) -> tuple[CreatedGame, BattleHeader, str | None]:
+    """A new game from a battle file: (created game, header, why it is unverified or None)."""
+    battle = parse_battle_file(body)
+    header, decoded, _state = check_battle_file(battle)
+    unverified = check_signature(battle, keyring, allow_unverified)
     inherited = effective_ruleset_events(decoded, upto=len(decoded))
+    options: dict[str, Any] = {"imported_from": header.game_id}
+    if unverified:
+        options["unverified"] = unverified
     created = await service.create_game(
-        header.ruleset, header.setup, {"imported_from": header.game_id},
-        lineage=Lineage(header.game_id, len(decoded), inherited),
+        header.ruleset, header.setup, options, lineage=Lineage(header.game_id, len(decoded), inherited),
     )
-    return created, header
+    return created, header, unverified
 
 
 async def fork_game(service: GameService, game_id: str, viewer: Viewer, at: int | None) -> CreatedGame:
@@ -197,7 +114,13 @@ async def fork_game(service: GameService, game_id: str, viewer: Viewer, at: int 
     decoded = decode_rows(head.codec, rows)
     created_event = decoded[0].event
     assert isinstance(created_event, GameCreated)
+    options: dict[str, Any] = {"fork_of": game_id, "at": at}
+    if created_event.options.get("unverified"):
+        options["unverified"] = created_event.options["unverified"]  # a fork of an unverified game is too
     return await service.create_game(
-        head.ruleset.name, created_event.setup, {"fork_of": game_id, "at": at},
+        head.ruleset.name, created_event.setup, options,
         lineage=Lineage(game_id, at, effective_ruleset_events(decoded, at)),
     )
+
+
+__all__ = ["BattleHeader", "export_game", "fork_game", "import_game", "state_hash", "validate_battle_file"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from service.domain.core import Viewer
 from service.domain.core.choices import as_option
 from service.domain.core.guards import full_view
@@ -27,6 +29,17 @@ class GameReader:
     def __init__(self, service: GameService) -> None:
         self.service = service
         self.store = service.store
+        self._unverified: dict[str, str | None] = {}  # game id -> why its origin is unverified (immutable)
+
+    async def unverified(self, game_id: str) -> str | None:
+        """Why an imported game (or a fork of one) could not be verified, from its game.created options."""
+        if game_id not in self._unverified:
+            rows = await self.store.read_events(game_id, upto=1)
+            options = msgspec.json.decode(rows[0].data).get("options", {}) if rows else {}
+            if len(self._unverified) < 100_000:
+                self._unverified[game_id] = options.get("unverified") or None
+            return options.get("unverified") or None
+        return self._unverified[game_id]
 
     async def _start_point(self, head: GameHead, at: int) -> tuple[Any, int]:
         """The nearest snapshot at or before ``at`` (and before any rewind target it would need)."""
@@ -37,7 +50,7 @@ class GameReader:
         return decode_state(head.ruleset, bytes(snap.state)), int(snap.seq)
 
     async def state_at(self, game_id: str, at: int | None = None) -> tuple[GameHead, Any, int]:
-        head = await self.service.head(game_id)
+        head = await self.service.current_head(game_id)
         if at is not None and not 0 <= at <= head.seq:
             raise InvalidRequest(f"at must be a seq between 0 and the game's version {head.seq}", field="at")
         if at is None or at == head.seq:
@@ -61,11 +74,12 @@ class GameReader:
             "turn": clock.turn,
             "phase": clock.phase,
             "over": head.ruleset.is_over(state),
+            "unverified": await self.unverified(game_id),
             "state": full_view(head.ruleset, state, viewer),
         }
 
     async def options(self, game_id: str, viewer: Viewer) -> dict[str, Any]:
-        head = await self.service.head(game_id)
+        head = await self.service.current_head(game_id)
         ruleset = head.ruleset
         if viewer.kind == "spectator" or ruleset.is_over(head.state):
             return {"version": head.seq, "viewer": viewer.label, "options": [], "forms": []}
@@ -76,7 +90,7 @@ class GameReader:
     async def events(
         self, game_id: str, viewer: Viewer, after: int = 0, limit: int | None = None, upto: int | None = None
     ) -> list[Envelope]:
-        head = await self.service.head(game_id)
+        head = await self.service.current_head(game_id)
         rows = await self.store.read_events(game_id, after=after, upto=upto, limit=limit)
         return await self._render(head, viewer, after, rows)
 
@@ -101,7 +115,7 @@ class GameReader:
     async def turn_replay(
         self, game_id: str, viewer: Viewer, turn: int, phase: str | None = None
     ) -> dict[str, Any]:
-        head = await self.service.head(game_id)
+        head = await self.service.current_head(game_id)
         bounds = await self.store.turn_bounds(game_id, turn, phase)
         if bounds is None:
             where = f"turn {turn}" + (f" phase {phase!r}" if phase else "")
@@ -142,7 +156,10 @@ class GameReader:
             return f"Dice for turn {event.turn} committed: sha256 {event.commitment[:16]}…"
         if isinstance(event, DiceRevealed):
             if not event.seed:
-                return f"Turn {event.turn} is over; its dice seed is withheld until the game ends (hidden information)"
+                opened = (f"; the slot keys of the {len(event.keys)} rolls you saw are opened, with their Merkle "
+                          "proof" if event.keys else "")
+                return (f"Turn {event.turn} is over; its dice seed is withheld until the game ends (hidden "
+                        f"information){opened}")
             return f"Dice seed for turn {event.turn} revealed: every roll of that turn can now be checked"
         if isinstance(event, DiceDisclosed):
             return f"The game is over: the dice seeds of all {len(event.seeds)} turns are disclosed"

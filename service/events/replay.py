@@ -16,6 +16,7 @@ from service.domain.core import Event, Ruleset, Viewer
 
 from .codec import EventCodec
 from .envelope import SERVICE_EVENT_TYPES, DiceMaterial, DiceRevealed, Envelope, GameCreated, GameRewound
+from .openings import opened_for
 
 _dice_decoder = msgspec.json.Decoder(DiceMaterial)
 
@@ -102,10 +103,16 @@ def visible_event(ruleset: Ruleset, event: Event, viewer: Viewer, state_after: A
     if isinstance(event, GameCreated):
         return msgspec.structs.replace(event, setup=ruleset.redact_setup(event.setup, viewer))
     if isinstance(event, DiceRevealed) and ruleset.hidden_information:
-        return msgspec.structs.replace(event, seed="")  # withheld until dice.disclosed (game over)
+        return opened_for(event, viewer)  # the seed is withheld until dice.disclosed (game over)
     if isinstance(event, SERVICE_EVENT_TYPES):
         return event
     return ruleset.redact(event, viewer, state_after)
+
+
+def _served_material(raw: Any) -> DiceMaterial:
+    """The dice material as served: who saw the rolls is the service's own bookkeeping, never shown."""
+    material = _dice_decoder.decode(raw)
+    return msgspec.structs.replace(material, seen_by=()) if material.seen_by else material
 
 
 def make_envelope(codec: EventCodec, game_id: str, row: Any, event: Event, superseded: bool = False) -> Envelope:
@@ -121,7 +128,7 @@ def make_envelope(codec: EventCodec, game_id: str, row: Any, event: Event, super
         data=codec.to_data(event),
         command_id=row.command_id,
         rolls=event.rolls,
-        dice=_dice_decoder.decode(row.dice) if row.dice else None,
+        dice=_served_material(row.dice) if row.dice else None,
         superseded=superseded,
     )
 

@@ -11,12 +11,14 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
+import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, func, select
+from sqlalchemy import Engine, create_engine, event, func, select, text
 from sqlalchemy.exc import IntegrityError
 
 from .event_store import Conflict, WriteBatch
@@ -68,6 +70,9 @@ class SqlEventStore:
         self._readers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="salvo-read")
         self.commits = 0  # transactions committed (group commit makes this < batches)
         self.batches = 0
+        # observers (metrics): seconds from a batch's submission to its durable commit; batches per commit
+        self.observe_write: Callable[[float], None] | None = None
+        self.observe_group: Callable[[int], None] | None = None
 
     @property
     def backend(self) -> str:
@@ -94,8 +99,11 @@ class SqlEventStore:
     async def write(self, batch: WriteBatch) -> None:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
+        started = time.perf_counter()
         self._queue.put(_Job(batch, loop, future))
         await future
+        if self.observe_write is not None:
+            self.observe_write(time.perf_counter() - started)
 
     def _write_loop(self) -> None:
         while True:
@@ -124,6 +132,8 @@ class SqlEventStore:
                     self._insert(conn, job.batch)
             self.commits += 1
             self.batches += len(jobs)
+            if self.observe_group is not None:
+                self.observe_group(len(jobs))
             for job in jobs:
                 _resolve(job, None)
         except IntegrityError as exc:
@@ -160,6 +170,10 @@ class SqlEventStore:
         with self.engine.connect() as conn:
             return list(conn.execute(stmt).all())
 
+    async def ping(self) -> None:
+        """One round trip to the database (readiness)."""
+        await self._run(self._fetch, text("select 1"))
+
     async def read_events(
         self, game_id: str, after: int = 0, upto: int | None = None, limit: int | None = None
     ) -> list[Any]:
@@ -188,6 +202,10 @@ class SqlEventStore:
     async def game(self, game_id: str) -> Any | None:
         rows = await self._run(self._fetch, select(GAMES).where(GAMES.c.id == game_id))
         return rows[0] if rows else None
+
+    async def games_of_ruleset(self, ruleset: str) -> list[str]:
+        rows = await self._run(self._fetch, select(GAMES.c.id).where(GAMES.c.ruleset == ruleset))
+        return [r.id for r in rows]
 
     async def seat_for_token(self, token_hash: str) -> Any | None:
         rows = await self._run(self._fetch, select(SEATS).where(SEATS.c.token_hash == token_hash))

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from service.domain.core import UMPIRE, Viewer
 
@@ -21,7 +24,9 @@ class TokenBook:
     def __init__(self, store: EventStore, capacity: int = TOKEN_CACHE) -> None:
         self.store = store
         self.capacity = capacity
-        self._known: dict[str, tuple[str, Viewer]] = {}
+        self._known: OrderedDict[str, tuple[str, Viewer]] = OrderedDict()  # least recently used first
+        # a game linked from another (a campaign battle): the other game's tokens open its seats
+        self.linked: Callable[[str], Awaitable[Any]] | None = None
 
     @staticmethod
     def issue(game_id: str, seats: list[str]) -> tuple[dict[str, str], str, list[dict[str, str | None]]]:
@@ -46,8 +51,22 @@ class TokenBook:
             if row is None:
                 raise Unauthorized("the token is not valid for this game")
             known = (row.game_id, UMPIRE if row.role == "umpire" else Viewer("seat", row.seat))
-            if len(self._known) < self.capacity:  # tokens never change; the cache only saves a read
-                self._known[digest] = known
+            self._known[digest] = known  # tokens never change; the cache only saves a read
+            if len(self._known) > self.capacity:
+                self._known.popitem(last=False)
+        else:
+            self._known.move_to_end(digest)
         if known[0] != game_id:
-            raise Unauthorized("the token is not valid for this game")
+            return await self._through_link(game_id, known)
         return known[1]
+
+    async def _through_link(self, game_id: str, known: tuple[str, Viewer]) -> Viewer:
+        """A campaign token in its linked battle: the umpire umpires it, a player holds its own side."""
+        link = await self.linked(game_id) if self.linked is not None else None
+        if link is not None and link.campaign == known[0]:
+            viewer = known[1]
+            if viewer.is_umpire:
+                return viewer
+            if viewer.kind == "seat" and viewer.seat in link.seats:
+                return viewer
+        raise Unauthorized("the token is not valid for this game")

@@ -173,6 +173,21 @@ def check_view(view: dict[str, Any], truth: Truth, seq: int, viewer: str, where:
         if v["side"] != own:
             assert "screen" not in v["status"], f"{where}: screen setting of {v['id']} shown to {viewer}"
             assert "passive_signature" not in v["derived"]
+    draw = view.get("draw")
+    if draw is not None:  # the drawing: bogeys by token only, and every reference to a visible vessel or token
+        tokens = {b["bogey"] for b in view["bogeys"]}
+        for p in draw["pieces"]:
+            if p["kind"] == "bogey":
+                assert p["id"] in tokens and p["side"] is None and p["facing"] is None and not p["bars"], p
+                assert p["label"] == "Bogey " + p["id"].split("-")[1]
+            elif p["kind"] != "terrain":
+                assert p["id"] in seen(state, viewer), f"{where}: drawn piece {p['id']} hidden from {viewer}"
+        refs = [x for e in draw["effects"] for x in (e["source"], e["target"])]
+        refs += [t["piece"] for t in draw["tracks"]] + [m["piece"] for m in draw["markers"]]
+        for ref in refs:
+            assert ref is None or _is_token(ref) or ref in seen(state, viewer), f"{where}: drawn {ref} for {viewer}"
+        if own is None:
+            assert not draw["arcs"] and not [t for t in draw["tracks"] if t["kind"] == "plan"]
     for k in ("commitments", "fire_declarations", "pending_damage"):
         assert k not in view, f"{where}: umpire-only {k!r} shown to {viewer}"
     for e in view.get("my_commitment", []):

@@ -99,6 +99,32 @@ async def test_a_short_game_through_http(api):
     assert (await _view(api, game, "umpire"))["turn"] == 2
 
 
+async def test_orders_are_composed_from_forms_and_the_drawing_says_whose_step_it_is(api):
+    """Issue 16 (ASC's domain side): the sealed commit is composed vessel by vessel from its form and sent
+    once; the drawing tells each seat whether it must act, and /options stays small."""
+    game = await _game(api)
+    r = await api.get(f"/v1/games/{game['game_id']}/options", headers=bearer(game["seats"]["advantaged"]))
+    assert r.status_code == 200 and len(r.content) <= 64 * 1024
+    offered = r.json()
+    assert all("{" not in o["label"] for o in offered["options"])
+    (form,) = offered["forms"]
+    assert form["command"] == "asc.commit_sensors" and form["list_key"] == "vessels"
+    entries = []
+    for pc in form["pieces"]:  # as the page does: one choice per field, per vessel
+        fields = {f["key"]: f["values"][-1]["value"] for f in pc["fields"]}
+        entries.append({form["piece_key"]: pc["piece"], **pc["fixed"], **fields})
+    body = {"type": form["command"], **form["fixed"], form["list_key"]: entries}
+    sent = await _ok(api, game, "advantaged", body)
+    assert [(e["vessel"], e["active"], e["screen"]) for e in sent["events"][0]["data"]["entries"]] == [
+        ("fs-aurore", True, 2), ("fs-belle-isle", True, 2)]
+    mine = (await _view(api, game, "advantaged"))["state"]["draw"]
+    theirs = (await _view(api, game, "disadvantaged"))["state"]["draw"]
+    assert mine["status"]["sealed"] and not mine["status"]["you"]["must_act"]
+    assert theirs["status"]["you"]["must_act"] and theirs["status"]["you"]["why"].startswith("your move")
+    assert [p["label"] for p in theirs["pieces"] if p["kind"] == "bogey"] == ["Bogey 1", "Bogey 2"]
+    assert "fs-aurore" not in json.dumps(theirs) and "FS Aurore" not in json.dumps(theirs)
+
+
 async def test_firing_at_an_undetected_target_reads_like_no_target_at_all(api):
     game = await _game(api)
     await _quiet_commit(api, game)

@@ -168,7 +168,7 @@ def _finish_checks(g: AscGame, client: TestClient) -> None:
         for env in envs:
             check_envelope(env, g.truth, viewer, "export")
         # a fresh websocket catching up from 0 sees exactly the same
-        with client.websocket_connect(g._ws_url(viewer)) as ws:
+        with g.connect(viewer) as ws:
             caught = []
             while (msg := ws.receive_json())["kind"] != "caught_up":
                 caught.append(msg["event"])

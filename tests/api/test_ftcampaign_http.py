@@ -147,12 +147,18 @@ async def test_sealed_orders_are_revealed_together(api):
         view = (await _get(api, game, "", "umpire"))["state"]
         assert view["phase"] == "orders" and view["turn"] == turn
         group = next(g for g in view["groups"] if g["owner"] == "nac" and g["hex"] is not None)
-        orders = [o for o in await _options(api, game, "nac") if o["type"] == "ftcampaign.submit_orders"
-                  and o["orders"] and o["orders"][0]["group"] == group["id"] and o["orders"][0]["to"] != group["hex"]]
-        mine = orders[0]
+        form = next(f for f in (await _get(api, game, "/options", "nac"))["forms"]
+                    if f["command"] == "ftcampaign.submit_orders")
+        piece = next((p for p in form["pieces"] if p["piece"] == group["id"]), None)
+        assert piece is not None, (group, form)
+        to = next(v for v in piece["fields"][0]["values"] if v["value"] != group["hex"])
+        assert to["label"] and to["piece"] == f"{to['value'][0]},{to['value'][1]}"
+        entry = {"group": group["id"], "to": to["value"], "posture": "stand_off"}
+        mine = {"type": form["command"], form["list_key"]: [entry]}  # composed by the page, group by group
         body = await _ok(api, game, "nac", mine)
         sealed = next(e for e in body["events"] if e["type"] == "ftcampaign.orders_submitted")
-        assert sealed["data"]["orders"] == mine["orders"]
+        resolved = [{**entry, "route": False}]  # the order as sealed: a plain jump (ruling FTC-R-20)
+        assert sealed["data"]["orders"] == resolved
         assert not any(e["type"] == "ftcampaign.orders_revealed" for e in body["events"])
         # the other player and spectators learn only THAT nac has sealed orders
         for who in ("fsr", None):
@@ -163,7 +169,7 @@ async def test_sealed_orders_are_revealed_together(api):
             env = next(e for e in (await _get(api, game, "/events", who, after=sealed["seq"] - 1))["events"]
                        if e["seq"] == sealed["seq"])
             assert env["data"].get("orders") is None and group["id"] not in json.dumps(env)
-        assert (await _get(api, game, "", "nac"))["state"]["my_orders"] == mine["orders"]
+        assert (await _get(api, game, "", "nac"))["state"]["my_orders"] == resolved
         # nac's sealed orders cannot be read back by changing them after the fact
         r = await command(api, game, game["seats"]["nac"], {"type": "ftcampaign.submit_orders", "orders": []})
         assert r.status_code == 422

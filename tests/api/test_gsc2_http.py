@@ -213,3 +213,38 @@ async def test_illegal_leg_is_a_rule_violation(api):
     assert await version(api, game) == before
     r = await post(api, game, game["seats"][mover], {"type": "gsc2.move", "ship": ship, "legs": [{"distance": 3}]})
     assert r.status_code == 201 and r.json()["version"] > before
+
+
+# --- (d) the page's contract: labelled options, the free-move form, the drawing -------------------
+
+
+async def test_a_free_distance_move_composed_from_the_form_and_drawn_for_a_spectator(api):
+    """GSC2-MOV-3 through HTTP: the form's legs field carries the limits; a 5.5" move is accepted and drawn."""
+    game = await new_gsc2_game(api, "duel")
+    await start(api, game)
+    for _ in range(3):  # the roll-off winner chooses; then the side to move gets a form for its ship
+        for token in game["seats"].values():
+            r = await api.get(f"/v1/games/{game['game_id']}/options", headers=bearer(token))
+            body = r.json()
+            assert all(o["label"] and "{" not in o["label"] for o in body["options"])
+            if body["forms"]:
+                form = body["forms"][0]
+                legs = form["pieces"][0]["fields"][0]
+                assert form["command"] == "gsc2.move" and legs["kind"] == "legs"
+                assert legs["limits"]["max_distance_left"] >= 5.5 and legs["limits"]["turn_degrees"] == 45
+                ship = form["pieces"][0]["piece"]
+                cmd = {"type": "gsc2.move", "ship": ship, "legs": [{"turn": 0, "distance": 5.5}]}
+                r = await post(api, game, token, cmd)
+                assert r.status_code == 201, r.text
+                drawn = (await view(api, game))["state"]["draw"]  # a spectator's view
+                [track] = [t for t in drawn["tracks"] if t["piece"] == ship]
+                assert track["kind"] == "move" and track["label"].endswith('moved 5.5"')
+                assert drawn["board"] == {**drawn["board"], "kind": "plane", "width": 48, "height": 48}
+                assert drawn["status"]["you"] is None and len(drawn["status"]["seats"]) == 2
+                return
+            chooser = [o for o in body["options"] if o["command"]["type"] == "gsc2.choose_order"]
+            if chooser:
+                r = await post(api, game, token, chooser[0]["command"])
+                assert r.status_code == 201, r.text
+                break
+    raise AssertionError("no side was ever offered a free move")

@@ -124,7 +124,7 @@ async def test_export_verifies_and_tampering_is_named(api, tmp_path):
     content = await _export(api, game, game["umpire_token"])
     lines = _lines(content)
     header, events = lines[0], lines[1:]
-    assert header["format"] == "salvo-battle/1" and header["ruleset"] == "gsc2" and header["events"] == len(events)
+    assert header["format"] == "salvo-battle/2" and header["ruleset"] == "gsc2" and header["events"] == len(events)
     revealed = {e["data"]["turn"] for e in events if e["type"] == "dice.revealed"}
     assert revealed == {1, 2}
     expected = sum(len(e["rolls"]) for e in events if e.get("dice") and e["dice"]["turn"] in revealed)

@@ -65,7 +65,7 @@ async def test_command_appends_and_returns_envelopes(api):
     assert body["version"] == 3
     [env] = body["events"]
     assert env["seq"] == 3 and env["type"] == "tiny.shot" and env["actor"] == "seat:red"
-    assert env["rolls"][0]["rule"] == "TINY-FIRE" and env["dice"] == {"turn": 1, "base": 3}
+    assert env["rolls"][0]["rule"] == "TINY-FIRE" and env["dice"] == {"turn": 1, "base": 3, "slot": 0}
 
 
 async def test_spectator_cannot_command(api):

@@ -95,7 +95,8 @@ async def test_export_import_round_trip_and_verifier(api, tmp_path):
     await _play_two_turns(api, game)
     content = await _export(api, game, game["umpire_token"])
     header = json.loads(content.split(b"\n", 1)[0])
-    assert header["format"] == "salvo-battle/1" and header["ruleset_version"] == "1.0"
+    assert header["format"] == "salvo-battle/2" and header["ruleset_version"] == "1.0"
+    assert header["signature"]["alg"] == "Ed25519" and len(header["digests"]) == header["events"]
     result = _verify(tmp_path, content)
     assert result.returncode == 0 and result.stdout.startswith("OK") and "0 rolls verified" not in result.stdout
     r = await api.post("/v1/games/import", content=content)
@@ -122,27 +123,29 @@ async def test_tampered_roll_is_caught_by_verifier_and_import(api, tmp_path):
     r = await api.post("/v1/games/import", content=tampered)
     assert r.status_code == 422 and r.json()["field"] == f"line {index + 1}"
     header = json.loads(lines[0])
-    header["digests"] = []  # a forger who drops the digests is still caught by the dice
+    header["digests"] = []  # a forger who drops the digests is refused: the chain is part of the format
     no_digests = ("\n".join([json.dumps(header)] + lines[1:]) + "\n").encode()
     r = await api.post("/v1/games/import", content=no_digests)
-    assert r.status_code == 422 and r.json()["field"] == f"line {index + 1}" and "the dice give" in r.json()["detail"]
+    assert r.status_code == 422 and r.json()["field"] == "line 1" and "digests" in r.json()["detail"]
+    del header["signature"]  # ... and, asked to accept an unsigned file, the dice still catch the roll
+    r = await api.post("/v1/games/import", content=no_digests.replace(lines[0].encode(), json.dumps(header).encode()),
+                       params={"allow_unverified": "true"})
+    assert r.status_code == 422 and r.json()["field"] == "line 1"
 
 
 async def test_import_rejects_gaps_and_altered_outcomes(api):
     game = await new_game(api)
     await _play_two_turns(api, game)
     lines = (await _export(api, game, game["umpire_token"])).decode().splitlines()
-    header = json.loads(lines[0])
-    header["digests"] = header["digests"][:2] + header["digests"][3:]
-    gap = "\n".join([json.dumps(header)] + lines[1:3] + lines[4:]).encode()
+    gap = "\n".join(lines[:3] + lines[4:]).encode()
     r = await api.post("/v1/games/import", content=gap)
-    assert r.status_code == 422 and "line 4" in r.json()["detail"] and "dense" in r.json()["detail"]
+    assert r.status_code == 422 and r.json()["field"] == "line 4" and "chain breaks" in r.json()["detail"]
     index = next(i for i, ln in enumerate(lines) if '"tiny.phase_done"' in ln)
     env = json.loads(lines[index])
     env["data"]["seat"] = "blue" if env["data"]["seat"] == "red" else "red"
     altered = "\n".join(lines[:index] + [json.dumps(env)] + lines[index + 1:]).encode()
     r = await api.post("/v1/games/import", content=altered)
-    assert r.status_code == 422 and r.json()["field"] == f"line {index + 1}" and "digest" in r.json()["detail"]
+    assert r.status_code == 422 and r.json()["field"] == f"line {index + 1}" and "chain" in r.json()["detail"]
     r = await api.post("/v1/games/import", content=b'{"format":"nope"}\n')
     assert r.status_code == 422 and r.json()["field"] == "line 1"
 
@@ -183,7 +186,8 @@ async def test_hidden_information_seeds_are_withheld_until_the_game_ends(api, tm
         if view["turn"] == 1:
             events = (await api.get(f"/v1/games/{gid}/events", headers=bearer(blue))).json()["events"]
             reveal = next(e for e in events if e["type"] == "dice.revealed")
-            assert reveal["data"] == {"turn": 1, "seed": ""}
+            assert reveal["data"]["seed"] == "" and "openings" not in reveal["data"]
+            assert [k["slot"] for k in reveal["data"]["keys"]] == [0]  # red's one shot, which blue saw
             umpire = (await api.get(f"/v1/games/{gid}/events", headers=bearer(game["umpire_token"]))).json()
             assert next(e for e in umpire["events"] if e["type"] == "dice.revealed")["data"]["seed"]
     assert (await api.get(f"/v1/games/{gid}")).json()["over"]
@@ -192,5 +196,5 @@ async def test_hidden_information_seeds_are_withheld_until_the_game_ends(api, tm
     assert len(disclosed) == 1 and len(disclosed[0]["data"]["seeds"]) >= 2
     result = _verify(tmp_path, content)
     assert result.returncode == 0 and "0 rolls verified" not in result.stdout, result.stdout
-    r = await api.post("/v1/games/import", content=content)
-    assert r.status_code == 201, r.text
+    r = await api.post("/v1/games/import", content=content)  # a seat's record is verified, never imported
+    assert r.status_code == 422 and r.json()["field"] == "line 1" and "viewer" in r.json()["detail"], r.text

@@ -43,3 +43,23 @@ def test_command_on_one_replica_streams_from_the_other(sqlite_url, redis_url):
                 if msg["kind"] == "event":
                     seen.append(msg["event"]["seq"])
             assert seen == [3, 4, 5]
+
+
+def test_a_replica_without_a_broadcaster_reads_the_stored_head_first(sqlite_url):
+    """No Redis between them: B's cached head is behind after A appends, so B checks the stored seq."""
+    settings = Settings(database_url=sqlite_url)
+    with TestClient(create_app(settings)) as a, TestClient(create_app(settings)) as b:
+        game = a.post("/v1/games", json={"ruleset": "tiny", "scenario": "long"}).json()
+        gid = game["game_id"]
+        assert b.get(f"/v1/games/{gid}").json()["version"] == 2  # B caches the head at 2
+        for i in range(5):
+            who, other = ("red", "blue") if i % 2 == 0 else ("blue", "red")
+            r = a.post(f"/v1/games/{gid}/commands", json={"command": {"type": "tiny.shoot", "shooter": who,
+                                                                      "target": other}},
+                       headers={"Authorization": f"Bearer {game['seats'][who]}"})
+            assert r.status_code == 201
+        assert b.get(f"/v1/games/{gid}").json()["version"] == a.get(f"/v1/games/{gid}").json()["version"] == 7
+        assert b.get(f"/v1/games/{gid}").json()["state"] == a.get(f"/v1/games/{gid}").json()["state"]
+        assert len(b.get(f"/v1/games/{gid}/events").json()["events"]) == 7
+        assert b.get(f"/v1/games/{gid}/options", headers={"Authorization": f"Bearer {game['seats']['red']}"}
+                     ).json()["version"] == 7

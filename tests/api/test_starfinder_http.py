@@ -219,7 +219,7 @@ async def test_a_seat_cannot_act_for_another_ships_crew(api):
     await _problem(await post(api, game, seats["sunrise/captain"], {"type": "starfinder.force_phase"}), 403, "SF-R-2")
     # the right seat may (and the same command is accepted once it comes from it)
     assert (await post(api, game, seats["ashen/engineer"], divert)).status_code == 201
-    assert await version(api, game) == before + 1
+    assert await version(api, game) == before + 2  # the first command also opens round 1's engineering (SF-R-21)
 
 
 async def test_acting_outside_the_phase_names_the_rule(api):
@@ -389,3 +389,48 @@ async def test_a_crew_seat_may_fork_and_the_original_is_untouched(api):
     # the fork's tokens are its own
     r = await post(api, game, fork["seats"]["sunrise/pilot"], {"type": "starfinder.pass", "seat": "sunrise/pilot"})
     assert r.status_code == 401 and await version(api, game) == before["version"]
+
+
+async def _options_body(api, game, token: str | None) -> dict[str, Any]:
+    r = await api.get(f"/v1/games/{game['game_id']}/options", headers=bearer(token) if token else {})
+    assert r.status_code == 200, r.text
+    assert len(r.content) <= 64 * 1024
+    return r.json()
+
+
+async def test_every_seat_sees_who_must_act_and_why_and_composes_a_move_hex_by_hex(api):
+    """The drawing through the API (docs/view-contract.md): the gunner is told why it waits (SF-R-13), the header
+    names the roles awaited (SF-R-3), and a pilot's helm order is composed from its form (SF-MOV-1/2)."""
+    game = await new_game(api)
+    seats = game["seats"]
+    gunner = (await view(api, game, seats["sunrise/gunner"]))["state"]["draw"]
+    assert gunner["status"]["you"]["must_act"] is False
+    assert gunner["status"]["you"]["why"].startswith("battle stations have not been declared: gunners act in the "
+                                                     "gunnery phase once Sunrise Maiden is at battle stations")
+    assert "waiting for Sunrise Maiden's captain, Sunrise Maiden's engineer" in gunner["status"]["phase_label"]
+    assert [p["id"] for p in gunner["pieces"] if p["mine"]] == ["sunrise"]
+    watcher = (await view(api, game))["state"]["draw"]
+    assert watcher["status"]["you"] is None and not any(p["mine"] for p in watcher["pieces"])
+    assert (await _options_body(api, game, None))["options"] == []
+    # the umpire moves the game into helm; the ship whose turn it is has a helm form with a hexpath field
+    assert (await post(api, game, game["umpire_token"], {"type": "starfinder.force_phase"})).status_code == 201
+    draw = (await view(api, game))["state"]["draw"]
+    pilot = next(s["seat"] for s in draw["status"]["seats"] if s["must_act"] and s["seat"].endswith("/pilot"))
+    body = await _options_body(api, game, seats[pilot])
+    assert all(o["label"] and "{" not in o["label"] for o in body["options"])
+    [move] = [f for f in body["forms"] if f["command"] == "starfinder.move"]
+    [piece] = move["pieces"]
+    path = next(f for f in piece["fields"] if f["key"] == "hexes")
+    assert path["kind"] == "hexpath" and piece["piece"] == pilot and move["piece_key"] == "seat"
+    q, r = path["limits"]["start"]
+    dq, dr = ((0, -1), (1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0))[path["limits"]["facing"]]
+    hexes = [[q + dq, r + dr], [q + 2 * dq, r + 2 * dr]]
+    # rejection path first: a hex that does not follow on from the last names the rule, and nothing is written
+    before = await version(api, game)
+    r_ = await post(api, game, seats[pilot], {"type": "starfinder.move", "seat": pilot, "hexes": [[q + 9, r]]})
+    assert r_.status_code == 422 and r_.json()["rule"] == "SF-MOV-1", r_.text
+    assert await version(api, game) == before
+    r_ = await post(api, game, seats[pilot], {"type": "starfinder.move", "seat": pilot, "hexes": hexes})
+    assert r_.status_code == 201, r_.text
+    tracks = (await view(api, game))["state"]["draw"]["tracks"]
+    assert [[p["x"], p["y"]] for p in tracks[-1]["points"]] == [[q, r], *hexes]

@@ -22,6 +22,11 @@ def client(sqlite_url):
         yield c
 
 
+def _auth(token):
+    """How a browser authenticates its socket: subprotocols, never the URL."""
+    return ["salvo.v1", f"salvo.token.{token}"] if token else ["salvo.v1"]
+
+
 def _game(client, scenario="long"):
     r = client.post("/v1/games", json={"ruleset": "tiny", "scenario": scenario})
     assert r.status_code == 201
@@ -86,7 +91,7 @@ def test_spectator_stream_is_redacted(client):
         event = _next_event(ws)
         assert event["type"] == "tiny.hidden" and event["data"]["secret"] is None
     token = game["umpire_token"]
-    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream?token={token}") as ws:
+    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream", subprotocols=_auth(token)) as ws:
         _events_until_caught_up(ws)
         _send(client, game, {"type": "tiny.hide", "seat": "red", "secret": 31338})
         assert _next_event(ws)["data"]["secret"] == 31338
@@ -94,7 +99,7 @@ def test_spectator_stream_is_redacted(client):
 
 def test_bad_token_gets_an_error_and_a_close(client):
     game = _game(client)
-    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream?token=nope") as ws:
+    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream", subprotocols=_auth("nope")) as ws:
         msg = ws.receive_json()
         assert msg["kind"] == "error" and msg["status"] == 401
         with pytest.raises(WebSocketDisconnect) as info:
@@ -147,8 +152,8 @@ def test_frames_are_encoded_once_per_audience(client):
         sockets = {}
         for name, token in tokens.items():  # two sockets per audience, still one frame per audience
             for _ in range(2):
-                url = f"/v1/games/{gid}/stream?after=3" + (f"&token={token}" if token else "")
-                ws = stack.enter_context(client.websocket_connect(url))
+                url = f"/v1/games/{gid}/stream?after=3"
+                ws = stack.enter_context(client.websocket_connect(url, subprotocols=_auth(token)))
                 _events_until_caught_up(ws)
                 sockets.setdefault(name, []).append(ws)
         _send(client, game, SHOOT)
@@ -162,7 +167,8 @@ def test_frames_are_encoded_once_per_audience(client):
 def test_commands_over_the_socket_share_the_decide_path(client):
     game = _game(client)
     token = game["seats"]["red"]
-    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream?token={token}") as ws:
+    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream",
+                                  headers={"Authorization": f"Bearer {token}"}) as ws:
         _events_until_caught_up(ws)
         ws.send_json({"kind": "command", "ref": "r1", "command": SHOOT})
         seen_result = seen_event = False
@@ -177,8 +183,9 @@ def test_commands_over_the_socket_share_the_decide_path(client):
         ws.send_json({"kind": "command", "ref": "r2", "command": {"type": "tiny.shoot", "shooter": "blue",
                                                                   "target": "red"}})
         msg = ws.receive_json()
-        assert msg == {"kind": "error", "ref": "r2", "status": 403, "title": "Rule violation",
-                       "detail": "seat red cannot act for blue", "rule": "TINY-SEAT"}
+        assert msg == {"kind": "error", "ref": "r2", "status": 403, "title": "Not your piece",
+                       "type": "/problems/rule/TINY-SEAT", "detail": "seat red cannot act for blue",
+                       "rule": "TINY-SEAT"}
         ws.send_json({"kind": "command", "ref": "r3", "command": {"type": "tiny.shoot", "shooter": 1}})
         msg = ws.receive_json()
         assert msg["kind"] == "error" and msg["status"] == 422 and msg["field"] == "$.command.shooter"

@@ -29,16 +29,17 @@ class WatchedGame:
         self.tokens: dict[str, str | None] = {"spectator": None, "umpire": self.game["umpire_token"],
                                               **self.game["seats"]}
         self.truth = truth
-        self.sockets = {v: stack.enter_context(client.websocket_connect(self._ws_url(v))) for v in self.viewers}
+        self.sockets = {v: stack.enter_context(self.connect(v)) for v in self.viewers}
         self.frames: dict[str, list[dict[str, Any]]] = {v: [] for v in self.viewers}  # envelopes received live
         self.known: dict[str, list[dict[str, Any]]] = {v: [] for v in self.viewers}  # envelopes read over HTTP
         for v in self.viewers:
             self._until_caught_up(v)
         self.sync()
 
-    def _ws_url(self, viewer: str, after: int = 0) -> str:
-        token = self.tokens[viewer]
-        return f"/v1/games/{self.id}/stream?after={after}" + (f"&token={token}" if token else "")
+    def connect(self, viewer: str, after: int = 0) -> Any:
+        """A live socket for a viewer; its token goes in a header, never in the URL."""
+        return self.client.websocket_connect(f"/v1/games/{self.id}/stream?after={after}",
+                                             headers=auth(self.tokens[viewer]))
 
     def _until_caught_up(self, viewer: str) -> None:
         while True:

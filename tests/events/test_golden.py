@@ -42,14 +42,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
-from service.domain.core import find_ruleset
-from service.events.envelope import DiceRevealed, Envelope
-from service.events.errors import InvalidRequest
-from service.events.head import codec_for
-from service.events.portability import state_hash, validate_battle_file
-from service.events.replay import Decoded, Folder
+from service.events.portability import state_hash
+from tests.support.golden import hashes_by_turn, load
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "gsc2-duel.jsonl"
@@ -68,38 +62,13 @@ GOLDEN_ROLLS = 52
 GOLDEN_RESULT: tuple[Any, ...] = ("red", "no blue ship remains in the fight", 4)  # (winner, reason, last turn)
 
 
-def _load() -> tuple[Any, list[Any], Any]:
-    try:
-        return validate_battle_file(GOLDEN.read_bytes())
-    except InvalidRequest as exc:  # the fold no longer matches the header: rule code changed how events fold
-        raise AssertionError(f"the golden log no longer validates with today's code: {exc.detail}") from None
+def _load(golden: Path = GOLDEN) -> tuple[Any, list[Any], Any]:
+    return load(golden)
 
 
-class _Row:
-    """A stored-row lookalike for one exported envelope (what the codec and the folder read)."""
-
-    def __init__(self, env: Envelope) -> None:
-        self.seq, self.type, self.v, self.turn = env.seq, env.type, env.v, env.turn
-        self.data, self.rolls = msgspec.json.encode(env.data), msgspec.json.encode(env.rolls)
-
-
-def _turn_hashes() -> dict[int, str]:
-    """Fold the golden events one by one (without the whole-file validation, so a changed fold is still
-    located): the state hash after the last event stamped with each turn."""
-    lines = [ln for ln in GOLDEN.read_bytes().split(b"\n") if ln.strip()]
-    header = msgspec.json.decode(lines[0])
-    ruleset = find_ruleset(header["ruleset"])
-    codec = codec_for(ruleset)
-    decoded = []
-    for raw in lines[1:]:
-        row = _Row(msgspec.json.decode(raw, type=Envelope))
-        decoded.append(Decoded(row, codec.decode(row.type, row.v, row.data, row.rolls)))
-    state = ruleset.initial_state(ruleset.parse_setup(header["setup"]))
-    out: dict[int, str] = {}
-    for d, after in Folder(ruleset).walk(state, decoded):
-        if not isinstance(d.event, DiceRevealed):  # a reveal is stamped with the turn it opens, late
-            out[int(d.row.turn)] = state_hash(after)
-    return out
+def _turn_hashes(golden: Path = GOLDEN) -> dict[int, str]:
+    """The state hash after the last event stamped with each turn (locates a changed fold)."""
+    return hashes_by_turn(golden)
 
 
 def describe_golden() -> str:

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import msgspec
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 
 from service.events.errors import InvalidRequest
+from service.events.inputs import INT64_MAX
 
 from ..bodies import created_body, decode_body
-from ..deps import ReaderDep, ServiceDep, ViewerDep, bearer
+from ..deps import GateDep, ReaderDep, ServiceDep, ViewerDep, bearer, client_address
 from ..jsonresponse import MsgspecResponse
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
@@ -38,7 +39,7 @@ async def create_game(request: Request, service: ServiceDep) -> MsgspecResponse:
 
 @router.get("/{game_id}", response_class=MsgspecResponse, summary="The caller's view of the game, now or at a seq")
 async def get_game(
-    game_id: str, viewer: ViewerDep, reader: ReaderDep, at: Annotated[int | None, Query(ge=0)] = None
+    game_id: str, viewer: ViewerDep, reader: ReaderDep, at: Annotated[int | None, Query(ge=0, le=INT64_MAX)] = None
 ) -> MsgspecResponse:
     return MsgspecResponse(await reader.summary(game_id, viewer, at))
 
@@ -60,15 +61,17 @@ COMMAND_HEADERS = [
     openapi_extra={"parameters": COMMAND_HEADERS, "requestBody": {"required": True, "content": {"application/json": {
         "schema": {"$ref": "#/components/schemas/CommandRequest"}}}}},
 )
-async def post_command(game_id: str, request: Request, service: ServiceDep) -> MsgspecResponse:
+async def post_command(game_id: str, request: Request, gate: GateDep) -> MsgspecResponse:
     # the hot path: headers are read directly rather than through per-parameter dependencies
     headers = request.headers
-    viewer = await service.authenticate(game_id, bearer(headers.get("authorization")))
+    token = bearer(headers.get("authorization"))
+    address = client_address(request)
+    viewer = await gate.viewer(game_id, token, address)
     key = headers.get("idempotency-key")
     if key is not None and len(key) > 200:
         raise InvalidRequest("Idempotency-Key is limited to 200 characters", field="Idempotency-Key")
     expected = _expected_version(headers.get("if-match"))
-    result = await service.handle_command(game_id, viewer, await request.body(), key, expected)
+    result = await gate.command(game_id, viewer, token, address, await request.body(), key, expected)
     return MsgspecResponse(result.body, status_code=result.status)
 
 
@@ -76,7 +79,7 @@ def _expected_version(if_match: str | None) -> int | None:
     if if_match is None:
         return None
     text = if_match.strip().removeprefix("W/").strip('"')
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit() and len(text) <= len(str(INT64_MAX))):
         raise InvalidRequest("If-Match must be the expected version number", field="If-Match")
     return int(text)
 
@@ -91,7 +94,7 @@ async def get_events(
     game_id: str,
     viewer: ViewerDep,
     reader: ReaderDep,
-    after: Annotated[int, Query(ge=0)] = 0,
+    after: Annotated[int, Query(ge=0, le=INT64_MAX)] = 0,
     limit: Annotated[int, Query(ge=1, le=10000)] = 1000,
 ) -> MsgspecResponse:
     events = await reader.events(game_id, viewer, after=after, limit=limit)
@@ -101,7 +104,7 @@ async def get_events(
 @router.get("/{game_id}/turns/{turn}", response_class=MsgspecResponse, summary="Replay of one turn, explained")
 async def get_turn(
     game_id: str,
-    turn: int,
+    turn: Annotated[int, Path(ge=0, le=INT64_MAX)],
     viewer: ViewerDep,
     reader: ReaderDep,
     phase: Annotated[str | None, Query(max_length=64)] = None,

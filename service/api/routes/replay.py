@@ -8,11 +8,12 @@ import msgspec
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
+from service.events.inputs import INT64_MAX, check_lines
 from service.events.portability import export_game, fork_game, import_game
 from service.events.rewind import rewind
 
 from ..bodies import created_body, decode_body
-from ..deps import ServiceDep, ViewerDep
+from ..deps import KeyringDep, ServiceDep, ViewerDep
 from ..jsonresponse import MsgspecResponse
 
 router = APIRouter(prefix="/v1/games", tags=["replay"])
@@ -36,21 +37,28 @@ async def post_rewind(game_id: str, request: Request, viewer: ViewerDep, service
 @router.post("/{game_id}/fork", status_code=201, response_class=MsgspecResponse,
              summary="A new sandbox game from any point of this one, linked to its origin")
 async def post_fork(
-    game_id: str, viewer: ViewerDep, service: ServiceDep, at: Annotated[int | None, Query(ge=1)] = None
+    game_id: str, viewer: ViewerDep, service: ServiceDep, at: Annotated[int | None, Query(ge=1, le=INT64_MAX)] = None
 ) -> MsgspecResponse:
     created = await fork_game(service, game_id, viewer, at)
     return MsgspecResponse(created_body(created, forked_from=game_id, forked_at=at), status_code=201)
 
 
 @router.get("/{game_id}/export", summary="Battle file: header + the caller's envelopes as JSON lines")
-async def get_export(game_id: str, viewer: ViewerDep, service: ServiceDep) -> Response:
-    body = await export_game(service, game_id, viewer)
+async def get_export(game_id: str, viewer: ViewerDep, service: ServiceDep, keyring: KeyringDep) -> Response:
+    body = await export_game(service, game_id, viewer, keyring)
     return Response(body, media_type="application/x-ndjson",
                     headers={"Content-Disposition": f'attachment; filename="{game_id}.salvo.jsonl"'})
 
 
 @router.post("/import", status_code=201, response_class=MsgspecResponse,
-             summary="Replay and validate a battle file; creates a new game from it")
-async def post_import(request: Request, service: ServiceDep) -> MsgspecResponse:
-    created, header = await import_game(service, await request.body())
-    return MsgspecResponse(created_body(created, imported_from=header.game_id), status_code=201)
+             summary="Replay, validate and check the signature of a battle file; creates a new game from it")
+async def post_import(
+    request: Request, service: ServiceDep, keyring: KeyringDep,
+    allow_unverified: Annotated[bool, Query(description="accept an unsigned or foreign-signed file, "
+                                                        "marked unverified in its view and later exports")] = False,
+) -> MsgspecResponse:
+    body = await request.body()
+    check_lines(body)
+    created, header, unverified = await import_game(service, body, keyring, allow_unverified)
+    return MsgspecResponse(created_body(created, imported_from=header.game_id, verified=unverified is None,
+                                        unverified=unverified), status_code=201)

@@ -74,6 +74,8 @@ class Repair(Command, frozen=True, tag="asc.repair"):
 
 
 class EndPhase(Command, frozen=True, tag="asc.end_phase"):
+    """ASC-SEQ-1: the side is done with the current phase (final: ruling ASC-R-24)."""
+
     side: str
 
 

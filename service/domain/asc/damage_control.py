@@ -11,14 +11,10 @@ from .commands import Repair
 from .condition import power_destroyed
 from .damage import REPAIRABLE, apply_strikes, hull_destroyed
 from .events import BackupTookOver, ContinuingDamage, DamageTaken, RepairRoll, RepairsRolled, VesselDestroyed
-from .scenario import SIDES, VesselSpec
+from .scenario import VesselSpec
 from .sensors import audit_locks
-from .sight import own_vessel, still_in_phase, visible
+from .sight import own_vessel, seen_by, still_in_phase
 from .state import State, Status
-
-
-def seen_by(state: State, vid: str) -> tuple[str, ...]:
-    return tuple(o for o in (*SIDES, "spectator") if visible(state, o, vid))
 
 
 def _destroy(out: Acc[State], vid: str, cause: str) -> None:

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
 
 from service.domain.core import Event
 from service.domain.core.hexgrid import Hex
 
 from .state import CommitEntry, FireDecl, Status, Strike
+
+LockRange = Annotated[int, msgspec.Meta(description=(
+    "The lock range in hexes (ASC-DET-5), not a detection roll or a signature: the lock holds while the target "
+    "is at most this far from the holder. It is the holder's best working active-sensor rating, committed or "
+    "not, else the rating of the sensor that made the detection. 0 on a failed attempt (no lock is taken) and "
+    "when withheld from this viewer (the holder is unseen)."))]
 
 
 class SensorsCommitted(Event, frozen=True, tag="asc.sensors_committed"):
@@ -28,13 +36,13 @@ class DetectionAttempted(Event, frozen=True, tag="asc.detection_attempted"):
     target: str | None  # None: a hex scan that found nothing, or hidden from the viewer
     hex: Hex | None = None
     success: bool = False
-    rating: int = 0  # lock range kept (ASC-DET-5 ruling)
+    rating: LockRange = 0
 
 
 class LockTaken(Event, frozen=True, tag="asc.lock_taken"):
     vessel: str | None
     target: str | None
-    rating: int = 0
+    rating: LockRange = 0
 
 
 class LockRef(msgspec.Struct, frozen=True, kw_only=True):

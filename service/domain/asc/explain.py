@@ -47,8 +47,10 @@ def _sensors_revealed(event: E.SensorsRevealed) -> str:
 
 def _detection_attempted(event: E.DetectionAttempted) -> str:
     target = event.target or (f"hex {event.hex.q},{event.hex.r}" if event.hex else "a contact")
-    verdict = "detected and locked" if event.success else "failed to detect"
-    return f"{_who(event.vessel)} {verdict} {target}{_rolls(event)}."
+    if not event.success:
+        return f"{_who(event.vessel)} failed to detect {target}{_rolls(event)}."
+    kept = f" (lock range {event.rating} hexes)" if event.rating else ""
+    return f"{_who(event.vessel)} detected and locked {target}{kept}{_rolls(event)}."
 
 
 def _lock_taken(event: E.LockTaken) -> str:

@@ -15,8 +15,8 @@ from .commands import Fire
 from .condition import at_all_stop, controls, in_contact, power_shutdown, working_ttas
 from .damage import locate
 from .events import FireDeclared, ShotResolved, VesselDestroyed
-from .scenario import ENERGY_WEAPONS, SIDES, VesselSpec, parse_damage, parse_rof
-from .sight import own_vessel, resolve, still_in_phase, visible
+from .scenario import ENERGY_WEAPONS, VesselSpec, parse_damage, parse_rof
+from .sight import own_vessel, resolve, seen_by, still_in_phase, visible
 from .state import FireDecl, State, Strike
 
 
@@ -218,7 +218,7 @@ def _resolve_one(out: Acc[State], dice: Dice, d: FireDecl) -> None:
                               outcome=roll.outcome or "miss", missile_killed=hit, rolls=(roll,)))
         if hit:
             out.add(VesselDestroyed(vessel=d.target, cause="killed by point defence",
-                                     seen_by=_seen_by(out.state, d.target)))
+                                     seen_by=seen_by(out.state, d.target)))
         return None
     rolls: list[Roll] = []
     direct = at_all_stop(tspec, tst)
@@ -260,9 +260,5 @@ def _resolve_one(out: Acc[State], dice: Dice, d: FireDecl) -> None:
         note="direct strike on a vessel at All Stop" if direct else "",
     ))
     if det_missile:
-        out.add(VesselDestroyed(vessel=d.vessel, cause="det warhead fired", seen_by=_seen_by(out.state, d.vessel)))
+        out.add(VesselDestroyed(vessel=d.vessel, cause="det warhead fired", seen_by=seen_by(out.state, d.vessel)))
     return None
-
-
-def _seen_by(state: State, vid: str) -> tuple[str, ...]:
-    return tuple(o for o in (*SIDES, "spectator") if visible(state, o, vid))

@@ -24,13 +24,13 @@ from .condition import at_all_stop, best_active_rating, power_shutdown, sensor_w
 from .damage_control import check_repair, outstanding
 from .fire import check_fire, to_hit_modifiers, weapon_of, weapons
 from .movement import check_all_stop, check_move, group_limits, reachable
+from .names import PHASE_NAMES, name_for
 from .paths import trace
 from .phases import check_end
 from .scenario import SIDES
 from .sensors import check_detect, check_lock, detection_candidates
 from .sight import observer, resolve, visible
 from .state import FireDecl, State, vessels_of
-from .view import PHASE_NAMES, name_for
 
 LOCATION_NAMES = {"power_plant": "power plant", "computer": "computer", "drive": "drive", "hangar": "hangar",
                   "continuing": "continuing damage"}
@@ -119,16 +119,19 @@ def contacts(state: State, side: str) -> list[tuple[str, Hex]]:
     return sorted(out)
 
 
-def closing_path(state: State, vessel: str, goal: Hex) -> tuple[str, ...]:
-    """The cheapest path ending nearest ``goal``, preferring to end with ``goal`` in a turret's arcs."""
-    spec = state.specs[vessel]
+def closing_path(state: State, vessel: str, goal: Hex,
+                 paths: dict[tuple[Hex, int], tuple[str, ...]] | None = None) -> tuple[str, ...]:
+    """The cheapest path ending nearest ``goal``, preferring to end with ``goal`` in a turret's arcs
+    (``paths``: the vessel's reachable ends, when already worked out)."""
+    ends = paths if paths is not None else reachable(state, vessel)
+    nearest = min(h.distance_to(goal) for h, _ in ends)
+    arcs = [frozenset(t.arcs) for t in state.specs[vessel].turrets]
 
-    def score(item: tuple[tuple[Hex, int], tuple[str, ...]]) -> tuple[int, int, int, tuple[str, ...]]:
+    def score(item: tuple[tuple[Hex, int], tuple[str, ...]]) -> tuple[int, int, tuple[str, ...]]:
         (h, f), path = item
-        bears = any(in_arcs(h, f, goal, frozenset(t.arcs)) for t in spec.turrets)
-        return h.distance_to(goal), 0 if bears else 1, len(path), path
+        return 0 if any(in_arcs(h, f, goal, a) for a in arcs) else 1, len(path), path
 
-    return min(reachable(state, vessel).items(), key=score)[1]
+    return min(((k, p) for k, p in ends.items() if k[0].distance_to(goal) == nearest), key=score)[1]
 
 
 def _moves(state: State, side: str, viewer: Viewer) -> list[Option]:
@@ -138,8 +141,9 @@ def _moves(state: State, side: str, viewer: Viewer) -> list[Option]:
             continue
         name = state.specs[v].name
         seen: set[tuple[str, ...]] = set()
+        ends = reachable(state, v)
         for target, where in contacts(state, side):
-            path = closing_path(state, v, where)
+            path = closing_path(state, v, where, ends)
             cmd = Move(vessel=v, path=path)  # type: ignore[arg-type]  # steps are checked by decide
             if path in seen or not path or not _accepts(check_move, state, cmd, viewer):
                 continue

@@ -80,7 +80,8 @@ def advance(out: Acc[State], dice: Dice) -> None:
 
 
 def game_result(state: State) -> GameEnded | None:
-    """Over when a side has no starship left, or after the scenario's last turn (ruling ASC-R-8)."""
+    """Over when a side has no starship left, or after the scenario's last turn, won by the side the scenario
+    names for it, if any (ruling ASC-R-8)."""
     fleets = {s: [v for v in vessels_of(state, s) if state.specs[v].kind == "starship"] for s in SIDES}
     if not fleets["advantaged"] and not fleets["disadvantaged"]:
         return GameEnded(winner=None, reason="no starship survives on either side")
@@ -89,5 +90,7 @@ def game_result(state: State) -> GameEnded | None:
             other = "disadvantaged" if s == "advantaged" else "advantaged"
             return GameEnded(winner=other, reason=f"the {s} side has no starship left")
     if state.turn >= state.turn_limit:
-        return GameEnded(winner=None, reason=f"turn limit {state.turn_limit} reached")
+        winner = state.turn_limit_winner
+        held = f": the {state.side_names.get(winner, winner)} hold out" if winner else ""
+        return GameEnded(winner=winner, reason=f"turn limit {state.turn_limit} reached{held}")
     return None

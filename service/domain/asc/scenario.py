@@ -130,6 +130,7 @@ class Setup(Strict, frozen=True):
     side_names: dict[str, str] = {}
     planet_hexes: tuple[Hex, ...] = ()
     victory: str = "Destroy or drive off every enemy starship."
+    turn_limit_winner: Side | None = None  # who wins when the turn limit is reached with both sides in it (ASC-R-8)
     vessels: tuple[VesselSpec, ...] = ()
 
 

@@ -158,7 +158,7 @@ def detect(out: Acc[State], cmd: Detect, actor: Actor, dice: Dice) -> None:
         roll = _replace_outcome(roll, "nothing found")
     out.add(DetectionAttempted(
         side=side, vessel=cmd.vessel, sensor=cmd.sensor, target=target, hex=cmd.hex, success=success,
-        rating=_lock_rating(state, cmd.vessel, sensor.rating), rolls=(roll,),
+        rating=_lock_rating(state, cmd.vessel, sensor.rating) if success else 0, rolls=(roll,),
     ))
 
 

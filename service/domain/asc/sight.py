@@ -45,6 +45,11 @@ def visible(state: State, obs: str | None, vid: str | None) -> bool:
     return detected_by(state, obs, vid)
 
 
+def seen_by(state: State, vid: str) -> tuple[str, ...]:
+    """The observers (sides, spectators) who see the vessel now: who sees it destroyed (ruling ASC-R-17)."""
+    return tuple(o for o in (*SIDES, "spectator") if visible(state, o, vid))
+
+
 def token(state: State, obs: str | None, vid: str) -> str | None:
     if obs is None:
         return None

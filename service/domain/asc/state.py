@@ -108,6 +108,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     turn: int = 1
     phase: str = "sensors"
     turn_limit: int = 12
+    turn_limit_winner: str | None = None  # the scenario's winner at the turn limit, if it names one (ASC-R-8)
     map_radius: int = 10
     planet_hexes: tuple[Hex, ...] = ()
     side_names: dict[str, str] = {}
@@ -162,6 +163,7 @@ def initial_state(setup: Setup) -> State:
     return State(
         scenario=setup.name,
         turn_limit=setup.turn_limit,
+        turn_limit_winner=setup.turn_limit_winner,
         map_radius=setup.map_radius,
         planet_hexes=setup.planet_hexes,
         side_names=dict(setup.side_names),

@@ -26,18 +26,12 @@ from service.domain.core.drawing import (
 from service.domain.core.hexgrid import FACING_NAMES, Hex
 
 from .condition import at_all_stop, major_breach, minor_breach, passive_signature, power_shutdown
+from .names import PHASE_NAMES, name_for, side_name, token_label
+from .options import forms, options
 from .scenario import SIDES, movement_allowance
 from .sight import detected_by, is_bogey, observer, ref, visible
 from .state import PHASES, Mark, State, enemy
 
-PHASE_NAMES = {
-    "sensors": "Sensor commit",
-    "detection": "Detection",
-    "disadvantaged_movement": "Disadvantaged movement",
-    "advantaged_movement": "Advantaged movement",
-    "fire": "Fire",
-    "damage_control": "Damage control",
-}
 SEALED_PHASES = ("sensors", "fire")  # ASC-SEQ-2, ASC-R-4: commitments and declarations are sealed
 KINDS = {"starship": "ship"}
 EFFECT_TEXT = {
@@ -51,23 +45,6 @@ OWN_SIGHT = ("all_stop", "damage", "repair")  # shown only to viewers who see th
 
 def _builtins(obj: Any) -> Any:
     return msgspec.to_builtins(obj)
-
-
-def side_name(state: State, side: str) -> str:
-    return state.side_names.get(side, side)
-
-
-def token_label(tok: str) -> str:
-    """"bogey-2" -> "Bogey 2": the only name a bogey has (nothing of the vessel behind it)."""
-    return "Bogey " + tok.split("-", 1)[1]
-
-
-def name_for(state: State, obs: str | None, vid: str | None) -> str | None:
-    """How a viewer names a vessel in words: its name if visible, "Bogey N", or None."""
-    shown = ref(state, obs, vid) if obs is not None else vid
-    if shown is None or vid is None:
-        return None
-    return state.specs[vid].name if shown == vid else token_label(shown)
 
 
 # ------------------------------------------------------------------------------------------ the view
@@ -178,9 +155,27 @@ def seat_status(state: State, side: str, you: bool) -> SeatStatus:
     return SeatStatus(side, True, f"your move: {what}" if you else what)
 
 
+IDLE = {  # why a side that must end the phase has nothing else to do in it
+    "detection": "no contact is within range of a free sensor",
+    "fire": "no weapon bears on a detected, locked enemy within one hex",
+    "damage_control": "nothing to repair",
+}
+
+
+def _idle_why(state: State, viewer: Viewer, why: SeatStatus) -> SeatStatus:
+    """"Your move: end the phase (no weapon bears…)" when ending the phase is all the seat can do."""
+    if not why.must_act or state.phase not in IDLE:
+        return why
+    if any(o.group != "phase" for o in options(state, viewer)) or forms(state, viewer):
+        return why
+    return SeatStatus(why.seat, True, f"your move: end the phase ({IDLE[state.phase]})")
+
+
 def status(state: State, viewer: Viewer) -> Status:
     seats = tuple(seat_status(state, s, False) for s in SIDES)
-    you = seat_status(state, viewer.seat, True) if viewer.kind == "seat" and viewer.seat in SIDES else None
+    you = None
+    if viewer.kind == "seat" and viewer.seat in SIDES:
+        you = _idle_why(state, viewer, seat_status(state, viewer.seat, True))
     result = None
     if state.over:
         result = state.result or "the battle is over"

@@ -1,6 +1,6 @@
 """The pure core shared by every ruleset: decider protocol, dice, geometry, errors, registry."""
 
-from .dice import Dice, Modifier, Roll, commitment, derive_face
+from .dice import Dice, Modifier, Roll, SlotDice, commitment, derive_face, seeded_face, slot_face
 from .errors import InvalidScenario, NotYourPiece, RuleViolation
 from .protocol import SPECTATOR, UMPIRE, Actor, Clock, Command, Event, Ruleset, Viewer, seat
 from .registry import available_rulesets, find_ruleset, register_ruleset, unregister_ruleset
@@ -17,6 +17,7 @@ __all__ = [
     "Modifier",
     "NotYourPiece",
     "Roll",
+    "SlotDice",
     "RuleViolation",
     "Ruleset",
     "Viewer",
@@ -26,6 +27,8 @@ __all__ = [
     "find_ruleset",
     "register_ruleset",
     "seat",
+    "seeded_face",
+    "slot_face",
     "unregister_ruleset",
 ]
 

@@ -12,6 +12,7 @@ import msgspec
 from .choices import Form
 from .drawing import Drawing
 from .errors import InvalidScenario
+from .numbers import check_scenario_numbers
 from .protocol import Event, Viewer
 
 
@@ -35,7 +36,9 @@ class RulesetBase:
         return found
 
     def parse_setup(self, raw: dict[str, Any]) -> Any:
-        """Decode and validate a scenario; errors name the field path."""
+        """Decode and validate a scenario; errors name the field path. Every number is bounded first
+        (finite, within ±SCENARIO_LIMIT: core/numbers.py), for every ruleset alike."""
+        check_scenario_numbers(raw)
         try:
             setup = msgspec.convert(raw, self.setup_type)
         except msgspec.ValidationError as exc:

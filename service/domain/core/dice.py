@@ -1,17 +1,23 @@
 """Verifiable dice.
 
-Roll ``i`` of a command is derived from HMAC-SHA256(key=turn seed, msg=game id | base seq | i | salt),
-mapped to the die by rejection sampling so every face is equally likely. ``base seq`` is the seq of the
-first event the command appended; it and the salt are recorded in the envelope, so anyone holding the
-revealed turn seed can recompute every roll (see clients/verify_dice.py).
+Current games (``SlotDice``): roll ``i`` of a command takes slot ``first + i`` of its turn; its face is
+the unbiased map of HMAC-SHA256(key of that slot, game id | turn | slot | salt) where the slot's key sits
+under the turn's Merkle commitment (merkle.py) and the salt is the one of the slot's first use, so a
+position of the log keeps its faces across rewinds. Older games (``Dice``): roll ``i`` of a command is
+derived from HMAC-SHA256(key=turn seed, msg=game id | base seq | i | salt), ``base seq`` being the seq
+of the first event the command appended. Both are mapped to the die by rejection sampling so every face
+is equally likely, and what a verifier needs is recorded in the envelope (see clients/verify_dice.py).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Mapping
 
 import msgspec
+
+from .merkle import slot_key
 
 
 class Modifier(msgspec.Struct, frozen=True, gc=False):
@@ -119,6 +125,49 @@ class Dice:
         roll = self.roll(sides, purpose, rule, need, modifiers)
         total = roll.value + sum(m.value for m in modifiers)
         return msgspec.structs.replace(roll, outcome=success if total >= need else failure)
+
+
+class SlotDice(Dice):
+    """Dice whose roll ``i`` uses slot ``first_slot + i`` of the turn: its own key and its first salt.
+
+    ``pinned`` holds the salt of every slot of this turn already used somewhere in the log (superseded
+    uses included): a re-decided slot rolls exactly what it rolled the first time, whatever salt comes now.
+    """
+
+    def __init__(
+        self, seed: bytes, game_id: str, turn: int, first_slot: int, salt: str = "",
+        pinned: Mapping[int, str] | None = None,
+    ) -> None:
+        super().__init__(seed, game_id, first_slot, salt)
+        self.turn = turn
+        self.first_slot = first_slot
+        self._pinned = pinned or {}
+
+    def salt_of(self, i: int) -> str:
+        return self._pinned.get(self.first_slot + i, self._salt)
+
+    def salts(self) -> tuple[str, ...]:
+        """The salt each roll used, in roll order (the verifier needs them where some were pinned)."""
+        return tuple(self.salt_of(i) for i in range(self.count))
+
+    def _face(self, i: int, sides: int) -> int:
+        slot = self.first_slot + i
+        return slot_face(slot_key(self._seed, self.turn, slot), self._game_id, self.turn, slot,
+                         sides, self.salt_of(i))
+
+
+def slot_face(key: bytes, game_id: str, turn: int, slot: int, sides: int, salt: str = "") -> int:
+    """The face of the roll in ``slot`` from that slot's key alone (what a seat given the key recomputes)."""
+    return derive_face(key, game_id, turn, slot, sides, salt)
+
+
+def seeded_face(
+    seed: bytes, game_id: str, turn: int, base: int, slot: int | None, i: int, sides: int, salt: str = ""
+) -> int:
+    """Roll ``i`` of a command recomputed from its turn's seed: by slot (current games) or by base seq."""
+    if slot is None:
+        return derive_face(seed, game_id, base, i, sides, salt)
+    return slot_face(slot_key(seed, turn, slot + i), game_id, turn, slot + i, sides, salt)
 
 
 def succeeded(roll: Roll, success: str = "success") -> bool:

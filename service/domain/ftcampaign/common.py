@@ -1,11 +1,12 @@
-"""Shared decide helpers: the event accumulator, actor checks, lookups and geometry."""
+"""Shared rule helpers: the event accumulator, actor checks, lookups and geometry."""
 
 from __future__ import annotations
 
 import msgspec
 from msgspec.structs import replace
 
-from service.domain.core import Actor, Event, NotYourPiece, RuleViolation
+from service.domain.core import Actor, NotYourPiece, RuleViolation
+from service.domain.core.acc import Acc
 from service.domain.core.hexgrid import FACING_NAMES, Hex, arcs_containing
 
 from . import events as E
@@ -15,16 +16,9 @@ from .state import Counter, Economy, Group, HexT, Ship, Sighting, State, World, 
 LIGHT_MASS = 20  # a "light element" is one ship of at most this mass (FTC-R-4)
 
 
-class Out:
-    """Events decided so far, applied as they are emitted so later steps see the new state."""
-
-    def __init__(self, state: State) -> None:
-        self.state = state
-        self.events: list[Event] = []
-
-    def emit(self, event: Event) -> None:
-        self.events.append(event)
-        self.state = evolve(self.state, event)
+def accumulator(state: State) -> Acc[State]:
+    """The one accumulator (core.acc): events decided so far, folded as they are added."""
+    return Acc(state, evolve)
 
 
 def umpire_only(actor: Actor, what: str) -> None:
@@ -140,7 +134,7 @@ def witnesses_at(state: State, h: HexT, extra: tuple[str | None, ...] = ()) -> t
     return tuple(p for p in state.order if p in here)
 
 
-def record_intel(out: Out, h: HexT, players: tuple[str, ...], composition: bool) -> None:
+def record_intel(out: Acc[State], h: HexT, players: tuple[str, ...], composition: bool) -> None:
     """FTC-TG-3: what a player's own forces saw here, as of now; compositions only after contact."""
     st = out.state
     w = st.worlds.get(key(h))
@@ -158,10 +152,10 @@ def record_intel(out: Out, h: HexT, players: tuple[str, ...], composition: bool)
         sighting = Sighting(turn=st.turn, owner=w.owner if w else None, counters=tuple(counters))
         if prior is not None and replace(prior, turn=st.turn) == sighting and prior.turn == st.turn:
             continue
-        out.emit(E.IntelGathered(player=p, hex=h, sighting=sighting))
+        out.add(E.IntelGathered(player=p, hex=h, sighting=sighting))
 
 
-def gather_all_intel(out: Out) -> None:
+def gather_all_intel(out: Acc[State]) -> None:
     st = out.state
     for p in st.order:
         seen = {key(g.hex) for g in st.groups.values() if g.owner == p and g.hex is not None}

@@ -5,11 +5,20 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from service.domain.core import Actor, Dice, Modifier, Roll, RuleViolation, seat
+from service.domain.core.acc import Acc
 
 from . import events as E
-from .commands import ChoosePosture, DeclareFormation, Engage, HoldOff, Recon, RecordBattle, ResolveDisengagement
+from .commands import (
+    ChoosePosture,
+    DeclareFormation,
+    Engage,
+    HoldOff,
+    LinkBattle,
+    Recon,
+    RecordBattle,
+    ResolveDisengagement,
+)
 from .common import (
-    Out,
     econ,
     gather_all_intel,
     groups_at_hex,
@@ -23,7 +32,7 @@ from .common import (
 )
 from .defences import allocate_repulse, hold_off, open_assault
 from .economy import start_economic_turn, work_keels
-from .movement import jump_error
+from .movement import depart, jump_error
 from .state import Battle, Force, Formation, HexT, State, Step, key
 
 DEFAULT_FORMATION = Formation(formation="line", speed=0)
@@ -50,7 +59,7 @@ def occupied(state: State) -> list[HexT]:
     return sorted({tuple(g.hex) for g in state.groups.values() if g.hex is not None})  # type: ignore[misc]
 
 
-def advance(out: Out, dice: Dice) -> None:
+def advance(out: Acc[State], dice: Dice) -> None:
     """Resolve contacts system by system until a decision is needed or the turn is over."""
     for _guard in range(500):
         st = out.state
@@ -62,7 +71,7 @@ def advance(out: Out, dice: Dice) -> None:
     raise AssertionError("contact resolution did not settle")  # pragma: no cover
 
 
-def _next_situation(out: Out, dice: Dice) -> bool:  # noqa: C901 - one branch per situation, in order
+def _next_situation(out: Acc[State], dice: Dice) -> bool:  # noqa: C901 - one branch per situation, in order
     st = out.state
     for h in occupied(st):
         k = key(h)
@@ -70,7 +79,7 @@ def _next_situation(out: Out, dice: Dice) -> bool:  # noqa: C901 - one branch pe
         owners = {g.owner for g in here if not g.dummy and g.ships}
         dummies = [g.id for g in here if g.dummy and any(o != g.owner for o in owners)]
         if dummies:  # contact reveals a dummy counter (FTC-TG-2, FTC-TG-3)
-            out.emit(E.DummiesRevealed(hex=h, groups=tuple(sorted(dummies)), witnesses=witnesses_at(st, h)))
+            out.add(E.DummiesRevealed(hex=h, groups=tuple(sorted(dummies)), witnesses=witnesses_at(st, h)))
             return True
         forces = mobile(st, h)
         if k in st.settled:
@@ -81,9 +90,9 @@ def _next_situation(out: Out, dice: Dice) -> bool:  # noqa: C901 - one branch pe
                     g = st.groups[gid]
                     if g.posture == "withdraw":
                         if g.origin is None or tuple(g.origin) == tuple(h):
-                            out.emit(E.GroupMoved(player=p, group=gid, frm=h, to=h, posture="stand_off"))
+                            out.add(E.GroupMoved(player=p, group=gid, frm=h, to=h, posture="stand_off"))
                         else:
-                            out.emit(E.Departed(player=p, group=gid, to=g.origin, reason="withdrew: contested"))
+                            depart(out, p, gid, g.origin, "withdrew: contested")
                 record_intel(out, h, (p,), composition=False)
                 return True
         if len(forces) > 1:
@@ -111,10 +120,10 @@ def _next_situation(out: Out, dice: Dice) -> bool:  # noqa: C901 - one branch pe
     return False
 
 
-def _open(out: Out, kind: str, h: HexT, players: tuple[str, ...], awaiting: tuple[str, ...]) -> None:
+def _open(out: Acc[State], kind: str, h: HexT, players: tuple[str, ...], awaiting: tuple[str, ...]) -> None:
     st = out.state
     step = Step(id=f"x{st.counter + 1}", kind=kind, hex=h, players=players, awaiting=awaiting)
-    out.emit(E.StepOpened(step=step, witnesses=players))
+    out.add(E.StepOpened(step=step, witnesses=players))
 
 
 def _step(state: State, sid: str, player: str, kind: str, rule: str) -> Step:
@@ -127,13 +136,13 @@ def _step(state: State, sid: str, player: str, kind: str, rule: str) -> Step:
 # ---------------------------------------------------------------- decisions
 
 
-def engage(out: Out, cmd: Engage, actor: Actor, dice: Dice) -> None:
+def engage(out: Acc[State], cmd: Engage, actor: Actor, dice: Dice) -> None:
     st = out.state
     player = player_of(st, actor)
     s = _step(st, cmd.step, player, "engage", "FTC-ARR-6")
     if not cmd.stay:
-        _check_departure(st, s.hex, player, cmd.to)
-    out.emit(E.ChoiceMade(step=s.id, player=player, choice="stay" if cmd.stay else "disengage",
+        check_departure(st, s.hex, player, cmd.to)
+    out.add(E.ChoiceMade(step=s.id, player=player, choice="stay" if cmd.stay else "disengage",
                           to=None if cmd.stay else cmd.to, witnesses=s.players))
     if not _find(out.state, s.id).awaiting:
         _resolve_engage(out, _find(out.state, s.id), dice)
@@ -144,7 +153,7 @@ def _find(state: State, sid: str) -> Step:
     return next(s for s in state.steps if s.id == sid)
 
 
-def _check_departure(st: State, h: HexT, player: str, to: HexT | None) -> None:
+def check_departure(st: State, h: HexT, player: str, to: HexT | None) -> None:
     gids = mobile(st, h).get(player, [])
     if any(st.groups[g].cloaked for g in gids):
         raise RuleViolation("FTC-ARR-10", "cloaked ships cannot depart")
@@ -154,7 +163,7 @@ def _check_departure(st: State, h: HexT, player: str, to: HexT | None) -> None:
         raise RuleViolation(*jump_error(st, h, to, False))  # type: ignore[misc]
 
 
-def _resolve_engage(out: Out, s: Step, dice: Dice) -> None:
+def _resolve_engage(out: Acc[State], s: Step, dice: Dice) -> None:
     st = out.state
     r = dice.roll(6, f"range at {key(s.hex)} (d6 + 6 feet)", "FTC-ARR-6")
     rng = r.value + 6
@@ -162,13 +171,13 @@ def _resolve_engage(out: Out, s: Step, dice: Dice) -> None:
     far = rng > table
     r = replace(r, outcome=f"{rng} feet: " + ("too far for one table, disengagement is automatic" if far
                                                else "on the table"))
-    out.emit(E.StepResolved(step=s.id, kind="engage", hex=s.hex, choices=dict(s.choices), witnesses=s.players,
+    out.add(E.StepResolved(step=s.id, kind="engage", hex=s.hex, choices=dict(s.choices), witnesses=s.players,
                             range_feet=rng, rolls=(r,)))
     leavers = [p for p, c in s.choices.items() if c == "disengage"]
     if far:
         for p in leavers:
             for gid in mobile(out.state, s.hex).get(p, []):
-                out.emit(E.Departed(player=p, group=gid, to=s.destinations[p], reason="disengaged (out of range)"))
+                depart(out, p, gid, s.destinations[p], "disengaged (out of range)")
         remaining = mobile(out.state, s.hex)
         if len(remaining) == 1:
             _maybe_bonus_after_leave(out, s.hex, leavers)
@@ -176,27 +185,27 @@ def _resolve_engage(out: Out, s: Step, dice: Dice) -> None:
         _start_battle(out, s.hex, dice, rng)
 
 
-def _maybe_bonus_after_leave(out: Out, h: HexT, leavers: list[str]) -> None:
+def _maybe_bonus_after_leave(out: Acc[State], h: HexT, leavers: list[str]) -> None:
     """A fleet that elects to leave is defeated (FTC-ARR-9); the +1 applies against the world's own fleet."""
     w = out.state.worlds.get(key(h))
     if w is not None and w.owner in leavers and key(h) not in out.state.bonus:
-        out.emit(E.StepResolved(step="-", kind="defeat", hex=h, choices={}, witnesses=witnesses_at(out.state, h)))
+        out.add(E.StepResolved(step="-", kind="defeat", hex=h, choices={}, witnesses=witnesses_at(out.state, h)))
 
 
-def choose_posture(out: Out, cmd: ChoosePosture, actor: Actor, dice: Dice) -> None:
+def choose_posture(out: Acc[State], cmd: ChoosePosture, actor: Actor, dice: Dice) -> None:
     st = out.state
     player = player_of(st, actor)
     s = _step(st, cmd.step, player, "standoff", "FTC-ARR-5")
     if cmd.posture not in ("stand_off", "attack", "withdraw"):
         raise RuleViolation("FTC-ARR-1", "posture is stand_off, attack or withdraw")
-    out.emit(E.ChoiceMade(step=s.id, player=player, choice=cmd.posture, witnesses=s.players))
+    out.add(E.ChoiceMade(step=s.id, player=player, choice=cmd.posture, witnesses=s.players))
     s = _find(out.state, s.id)
     if not s.awaiting:
         _resolve_postures(out, s)
         advance(out, dice)
 
 
-def _resolve_postures(out: Out, s: Step) -> None:
+def _resolve_postures(out: Acc[State], s: Step) -> None:
     """FTC-ARR-5: fresh postures revealed together; all stand off = stay to the end of the turn."""
     choices = dict(s.choices)
     postures = {p: ("stand_off" if c == "withdraw" else c) for p, c in choices.items()}
@@ -204,19 +213,19 @@ def _resolve_postures(out: Out, s: Step) -> None:
                for gid in mobile(out.state, s.hex).get(p, [])]
     leaving = [x for x in leaving if x[2] is not None and tuple(x[2]) != tuple(s.hex)]
     settle = "attack" not in choices.values() and not leaving
-    out.emit(E.StepResolved(step=s.id, kind=s.kind, hex=s.hex, choices=choices, witnesses=s.players,
+    out.add(E.StepResolved(step=s.id, kind=s.kind, hex=s.hex, choices=choices, witnesses=s.players,
                             postures=postures, settle=settle))
     for p, gid, origin in leaving:
-        out.emit(E.Departed(player=p, group=gid, to=origin, reason="withdrew"))  # type: ignore[arg-type]
+        depart(out, p, gid, origin, "withdrew")  # type: ignore[arg-type]
 
 
-def recon(out: Out, cmd: Recon, actor: Actor, dice: Dice) -> None:
+def recon(out: Acc[State], cmd: Recon, actor: Actor, dice: Dice) -> None:
     st = out.state
     player = player_of(st, actor)
     s = _step(st, cmd.step, player, "recon", "FTC-ARR-4")
     if cmd.choice not in ("attack", "stand_off", "withdraw"):
         raise RuleViolation("FTC-ARR-4", "after recon: attack, stand_off or withdraw")
-    out.emit(E.ChoiceMade(step=s.id, player=player, choice=cmd.choice, witnesses=(player,)))
+    out.add(E.ChoiceMade(step=s.id, player=player, choice=cmd.choice, witnesses=(player,)))
     _resolve_postures(out, _find(out.state, s.id))
     advance(out, dice)
 
@@ -224,7 +233,7 @@ def recon(out: Out, cmd: Recon, actor: Actor, dice: Dice) -> None:
 # ---------------------------------------------------------------- battles
 
 
-def _start_battle(out: Out, h: HexT, dice: Dice, rng: int | None = None) -> None:
+def _start_battle(out: Acc[State], h: HexT, dice: Dice, rng: int | None = None) -> None:
     st = out.state
     rolls: list[Roll] = []
     if rng is None:
@@ -274,12 +283,12 @@ def _start_battle(out: Out, h: HexT, dice: Dice, rng: int | None = None) -> None
                     formations={f.player: f.preset for f in forces if f.preset is not None})
     designs = {s: st.ships[s].design for f in forces for s in f.ships}
     players = tuple(f.player for f in forces)
-    out.emit(E.BattleStarted(battle=battle, designs=designs, priority=priority, drop=drop, drop_changes=changes,
+    out.add(E.BattleStarted(battle=battle, designs=designs, priority=priority, drop=drop, drop_changes=changes,
                              late=late, witnesses=players, rolls=tuple(rolls)))
     record_intel(out, h, players, composition=True)
 
 
-def declare_formation(out: Out, cmd: DeclareFormation, actor: Actor) -> None:
+def declare_formation(out: Acc[State], cmd: DeclareFormation, actor: Actor) -> None:
     st = out.state
     player = player_of(st, actor)
     b = next((b for b in st.battles if b.id == cmd.battle), None)
@@ -290,7 +299,7 @@ def declare_formation(out: Out, cmd: DeclareFormation, actor: Actor) -> None:
                                           "keeps the ones it had)")
     if cmd.speed < 0 or not cmd.formation:
         raise RuleViolation("FTC-ARR-12", "name a formation and a speed ≥ 0")
-    out.emit(E.FormationDeclared(battle=b.id, player=player, formation=Formation(formation=cmd.formation,
+    out.add(E.FormationDeclared(battle=b.id, player=player, formation=Formation(formation=cmd.formation,
                                                                                   speed=cmd.speed),
                                  witnesses=tuple(f.player for f in b.forces)))
 
@@ -306,12 +315,31 @@ def check_umpire(st: State, name: str | None, involved: tuple[str, ...] | list[s
         raise RuleViolation("FTC-UMP-1", f"umpire {name} plays {u.plays}, who is involved; another umpire decides")
 
 
-def record_battle(out: Out, cmd: RecordBattle, actor: Actor, dice: Dice) -> None:  # noqa: C901
-    umpire_only(actor, "record a battle")
+def link_battle(out: Acc[State], cmd: LinkBattle, actor: Actor) -> None:
+    """FTC-ARR-8: the umpire's (the service's) record that the battle is fought as a linked game."""
     st = out.state
+    if not actor.is_umpire:
+        raise RuleViolation("FTC-UMP-1", "the umpire (the service, for its own linked games) links battles")
     b = next((b for b in st.battles if b.id == cmd.battle), None)
     if b is None:
         raise RuleViolation("FTC-ARR-8", f"no battle {cmd.battle!r} is waiting for a result")
+    if b.tactical_game_id is not None:
+        raise RuleViolation("FTC-ARR-8", f"battle {b.id} is already fought as {b.tactical_game_id}")
+    missing = [f.player for f in b.forces if f.player not in b.formations]
+    if missing:
+        raise RuleViolation("FTC-ARR-12", f"formation and speed not yet recorded for {', '.join(missing)}")
+    out.add(E.BattleLinked(battle=b.id, hex=b.hex, tactical_game_id=cmd.tactical_game_id,
+                           witnesses=tuple(f.player for f in b.forces)))
+
+
+def check_record_battle(st: State, cmd: RecordBattle) -> Battle:  # noqa: C901 - one check per field
+    """FTC-ARR-8, FTC-ARR-10, FTC-ARR-12, FTC-CAP-1, FTC-UMP-1: the battle recorded, or raises."""
+    b = next((b for b in st.battles if b.id == cmd.battle), None)
+    if b is None:
+        raise RuleViolation("FTC-ARR-8", f"no battle {cmd.battle!r} is waiting for a result")
+    if b.tactical_game_id is not None and cmd.tactical_game_id != b.tactical_game_id:
+        raise RuleViolation("FTC-ARR-8", f"battle {b.id} is fought as the linked game {b.tactical_game_id}: "
+                                         "its result comes from that game")
     players = [f.player for f in b.forces]
     check_umpire(st, cmd.umpire, players)
     missing = [p for p in players if p not in b.formations]
@@ -341,6 +369,16 @@ def record_battle(out: Out, cmd: RecordBattle, actor: Actor, dice: Dice) -> None
             raise RuleViolation("FTC-ARR-10", "cloaked ships cannot depart")
         if jump_error(st, b.hex, d.to, False) and jump_error(st, b.hex, d.to, True):
             raise RuleViolation(*jump_error(st, b.hex, d.to, False))  # type: ignore[misc]
+    return b
+
+
+def record_battle(out: Acc[State], cmd: RecordBattle, actor: Actor, dice: Dice) -> None:
+    umpire_only(actor, "record a battle")
+    st = out.state
+    b = check_record_battle(st, cmd)
+    players = [f.player for f in b.forces]
+    groups = {g: f.player for f in b.forces for g in f.groups}
+    destroyed = {r.ship for r in cmd.ships if r.destroyed}
     lost = destroyed | set(cmd.captured)
     leaving = {d.group for d in cmd.left}
     defeated = []
@@ -355,21 +393,20 @@ def record_battle(out: Out, cmd: RecordBattle, actor: Actor, dice: Dice) -> None
     survivors = {f.player for f in b.forces if f.player not in defeated}
     settle = len(survivors) > 1
     cap_group = f"{cmd.victor}-c{b.id}" if cmd.captured and cmd.victor else None
-    out.emit(E.BattleRecorded(battle=b.id, hex=b.hex, tactical_game_id=cmd.tactical_game_id, victor=cmd.victor,
+    out.add(E.BattleRecorded(battle=b.id, hex=b.hex, tactical_game_id=cmd.tactical_game_id, victor=cmd.victor,
                               ships=cmd.ships, left=cmd.left, captured=cmd.captured, captured_group=cap_group,
                               defeated=tuple(defeated), formations=dict(b.formations), ordnance=dict(cmd.ordnance),
                               bonus=bonus, witnesses=tuple(players), settle=settle))
     for d in cmd.left:
         if d.group in out.state.groups:
-            out.emit(E.Departed(player=groups[d.group], group=d.group, to=d.to, reason="left the battle",
-                                under_fire=Formation(formation=d.formation, speed=d.speed)))
+            depart(out, groups[d.group], d.group, d.to, "left the battle",
+                   under_fire=Formation(formation=d.formation, speed=d.speed))
     record_intel(out, b.hex, tuple(players), composition=True)
     advance(out, dice)
 
 
-def resolve_disengagement(out: Out, cmd: ResolveDisengagement, actor: Actor, dice: Dice) -> None:
-    umpire_only(actor, "adjudicate a disengagement")
-    st = out.state
+def check_disengagement(st: State, cmd: ResolveDisengagement) -> tuple[Battle, Force]:
+    """FTC-ARR-10, FTC-ARR-11: the battle and the departing force, or raises."""
     b = next((b for b in st.battles if b.id == cmd.battle), None)
     force = next((f for f in b.forces if cmd.group in f.groups), None) if b else None
     if b is None or force is None or cmd.group not in st.groups:
@@ -384,6 +421,14 @@ def resolve_disengagement(out: Out, cmd: ResolveDisengagement, actor: Actor, dic
         raise RuleViolation("FTC-ARR-10", "cloaked ships cannot depart")
     if jump_error(st, b.hex, cmd.to, False) and jump_error(st, b.hex, cmd.to, True):
         raise RuleViolation(*jump_error(st, b.hex, cmd.to, False))  # type: ignore[misc]
+    return b, force
+
+
+def resolve_disengagement(out: Acc[State], cmd: ResolveDisengagement, actor: Actor, dice: Dice) -> None:
+    umpire_only(actor, "adjudicate a disengagement")
+    st = out.state
+    b, force = check_disengagement(st, cmd)
+    g = st.groups[cmd.group]
     rolls: list[Roll] = []
     escaped = cmd.separation == "grows"
     if cmd.separation == "unclear":
@@ -397,25 +442,25 @@ def resolve_disengagement(out: Out, cmd: ResolveDisengagement, actor: Actor, dic
         escaped = a.value + len(m1) > p.value + len(m2)
         rolls = [replace(a, outcome="escapes" if escaped else "caught"), replace(p, outcome="pursuer")]
     witnesses = tuple(f.player for f in b.forces)
-    out.emit(E.DisengagementResolved(battle=b.id, player=force.player, group=cmd.group, escaped=escaped, to=cmd.to,
+    out.add(E.DisengagementResolved(battle=b.id, player=force.player, group=cmd.group, escaped=escaped, to=cmd.to,
                                      separation=cmd.separation, witnesses=witnesses, rolls=tuple(rolls)))
     if escaped:
-        out.emit(E.Departed(player=force.player, group=cmd.group, to=cmd.to, reason="disengaged under fire",
-                            under_fire=b.formations.get(force.player)))
+        depart(out, force.player, cmd.group, cmd.to, "disengaged under fire",
+               under_fire=b.formations.get(force.player))
 
 
 # ---------------------------------------------------------------- intelligence and the end of the turn
 
 
-def end_turn(out: Out, dice: Dice) -> None:
+def end_turn(out: Acc[State], dice: Dice) -> None:
     gather_all_intel(out)
     work_keels(out)
     st = out.state
-    out.emit(E.TurnEnded(turn=st.turn))
+    out.add(E.TurnEnded(turn=st.turn))
     if st.turn >= st.setup.last_turn:
-        out.emit(E.CampaignEnded(reason=f"turn {st.turn} was the campaign's last"))
+        out.add(E.CampaignEnded(reason=f"turn {st.turn} was the campaign's last"))
         return
-    out.emit(E.TurnStarted(turn=st.turn + 1, economic_turn=(st.turn) // 6 + 1))
+    out.add(E.TurnStarted(turn=st.turn + 1, economic_turn=(st.turn) // 6 + 1))
     if (out.state.turn - 1) % 6 == 0:
         for g in sorted(out.state.groups.values(), key=lambda g: g.id):  # FTC-DEF-7: not repaired in time
             if g.repulse is not None and g.repulse.due_et < out.state.economic_turn:
@@ -423,16 +468,14 @@ def end_turn(out: Out, dice: Dice) -> None:
         start_economic_turn(out)
 
 
-def close_contacts(out: Out, dice: Dice) -> None:
+def close_contacts(out: Acc[State], dice: Dice) -> None:
     """Umpire closes the turn during contacts: every open decision takes its default (FTC-R-6)."""
     st = out.state
     phase(st, "contacts")
-    if not st.steps and all(set(f.player for f in b.forces) <= set(b.formations) for b in st.battles):
-        raise RuleViolation("FTC-ARR-8", "the battles wait for their results (record_battle)")
     for b in st.battles:
         for f in b.forces:
             if f.player not in b.formations:
-                out.emit(E.FormationDeclared(battle=b.id, player=f.player, formation=DEFAULT_FORMATION,
+                out.add(E.FormationDeclared(battle=b.id, player=f.player, formation=DEFAULT_FORMATION,
                                              witnesses=tuple(x.player for x in b.forces)))
     for s in list(out.state.steps):
         s = _find(out.state, s.id)
@@ -441,7 +484,7 @@ def close_contacts(out: Out, dice: Dice) -> None:
                 hold_off(out, HoldOff(step=s.id), seat(p))
                 break
             choice = {"engage": "stay", "standoff": "stand_off", "recon": "stand_off"}[s.kind]
-            out.emit(E.ChoiceMade(step=s.id, player=p, choice=choice, witnesses=s.players))
+            out.add(E.ChoiceMade(step=s.id, player=p, choice=choice, witnesses=s.players))
         if s.kind == "assault":
             continue
         s = _find(out.state, s.id)

@@ -5,11 +5,11 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from service.domain.core import Actor, Dice, Modifier, Roll, RuleViolation
+from service.domain.core.acc import Acc
 
 from . import events as E
 from .commands import AssaultDefences, HoldOff, RepairRepulse
 from .common import (
-    Out,
     econ,
     fleet_points,
     group_of,
@@ -20,23 +20,24 @@ from .common import (
     record_intel,
     witnesses_at,
 )
+from .movement import depart
 from .state import Group, HexT, State, Step, key
 
 
-def roll_neutral(out: Out, wid: str, by: str, dice: Dice) -> None:
+def roll_neutral(out: Acc[State], wid: str, by: str, dice: Dice) -> None:
     """FTC-WLD-5: 1–2 unsettled (0); 3–4 2d6 × 10; 5–6 3d6 × 10; revealed to all."""
     r = dice.roll(6, f"development of neutral world {wid}", "FTC-WLD-5")
     n = 0 if r.value <= 2 else 2 if r.value <= 4 else 3
     rolls = [replace(r, outcome="unsettled" if n == 0 else f"{n}d6 × 10")]
     rolls += [dice.roll(6, f"income of {wid}", "FTC-WLD-5") for _ in range(n)]
-    out.emit(E.WorldScouted(world=wid, income=10 * sum(x.value for x in rolls[1:]), by=by, rolls=tuple(rolls)))
+    out.add(E.WorldScouted(world=wid, income=10 * sum(x.value for x in rolls[1:]), by=by, rolls=tuple(rolls)))
 
 
 def attack_groups(state: State, h: HexT, player: str) -> list[Group]:
     return [g for g in groups_at_hex(state, h) if g.owner == player and not g.dummy and g.posture == "attack"]
 
 
-def open_assault(out: Out, h: HexT, player: str, dice: Dice) -> None:
+def open_assault(out: Acc[State], h: HexT, player: str, dice: Dice) -> None:
     """A lone attacker at a world not its own (FTC-DEF-1): scout-roll, take, drive off or open a step."""
     k = key(h)
     if out.state.worlds[k].income is None:
@@ -44,21 +45,21 @@ def open_assault(out: Out, h: HexT, player: str, dice: Dice) -> None:
     w = out.state.worlds[k]
     wit = witnesses_at(out.state, h, extra=(w.owner,))
     if w.idp <= 0:  # FTC-WLD-5 ruling: an unsettled world (IDP 0) is taken without a roll
-        out.emit(E.WorldTaken(world=k, player=player, old_owner=w.owner, witnesses=wit))
+        out.add(E.WorldTaken(world=k, player=player, old_owner=w.owner, witnesses=wit))
         record_intel(out, h, wit, composition=False)
         return
     groups = attack_groups(out.state, h, player)
     ships = [s for g in groups for s in hulkless(out.state, g)]
     if 2 * fleet_points(out.state, ships) < 10 * w.idp:  # FTC-DEF-8
         back = groups[0].origin or h
-        out.emit(E.DrivenOff(hex=h, player=player, groups=tuple(g.id for g in groups), to=back, witnesses=wit))
+        out.add(E.DrivenOff(hex=h, player=player, groups=tuple(g.id for g in groups), to=back, witnesses=wit))
         for g in groups:
-            out.emit(E.Departed(player=player, group=g.id, to=g.origin or h, reason="driven off by the defences"))
+            depart(out, player, g.id, g.origin or h, "driven off by the defences")
         return
     st = out.state
     step = Step(id=f"x{st.counter + 1}", kind="assault", hex=h, players=(player,), awaiting=(player,),
                 bonus=k in st.bonus)
-    out.emit(E.StepOpened(step=step, witnesses=(player,)))
+    out.add(E.StepOpened(step=step, witnesses=(player,)))
 
 
 def _step(state: State, sid: str, player: str, kind: str) -> Step:
@@ -68,23 +69,34 @@ def _step(state: State, sid: str, player: str, kind: str) -> Step:
     return s
 
 
-def assault(out: Out, cmd: AssaultDefences, actor: Actor, dice: Dice) -> None:
+def assault(out: Acc[State], cmd: AssaultDefences, actor: Actor, dice: Dice) -> None:
     state = out.state
     player = player_of(state, actor)
+    resolve_assault(out, check_assault(state, player, cmd), player, cmd.ships, dice)
+
+
+def check_assault(state: State, player: str, cmd: AssaultDefences) -> Step:
+    """FTC-DEF-1, FTC-DEF-2: the assault step, or raises (before any die)."""
     s = _step(state, cmd.step, player, "assault")
+    standing_off = {sid for g in groups_at_hex(state, s.hex) if g.owner == player and g.posture == "stand_off"
+                    for sid in g.ships}
+    if standing_off & set(cmd.ships):
+        raise RuleViolation("FTC-ARR-2", "a task group on stand-off neither attacks nor interdicts: its ships "
+                                         "cannot join the assault")
     eligible = {sid for g in attack_groups(state, s.hex, player) for sid in hulkless(state, g)}
     if not cmd.ships or any(sid not in eligible for sid in cmd.ships) or len(set(cmd.ships)) != len(cmd.ships):
         raise RuleViolation("FTC-DEF-1", "commit ships of your attacking task groups in the system")
-    resolve_assault(out, s, player, cmd.ships, dice)
+    points, dv = fleet_points(state, cmd.ships), 10 * state.worlds[key(s.hex)].idp
+    if 2 * points < dv:
+        raise RuleViolation("FTC-DEF-2", f"{points} pts is below 50% of the defence value {dv}; it may not attack")
+    return s
 
 
-def resolve_assault(out: Out, s: Step, player: str, ships: tuple[str, ...], dice: Dice) -> None:
+def resolve_assault(out: Acc[State], s: Step, player: str, ships: tuple[str, ...], dice: Dice) -> None:
     state = out.state
     k = key(s.hex)
     w = state.worlds[k]
     points, dv = fleet_points(state, ships), 10 * w.idp
-    if 2 * points < dv:
-        raise RuleViolation("FTC-DEF-2", f"{points} pts is below 50% of the defence value {dv}; it may not attack")
     mods: list[Modifier] = []
     if points >= dv and points // dv - 1:
         mods.append(Modifier("FTC-DEF-2", f"fleet {points} pts is {points // dv}× the defence value {dv}",
@@ -115,17 +127,17 @@ def resolve_assault(out: Out, s: Step, player: str, ships: tuple[str, ...], dice
                                defence_value=dv, result="repulsed", idp_after=w.idp, repulse=w.income or 0,
                                repulse_boxes=w.idp // 3, groups=groups, due_et=state.economic_turn + 1,
                                witnesses=witnesses, rolls=(replace(r, outcome="repulsed"),))
-    out.emit(E.StepResolved(step=s.id, kind="assault", hex=s.hex, choices={player: "assault"},
+    out.add(E.StepResolved(step=s.id, kind="assault", hex=s.hex, choices={player: "assault"},
                             witnesses=(player,)))
-    out.emit(ev)
+    out.add(ev)
     record_intel(out, s.hex, witnesses, composition=False)
 
 
-def hold_off(out: Out, cmd: HoldOff, actor: Actor) -> None:
+def hold_off(out: Acc[State], cmd: HoldOff, actor: Actor) -> None:
     state = out.state
     player = player_of(state, actor)
     s = _step(state, cmd.step, player, "assault")
-    out.emit(E.StepResolved(step=s.id, kind="assault", hex=s.hex, choices={player: "hold off"},
+    out.add(E.StepResolved(step=s.id, kind="assault", hex=s.hex, choices={player: "hold off"},
                             witnesses=(player,), postures={player: "stand_off"}, settle=True))
 
 
@@ -142,7 +154,7 @@ def largest_remainder(total: int, weights: dict[str, int]) -> dict[str, int]:
     return shares
 
 
-def allocate_repulse(out: Out, g: Group, dice: Dice) -> None:
+def allocate_repulse(out: Acc[State], g: Group, dice: Dice) -> None:
     """FTC-DEF-7: IDP/3 hull boxes by mass; each newly stripped row checks every working system."""
     state = out.state
     rep = g.repulse
@@ -175,19 +187,25 @@ def allocate_repulse(out: Out, g: Group, dice: Dice) -> None:
                 rolls.append(r)
                 if r.outcome == "knocked out":
                     failed.append(f"{sid}/{sys.id}")
-    out.emit(E.RepulseAllocated(player=g.owner, group=g.id, hits=hits, failed=tuple(failed),
+    out.add(E.RepulseAllocated(player=g.owner, group=g.id, hits=hits, failed=tuple(failed),
                                 destroyed=tuple(destroyed), rolls=tuple(rolls)))
 
 
-def repair_repulse(out: Out, cmd: RepairRepulse, actor: Actor) -> None:
+def check_repair_repulse(state: State, player: str, cmd: RepairRepulse) -> int:
+    """FTC-DEF-7: the cost of repairing a group's repulse damage in time, or raises."""
     from .economy import spend
     from .repairs import at_repair_world
 
-    state = out.state
-    player = player_of(state, actor)
     g = own_group(state, player, cmd.group)
     if g.repulse is None:
         raise RuleViolation("FTC-DEF-7", "the group carries no repulse damage")
     at_repair_world(state, player, g)
     spend(state, player, g.repulse.pts)
-    out.emit(E.RepulseRepaired(player=player, group=g.id, cost=g.repulse.pts))
+    return g.repulse.pts
+
+
+def repair_repulse(out: Acc[State], cmd: RepairRepulse, actor: Actor) -> None:
+    state = out.state
+    player = player_of(state, actor)
+    cost = check_repair_repulse(state, player, cmd)
+    out.add(E.RepulseRepaired(player=player, group=cmd.group, cost=cost))

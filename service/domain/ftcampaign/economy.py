@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from service.domain.core import Actor, RuleViolation
+from service.domain.core.acc import Acc
 
 from . import events as E
 from .commands import (
@@ -17,16 +18,19 @@ from .commands import (
     RebuildDefences,
     SetMaintenance,
 )
-from .common import Out, econ, new_id, own_world, phase, player_of, umpire_only
+from .common import econ, new_id, own_world, phase, player_of, umpire_only
+from .scenario import ModuleSpec
 from .state import (
     SHIP_CAP,
     TURNS_PER_ECONOMIC_TURN,
     Design,
+    HexT,
     Keel,
     Ship,
     ShipSystem,
     State,
     StoredModule,
+    SystemKit,
     ceil_pct,
     design,
     is_capital_ship,
@@ -39,6 +43,12 @@ NON_WEAPONS = {"drive", "ftl", "core", "cargo", "armour", "fire_control", "scree
 
 def at_economic_turn_start(state: State) -> bool:
     return state.turn >= 1 and (state.turn - 1) % TURNS_PER_ECONOMIC_TURN == 0
+
+
+def setup_open(state: State, player: str) -> None:
+    """FTC-ECO-1: set-up spending ends when the player declares ready."""
+    if state.phase == "deployment" and econ(state, player).ready:
+        raise RuleViolation("FTC-ECO-1", "set-up spending is closed: you have declared ready")
 
 
 def spend(state: State, player: str, cost: int) -> None:
@@ -58,7 +68,7 @@ def freighter_exempt(d: Design) -> bool:
     return len(light) == len(arms) and len(arms) <= d.hull // 10
 
 
-def alien_surcharge(state: State, player: str, kits: tuple, base_species: str) -> int:  # type: ignore[type-arg]
+def alien_surcharge(state: State, player: str, kits: tuple[SystemKit | ShipSystem, ...], base_species: str) -> int:
     """FTC-BLD-5: +20% to install anything not indigenous to the player's technology."""
     species = player_spec(state, player).species
     return sum(ceil_pct(k.cost, 200) for k in kits if (k.species or base_species) != species or not k.standard)
@@ -96,10 +106,10 @@ def make_ship(sid: str, player: str, d: Design, design_mass: int | None = None) 
                 cloak=d.cloak)
 
 
-def buy_ship(out: Out, cmd: BuyShip, actor: Actor) -> None:
-    state = out.state
-    player = player_of(state, actor)
+def check_buy_ship(state: State, player: str, cmd: BuyShip) -> tuple[Design, int, bool, str | None, HexT]:
+    """FTC-BLD-2, FTC-ECO-1, FTC-ECO-2: (design, price, under the cap, group joined, hex); raises if refused."""
     phase(state, "deployment", "orders", rule="FTC-BLD-2")
+    setup_open(state, player)
     d = check_design(state, player, design(state, cmd.design), cmd.design, bought=True)
     w = own_world(state, player, cmd.world, "FTC-BLD-2")
     if state.phase == "orders":
@@ -108,26 +118,30 @@ def buy_ship(out: Out, cmd: BuyShip, actor: Actor) -> None:
         if not at_economic_turn_start(state):
             raise RuleViolation("FTC-BLD-2", "ships are bought only at the start of an economic turn")
     price = price_of(state, player, d)
-    exempt = freighter_exempt(d)
-    capped = state.phase == "deployment" and not exempt
+    capped = state.phase == "deployment" and not freighter_exempt(d)
     if capped and econ(state, player).ship_spending + price > SHIP_CAP:
         raise RuleViolation("FTC-ECO-1", f"at most {SHIP_CAP} of the starting capital may go to ships")
     spend(state, player, price)
-    group = cmd.group
-    if group is not None:
-        g = state.groups.get(group)
+    if cmd.group is not None:
+        g = state.groups.get(cmd.group)
         if g is None or g.owner != player or g.hex != w.hex or g.dummy:
-            raise RuleViolation("FTC-TG-1", f"task group {group!r} is not one of yours at {cmd.world}")
-    else:
-        group = new_id(state, player, "g")
-    ship = make_ship(new_id(state, player, "s"), player, d)
-    out.emit(E.ShipBought(player=player, ship=ship, group=group, hex=w.hex, price=price, capped=capped))
+            raise RuleViolation("FTC-TG-1", f"task group {cmd.group!r} is not one of yours at {cmd.world}")
+    return d, price, capped, cmd.group, w.hex
 
 
-def buy_module(out: Out, cmd: BuyModule, actor: Actor) -> None:
+def buy_ship(out: Acc[State], cmd: BuyShip, actor: Actor) -> None:
     state = out.state
     player = player_of(state, actor)
+    d, price, capped, joins, at = check_buy_ship(state, player, cmd)
+    group = joins or new_id(state, player, "g")
+    ship = make_ship(new_id(state, player, "s"), player, d)
+    out.add(E.ShipBought(player=player, ship=ship, group=group, hex=at, price=price, capped=capped))
+
+
+def check_buy_module(state: State, player: str, cmd: BuyModule) -> tuple[ModuleSpec, bool]:
+    """FTC-ECO-6: (module, under the cap); raises if refused."""
     phase(state, "deployment", "orders", rule="FTC-ECO-6")
+    setup_open(state, player)
     m = next((m for m in state.setup.modules if m.id == cmd.module), None)
     if m is None:
         raise RuleViolation("FTC-ECO-6", f"there is no module {cmd.module!r}")
@@ -138,14 +152,21 @@ def buy_module(out: Out, cmd: BuyModule, actor: Actor) -> None:
     if capped and econ(state, player).ship_spending + m.cost > SHIP_CAP:
         raise RuleViolation("FTC-ECO-6", "modular fits count as ships, inside the 4000 cap")
     spend(state, player, m.cost)
-    stored = StoredModule(id=new_id(state, player, "m"), module=m.id, world=cmd.world)
-    out.emit(E.ModuleBought(player=player, stored=stored, price=m.cost, capped=capped))
+    return m, capped
 
 
-def buy_spares(out: Out, cmd: BuySpares, actor: Actor) -> None:
+def buy_module(out: Acc[State], cmd: BuyModule, actor: Actor) -> None:
     state = out.state
     player = player_of(state, actor)
+    m, capped = check_buy_module(state, player, cmd)
+    stored = StoredModule(id=new_id(state, player, "m"), module=m.id, world=cmd.world)
+    out.add(E.ModuleBought(player=player, stored=stored, price=m.cost, capped=capped))
+
+
+def check_buy_spares(state: State, player: str, cmd: BuySpares) -> tuple[int, bool]:
+    """FTC-ECO-1: (price, arrives next economic turn); raises if refused."""
     phase(state, "deployment", "orders", rule="FTC-ECO-1")
+    setup_open(state, player)
     own_world(state, player, cmd.world, "FTC-ECO-1")
     if cmd.value <= 0:
         raise RuleViolation("FTC-ECO-1", "buy a positive value of spares")
@@ -160,18 +181,31 @@ def buy_spares(out: Out, cmd: BuySpares, actor: Actor) -> None:
             raise RuleViolation("FTC-ECO-1", f"spares at {cmd.world} replenish only to the starting level {cap}")
     price = ceil_pct(cmd.value, 750)
     spend(state, player, price)
-    out.emit(E.SparesBought(player=player, world=cmd.world, value=cmd.value, price=price, pending=pending))
+    return price, pending
 
 
-def buy_defences(out: Out, cmd: BuyDefences, actor: Actor) -> None:
+def buy_spares(out: Acc[State], cmd: BuySpares, actor: Actor) -> None:
     state = out.state
     player = player_of(state, actor)
+    price, pending = check_buy_spares(state, player, cmd)
+    out.add(E.SparesBought(player=player, world=cmd.world, value=cmd.value, price=price, pending=pending))
+
+
+def check_buy_defences(state: State, player: str, cmd: BuyDefences) -> None:
+    """FTC-ECO-1: defences are bought at set-up, a point each; raises if refused."""
     phase(state, "deployment", rule="FTC-ECO-1")
+    setup_open(state, player)
     own_world(state, player, cmd.world, "FTC-ECO-1")
     if cmd.points <= 0:
         raise RuleViolation("FTC-ECO-1", "buy a positive number of defence points")
     spend(state, player, cmd.points)
-    out.emit(E.DefencesBought(player=player, world=cmd.world, points=cmd.points))
+
+
+def buy_defences(out: Acc[State], cmd: BuyDefences, actor: Actor) -> None:
+    state = out.state
+    player = player_of(state, actor)
+    check_buy_defences(state, player, cmd)
+    out.add(E.DefencesBought(player=player, world=cmd.world, points=cmd.points))
 
 
 def dummies_allowed(state: State, player: str) -> int:
@@ -180,28 +214,34 @@ def dummies_allowed(state: State, player: str) -> int:
     return capitals - dummies
 
 
-def place_dummy(out: Out, cmd: PlaceDummy, actor: Actor) -> None:
-    state = out.state
-    player = player_of(state, actor)
+def check_place_dummy(state: State, player: str, cmd: PlaceDummy) -> HexT:
+    """FTC-TG-2: one dummy counter per capital unit; the hex it is placed at, or raises."""
     phase(state, "deployment", "orders", rule="FTC-TG-2")
+    setup_open(state, player)
     w = own_world(state, player, cmd.world, "FTC-TG-2")
     if dummies_allowed(state, player) <= 0:
         raise RuleViolation("FTC-TG-2", "one dummy counter per capital unit (BB, SDN, CVA, CVH, CVL)")
-    out.emit(E.DummyPlaced(player=player, group=new_id(state, player, "g"), hex=w.hex))
+    return w.hex
 
 
-def set_maintenance(out: Out, cmd: SetMaintenance, actor: Actor) -> None:
+def place_dummy(out: Acc[State], cmd: PlaceDummy, actor: Actor) -> None:
+    state = out.state
+    player = player_of(state, actor)
+    at = check_place_dummy(state, player, cmd)
+    out.add(E.DummyPlaced(player=player, group=new_id(state, player, "g"), hex=at))
+
+
+def set_maintenance(out: Acc[State], cmd: SetMaintenance, actor: Actor) -> None:
     state = out.state
     player = player_of(state, actor)
     phase(state, "deployment", "orders", rule="FTC-ECO-5")
     if cmd.rate not in ("full", "reduced"):
         raise RuleViolation("FTC-ECO-5", "maintenance is 'full' or 'reduced' (5%)")
-    out.emit(E.MaintenanceSet(player=player, rate=cmd.rate))
+    out.add(E.MaintenanceSet(player=player, rate=cmd.rate))
 
 
-def lay_keel(out: Out, cmd: LayKeel, actor: Actor) -> None:
-    state = out.state
-    player = player_of(state, actor)
+def check_lay_keel(state: State, player: str, cmd: LayKeel) -> tuple[Design, int, int]:
+    """FTC-BLD-1, FTC-REP-7, FTC-ECO-2: (design, design weight, cost); raises if refused."""
     phase(state, "orders", rule="FTC-BLD-1")
     d = check_design(state, player, design(state, cmd.design), cmd.design, bought=False)
     own_world(state, player, cmd.world, "FTC-BLD-1")
@@ -210,12 +250,18 @@ def lay_keel(out: Out, cmd: LayKeel, actor: Actor) -> None:
         raise RuleViolation("FTC-REP-7", f"design weight {mass} is below the launch weight {d.mass}")
     if state.economic_turn < 2:
         raise RuleViolation("FTC-ECO-2", "loose cash can be spent only from economic turn 2")
-    cost = d.cost + alien_surcharge(state, player, d.systems, d.species)
+    return d, mass, d.cost + alien_surcharge(state, player, d.systems, d.species)
+
+
+def lay_keel(out: Acc[State], cmd: LayKeel, actor: Actor) -> None:
+    state = out.state
+    player = player_of(state, actor)
+    d, mass, cost = check_lay_keel(state, player, cmd)
     keel = Keel(id=new_id(state, player, "k"), design=d.id, world=cmd.world, design_mass=mass, cost=cost)
-    out.emit(E.KeelLaid(player=player, keel=keel))
+    out.add(E.KeelLaid(player=player, keel=keel))
 
 
-def work_keels(out: Out) -> None:
+def work_keels(out: Acc[State]) -> None:
     """FTC-BLD-1: 100 pts per week per keel, paid from cash; a finished keel launches a ship."""
     for player in out.state.order:
         e = econ(out.state, player)
@@ -233,25 +279,25 @@ def work_keels(out: Out) -> None:
             progress[k.id] = k.progress + step
             if progress[k.id] >= k.cost:
                 done.append(k)
-        out.emit(E.KeelsWorked(player=player, progress=progress, paid=paid, stalled=tuple(stalled)))
+        out.add(E.KeelsWorked(player=player, progress=progress, paid=paid, stalled=tuple(stalled)))
         for k in done:
             d = design(out.state, k.design)
             if d is None:
                 continue
             ship = make_ship(new_id(out.state, player, "s"), player, d, k.design_mass)
             w = out.state.worlds[k.world]
-            out.emit(E.ShipBought(player=player, ship=ship, group=new_id(out.state, player, "g"), hex=w.hex,
+            out.add(E.ShipBought(player=player, ship=ship, group=new_id(out.state, player, "g"), hex=w.hex,
                                   price=0, capped=False, launched=k.id))
 
 
-def approve_technology(out: Out, cmd: ApproveTechnology, actor: Actor) -> None:
+def approve_technology(out: Acc[State], cmd: ApproveTechnology, actor: Actor) -> None:
     umpire_only(actor, "approve non-standard technology")
     state = out.state
     if state.phase not in ("map", "homeworlds", "expansion", "deployment"):
         raise RuleViolation("FTC-BLD-4", "non-standard technology is approved only at game start")
     if cmd.player not in state.economies or design(state, cmd.design) is None:
         raise RuleViolation("FTC-BLD-4", "unknown player or design")
-    out.emit(E.TechnologyApproved(player=cmd.player, design=cmd.design, note=cmd.note))
+    out.add(E.TechnologyApproved(player=cmd.player, design=cmd.design, note=cmd.note))
 
 
 def standard_navy_ok(state: State, player: str) -> str | None:
@@ -268,19 +314,18 @@ def standard_navy_ok(state: State, player: str) -> str | None:
     return None
 
 
-def approve_standard_navy(out: Out, cmd: ApproveStandardNavy, actor: Actor) -> None:
+def approve_standard_navy(out: Acc[State], cmd: ApproveStandardNavy, actor: Actor) -> None:
     umpire_only(actor, "approve a standardised navy")
     if cmd.player not in out.state.economies:
         raise RuleViolation("FTC-ECO-4", f"unknown player {cmd.player!r}")
     why = standard_navy_ok(out.state, cmd.player)
     if why:
         raise RuleViolation("FTC-ECO-4", f"not a standardised navy: {why}")
-    out.emit(E.StandardNavyApproved(player=cmd.player, text=cmd.text))
+    out.add(E.StandardNavyApproved(player=cmd.player, text=cmd.text))
 
 
-def rebuild_defences(out: Out, cmd: RebuildDefences, actor: Actor) -> None:
-    state = out.state
-    player = player_of(state, actor)
+def check_rebuild_defences(state: State, player: str, cmd: RebuildDefences) -> tuple[int, int]:
+    """FTC-DEF-4: (IDP rebuilt, cost); raises if refused."""
     phase(state, "orders", rule="FTC-DEF-4")
     w = own_world(state, player, cmd.world, "FTC-DEF-4")
     pending = sum(r.idp for r in econ(state, player).rebuilds if r.world == cmd.world)
@@ -290,7 +335,14 @@ def rebuild_defences(out: Out, cmd: RebuildDefences, actor: Actor) -> None:
     idp = min(lost, cmd.thirds * max(1, w.idp_full // 3))
     cost = 5 * idp
     spend(state, player, cost)
-    out.emit(E.DefenceRebuildOrdered(player=player, world=cmd.world, idp=idp, cost=cost,
+    return idp, cost
+
+
+def rebuild_defences(out: Acc[State], cmd: RebuildDefences, actor: Actor) -> None:
+    state = out.state
+    player = player_of(state, actor)
+    idp, cost = check_rebuild_defences(state, player, cmd)
+    out.add(E.DefenceRebuildOrdered(player=player, world=cmd.world, idp=idp, cost=cost,
                                      due_et=state.economic_turn + cmd.thirds))
 
 
@@ -299,11 +351,11 @@ def maintenance_due(state: State, player: str, per_mille: int) -> int:
     return ceil_pct(base, per_mille) + ceil_pct(econ(state, player).ordnance, 500)
 
 
-def start_economic_turn(out: Out) -> None:
+def start_economic_turn(out: Acc[State]) -> None:
     """FTC-TIME-2 income (not from interdicted worlds), FTC-ECO-3..5 maintenance, arrivals and rebuilds."""
     state = out.state
     et = state.economic_turn
-    out.emit(E.EconomicTurnStarted(economic_turn=et, turn=state.turn))
+    out.add(E.EconomicTurnStarted(economic_turn=et, turn=state.turn))
     for player in state.order:
         e = econ(out.state, player)
         owned = sorted(k for k, w in out.state.worlds.items() if w.owner == player)
@@ -323,19 +375,19 @@ def start_economic_turn(out: Out) -> None:
         for r in e.rebuilds:
             if r.due_et <= et:
                 rebuilt[r.world] = rebuilt.get(r.world, 0) + r.idp
-        out.emit(E.EconomyReport(
+        out.add(E.EconomyReport(
             player=player, economic_turn=et, income=income, interdicted=interdicted, maintenance=paid,
             rate=f"{rate} ({per_mille / 10:g}%)", penalty=per_mille == 50, ordnance=e.ordnance, cash=cash - paid,
             income_worlds=paying, spares_arrived=dict(e.spares_pending), rebuilt=rebuilt,
         ))
 
 
-def first_economic_turn(out: Out) -> None:
+def first_economic_turn(out: Acc[State]) -> None:
     """Economic turn 1 is paid for by the starting capital (FTC-R-3): no income, no maintenance."""
-    out.emit(E.EconomicTurnStarted(economic_turn=1, turn=1))
+    out.add(E.EconomicTurnStarted(economic_turn=1, turn=1))
     for player in out.state.order:
         e = econ(out.state, player)
         owned = tuple(sorted(k for k, w in out.state.worlds.items() if w.owner == player))
-        out.emit(E.EconomyReport(player=player, economic_turn=1, income=0, interdicted=(), maintenance=0,
+        out.add(E.EconomyReport(player=player, economic_turn=1, income=0, interdicted=(), maintenance=0,
                                  rate="paid by the starting capital", penalty=e.maintenance == "reduced",
                                  ordnance=0, cash=e.cash, income_worlds=owned))

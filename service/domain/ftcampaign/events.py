@@ -23,34 +23,34 @@ class WorldSpec(msgspec.Struct, frozen=True, kw_only=True):
 # ---------------------------------------------------------------- public
 
 
-class MapGenerated(Event, tag="ftcampaign.map_generated"):
+class MapGenerated(Event, frozen=True, tag="ftcampaign.map_generated"):
     radius: int
     worlds: tuple[WorldSpec, ...]
     routes: tuple[tuple[HexT, HexT], ...]
 
 
-class HomeworldClaimed(Event, tag="ftcampaign.homeworld_claimed"):
+class HomeworldClaimed(Event, frozen=True, tag="ftcampaign.homeworld_claimed"):
     player: str
     world: str
     extra: int
 
 
-class WorldClaimed(Event, tag="ftcampaign.world_claimed"):
+class WorldClaimed(Event, frozen=True, tag="ftcampaign.world_claimed"):
     player: str
     from_world: str
     world: str
 
 
-class ExpansionFailed(Event, tag="ftcampaign.expansion_failed"):
+class ExpansionFailed(Event, frozen=True, tag="ftcampaign.expansion_failed"):
     player: str
     from_world: str
 
 
-class PicksForfeited(Event, tag="ftcampaign.picks_forfeited"):
+class PicksForfeited(Event, frozen=True, tag="ftcampaign.picks_forfeited"):
     players: tuple[str, ...]
 
 
-class CampaignPhaseChanged(Event, tag="ftcampaign.phase_changed"):
+class CampaignPhaseChanged(Event, frozen=True, tag="ftcampaign.phase_changed"):
     phase: str
     current: str | None = None
 
@@ -58,23 +58,23 @@ class CampaignPhaseChanged(Event, tag="ftcampaign.phase_changed"):
 PhaseChanged = CampaignPhaseChanged
 
 
-class TechnologyApproved(Event, tag="ftcampaign.technology_approved"):
+class TechnologyApproved(Event, frozen=True, tag="ftcampaign.technology_approved"):
     player: str
     design: str
     note: str = ""
 
 
-class RulingRecorded(Event, tag="ftcampaign.ruling_recorded"):
+class RulingRecorded(Event, frozen=True, tag="ftcampaign.ruling_recorded"):
     text: str
     umpire: str | None = None
     involves: tuple[str, ...] = ()
 
 
-class PlayerReady(Event, tag="ftcampaign.player_ready"):
+class PlayerReady(Event, frozen=True, tag="ftcampaign.player_ready"):
     player: str
 
 
-class StrategicTurnStarted(Event, tag="ftcampaign.turn_started"):
+class StrategicTurnStarted(Event, frozen=True, tag="ftcampaign.turn_started"):
     turn: int
     economic_turn: int
 
@@ -82,40 +82,40 @@ class StrategicTurnStarted(Event, tag="ftcampaign.turn_started"):
 TurnStarted = StrategicTurnStarted
 
 
-class EconomicTurnStarted(Event, tag="ftcampaign.economic_turn_started"):
+class EconomicTurnStarted(Event, frozen=True, tag="ftcampaign.economic_turn_started"):
     economic_turn: int
     turn: int
 
 
-class OrdersRevealed(Event, tag="ftcampaign.orders_revealed"):
+class OrdersRevealed(Event, frozen=True, tag="ftcampaign.orders_revealed"):
     turn: int
     missing: tuple[str, ...] = ()  # players whose groups held (umpire closed the turn)
 
 
-class TurnEnded(Event, tag="ftcampaign.turn_ended"):
+class TurnEnded(Event, frozen=True, tag="ftcampaign.turn_ended"):
     turn: int
 
 
-class WorldScouted(Event, tag="ftcampaign.world_scouted"):
+class WorldScouted(Event, frozen=True, tag="ftcampaign.world_scouted"):
     world: str
     income: int
     by: str
 
 
-class CampaignEnded(Event, tag="ftcampaign.campaign_ended"):
+class CampaignEnded(Event, frozen=True, tag="ftcampaign.campaign_ended"):
     reason: str = ""
 
 
 # ---------------------------------------------------------------- private (``player``)
 
 
-class IncomesRolled(Event, tag="ftcampaign.incomes_rolled"):
+class IncomesRolled(Event, frozen=True, tag="ftcampaign.incomes_rolled"):
     player: str
     incomes: dict[str, int]
     capital: int
 
 
-class ShipBought(Event, tag="ftcampaign.ship_bought"):
+class ShipBought(Event, frozen=True, tag="ftcampaign.ship_bought"):
     player: str
     ship: Ship
     group: str
@@ -125,14 +125,14 @@ class ShipBought(Event, tag="ftcampaign.ship_bought"):
     launched: str | None = None  # keel id when built in game time (FTC-BLD-1)
 
 
-class ModuleBought(Event, tag="ftcampaign.module_bought"):
+class ModuleBought(Event, frozen=True, tag="ftcampaign.module_bought"):
     player: str
     stored: StoredModule
     price: int
     capped: bool = False
 
 
-class SparesBought(Event, tag="ftcampaign.spares_bought"):
+class SparesBought(Event, frozen=True, tag="ftcampaign.spares_bought"):
     player: str
     world: str
     value: int
@@ -140,66 +140,66 @@ class SparesBought(Event, tag="ftcampaign.spares_bought"):
     pending: bool = False
 
 
-class DefencesBought(Event, tag="ftcampaign.defences_bought"):
+class DefencesBought(Event, frozen=True, tag="ftcampaign.defences_bought"):
     player: str
     world: str
     points: int
 
 
-class DummyPlaced(Event, tag="ftcampaign.dummy_placed"):
+class DummyPlaced(Event, frozen=True, tag="ftcampaign.dummy_placed"):
     player: str
     group: str
     hex: HexT
 
 
-class GroupSplit(Event, tag="ftcampaign.group_split"):
+class GroupSplit(Event, frozen=True, tag="ftcampaign.group_split"):
     player: str
     group: str
     new_group: str
     ships: tuple[str, ...]
 
 
-class GroupsMerged(Event, tag="ftcampaign.groups_merged"):
+class GroupsMerged(Event, frozen=True, tag="ftcampaign.groups_merged"):
     player: str
     into: str
     other: str
 
 
-class CloakSet(Event, tag="ftcampaign.cloak_set"):
+class CloakSet(Event, frozen=True, tag="ftcampaign.cloak_set"):
     player: str
     group: str
     on: bool
 
 
-class RouteClosed(Event, tag="ftcampaign.route_closed"):
+class RouteClosed(Event, frozen=True, tag="ftcampaign.route_closed"):
     player: str
     world: str
     closed: bool
 
 
-class MaintenanceSet(Event, tag="ftcampaign.maintenance_set"):
+class MaintenanceSet(Event, frozen=True, tag="ftcampaign.maintenance_set"):
     player: str
     rate: str
 
 
-class StandardNavyApproved(Event, tag="ftcampaign.standard_navy_approved"):
+class StandardNavyApproved(Event, frozen=True, tag="ftcampaign.standard_navy_approved"):
     player: str
     text: str = ""
 
 
-class KeelLaid(Event, tag="ftcampaign.keel_laid"):
+class KeelLaid(Event, frozen=True, tag="ftcampaign.keel_laid"):
     player: str
     keel: Keel
 
 
-class KeelsWorked(Event, tag="ftcampaign.keels_worked"):
+class KeelsWorked(Event, frozen=True, tag="ftcampaign.keels_worked"):
     player: str
     progress: dict[str, int]  # keel id -> new progress
     paid: int
     stalled: tuple[str, ...] = ()
 
 
-class RepairOrdered(Event, tag="ftcampaign.repair_ordered"):
+class RepairOrdered(Event, frozen=True, tag="ftcampaign.repair_ordered"):
     player: str
     ship: str
     systems: tuple[str, ...]
@@ -214,14 +214,14 @@ class RepairOrdered(Event, tag="ftcampaign.repair_ordered"):
     donor_systems: tuple[str, ...] = ()
 
 
-class JuryRigInspected(Event, tag="ftcampaign.jury_rig_inspected"):
+class JuryRigInspected(Event, frozen=True, tag="ftcampaign.jury_rig_inspected"):
     player: str
     ship: str
     passed: tuple[str, ...]
     failed: tuple[str, ...]
 
 
-class Refitted(Event, tag="ftcampaign.refitted"):
+class Refitted(Event, frozen=True, tag="ftcampaign.refitted"):
     player: str
     ship: str
     removed: str
@@ -231,7 +231,7 @@ class Refitted(Event, tag="ftcampaign.refitted"):
     mass_after: int
 
 
-class ModuleSwapped(Event, tag="ftcampaign.module_swapped"):
+class ModuleSwapped(Event, frozen=True, tag="ftcampaign.module_swapped"):
     player: str
     ship: str
     module: str
@@ -241,20 +241,20 @@ class ModuleSwapped(Event, tag="ftcampaign.module_swapped"):
     module_cost: int
 
 
-class CaptureRebuilt(Event, tag="ftcampaign.capture_rebuilt"):
+class CaptureRebuilt(Event, frozen=True, tag="ftcampaign.capture_rebuilt"):
     player: str
     ship: str
     cost: int
     until: int
 
 
-class CaptureSold(Event, tag="ftcampaign.capture_sold"):
+class CaptureSold(Event, frozen=True, tag="ftcampaign.capture_sold"):
     player: str
     ship: str
     price: int
 
 
-class DefenceRebuildOrdered(Event, tag="ftcampaign.defence_rebuild_ordered"):
+class DefenceRebuildOrdered(Event, frozen=True, tag="ftcampaign.defence_rebuild_ordered"):
     player: str
     world: str
     idp: int
@@ -262,13 +262,13 @@ class DefenceRebuildOrdered(Event, tag="ftcampaign.defence_rebuild_ordered"):
     due_et: int
 
 
-class RepulseRepaired(Event, tag="ftcampaign.repulse_repaired"):
+class RepulseRepaired(Event, frozen=True, tag="ftcampaign.repulse_repaired"):
     player: str
     group: str
     cost: int
 
 
-class RepulseAllocated(Event, tag="ftcampaign.repulse_allocated"):
+class RepulseAllocated(Event, frozen=True, tag="ftcampaign.repulse_allocated"):
     """FTC-DEF-7: IDP/3 hull boxes spread by mass; stripped rows trigger system checks (rolls)."""
 
     player: str
@@ -278,12 +278,12 @@ class RepulseAllocated(Event, tag="ftcampaign.repulse_allocated"):
     destroyed: tuple[str, ...] = ()
 
 
-class OrdersSubmitted(Event, tag="ftcampaign.orders_submitted"):
+class OrdersSubmitted(Event, frozen=True, tag="ftcampaign.orders_submitted"):
     player: str
     orders: tuple[Order, ...] | None = None  # None for anyone but the player and umpires
 
 
-class GroupMoved(Event, tag="ftcampaign.group_moved"):
+class GroupMoved(Event, frozen=True, tag="ftcampaign.group_moved"):
     player: str
     group: str
     frm: HexT | None
@@ -295,7 +295,7 @@ class GroupMoved(Event, tag="ftcampaign.group_moved"):
     under_fire: Formation | None = None
 
 
-class Departed(Event, tag="ftcampaign.departed"):
+class Departed(Event, frozen=True, tag="ftcampaign.departed"):
     """A group enters FTL; its destination is written at once (FTC-ARR-10)."""
 
     player: str
@@ -303,9 +303,10 @@ class Departed(Event, tag="ftcampaign.departed"):
     to: HexT
     reason: str
     under_fire: Formation | None = None
+    route: bool = False  # leaves along a charted route (blockages apply on arrival, ruling FTC-R-22)
 
 
-class EconomyReport(Event, tag="ftcampaign.economy_report"):
+class EconomyReport(Event, frozen=True, tag="ftcampaign.economy_report"):
     player: str
     economic_turn: int
     income: int
@@ -320,7 +321,7 @@ class EconomyReport(Event, tag="ftcampaign.economy_report"):
     rebuilt: dict[str, int] = {}
 
 
-class IntelGathered(Event, tag="ftcampaign.intel_gathered"):
+class IntelGathered(Event, frozen=True, tag="ftcampaign.intel_gathered"):
     player: str
     hex: HexT
     sighting: Sighting
@@ -329,18 +330,18 @@ class IntelGathered(Event, tag="ftcampaign.intel_gathered"):
 # ---------------------------------------------------------------- local (``witnesses``)
 
 
-class DummiesRevealed(Event, tag="ftcampaign.dummies_revealed"):
+class DummiesRevealed(Event, frozen=True, tag="ftcampaign.dummies_revealed"):
     hex: HexT
     groups: tuple[str, ...]
     witnesses: tuple[str, ...]
 
 
-class StepOpened(Event, tag="ftcampaign.step_opened"):
+class StepOpened(Event, frozen=True, tag="ftcampaign.step_opened"):
     step: Step
     witnesses: tuple[str, ...]
 
 
-class ChoiceMade(Event, tag="ftcampaign.choice_made"):
+class ChoiceMade(Event, frozen=True, tag="ftcampaign.choice_made"):
     step: str
     player: str
     choice: str | None  # sealed: None for the other players
@@ -348,7 +349,7 @@ class ChoiceMade(Event, tag="ftcampaign.choice_made"):
     witnesses: tuple[str, ...] = ()
 
 
-class StepResolved(Event, tag="ftcampaign.step_resolved"):
+class StepResolved(Event, frozen=True, tag="ftcampaign.step_resolved"):
     step: str
     kind: str
     hex: HexT
@@ -359,7 +360,7 @@ class StepResolved(Event, tag="ftcampaign.step_resolved"):
     settle: bool = False
 
 
-class BattleStarted(Event, tag="ftcampaign.battle_started"):
+class BattleStarted(Event, frozen=True, tag="ftcampaign.battle_started"):
     """Contact: every participant learns the others' compositions (FTC-TG-3)."""
 
     battle: Battle
@@ -371,14 +372,23 @@ class BattleStarted(Event, tag="ftcampaign.battle_started"):
     witnesses: tuple[str, ...]
 
 
-class FormationDeclared(Event, tag="ftcampaign.formation_declared"):
+class FormationDeclared(Event, frozen=True, tag="ftcampaign.formation_declared"):
     battle: str
     player: str
     formation: Formation | None  # sealed until the battle is recorded
     witnesses: tuple[str, ...] = ()
 
 
-class BattleRecorded(Event, tag="ftcampaign.battle_recorded"):
+class BattleLinked(Event, frozen=True, tag="ftcampaign.battle_linked"):
+    """FTC-ARR-8: the battle is being fought as a linked tactical game (seen by its participants)."""
+
+    battle: str
+    hex: HexT
+    tactical_game_id: str
+    witnesses: tuple[str, ...]
+
+
+class BattleRecorded(Event, frozen=True, tag="ftcampaign.battle_recorded"):
     battle: str
     hex: HexT
     tactical_game_id: str | None
@@ -395,7 +405,7 @@ class BattleRecorded(Event, tag="ftcampaign.battle_recorded"):
     settle: bool = False
 
 
-class DisengagementResolved(Event, tag="ftcampaign.disengagement_resolved"):
+class DisengagementResolved(Event, frozen=True, tag="ftcampaign.disengagement_resolved"):
     battle: str
     player: str
     group: str
@@ -405,7 +415,7 @@ class DisengagementResolved(Event, tag="ftcampaign.disengagement_resolved"):
     witnesses: tuple[str, ...]
 
 
-class AssaultResolved(Event, tag="ftcampaign.assault_resolved"):
+class AssaultResolved(Event, frozen=True, tag="ftcampaign.assault_resolved"):
     hex: HexT
     player: str
     owner: str | None
@@ -421,7 +431,7 @@ class AssaultResolved(Event, tag="ftcampaign.assault_resolved"):
     witnesses: tuple[str, ...] = ()
 
 
-class WorldTaken(Event, tag="ftcampaign.world_taken"):
+class WorldTaken(Event, frozen=True, tag="ftcampaign.world_taken"):
     """An unsettled world (IDP 0) taken without a roll (FTC-WLD-5 ruling)."""
 
     world: str
@@ -430,7 +440,7 @@ class WorldTaken(Event, tag="ftcampaign.world_taken"):
     witnesses: tuple[str, ...]
 
 
-class DrivenOff(Event, tag="ftcampaign.driven_off"):
+class DrivenOff(Event, frozen=True, tag="ftcampaign.driven_off"):
     """FTC-DEF-8: a fleet below 50% of the defence value departs and does not interdict."""
 
     hex: HexT
@@ -440,7 +450,7 @@ class DrivenOff(Event, tag="ftcampaign.driven_off"):
     witnesses: tuple[str, ...]
 
 
-class InterdictionLifted(Event, tag="ftcampaign.interdiction_lifted"):
+class InterdictionLifted(Event, frozen=True, tag="ftcampaign.interdiction_lifted"):
     world: str
     witnesses: tuple[str, ...]
 
@@ -454,7 +464,8 @@ PRIVATE = (IncomesRolled, ShipBought, ModuleBought, SparesBought, DefencesBought
            DefenceRebuildOrdered, RepulseRepaired, RepulseAllocated, GroupMoved, Departed, EconomyReport,
            IntelGathered)
 SEALED = (OrdersSubmitted,)
-LOCAL = (DummiesRevealed, StepOpened, ChoiceMade, StepResolved, BattleStarted, FormationDeclared, BattleRecorded,
+LOCAL = (DummiesRevealed, StepOpened, ChoiceMade, StepResolved, BattleStarted, FormationDeclared, BattleLinked,
+         BattleRecorded,
          DisengagementResolved, AssaultResolved, WorldTaken, DrivenOff, InterdictionLifted)
 
-EVENT_TYPES: tuple[type[Event], ...] = (*PUBLIC, *PRIVATE, *SEALED, *LOCAL)
+EVENTS: tuple[type[Event], ...] = (*PUBLIC, *PRIVATE, *SEALED, *LOCAL)

@@ -8,9 +8,11 @@ from typing import Any
 from msgspec.structs import replace
 
 from service.domain.core import Event
+from service.domain.core.guards import UnknownEvent
 
 from . import events as E
-from .state import Economy, Group, Repulse, State, World, key
+from .effects import note
+from .state import Economy, Group, Rebuild, Repulse, State, StoredModule, World, key
 
 
 def _econ(state: State, player: str, **changes: Any) -> State:
@@ -194,8 +196,6 @@ def _swap(state: State, ev: E.ModuleSwapped) -> State:
     stored = tuple(m for m in econ.modules if m.id != ev.module)
     if ev.removed is not None:
         old = next((m for m in econ.modules if m.id == ev.removed), None)
-        from .state import StoredModule
-
         stored = (*stored, StoredModule(id=ev.removed, module=old.module if old else (ship.module or ""),
                                         world=ev.world))
     state = _ship(state, ev.ship, module=ev.module, module_cost=ev.module_cost, busy_until=ev.until)
@@ -227,7 +227,7 @@ def _moved(state: State, ev: E.GroupMoved) -> State:
     hold = ev.frm is not None and tuple(ev.frm) == tuple(ev.to)
     return _group(state, ev.group, hex=tuple(ev.to), origin=g.origin if hold else ev.frm, posture=ev.posture,
                   via_route=ev.route, entry_side=g.entry_side if hold else ev.entry_side, ftl_to=None,
-                  ftl_from=None, under_fire=ev.under_fire)
+                  ftl_from=None, ftl_route=False, under_fire=ev.under_fire)
 
 
 def _departed(state: State, ev: E.Departed) -> State:
@@ -235,7 +235,7 @@ def _departed(state: State, ev: E.Departed) -> State:
     if g is None:
         return state
     return _group(state, ev.group, hex=None, ftl_to=tuple(ev.to), ftl_from=g.hex, under_fire=ev.under_fire,
-                  posture="stand_off", cloaked=False)
+                  posture="stand_off", cloaked=False, ftl_route=ev.route)
 
 
 def _economy(state: State, ev: E.EconomyReport) -> State:
@@ -392,7 +392,7 @@ HANDLERS: dict[type[Event], Callable[[State, Any], State]] = {
     E.OrdersRevealed: lambda s, e: replace(s, orders={}, phase="contacts"),
     E.TurnEnded: lambda s, e: s,
     E.WorldScouted: lambda s, e: _world(s, e.world, income=e.income, idp=e.income, idp_full=e.income, scouted=True),
-    E.CampaignEnded: lambda s, e: replace(s, over=True, phase="over"),
+    E.CampaignEnded: lambda s, e: replace(s, over=True, phase="over", ended=e.reason),
     E.IncomesRolled: _incomes,
     E.ShipBought: _ship_bought,
     E.ModuleBought: _module_bought,
@@ -429,6 +429,8 @@ HANDLERS: dict[type[Event], Callable[[State, Any], State]] = {
     E.StepResolved: _step_resolved,
     E.BattleStarted: lambda s, e: replace(s, battles=(*s.battles, e.battle), counter=s.counter + 1),
     E.FormationDeclared: _formation,
+    E.BattleLinked: lambda s, e: replace(s, battles=tuple(
+        replace(b, tactical_game_id=e.tactical_game_id) if b.id == e.battle else b for b in s.battles)),
     E.BattleRecorded: _battle_recorded,
     E.DisengagementResolved: _disengaged,
     E.AssaultResolved: _assault,
@@ -445,12 +447,12 @@ def _forfeit(state: State, ev: E.PicksForfeited) -> State:
     return state
 
 
-def _rebuild(ev: E.DefenceRebuildOrdered):  # type: ignore[no-untyped-def]
-    from .state import Rebuild
-
+def _rebuild(ev: E.DefenceRebuildOrdered) -> Rebuild:
     return Rebuild(world=ev.world, idp=ev.idp, due_et=ev.due_et)
 
 
 def evolve(state: State, event: Event) -> State:
     handler = HANDLERS.get(type(event))
-    return handler(state, event) if handler is not None else state
+    if handler is None:
+        raise UnknownEvent("ftcampaign", event)
+    return note(handler(state, event), event)

@@ -80,9 +80,13 @@ SENTENCES: dict[type[Event], Callable[[Any], str]] = {
     E.BattleStarted: _battle,
     E.FormationDeclared: lambda e: f"{e.player} records formation and speed for {e.battle}"
                                    + (f": {e.formation.formation}, speed {e.formation.speed}." if e.formation else "."),
+    E.BattleLinked: lambda e: f"Battle {e.battle} at {_h(e.hex)} is fought as the linked tactical game "
+                              f"{e.tactical_game_id} (GET /v1/games/{e.tactical_game_id})." ,
     E.BattleRecorded: lambda e: f"Battle {e.battle} at {_h(e.hex)} is over: "
                                 + (f"{e.victor} wins" if e.victor else "no victor")
-                                + (f" (tactical game {e.tactical_game_id})." if e.tactical_game_id else "."),
+                                + (f", as fought in the linked tactical game {e.tactical_game_id}: its replay, turn by "
+                                   f"turn, is GET /v1/games/{e.tactical_game_id}/turns/N." if e.tactical_game_id
+                                   else "."),
     E.DisengagementResolved: lambda e: f"{e.group} {'escapes' if e.escaped else 'fails to disengage'}.",
     E.AssaultResolved: lambda e: f"{e.player} assaults the defences at {_h(e.hex)} ({e.fleet_points} pts vs "
                                  f"{e.defence_value}): {e.result}.",
@@ -94,4 +98,4 @@ SENTENCES: dict[type[Event], Callable[[Any], str]] = {
 
 def explain(event: Event) -> str:
     fn = SENTENCES.get(type(event))
-    return fn(event) if fn else type(event).__struct_config__.tag  # type: ignore[attr-defined]
+    return fn(event) if fn else str(type(event).__struct_config__.tag)  # another ruleset's event: its tag

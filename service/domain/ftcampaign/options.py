@@ -1,191 +1,357 @@
-"""options(state, viewer): complete commands decide() accepts now.
+"""What a viewer may do now: labelled options and the sealed-orders form (docs/view-contract.md).
 
-Candidates are built from the state the viewer may see (its own pieces and steps), then kept only if decide()
-accepts them on a throwaway copy, so an option can never be refused. Free-text and open-ended commands are
-offered as one representative each.
+The strategic orders are a ``Form``: one entry per task group (destination among the hexes one move
+reaches, and arrival posture), composed by the page and submitted once — never every combination of
+several groups' moves. Other commands are ``Option``s with words for labels. Built only from what the
+viewer may know; free-text and open-ended commands are offered as one representative each.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from service.domain.core import Command, Dice, RuleViolation, Viewer, seat
+from service.domain.core import Command, RuleViolation, Viewer
+from service.domain.core.choices import Field, Form, Option, PieceChoices, Value
 
 from . import commands as C
-from .common import dist, econ, hulkless, on_map
-from .movement import _neighbours, route_graph, route_path
-from .state import HexT, State, SystemKit, key
+from . import contacts, defences, economy, movement, repairs
+from .common import econ, hulkless
+from .economy import standard_navy_ok
+from .movement import can_move, neighbours, reachable
+from .starmap import unowned
+from .state import POSTURES, Group, HexT, State, SystemKit, key
+from .umpire import close_error
+from .view import group_label
+from .visibility import known_owner
 
-_DICE_KEY = b"options"
+POSTURE_LABELS = {"stand_off": "stand off", "attack": "attack", "withdraw": "withdraw if contested"}
 
 
-def _legal(decide: Callable[..., object], state: State, cmds: list[Command], actor: Viewer) -> list[Command]:
+Check = Callable[[State, str, Any], object]
+
+# The rule modules' own checks (the ones their handlers run before any event or die), per command type.
+# A command type not listed is offered only where it is legal by construction (its step is waiting, …).
+CHECKS: dict[type[Command], Check] = {
+    C.BuyShip: economy.check_buy_ship,
+    C.BuyModule: economy.check_buy_module,
+    C.BuySpares: economy.check_buy_spares,
+    C.BuyDefences: economy.check_buy_defences,
+    C.PlaceDummy: economy.check_place_dummy,
+    C.LayKeel: economy.check_lay_keel,
+    C.RebuildDefences: economy.check_rebuild_defences,
+    C.CloseRoute: movement.check_close_route,
+    C.Scout: movement.check_scout,
+    C.SetCloak: movement.check_cloak,
+    C.SplitGroup: movement.check_split,
+    C.MergeGroups: movement.check_merge,
+    C.RepairRepulse: defences.check_repair_repulse,
+    C.AssaultDefences: defences.check_assault,
+    C.Repair: repairs.check_repair,
+    C.InspectJuryRig: repairs.check_inspect,
+    C.Refit: repairs.check_refit,
+    C.SwapModule: repairs.check_swap,
+    C.RebuildCapture: repairs.check_rebuild_capture,
+    C.SellCapture: repairs.check_sell_capture,
+    C.RecordBattle: lambda st, _who, cmd: contacts.check_record_battle(st, cmd),
+    C.ResolveDisengagement: lambda st, _who, cmd: contacts.check_disengagement(st, cmd),
+}
+
+
+def _legal(state: State, who: str, cands: list[Option]) -> list[Option]:
+    """The candidates their rule's check accepts (``who``: the player, or "" for the umpire)."""
     ok = []
-    for c in cmds:
-        try:
-            decide(state, c, actor, Dice(_DICE_KEY, "options", 0))
-        except RuleViolation:
-            continue
-        ok.append(c)
+    for o in cands:
+        check = CHECKS.get(type(o.command))
+        if check is not None:
+            try:
+                check(state, who, o.command)
+            except RuleViolation:
+                continue
+        ok.append(o)
     return ok
 
 
-def destinations(state: State, h: HexT) -> list[tuple[HexT, bool]]:
-    found: list[tuple[HexT, bool]] = [(n, False) for n in _neighbours(h) if on_map(state, n)]
-    if key(h) in state.worlds:
-        for w in state.worlds.values():
-            if dist(h, w.hex) == 2:
-                found.append((tuple(w.hex), False))  # type: ignore[arg-type]
-    if tuple(h) in route_graph(state):
-        for other in route_graph(state):
-            if other != tuple(h) and route_path(state, h, other) is not None:
-                found.append((other, True))
-    return found
+def place(state: State, h: HexT | list[int], obs: str | None) -> str:
+    """A hex in words, as ``obs`` may know it."""
+    k = key(h)
+    if k not in state.worlds:
+        return f"{k} empty"
+    owner = known_owner(state, k, obs)
+    return f"{k} {'yours' if owner == obs and obs else owner if owner else 'neutral'}"
 
 
-def _orders(state: State, player: str) -> list[Command]:
-    out: list[Command] = [C.SubmitOrders(orders=())]
-    for g in sorted((g for g in state.groups.values() if g.owner == player and g.hex is not None), key=lambda g: g.id):
-        for to, route in destinations(state, g.hex):  # type: ignore[arg-type]
-            for posture in ("stand_off", "attack", "withdraw"):
-                out.append(C.SubmitOrders(orders=(C.Order(group=g.id, to=to, posture=posture, route=route),)))
-        out.append(C.SubmitOrders(orders=(C.Order(group=g.id, to=g.hex, posture="attack"),)))  # type: ignore[arg-type]
-    return out
+# ---------------------------------------------------------------- the sealed-orders form (FTC-MOV-1)
 
 
-def _economy(state: State, player: str) -> list[Command]:
+def _destination_field(state: State, g: Group, obs: str) -> Field:
+    assert g.hex is not None
+    values = [Value(value=list(g.hex), label="hold", piece=key(g.hex))]
+    if can_move(state, g) is None:
+        for to, route in reachable(state, g.hex):
+            values.append(Value(value=list(to), label=place(state, to, obs) + (" by route" if route else ""),
+                                piece=key(to)))
+    return Field(key="to", label="to", kind="choice", values=tuple(values), default=list(g.hex))
+
+
+POSTURE_FIELD = Field(key="posture", label="posture", kind="choice", default="stand_off",
+                      values=tuple(Value(value=p, label=p.replace("_", " ")) for p in POSTURES))
+
+
+def orders_form(state: State, player: str) -> Form | None:
+    if state.phase != "orders" or player in state.orders:
+        return None
+    pieces = []
+    fields: dict[tuple[HexT, bool], Field] = {}  # groups in one place share their choices
+    for g in sorted(state.groups.values(), key=lambda g: g.id):
+        if g.owner != player or g.hex is None:
+            continue  # a group in FTL has no order to give: its departure is its move (FTC-ARR-10)
+        where = (tuple(g.hex), can_move(state, g) is None)
+        if where not in fields:
+            fields[where] = _destination_field(state, g, player)  # type: ignore[index]
+        pieces.append(PieceChoices(piece=g.id, label=group_label(state, g),
+                                   fields=(fields[where], POSTURE_FIELD)))  # type: ignore[index]
+    return Form(command="ftcampaign.submit_orders", label=f"Sealed orders for turn {state.turn}",
+                pieces=tuple(pieces), list_key="orders", piece_key="group", optional_pieces=True, group="orders",
+                rule="FTC-MOV-1")
+
+
+# ---------------------------------------------------------------- options
+
+
+def _opt(cmd: Command, label: str, group: str, rule: str, piece: str | None = None,
+         target: str | None = None) -> Option:
+    return Option(command=cmd, label=label, group=group, rule=rule, piece=piece, target=target)
+
+
+def _economy(state: State, player: str) -> list[Option]:  # noqa: C901 - one block per kind of purchase
     e = econ(state, player)
     mine = sorted(k for k, w in state.worlds.items() if w.owner == player)
     home = e.capital if e.capital in mine else (mine[0] if mine else None)
-    out: list[Command] = [C.SetMaintenance(rate="reduced" if e.maintenance == "full" else "full")]
+    other = "reduced" if e.maintenance == "full" else "full"
+    out = [_opt(C.SetMaintenance(rate=other), f"Set maintenance to {other}", "economy", "FTC-ECO-5")]
     if home:
+        # new ships join the first task group at home (split them off later), so groups do not multiply
+        joins = next((g for g in sorted(state.groups.values(), key=lambda g: g.id) if g.owner == player
+                      and g.hex is not None and key(g.hex) == home and not g.dummy), None)
+        into = f", joining {joins.id}" if joins else ""
         for d in state.setup.designs:
-            out.append(C.BuyShip(design=d.id, world=home))
-        out += [C.BuySpares(world=home, value=100), C.PlaceDummy(world=home)]
-        out += [C.BuyModule(module=m.id, world=home) for m in state.setup.modules]
+            out.append(_opt(C.BuyShip(design=d.id, world=home, group=joins.id if joins else None),
+                            f"Buy a {d.name} ({d.size_class}) at {home}{into}", "build", "FTC-BLD-2", target=home))
+        out += [_opt(C.BuySpares(world=home, value=100), f"Buy 100 pts of spares at {home}", "build", "FTC-ECO-1",
+                     target=home),
+                _opt(C.PlaceDummy(world=home), f"Place a dummy counter at {home}", "build", "FTC-TG-2", target=home)]
+        out += [_opt(C.BuyModule(module=m.id, world=home), f"Buy module {m.name} at {home}", "build", "FTC-ECO-6",
+                     target=home) for m in state.setup.modules]
     for w in mine[:3]:
-        out.append(C.BuyDefences(world=w, points=10))
-    if state.phase == "orders":
-        if home:
-            out += [C.LayKeel(design=d.id, world=home) for d in state.setup.designs[:3]]
-            out.append(C.CloseRoute(world=home, closed=not state.worlds[home].closed))
-        out += [C.RebuildDefences(world=w, thirds=1) for w in mine if state.worlds[w].idp < state.worlds[w].idp_full]
-        for g in (g for g in state.groups.values() if g.owner == player):
-            live = hulkless(state, g)
-            out += [C.Scout(group=g.id), C.RepairRepulse(group=g.id), C.SetCloak(group=g.id, on=not g.cloaked)]
-            if len(g.ships) > 1:
-                out.append(C.SplitGroup(group=g.id, ships=g.ships[:1]))
-            out += [C.MergeGroups(into=g.id, other=o.id) for o in state.groups.values()
-                    if o.owner == player and o.id != g.id and o.hex == g.hex]
-            for sid in g.ships:
-                ship = state.ships[sid]
-                broken = tuple(s.id for s in ship.systems if s.damaged)
-                if broken or ship.hull_lost:
-                    out.append(C.Repair(ship=sid, systems=broken[:1], hull=min(ship.hull_lost, 2)))
-                    out.append(C.Repair(ship=sid, systems=broken[:1], source="spares"))
-                    for donor in live:
-                        if donor != sid:
-                            out.append(C.Repair(ship=sid, systems=broken[:1], source="identical", donor=donor))
-                if any(s.jury for s in ship.systems):
-                    out.append(C.InspectJuryRig(ship=sid))
-                if ship.hulk:
-                    out += [C.RebuildCapture(ship=sid), C.SellCapture(ship=sid)]
-                elif ship.systems:
-                    s0 = ship.systems[0]
-                    out.append(C.Refit(ship=sid, remove=s0.id, install=SystemKit(
-                        id=s0.id, kind=s0.kind, rating=s0.rating, cost=s0.cost, mass=s0.mass)))
-                out += [C.SwapModule(ship=sid, module=m.id) for m in e.modules]
+        out.append(_opt(C.BuyDefences(world=w, points=10), f"Add 10 IDP of defences at {w}", "build", "FTC-ECO-1",
+                        target=w))
+    if state.phase != "orders":
+        return out
+    if home:
+        out += [_opt(C.LayKeel(design=d.id, world=home), f"Lay a keel for a {d.name} at {home}", "build",
+                     "FTC-BLD-1", target=home) for d in state.setup.designs[:3]]
+        closed = state.worlds[home].closed
+        out.append(_opt(C.CloseRoute(world=home, closed=not closed),
+                        f"{'Open' if closed else 'Close'} the charted route at {home}", "economy", "FTC-MOV-3",
+                        target=home))
+    out += [_opt(C.RebuildDefences(world=w, thirds=1), f"Rebuild a third of the defences at {w}", "build",
+                 "FTC-DEF-4", target=w) for w in mine if state.worlds[w].idp < state.worlds[w].idp_full]
+    out += _group_options(state, player)
     return out
 
 
-def _contacts(state: State, player: str) -> list[Command]:
-    out: list[Command] = []
+def _group_options(state: State, player: str) -> list[Option]:
+    out: list[Option] = []
+    groups = sorted((g for g in state.groups.values() if g.owner == player), key=lambda g: g.id)
+    for i, g in enumerate(groups):
+        gid = g.id
+        out += [_opt(C.Scout(group=gid), f"Scout the world at {key(g.hex or (0, 0))} with {gid}", "group",
+                     "FTC-WLD-5", piece=gid),
+                _opt(C.RepairRepulse(group=gid), f"Repair {gid}'s repulse damage", "repair", "FTC-DEF-7", piece=gid),
+                _opt(C.SetCloak(group=gid, on=not g.cloaked), f"Cloak {gid}" if not g.cloaked else f"Uncloak {gid}",
+                     "group", "FTC-MOV-6", piece=gid)]
+        if len(g.ships) > 1:
+            out.append(_opt(C.SplitGroup(group=gid, ships=g.ships[:1]), f"Split {g.ships[0]} off {gid}", "group",
+                            "FTC-TG-1", piece=gid))
+        # one merge per place (the first two groups there), not every pair: repeated merges gather them all
+        first = next((o for o in groups if o.hex == g.hex and not o.dummy), None)
+        partner = next((o for o in groups[i + 1:] if o.hex == g.hex and not o.dummy), None)
+        if first is g and partner is not None:
+            out.append(_opt(C.MergeGroups(into=gid, other=partner.id), f"Merge {partner.id} into {gid}", "group",
+                            "FTC-TG-1", piece=gid, target=partner.id))
+        for sid in g.ships:
+            out += _ship_options(state, player, g, sid)
+    return out
+
+
+def _ship_options(state: State, player: str, g: Group, sid: str) -> list[Option]:
+    ship = state.ships[sid]
+    out = []
+    broken = tuple(s.id for s in ship.systems if s.damaged)
+    if broken or ship.hull_lost:
+        what = f"{broken[0]}" if broken else f"{min(ship.hull_lost, 2)} hull"
+        out += [_opt(C.Repair(ship=sid, systems=broken[:1], hull=min(ship.hull_lost, 2)),
+                     f"Repair {sid}: {what} with new parts", "repair", "FTC-REP-2", piece=g.id),
+                _opt(C.Repair(ship=sid, systems=broken[:1], source="spares"),
+                     f"Repair {sid} from stocked spares", "repair", "FTC-REP-2", piece=g.id)]
+        donor = next((d for d in hulkless(state, g) if d != sid), None)
+        if donor is not None:
+            out.append(_opt(C.Repair(ship=sid, systems=broken[:1], source="identical", donor=donor),
+                            f"Repair {sid} with parts from {donor}", "repair", "FTC-REP-2", piece=g.id))
+    if any(s.jury for s in ship.systems):
+        out.append(_opt(C.InspectJuryRig(ship=sid), f"Inspect {sid}'s jury-rigged systems", "repair", "FTC-REP-3",
+                        piece=g.id))
+    if ship.hulk:
+        out += [_opt(C.RebuildCapture(ship=sid), f"Rebuild captured {sid}", "repair", "FTC-CAP-2", piece=g.id),
+                _opt(C.SellCapture(ship=sid), f"Sell captured {sid} for scrap", "repair", "FTC-CAP-3", piece=g.id)]
+    elif ship.systems:
+        s0 = ship.systems[0]
+        kit = SystemKit(id=s0.id, kind=s0.kind, rating=s0.rating, cost=s0.cost, mass=s0.mass)
+        out.append(_opt(C.Refit(ship=sid, remove=s0.id, install=kit), f"Refit {sid}: a new {s0.kind} for {s0.id}",
+                        "repair", "FTC-REP-6", piece=g.id))
+    out += [_opt(C.SwapModule(ship=sid, module=m.id), f"Fit module {m.module} to {sid}", "repair", "FTC-ECO-6",
+                 piece=g.id) for m in econ(state, player).modules]
+    return out
+
+
+def _contacts(state: State, player: str) -> list[Option]:
+    out: list[Option] = []
     for s in state.steps:
         if player not in s.awaiting:
             continue
+        at = key(s.hex)
         if s.kind == "engage":
-            out.append(C.Engage(step=s.id, stay=True))
+            out.append(_opt(C.Engage(step=s.id, stay=True), f"Stay and fight at {at}", "contact", "FTC-ARR-6",
+                            target=at))
             gs = [g for g in state.groups.values() if g.owner == player and g.hex == s.hex and not g.dummy]
             back = next((g.origin for g in gs if g.origin is not None and g.origin != s.hex), None)
-            out.append(C.Engage(step=s.id, stay=False, to=back or _neighbours(s.hex)[0]))
+            to = back or neighbours(s.hex)[0]
+            if _departs(state, s.hex, player, to):
+                out.append(_opt(C.Engage(step=s.id, stay=False, to=to), f"Disengage from {at} towards {key(to)}",
+                                "contact", "FTC-ARR-10", target=at))
         elif s.kind == "standoff":
-            out += [C.ChoosePosture(step=s.id, posture=p) for p in ("stand_off", "attack", "withdraw")]
+            out += [_opt(C.ChoosePosture(step=s.id, posture=p), f"At {at}: {POSTURE_LABELS[p]}", "contact",
+                         "FTC-ARR-5", target=at) for p in POSTURES]
         elif s.kind == "recon":
-            out += [C.Recon(step=s.id, choice=c) for c in ("attack", "stand_off", "withdraw")]
+            out += [_opt(C.Recon(step=s.id, choice=c), f"After recon at {at}: {POSTURE_LABELS[c]}", "contact",
+                         "FTC-ARR-4", target=at) for c in POSTURES]
         elif s.kind == "assault":
             ships = tuple(sid for g in state.groups.values() if g.owner == player and g.hex == s.hex
                           and g.posture == "attack" and not g.dummy for sid in hulkless(state, g))
-            out += [C.AssaultDefences(step=s.id, ships=ships), C.HoldOff(step=s.id)]
+            out += [_opt(C.AssaultDefences(step=s.id, ships=ships), f"Assault the defences at {at}", "contact",
+                         "FTC-DEF-1", target=at),
+                    _opt(C.HoldOff(step=s.id), f"Hold off at {at}", "contact", "FTC-DEF-1", target=at)]
     for b in state.battles:
         if player in [f.player for f in b.forces] and player not in b.formations:
-            out.append(C.DeclareFormation(battle=b.id, formation="line", speed=4))
+            out.append(_opt(C.DeclareFormation(battle=b.id, formation="line", speed=4),
+                            f"Battle {b.id}: line formation, speed 4", "contact", "FTC-ARR-12"))
     return out
 
 
-def _battle_results(state: State) -> list[Command]:
-    out: list[Command] = []
+def _battle_results(state: State) -> list[Option]:
+    out: list[Option] = []
     for b in state.battles:
-        if len(b.formations) < len(b.forces):
-            continue
-        out.append(C.RecordBattle(battle=b.id, tactical_game_id=None))
+        if len(b.formations) < len(b.forces) or b.tactical_game_id is not None:
+            continue  # a linked battle's result comes from its tactical game (FTC-R-LNK), not a hand entry
+        rule = "FTC-ARR-8"
+        out.append(_opt(C.RecordBattle(battle=b.id, tactical_game_id=None), f"Battle {b.id}: no victor, no losses",
+                        "umpire", rule))
         for f in b.forces:
             others = [o for o in b.forces if o.player != f.player]
             lost = tuple(s for o in others for s in o.ships if s in state.ships)
-            out.append(C.RecordBattle(battle=b.id, victor=f.player, ships=tuple(
-                C.ShipResult(ship=s, destroyed=True) for s in lost)))
-            out.append(C.RecordBattle(battle=b.id, victor=f.player, captured=lost))
+            out.append(_opt(C.RecordBattle(battle=b.id, victor=f.player, ships=tuple(
+                C.ShipResult(ship=s, destroyed=True) for s in lost)),
+                f"Battle {b.id}: {f.player} wins, destroying every enemy ship", "umpire", rule))
+            out.append(_opt(C.RecordBattle(battle=b.id, victor=f.player, captured=lost),
+                            f"Battle {b.id}: {f.player} wins and captures the enemy ships", "umpire", "FTC-CAP-1"))
             left = []
             for o in others:
                 for gid in o.groups:
                     g = state.groups.get(gid)
                     if g is not None:
-                        left.append(C.Departure(group=gid, to=g.origin or _neighbours(b.hex)[0]))
-            out.append(C.RecordBattle(battle=b.id, victor=f.player, left=tuple(left), tactical_game_id="g_linked"))
+                        left.append(C.Departure(group=gid, to=g.origin or neighbours(b.hex)[0]))
+            out.append(_opt(C.RecordBattle(battle=b.id, victor=f.player, left=tuple(left), tactical_game_id="g_linked"),
+                            f"Battle {b.id}: {f.player} wins; the others leave (linked game)", "umpire", rule))
             dmg = []
             for s in f.ships[:1] + lost[:1]:
                 ship = state.ships.get(s)
                 if ship is not None and ship.systems:
                     dmg.append(C.ShipResult(ship=s, hull_lost=1, damaged=(ship.systems[0].id,),
                                             jury_rigged=tuple(x.id for x in ship.systems[1:2])))
-            out.append(C.RecordBattle(battle=b.id, ships=tuple(dmg), ordnance={f.player: 10}))
+            out.append(_opt(C.RecordBattle(battle=b.id, ships=tuple(dmg), ordnance={f.player: 10}),
+                            f"Battle {b.id}: a draw with damage on both sides", "umpire", rule))
         for f in b.forces:
             for gid in f.groups:
                 g = state.groups.get(gid)
                 if g is not None:
-                    out.append(C.ResolveDisengagement(battle=b.id, group=gid, to=g.origin or _neighbours(b.hex)[0],
-                                                      distance_inches=36, weapons_range_inches=36,
-                                                      separation="unclear"))
+                    to = g.origin or neighbours(b.hex)[0]
+                    out.append(_opt(C.ResolveDisengagement(battle=b.id, group=gid, to=to, distance_inches=36,
+                                                           weapons_range_inches=36, separation="unclear"),
+                                    f"Battle {b.id}: {gid} tries to disengage to {key(to)}", "umpire", "FTC-ARR-11"))
     return out
 
 
-def options(state: State, viewer: Viewer, decide: Callable[..., object]) -> list[Command]:
+def _umpire(state: State) -> list[Option]:
+    """The umpire's duties first (the map, battle results), then its other powers."""
+    cands: list[Option] = []
+    if state.phase == "map":
+        cands.append(_opt(C.GenerateMap(), "Generate the star map", "umpire", "FTC-MAP-1"))
+    cands += _battle_results(state)
+    if close_error(state) is None:
+        waiting = [p for p in state.order if p not in state.orders] if state.phase == "orders" else []
+        label = f"Close turn {state.turn}: " + (f"{', '.join(waiting)} hold" if waiting else "open decisions take "
+                                                 "their defaults")
+        cands.append(_opt(C.CloseTurn(), label, "umpire", "FTC-MOV-1"))
+    if state.phase in ("map", "homeworlds", "expansion", "deployment"):
+        cands += [_opt(C.ApproveTechnology(player=p, design=d.id), f"Approve {d.name} for {p}", "umpire",
+                       "FTC-BLD-4") for p in state.order for d in state.setup.designs
+                  if not d.standard and d.id not in econ(state, p).approved]
+    if state.phase in ("deployment", "orders"):
+        cands += [_opt(C.ApproveStandardNavy(player=p), f"Approve {p}'s standardised navy", "umpire", "FTC-ECO-4")
+                  for p in state.order if not econ(state, p).standard_navy and standard_navy_ok(state, p) is None]
+    return cands + [_opt(C.EndCampaign(reason="umpire's decision"), "End the campaign now", "umpire", "FTC-TIME-1"),
+                    _opt(C.RecordRuling(text="The umpire rules as written."), "Record a ruling", "umpire",
+                         "FTC-UMP-1")]
+
+
+def _departs(state: State, h: HexT, player: str, to: HexT) -> bool:
+    try:
+        contacts.check_departure(state, h, player, to)
+    except RuleViolation:
+        return False
+    return True
+
+
+def options(state: State, viewer: Viewer) -> list[Option]:
     if viewer.kind == "spectator" or state.over:
         return []
     if viewer.is_umpire:
-        cands: list[Command] = [C.CloseTurn(), C.EndCampaign(reason="umpire's decision"),
-                                C.RecordRuling(text="The umpire rules as written.")]
-        if state.phase == "map":
-            cands = [C.GenerateMap(), *cands]
-        if state.phase in ("map", "homeworlds", "expansion", "deployment"):
-            cands += [C.ApproveTechnology(player=p, design=d.id) for p in state.order for d in state.setup.designs
-                      if not d.standard and d.id not in econ(state, p).approved]
-        cands += [C.ApproveStandardNavy(player=p) for p in state.order if not econ(state, p).standard_navy
-                  and state.phase in ("deployment", "orders")]
-        cands += _battle_results(state)
-        return _legal(decide, state, cands, viewer)
+        return _legal(state, "", _umpire(state))
     player = viewer.seat or ""
     if player not in state.economies:
         return []
-    actor = seat(player)
-    cands = []
-    if state.phase == "homeworlds":
-        cands = [C.ClaimHomeworld()]
-    elif state.phase == "expansion":
-        cands = [C.Expand(world=k) for k, w in sorted(state.worlds.items()) if w.owner == player]
+    cands: list[Option] = []
+    if state.phase == "homeworlds" and state.current == player and unowned(state):
+        cands = [_opt(C.ClaimHomeworld(), "Dice for your starting world", "setup", "FTC-WLD-1")]
+    elif state.phase == "expansion" and state.current == player:
+        cands = [_opt(C.Expand(world=k), f"Claim a world next to {k}", "setup", "FTC-WLD-2", target=k)
+                 for k, w in sorted(state.worlds.items()) if w.owner == player]
     elif state.phase == "deployment":
-        cands = [C.Ready(), *_economy(state, player)]
+        ready = [] if econ(state, player).ready else [
+            _opt(C.Ready(), "Finish set-up spending (ready)", "phase", "FTC-ECO-1")]
+        cands = [*ready, *_economy(state, player)]
     elif state.phase == "orders":
-        cands = [*_orders(state, player), *_economy(state, player)]
+        hold = [] if player in state.orders else [
+            _opt(C.SubmitOrders(orders=()), "Seal orders: every group holds", "orders", "FTC-MOV-1")]
+        cands = [*hold, *_economy(state, player)]
     elif state.phase == "contacts":
         cands = _contacts(state, player)
-    return _legal(decide, state, cands, actor)
+    return _legal(state, player, cands)
+
+
+def forms(state: State, viewer: Viewer) -> list[Form]:
+    if viewer.kind != "seat" or state.over or (viewer.seat or "") not in state.economies:
+        return []
+    form = orders_form(state, viewer.seat or "")
+    return [form] if form is not None and form.pieces else []

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from service.domain.core import Actor, Dice, RuleViolation
+from service.domain.core import Actor, Dice, Roll, RuleViolation
+from service.domain.core.acc import Acc
 
 from . import events as E
 from .commands import InspectJuryRig, RebuildCapture, Refit, Repair, SellCapture, SwapModule
-from .common import Out, econ, group_of, intact_rows, own_ship, phase, player_of
+from .common import econ, group_of, intact_rows, own_ship, phase, player_of
 from .economy import spend
 from .state import Group, Ship, ShipSystem, State, ceil_pct, family, key, player_spec
 
@@ -28,7 +29,7 @@ def at_repair_world(state: State, player: str, g: Group | None) -> str:
     return k
 
 
-def _ready_ship(state: State, player: str, sid: str) -> tuple[Ship, Group, str]:
+def ready_ship(state: State, player: str, sid: str) -> tuple[Ship, Group, str]:
     phase(state, "orders", rule="FTC-REP-1")
     ship = own_ship(state, player, sid)
     g = group_of(state, sid)
@@ -52,10 +53,9 @@ def system_cost(ship: Ship, s: ShipSystem) -> int:
     return ship.mass // 3 if s.kind == "core" else s.cost  # FTC-REP-4: core = a third of the keel cost
 
 
-def repair(out: Out, cmd: Repair, actor: Actor) -> None:
-    state = out.state
-    player = player_of(state, actor)
-    ship, g, world = _ready_ship(state, player, cmd.ship)
+def check_repair(state: State, player: str, cmd: Repair) -> E.RepairOrdered:
+    """FTC-REP-1..5, FTC-BLD-5: the repair as ordered (its cost and time), or raises."""
+    ship, g, world = ready_ship(state, player, cmd.ship)
     if ship.hulk:
         raise RuleViolation("FTC-CAP-2", "a captured hulk is rebuilt, not repaired")
     by_id = {s.id: s for s in ship.systems}
@@ -113,33 +113,44 @@ def repair(out: Out, cmd: Repair, actor: Actor) -> None:
             raise RuleViolation("FTC-REP-4", "only a major repair can be sped up")
         cost, weeks = 2 * cost, 1
     spend(state, player, cost)
-    out.emit(E.RepairOrdered(player=player, ship=ship.id, systems=cmd.systems, hull=cmd.hull, biomass=cmd.biomass,
-                             source=cmd.source, donor=cmd.donor if donor_systems else None, cost=cost,
-                             until=state.turn + weeks, spares_used=spares_used, world=world,
-                             donor_systems=tuple(donor_systems)))
+    return E.RepairOrdered(player=player, ship=ship.id, systems=cmd.systems, hull=cmd.hull, biomass=cmd.biomass,
+                           source=cmd.source, donor=cmd.donor if donor_systems else None, cost=cost,
+                           until=state.turn + weeks, spares_used=spares_used, world=world,
+                           donor_systems=tuple(donor_systems))
 
 
-def inspect_jury_rig(out: Out, cmd: InspectJuryRig, actor: Actor, dice: Dice) -> None:
+def repair(out: Acc[State], cmd: Repair, actor: Actor) -> None:
+    out.add(check_repair(out.state, player_of(out.state, actor), cmd))
+
+
+def inspect_jury_rig(out: Acc[State], cmd: InspectJuryRig, actor: Actor, dice: Dice) -> None:
     state = out.state
     player = player_of(state, actor)
-    ship, _g, _w = _ready_ship(state, player, cmd.ship)
-    rigged = [s for s in ship.systems if s.jury]
-    if not rigged:
-        raise RuleViolation("FTC-REP-3", f"{ship.id} has no jury-rigged systems")
-    passed, failed, rolls = [], [], []
+    ship, rigged = check_inspect(state, player, cmd)
+    passed: list[str] = []
+    failed: list[str] = []
+    rolls: list[Roll] = []
     for s in rigged:
         r = dice.roll(6, f"refit inspection of {ship.id}/{s.id}", "FTC-REP-3", target=3)
         ok = r.value <= 3
         rolls.append(replace(r, outcome="passes" if ok else "must be replaced"))
         (passed if ok else failed).append(s.id)
-    out.emit(E.JuryRigInspected(player=player, ship=ship.id, passed=tuple(passed), failed=tuple(failed),
+    out.add(E.JuryRigInspected(player=player, ship=ship.id, passed=tuple(passed), failed=tuple(failed),
                                 rolls=tuple(rolls)))
 
 
-def refit(out: Out, cmd: Refit, actor: Actor) -> None:
-    state = out.state
-    player = player_of(state, actor)
-    ship, _g, world = _ready_ship(state, player, cmd.ship)
+def check_inspect(state: State, player: str, cmd: InspectJuryRig) -> tuple[Ship, list[ShipSystem]]:
+    """FTC-REP-3: the ship and its jury-rigged systems, or raises (before any die)."""
+    ship, _g, _w = ready_ship(state, player, cmd.ship)
+    rigged = [s for s in ship.systems if s.jury]
+    if not rigged:
+        raise RuleViolation("FTC-REP-3", f"{ship.id} has no jury-rigged systems")
+    return ship, rigged
+
+
+def check_refit(state: State, player: str, cmd: Refit) -> E.Refitted:
+    """FTC-REP-6, FTC-BLD-3, FTC-BLD-5: the refit as ordered, or raises."""
+    ship, _g, world = ready_ship(state, player, cmd.ship)
     if ship.hulk:
         raise RuleViolation("FTC-CAP-2", "rebuild a captured hulk before refitting it")
     old = next((s for s in ship.systems if s.id == cmd.remove), None)
@@ -162,13 +173,16 @@ def refit(out: Out, cmd: Refit, actor: Actor) -> None:
         cost += ceil_pct(new.cost, 200)
     spend(state, player, cost)
     weeks = 2 if is_major(installed) else 1
-    out.emit(E.Refitted(player=player, ship=ship.id, removed=old.id, installed=installed, cost=cost,
-                        until=state.turn + weeks, mass_after=mass_after))
+    return E.Refitted(player=player, ship=ship.id, removed=old.id, installed=installed, cost=cost,
+                      until=state.turn + weeks, mass_after=mass_after)
 
 
-def swap_module(out: Out, cmd: SwapModule, actor: Actor) -> None:
-    state = out.state
-    player = player_of(state, actor)
+def refit(out: Acc[State], cmd: Refit, actor: Actor) -> None:
+    out.add(check_refit(out.state, player_of(out.state, actor), cmd))
+
+
+def check_swap(state: State, player: str, cmd: SwapModule) -> E.ModuleSwapped:
+    """FTC-ECO-6: the module swap, or raises."""
     phase(state, "orders", rule="FTC-ECO-6")
     ship = own_ship(state, player, cmd.ship)
     g = group_of(state, ship.id)
@@ -181,8 +195,12 @@ def swap_module(out: Out, cmd: SwapModule, actor: Actor) -> None:
         raise RuleViolation("FTC-ECO-6", f"modules are swapped where they are stored ({stored.world})")
     if ship.busy_until > state.turn:
         raise RuleViolation("FTC-ECO-6", "one module at a time: the ship is busy")
-    out.emit(E.ModuleSwapped(player=player, ship=ship.id, module=stored.id, removed=ship.module, world=stored.world,
-                             until=state.turn + 1, module_cost=spec.cost))
+    return E.ModuleSwapped(player=player, ship=ship.id, module=stored.id, removed=ship.module, world=stored.world,
+                           until=state.turn + 1, module_cost=spec.cost)
+
+
+def swap_module(out: Acc[State], cmd: SwapModule, actor: Actor) -> None:
+    out.add(check_swap(out.state, player_of(out.state, actor), cmd))
 
 
 def majors_working(ship: Ship) -> int:
@@ -195,10 +213,9 @@ def majors_working(ship: Ship) -> int:
     return working
 
 
-def rebuild_capture(out: Out, cmd: RebuildCapture, actor: Actor) -> None:
-    state = out.state
-    player = player_of(state, actor)
-    ship, _g, world = _ready_ship(state, player, cmd.ship)
+def check_rebuild_capture(state: State, player: str, cmd: RebuildCapture) -> E.CaptureRebuilt:
+    """FTC-CAP-2: the rebuild of a captured hulk, or raises."""
+    ship, _g, _world = ready_ship(state, player, cmd.ship)
     if not ship.hulk:
         raise RuleViolation("FTC-CAP-2", f"{ship.id} is not a captured hulk")
     if intact_rows(ship) < 2 or majors_working(ship) < 3:
@@ -208,15 +225,22 @@ def rebuild_capture(out: Out, cmd: RebuildCapture, actor: Actor) -> None:
     if not in_service:
         cost = ceil_pct(cost, 1200)
     spend(state, player, cost)
-    out.emit(E.CaptureRebuilt(player=player, ship=ship.id, cost=cost, until=state.turn + 2))
+    return E.CaptureRebuilt(player=player, ship=ship.id, cost=cost, until=state.turn + 2)
 
 
-def sell_capture(out: Out, cmd: SellCapture, actor: Actor) -> None:
-    state = out.state
-    player = player_of(state, actor)
+def rebuild_capture(out: Acc[State], cmd: RebuildCapture, actor: Actor) -> None:
+    out.add(check_rebuild_capture(out.state, player_of(out.state, actor), cmd))
+
+
+def check_sell_capture(state: State, player: str, cmd: SellCapture) -> E.CaptureSold:
+    """FTC-CAP-3: the scrap sale of a captured hulk, or raises."""
     phase(state, "orders", rule="FTC-CAP-3")
     ship = own_ship(state, player, cmd.ship)
     if not ship.hulk:
         raise RuleViolation("FTC-CAP-3", f"only a captured hulk is sold for scrap; {ship.id} is in service")
     price = ceil_pct(ship.cost, 100) * intact_rows(ship)
-    out.emit(E.CaptureSold(player=player, ship=ship.id, price=price))
+    return E.CaptureSold(player=player, ship=ship.id, price=price)
+
+
+def sell_capture(out: Acc[State], cmd: SellCapture, actor: Actor) -> None:
+    out.add(check_sell_capture(out.state, player_of(out.state, actor), cmd))

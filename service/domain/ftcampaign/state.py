@@ -1,8 +1,12 @@
-"""Scenario (setup) and folded state of a Full Thrust club campaign. JSON-able fields only."""
+"""The folded state of a Full Thrust club campaign (the setup types are in scenario.py). JSON-able fields only."""
 
 from __future__ import annotations
 
 import msgspec
+
+from .scenario import Design, PlayerSpec, Setup, SystemKit
+
+__all__ = ["Design", "PlayerSpec", "Setup", "SystemKit"]  # re-exported: rule modules read the setup through state
 
 HexT = tuple[int, int]
 
@@ -20,78 +24,6 @@ def key(h: HexT | list[int]) -> str:
 def unkey(k: str) -> HexT:
     q, r = k.split(",")
     return int(q), int(r)
-
-
-# ---------------------------------------------------------------- scenario
-
-
-class SystemKit(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """One ship system on a data sheet: kind (beam, pds, drive, ftl, core, hangar, cargo, ...)."""
-
-    id: str
-    kind: str
-    rating: int = 0
-    cost: int = 0
-    mass: int = 0
-    species: str | None = None  # None: the design's species
-    standard: bool = True  # FTC-BLD-4: from the rule book, fleet books, More Thrust or the publisher's site
-
-
-class Design(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    id: str
-    name: str
-    size_class: str  # FT2 code: DD, CL, CH, BC, BB, SDN, CVL, ... (FTC-ECO-4, FTC-TG-2)
-    mass: int
-    cost: int  # list construction cost (FTC-ECO-3)
-    hull: int  # hull boxes
-    hull_rows: int = 4
-    thrust: int = 4
-    species: str = "human"
-    navy: str = ""  # publishing navy (FTC-BLD-2 ally discount)
-    published: bool = True  # FTC-BLD-2: only published designs can be bought
-    standard: bool = True  # FTC-BLD-4
-    freighter: bool = False  # FTC-BLD-3
-    biomass_tanker: bool = False  # FTC-BLD-6
-    modular: bool = False  # FTC-ECO-6
-    hull_design: str = ""  # module variants share a hull design ("" = the id)
-    hull_box_cost: int = 2
-    cloak: bool = False
-    systems: tuple[SystemKit, ...] = ()
-
-
-class ModuleSpec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A modular weapon fit (FTC-ECO-6) for a modular hull design."""
-
-    id: str
-    name: str
-    hull_design: str
-    cost: int
-    mass: int = 0
-
-
-class PlayerSpec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    id: str
-    name: str
-    species: str = "human"
-    ally_navy: str | None = None  # FTC-BLD-2
-
-
-class UmpireSpec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    id: str
-    name: str = ""
-    plays: str | None = None  # the player this umpire also plays (FTC-UMP-1)
-
-
-class Setup(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    title: str
-    players: tuple[PlayerSpec, ...]
-    designs: tuple[Design, ...]
-    umpires: tuple[UmpireSpec, ...] = (UmpireSpec(id="umpire"),)
-    modules: tuple[ModuleSpec, ...] = ()
-    map_side: int = 6  # FTC-MAP-1 (FTC-R-1: a scenario may choose 3..8 for short games)
-    table_length_feet: int = 8  # FTC-ARR-6 ruling
-    last_turn: int = 36
-    description: str = ""
 
 
 # ---------------------------------------------------------------- state
@@ -175,6 +107,7 @@ class Group(msgspec.Struct, frozen=True, kw_only=True):
     entry_side: str | None = None  # hexside crossed on arrival (FTC-ARR-12)
     ftl_to: HexT | None = None  # departing: destination written at once (FTC-ARR-10)
     ftl_from: HexT | None = None
+    ftl_route: bool = False  # the departure goes by charted route (ruling FTC-R-22)
     under_fire: Formation | None = None  # left its last system under fire (FTC-ARR-12)
     cloaked: bool = False  # FTC-MOV-6
     repulse: Repulse | None = None
@@ -268,6 +201,7 @@ class Battle(msgspec.Struct, frozen=True, kw_only=True):
     forces: tuple[Force, ...]
     range_feet: int
     formations: dict[str, Formation] = {}
+    tactical_game_id: str | None = None  # fought as a linked tactical game of this service (FTC-ARR-8)
 
 
 class StrategicOrder(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -276,10 +210,23 @@ class StrategicOrder(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     group: str
     to: HexT
     posture: str = "stand_off"
-    route: bool = False
+    route: bool | None = None  # None: by charted route only where that is the way there (movement.by_route)
 
 
 Order = StrategicOrder
+
+
+class Happening(msgspec.Struct, frozen=True, kw_only=True):
+    """Something that just happened, kept for drawing (view.draw effects), with who may see it."""
+
+    n: int  # counts up through the game, so a page animates each once
+    turn: int
+    kind: str  # arrival | departure | detected | battle | battle_over | assault | captured | scouted
+    text: str
+    hex: HexT | None = None
+    piece: str | None = None
+    audience: tuple[str, ...] | None = None  # players who may see it; None: everyone
+    rule: str | None = None
 
 
 class CampaignState(msgspec.Struct, frozen=True, kw_only=True):
@@ -305,6 +252,18 @@ class CampaignState(msgspec.Struct, frozen=True, kw_only=True):
     bonus: tuple[str, ...] = ()  # hexes where a defending fleet was defeated (FTC-DEF-2 +1)
     counter: int = 0  # step / battle ids
     over: bool = False
+    ended: str = ""  # why the campaign ended
+    happenings: tuple[Happening, ...] = ()  # the last few, for drawing (effects.py)
+    happened: int = 0
+
+    @property
+    def winner(self) -> str | None:
+        """Once the campaign is over, the player of the highest standing (standing.py); None on a tie."""
+        if not self.over:
+            return None
+        from .standing import leader  # the measure lives beside the rules; imported late (it reads state)
+
+        return leader(self)
 
     @property
     def economic_turn(self) -> int:

@@ -21,6 +21,7 @@ from .events import (
     SystemSabotaged,
     TroopCombat,
 )
+from .movement import EDGE_RULE, on_table
 from .state import BoardOrder, GameState, Sabotage, ShipState, Sys, Troops
 
 POD_MOVE = 6.0
@@ -94,6 +95,8 @@ def move_pod(state: GameState, cmd: MovePod, side: str) -> PodMoved:
         dest = target.pos
     else:
         dest = Point(cmd.x, cmd.y)
+        if not on_table(dest, state.table):
+            raise RuleViolation(EDGE_RULE, f"({cmd.x:g}, {cmd.y:g}) is off the table: a pod flies only over it")
     dist = pod.pos.distance_to(dest)
     if dist > left + EPSILON:
         raise RuleViolation("GSC2-BRD-3", f"{pod.id} can move {inches(left)} more this turn, not {inches(dist)}")

@@ -46,6 +46,21 @@ def _own_ship(state: GameState, actor: Actor, ship_id: str, rule: str) -> ShipSt
     return ship
 
 
+def _owner(state: GameState, cmd: Command) -> str | None:
+    """The side whose piece the command uses (None: no such piece; the rule names what is missing)."""
+    if isinstance(cmd, C.MoveMissiles):
+        salvo = state.salvos.get(cmd.salvo)
+        return salvo.side if salvo is not None else None
+    if isinstance(cmd, C.MovePod):
+        pod = state.pods.get(cmd.pod)
+        return pod.side if pod is not None else None
+    side = getattr(cmd, "side", None)
+    if isinstance(side, str):  # orders given for a side (pass, end phase, saboteurs aboard an enemy ship…)
+        return side
+    ship = state.ships.get(getattr(cmd, "ship", ""))
+    return ship.side if ship is not None else None
+
+
 def _not_done(state: GameState, side: str) -> None:
     if side in state.done:
         raise RuleViolation("GSC2-SEQ-1", f"{side} has already ended the {state.phase} phase")
@@ -58,6 +73,9 @@ def decide(state: GameState, cmd: Command, actor: Actor, dice: Dice) -> list[Eve
     if isinstance(cmd, C.ForcePhase | C.MakeRuling | C.Start):
         _admin(acc, cmd, actor, dice)
         return acc.events
+    owner = _owner(state, cmd)
+    if owner is not None:  # whose piece first, then which phase (docs/view-contract.md)
+        _act_for(actor, owner)
     if state.phase == "setup":
         raise RuleViolation("GSC2-SEQ-1", "the game has not started: send gsc2.start")
     kind = type(cmd)

@@ -12,6 +12,7 @@ from .state import GameState, Order, PendingHit, Salvo
 
 MISSILE_MOVE = 12.0
 MDS_REACH = 1.0
+GONE = {"destroyed": "is destroyed", "captured": "is captured", "left": "has left the table"}  # GSC2-MSL-3
 
 
 def launch_problem(state: GameState, ship_id: str, battery: str) -> tuple[str, str] | None:
@@ -57,8 +58,9 @@ def move_salvo(state: GameState, salvo: Salvo, dice: Dice) -> MissilesMoved:
     """GSC2-MSL-3: 12" straight at the target; tracking (MSL-5) then MDS (MSL-4) along the path."""
     target = state.ships.get(salvo.target)
     if target is None or not target.active:
+        why = GONE.get(target.status, target.status) if target is not None else "is gone"
         return MissilesMoved(salvo=salvo.id, start=salvo.pos, end=salvo.pos, remaining=0, arrived=False,
-                             removed=f"target {salvo.target} is {target.status if target else 'gone'}")
+                             removed=f"target {salvo.target} {why}")
     start = salvo.pos
     arrived = start.distance_to(target.pos) <= MISSILE_MOVE + EPSILON
     end = start.toward(target.pos, MISSILE_MOVE)

@@ -38,6 +38,11 @@ def table_exit(a: Point, b: Point, table: tuple[float, float]) -> float | None:
     return max(0.0, t)
 
 
+def _clamp(p: Point, table: tuple[float, float]) -> Point:
+    """The crossing point exactly on the edge (float dust would leave it a hair inside or out)."""
+    return Point(round(min(max(p.x, 0.0), table[0]), 9) + 0.0, round(min(max(p.y, 0.0), table[1]), 9) + 0.0)
+
+
 def edge_distance(p: Point, heading: float, table: tuple[float, float]) -> float:
     """How far a ship at ``p`` may go straight on ``heading`` before it leaves the table (GSC2-R-18)."""
     far = p.advanced(heading, table[0] + table[1] + 1.0)
@@ -100,7 +105,7 @@ def plan_move(state: GameState, cmd: Move) -> ShipMoved:
         exit_at = table_exit(pos, end, state.table) if run > 0 else None
         if exit_at is not None:  # GSC2-R-18: the ship sails off the table here and leaves play
             run = round(run * exit_at, 9)
-            end = pos.advanced(heading, run)
+            end = _clamp(Point(pos.x + (end.x - pos.x) * exit_at, pos.y + (end.y - pos.y) * exit_at), state.table)
         if run > 0:
             pos = end
             left = max(0.0, left - run)
@@ -272,4 +277,8 @@ def move_limits(state: GameState, ship: ShipState) -> dict[str, Any]:
         "table": {"width": state.table[0], "height": state.table[1]},
         "off_table": f"{EDGE_RULE}: a ship whose move crosses the table edge leaves play there and counts as "
                      "lost for victory",
+        "how": "legs run in order, each turning first then going ahead; a turn is free once the ship has gone "
+               "free_turn_after (then turn_distance again) since its last turn, else it costs paid_turn_cost of "
+               "the inches left; distances plus paid turns stay within max_distance_left; with end_of_move_turn "
+               "a last leg of 0\" may turn for free (GSC2-MOV-3/4)",
     }

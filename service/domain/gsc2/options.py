@@ -88,7 +88,7 @@ def _legs_words(legs: tuple[C.Leg, ...]) -> str:
         if leg.turn:
             bits.append(f"turn 45° {'left' if leg.turn < 0 else 'right'}")
         if leg.distance:
-            bits.append(f"ahead {inches(leg.distance)}")
+            bits.append(f"{inches(leg.distance)} ahead")
     return ", ".join(bits)
 
 
@@ -106,7 +106,7 @@ def _movement(state: GameState, side: str) -> list[Option]:
     o = state.order
     out: list[Option] = []
     if o.stage == "choose" and o.side == side:
-        return [Option(command=C.ChooseOrder(side=side, leader=s), label=f"Make {s} the second player"
+        return [Option(command=C.ChooseOrder(side=side, leader=s), label=f"{s} is second player"
                        + (" (you)" if s == side else ""), group="phase", rule="GSC2-MOV-2") for s in state.sides]
     if state.moving is not None:
         out += _tractors(state, side, state.ships[state.moving])
@@ -145,7 +145,7 @@ def _missiles(state: GameState, side: str) -> list[Option]:
     if o.side != side:
         return []
     if o.stage == "choose":
-        return [Option(command=C.ChooseOrder(side=side, leader=s), label=f"{s} launches and moves first"
+        return [Option(command=C.ChooseOrder(side=side, leader=s), label=f"{s} launches first"
                        + (" (you)" if s == side else ""), group="phase", rule="GSC2-MSL-2") for s in state.sides]
     if o.stage == "launch":
         out: list[Option] = []

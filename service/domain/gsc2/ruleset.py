@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.domain.core import Actor, Clock, Command, Dice, Event, RulesetBase, Viewer
+from service.domain.core.bot import RandomBot
 from service.domain.core.choices import Form, Option
 from service.domain.core.drawing import Drawing
 
@@ -12,6 +13,7 @@ from . import explain as explaining
 from . import options as choosing
 from . import state as folding
 from . import view as viewing
+from .bot import RulesBot
 from .commands import COMMANDS
 from .decide import decide
 from .events import EVENTS
@@ -30,6 +32,7 @@ class Gsc2Ruleset(RulesetBase):
     state_type = GameState
     command_types = COMMANDS
     event_types = EVENTS
+    bots = {"random": RandomBot(), "rules": RulesBot()}
 
     def validate_setup(self, setup: Scenario) -> None:
         validate_scenario(setup)

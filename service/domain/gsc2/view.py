@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 
 from service.domain.core import Viewer
-from service.domain.core.drawing import Arc, Bar, Board, Drawing, Effect, Piece, Point2, Track, pt
+from service.domain.core.drawing import Arc, Bar, Board, Drawing, Effect, Marker, Piece, Point2, Track, pt
 from service.domain.core.plane import Point
 
 from .combat import NORMAL_RANGE, inches
@@ -127,6 +127,21 @@ def _arcs(state: GameState, viewer: Viewer) -> list[Arc]:
     return out
 
 
+def _markers(state: GameState) -> list[Marker]:
+    """Lasting marks: immobilized enemies a ship touched this turn (GSC2-MOV-7, boardable by contact) and
+    ships held by a tractor beam (GSC2-R-3)."""
+    out = []
+    for s in state.ships.values():
+        for other in s.contacts:
+            if other in state.ships:
+                out.append(Marker(kind="contact", at=screen(state.ships[other].pos, state), piece=other,
+                                  label=f"{state.specs[s.id].name} is in contact with {state.specs[other].name}"))
+        if s.held and s.active:
+            out.append(Marker(kind="held", at=screen(s.pos, state), piece=s.id,
+                              label=f"{state.specs[s.id].name} is held by a tractor beam"))
+    return out
+
+
 def _track(state: GameState, t: Trail) -> Track:
     points = tuple(screen(p, state) for p in t.points)
     if t.kind == "move":
@@ -135,6 +150,18 @@ def _track(state: GameState, t: Trail) -> Track:
     else:
         label = f"salvo {t.piece}"
     return Track(kind=t.kind, points=points, piece=t.piece, label=label)
+
+
+def _homing(state: GameState) -> list[Track]:
+    """Each salvo's line to its target (GSC2-MSL-3: 12" a turn straight at it), for the page to dash."""
+    out = []
+    for m in state.salvos.values():
+        target = state.ships.get(m.target)
+        if target is not None and target.active:
+            d = m.pos.distance_to(target.pos)
+            out.append(Track(kind="plan", points=(screen(m.pos, state), screen(target.pos, state)), piece=m.id,
+                             label=f"salvo {m.id} homing on {state.specs[m.target].name}, {inches(round(d, 1))} away"))
+    return out
 
 
 def _effect(state: GameState, m: Mark) -> Effect:
@@ -149,7 +176,8 @@ def draw(state: GameState, viewer: Viewer) -> Drawing:
         status=status(state, you),
         pieces=tuple(_pieces(state, you)),
         arcs=tuple(_arcs(state, viewer)),
-        tracks=tuple(_track(state, t) for t in state.trails),
+        tracks=(*(_track(state, t) for t in state.trails), *_homing(state)),
+        markers=tuple(_markers(state)),
         effects=tuple(_effect(state, m) for m in state.marks),
         sides=state.sides,
     )

@@ -44,6 +44,18 @@ def crew_mods(state: GameState, seat: str, system: str | None,
     return mods, fail
 
 
+def piloting_check_mods(state: GameState, seat: str, rule: str) -> tuple[list[Modifier], bool]:
+    """Every Piloting check of a ship (the helm order, each stunt): the pilot's Piloting, the ship's maximum
+    speed (SF-HELM-2) and manoeuvrability (SF-HELM-3) — "a starship's maximum speed modifies Piloting checks for
+    that starship" — then the engines, the power core and the captain's encouragement (SF-R-6, SF-R-4)."""
+    spec = state.specs[state.crew[seat].ship]
+    mods = [Modifier(rule, "Piloting", state.members[seat].piloting),
+            Modifier("SF-HELM-2", f"speed {spec.speed}", speed_modifier(spec.speed)),
+            Modifier("SF-HELM-3", f"{spec.maneuverability} manoeuvrability", MANOEUVRABILITY[spec.maneuverability][1])]
+    extra, fail = crew_mods(state, seat, "engines")
+    return [m for m in mods if m.value] + extra, fail
+
+
 def speed(state: GameState, ship: str) -> int:
     return state.specs[ship].speed + state.ships[ship].speed_bonus
 
@@ -94,3 +106,7 @@ def check(dice: Dice, purpose: str, rule: str, dc: int, mods: list[Modifier], fa
         return None, -1
     roll = dice.roll_high(20, purpose, rule, dc, tuple(mods))
     return roll, total(roll) - dc
+
+
+def total_of(mods: list[Modifier]) -> int:
+    return sum(m.value for m in mods)

@@ -43,10 +43,14 @@ class Divert(Command, frozen=True, tag="starfinder.divert"):
 
 
 class Move(Command, frozen=True, tag="starfinder.move"):
-    """Pilot: move ahead and turn. ``path`` is a string of F (one hex ahead), L (turn to port), R (starboard)."""
+    """Pilot: move ahead and turn (SF-MOV-1/2). Either ``path``, a string of F (one hex ahead), L (turn to port),
+    R (turn to starboard); or ``hexes``, the hexes entered one by one (each adjacent to the last: the turns are
+    the facing changes they need) with an optional final ``facing`` (turns after the last hex)."""
 
     seat: str
     path: str = ""
+    hexes: tuple[tuple[int, int], ...] = ()
+    facing: int | None = None
 
 
 class BackOff(Command, frozen=True, tag="starfinder.back_off"):
@@ -60,8 +64,12 @@ class BarrelRoll(Command, frozen=True, tag="starfinder.barrel_roll"):
 
 
 class Evade(Command, frozen=True, tag="starfinder.evade"):
+    """Pilot: a normal move (``path`` or ``hexes`` and ``facing`` as for a move) with a Piloting check (SF-STUNT-3)."""
+
     seat: str
     path: str = ""
+    hexes: tuple[tuple[int, int], ...] = ()
+    facing: int | None = None
 
 
 class FlipAndBurn(Command, frozen=True, tag="starfinder.flip_and_burn"):
@@ -70,9 +78,13 @@ class FlipAndBurn(Command, frozen=True, tag="starfinder.flip_and_burn"):
 
 
 class Flyby(Command, frozen=True, tag="starfinder.flyby"):
+    """Pilot: a normal move through ``enemy``'s hex (``path`` or ``hexes`` and ``facing``) (SF-STUNT-5)."""
+
     seat: str
-    path: str
     enemy: str
+    path: str = ""
+    hexes: tuple[tuple[int, int], ...] = ()
+    facing: int | None = None
 
 
 class Slide(Command, frozen=True, tag="starfinder.slide"):

@@ -43,9 +43,10 @@ def battle_stations(state: GameState, ship: str, seat: str | None) -> BattleStat
     return BattleStationsDeclared(ship=ship, seat=seat, seen_by=seen)
 
 
-def science(state: GameState, cmd: C.Scan | C.LockOn | C.Countermeasures, dice: Dice) -> ScienceResult:
+def check_science(state: GameState, cmd: C.Scan | C.LockOn | C.Countermeasures) -> None:
+    """SF-RND-3, SF-R-20: scan any other ship; lock on and countermeasures against an enemy, once a round."""
     crew = state.crew[cmd.seat]
-    action, skill = SCIENCE[type(cmd)]
+    action, _ = SCIENCE[type(cmd)]
     t = state.ships.get(cmd.target)
     own = state.ships[crew.ship]
     if t is None or cmd.target == crew.ship or t.status == "destroyed":
@@ -55,6 +56,13 @@ def science(state: GameState, cmd: C.Scan | C.LockOn | C.Countermeasures, dice: 
     done = own.locks if action == "lock_on" else own.countermeasures if action == "countermeasures" else ()
     if cmd.target in done:
         raise RuleViolation("SF-RND-3", f"{crew.ship} already has {action.replace('_', ' ')} on {cmd.target}")
+
+
+def science(state: GameState, cmd: C.Scan | C.LockOn | C.Countermeasures, dice: Dice) -> ScienceResult:
+    check_science(state, cmd)
+    crew = state.crew[cmd.seat]
+    action, skill = SCIENCE[type(cmd)]
+    own = state.ships[crew.ship]
     dc = 10 + 2 * state.specs[cmd.target].tier
     mods, fail = crew_mods(state, cmd.seat, "sensors")
     roll, margin = check(dice, f"{action.replace('_', ' ')} on {state.specs[cmd.target].label}", "SF-RND-3", dc,
@@ -63,11 +71,15 @@ def science(state: GameState, cmd: C.Scan | C.LockOn | C.Countermeasures, dice: 
                          side=own.side, rolls=(roll,) if roll else ())
 
 
-def encourage(state: GameState, cmd: C.Encourage, dice: Dice) -> Encouraged:
+def check_encourage(state: GameState, cmd: C.Encourage) -> None:
     crew = state.crew[cmd.seat]
     other = state.crew.get(cmd.crew)
     if other is None or other.ship != crew.ship or other.seat == cmd.seat or other.role == "passenger":
         raise RuleViolation("SF-R-4", f"{cmd.crew!r} is not another crew member in a role aboard {crew.ship}")
+
+
+def encourage(state: GameState, cmd: C.Encourage, dice: Dice) -> Encouraged:
+    check_encourage(state, cmd)
     mods, fail = crew_mods(state, cmd.seat, "life_support")  # SF-R-4: life support affects the captain
     roll, margin = check(dice, f"encourage {cmd.crew}", "SF-R-4", ENCOURAGE_DC,
                          [Modifier("SF-R-4", "Diplomacy", state.members[cmd.seat].diplomacy), *mods], fail)

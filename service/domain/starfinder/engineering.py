@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from service.domain.core import Dice, Modifier, RuleViolation
+from service.domain.core.acc import Acc
 
 from . import commands as C
-from .acc import Acc
 from .checks import check, crew_mods
 from .events import EngineeringDeclared, EngineeringResolved
 from .scenario import ARCS
@@ -47,7 +47,7 @@ def declare(state: GameState, cmd: C.Patch | C.Divert) -> EngineeringDeclared:
     return EngineeringDeclared(action=EngAction(seat=cmd.seat, action="divert", to="shields", shields=split))
 
 
-def resolve(acc: Acc, dice: Dice) -> None:
+def resolve(acc: Acc[GameState], dice: Dice) -> None:
     for action in acc.state.declared:
         st = acc.state
         crew = st.crew[action.seat]
@@ -61,7 +61,8 @@ def resolve(acc: Acc, dice: Dice) -> None:
             if level == 0:
                 continue  # another engineer already patched it
             dc = PATCH_DC[level] + 2 * spec.tier
-            mods, fail = crew_mods(st, action.seat, None)
+            # SF-R-6: the power core's own condition does not hinder patching it (it would, any other system)
+            mods, fail = crew_mods(st, action.seat, None, power_core=action.system != "power_core")
             roll, margin = check(dice, f"patch {action.system} ({CONDITIONS[level]})", "SF-RND-2", dc,
                                  [skill, *mods], fail)
             ok = margin >= 0

@@ -6,44 +6,74 @@ action or pass, or the umpire's force)."""
 from __future__ import annotations
 
 from service.domain.core import Dice
+from service.domain.core.acc import Acc
 
-from . import engineering, gunnery, helm
-from .acc import Acc
+from . import engineering, gunnery, helm, movement
 from .events import GameOver, PhaseStarted, RoundStarted, SlotOpened
-from .state import GameState
+from .state import Crew, GameState
 
 PHASE_ROLES = {"engineering": ("engineer", "captain"), "helm": ("pilot", "science_officer", "captain"),
                "gunnery": ("gunner", "captain")}
 
 
+def may_still_act(state: GameState, crew: Crew) -> bool:
+    """SF-R-3: a seat the phase waits for has something it may still do. Pilots, engineers and science
+    officers always have (a move of 0 hexes, a divert or patch, a scan); a gunner only while one of its ship's
+    weapons bears on an enemy (battle stations may still be declared, SF-R-13); a captain only while another
+    crew member aboard holds a role to encourage (SF-R-4)."""
+    if crew.role == "gunner":
+        return gunnery.has_shot(state, crew.seat)
+    if crew.role == "captain":
+        return any(o.seat != crew.seat and o.role != "passenger" for o in state.crew_of(crew.ship))
+    return True
+
+
+def in_turn(state: GameState, crew: Crew) -> bool:
+    """The current phase (or helm/gunnery slot) is this seat's to act in: engineers (and captains) in
+    engineering; the slot ship's pilot, science officers and captain in helm; its gunners and captain in
+    gunnery — until it acts or passes (SF-ROLE-2, SF-R-3)."""
+    if state.over or not state.ships[crew.ship].active:
+        return False
+    if crew.role not in PHASE_ROLES[state.phase] or crew.acted or crew.seat in state.done:
+        return False
+    return state.phase == "engineering" or state.slot_ship == crew.ship
+
+
+def phase_awaits(state: GameState) -> list[str]:
+    """Seats the phase waits for: those in turn that may still do something (SF-R-3)."""
+    return [c.seat for c in state.crew.values() if in_turn(state, c) and may_still_act(state, c)]
+
+
+def opening_wait(state: GameState) -> bool:
+    """SF-R-21: before the first command, with nobody able to act in round 1's engineering phase, the game
+    waits for any crew member in a role to begin the battle."""
+    return not state.opened and not state.over and not phase_awaits(state)
+
+
 def awaited(state: GameState) -> list[str]:
-    """Seats the game waits for now: engineers (and captains) in engineering; the slot ship's pilot, science
-    officers and captain in helm; its gunners and captain in gunnery. A captain who has acted this round,
-    and any seat that acted or passed, is no longer awaited (SF-ROLE-2, SF-R-3)."""
-    if state.over:
-        return []
-    ship = None
-    if state.phase != "engineering":
-        ship = state.slot_ship
-        if ship is None:
-            return []
-    roles = PHASE_ROLES[state.phase]
-    return [c.seat for c in state.crew.values()
-            if c.role in roles and not c.acted and c.seat not in state.done
-            and (ship is None or c.ship == ship) and state.ships[c.ship].active]
+    """Seats the game waits for now (see ``phase_awaits``; at the opening wait, every crew member in a role)."""
+    if opening_wait(state):
+        return [c.seat for c in state.crew.values() if c.role != "passenger" and state.ships[c.ship].active]
+    return phase_awaits(state)
 
 
-def advance(acc: Acc, dice: Dice) -> None:
+def open_battle(acc: Acc[GameState]) -> None:
+    """SF-R-21: the first command of the game opens round 1's engineering phase, like every later phase."""
+    if not acc.state.opened:
+        acc.add(PhaseStarted(round=acc.state.round, phase="engineering"))
+
+
+def advance(acc: Acc[GameState], dice: Dice) -> None:
     """Run the automatic steps until some seat is awaited (at most into one new round)."""
     rounds = 0
-    while not acc.state.over and not awaited(acc.state):
+    while not acc.state.over and not phase_awaits(acc.state):
         if step(acc, dice):
             rounds += 1
-            if rounds >= 2:
-                return  # nobody can act in a whole round: the umpire forces it on (SF-R-2)
+            if rounds >= 2 and acc.state.round_limit is None:
+                return  # nobody can act in two whole rounds and no limit ends the battle: the umpire decides
 
 
-def force(acc: Acc, dice: Dice) -> None:
+def force(acc: Acc[GameState], dice: Dice) -> None:
     """SF-R-2: the umpire closes the current phase; whoever has not acted does nothing."""
     phase = acc.state.phase
     while not acc.state.over and acc.state.phase == phase:
@@ -51,7 +81,7 @@ def force(acc: Acc, dice: Dice) -> None:
     advance(acc, dice)
 
 
-def step(acc: Acc, dice: Dice) -> bool:
+def step(acc: Acc[GameState], dice: Dice) -> bool:
     """Close the current slot or phase and open the next. True when a new round started."""
     st = acc.state
     if st.phase == "engineering":
@@ -64,7 +94,7 @@ def step(acc: Acc, dice: Dice) -> bool:
         _open(acc, st.phase, st.slot + 1)
         return False
     if st.phase == "helm":
-        helm.drift_all(acc)  # SF-MOV-4: disabled ships drift last
+        movement.drift_all(acc)  # SF-MOV-4: disabled ships drift last
         acc.add(PhaseStarted(round=st.round, phase="gunnery"))
         gunnery.check_projectiles(acc, dice)
         _open(acc, "gunnery", 0)
@@ -79,7 +109,7 @@ def step(acc: Acc, dice: Dice) -> bool:
     return True
 
 
-def _open(acc: Acc, phase: str, slot: int) -> None:
+def _open(acc: Acc[GameState], phase: str, slot: int) -> None:
     if slot < len(acc.state.order):
         acc.add(SlotOpened(phase=phase, slot=slot, ship=acc.state.order[slot]))
 

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import msgspec
 
 from service.domain.core import Dice, Modifier, Roll, RuleViolation
+from service.domain.core.acc import Acc
 
 from . import commands as C
-from .acc import Acc
 from .checks import crew_mods, defence, total
 from .damage import apply_hit, roll_damage, struck, weakest
 from .events import Attacked, ProjectileChecked
 from .geometry import arcs_of, chase, out_of_range, range_penalty, swap
 from .scenario import ARCS, WeaponSpec
-from .state import GameState, Projectile
+from .state import GameState, Projectile, ShipState
 
 
 def aim(state: GameState, cmd: C.Fire) -> tuple[WeaponSpec, str, str, int, bool]:
@@ -65,54 +68,114 @@ def aim(state: GameState, cmd: C.Fire) -> tuple[WeaponSpec, str, str, int, bool]
     return weapon, arc, quadrant, distance, boundary
 
 
-def fire(acc: Acc, cmd: C.Fire, dice: Dice) -> None:
-    st = acc.state
-    weapon, arc, quadrant, distance, boundary = aim(st, cmd)
-    crew = st.crew[cmd.seat]
-    sid = crew.ship
-    s, t = st.ships[sid], st.ships[cmd.target]
-    kind = "AC" if weapon.kind == "direct" else "TL"
-    needed, _ = defence(st, cmd.target, kind)
-    skill = st.members[cmd.seat].gunnery
-    mods = [Modifier("SF-GUN-6", "gunner", skill)]
+def attack_mods(state: GameState, seat: str, weapon: WeaponSpec, target: str, arc: str,
+                distance: int) -> tuple[list[Modifier], bool]:
+    """SF-GUN-5/6, SF-RND-3, SF-DMG-5: the gunnery check's modifiers and whether it fails outright."""
+    sid = state.crew[seat].ship
+    s, t = state.ships[sid], state.ships[target]
+    mods = [Modifier("SF-GUN-6", "gunner", state.members[seat].gunnery)]
     rp = range_penalty(distance, weapon.range)
     if rp:
         mods.append(Modifier("SF-GUN-5", f"range {distance} ({weapon.range} increments)", rp))
-    if cmd.target in s.locks:
+    if target in s.locks:
         mods.append(Modifier("SF-RND-3", "science officer's lock on", 2))
     if weapon.kind == "tracking" and sid in t.countermeasures:
         mods.append(Modifier("SF-RND-3", "target's improved countermeasures", -2))
-    extra, fail = crew_mods(st, cmd.seat, f"weapons_{arc}")
-    base = dict(ship=sid, weapon=weapon.id, target=cmd.target, kind="gunnery", seat=cmd.seat, arc=arc,
-                quadrant=quadrant, distance=distance, defence=kind, needed=needed, flyby=cmd.flyby, boundary=boundary)
+    extra, fail = crew_mods(state, seat, f"weapons_{arc}")
+    return [*mods, *extra], fail
+
+
+def fire(acc: Acc[GameState], cmd: C.Fire, dice: Dice) -> None:
+    st = acc.state
+    weapon, arc, quadrant, distance, boundary = aim(st, cmd)
+    sid = st.crew[cmd.seat].ship
+    s, t = st.ships[sid], st.ships[cmd.target]
+    kind = "AC" if weapon.kind == "direct" else "TL"
+    needed, _ = defence(st, cmd.target, kind)
+    mods, fail = attack_mods(st, cmd.seat, weapon, cmd.target, arc, distance)
+
+    def attacked(**outcome: Any) -> Attacked:
+        return Attacked(ship=sid, weapon=weapon.id, target=cmd.target, kind="gunnery", seat=cmd.seat, arc=arc,
+                        quadrant=quadrant, distance=distance, defence=kind, needed=needed, flyby=cmd.flyby,
+                        boundary=boundary, **outcome)
+
     if fail:  # SF-DMG-5: a wrecked weapons array fails automatically
-        acc.add(Attacked(**base))
+        acc.add(attacked())
         return
     roll = dice.roll_high(20, f"gunnery check: {weapon.label} at {st.specs[cmd.target].label}", "SF-GUN-6", needed,
-                          tuple([*mods, *extra]), success="hit", failure="miss")
+                          tuple(mods), success="hit", failure="miss")
     hit = roll.outcome == "hit"
     rolls: list[Roll] = [roll]
-    result = dict(total=total(roll), hit=hit, natural20=roll.value == 20)
+    result = {"total": total(roll), "hit": hit, "natural20": roll.value == 20}
     if not hit:
-        acc.add(Attacked(**base, **result, rolls=tuple(rolls)))  # type: ignore[arg-type]
+        acc.add(attacked(**result, rolls=tuple(rolls)))
         return
     if weapon.kind == "direct":
         damage, more = roll_damage(dice, weapon.damage, weapon.linked, weapon.label)
-        acc.add(Attacked(**base, **result, damage=damage, rolls=(*rolls, *more)))  # type: ignore[arg-type]
+        acc.add(attacked(**result, damage=damage, rolls=(*rolls, *more)))
         return
     flight = chase(s.hex, t.hex, weapon.speed)  # SF-GUN-8
     arrived = flight[-1] == t.hex
     p = Projectile(id=f"p{st.counter + 1}", ship=sid, weapon=weapon.id, target=cmd.target, hex=flight[-1],
-                   speed=weapon.speed, gunnery=skill, damage=weapon.damage, linked=weapon.linked)
+                   speed=weapon.speed, gunnery=st.members[cmd.seat].gunnery, damage=weapon.damage,
+                   linked=weapon.linked)
     damage = 0
     if arrived:
         damage, more = roll_damage(dice, weapon.damage, weapon.linked, weapon.label)
         rolls += more
-    acc.add(Attacked(**base, **result, damage=damage, projectile=p, flight=flight, arrived=arrived,  # type: ignore[arg-type]
-                     rolls=tuple(rolls)))
+    acc.add(attacked(**result, damage=damage, projectile=p, flight=flight, arrived=arrived, rolls=tuple(rolls)))
 
 
-def check_projectiles(acc: Acc, dice: Dice) -> None:
+def shots(state: GameState, seat: str, *, assume_stations: bool = False) -> Iterator[C.Fire]:
+    """Every shot the seat's ship may fire now (SF-GUN-2..5, SF-STUNT-5): one per weapon and target, with the arc
+    or quadrant named only where the gunner must pick (a turret's arc, a boundary quadrant).
+    ``assume_stations``: as if battle stations were declared (any crew member may still declare them)."""
+    sid = state.crew[seat].ship
+    s = state.ships[sid]
+    if assume_stations and not s.battle_stations:
+        state = msgspec.structs.replace(state, ships={**state.ships, sid: msgspec.structs.replace(
+            s, battle_stations=True)})
+    for w in state.specs[sid].weapons:
+        if w.id in s.fired:
+            continue
+        for t, other in state.ships.items():
+            if other.side == s.side or other.status == "destroyed":
+                continue
+            if s.flyby != t and not _bears(s, w, other):
+                continue  # cheap geometry first: most pairs are out of arc or range
+            if s.flyby == t:
+                arcs: tuple[str | None, ...] = ARCS if w.arc == "turret" else (None,)
+                for a in arcs:
+                    yield from (c for q in ARCS if _aims(state, c := C.Fire(seat=seat, weapon=w.id, target=t, arc=a,
+                                                                         quadrant=q, flyby=True)))
+            for a in (None, *ARCS):
+                found = [c for q in (None, *ARCS)
+                         if _aims(state, c := C.Fire(seat=seat, weapon=w.id, target=t, arc=a, quadrant=q))]
+                plain = [c for c in found if c.quadrant is None]
+                yield from plain or found
+                if a is None and found:
+                    break
+
+
+def _bears(s: ShipState, w: WeaponSpec, t: ShipState) -> bool:
+    arc = swap(w.arc) if s.rolled else w.arc
+    in_arc = w.arc == "turret" or arc in arcs_of(s.hex, s.facing, t.hex)
+    return in_arc and not out_of_range(s.hex.distance_to(t.hex), w.range)
+
+
+def has_shot(state: GameState, seat: str) -> bool:
+    return any(True for _ in shots(state, seat, assume_stations=True))
+
+
+def _aims(state: GameState, cmd: C.Fire) -> bool:
+    try:
+        aim(state, cmd)
+    except RuleViolation:
+        return False
+    return True
+
+
+def check_projectiles(acc: Acc[GameState], dice: Dice) -> None:
     """SF-GUN-8: each projectile in flight checks again at the start of the gunnery phase, without bonuses."""
     for pid in sorted(acc.state.projectiles, key=lambda k: int(k[1:])):
         st = acc.state
@@ -149,7 +212,7 @@ def check_projectiles(acc: Acc, dice: Dice) -> None:
                                   path=path, arrived=arrived, damage=damage, quadrant=quadrant, rolls=tuple(rolls)))
 
 
-def apply_pending(acc: Acc, dice: Dice) -> None:
+def apply_pending(acc: Acc[GameState], dice: Dice) -> None:
     """SF-GUN-1, SF-DMG-4 ruling: every hit of the phase is applied now, in firing order."""
     while acc.state.pending:
         h = acc.state.pending[0]

@@ -1,37 +1,24 @@
-"""The Starfinder ruleset object the registry loads ("service.domain.starfinder:RULESET")."""
+"""The Starfinder ruleset object the registry loads ("service.domain.starfinder:RULESET"): it only names the parts."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from service.domain.core import Actor, Clock, Command, Dice, Event, RulesetBase, Viewer
-from service.domain.core.hexgrid import Hex
+from service.domain.core.bot import RandomBot
+from service.domain.core.choices import Form, Option
+from service.domain.core.drawing import Drawing
 
+from .bot import StarfinderBot
 from .commands import COMMANDS
 from .decide import decide
 from .events import EVENTS
 from .evolve import evolve
 from .explain import explain
-from .options import options
-from .scenario import Scenario, seat_id, validate_scenario
-from .state import Crew, GameState, ShipState
-from .view import view
-
-
-def initial_state(setup: Scenario) -> GameState:
-    ships: dict[str, ShipState] = {}
-    crew: dict[str, Crew] = {}
-    members = {}
-    for spec in setup.ships:
-        ships[spec.id] = ShipState(id=spec.id, side=spec.side, hex=Hex(*spec.hex), facing=spec.facing, hull=spec.hp,
-                                   shields={q: spec.shields.get(q, 0) for q in ("forward", "starboard", "aft", "port")},
-                                   battle_stations=spec.battle_stations)
-        for c in spec.crew:
-            sid = seat_id(spec.id, c.id)
-            crew[sid] = Crew(seat=sid, ship=spec.id, role=c.role)
-            members[sid] = c
-    return GameState(sides=tuple(setup.sides), specs={s.id: s for s in setup.ships}, members=members, ships=ships,
-                     crew=crew, round_limit=setup.round_limit)
+from .options import forms, options
+from .scenario import Scenario, seats, validate_scenario
+from .state import GameState, initial_state
+from .view import draw, view
 
 
 class StarfinderRuleset(RulesetBase):
@@ -44,17 +31,15 @@ class StarfinderRuleset(RulesetBase):
     state_type = GameState
     command_types = COMMANDS
     event_types = EVENTS
+    bots = {"random": RandomBot(), "rules": StarfinderBot()}
 
     def validate_setup(self, setup: Scenario) -> None:
         validate_scenario(setup)
 
     def seats(self, setup: Scenario) -> list[str]:
-        """SF-ROLE-4: every crew member is a seat, "ship/crew"."""
-        return [seat_id(s.id, c.id) for s in setup.ships for c in s.crew]
+        return seats(setup)
 
     def initial_state(self, setup: Scenario) -> GameState:
-        if isinstance(setup, dict):
-            setup = self.parse_setup(setup)
         return initial_state(setup)
 
     def clock(self, state: GameState) -> Clock:
@@ -66,8 +51,14 @@ class StarfinderRuleset(RulesetBase):
     def evolve(self, state: GameState, event: Event) -> GameState:
         return evolve(state, event)
 
-    def options(self, state: GameState, viewer: Viewer) -> list[Command]:
+    def options(self, state: GameState, viewer: Viewer) -> list[Option]:
         return options(state, viewer)
+
+    def forms(self, state: GameState, viewer: Viewer) -> list[Form]:
+        return forms(state, viewer)
+
+    def draw(self, state: GameState, viewer: Viewer) -> Drawing:
+        return draw(state, viewer)
 
     def view(self, state: GameState, viewer: Viewer) -> dict[str, Any]:
         return view(state, viewer)

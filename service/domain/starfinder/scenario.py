@@ -115,6 +115,11 @@ def seat_id(ship: str, crew: str) -> str:
     return f"{ship}/{crew}"
 
 
+def seats(setup: Scenario) -> list[str]:
+    """SF-ROLE-4: every crew member is a seat, "ship/crew"."""
+    return [seat_id(s.id, c.id) for s in setup.ships for c in s.crew]
+
+
 def validate_scenario(s: Scenario) -> None:
     """Cross-field checks beyond the types; raise InvalidScenario naming the field path."""
     if len(s.sides) < 2 or len(set(s.sides)) != len(s.sides):

@@ -6,7 +6,7 @@ import msgspec
 
 from service.domain.core.hexgrid import Hex
 
-from .scenario import CrewSpec, ShipSpec
+from .scenario import ARCS, CrewSpec, Scenario, ShipSpec, seat_id
 
 PHASES = ("engineering", "helm", "gunnery")  # SF-RND-1
 # SF-DMG-5: the critical table, top to bottom (a wrecked system passes the hit down, wrapping round)
@@ -61,6 +61,32 @@ class EngAction(msgspec.Struct, frozen=True):
     shields: dict[str, int] = {}
 
 
+class Mark(msgspec.Struct, frozen=True):
+    """Something that just happened, kept for drawing (a shot, a hit or miss, damage, a shield change).
+
+    ``n`` counts every mark of the game (folded in state), so a page animates each once; ``phase_no`` is the
+    phase it happened in: the state keeps the current and the previous phase's marks only."""
+
+    n: int
+    kind: str  # fire | hit | miss | damage | critical | shields | destroyed | disabled | launch | explosion
+    text: str
+    phase_no: int
+    source: str | None = None  # ship or projectile id
+    target: str | None = None
+    at: Hex | None = None
+    amount: int | None = None
+    rule: str | None = None
+
+
+class Trail(msgspec.Struct, frozen=True):
+    """A path drawn for the current round: a helm move, a drift, a projectile's flight."""
+
+    kind: str  # move | projectile
+    points: tuple[Hex, ...]
+    piece: str
+    label: str
+
+
 class ShipState(msgspec.Struct, frozen=True):
     id: str
     side: str
@@ -109,6 +135,11 @@ class GameState(msgspec.Struct, frozen=True):
     pending: tuple[Hit, ...] = ()
     projectiles: dict[str, Projectile] = {}
     counter: int = 0
+    opened: bool = False  # round 1's engineering phase has started (the first command opens it, SF-R-21)
+    phase_no: int = 0  # phases started so far (marks keep the current and the previous phase)
+    marks: tuple[Mark, ...] = ()
+    mark_no: int = 0  # marks made so far: the next mark's n is mark_no + 1
+    trails: tuple[Trail, ...] = ()  # this round's moves and flights
     round_limit: int | None = None
     over: bool = False
     winner: str | None = None
@@ -126,3 +157,19 @@ class GameState(msgspec.Struct, frozen=True):
         if self.phase in ("helm", "gunnery") and self.slot < len(self.order):
             return self.order[self.slot]
         return None
+
+
+def initial_state(setup: Scenario) -> GameState:
+    ships: dict[str, ShipState] = {}
+    crew: dict[str, Crew] = {}
+    members = {}
+    for spec in setup.ships:
+        ships[spec.id] = ShipState(id=spec.id, side=spec.side, hex=Hex(*spec.hex), facing=spec.facing, hull=spec.hp,
+                                   shields={q: spec.shields.get(q, 0) for q in ARCS},
+                                   battle_stations=spec.battle_stations)
+        for c in spec.crew:
+            sid = seat_id(spec.id, c.id)
+            crew[sid] = Crew(seat=sid, ship=spec.id, role=c.role)
+            members[sid] = c
+    return GameState(sides=tuple(setup.sides), specs={s.id: s for s in setup.ships}, members=members, ships=ships,
+                     crew=crew, round_limit=setup.round_limit)

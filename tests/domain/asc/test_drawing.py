@@ -59,6 +59,17 @@ def test_status_says_whose_step_it_is_and_that_commitments_are_sealed() -> None:
     assert not adv.sealed
 
 
+def test_status_says_why_ending_the_phase_is_all_a_seat_can_do() -> None:
+    """ASC-FIRE-2/4: with no locked enemy in reach, the fire phase asks only for the phase to be ended."""
+    far = state_of(duel(bravo={"hex": [0, 4]}), phase("fire"))
+    you = R.draw(far, ADV).status.you
+    assert you is not None and you.must_act
+    assert you.why == "your move: end the phase (no weapon bears on a detected, locked enemy within one hex)"
+    near = state_of(duel(), lock("alpha", "bravo"), phase("fire"))
+    you = R.draw(near, ADV).status.you
+    assert you is not None and you.why.startswith("your move: declare fire")
+
+
 def test_effects_show_fire_hits_and_damage_once_each_with_a_counter() -> None:
     """ASC-FIRE-1: shots resolve together; the drawing shows each shot, its hit and the damage taken, to
     each viewer as far as it may see them (ASC-R-18: the struck side sees an unseen firer as a bogey)."""

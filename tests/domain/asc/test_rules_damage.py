@@ -27,6 +27,14 @@ def sheet(**kw: object):  # type: ignore[no-untyped-def]
     return state.specs["alpha"], state.status["alpha"]
 
 
+def _locate(faces: list[int], spec, st, damage: int, rolls: list) -> Strike:  # type: ignore[no-untyped-def]
+    """Roll a strike's location with scripted dice, every one of which must be rolled."""
+    dice = ScriptedDice(faces)
+    strike = locate(dice, spec, st, damage, rolls)
+    assert dice.unused == [], f"unused scripted dice {dice.unused}"
+    return strike
+
+
 def where(faces: list[int], damage: int = 1, **kw: object) -> Strike:
     spec, st = sheet(**kw)
     dice = ScriptedDice(faces)
@@ -66,24 +74,21 @@ def test_ASC_LOC_4_armour_save_converts_to_hull() -> None:
     spec, st = sheet()
     assert effective_armour(spec, replace(st, hull_damage=5)) == 1  # minor breach halves
     assert effective_armour(spec, replace(st, hull_damage=10)) == 0  # major breach: no saves
-    dice = ScriptedDice([10, 1])
-    assert locate(dice, spec, replace(st, hull_damage=10), 1, []).location == "computer"  # no save rolled
+    assert _locate([10, 1], spec, replace(st, hull_damage=10), 1, []).location == "computer"  # no save rolled
 
 
 def test_ASC_LOC_5_turret_hit_picks_a_working_mount_and_split_compartments() -> None:
     """ASC-LOC-5: turret hit picks a working mount and split compartments."""
     assert [where([9, f]).part for f in (1, 3)] == ["t1", "sub"]
     spec, st = sheet()
-    dice = ScriptedDice([9, 4])  # four mounts: t1, t2, sub, bay
-    assert locate(dice, spec, st, 1, []).part == "bay"
-    dice = ScriptedDice([9])
+    assert _locate([9, 4], spec, st, 1, []).part == "bay"
     only = replace(st, mounts_lost=("t2", "sub", "bay"))
-    assert locate(dice, spec, only, 1, []).part == "t1"  # one candidate: no die
+    assert _locate([9], spec, only, 1, []).part == "t1"  # one candidate: no die
     carrier_spec, carrier_st = sheet(carrier=True)
-    assert locate(ScriptedDice([10, 10, 2, 6]), carrier_spec, carrier_st, 1, []).location == "fighter_control"
-    assert locate(ScriptedDice([10, 10, 2, 5]), carrier_spec, carrier_st, 1, []).location == "tac"
+    assert _locate([10, 10, 2, 6], carrier_spec, carrier_st, 1, []).location == "fighter_control"
+    assert _locate([10, 10, 2, 5], carrier_spec, carrier_st, 1, []).location == "tac"
     flag_spec, flag_st = sheet(flagship=True)
-    assert locate(ScriptedDice([10, 10, 3, 9]), flag_spec, flag_st, 1, []).location == "flag_communications"
+    assert _locate([10, 10, 3, 9], flag_spec, flag_st, 1, []).location == "flag_communications"
 
 
 def test_ASC_DMG_1_and_2_damage_to_location_and_hull_thresholds() -> None:

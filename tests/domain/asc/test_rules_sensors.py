@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import msgspec
 import pytest
 
 from service.domain.asc.commands import CommitSensors, Detect, EndPhase, Fire, ForcePhase, LockOn, Move, SensorSetting
@@ -12,6 +13,7 @@ from service.domain.asc.damage import apply_strikes
 from service.domain.asc.events import (
     DetectionAttempted,
     LocksLost,
+    LockTaken,
     PhaseChanged,
     SensorsCommitted,
     SensorsRevealed,
@@ -102,6 +104,35 @@ def test_ASC_DET_2_active_sensors_are_detected_by_everyone() -> None:
     then_violation(R, state, LockOn(vessel="alpha", target="bravo"), "ASC-FIRE-2", ADV)  # bravo is quiet
 
 
+def test_ASC_DET_2_a_radiating_vessel_is_not_rolled_for() -> None:
+    """ASC-DET-2: a vessel radiating actively is detected automatically, so a detection attempt on it is
+    refused (no roll, no "failed to detect" in the replay) and never offered; a lock is offered instead."""
+    state = state_of(duel(bravo={"hex": [0, 3]}), reveal(("alpha", False, 0), ("bravo", True, 0)), phase("detection"))
+    err = then_violation(R, state, Detect(vessel="alpha", sensor="pas", target="bravo"), "ASC-DET-2", ADV)
+    assert "detected automatically" in err.detail
+    offered = [o.command for o in R.options(state, ADV)]
+    assert not [c for c in offered if isinstance(c, Detect)]
+    assert LockOn(vessel="alpha", target="bravo") in offered
+    quiet = state_of(duel(bravo={"hex": [0, 3]}), phase("detection"))  # the same ship, quiet: rolled for
+    _, events = run(quiet, Detect(vessel="alpha", sensor="pas", target="bogey-1"), ADV, dice=[2])
+    assert not events[0].success and R.explain(events[0]).startswith("alpha failed to detect bravo")
+
+
+def test_ASC_SEQ_1_a_side_that_ended_the_phase_is_offered_nothing_and_refused() -> None:
+    """ASC-SEQ-1: once a side has ended the detection or fire phase it may not lock, detect, fire or repair."""
+    state = state_of(duel(bravo={"hex": [0, 3]}), reveal(("alpha", False, 0), ("bravo", True, 0)), phase("detection"))
+    assert any(isinstance(o.command, LockOn) for o in R.options(state, ADV))
+    state, _ = run(state, EndPhase(side="advantaged"), ADV)
+    assert R.options(state, ADV) == [] and R.forms(state, ADV) == []
+    err = then_violation(R, state, LockOn(vessel="alpha", target="bravo"), "ASC-SEQ-1", ADV)
+    assert err.detail == "the advantaged side has ended the detection phase"
+    then_violation(R, state, Detect(vessel="alpha", sensor="pas", target="bogey-1"), "ASC-SEQ-1", ADV)
+    fire = state_of(duel(), lock("alpha", "bravo"), phase("fire"))
+    fire, _ = run(fire, EndPhase(side="advantaged"), ADV)
+    then_violation(R, fire, Fire(vessel="alpha", weapon="las", target="bravo"), "ASC-SEQ-1", ADV)
+    then_violation(R, fire, LockOn(vessel="alpha", target="bravo"), "ASC-SEQ-1", ADV)
+
+
 def test_ASC_DET_3_one_attempt_per_sensor_range_and_roll() -> None:
     """ASC-DET-3: one attempt per sensor range and roll."""
     setup = duel(bravo={"hex": [0, 3]}, alpha={"operators": 1})
@@ -182,6 +213,21 @@ def test_ASC_DET_5_locks_contact_and_loss() -> None:
     assert R.view(state, ADV)["bogeys"] == [{"bogey": "bogey-1", "hex": [0, 7]}]
 
 
+def test_ASC_DET_5_the_reported_rating_is_the_lock_range_and_the_schema_says_so() -> None:
+    """ASC-DET-5 (ruling ASC-R-25): a detection report's ``rating`` is the range the lock is kept to (the
+    best active sensor, 4, not the passive sensor that detected, 5); a failure reports no lock range."""
+    state = state_of(duel(bravo={"hex": [0, 3]}), phase("detection"))
+    ok, events = run(state, Detect(vessel="alpha", sensor="pas", target="bogey-1"), ADV, dice=[8])
+    assert events[0].rating == 4 == ok.locks["alpha"][0].rating
+    assert "(lock range 4 hexes)" in R.explain(events[0])
+    _, events = run(state, Detect(vessel="alpha", sensor="pas", target="bogey-1"), ADV, dice=[7])
+    assert events[0].rating == 0 and "lock range" not in R.explain(events[0])
+    for event_type in (DetectionAttempted, LockTaken):
+        schema = msgspec.json.schema(event_type)
+        rating = schema["$defs"][event_type.__name__]["properties"]["rating"]
+        assert rating["description"].startswith("The lock range in hexes (ASC-DET-5)")
+
+
 def test_ASC_R_7_lock_kept_at_exactly_the_rating_and_passive_only_ships_keep_the_detecting_range() -> None:
     """ASC-R-7: lock kept at exactly the rating and passive only ships keep the detecting range."""
     passive_only = {"sensors": [{"id": "pas", "type": "passive", "rating": 5}]}
@@ -235,3 +281,26 @@ def test_ASC_HID_1_views_and_errors_reveal_nothing_undetected() -> None:
     assert R.redact(events[0], UMPIRE, state) == events[0]
     then_violation(R, state, Move(vessel="bravo", path=("F",)), "ASC-MOV-3", UMPIRE)
     _ = lock  # (imported for other tests)
+
+
+def test_ASC_R_8_the_battle_ends_when_a_side_has_no_starship_or_at_the_turn_limit() -> None:
+    """ASC-R-8: after the damage control phase the battle ends if a side has no starship left (the other
+    wins), or at the scenario's turn limit, won by the side the scenario names for it (if any)."""
+    from service.domain.asc.events import GameEnded, VesselDestroyed
+
+    last = state_of(duel(turn_limit=2), phase("damage_control", turn=2))
+    over, events = run(last, ForcePhase())
+    assert events[-1] == GameEnded(winner=None, reason="turn limit 2 reached") and over.over
+    assert R.draw(over, ADV).status.result == "turn limit 2 reached" and R.options(over, ADV) == []
+    held = state_of(duel(turn_limit=2, turn_limit_winner="disadvantaged", side_names={"disadvantaged": "Convoy"}),
+                    phase("damage_control", turn=2))
+    _, events = run(held, ForcePhase())
+    assert events[-1] == GameEnded(winner="disadvantaged", reason="turn limit 2 reached: the Convoy hold out")
+    earlier = state_of(duel(turn_limit=2), phase("damage_control", turn=1))
+    _, events = run(earlier, ForcePhase())
+    assert not of(events, GameEnded) and events[-1] == PhaseChanged(turn=2, phase="sensors")
+    sunk = state_of(duel(), VesselDestroyed(vessel="bravo", cause="test"), phase("damage_control"))
+    _, events = run(sunk, ForcePhase())
+    assert events[-1] == GameEnded(winner="advantaged", reason="the disadvantaged side has no starship left")
+    with pytest.raises(InvalidScenario):
+        R.parse_setup(duel(turn_limit_winner="nobody"))

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-from service.domain.core import Event
+from service.domain.core import UMPIRE, Actor, Command, Dice, Event
 from service.domain.ftcampaign import RULESET as R
 from service.domain.ftcampaign import events as E
 from service.domain.ftcampaign.economy import make_ship
 from service.domain.ftcampaign.state import HexT, State, design, key
+from tests.support.decider import ScriptedDice
 
 DESIGNS: list[dict[str, Any]] = [
     {"id": "scout", "name": "Scout", "size_class": "SC", "mass": 12, "cost": 40, "hull": 3, "hull_rows": 3,
@@ -159,3 +161,15 @@ def kinds(events: list[Event]) -> list[str]:
 
 def of(events: list[Event], t: type) -> list[Any]:
     return [e for e in events if isinstance(e, t)]
+
+
+def when(ruleset: Any, state: State, command: Command, actor: Actor = UMPIRE,
+         dice: Dice | Iterable[int] | None = None) -> list[Event]:
+    """Decide a command; scripted ``dice`` (a list of faces) must all be rolled: a test that scripts a die
+    the rules never roll pins nothing."""
+    if dice is None or isinstance(dice, Dice):
+        return list(ruleset.decide(state, command, actor, dice or Dice(b"test-seed", "g_test", 1)))
+    scripted = ScriptedDice(dice)
+    events = list(ruleset.decide(state, command, actor, scripted))
+    assert not scripted.unused, f"scripted dice never rolled: {scripted.unused}"
+    return events

@@ -9,9 +9,9 @@ from service.domain.ftcampaign import RULESET as R
 from service.domain.ftcampaign import commands as C
 from service.domain.ftcampaign import events as E
 from service.domain.ftcampaign.state import State
-from tests.support.decider import then_violation, when
+from tests.support.decider import then_violation
 
-from .builders import Camp, fold, of
+from .builders import Camp, fold, of, when
 from .test_movement import order, rest_hold
 
 RED, BLUE, GREEN = seat("red"), seat("blue"), seat("green")
@@ -55,14 +55,31 @@ def test_ftc_arr_1_postures_and_visible_attack_posture() -> None:
 
 
 def test_ftc_arr_2_stand_off_neither_attacks_nor_interdicts() -> None:
-    """FTC-ARR-2: outcome and rejection."""
+    """FTC-ARR-2: outcome (alone and with an opposing fleet present) and rejection."""
     st, evs = arrive("stand_off", None)
     assert st.turn == 2 and not of(evs, E.AssaultResolved) and not st.worlds["0,0"].interdicted
-    st, _ = arrive("attack", None, camp=Camp().world((0, 0), "blue", 20).world((1, 0), "red").ship(
-        "red", "dd", (1, 0)).ship("red", "dd", (1, 0)))
-    assert st.steps[0].kind == "assault"
-    st2, _ = arrive("stand_off", None)
-    then_violation(R, st2, C.AssaultDefences(step="x1", ships=()), "FTC-DEF-1", RED)
+    # with blue's fleet there, both on stand-off: a stand-off round, no battle, no assault, no interdiction
+    st, evs = arrive("stand_off", "stand_off")
+    assert [s.kind for s in st.steps] == ["standoff"] and not of(evs, E.BattleStarted)
+    for who in (RED, BLUE):
+        evs = when(R, st, C.ChoosePosture(step=st.steps[0].id, posture="stand_off"), who, [])
+        st = fold(st, evs)
+    assert st.turn == 2 and not of(evs, E.BattleStarted) and not of(evs, E.AssaultResolved)
+    assert not st.worlds["0,0"].interdicted and st.worlds["0,0"].owner == "blue"
+    assert st.groups["red-1,0"].hex == (0, 0) and st.groups["blue-0,0"].hex == (0, 0)
+    # rejection: a group on stand-off cannot join its side's assault on the defences
+    camp = (Camp().world((0, 0), "blue", 20).world((1, 0), "red").ship("red", "dd", (1, 0))
+            .ship("red", "dd", (1, 0), group="red-b"))
+    st = camp.build()
+    st = fold(st, when(R, st, C.SubmitOrders(orders=(C.Order(group="red-1,0", to=(0, 0), posture="attack"),
+                                                       C.Order(group="red-b", to=(0, 0), posture="stand_off"))),
+                       RED))
+    st, _ = rest_hold(st)
+    (step,) = st.steps
+    assert step.kind == "assault"
+    standing = st.groups["red-b"].ships
+    then_violation(R, st, C.AssaultDefences(step=step.id, ships=(*st.groups["red-1,0"].ships, *standing)),
+                   "FTC-ARR-2", RED)
 
 
 def test_ftc_arr_3_attack_order_fleets_on_attack_then_stand_off_then_defences() -> None:
@@ -138,7 +155,7 @@ def test_ftc_arr_8_linked_tactical_game_result_appended() -> None:
     red_ship = st.groups["red-1,0"].ships[0]
     evs = when(R, st, C.RecordBattle(battle=b.id, tactical_game_id="g_gsc2_42", victor="red", ships=(
         C.ShipResult(ship=blue_ship, destroyed=True), C.ShipResult(ship=red_ship, hull_lost=2, damaged=("b2",))),
-        ordnance={"red": 20}), UMPIRE, [6])
+        ordnance={"red": 20}), UMPIRE, [])  # nothing rolled: the assault waits for red's decision
     rec = of(evs, E.BattleRecorded)[0]
     assert rec.tactical_game_id == "g_gsc2_42" and rec.defeated == ("blue",)
     after = fold(st, evs)
@@ -178,7 +195,7 @@ def test_ftc_arr_10_departure_written_at_once_replaces_next_move_same_formation(
     st = battle_ready(st)
     b = st.battles[0]
     evs = when(R, st, C.RecordBattle(battle=b.id, victor="red", left=(
-        C.Departure(group="blue-0,0", to=(0, -1), formation="column", speed=7),)), UMPIRE, [6])
+        C.Departure(group="blue-0,0", to=(0, -1), formation="column", speed=7),)), UMPIRE, [])
     dep = of(evs, E.Departed)[0]
     assert dep.to == (0, -1) and dep.under_fire.formation == "column"
     st = fold(st, evs)
@@ -226,3 +243,33 @@ def test_ftc_arr_12_table_set_up_entry_side_and_recorded_formations() -> None:
     st, _ = arrive("attack", "attack", [2, 3, 4])
     st = replace(st, groups={**st.groups, "red-1,0": replace(st.groups["red-1,0"], under_fire=None)})
     assert "red" not in st.battles[0].formations
+
+
+def test_ftc_r_22_a_departure_is_one_normal_move_back_along_the_route_it_came_by() -> None:
+    """FTC-ARR-10 ruling FTC-R-22: driven off a world it reached by charted route, a group goes back by that
+    route (not by a plain jump of several hexes), and the route's blockages apply; a departure to a hex no
+    normal move reaches is refused (FTC-MOV-2)."""
+    camp = (Camp().world((0, 0), "red", route=True).world((3, 0), "green", route=True)
+            .world((5, 0), "blue", 50, route=True).route((0, 0), (3, 0)).route((3, 0), (5, 0))
+            .ship("red", "dd", (0, 0)))
+    st = camp.build()
+    st = fold(st, when(R, st, C.SubmitOrders(orders=(C.Order(group="red-0,0", to=(5, 0), posture="attack"),)), RED))
+    st, evs = rest_hold(st, [])
+    assert of(evs, E.GroupMoved)[0].route and of(evs, E.DrivenOff)  # 100 pts < 50% of a defence value of 500
+    (dep,) = of(evs, E.Departed)
+    assert dep.to == (0, 0) and dep.route, "five hexes back: only the charted route it came by reaches it"
+    assert st.groups["red-0,0"].hex is None and st.groups["red-0,0"].ftl_route
+    # green closes its route world in between: the departure stops short where it started (FTC-R-10)
+    closed = replace(st, worlds={**st.worlds, "3,0": replace(st.worlds["3,0"], closed=True)})
+    _, evs = rest_hold(closed, [])
+    (moved,) = [e for e in of(evs, E.GroupMoved) if e.group == "red-0,0"]
+    assert moved.route and moved.stopped_short and moved.to == (5, 0)
+    # open: it arrives home by the route, in one week
+    st, evs = rest_hold(st, [])
+    (moved,) = [e for e in of(evs, E.GroupMoved) if e.group == "red-0,0"]
+    assert moved.route and not moved.stopped_short and moved.frm == (5, 0) and moved.to == (0, 0)
+    # rejection: leaving a battle for a hex no normal move reaches
+    st, _ = arrive("attack", "attack", [2, 3, 4])
+    st = battle_ready(st)
+    then_violation(R, st, C.RecordBattle(battle=st.battles[0].id, victor="red", left=(
+        C.Departure(group="blue-0,0", to=(0, 3)),)), "FTC-MOV-2")

@@ -10,9 +10,9 @@ from service.domain.ftcampaign import commands as C
 from service.domain.ftcampaign import events as E
 from service.domain.ftcampaign.defences import largest_remainder
 from service.domain.ftcampaign.state import State
-from tests.support.decider import then_violation, when
+from tests.support.decider import then_violation
 
-from .builders import Camp, fold, of
+from .builders import Camp, fold, of, when
 from .test_movement import rest_hold
 
 RED, BLUE = seat("red"), seat("blue")
@@ -120,11 +120,11 @@ def test_ftc_def_7_repulse_damage_allocated_by_mass_with_system_checks() -> None
     assert largest_remainder(5, {"a": 1, "b": 1, "c": 1}) == {"a": 2, "b": 2, "c": 1}
     # the fleet fights before repairing: the damage is allocated, and stripped rows check systems
     st = replace(st, phase="orders", settled=(), steps=())
-    from service.domain.ftcampaign.common import Out
+    from service.domain.ftcampaign.common import accumulator
     from service.domain.ftcampaign.defences import allocate_repulse
     from tests.support.decider import ScriptedDice
 
-    out = Out(st)
+    out = accumulator(st)
     allocate_repulse(out, st.groups["red-0,0"], ScriptedDice([6, 5, 5, 5, 5, 5]))
     alloc = of(out.events, E.RepulseAllocated)[0]
     bb, dd = fleet(st)

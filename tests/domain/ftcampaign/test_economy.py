@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import pytest
 from msgspec.structs import replace
 
-from service.domain.core import SPECTATOR, UMPIRE, seat
+from service.domain.core import SPECTATOR, UMPIRE, Dice, RuleViolation, seat
+from service.domain.core.guards import GAME_OVER, guarded_decide
 from service.domain.ftcampaign import RULESET as R
 from service.domain.ftcampaign import commands as C
 from service.domain.ftcampaign import events as E
 from service.domain.ftcampaign.state import State
-from tests.support.decider import then_violation, when
+from tests.support.decider import then_violation
 
-from .builders import Camp, fold, of
+from .builders import Camp, fold, of, when
 
 RED = seat("red")
 
@@ -43,7 +45,12 @@ def test_ftc_time_1_a_week_per_strategic_turn_and_a_jump_takes_one() -> None:
     assert st.turn == 2 and st.groups["red-0,0"].hex == (1, 0)
     assert of(evs, E.TurnEnded)[0].turn == 1
     over = fold(st, [E.CampaignEnded(reason="done")])
-    then_violation(R, over, C.SubmitOrders(), "FTC-TIME-1", RED)
+    with pytest.raises(RuleViolation) as info:  # the common guard (core.guards) refuses once it is over
+        guarded_decide(R, over, C.SubmitOrders(), RED, Dice(b"k", "g", 1))
+    assert info.value.rule == GAME_OVER
+    last = Camp().world((0, 0), "red").at(36).build()
+    _, evs = all_hold(last)
+    assert of(evs, E.CampaignEnded)[0].reason == "turn 36 was the campaign's last"
 
 
 def test_ftc_time_2_six_weeks_make_an_economic_turn_interdicted_worlds_pay_nothing() -> None:
@@ -88,6 +95,12 @@ def test_ftc_eco_1_starting_capital_cap_spares_and_defences() -> None:
     then_violation(R, later, C.BuySpares(world="0,0", value=200), "FTC-ECO-1", RED)
     then_violation(R, later, C.BuySpares(world="1,0", value=10), "FTC-ECO-1", RED)
     then_violation(R, later, C.BuyDefences(world="1,0", points=10), "FTC-ECO-1", RED)
+    # set-up spending closes when the player declares ready
+    ready = fold(st, when(R, st, C.Ready(), RED))
+    for cmd in (C.BuyShip(design="dd", world="0,0"), C.BuySpares(world="0,0", value=10),
+                C.BuyDefences(world="1,0", points=10)):
+        then_violation(R, ready, cmd, "FTC-ECO-1", RED)
+    assert not any(isinstance(o.command, (C.BuyShip, C.BuySpares)) for o in R.options(ready, RED))
 
 
 def test_ftc_eco_2_cash_from_economic_turn_2_and_no_credit() -> None:

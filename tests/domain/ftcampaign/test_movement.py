@@ -9,9 +9,9 @@ from service.domain.ftcampaign import RULESET as R
 from service.domain.ftcampaign import commands as C
 from service.domain.ftcampaign import events as E
 from service.domain.ftcampaign.state import State
-from tests.support.decider import then_violation, when
+from tests.support.decider import then_violation
 
-from .builders import Camp, fold, of
+from .builders import Camp, fold, of, when
 
 RED, BLUE, GREEN = seat("red"), seat("blue"), seat("green")
 
@@ -21,10 +21,12 @@ def order(group: str, to: tuple[int, int], posture: str = "stand_off", route: bo
 
 
 def rest_hold(st: State, dice: object = None) -> tuple[State, list]:  # type: ignore[type-arg]
+    """Every player still to order holds; the last one's orders resolve the turn and roll the ``dice``."""
     evs: list = []
-    for p in st.order:
-        if p not in st.orders and not st.over and st.phase == "orders":
-            e = when(R, st, C.SubmitOrders(), seat(p), dice)
+    missing = [p for p in st.order if p not in st.orders]
+    for p in missing:
+        if not st.over and st.phase == "orders":
+            e = when(R, st, C.SubmitOrders(), seat(p), dice if p == missing[-1] else None)
             evs += e
             st = fold(st, e)
     return st, evs
@@ -151,7 +153,7 @@ def test_ftc_tg_3_opponents_see_counters_then_compositions_after_contact() -> No
     """FTC-TG-3: outcome and rejection."""
     st = Camp().world((0, 0), "blue").ship("red", "dd", (1, 0)).ship("blue", "dd", (0, 0)).build()
     st = fold(st, when(R, st, order("red-1,0", (0, 0)), RED))
-    st, evs = rest_hold(st, [4, 4, 4, 4])
+    st, evs = rest_hold(st, [])  # a stand-off: no die until someone attacks
     seen = R.view(st, BLUE)["sightings"]
     counters = [c for s in seen for c in s["counters"]]
     assert counters and counters[0]["group"] == "red-1,0" and counters[0]["ships"] is None

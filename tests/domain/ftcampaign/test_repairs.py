@@ -9,9 +9,9 @@ from service.domain.ftcampaign import RULESET as R
 from service.domain.ftcampaign import commands as C
 from service.domain.ftcampaign import events as E
 from service.domain.ftcampaign.state import State
-from tests.support.decider import then_violation, when
+from tests.support.decider import then_violation
 
-from .builders import Camp, fold, of
+from .builders import Camp, fold, of, when
 from .test_arrival import arrive, battle_ready
 
 RED, BLUE = seat("red"), seat("blue")

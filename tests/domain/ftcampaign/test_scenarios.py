@@ -12,9 +12,9 @@ from service.domain.core.registry import find_ruleset
 from service.domain.ftcampaign import RULESET as R
 from service.domain.ftcampaign import commands as C
 from service.domain.ftcampaign import events as E
-from tests.support.decider import then_violation, when
+from tests.support.decider import then_violation
 
-from .builders import SETUP, Camp, fold, of
+from .builders import SETUP, Camp, fold, of, when
 from .test_arrival import arrive, battle_ready
 from .test_movement import order, rest_hold
 
@@ -122,6 +122,9 @@ def test_ftc_r_7_views_and_explanations_hold_no_secrets() -> None:
     st = battle_ready(st)
     green = R.view(st, seat("green"))
     assert green["battles"] == [] and green["groups"] == [] and "economies" not in green
-    for e in (E.ShipBought, E.EconomyReport, E.GroupMoved):
-        assert e in E.PRIVATE
+    report = E.EconomyReport(player="red", economic_turn=1, income=50, interdicted=(), maintenance=0, rate="full",
+                             penalty=False, ordnance=0, cash=10, income_worlds=("0,0",))
+    moved = E.GroupMoved(player="red", group="red-0,0", frm=(0, 0), to=(1, 0), posture="attack")
+    for e in (report, moved):
+        assert R.redact(e, seat("green"), st) is None and R.redact(e, seat("red"), st) == e
     assert R.explain(E.OrdersSubmitted(player="red", orders=None)) == "red seals orders."

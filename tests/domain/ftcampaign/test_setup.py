@@ -6,10 +6,10 @@ from service.domain.core import UMPIRE, Dice, seat
 from service.domain.ftcampaign import RULESET as R
 from service.domain.ftcampaign import commands as C
 from service.domain.ftcampaign import events as E
-from service.domain.ftcampaign.setup_phase import hexes
-from tests.support.decider import given, then_violation, when
+from service.domain.ftcampaign.starmap import hexes
+from tests.support.decider import given, then_violation
 
-from .builders import SETUP, Camp, fold, of
+from .builders import SETUP, Camp, fold, of, when
 
 SMALL = {**SETUP, "map_side": 3, "players": SETUP["players"][:2]}
 H = hexes(2)  # 19 hexes, sorted
@@ -57,8 +57,9 @@ def test_ftc_map_3_charted_route_stub_links_nearest_world_with_rerolls() -> None
     route_rolls = [r for r in mg.rolls if r.rule == "FTC-MAP-3"]
     assert [r.outcome for r in route_rolls] == ["no world within 4 hexes", "towards 0,-2"]
     # ruling: at most 6 re-rolls, then no stub
-    evs = when(R, st, C.GenerateMap(), UMPIRE, faces_for({(0, 0): 1, (0, -2): 2}) + [4] * 7)
-    assert of(evs, E.MapGenerated)[0].routes == ()
+    evs = when(R, st, C.GenerateMap(), UMPIRE, faces_for({(0, 0): 1, (0, -2): 2}) + [4] * 7)  # all 7 rolled
+    capped = of(evs, E.MapGenerated)[0]
+    assert capped.routes == () and len([r for r in capped.rolls if r.rule == "FTC-MAP-3"]) == 7
     # rejection: route travel between worlds not on one charted route (FTC-MOV-3)
     st = Camp().world((0, 0), "red").world((3, 0), "red").ship("red", "dd", (0, 0)).build()
     then_violation(R, st, C.SubmitOrders(orders=(C.Order(group="red-0,0", to=(3, 0), route=True),)),

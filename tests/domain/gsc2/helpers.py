@@ -12,7 +12,8 @@ from service.domain.core.plane import Point
 from service.domain.gsc2 import RULESET as R
 from service.domain.gsc2 import events as E
 from service.domain.gsc2.state import GameState, Order
-from tests.support.decider import ScriptedDice, apply, given, when
+from tests.support.decider import ScriptedDice, apply, given
+from tests.support.decider import when as _when
 
 RED, BLUE = seat("red"), seat("blue")
 
@@ -32,6 +33,15 @@ def beam(id: str = "b1", klass: str = "light", weapons: int = 1, damage: int = 1
 
 def scenario(*ships: dict[str, Any], **kw: Any) -> dict[str, Any]:
     return {"name": "test", "sides": ["red", "blue"], "ships": list(ships), **kw}
+
+
+def when(ruleset: Any, state: GameState, command: Any, actor: Any = UMPIRE, dice: list[int] | None = None) -> list[Any]:
+    """Decide with scripted dice only: a command given no dice must roll none, and every scripted die
+    must be rolled (a test that scripts a die the rule never rolls proves less than it claims)."""
+    scripted = ScriptedDice(dice or [])
+    events = _when(ruleset, state, command, actor, scripted)
+    assert not scripted.unused, f"{command} left scripted dice unrolled: {scripted.unused}"
+    return events
 
 
 def started(raw: dict[str, Any], dice: list[int] | None = None) -> GameState:

@@ -30,6 +30,14 @@ from .helpers import (
 )
 
 
+def resolved(st, target, hits, faces):
+    """GSC2-DMG resolution with scripted dice, every one of them rolled."""
+    dice = ScriptedDice(faces)
+    ev = resolve_target(st, target, hits, dice)
+    assert not dice.unused, f"dice never rolled: {dice.unused}"
+    return ev
+
+
 def beams_state(a_kw=None, b_kw=None, bx=0.0, by=10.0):
     raw = scenario(ship("a", "red", **{"beams": [beam()], **(a_kw or {})}),
                    ship("b", "blue", x=bx, y=by, heading=180, **{"beams": [beam()], **(b_kw or {})}))
@@ -150,11 +158,21 @@ def test_gsc2_dmg_1_and_dmg_2_shields_soak_largest_hits_first_then_hull() -> Non
     """GSC2-DMG-1, GSC2-DMG-2."""
     st = _target(shields=3, hull=20, armor=10)
     hits = [PendingHit("b", "w1", 1, "red"), PendingHit("b", "w2", 3, "red"), PendingHit("b", "w3", 2, "red")]
-    dice = ScriptedDice([1, 1])  # the two unreduced hits roll armor saves, and make them
-    ev = resolve_target(st, "b", hits, dice)
+    ev = resolved(st, "b", hits, [1, 1])  # the two unreduced hits roll armor saves, and make them
     # the 3 is soaked whole; 2 and 1 were not reduced at all → they may cause system damage (saves rolled)
     assert [(h.source, h.absorbed, h.hull) for h in ev.hits] == [("w2", 3, 0), ("w3", 0, 2), ("w1", 0, 1)]
     assert ev.absorbed == 3 and ev.hull_damage == 3 and ev.hull == 17
+
+
+def test_gsc2_dmg_2_largest_first_even_when_covering_the_small_hits_would_spare_the_systems() -> None:
+    """GSC2-DMG-2: the ruling is "largest hits first", not "the defender's best choice" (issue 15): against
+    hits of 3, 1, 1 and a pool of 3, the 3 is soaked and both 1s go through unreduced, so both roll saves."""
+    st = _target(shields=3, hull=20, armor=4)
+    hits = [PendingHit("b", "w1", 1, "red"), PendingHit("b", "w2", 1, "red"), PendingHit("b", "w3", 3, "red")]
+    ev = resolved(st, "b", hits, [1, 1])  # armor 4 − damage 1: saves on ≤ 3, both made
+    assert [(h.source, h.absorbed, h.hull, h.saved) for h in ev.hits] == [
+        ("w3", 3, 0, None), ("w1", 0, 1, True), ("w2", 0, 1, True)]
+    assert [r.rule for r in ev.rolls] == ["GSC2-DMG-3", "GSC2-DMG-3"] and ev.hull == 18
 
 
 def test_gsc2_dmg_2_pool_is_per_turn_and_lost_levels_shrink_next_turns_pool() -> None:
@@ -171,11 +189,11 @@ def test_gsc2_dmg_3_only_unreduced_hits_roll_armor_saves() -> None:
     """GSC2-DMG-3."""
     st = _target(shields=1, armor=6)
     hits = [PendingHit("b", "big", 4, "red"), PendingHit("b", "small", 2, "red")]
-    ev = resolve_target(st, "b", hits, ScriptedDice([4]))  # big hit partly soaked: no save; small: save on ≤ 4
+    ev = resolved(st, "b", hits, [4])  # big hit partly soaked: no save; small: save on ≤ 4
     save = ev.rolls[0]
     assert save.rule == "GSC2-DMG-3" and save.target == 4 and save.outcome == "saved"
     assert ev.hits[0].saved is None and ev.hits[1].saved is True
-    ev = resolve_target(st, "b", hits, ScriptedDice([5, 1]))
+    ev = resolved(st, "b", hits, [5, 1])
     assert ev.hits[1].saved is False and ev.hits[1].system == "drive"
 
 
@@ -184,19 +202,19 @@ def test_gsc2_dmg_4_leftmost_system_not_destroyed_and_lost_hits() -> None:
     st = _target(armor=0, mds=2, scanners=1, chart=[["scanners", "mds", "drive"]] * 10)
     st = R.evolve(st, E.DamageApplied(target="b", hits=(), absorbed=0, hull_damage=0, hull=10, destroyed=False,
                                       systems={"scanners": Sys(kind="scanners", level=0, max=1, destroyed=True)}))
-    ev = resolve_target(st, "b", [PendingHit("b", "w", 1, "red")], ScriptedDice([1, 7]))
+    ev = resolved(st, "b", [PendingHit("b", "w", 1, "red")], [1, 7])
     assert ev.hits[0].system == "mds" and ev.rolls[1].rule == "GSC2-DMG-4" and ev.rolls[1].outcome == "mds"
     gone = {k: Sys(kind=k, level=0, max=1, destroyed=True) for k in ("scanners", "mds", "drive")}
     st = R.evolve(st, E.DamageApplied(target="b", hits=(), absorbed=0, hull_damage=0, hull=10, destroyed=False,
                                       systems=gone))
-    ev = resolve_target(st, "b", [PendingHit("b", "w", 1, "red")], ScriptedDice([1, 3]))
+    ev = resolved(st, "b", [PendingHit("b", "w", 1, "red")], [1, 3])
     assert ev.hits[0].system is None and ev.rolls[1].outcome.startswith("lost")
 
 
 def test_gsc2_dmg_5_hull_at_zero_destroys_and_never_goes_negative() -> None:
     """GSC2-DMG-5."""
     st = _target(hull=3)
-    ev = resolve_target(st, "b", [PendingHit("b", "w", 5, "red")], ScriptedDice([1, 1]))
+    ev = resolved(st, "b", [PendingHit("b", "w", 5, "red")], [1, 1])
     assert ev.hull == 0 and ev.destroyed
     assert R.evolve(st, ev).ships["b"].status == "destroyed"
 
@@ -231,7 +249,7 @@ def test_gsc2_sys_2_bigger_ships_take_more_hits_per_level(size: int, hits_to_dro
 def test_gsc2_sys_2_system_hits_through_the_chart_by_ship_size(size: int) -> None:
     """GSC2-SYS-2."""
     st = _target(size=size, armor=0, deflectors=1, chart=[["deflectors"]] * 10)
-    ev = resolve_target(st, "b", [PendingHit("b", "w", 1, "red")], ScriptedDice([1, 5]))
+    ev = resolved(st, "b", [PendingHit("b", "w", 1, "red")], [1, 5])
     d = ev.systems["deflectors"]
     assert (d.level, d.hits) == ((0, 0) if size <= 7 else (1, 1))
 

@@ -41,7 +41,7 @@ def test_gsc2_brd_4_teleporters_range_8_targeting_5_one_squad_each() -> None:
     then_violation(R, st, C.Board(ship="a", target="b", method="teleport", assault=1), "GSC2-BRD-4", actor=RED)
     st = apply(R, st, when(R, st, C.EndPhase(side="red"), RED))
     # teleports: 5 + did not move 2 = 7 → 7 hits, 8 misses (the failed squad stays home); then combat
-    evs = when(R, st, C.EndPhase(side="blue"), BLUE, [7, 8, 10, 10, 10, 10])
+    evs = when(R, st, C.EndPhase(side="blue"), BLUE, [7, 8, 10, 10, 10])
     [tp] = of(evs, E.BoardingResolved)
     assert tp.rolls[0].rule == "GSC2-BRD-4" and tp.rolls[0].target == 7
     assert tp.arrived.assault == 1 and tp.failed.heavy == 1

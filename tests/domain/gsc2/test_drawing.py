@@ -100,8 +100,8 @@ def test_free_move_form_builds_any_legal_leg_sequence() -> None:
     [legs] = form.pieces[0].fields
     assert legs.kind == "legs" and form.pieces[0].piece == "a"
     lim = legs.limits
-    limits = (lim["max_distance_left"], lim["free_turn_after"], lim["paid_turn_cost"], lim["turn_degrees"])
-    assert limits == (8, 4, 4, 45)
+    figures = (lim["max_distance_left"], lim["free_turn_after"], lim["paid_turn_cost"], lim["turn_degrees"])
+    assert figures == (8, 4, 4, 45)
     assert lim["start"] == {"x": 10, "y": 38} and lim["edge_ahead"] == 38 and not lim["end_of_move_turn"]
     body = compose(form, lambda f, i: [{"turn": 0, "distance": 5.5}])
     assert body == {"type": "gsc2.move", "ship": "a", "legs": [{"turn": 0, "distance": 5.5}]}

@@ -12,7 +12,7 @@ RACK = {"id": "m1", "missiles": 2, "damage": 2, "carried": 6}
 
 
 def missile_state(by=20.0, terrain=(), b_kw=None, red_kw=None):
-    raw = scenario(ship("a", "red", missiles=[RACK], **(red_kw or {})),
+    raw = scenario(ship("a", "red", **{"missiles": [RACK], **(red_kw or {})}),
                    ship("b", "blue", x=0, y=by, **(b_kw or {})), terrain=list(terrain))
     st = started(raw, [9, 1])
     return at_phase(st, "missiles", Order(stage="launch", side="red", leader="red"))
@@ -38,7 +38,7 @@ def test_gsc2_msl_2_initiative_then_alternate_launches_and_moves() -> None:
     """GSC2-MSL-2."""
     raw = scenario(ship("a", "red", missiles=[RACK]), ship("b", "blue", y=30, missiles=[RACK]))
     st = at_phase(started(raw, [9, 1]), "movement")
-    st = apply(R, st, when(R, st, C.ForcePhase(), UMPIRE, [3, 4, 2, 8]))  # movement roll-off, then initiative
+    st = apply(R, st, when(R, st, C.ForcePhase(), UMPIRE, [3, 4]))  # missile initiative: blue 4 beats red 3
     assert st.phase == "missiles" and st.order.stage == "choose" and st.order.side == "blue"
     then_violation(R, st, C.ChooseOrder(side="red", leader="red"), "GSC2-MSL-2", actor=RED)
     st = apply(R, st, when(R, st, C.ChooseOrder(side="blue", leader="red"), BLUE))
@@ -68,6 +68,23 @@ def test_gsc2_msl_3_twelve_inches_a_turn_straight_at_the_target() -> None:
                                        destroyed=True))
     [mv, *_] = when(R, st2, C.MoveMissiles(salvo="s1"), RED, [])
     assert mv.removed and "destroyed" in mv.removed
+
+
+def test_gsc2_msl_3_rejections_no_target_no_salvo_and_one_move_a_turn() -> None:
+    """GSC2-MSL-3: a salvo homes on an enemy ship, exists to be moved, and moves once a turn."""
+    st = missile_state(by=30, red_kw={"missiles": [RACK, {**RACK, "id": "m2"}]})
+    err = then_violation(R, st, C.Launch(ship="a", battery="m1", target="a"), "GSC2-MSL-3", actor=RED)
+    assert "no enemy ship 'a'" in err.detail  # not at its own side
+    then_violation(R, st, C.Launch(ship="a", battery="m1", target="ghost"), "GSC2-MSL-3", actor=RED)
+    st = apply(R, st, when(R, st, C.Launch(ship="a", battery="m1", target="b"), RED))
+    st = apply(R, st, when(R, st, C.Launch(ship="a", battery="m2", target="b"), RED))
+    assert st.order.stage == "move" and st.order.side == "red"  # blue has nothing to launch or move
+    err = then_violation(R, st, C.MoveMissiles(salvo="s9"), "GSC2-MSL-3", actor=RED)
+    assert err.detail == "no missiles 's9' in flight"
+    st = apply(R, st, when(R, st, C.MoveMissiles(salvo="s1"), RED))
+    assert st.order.side == "red" and st.salvos["s1"].moved  # s2 still to move: red again
+    err = then_violation(R, st, C.MoveMissiles(salvo="s1"), "GSC2-MSL-3", actor=RED)
+    assert err.detail == "s1 has already moved this turn"
 
 
 def test_gsc2_msl_4_mds_within_one_inch_needs_a_6_once_per_turn() -> None:
@@ -106,7 +123,7 @@ def test_gsc2_msl_6_targeting_4_no_range_simultaneous_damage() -> None:
     """GSC2-MSL-6."""
     st = missile_state(by=10, b_kw={"aspect": 1})
     st = apply(R, st, when(R, st, C.Launch(ship="a", battery="m1", target="b"), RED))
-    evs = when(R, st, C.MoveMissiles(salvo="s1"), RED, [7, 8, 1, 1])
+    evs = when(R, st, C.MoveMissiles(salvo="s1"), RED, [7, 8, 1])  # two attacks, one armor save (made)
     [atk] = of(evs, E.MissileAttack)
     r = atk.rolls[0]
     assert r.rule == "GSC2-MSL-6" and r.target == 4 + 1 + 2 and atk.hits == 1

@@ -102,9 +102,10 @@ def test_gsc2_r_7_mds_fire_automatically_after_tracking() -> None:
     rock = {"id": "rock", "kind": "asteroid", "x": 0, "y": 5, "radius": 1}
     st = missile_state(by=10, terrain=[rock], b_kw={"mds": 3})
     st = apply(R, st, when(R, st, C.Launch(ship="a", battery="m1", target="b"), RED))
-    [mv, *_] = when(R, st, C.MoveMissiles(salvo="s1"), RED, [6, 1, 1, 10, 10, 10, 10, 10])
-    assert [r.rule for r in mv.rolls[:2]] == ["GSC2-MSL-5", "GSC2-MSL-5"]
+    [mv, *_] = when(R, st, C.MoveMissiles(salvo="s1"), RED, [6, 1, 1])  # tracking: lost, kept; then MDS
+    assert [r.rule for r in mv.rolls] == ["GSC2-MSL-5", "GSC2-MSL-5", "GSC2-MSL-4"]
     assert mv.mds_fired == {"b": 1}  # only one missile left to shoot at
+    assert mv.lost_tracking == 1 and mv.intercepted == 1 and mv.removed
 
 
 def test_gsc2_r_9_no_missiles_no_initiative() -> None:
@@ -154,8 +155,10 @@ def test_gsc2_r_16_and_r_17_contact_per_leg_and_beams_at_any_range() -> None:
     raw = scenario(ship("a", "red", beams=[beam()]), ship("b", "blue", x=0, y=4, speed=0))
     st = started(raw, [9, 1])
     st = apply(R, st, when(R, st, C.ChooseOrder(side="red", leader="red"), RED))
-    [mv, _] = when(R, st, C.Move(ship="a", legs=(C.Leg(distance=4), C.Leg(distance=4))), RED)
+    [mv, order] = when(R, st, C.Move(ship="a", legs=(C.Leg(distance=4), C.Leg(distance=4))), RED)
     assert mv.contacts == ("b",)  # touched at the end of the first leg
+    [mark] = R.draw(apply(R, st, [mv, order]), RED).markers  # the page marks the contact for boarding
+    assert (mark.kind, mark.piece, mark.label) == ("contact", "b", "A is in contact with B")
     far = at_phase(started(scenario(ship("a", "red", beams=[beam()]), ship("b", "blue", y=60),
                                    table={"width": 72, "height": 72}), [9, 1]), "beams")
     [ev] = when(R, far, C.Fire(ship="a", battery="b1", target="b"), RED, [1])
@@ -185,7 +188,7 @@ def test_view_is_json_and_draws_the_table() -> None:
 def test_every_event_explains_itself_in_one_sentence() -> None:
     from .test_property import play
 
-    state, _ = play("fleet-action", 3, max_turns=3)
+    state, _ = play(R.scenarios()["fleet-action"], 3, max_turns=3)
     assert state.turn >= 1
     text = R.explain(E.BeamFired(ship="hood", battery="hb1", target="bismarck", distance=30, weapons=3, damage=3,
                                  klass="heavy", hit=True, needed=6, ship_name="Hood",
@@ -195,3 +198,31 @@ def test_every_event_explains_itself_in_one_sentence() -> None:
                                      Modifier("GSC2-HIT-2", "target deflectors level 1", -1)), "hit"),)))
     assert text == ("Hood's heavy beam battery (3 weapons) fires at Bismarck, 30\": needs ≤ 6 (base 5, target "
                     "aspect +2, target deflectors level 1 −1), rolled 4: hit.")
+
+
+def test_explanations_and_effects_agree_with_the_state_they_describe() -> None:
+    """Issue 15: fire and damage sentences, and the drawing's effects, say what the folded state holds."""
+    from tests.support.randomplay import play as random_play
+
+    checked = 0
+    for seed in range(3):
+        game = random_play(R, R.scenarios()["fleet-action"], seed=seed, max_steps=400)
+        for step in game.steps:
+            state = step.state_before
+            for ev in step.events:
+                state = R.evolve(state, ev)
+                text = R.explain(ev)
+                if isinstance(ev, E.BeamFired):
+                    roll = ev.rolls[0]
+                    assert f"needs ≤ {ev.needed}" in text and f"rolled {roll.value}: {roll.outcome}" in text
+                    assert (roll.outcome == "hit") == ev.hit and roll.target == ev.needed
+                    checked += 1
+                if isinstance(ev, E.DamageApplied):
+                    ship = state.ships[ev.target]
+                    assert f"hull loses {ev.hull_damage} to {ship.hull}" in text
+                    assert ("destroyed" in text) == (ship.status == "destroyed")
+                    [fx] = [m for m in state.marks if m.n == state.mark_n - sum(1 for h in ev.hits if h.system)
+                            - int(ev.destroyed)]
+                    assert fx.kind == "damage" and fx.amount == ev.hull_damage and fx.target == ev.target
+                    checked += 1
+    assert checked > 20

@@ -6,15 +6,26 @@ from typing import Any
 
 import msgspec
 
-from service.domain.core import UMPIRE, seat
+from service.domain.core import UMPIRE, Dice, seat
 from service.domain.core.hexgrid import Hex
 from service.domain.starfinder import RULESET as R
 from service.domain.starfinder import commands as C
 from service.domain.starfinder import events as E
 from service.domain.starfinder.state import GameState
-from tests.support.decider import ScriptedDice, apply, given, then_violation, when
+from tests.support.decider import ScriptedDice, apply, given, then_violation
+from tests.support.decider import when as decide_when
 
 FULL_CREW = ("captain", "pilot", "engineer", "gunner", "science_officer")
+
+
+def when(ruleset: Any, state: Any, command: Any, actor: Any = UMPIRE, dice: Any = None) -> list[Any]:
+    """tests.support.decider.when, and every scripted die must be rolled (a test scripts only what it uses)."""
+    if dice is None or isinstance(dice, Dice):
+        return decide_when(ruleset, state, command, actor, dice)
+    scripted = ScriptedDice(dice)
+    events = decide_when(ruleset, state, command, actor, scripted)
+    assert not scripted.unused, f"scripted dice never rolled: {scripted.unused}"
+    return events
 
 
 def crew(id: str, role: str, **kw: Any) -> dict[str, Any]:
@@ -45,9 +56,15 @@ def scenario(*ships: dict[str, Any], **kw: Any) -> dict[str, Any]:
 
 def duel(a_kw: dict[str, Any] | None = None, b_kw: dict[str, Any] | None = None, b_hex: tuple[int, int] = (0, -4),
          b_facing: int = 3) -> GameState:
-    """Ship a (pact) at the origin facing N; ship b (corsairs) ahead of it facing S."""
-    return given(R, scenario(ship("a", "pact", **(a_kw or {})), ship("b", "corsairs", hex=b_hex, facing=b_facing,
-                                                                     **(b_kw or {}))))
+    """Ship a (pact) at the origin facing N; ship b (corsairs) ahead of it facing S; the battle has opened
+    (round 1's engineering phase has started, SF-R-21)."""
+    return opened(given(R, scenario(ship("a", "pact", **(a_kw or {})), ship("b", "corsairs", hex=b_hex,
+                                                                            facing=b_facing, **(b_kw or {})))))
+
+
+def opened(state: GameState) -> GameState:
+    """Given: the first command has opened round 1's engineering phase (SF-R-21)."""
+    return R.evolve(state, E.PhaseStarted(round=1, phase="engineering"))
 
 
 def at(state: GameState, phase: str, order: tuple[str, ...] = ("a", "b"), slot: int = 0) -> GameState:
@@ -74,5 +91,5 @@ A = {r: seat(f"a/{n}") for r, n in (("captain", "captain"), ("pilot", "pilot"), 
 B = {r: seat(f"b/{n}") for r, n in (("captain", "captain"), ("pilot", "pilot"), ("engineer", "engineer"),
                                      ("gunner", "gunner"), ("science", "science"))}
 
-__all__ = ["A", "B", "C", "E", "R", "UMPIRE", "ScriptedDice", "apply", "at", "crew", "duel", "given", "of", "place",
-           "scenario", "seat", "ship", "then_violation", "weapon", "when"]
+__all__ = ["A", "B", "C", "E", "R", "UMPIRE", "ScriptedDice", "apply", "at", "crew", "duel", "given", "of", "opened",
+           "place", "scenario", "seat", "ship", "then_violation", "weapon", "when"]

@@ -14,8 +14,9 @@ from typing import Union
 import msgspec
 import pytest
 
-from service.domain.core import UMPIRE, Dice, seat
+from service.domain.core import UMPIRE, Dice, RuleViolation, seat
 from service.domain.starfinder import RULESET as R
+from tests.support.randomplay import choices_for
 
 COMMANDS = Union[tuple(R.command_types)]  # noqa: UP007
 EVENTS = Union[tuple(R.event_types)]  # noqa: UP007
@@ -25,8 +26,8 @@ def _invariants(state, before) -> None:
     hexes = set()
     for sid, s in state.ships.items():
         spec = state.specs[sid]
-        assert all(v >= 0 for v in s.shields.values()) and sum(s.shields.values()) <= max(spec.max_shields, 0) or (
-            sum(s.shields.values()) <= spec.max_shields)
+        assert all(v >= 0 for v in s.shields.values()), f"negative shields on {sid}: {s.shields}"
+        assert sum(s.shields.values()) <= spec.max_shields, f"{sid}'s shields above their maximum: {s.shields}"
         assert len(s.fired) == len(set(s.fired))
         for k, v in s.conditions.items():
             assert 0 <= v <= 3 and v >= before.ships[sid].conditions.get(k, 0)
@@ -44,7 +45,11 @@ def play(scenario: str, seed: int, max_rounds: int = 30, max_commands: int = 300
     log = []
     n = 0
     while not R.is_over(state) and state.round <= max_rounds and n < max_commands:
-        choices = [(seat(s), c) for s in R.seats(setup) for c in R.options(state, seat(s))]
+        # every option, plus one random composition of each form (helm orders hex by hex, shots by parts)
+        offered = [(seat(s), c, composed) for s in R.seats(setup) for c, composed in
+                   choices_for(R, state, seat(s), rng)]
+        choices = [(a, c) for a, c, _ in offered]
+        composed_cmds = [c for _, c, composed in offered if composed]
         acting = [x for x in choices if type(x[1]).__name__ not in ("ChangeRole",)]
         if rng.random() < 0.03 and choices:
             pick = rng.choice(choices)
@@ -52,10 +57,14 @@ def play(scenario: str, seed: int, max_rounds: int = 30, max_commands: int = 300
             busy = [x for x in acting if type(x[1]).__name__ != "Pass"]
             pick = rng.choice(busy if busy and rng.random() < 0.8 else acting)
         else:
-            pick = (UMPIRE, R.options(state, UMPIRE)[0])
+            pick = (UMPIRE, R.options(state, UMPIRE)[0].command)
         actor, cmd = pick
         cmd = msgspec.json.decode(msgspec.json.encode(cmd), type=COMMANDS)  # the API path: JSON in
-        events = R.decide(state, cmd, actor, Dice(f"seed{seed}".encode(), "g_prop", len(log) + 1))
+        try:
+            events = R.decide(state, cmd, actor, Dice(f"seed{seed}".encode(), "g_prop", len(log) + 1))
+        except RuleViolation:
+            assert cmd in composed_cmds, f"an option was refused: {cmd}"
+            continue  # a random composition may break a rule decide checks (e.g. a turn too soon)
         assert events, f"{cmd} produced no event"
         before = state
         for ev in events:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from service.domain.core import NotYourPiece
+from service.domain.core import NotYourPiece, RuleViolation
+from service.domain.core.guards import GAME_OVER, guarded_decide
+from tests.support.decider import ScriptedDice
 
 from .helpers import UMPIRE, A, B, C, E, R, apply, at, crew, duel, of, place, seat, ship, then_violation, when
 
@@ -108,8 +110,11 @@ def test_sf_rnd_1_engineering_then_helm_then_gunnery_then_a_new_round() -> None:
     over = of(evs, E.GameOver)[0]
     assert over.winner == "pact"
     st = apply(R, st, evs)
-    assert R.is_over(st) and R.options(st, A["pilot"]) == []
-    then_violation(R, st, C.Pass(seat="a/pilot"), "SF-RND-1", A["pilot"])
+    assert R.is_over(st) and R.options(st, A["pilot"]) == [] and R.forms(st, A["pilot"]) == []
+    # the service's common guard refuses every command once the battle is over (core.guards)
+    with pytest.raises(RuleViolation) as info:
+        guarded_decide(R, st, C.Pass(seat="a/pilot"), A["pilot"], ScriptedDice([]))
+    assert info.value.rule == GAME_OVER
 
 
 def test_sf_rnd_1_a_seat_done_with_the_phase_is_not_asked_again() -> None:

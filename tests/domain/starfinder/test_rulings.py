@@ -85,8 +85,8 @@ def test_sf_r_5_free_attacks_use_the_best_direct_weapon_and_need_battle_stations
 def test_sf_r_6_wrecked_systems_fail_outright_and_count_zero_for_the_helm_order() -> None:
     """SF-R-6."""
     st = place(duel(), "a", 0, 0, conditions={"engines": 3})
-    [order] = of(when(R, st, C.ForcePhase(), UMPIRE, [10, 4, 5]), E.HelmOrderSet)
-    assert order.results["a"] == 0
+    [order] = of(when(R, st, C.ForcePhase(), UMPIRE, [10]), E.HelmOrderSet)  # only b rolls
+    assert order.results == {"a": 0, "b": 10 + 5} and [r.rule for r in order.rolls] == ["SF-HELM-1"]
     h = at(st, "helm")
     [m] = of(when(R, h, C.Evade(seat="a/pilot", path="F"), A["pilot"], []), E.ShipMoved)
     assert m.success is False and not m.rolls and m.defence == 0

@@ -61,10 +61,16 @@ def test_view_draws_a_hex_map_and_says_whose_action_is_pending() -> None:
     assert R.clock(st).phase == "engineering"
 
 
-def test_options_are_complete_commands_for_the_seat_and_none_for_spectators() -> None:
+def test_options_are_labelled_complete_commands_for_the_seat_and_none_for_spectators() -> None:
     st = R.initial_state(R.parse_setup(R.scenarios()["duel"]))
-    assert R.options(st, SPECTATOR) == []
-    assert R.options(st, UMPIRE) == [C.ForcePhase()]
-    mine = R.options(st, seat("sunrise/engineer"))
-    assert C.Divert(seat="sunrise/engineer", to="engines") in mine and C.Pass(seat="sunrise/engineer") in mine
-    assert not [c for c in R.options(st, seat("sunrise/gunner")) if isinstance(c, C.Fire)]
+    assert R.options(st, SPECTATOR) == [] and R.forms(st, SPECTATOR) == []
+    assert [o.command for o in R.options(st, UMPIRE)] == [C.ForcePhase()]
+    offered = R.options(st, seat("sunrise/engineer"))
+    mine = {msgspec.json.encode(o.command): o for o in offered}
+    divert = mine[msgspec.json.encode(C.Divert(seat="sunrise/engineer", to="engines"))]
+    assert divert.label == "Divert power to the engines: +2 speed" and divert.piece == "sunrise"
+    assert divert.group == "engineering" and divert.rule == "SF-RND-2"
+    passing = mine[msgspec.json.encode(C.Pass(seat="sunrise/engineer"))]
+    assert passing.label == "Pass: take no engineering action this round"
+    assert all(o.label and "{" not in o.label for o in mine.values())
+    assert not [o for o in R.options(st, seat("sunrise/gunner")) if isinstance(o.command, C.Fire)]

@@ -5,10 +5,11 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from service.domain.core import Actor, Dice, Roll, RuleViolation
+from service.domain.core.acc import Acc
 
 from . import events as E
 from .commands import ClaimHomeworld, Expand
-from .common import Out, dist, in_direction, phase, player_of, umpire_only
+from .common import dist, in_direction, phase, player_of, umpire_only
 from .state import HexT, State, key
 
 MAX_REROLLS = 6  # FTC-MAP-3 ruling
@@ -37,7 +38,7 @@ def _pick(dice: Dice, rolls: list[Roll], options: list[HexT], rule: str, why: st
     return options[r.value - 1]
 
 
-def generate_map(out: Out, actor: Actor, dice: Dice) -> None:
+def generate_map(out: Acc[State], actor: Actor, dice: Dice) -> None:
     umpire_only(actor, "generate the map")
     if out.state.phase != "map":
         raise RuleViolation("FTC-MAP-4", "the map is already generated; the same seed would give the same map")
@@ -72,15 +73,15 @@ def generate_map(out: Out, actor: Actor, dice: Dice) -> None:
             if edge not in routes:
                 routes.append(edge)  # type: ignore[arg-type]
             break
-    out.emit(E.MapGenerated(radius=radius, worlds=tuple(worlds), routes=tuple(routes), rolls=tuple(rolls)))
-    out.emit(E.PhaseChanged(phase="homeworlds", current=out.state.order[0]))
+    out.add(E.MapGenerated(radius=radius, worlds=tuple(worlds), routes=tuple(routes), rolls=tuple(rolls)))
+    out.add(E.PhaseChanged(phase="homeworlds", current=out.state.order[0]))
 
 
 def unowned(state: State) -> list[HexT]:
     return sorted(w.hex for w in state.worlds.values() if w.owner is None)
 
 
-def claim_homeworld(out: Out, cmd: ClaimHomeworld, actor: Actor, dice: Dice) -> None:
+def claim_homeworld(out: Acc[State], cmd: ClaimHomeworld, actor: Actor, dice: Dice) -> None:
     state = out.state
     phase(state, "homeworlds", rule="FTC-WLD-1")
     player = player_of(state, actor)
@@ -94,19 +95,19 @@ def claim_homeworld(out: Out, cmd: ClaimHomeworld, actor: Actor, dice: Dice) -> 
     r = replace(r, outcome=key(world))
     extra = dice.roll(3, "additional worlds (d3 + 4)", "FTC-WLD-2")
     extra = replace(extra, outcome=f"{extra.value + 4} additional worlds")
-    out.emit(E.HomeworldClaimed(player=player, world=key(world), extra=extra.value + 4, rolls=(r, extra)))
+    out.add(E.HomeworldClaimed(player=player, world=key(world), extra=extra.value + 4, rolls=(r, extra)))
     later = state.order[state.order.index(player) + 1:]
     if later:
-        out.emit(E.PhaseChanged(phase="homeworlds", current=later[0]))
+        out.add(E.PhaseChanged(phase="homeworlds", current=later[0]))
     else:
         _next_pick(out, None, dice)
 
 
-def _next_pick(out: Out, after: str | None, dice: Dice) -> None:
+def _next_pick(out: Acc[State], after: str | None, dice: Dice) -> None:
     state = out.state
     waiting = [p for p in state.order if state.economies[p].picks_left > 0]
     if waiting and not unowned(state):
-        out.emit(E.PicksForfeited(players=tuple(waiting)))
+        out.add(E.PicksForfeited(players=tuple(waiting)))
         waiting = []
     if not waiting:
         _roll_incomes(out, dice)
@@ -116,11 +117,11 @@ def _next_pick(out: Out, after: str | None, dice: Dice) -> None:
     for i in range(len(order)):
         p = order[(start + i) % len(order)]
         if p in waiting:
-            out.emit(E.PhaseChanged(phase="expansion", current=p))
+            out.add(E.PhaseChanged(phase="expansion", current=p))
             return
 
 
-def expand(out: Out, cmd: Expand, actor: Actor, dice: Dice) -> None:
+def expand(out: Acc[State], cmd: Expand, actor: Actor, dice: Dice) -> None:
     state = out.state
     phase(state, "expansion", rule="FTC-WLD-2")
     player = player_of(state, actor)
@@ -139,13 +140,13 @@ def expand(out: Out, cmd: Expand, actor: Actor, dice: Dice) -> None:
             continue
         rolls.append(replace(r, outcome=f"towards {','.join(key(n) for n in near)}"))
         got = _pick(dice, rolls, near, "FTC-WLD-2", f"expansion from {cmd.world}")
-        out.emit(E.WorldClaimed(player=player, from_world=cmd.world, world=key(got), rolls=tuple(rolls)))
+        out.add(E.WorldClaimed(player=player, from_world=cmd.world, world=key(got), rolls=tuple(rolls)))
         _next_pick(out, player, dice)
         return
-    out.emit(E.ExpansionFailed(player=player, from_world=cmd.world, rolls=tuple(rolls)))
+    out.add(E.ExpansionFailed(player=player, from_world=cmd.world, rolls=tuple(rolls)))
 
 
-def _roll_incomes(out: Out, dice: Dice) -> None:
+def _roll_incomes(out: Acc[State], dice: Dice) -> None:
     """FTC-WLD-4: 3d5 × 10 per player world, rolled once; starting capital 10 × income (FTC-ECO-1)."""
     for player in out.state.order:
         incomes: dict[str, int] = {}
@@ -154,6 +155,6 @@ def _roll_incomes(out: Out, dice: Dice) -> None:
             faces = [dice.roll(5, f"income of {wid}", "FTC-WLD-4") for _ in range(3)]
             incomes[wid] = 10 * sum(f.value for f in faces)
             rolls.extend(faces)
-        out.emit(E.IncomesRolled(player=player, incomes=incomes, capital=10 * sum(incomes.values()),
+        out.add(E.IncomesRolled(player=player, incomes=incomes, capital=10 * sum(incomes.values()),
                                  rolls=tuple(rolls)))
-    out.emit(E.PhaseChanged(phase="deployment", current=None))
+    out.add(E.PhaseChanged(phase="deployment", current=None))

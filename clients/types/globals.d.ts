@@ -1,0 +1,4 @@
+// Globals the page sets for the console and the browser tests (clients/web/app.js).
+interface Window {
+  salvo?: unknown;
+}

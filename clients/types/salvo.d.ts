@@ -1,0 +1,37 @@
+// Friendly names for the types generated from openapi/openapi.json (openapi.d.ts, by openapi-typescript).
+// The web page imports them in JSDoc: /** @type {import("../types/salvo").GameSummary} */ — no build step.
+import type { components, operations } from "./openapi";
+
+type Schemas = components["schemas"];
+
+export type Problem = Schemas["Problem"];
+export type GameCreated = Schemas["GameCreatedResponse"];
+export type GameSummary = Schemas["GameSummary"];
+export type GameView = Schemas["GameView"];
+export type Drawing = Schemas["Drawing"];
+export type Envelope = Schemas["Envelope"];
+export type Command = Schemas["Command"];
+export type CommandAccepted = Schemas["CommandAccepted"];
+export type OptionsResponse = Schemas["OptionsResponse"];
+export type Option = Schemas["Option"];
+export type Form = Schemas["Form"];
+export type EventsPage = Schemas["EventsPage"];
+export type TurnReplay = Schemas["TurnReplay"];
+export type RulesetList = Schemas["RulesetList"];
+export type ScenarioResponse = Schemas["ScenarioResponse"];
+export type BotListing = Schemas["BotListing"];
+export type SeatedBot = Schemas["SeatedBot"];
+
+// WS /v1/games/{game_id}/stream (openapi/asyncapi.json): what the server sends, what a client may send.
+export type ServerFrame =
+  | Schemas["EventFrame"]
+  | Schemas["CaughtUpFrame"]
+  | Schemas["PingFrame"]
+  | Schemas["ResultFrame"]
+  | Schemas["ErrorFrame"];
+export type ClientFrame = Schemas["CommandFrame"];
+export type ErrorFrame = Schemas["ErrorFrame"];
+
+// The JSON body an operation answers with a given status.
+export type Answer<Op extends keyof operations, Status extends keyof operations[Op]["responses"]> =
+  operations[Op]["responses"][Status] extends { content: infer C } ? C[keyof C] : never;

@@ -1,0 +1,235 @@
+"""The API contract's types: every response body and websocket frame, as msgspec structs.
+
+The handlers build these bodies as plain dicts on their hot paths; these structs say what those dicts
+are, and the OpenAPI and AsyncAPI documents are generated from them (tests check real responses against
+the documents). Ruleset-specific parts stay open: a view is the ruleset's dict plus the common ``draw``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from service.domain.core.choices import Form, Option
+from service.domain.core.drawing import Drawing
+from service.events.envelope import Envelope
+
+
+class Problem(msgspec.Struct, kw_only=True):
+    """application/problem+json (RFC 9457): every failure names the rule or the field at fault."""
+
+    type: str  # "/problems/rule/<RULE-ID>" for a rule violation, "/problems/<Kind>" otherwise
+    title: str
+    status: int
+    detail: str
+    rule: str | None = None  # the rule id refused (rule violations)
+    field: str | None = None  # the request field at fault, as a JSON path ("$.command.target") or a name
+
+
+class Links(msgspec.Struct):
+    self: str
+    stream: str
+    spectate: str
+
+
+class GameCreatedResponse(msgspec.Struct, kw_only=True):
+    """A new game (created, forked or imported): the tokens are shown here once, never again."""
+
+    game_id: str
+    ruleset: str
+    ruleset_version: str
+    seats: dict[str, str]  # seat -> its bearer token
+    umpire_token: str
+    dice_commitment: str  # sha256 of the first turn's secret dice seed
+    version: int
+    links: Links
+    forked_from: str | None = None
+    forked_at: int | None = None
+    imported_from: str | None = None
+    verified: bool | None = None  # an import: signed by a key this server trusts
+    unverified: str | None = None  # an import accepted with allow_unverified: why it is not verified
+
+
+class GameView(msgspec.Struct):
+    """The ruleset's view for the caller (its own keys, see the ruleset) plus the common drawing."""
+
+    draw: Drawing | None  # None only for a ruleset that does not draw yet
+
+
+class GameSummary(msgspec.Struct, kw_only=True):
+    game_id: str
+    ruleset: str
+    ruleset_version: str
+    seats: list[str]
+    viewer: str  # "umpire" | "spectator" | "seat:<name>"
+    version: int  # the game's latest seq
+    at: int  # the seq this view is at (= version unless ?at=)
+    turn: int
+    phase: str
+    over: bool
+    unverified: str | None  # an imported game (or a fork of one) whose origin could not be verified: why
+    state: GameView
+
+
+class CommandAccepted(msgspec.Struct):
+    """The events a command appended, as the caller may see them, and the game's new version."""
+
+    version: int
+    events: list[Envelope]
+
+
+class OptionsResponse(msgspec.Struct):
+    version: int
+    viewer: str
+    options: list[Option]
+    forms: list[Form]
+
+
+class EventsPage(msgspec.Struct):
+    events: list[Envelope]
+
+
+class TurnStep(msgspec.Struct):
+    event: Envelope
+    text: str  # the event explained in words
+
+
+class TurnReplay(msgspec.Struct, kw_only=True):
+    game_id: str
+    turn: int
+    phase: str | None
+    from_seq: int
+    to_seq: int
+    before: GameView
+    events: list[TurnStep]
+    after: GameView
+
+
+class RulesetInfo(msgspec.Struct, kw_only=True):
+    name: str
+    version: str
+    title: str
+    scenarios: list[str]
+    commands: dict[str, Any]  # a JSON Schema ({"$defs", "anyOf"}) of the ruleset's commands
+    events: dict[str, Any]  # a JSON Schema of its events
+
+
+class RulesetList(msgspec.Struct):
+    rulesets: list[RulesetInfo]
+
+
+class ScenarioResponse(msgspec.Struct):
+    ruleset: str
+    scenario: dict[str, Any]
+
+
+class SigningKey(msgspec.Struct, kw_only=True):
+    key_id: str  # first 16 hex of sha256 of the public key; battle files name it in their signature
+    alg: str  # "Ed25519"
+    public_key: str  # raw 32 bytes, hex
+    status: str  # "active" (signs new files) | "retired" (still verifies old ones)
+    created_at: str | None = None
+
+
+class SigningKeys(msgspec.Struct):
+    """The public keys that sign this server's battle files (save it to trust them elsewhere)."""
+
+    keys: list[SigningKey]
+
+
+class Rewound(msgspec.Struct):
+    version: int
+    rewound_to: int
+
+
+class BotSeatInfo(msgspec.Struct, kw_only=True):
+    seat: str
+    bot: str
+    stand_in: bool  # the ruleset lists no bot of that name yet: the random bot plays it
+    moves: int
+    state: str  # "waiting" | "thinking" | "stuck" | "over" | "failed"
+    error: str | None
+    refused: list[str]  # the last commands of this bot that the rules refused ("RULE: detail")
+
+
+class SeatedBot(BotSeatInfo, kw_only=True):
+    game_id: str
+
+
+class LinkedBattle(msgspec.Struct, kw_only=True):
+    """A campaign battle fought as a linked GSC2 game (FTC-ARR-8). The campaign's tokens open its seats:
+    each player holds its own side, the campaign umpire umpires it; ``seats``/``umpire_token`` (the
+    game's own tokens) are shown once, to the umpire who created it."""
+
+    campaign: str
+    battle: str
+    tactical_game_id: str
+    created: bool
+    sides: list[str] = []
+    seats: dict[str, str] | None = None
+    umpire_token: str | None = None
+
+
+class BotOffer(msgspec.Struct):
+    name: str
+    stand_in: bool
+
+
+class BotListing(msgspec.Struct):
+    game_id: str
+    available: list[BotOffer]
+    bots: list[BotSeatInfo]
+
+
+# --- websocket frames (WS /v1/games/{game_id}/stream), tagged by "kind" ---------------------------
+
+
+class EventFrame(msgspec.Struct, tag_field="kind", tag="event"):
+    """One envelope the caller may see, in seq order (hidden seqs are skipped)."""
+
+    event: Envelope
+
+
+class CaughtUpFrame(msgspec.Struct, tag_field="kind", tag="caught_up"):
+    """Everything up to ``seq`` has been sent; what follows is live."""
+
+    seq: int
+
+
+class PingFrame(msgspec.Struct, tag_field="kind", tag="ping"):
+    """Heartbeat, when nothing else was sent for SALVO_HEARTBEAT_SECONDS."""
+
+
+class ResultFrame(msgspec.Struct, tag_field="kind", tag="result", kw_only=True):
+    """The answer to a command sent on the socket: exactly what POST /commands returns."""
+
+    ref: str | None = None
+    version: int
+    events: list[Envelope]
+
+
+class ErrorFrame(msgspec.Struct, tag_field="kind", tag="error", kw_only=True):
+    """A refused command (with its ``ref``) or a refused connection (then close code 1008)."""
+
+    ref: str | None = None
+    type: str | None = None  # the problem type, as in problem+json (one error mapper serves both)
+    status: int
+    title: str
+    detail: str
+    rule: str | None = None
+    field: str | None = None
+
+
+class CommandFrame(msgspec.Struct, tag_field="kind", tag="command", kw_only=True):
+    """A command sent by a seat or umpire connection (the same decide path as POST /commands)."""
+
+    command: dict[str, Any]  # one command of the game's ruleset
+    ref: str | None = None
+    salt: str = ""
+    idempotency_key: str | None = None
+    expected_version: int | None = None
+
+
+SERVER_FRAMES: tuple[type[Any], ...] = (EventFrame, CaughtUpFrame, PingFrame, ResultFrame, ErrorFrame)
+CLIENT_FRAMES: tuple[type[Any], ...] = (CommandFrame,)

@@ -1,0 +1,132 @@
+"""Structured logs: one JSON object a line with the request id, game id and seq of what it is about,
+and a filter on every handler that scrubs secrets (tokens, passwords in URLs) whatever logged them."""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import logging
+import re
+import secrets
+import sys
+import time
+from typing import Any
+
+request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("salvo_request_id", default=None)
+game_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("salvo_game_id", default=None)
+
+# a token never has to appear in a line: query parameters, bearer headers, socket subprotocols, URL passwords
+_SECRETS = [
+    (re.compile(r"(?i)([?&;](?:token|access_token|password)=)[^&\s\"'\\]+"), r"\1[redacted]"),
+    (re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+"), r"\1[redacted]"),
+    (re.compile(r"(salvo\.token\.)[A-Za-z0-9._~+/=-]+"), r"\1[redacted]"),
+    (re.compile(r"(://[^/:@\s\"'\\]*:)[^@/\s\"'\\]+@"), r"\1[redacted]@"),
+]
+_GAME_PATH = re.compile(r"/v1/games/(g_[0-9a-f]+)")
+_RESERVED = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
+
+
+def redact(text: str) -> str:
+    for pattern, replacement in _SECRETS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+class RedactSecrets(logging.Filter):
+    """Rewrites the record's message (with its arguments merged in) so no handler sees a secret."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):
+            message = str(record.msg)
+        record.msg, record.args = redact(message), None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
+            record.exc_info = None
+        return True
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        out: dict[str, Any] = {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        rid, gid = request_id.get(), game_id.get()
+        if rid:
+            out["request_id"] = rid
+        if gid:
+            out["game_id"] = gid
+        out.update({k: v for k, v in vars(record).items() if k not in _RESERVED and not k.startswith("_")})
+        if record.exc_text:
+            out["exc"] = record.exc_text
+        return redact(json.dumps(out, default=str))
+
+
+class TextFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
+
+
+def configure(level: str = "info", fmt: str = "json", stream: Any = None) -> logging.Handler:
+    """One handler on the root logger; uvicorn's loggers propagate to it (run uvicorn with log_config=None)."""
+    handler = logging.StreamHandler(stream or sys.stderr)
+    text = TextFormatter("%(asctime)s %(levelname)s %(name)s %(message)s")
+    handler.setFormatter(JsonFormatter() if fmt == "json" else text)
+    handler.addFilter(RedactSecrets())
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(level.upper())
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+        logging.getLogger(name).handlers.clear()
+        logging.getLogger(name).propagate = True
+    return handler
+
+
+access = logging.getLogger("salvo.access")
+
+
+class RequestContext:
+    """Pure ASGI middleware: a request id (X-Request-Id, echoed or made), the game id from the path,
+    one access line per request (path without its query string) and the HTTP metrics."""
+
+    def __init__(self, app: Any, metrics: Any = None) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        given = dict(scope.get("headers", ())).get(b"x-request-id", b"").decode("latin-1")
+        rid = given if re.fullmatch(r"[A-Za-z0-9._-]{1,64}", given) else secrets.token_hex(8)
+        match = _GAME_PATH.match(scope.get("path", ""))
+        tokens = (request_id.set(rid), game_id.set(match.group(1) if match else None))
+        started = time.perf_counter()
+        status = 500
+
+        async def send_with_id(message: Any) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], (b"x-request-id", rid.encode())]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            if scope["type"] == "http":
+                seconds = time.perf_counter() - started
+                access.info("%s %s %d", scope["method"], scope["path"], status,
+                            extra={"status": status, "ms": round(seconds * 1000, 2)})
+                if self.metrics is not None:
+                    self.metrics.requests.labels(scope["method"], str(status)).inc()
+                    self.metrics.request_seconds.observe(seconds)
+            request_id.reset(tokens[0])
+            game_id.reset(tokens[1])

@@ -1,0 +1,52 @@
+"""Prometheus metrics (prometheus-client), one registry per app so apps in one process never clash."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+from service.events.application import GameService
+
+__all__ = ["CONTENT_TYPE_LATEST", "Metrics"]
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.commands = Counter("salvo_commands", "Commands handled, by ruleset and outcome "
+                                "(accepted, rejected by a rule, invalid, limited, error)",
+                                ["ruleset", "outcome"], registry=r)
+        self.rejections = Counter("salvo_rule_rejections", "Commands refused by a rule, by rule id",
+                                  ["rule"], registry=r)
+        self.append_seconds = Histogram(
+            "salvo_append_seconds", "From a write's submission to its durable commit", registry=r,
+            buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5))
+        self.group_size = Histogram("salvo_group_commit_size", "Write batches per database transaction",
+                                    registry=r, buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256))
+        self.sockets = Gauge("salvo_sockets", "Open live streams, by audience kind", ["audience"], registry=r)
+        self.slow_consumer_closes = Counter("salvo_slow_consumer_closes",
+                                            "Streams closed with 1013 because the client fell behind", registry=r)
+        self.requests = Counter("salvo_http_requests", "HTTP requests, by method and status",
+                                ["method", "status"], registry=r)
+        self.request_seconds = Histogram("salvo_http_request_seconds", "HTTP request duration", registry=r)
+        self.rate_limited = Counter("salvo_rate_limited", "Requests refused with 429, by limit", ["limit"],
+                                    registry=r)
+        self.head_cache_size = Gauge("salvo_head_cache_size", "Game heads held in memory", registry=r)
+        self.head_cache_hits = Gauge("salvo_head_cache_hits", "Head lookups served from memory", registry=r)
+        self.head_cache_misses = Gauge("salvo_head_cache_misses", "Head lookups that loaded from the store",
+                                       registry=r)
+        self.head_cache_hit_ratio = Gauge("salvo_head_cache_hit_ratio", "Head cache hits / lookups", registry=r)
+
+    def watch(self, service: GameService) -> None:
+        """Read the service's own counters at scrape time, and time its store's writes."""
+        heads = service.heads
+        self.head_cache_size.set_function(lambda: len(heads))
+        self.head_cache_hits.set_function(lambda: heads.hits)
+        self.head_cache_misses.set_function(lambda: heads.misses)
+        self.head_cache_hit_ratio.set_function(heads.hit_ratio)
+        service.store.observe_write = self.append_seconds.observe
+        service.store.observe_group = self.group_size.observe
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

@@ -1,0 +1,192 @@
+"""One live stream: authentication by header or subprotocol, catch-up, live frames, commands sent on
+the socket, and every way it closes (slow consumer 1013, restart 1012, oversized 1009, undecodable
+1007, policy 1008), always with the seq to resume after when the stream may resume."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+import msgspec
+from fastapi import WebSocket, WebSocketDisconnect
+
+from service.domain.core import Viewer
+from service.events.application import audience_key
+from service.events.errors import AppError, InvalidRequest
+from service.events.inputs import check_json, text_bytes
+
+from .broadcast import Subscription
+from .problems import problem_of
+
+CATCH_UP_PAGE = 500
+SUBPROTOCOL = "salvo.v1"
+TOKEN_PROTOCOL = "salvo.token."  # offered as a second subprotocol: "salvo.token.<token>"
+RESUME_CODE = 1013  # "try again later": reconnect with after=<seq in the reason>
+RESTART_CODE = 1012  # the server is restarting: the same
+TOO_BIG_CODE = 1009
+BAD_DATA_CODE = 1007
+POLICY_CODE = 1008
+UNSUPPORTED_CODE = 1003
+_encode = msgspec.json.Encoder().encode
+log = logging.getLogger("salvo.stream")
+
+
+class _SocketCommand(msgspec.Struct, forbid_unknown_fields=True):
+    kind: str
+    command: msgspec.Raw
+    ref: str | None = None
+    salt: str = ""
+    idempotency_key: str | None = None
+    expected_version: int | None = None
+
+
+def offered_token(ws: WebSocket) -> str | None:
+    for protocol in ws.scope.get("subprotocols", ()):
+        if protocol.startswith(TOKEN_PROTOCOL):
+            return protocol[len(TOKEN_PROTOCOL):] or None
+    return None
+
+
+def accepted_subprotocol(ws: WebSocket) -> str | None:
+    return SUBPROTOCOL if SUBPROTOCOL in ws.scope.get("subprotocols", ()) else None
+
+
+def error_message(exc: BaseException, ref: str | None = None) -> str:
+    """The websocket form of the one error mapper: the same fields as the HTTP problem+json."""
+    return _encode({"kind": "error", "ref": ref, **problem_of(exc)}).decode()
+
+
+class Stream:
+    def __init__(self, ws: WebSocket, game_id: str, viewer: Viewer, token: str | None, after: int) -> None:
+        self.ws = ws
+        self.game_id = game_id
+        self.viewer = viewer
+        self.token = token
+        self.audience = audience_key(viewer)
+        self.last = after  # the last seq accounted for (sent, or hidden from this viewer)
+        state = ws.app.state
+        self.settings = state.settings
+        self.reader = state.reader
+        self.gate = state.gate
+        self.metrics = state.metrics
+        self.address = ws.client.host if ws.client else "unknown"
+        self.closing = False
+
+    async def send(self, text: str) -> None:
+        await asyncio.wait_for(self.ws.send_text(text), self.settings.ws_send_timeout)
+
+    async def close(self, code: int, reason: str) -> None:
+        """Close once; the close frame may wait behind a slow reader's backlog, so it gets its own timeout."""
+        if self.closing:
+            return
+        self.closing = True
+        with contextlib.suppress(RuntimeError, TimeoutError, WebSocketDisconnect):
+            await asyncio.wait_for(self.ws.close(code=code, reason=reason), self.settings.ws_close_timeout)
+
+    async def catch_up(self, upto: int | None = None) -> None:
+        """Send everything after ``last`` from the store (up to ``upto``), in pages."""
+        while upto is None or self.last < upto:
+            # the store, not a cached head, says how far the log goes (another replica may have written)
+            stored = await self.reader.store.head(self.game_id)
+            target = stored if upto is None else min(upto, stored)
+            if self.last >= target:
+                return
+            page_end = min(target, self.last + CATCH_UP_PAGE)
+            for env in await self.reader.events(self.game_id, self.viewer, after=self.last, upto=page_end):
+                await self.send(_encode({"kind": "event", "event": env}).decode())
+            self.last = page_end
+
+    async def run(self, sub: Subscription) -> None:
+        """Catch up, then forward live frames until the client leaves or the stream must close."""
+        try:
+            await self.catch_up()
+            await self.send(_encode({"kind": "caught_up", "seq": self.last}).decode())
+            while True:
+                item = await sub.next(self.settings.heartbeat_seconds)
+                if sub.closed:
+                    return
+                if sub.restarting:
+                    await self.close(RESTART_CODE, f"server restarting; resume after={self.last}")
+                    return
+                if sub.overflowed:
+                    await self.slow_consumer()
+                    return
+                if item is None:
+                    await self.send('{"kind":"ping"}')
+                    continue
+                seq, frames = item
+                if seq <= self.last:
+                    continue  # already sent during catch-up
+                if seq > self.last + 1 or frames is None or self.audience not in frames:
+                    # a gap, a bare notification, or frames encoded before this socket listened: read the store
+                    await self.catch_up(upto=seq)
+                    continue
+                frame = frames.get(self.audience)
+                if frame is not None:
+                    await self.send(frame.decode())
+                self.last = seq
+        except TimeoutError:  # the client stopped reading: a frame waited longer than ws_send_timeout
+            await self.slow_consumer()
+        except (WebSocketDisconnect, RuntimeError):
+            return
+
+    async def slow_consumer(self) -> None:
+        self.metrics.slow_consumer_closes.inc()
+        log.info("slow consumer closed", extra={"seq": self.last, "audience": self.audience})
+        await self.close(RESUME_CODE, f"slow consumer; resume after={self.last}")
+
+    async def watch_client(self, sub: Subscription) -> None:
+        """Reads what the client sends: commands (answered on this socket) and, at once, its close."""
+        try:
+            while True:
+                message = await self.ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    return
+                if message.get("bytes") is not None:
+                    await self.close(UNSUPPORTED_CODE, "send JSON text frames")
+                    return
+                text = message.get("text")
+                if text is None:
+                    continue
+                limit = self.settings.max_body_bytes
+                if len(text) > limit:  # characters never outnumber bytes: too long already
+                    await self.close(TOO_BIG_CODE, f"messages are limited to {limit} bytes")
+                    return
+                try:
+                    raw = text_bytes(text)
+                    if len(raw) > limit:
+                        await self.close(TOO_BIG_CODE, f"messages are limited to {limit} bytes")
+                        return
+                    check_json(raw)
+                except AppError as exc:  # not UTF-8, nested too deep, an integer beyond 64 bits
+                    await self.close(BAD_DATA_CODE, exc.detail[:120])
+                    return
+                await self.send(await self.command(raw))
+        except (RuntimeError, TimeoutError, WebSocketDisconnect):
+            pass
+        finally:
+            sub.close()
+
+    async def command(self, raw: bytes) -> str:
+        """{"kind":"command","command":{...},"ref":"r1"} → {"kind":"result","ref":"r1","version":N,"events":[…]}
+        or {"kind":"error","ref":"r1",problem…}: the same gate, decide path and errors as POST /commands."""
+        ref = None
+        try:
+            try:
+                request = msgspec.json.decode(raw, type=_SocketCommand)
+            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+                raise InvalidRequest(f"not a command message: {exc}", field="$") from None
+            ref = request.ref
+            if request.kind != "command":
+                raise InvalidRequest(f"unknown message kind {request.kind!r}", field="kind")
+            body = b'{"command":' + bytes(request.command) + b',"salt":' + msgspec.json.encode(request.salt) + b"}"
+            result = await self.gate.command(self.game_id, self.viewer, self.token, self.address, body,
+                                             request.idempotency_key, request.expected_version)
+        except Exception as exc:  # noqa: BLE001 - every failure is answered with its problem, never a drop
+            if problem_of(exc)["status"] >= 500:
+                log.exception("command over the socket failed")
+            return error_message(exc, ref)
+        answer: dict[str, Any] = msgspec.json.decode(result.body)
+        return _encode({"kind": "result", "ref": ref, **answer}).decode()

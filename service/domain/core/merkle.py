@@ -1,0 +1,109 @@
+"""Per-roll keys under a Merkle commitment: a seat can check the rolls it saw without learning the rest.
+
+Each turn has a secret seed. Slot ``r`` of a turn (the r-th roll of the turn along the effective log)
+gets its own key, HMAC-SHA256(seed, "salvo-slot|turn|r") (the seed is the game's own: the key needs
+no game id, so a reveal can open keys from the seed and the turn alone). The turn's commitment, public before any
+command of the turn, is the root of a Merkle tree whose leaves are sha256(0x00 || key_r) for the first
+``TREE_SLOTS`` slots (inner nodes sha256(0x01 || left || right): a leaf can never pass for a node).
+When the turn ends a viewer is given the keys of the slots whose rolls it saw and one compact proof (the
+inner nodes it cannot compute from those keys, as "level:index": hash): it recomputes those rolls and
+checks them against the commitment, while the other keys stay secret (a node hash does not give keys).
+See docs/dice.md for the threat model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from dataclasses import dataclass
+
+TREE_SLOTS = 1024  # slots under one turn's root; later slots verify at the end-of-game disclosure
+
+
+def slot_key(seed: bytes, turn: int, slot: int) -> bytes:
+    return hmac.new(seed, f"salvo-slot|{turn}|{slot}".encode(), hashlib.sha256).digest()
+
+
+def leaf_hash(key: bytes) -> bytes:
+    return hashlib.sha256(b"\x00" + key).digest()
+
+
+def node_hash(left: bytes, right: bytes) -> bytes:
+    return hashlib.sha256(b"\x01" + left + right).digest()
+
+
+@dataclass(frozen=True)
+class SlotTree:
+    """The Merkle tree of one turn's slot keys. ``levels[0]`` are the leaves, ``levels[-1]`` the root."""
+
+    levels: tuple[tuple[bytes, ...], ...]
+
+    @classmethod
+    def build(cls, seed: bytes, turn: int, slots: int = TREE_SLOTS) -> SlotTree:
+        if slots < 1 or slots & (slots - 1):
+            raise ValueError("a slot tree has a power-of-two number of leaves")
+        level = tuple(leaf_hash(slot_key(seed, turn, r)) for r in range(slots))
+        levels = [level]
+        while len(level) > 1:
+            level = tuple(node_hash(level[k], level[k + 1]) for k in range(0, len(level), 2))
+            levels.append(level)
+        return cls(tuple(levels))
+
+    @property
+    def slots(self) -> int:
+        return len(self.levels[0])
+
+    @property
+    def root(self) -> str:
+        return self.levels[-1][0].hex()
+
+    def path(self, slot: int) -> list[str]:
+        """Sibling hashes from the leaf up to (not including) the root."""
+        out = []
+        for level in self.levels[:-1]:
+            out.append(level[slot ^ 1].hex())
+            slot //= 2
+        return out
+
+    def proof(self, slots: list[int]) -> dict[str, str]:
+        """The nodes needed, besides the leaves of ``slots``, to recompute the root ("level:index")."""
+        known = set(slots)
+        out: dict[str, str] = {}
+        for depth, level in enumerate(self.levels[:-1]):
+            for index in sorted(known):
+                if index ^ 1 not in known:
+                    out[f"{depth}:{index ^ 1}"] = level[index ^ 1].hex()
+            known = {index // 2 for index in known}
+        return out
+
+
+def verify_path(key: bytes, slot: int, path: list[str], root: str) -> bool:
+    """Does ``key`` sit at ``slot`` under ``root``?"""
+    current = leaf_hash(key)
+    for sibling_hex in path:
+        sibling = bytes.fromhex(sibling_hex)
+        current = node_hash(sibling, current) if slot & 1 else node_hash(current, sibling)
+        slot //= 2
+    return slot == 0 and current.hex() == root
+
+
+def verify_proof(keys: dict[int, bytes], proof: dict[str, str], root: str, slots: int = TREE_SLOTS) -> bool:
+    """Do all ``keys`` (slot -> key) sit at their slots under ``root``, given ``proof``? (The verifier in
+    clients/ re-implements this.)"""
+    if not keys or any(not 0 <= r < slots for r in keys):
+        return False
+    level = {r: leaf_hash(k) for r, k in keys.items()}
+    depth = 0
+    while slots > 1:
+        parents: dict[int, bytes] = {}
+        for index in level:
+            sibling = level.get(index ^ 1)
+            if sibling is None:
+                given = proof.get(f"{depth}:{index ^ 1}")
+                if given is None:
+                    return False
+                sibling = bytes.fromhex(given)
+            left, right = (sibling, level[index]) if index & 1 else (level[index], sibling)
+            parents[index // 2] = node_hash(left, right)
+        level, slots, depth = parents, slots // 2, depth + 1
+    return level.get(0, b"").hex() == root

@@ -1,0 +1,79 @@
+"""The slots of the current dice turn (docs/dice.md): the next free slot along the effective log, the
+salt each used slot had at its first use (superseded uses included: a rewind cannot fish), and which
+audiences saw which slot's roll (their keys are opened to them when the turn ends)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from service.domain.core import Event, Viewer
+
+from .envelope import DiceMaterial
+from .event_store import EventStore
+from .head import GameHead
+from .replay import effective_rewinds, superseded_seqs, visible_event
+
+_material = msgspec.json.Decoder(DiceMaterial)
+
+
+@dataclass
+class TurnLedger:
+    turn: int
+    slotted: bool  # the turn's commitment has a Merkle root (False: a game from before slots)
+    next_slot: int = 0
+    pinned: dict[int, str] = field(default_factory=dict)  # slot -> salt of its first use
+    seen: dict[str, set[int]] = field(default_factory=dict)  # audience -> slots whose rolls it saw
+
+    def take(self, material: DiceMaterial, event: Event, effective: bool = True) -> None:
+        """Account for one event's rolls (in log order)."""
+        if material.slot is None or material.turn != self.turn or material.origin is not None:
+            return
+        for roll in event.rolls:
+            slot = material.slot + roll.i
+            self.pinned.setdefault(slot, material.salt_of(roll.i))
+            if effective:
+                self.next_slot = max(self.next_slot, slot + 1)
+            for audience in material.seen_by:
+                self.seen.setdefault(audience, set()).add(slot)
+
+    def openings(self, pending: Iterable[tuple[DiceMaterial | None, Event]]) -> dict[str, list[int]]:
+        """Per audience, the slots it saw, counting a command not yet recorded."""
+        seen = {audience: set(slots) for audience, slots in self.seen.items()}
+        for material, event in pending:
+            if material is not None and material.slot is not None and material.turn == self.turn:
+                for audience in material.seen_by:
+                    seen.setdefault(audience, set()).update(material.slot + r.i for r in event.rolls)
+        return {audience: sorted(slots) for audience, slots in sorted(seen.items())}
+
+
+async def load_ledger(store: EventStore, head: GameHead, codec: Any) -> TurnLedger:
+    """The ledger of the head's dice turn, from the rows since that turn began."""
+    turn = head.dice_turn
+    bounds = await store.turn_bounds(head.game_id, turn)
+    rows = await store.read_events(head.game_id, after=bounds[0] - 1) if bounds else []
+    superseded = superseded_seqs(effective_rewinds(head.rewinds), (int(r.seq) for r in rows))
+    ledger = TurnLedger(turn, slotted=False)
+    for row in rows:
+        if row.type == "dice.committed":
+            committed = codec.decode(row.type, row.v, row.data, row.rolls)
+            ledger.slotted = ledger.slotted or (committed.turn == turn and bool(committed.root))
+        elif row.dice:
+            event = codec.decode(row.type, row.v, row.data, row.rolls)
+            ledger.take(_material.decode(row.dice), event, effective=int(row.seq) not in superseded)
+    return ledger
+
+
+def seen_by(head: GameHead, event: Event, after: Any) -> tuple[str, ...]:
+    """The audiences (umpire aside: it gets the seed) that see every roll of ``event``."""
+    if not head.ruleset.hidden_information or not event.rolls:
+        return ()
+    out = []
+    for viewer in (Viewer("spectator"), *(Viewer("seat", s) for s in head.seats)):
+        shown = visible_event(head.ruleset, event, viewer, after)
+        if shown is not None and len(shown.rolls) == len(event.rolls):
+            out.append(viewer.label)
+    return tuple(out)

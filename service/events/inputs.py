@@ -1,0 +1,92 @@
+"""Untrusted JSON in, bounded: UTF-8 only, nesting depth, 64-bit integers, then typed decoding.
+
+Every input path (HTTP bodies, websocket messages, commands, battle files) goes through ``check_json``
+or ``decode_json``, so no input reaches a RecursionError, a UnicodeDecodeError or a database integer
+overflow; each failure is an InvalidRequest naming the field (problem+json, nothing appended).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TypeVar
+
+import msgspec
+
+from .errors import AppError, InvalidRequest, field_of
+
+MAX_DEPTH = 32  # deepest legitimate body (a GSC2 order with legs) is under 8
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+MAX_INT_DIGITS = 19  # len(str(INT64_MAX)): longer integers never fit the store's BIGINT
+
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_LONG_DIGITS = re.compile(rb"\d{%d}" % MAX_INT_DIGITS)
+_NUMBER = re.compile(rb"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
+_PAIRS = bytes.maketrans(b"{}", b"[]")
+
+T = TypeVar("T")
+
+
+def check_json(raw: bytes, error: type[AppError] = InvalidRequest, max_depth: int = MAX_DEPTH) -> None:
+    """Refuse bytes that are not UTF-8, nest deeper than ``max_depth`` or hold an integer outside 64
+    bits. Cheap for ordinary bodies: the scans below run only when a fast count says they may matter."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"the body is not UTF-8 (invalid byte at offset {exc.start})", field="$") from None
+    deep = raw.count(b"[") + raw.count(b"{") > max_depth
+    long = _LONG_DIGITS.search(raw) is not None
+    if not (deep or long):
+        return
+    bare = _STRING.sub(b'""', raw)  # brackets and digits inside strings do not count
+    if deep and _too_deep(bare, max_depth):
+        raise error(f"the body nests deeper than {max_depth} levels (or its brackets do not balance)", field="$")
+    if long:
+        for match in _NUMBER.finditer(bare):
+            token = match.group()
+            if b"." in token or b"e" in token or b"E" in token:
+                continue  # a float: msgspec bounds it (1e999 is out of range)
+            if len(token.lstrip(b"-")) >= MAX_INT_DIGITS and not INT64_MIN <= int(token) <= INT64_MAX:
+                raise error(f"the integer {token[:24].decode()}… does not fit in 64 bits", field="$")
+
+
+def _too_deep(bare: bytes, max_depth: int) -> bool:
+    # each pass removes the innermost level of every branch; anything left after max_depth passes nests
+    # deeper (or does not balance, which no valid JSON does either: refusing it spares the decoder's stack)
+    brackets = bare.translate(_PAIRS, _NOT_BRACKETS)
+    for _ in range(max_depth):
+        if not brackets:
+            return False
+        brackets = brackets.replace(b"[]", b"")
+    return bool(brackets)
+
+
+def decode_json(raw: bytes, type_: type[T], error: type[AppError] = InvalidRequest) -> T:
+    """``check_json`` then msgspec, with errors naming the offending field."""
+    check_json(raw, error)
+    try:
+        return msgspec.json.decode(raw, type=type_)
+    except msgspec.ValidationError as exc:
+        raise error(str(exc), field=field_of(str(exc))) from None
+    except msgspec.DecodeError as exc:
+        raise error(f"the body is not valid JSON: {exc}", field="$") from None
+
+
+def check_lines(raw: bytes, error: type[AppError] = InvalidRequest) -> None:
+    """``check_json`` for JSON lines (battle files), line by line: each line is short."""
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        try:
+            check_json(line, error)
+        except AppError as exc:
+            raise error(f"line {number}: {exc.detail}", field=f"line {number}") from None
+
+
+def text_bytes(text: str, error: type[AppError] = InvalidRequest) -> bytes:
+    """A websocket text message as bytes (a lone surrogate cannot be encoded: refused, not raised)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise error("the message is not valid UTF-8 text", field="$") from None
+
+
+__all__ = ["INT64_MAX", "MAX_DEPTH", "check_json", "check_lines", "decode_json", "text_bytes"]

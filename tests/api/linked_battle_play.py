@@ -1,0 +1,87 @@
+"""Drive a campaign over HTTP to a battle ready to be fought, and play a GSC2 game to its end (test support).
+
+Players are the aggressive random players of the campaign leak tests (``ftcampaign_play.pick``); the
+umpire acts only when it must (the map) or when nobody else can. Deterministic for a seed: the service's
+ids and dice seeds come from a seeded stand-in for ``secrets`` (the caller patches it).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from starlette.testclient import TestClient
+
+from tests.api.ftcampaign_play import QUIET, compose_orders, pick
+from tests.api.watched_game import auth
+
+
+def get(client: TestClient, gid: str, path: str, token: str | None, **params: Any) -> Any:
+    r = client.get(f"/v1/games/{gid}{path}", headers=auth(token), params=params)
+    assert r.status_code == 200, (path, r.status_code, r.text)
+    return r.json()
+
+
+def command(client: TestClient, gid: str, token: str | None, cmd: dict[str, Any]) -> Any:
+    r = client.post(f"/v1/games/{gid}/commands", json={"command": cmd}, headers=auth(token))
+    assert r.status_code == 201, (cmd, r.text)
+    return r.json()
+
+
+def choices(client: TestClient, gid: str, token: str | None, view: dict[str, Any], me: str,
+            rng: random.Random) -> list[dict[str, Any]]:
+    body = get(client, gid, "/options", token)
+    return [o["command"] for o in body["options"]] + [compose_orders(rng, view, me, f) for f in body["forms"]]
+
+
+def ready_battle(state: dict[str, Any]) -> dict[str, Any] | None:
+    """A two-force battle whose formations are all recorded (umpire's view)."""
+    for b in state.get("battles", []):
+        if len(b["forces"]) == 2 and len(b["formations"]) == 2 and not b.get("tactical_game_id"):
+            return b
+    return None
+
+
+def campaign_to_battle(client: TestClient, game: dict[str, Any], seed: int, max_steps: int = 700) -> dict[str, Any]:
+    rng = random.Random(seed)
+    gid, umpire = game["game_id"], game["umpire_token"]
+    seats: dict[str, str] = game["seats"]
+    for _ in range(max_steps):
+        state = get(client, gid, "", umpire)["state"]
+        battle = ready_battle(state)
+        if battle is not None:
+            return battle
+        assert not get(client, gid, "", umpire)["over"], "the campaign ended before a battle"
+        acting = {}
+        for player, token in seats.items():
+            view = get(client, gid, "", token)["state"]
+            opts = choices(client, gid, token, view, player, rng)
+            if opts:
+                acting[player] = (view, opts)
+        duties = [o["command"] for o in get(client, gid, "/options", umpire)["options"]
+                  if o["command"]["type"] not in QUIET and o["command"]["type"] != "ftcampaign.record_battle"]
+        must = [d for d in duties if d["type"] == "ftcampaign.generate_map"]
+        if must or not acting:
+            assert must or duties, "nobody can move the campaign on"
+            command(client, gid, umpire, (must or duties)[0])
+            continue
+        player = rng.choice(sorted(acting))
+        view, opts = acting[player]
+        command(client, gid, seats[player], pick(rng, view, player, opts))
+    raise AssertionError("no battle within the step budget")
+
+
+def play_gsc2(client: TestClient, gid: str, tokens: dict[str, str], seed: int, max_steps: int = 3000) -> dict[str, Any]:
+    """Random legal GSC2 play from each seat's /options (with the given tokens) until the game is over."""
+    rng = random.Random(seed)
+    for _ in range(max_steps):
+        summary = get(client, gid, "", None)
+        if summary["over"]:
+            return summary
+        offered = [(side, o["command"]) for side, token in tokens.items()
+                   for o in get(client, gid, "/options", token)["options"]]
+        assert offered, f"nobody can act in the tactical game: {summary['state']['draw']['status']}"
+        ends = [c for c in offered if c[1]["type"] == "gsc2.end_phase"]
+        side, cmd = rng.choice(ends) if ends and rng.random() < 0.3 else rng.choice(offered)
+        command(client, gid, tokens[side], cmd)
+    raise AssertionError("the tactical game did not end")

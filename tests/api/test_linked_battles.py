@@ -1,0 +1,151 @@
+"""Campaign battles fought as linked GSC2 games, their results flowing back by themselves (FTC-ARR-8, -12).
+
+A three-player campaign is driven over HTTP to a battle; the umpire starts the linked GSC2 game; the
+players play it with their campaign tokens; the campaign then holds the outcome without any hand entry,
+exactly once — also when the service stopped between the tactical game's end and the campaign's update.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from service.api.app import create_app
+from service.events import ids
+from service.events.linked_battles import LinkedBattles
+from service.settings import Settings
+from tests.api.linked_battle_play import campaign_to_battle, get, play_gsc2
+from tests.api.watched_game import auth
+
+SEED = 1
+
+
+class _SeededSecrets:
+    def __init__(self, seed: str) -> None:
+        self._rng = random.Random(seed)
+
+    def token_bytes(self, n: int = 32) -> bytes:
+        return self._rng.randbytes(n)
+
+    def token_hex(self, n: int = 32) -> str:
+        return self._rng.randbytes(n).hex()
+
+    @staticmethod
+    def token_urlsafe(n: int = 32) -> str:
+        return secrets.token_urlsafe(n)
+
+
+def _app(url: str) -> Any:
+    return create_app(Settings(database_url=url, snapshot_every=50, heartbeat_seconds=0.3))
+
+
+def _start(client: TestClient, seed: int) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    r = client.post("/v1/games", json={"ruleset": "ftcampaign", "scenario": "three-powers"})
+    assert r.status_code == 201, r.text
+    game = r.json()
+    battle = campaign_to_battle(client, game, seed)
+    r = client.post(f"/v1/games/{game['game_id']}/battles/{battle['id']}/tactical",
+                    headers=auth(game["umpire_token"]))
+    assert r.status_code == 201, r.text
+    return game, battle, r.json()
+
+
+def _recorded(client: TestClient, game: dict[str, Any]) -> list[dict[str, Any]]:
+    events = get(client, game["game_id"], "/events", game["umpire_token"], limit=10000)["events"]
+    return [e for e in events if e["type"] == "ftcampaign.battle_recorded"]
+
+
+def _check_outcome(client: TestClient, game: dict[str, Any], battle: dict[str, Any], tid: str) -> None:
+    recorded = _recorded(client, game)
+    assert len(recorded) == 1, f"recorded {len(recorded)} times"
+    rec = recorded[0]
+    assert rec["actor"] == "umpire" and rec["data"]["tactical_game_id"] == tid
+    final = get(client, tid, "", None)["state"]
+    assert rec["data"]["victor"] == final["winner"]
+    by_ship = {r["ship"]: r for r in rec["data"]["ships"]}
+    for ship in final["ships"]:
+        lost = ship["max_hull"] - ship["hull"]
+        if ship["status"] == "destroyed":
+            assert by_ship[ship["id"]]["destroyed"], ship["id"]
+        elif lost:
+            assert by_ship[ship["id"]]["hull_lost"] == lost, ship["id"]
+        else:
+            assert ship["id"] not in by_ship or not by_ship[ship["id"]]["hull_lost"]
+    state = get(client, game["game_id"], "", game["umpire_token"])["state"]
+    assert battle["id"] not in [b["id"] for b in state["battles"]], "the battle is still waiting for a result"
+
+
+@pytest.fixture
+def seeded(monkeypatch):
+    monkeypatch.setattr(ids, "secrets", _SeededSecrets(f"linked-{SEED}"))
+
+
+def test_ftc_arr_8_linked_battle_result_flows_back_without_hand_entry(sqlite_url, seeded) -> None:
+    with TestClient(_app(sqlite_url)) as client:
+        game, battle, started = _start(client, SEED)
+        tid = started["tactical_game_id"]
+        sides = [f["player"] for f in battle["forces"]]
+        assert started["sides"] == sides and set(started["seats"]) == set(sides)
+        tactical = get(client, tid, "", None)
+        assert tactical["ruleset"] == "gsc2" and tactical["state"]["sides"] == sides
+        # the campaign's tokens open the tactical seats; a third player's opens nothing there
+        for player in sides:
+            assert get(client, tid, "", game["seats"][player])["viewer"] == f"seat:{player}"
+        outsider = next(p for p in game["seats"] if p not in sides)
+        r = client.get(f"/v1/games/{tid}", headers=auth(game["seats"][outsider]))
+        assert r.status_code == 401, r.text
+        assert get(client, tid, "", game["umpire_token"])["viewer"] == "umpire"
+        # starting it again hands back the same game
+        again = client.post(f"/v1/games/{game['game_id']}/battles/{battle['id']}/tactical",
+                            headers=auth(game["umpire_token"]))
+        assert again.status_code == 200 and again.json()["tactical_game_id"] == tid
+        # the campaign links the battle for its participants only
+        for player in sides:
+            mine = get(client, game["game_id"], "", game["seats"][player])["state"]
+            assert any(b.get("tactical_game_id") == tid for b in mine["battles"])
+        for viewer in (outsider, None):
+            token = game["seats"][viewer] if viewer else None
+            seen = client.get(f"/v1/games/{game['game_id']}/events", headers=auth(token),
+                              params={"limit": 10000}).text
+            assert tid not in seen and "battle_linked" not in seen
+            assert tid not in client.get(f"/v1/games/{game['game_id']}", headers=auth(token)).text
+        assert not _recorded(client, game)
+        # the players fight it with their campaign tokens; nobody enters the result
+        play_gsc2(client, tid, {p: game["seats"][p] for p in sides}, SEED)
+        _check_outcome(client, game, battle, tid)
+        # a hand entry for the linked battle is refused, naming the rule
+        r = command_problem(client, game, {"type": "ftcampaign.record_battle", "battle": battle["id"]})
+        assert r["rule"] == "FTC-ARR-8"
+        # the campaign's turn replay explains the result by pointing into the tactical game's replay
+        turn = _recorded(client, game)[0]["turn"]
+        replay = get(client, game["game_id"], f"/turns/{turn}", game["umpire_token"])
+        text = next(s["text"] for s in replay["events"] if s["event"]["type"] == "ftcampaign.battle_recorded")
+        assert f"/v1/games/{tid}/turns/" in text
+
+
+def command_problem(client: TestClient, game: dict[str, Any], cmd: dict[str, Any]) -> dict[str, Any]:
+    r = client.post(f"/v1/games/{game['game_id']}/commands", json={"command": cmd},
+                    headers=auth(game["umpire_token"]))
+    assert r.status_code == 422, r.text
+    return r.json()
+
+
+def test_ftc_arr_8_result_arrives_once_after_a_stop_between_the_two_appends(sqlite_url, seeded, monkeypatch) -> None:
+    async def crashed(self, game_id, result):  # the service stops before it tells the campaign
+        return None
+
+    with monkeypatch.context() as m:
+        m.setattr(LinkedBattles, "after_command", crashed)
+        with TestClient(_app(sqlite_url)) as client:
+            game, battle, started = _start(client, SEED)
+            tid = started["tactical_game_id"]
+            sides = [f["player"] for f in battle["forces"]]
+            play_gsc2(client, tid, {p: game["seats"][p] for p in sides}, SEED)
+            assert get(client, tid, "", None)["over"] and not _recorded(client, game)
+    for _restart in range(2):  # each start reconciles; the second finds nothing left to do
+        with TestClient(_app(sqlite_url)) as client:
+            _check_outcome(client, game, battle, tid)

@@ -1,0 +1,101 @@
+"""Call every operation of the API for real (successes and each kind of failure) and keep the answers.
+
+Used by the contract tests: every answer must match the OpenAPI document (Python, strict JSON Schema)
+and type-check against the TypeScript types generated from it (tsc).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+
+@dataclass
+class Sample:
+    operation: str
+    status: int
+    media: str
+    body: Any  # decoded JSON, or the text of a non-JSON body
+
+
+def bearer(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+class Recorder:
+    def __init__(self, client: httpx.AsyncClient) -> None:
+        self.client = client
+        self.samples: list[Sample] = []
+
+    async def __call__(self, operation: str, method: str, url: str, expect: int, **kwargs: Any) -> Any:
+        r = await self.client.request(method, url, **kwargs)
+        assert r.status_code == expect, f"{operation}: {r.status_code} {r.text[:300]}"
+        media = r.headers.get("content-type", "").split(";")[0]
+        json_body = media.endswith(("/json", "+json"))
+        body: Any = None if not r.content else r.json() if json_body else r.text
+        self.samples.append(Sample(operation, r.status_code, media, body))
+        return body
+
+
+async def exercise(client: httpx.AsyncClient) -> list[Sample]:
+    call = Recorder(client)
+    await call("list_rulesets", "GET", "/v1/rulesets", 200)
+    await call("get_scenario", "GET", "/v1/rulesets/gsc2/scenarios/duel", 200)
+    await call("get_scenario", "GET", "/v1/rulesets/gsc2/scenarios/nowhere", 404)
+    game = await call("create_game", "POST", "/v1/games", 201, json={"ruleset": "gsc2", "scenario": "duel"})
+    await call("create_game", "POST", "/v1/games", 422, json={"ruleset": "gsc2", "scenario": "nowhere"})
+    await call("create_game", "POST", "/v1/games", 413, content=b'{"ruleset":"' + b"x" * 70_000 + b'"}')
+    gid, red, umpire = game["game_id"], game["seats"]["red"], game["umpire_token"]
+    base = f"/v1/games/{gid}"
+    for token in (umpire, red, None):
+        await call("get_game", "GET", base, 200, headers=bearer(token))
+    await call("get_game", "GET", base, 401, headers=bearer("not-a-token"))
+    await call("get_game", "GET", "/v1/games/g_0000000000000000", 404)
+    await call("get_game", "GET", base, 422, params={"at": 10_000})
+    await call("get_options", "GET", base + "/options", 200, headers=bearer(red))
+    await call("get_options", "GET", base + "/options", 200)
+    cmd = base + "/commands"
+    start = {"command": {"type": "gsc2.start"}}
+    await call("post_command", "POST", cmd, 403, json=start)
+    await call("post_command", "POST", cmd, 409, json=start, headers={**bearer(red), "If-Match": "1"})
+    await call("post_command", "POST", cmd, 422, json={"command": {"type": "gsc2.start", "extra": 1}},
+               headers=bearer(red))
+    await call("post_command", "POST", cmd, 201, json=start, headers=bearer(red))
+    await call("post_command", "POST", cmd, 422, json=start, headers=bearer(red))  # a rule refuses it now
+    await call("get_options", "GET", base + "/options", 200, headers=bearer(red))
+    await call("get_options", "GET", base + "/options", 200, headers=bearer(umpire))
+    await call("get_events", "GET", base + "/events", 200, headers=bearer(umpire))
+    await call("get_events", "GET", base + "/events", 422, params={"limit": 0})
+    await call("get_turn", "GET", base + "/turns/1", 200, headers=bearer(red))
+    await call("get_turn", "GET", base + "/turns/99", 404)
+    await call("get_turn", "GET", base + "/turns/first", 422)
+    await call("post_rewind", "POST", base + "/rewind", 403, json={"turn": 1}, headers=bearer(red))
+    await call("post_rewind", "POST", base + "/rewind", 201, json={"to_seq": 2, "reason": "again"},
+               headers=bearer(umpire))
+    await call("post_fork", "POST", base + "/fork", 201, headers=bearer(red))
+    exported = await call("get_export", "GET", base + "/export", 200, headers=bearer(umpire))
+    await call("post_import", "POST", "/v1/games/import", 201, content=exported.encode())
+    await call("post_import", "POST", "/v1/games/import", 422, content=b"not a battle file")
+    await call("get_keys", "GET", "/.well-known/salvo-keys", 200)
+    bots = base + "/bots"
+    await call("post_bot", "POST", bots, 403, json={"seat": "blue", "bot": "rules"}, headers=bearer(red))
+    await call("post_bot", "POST", bots, 422, json={"seat": "green", "bot": "rules"}, headers=bearer(umpire))
+    await call("post_bot", "POST", bots, 201, json={"seat": "blue", "bot": "rules"}, headers=bearer(umpire))
+    await call("get_bots", "GET", bots, 200)
+    await call("delete_bot", "DELETE", bots + "/blue", 204, headers=bearer(umpire))
+    await call("delete_bot", "DELETE", bots + "/blue", 401, headers=bearer("not-a-token"))
+    return call.samples
+
+
+def ts_check_source(samples: list[Sample], types_module: str) -> str:
+    """A TypeScript module assigning every JSON answer to its generated type (excess keys are errors)."""
+    lines = [f'import type {{ operations }} from "{types_module}";', ""]
+    for i, s in enumerate(samples):
+        if not s.media.endswith(("/json", "+json")) or s.body is None:
+            continue
+        lines.append(f'export const sample{i}: operations["{s.operation}"]["responses"][{s.status}]'
+                     f'["content"]["{s.media}"] = {json.dumps(s.body)};')
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,69 @@
+"""Per-slot dice keys under a Merkle commitment (service/domain/core/merkle.py) and SlotDice."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.domain.core import SlotDice, slot_face
+from service.domain.core.merkle import SlotTree, leaf_hash, slot_key, verify_path
+
+SEED = bytes(range(32))
+
+
+def test_every_slot_key_verifies_at_its_own_slot_only():
+    tree = SlotTree.build(SEED, 3, slots=16)
+    for slot in range(16):
+        key = slot_key(SEED, 3, slot)
+        assert verify_path(key, slot, tree.path(slot), tree.root)
+        assert not verify_path(key, slot ^ 1, tree.path(slot), tree.root)  # not at the neighbour's place
+        assert not verify_path(slot_key(SEED, 4, slot), slot, tree.path(slot), tree.root)  # other turn
+    assert not verify_path(b"\x00" * 32, 0, tree.path(0), tree.root)
+
+
+def test_a_path_holds_hashes_never_keys():
+    tree = SlotTree.build(SEED, 1, slots=8)
+    keys = {slot_key(SEED, 1, r).hex() for r in range(8)}
+    assert not keys & set(tree.path(5))
+    assert tree.path(5)[0] == leaf_hash(slot_key(SEED, 1, 4)).hex()  # the sibling's leaf hash
+
+
+def test_the_tree_must_be_a_power_of_two():
+    with pytest.raises(ValueError):
+        SlotTree.build(SEED, 1, slots=12)
+
+
+def test_slot_dice_roll_from_the_slot_key_and_a_seat_recomputes_them():
+    dice = SlotDice(SEED, "g_1", 2, first_slot=5, salt="mine")
+    faces = [dice.roll(6, "p", "R").value for _ in range(4)]
+    assert faces == [slot_face(slot_key(SEED, 2, 5 + i), "g_1", 2, 5 + i, 6, "mine") for i in range(4)]
+    assert dice.salts() == ("mine",) * 4
+
+
+def test_pinned_salts_keep_the_faces_of_the_first_use_whatever_salt_comes_now():
+    first = SlotDice(SEED, "g_1", 2, first_slot=0, salt="s1")
+    faces = [first.roll(10, "p", "R").value for _ in range(3)]
+    pinned = {i: "s1" for i in range(3)}
+    for salt in ("s2", "s3", "", "umpire"):
+        again = SlotDice(SEED, "g_1", 2, first_slot=0, salt=salt, pinned=pinned)
+        assert [again.roll(10, "p", "R").value for _ in range(4)][:3] == faces
+        assert again.salts() == ("s1", "s1", "s1", salt)  # a fresh slot takes the new salt
+    distinct = {SlotDice(SEED, "g_1", 2, 0, salt=f"s{k}").roll(10, "p", "R").value for k in range(40)}
+    assert len(distinct) > 1  # unpinned, the salt does change the faces
+
+
+def test_a_multiproof_ties_the_opened_keys_to_the_root_and_nothing_else():
+    from service.domain.core.merkle import verify_proof
+
+    tree = SlotTree.build(SEED, 2, slots=64)
+    opened = [0, 1, 2, 9, 40]
+    keys = {r: slot_key(SEED, 2, r) for r in opened}
+    proof = tree.proof(opened)
+    assert verify_proof(keys, proof, tree.root, 64)
+    assert len(proof) < sum(len(tree.path(r)) for r in opened)  # shared nodes are given once
+    hidden = {slot_key(SEED, 2, r).hex() for r in range(64) if r not in opened}
+    assert not hidden & set(proof.values())
+    forged = dict(keys)
+    forged[9] = slot_key(SEED, 3, 9)
+    assert not verify_proof(forged, proof, tree.root, 64)
+    assert not verify_proof({**keys, 10: slot_key(SEED, 2, 10)}, proof, tree.root, 64)  # no proof for it
+    assert not verify_proof(keys, proof, tree.root, 32)
