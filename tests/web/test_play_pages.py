@@ -274,3 +274,21 @@ def test_skirmish_contract_through_the_page(browser, server, contexts, board):
     assert spec_seat.page.query_selector("#board .piece.status-destroyed") is not None
     spec_seat.page.screenshot(path=str(ARTIFACTS / f"skirmish-{board}-spectator-390x844.png"))
     assert console.unexpected() == [], console.unexpected()
+
+
+def test_lobby_hands_a_seat_to_the_computer(browser, server, contexts):
+    """Issue 12's lobby choice: "Computer" on a seat's row seats the rules-aware bot there."""
+    desk, _ = contexts
+    console = Console()
+    page = console.watch(desk.new_page(), "lobby")
+    page.goto(server.url + "/")
+    page.wait_for_function("() => document.querySelector('#scenario')?.value === 'duel'")
+    page.select_option("#ruleset", "gsc2")
+    page.click("#create")
+    page.wait_for_selector("#created .links")
+    game = page.inner_text("#created h3").split()[1]
+    page.click("#created button.bot[data-seat='blue']")
+    page.wait_for_selector("#created button.bot[data-seat='blue']:has-text('Computer plays')")
+    bots = httpx.get(f"{server.url}/v1/games/{game}/bots", timeout=30).json()["bots"]
+    assert [b.get("seat") for b in bots] == ["blue"], bots
+    assert console.unexpected() == [], console.unexpected()
