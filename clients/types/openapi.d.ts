@@ -192,6 +192,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The campaign battle a tactical game is linked from (404 if it is not) */
+        get: operations["get_link"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/options": {
         parameters: {
             query?: never;
@@ -467,6 +484,16 @@ export interface components {
             range_feet: number;
             /** @default null */
             tactical_game_id?: string | null;
+        };
+        /**
+         * BattleLink
+         * @description Where a linked tactical game comes from: its campaign and battle, and the players holding its sides.
+         */
+        BattleLink: {
+            battle: string;
+            campaign: string;
+            game_id: string;
+            sides: string[];
         };
         /**
          * BattleLinked
@@ -5748,6 +5775,57 @@ export interface operations {
             };
             /** @description the request or command is invalid, or a rule refuses it (the problem names the rule or field) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_link: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where a linked tactical game comes from: its campaign and battle, and the players holding its sides. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BattleLink"];
+                };
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such game (or scenario, or turn) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -171,6 +171,15 @@ class LinkedBattle(msgspec.Struct, kw_only=True):
     umpire_token: str | None = None
 
 
+class BattleLink(msgspec.Struct, kw_only=True):
+    """Where a linked tactical game comes from: its campaign and battle, and the players holding its sides."""
+
+    game_id: str
+    campaign: str
+    battle: str
+    sides: list[str]
+
+
 class BotOffer(msgspec.Struct):
     name: str
     stand_in: bool

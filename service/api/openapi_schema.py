@@ -60,6 +60,7 @@ OPERATIONS: dict[str, Op] = {
     "get_bots": Op(200, c.BotListing, READ),
     "delete_bot": Op(204, None, (401, 403, 404, 429)),
     "post_linked_battle": Op(201, c.LinkedBattle, (401, 403, 404, 422, 429)),
+    "get_link": Op(200, c.BattleLink, READ),
 }
 DESCRIPTIONS = {
     401: "the token opens no seat of this game",

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import random
-import secrets
 from contextlib import ExitStack
 from typing import Any
 
@@ -43,25 +42,11 @@ from tests.api.ftcampaign_play import (
     pick,
 )
 from tests.api.watched_game import auth
+from tests.support.seeded import SeededSecrets
 
 FULL_READ_EVERY = 10
 
 
-class _SeededSecrets:
-    """Stands in for ``secrets`` inside service.events.ids: reproducible seeds and ids."""
-
-    def __init__(self, seed: str) -> None:
-        self._rng = random.Random(seed)
-
-    def token_bytes(self, n: int = 32) -> bytes:
-        return self._rng.randbytes(n)
-
-    def token_hex(self, n: int = 32) -> str:
-        return self._rng.randbytes(n).hex()
-
-    @staticmethod
-    def token_urlsafe(n: int = 32) -> str:
-        return secrets.token_urlsafe(n)
 
 
 @pytest.fixture
@@ -187,7 +172,7 @@ def _umpire_command(g: CampaignGame, rng: random.Random, cands: list[dict[str, A
 
 @pytest.mark.parametrize(("scenario", "seed", "max_turn"), [("intro-duel", 1, 8), ("three-powers", 2, 3)])
 def test_random_campaigns_over_the_api_leak_nothing(client, monkeypatch, scenario, seed, max_turn):
-    monkeypatch.setattr(ids, "secrets", _SeededSecrets(f"{scenario}-{seed}"))
+    monkeypatch.setattr(ids, "secrets", SeededSecrets(f"{scenario}-{seed}"))
     rng = random.Random(f"{scenario}-{seed}")
     r = client.post("/v1/games", json={"ruleset": "gsc2", "scenario": "duel"})
     assert r.status_code == 201, r.text
@@ -244,7 +229,7 @@ def test_revealed_seeds_do_not_expose_hidden_rolls(client, monkeypatch):
     dice base of the events it was shown (hidden events only leave a gap in the seqs)."""
     from service.domain.core.dice import derive_face
 
-    monkeypatch.setattr(ids, "secrets", _SeededSecrets("seeds"))
+    monkeypatch.setattr(ids, "secrets", SeededSecrets("seeds"))
     rng = random.Random("seeds")
     with ExitStack() as stack:
         g = CampaignGame(client, "intro-duel", stack)

@@ -7,8 +7,6 @@ exactly once — also when the service stopped between the tactical game's end a
 
 from __future__ import annotations
 
-import random
-import secrets
 from typing import Any
 
 import pytest
@@ -20,23 +18,11 @@ from service.events.linked_battles import LinkedBattles
 from service.settings import Settings
 from tests.api.linked_battle_play import campaign_to_battle, get, play_gsc2
 from tests.api.watched_game import auth
+from tests.support.seeded import SeededSecrets
 
 SEED = 1
 
 
-class _SeededSecrets:
-    def __init__(self, seed: str) -> None:
-        self._rng = random.Random(seed)
-
-    def token_bytes(self, n: int = 32) -> bytes:
-        return self._rng.randbytes(n)
-
-    def token_hex(self, n: int = 32) -> str:
-        return self._rng.randbytes(n).hex()
-
-    @staticmethod
-    def token_urlsafe(n: int = 32) -> str:
-        return secrets.token_urlsafe(n)
 
 
 def _app(url: str) -> Any:
@@ -81,7 +67,7 @@ def _check_outcome(client: TestClient, game: dict[str, Any], battle: dict[str, A
 
 @pytest.fixture
 def seeded(monkeypatch):
-    monkeypatch.setattr(ids, "secrets", _SeededSecrets(f"linked-{SEED}"))
+    monkeypatch.setattr(ids, "secrets", SeededSecrets(f"linked-{SEED}"))
 
 
 def test_ftc_arr_8_linked_battle_result_flows_back_without_hand_entry(sqlite_url, seeded) -> None:
@@ -99,6 +85,10 @@ def test_ftc_arr_8_linked_battle_result_flows_back_without_hand_entry(sqlite_url
         r = client.get(f"/v1/games/{tid}", headers=auth(game["seats"][outsider]))
         assert r.status_code == 401, r.text
         assert get(client, tid, "", game["umpire_token"])["viewer"] == "umpire"
+        # the tactical game says where it comes from; a game not linked says so with a 404
+        link = get(client, tid, "/link", None)
+        assert (link["campaign"], link["battle"], link["sides"]) == (game["game_id"], battle["id"], sides)
+        assert client.get(f"/v1/games/{game['game_id']}/link").status_code == 404
         # starting it again hands back the same game
         again = client.post(f"/v1/games/{game['game_id']}/battles/{battle['id']}/tactical",
                             headers=auth(game["umpire_token"]))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 
+from service.events.errors import NotFound
 from service.events.linked_battles import LinkedBattles
 
 from ..deps import ViewerDep
@@ -18,3 +19,14 @@ async def post_linked_battle(game_id: str, battle_id: str, request: Request, vie
     linked: LinkedBattles = request.app.state.linked
     started = await linked.start(game_id, battle_id, viewer)
     return MsgspecResponse(started, status_code=201 if started["created"] else 200)
+
+
+@router.get("/{game_id}/link", response_class=MsgspecResponse,
+            summary="The campaign battle a tactical game is linked from (404 if it is not)")
+async def get_link(game_id: str, request: Request, viewer: ViewerDep) -> MsgspecResponse:
+    linked: LinkedBattles = request.app.state.linked
+    link = await linked.link_for(game_id)
+    if link is None:
+        raise NotFound(f"game {game_id} is not linked from a campaign battle")
+    return MsgspecResponse({"game_id": game_id, "campaign": link.campaign, "battle": link.battle,
+                            "sides": list(link.seats)})

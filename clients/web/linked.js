@@ -1,0 +1,31 @@
+// Campaign battles fought as linked tactical games: links both ways between the campaign and the battle.
+import { el } from "./dom.js";
+
+/** A page URL for a game, keeping the caller's token (a campaign token opens its own tactical seat). */
+export function gameUrl(gameId, token) {
+  const u = new URL(location.href);
+  u.search = "";
+  u.searchParams.set("game", gameId);
+  if (token) u.searchParams.set("token", token);
+  return u.toString();
+}
+
+/** The campaign sheet's battles: each with its linked game, if it is being fought in this service. */
+export function battleList(view, token) {
+  const battles = (view && view.battles) || [];
+  if (!battles.length) return [];
+  return [el("h4", {}, "Battles"), el("ul", { class: "ftc-battles" }, ...battles.map((b) => el("li", { dataset: { battle: b.id } },
+    el("strong", {}, `Battle ${b.id}`), ` at ${(b.hex || []).join(",")}: `,
+    (b.forces || []).map((f) => f.player).join(" vs "), " ",
+    b.tactical_game_id
+      ? el("a", { class: "battle-link", href: gameUrl(b.tactical_game_id, token), "aria-label": `Open battle ${b.id}, fought as a tactical game` }, "Open the battle")
+      : el("span", { class: "muted" }, "result by the umpire"))))];
+}
+
+/** For a linked tactical game: a link back to its campaign (null when the game is not linked). */
+export async function campaignLink(api, gameId, token) {
+  let link;
+  try { link = await api.request("GET", `/v1/games/${encodeURIComponent(gameId)}/link`); } catch { return null; }
+  return el("a", { id: "to-campaign", class: "battle-link", href: gameUrl(link.campaign, token),
+    "aria-label": `Back to the campaign (battle ${link.battle})` }, `← Campaign (battle ${link.battle})`);
+}
