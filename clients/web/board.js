@@ -109,17 +109,27 @@ export class Board {
   zoom(f) { this.zoomAt(f); }
   whole() { if (this.full) { this.vb = [...this.full]; this.applyView(); } }
 
-  // Centre on a point (SVG units) zoomed in so that `apart` units are at least `px` pixels apart.
+  // Centre on a point (SVG units) zoomed in so that `apart` units are at least `px` pixels apart
+  // (only when they are not: a finger-sized map is left as it is).
   focus([ux, uy], apart, px = 50) {
     if (!this.vb) return;
     const k = this.k();
-    if (apart / k < px) {
+    if (apart / k >= px) return;
+    {
       const s = (apart / px) / k;
       this.vb = [this.vb[0], this.vb[1], this.vb[2] * s, this.vb[3] * s];
     }
     this.vb[0] = ux - this.vb[2] / 2;
     this.vb[1] = uy - this.vb[3] / 2;
     this.applyView();
+  }
+
+  // Zoom back out to the whole board if any of these pieces is off screen (a target must be tappable).
+  reveal(ids) {
+    if (!this.vb || !this.pos) return;
+    const [x, y, w, h] = this.vb;
+    const off = ids.some((id) => { const p = this.pos.get(id); return p && (p[0] < x || p[0] > x + w || p[1] < y || p[1] > y + h); });
+    if (off) this.whole();
   }
 
   applyView() {
@@ -156,7 +166,7 @@ export class Board {
     for (const p of drawing.pieces || []) { const at = place(b, p.at); if (at) this.pos.set(p.id, at); }
 
     root.append(this.background(drawing), this.arcLayer(drawing), this.trackLayer(drawing), this.planLayer(),
-      this.markerLayer(drawing), this.cellLayer(), this.pieceLayer(drawing), this.effectLayer(drawing), this.handleLayer());
+      this.markerLayer(drawing), this.pieceLayer(drawing), this.effectLayer(drawing), this.cellLayer(), this.handleLayer());
     root.dataset.drawn = String(Date.now());
     this.rescale();
   }
@@ -191,7 +201,9 @@ export class Board {
     const b = d.board;
     const g = svg("g", { class: "arcs", "aria-hidden": "true" });
     const byId = new Map((d.pieces || []).map((p) => [p.id, p]));
+    // the selected piece's arcs only: every vessel's arcs at once hide the map
     (d.arcs || []).forEach((a, i) => {
+      if (a.piece !== this.decor.selected) return;
       const at = this.pos.get(a.piece);
       if (!at) return;
       const p = byId.get(a.piece);
@@ -243,8 +255,12 @@ export class Board {
   cellLayer() {
     const g = svg("g", { class: "cells" });
     const b = this.drawing.board;
+    const targets = this.decor.targets || new Map();
+    const taken = [...targets.keys()].map((id) => this.pos.get(id)).filter(Boolean);
     for (const c of this.decor.cells || []) {
       const [x, y] = b.kind === "hex" ? hexCentre(b, c.q, c.r) : [c.q, c.r];
+      // a target stands there: its tap offers this hex too (game.js tapTarget)
+      if (taken.some(([tx, ty]) => Math.abs(tx - x) < 1e-6 && Math.abs(ty - y) < 1e-6)) continue;
       if (b.kind === "hex") g.append(svg("polygon", { class: "cell-hex", points: hexCorners(b, x, y, 0.9), "aria-hidden": "true" }));
       const node = this.px([x, y], { class: "cell actionable", role: "button", tabindex: 0, "aria-label": c.label,
         "data-q": c.q, "data-r": c.r },
@@ -364,15 +380,19 @@ export class Board {
     svg("circle", { class: "hit", r: HIT_RADIUS }), svg("circle", { class: "knob", r: 9 }));
     node.addEventListener("pointerdown", (e) => {
       e.stopPropagation();
-      node.setPointerCapture?.(e.pointerId);
-      const move = (ev) => h.onDrag(...this.toUnits(ev.clientX, ev.clientY), false);
+      e.preventDefault();
+      // on the window: every move redraws the board (this node included)
+      const move = (ev) => { if (ev.pointerId === e.pointerId) h.onDrag(...this.toUnits(ev.clientX, ev.clientY), false); };
       const end = (ev) => {
-        node.removeEventListener("pointermove", move);
-        node.removeEventListener("pointerup", end);
+        if (ev.pointerId !== e.pointerId) return;
+        window.removeEventListener("pointermove", move);
+        window.removeEventListener("pointerup", end);
+        window.removeEventListener("pointercancel", end);
         h.onDrag(...this.toUnits(ev.clientX, ev.clientY), true);
       };
-      node.addEventListener("pointermove", move);
-      node.addEventListener("pointerup", end);
+      window.addEventListener("pointermove", move);
+      window.addEventListener("pointerup", end);
+      window.addEventListener("pointercancel", end);
     });
     node.addEventListener("keydown", (e) => {
       if (h.onKey && ["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"].includes(e.key)) { e.preventDefault(); h.onKey(e.key); }
@@ -413,6 +433,13 @@ export class Board {
       placed.push([n, sx + dx, sy + dy]);
       if (n.classList.contains("piece") || n.classList.contains("node")) boxes.push([sx + dx - 12, sy + dy - 12, 24, 24]);
     }
+    // a hex to add to a path never covers a piece's centre (a target's tap offers that hex)
+    const targetSpots = placed.filter(([n]) => n.classList.contains("piece"));
+    for (const [n, sx, sy] of placed) {
+      if (!n.classList.contains("cell")) continue;
+      const hide = targetSpots.some(([, tx, ty]) => Math.hypot(tx - sx, ty - sy) < HIT_RADIUS + 2);
+      n.style.display = hide ? "none" : "";
+    }
     for (const [n, sx, sy] of placed) {
       const label = n.querySelector(":scope > text[data-label]");
       if (!label) continue;
@@ -434,24 +461,41 @@ export class Board {
     }
   }
 
-  // Pieces closer than a token on screen are fanned out around their common centre (px offsets).
+  // Pieces whose hit areas would overlap on screen are fanned out around their common centre (px
+  // offsets), far enough apart that each keeps its whole hit area; clusters that still touch merge.
   spread(nodes, toScreen) {
-    const clusters = [];
-    for (const n of nodes) {
-      const [sx, sy] = toScreen(Number(n.dataset.ux), Number(n.dataset.uy));
-      const c = clusters.find((cl) => Math.hypot(cl.x - sx, cl.y - sy) < 30);
-      if (c) { c.members.push(n); } else clusters.push({ x: sx, y: sy, members: [n] });
+    const near = 2 * HIT_RADIUS + 2;
+    const home = nodes.map((n) => toScreen(Number(n.dataset.ux), Number(n.dataset.uy)));
+    let groups = nodes.map((_, i) => [i]);
+    let spots = home.map((p) => [...p]);
+    for (let round = 0; round < 6; round++) {
+      let merged = false;
+      for (let a = 0; a < groups.length && !merged; a++) {
+        for (let b = a + 1; b < groups.length && !merged; b++) {
+          if (groups[a].some((i) => groups[b].some((j) => Math.hypot(spots[i][0] - spots[j][0], spots[i][1] - spots[j][1]) < near))) {
+            groups[a] = [...groups[a], ...groups[b]];
+            groups.splice(b, 1);
+            merged = true;
+          }
+        }
+      }
+      if (!merged) break;
+      spots = home.map((p) => [...p]);
+      for (const g of groups) {
+        if (g.length < 2) continue;
+        const cx = g.reduce((s, i) => s + home[i][0], 0) / g.length, cy = g.reduce((s, i) => s + home[i][1], 0) / g.length;
+        const r = near / (2 * Math.sin(Math.PI / g.length));
+        g.forEach((i, k) => {
+          const ang = (2 * Math.PI * k) / g.length - Math.PI / 2;
+          spots[i] = [cx + r * Math.cos(ang), cy + r * Math.sin(ang)];
+        });
+      }
     }
     const out = new Map();
-    for (const c of clusters) {
-      if (c.members.length < 2) continue;
-      const r = Math.max(28, (c.members.length * 52) / (2 * Math.PI));
-      c.members.forEach((n, i) => {
-        const [sx, sy] = toScreen(Number(n.dataset.ux), Number(n.dataset.uy));
-        const a = (2 * Math.PI * i) / c.members.length - Math.PI / 2;
-        out.set(n, [c.x + r * Math.cos(a) - sx, c.y + r * Math.sin(a) - sy]);
-      });
-    }
+    nodes.forEach((n, i) => {
+      const dx = spots[i][0] - home[i][0], dy = spots[i][1] - home[i][1];
+      if (dx || dy) out.set(n, [dx, dy]);
+    });
     return out;
   }
 }

@@ -4,7 +4,7 @@
 // edited with distance-and-turn controls (or by dragging its end on the map) and checked live against
 // its limits; a `hexpath` field is built by tapping hexes on the map, its cost shown.
 import { el, fmt } from "./dom.js";
-import { legsPath, hexNeighbours, hexDistance, place } from "./geometry.js";
+import { legsPath, hexNeighbours, hexDistance, place, HEX_DIRS } from "./geometry.js";
 
 const EPS = 1e-6;
 
@@ -57,22 +57,39 @@ function stepCost(lim, hex) {
   return costs[`${hex[0]},${hex[1]}`] ?? lim.step_cost ?? 1;
 }
 
+// A path's cost: each hex's cost, plus (when the limits give a facing and a turn cost) the hexsides
+// turned to face each step (ASC-MOV-2: half a point a hexside).
 export function pathCost(path, field) {
   const lim = field.limits || {};
-  return path.reduce((a, h) => a + stepCost(lim, h), 0);
+  let cost = 0;
+  let at = hexOf(lim.start);
+  let facing = lim.facing;
+  for (const h of path) {
+    cost += stepCost(lim, h);
+    if (at && facing != null && lim.turn_cost) {
+      const d = HEX_DIRS.findIndex(([dq, dr]) => at[0] + dq === h[0] && at[1] + dr === h[1]);
+      if (d >= 0) {
+        const turn = Math.abs(d - facing) % 6;
+        cost += Math.min(turn, 6 - turn) * lim.turn_cost;
+        facing = d;
+      }
+    }
+    at = h;
+  }
+  return cost;
 }
 
 export function nextHexes(path, field, board) {
   const lim = field.limits || {};
   const start = hexOf(lim.start) || [0, 0];
   const last = path.length ? path[path.length - 1] : start;
-  const spent = pathCost(path, field);
   const max = lim.max_cost ?? field.max ?? Infinity;
+  const radius = lim.map_radius ?? (board && board.radius);
   return hexNeighbours(last).filter((h) => {
-    if (board && board.radius != null && hexDistance(h, [0, 0]) > board.radius) return false;
-    if (h[0] === start[0] && h[1] === start[1]) return false;
-    return spent + stepCost(lim, h) <= max + EPS;
-  }).map((h) => ({ hex: h, cost: spent + stepCost(lim, h), max }));
+    if (radius != null && hexDistance(h, [0, 0]) > radius) return false;
+    return !(h[0] === start[0] && h[1] === start[1]);
+  }).map((h) => ({ hex: h, cost: pathCost([...path, h], field), max }))
+    .filter((c) => c.cost <= max + EPS);
 }
 
 // ---- the drafts ------------------------------------------------------------------------------------

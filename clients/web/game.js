@@ -268,20 +268,33 @@ export class GameView {
 
   onDraft(full) {
     const view = this.shown && this.shown.state;
-    if (view && view.draw) this.board.render(view.draw, this.decor(view.draw, this.at == null));
-    if (full) this.renderOrders();
+    if (view && view.draw) {
+      this.board.render(view.draw, this.decor(view.draw, this.at == null));
+      this.fingerSized(view.draw);
+    }
+    // the pane is rebuilt after the event that changed it (a change fired by a blur must not remove
+    // the very input that is blurring)
+    if (full && !this.ordersQueued) {
+      this.ordersQueued = true;
+      setTimeout(() => { this.ordersQueued = false; this.renderOrders(); }, 0);
+    }
   }
 
   selectPiece(id) {
     this.selected = id;
     this.tray = null;
     this.render();
-    // a hex path is built by tapping hexes: bring them to a finger's size
     const view = this.shown && this.shown.state;
-    if (this.cells && this.cells.length && view && view.draw && view.draw.board.kind === "hex") {
-      const p = (view.draw.pieces || []).find((x) => x.id === id);
-      if (p) this.board.focus(hexCentre(view.draw.board, p.at.x, p.at.y), Math.sqrt(3), 50);
-    }
+    if (!view || !view.draw) return;
+    if (this.cells && this.cells.length) this.fingerSized(view.draw);
+    else this.board.reveal([...(this.board.decor.targets || new Map()).keys()]);
+  }
+
+  // A hex path is built by tapping hexes: bring the hexes to tap to a finger's size.
+  fingerSized(draw) {
+    if (!this.cells || !this.cells.length || draw.board.kind !== "hex") return;
+    const c = this.cells[0];
+    this.board.focus(hexCentre(draw.board, c.q, c.r), Math.sqrt(3), 50);
   }
 
   tapTarget(id) {
@@ -292,6 +305,9 @@ export class GameView {
     const name = p ? p.label : id;
     if (acts.length === 1 && acts[0].apply) { acts[0].apply(); this.tray = null; this.render(); return; }
     if (p && p.mine) acts.push({ label: `Select ${name} instead`, apply: () => { this.selected = id; } });
+    const near = (c) => { const a = hexCentre(draw.board, c.q, c.r), b = hexCentre(draw.board, p.at.x, p.at.y); return Math.hypot(a[0] - b[0], a[1] - b[1]) < 1e-6; };
+    const cell = p && p.at && draw.board.kind === "hex" && (this.cells || []).find(near);
+    if (cell) acts.push({ label: cell.label, apply: cell.apply });
     this.tray = { title: `${name}: what to do`, actions: acts, target: id };
     this.render();
   }
@@ -391,7 +407,8 @@ export class GameView {
       el("span", { id: "viewer", class: "viewer" }, s.viewer),
       el("span", { id: "clock" }, `Turn ${s.turn} · ${phase}`),
       s.over ? el("span", { class: "badge over" }, `Game over${view.winner ? `: ${view.winner} wins` : draw && draw.status.result ? `: ${draw.status.result}` : ""}`) : null,
-      toAct && !(s.over && toAct.over) ? el("span", { id: "to-act", class: `to-act${toAct.mine && live ? " mine" : ""}` }, live ? toAct.text : `then: ${toAct.text}`) : null);
+      toAct && !(s.over && toAct.over) ? el("span", { id: "to-act", class: `to-act${toAct.mine && live ? " mine" : ""}`, title: toAct.text },
+        live ? toAct.text : `then: ${toAct.text}`) : null);
   }
 
   renderOrders() {
@@ -514,6 +531,7 @@ export class GameView {
       const salt = this.salt.value.trim();
       const res = await this.api.command(this.gameId, cmd, salt);
       this.salt.value = "";
+      if (this.cells && this.cells.length) this.board.whole(); // the path is sent: the whole map again
       this.flash.textContent = `✓ ${words} (${(res.events || []).length} event(s), now v${res.version})`;
       ok = true;
     } catch (err) {

@@ -72,8 +72,12 @@ export function hexCells(board, drawing) {
 export function extent(drawing) {
   const b = drawing.board;
   if (b.kind === "plane" && b.width && b.height) {
-    const m = Math.max(b.width, b.height) * 0.03;
-    return [-m, -m, b.width + 2 * m, b.height + 2 * m];
+    // the table, and any piece beyond its edge (a ship that left it) stays in view
+    const xs = [0, b.width, ...(drawing.pieces || []).map((p) => p.at && p.at.x).filter(Number.isFinite)];
+    const ys = [0, b.height, ...(drawing.pieces || []).map((p) => p.at && p.at.y).filter(Number.isFinite)];
+    const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
+    const m = Math.max(x1 - x0, y1 - y0) * 0.03;
+    return [x0 - m, y0 - m, x1 - x0 + 2 * m, y1 - y0 + 2 * m];
   }
   let pts = [];
   if (b.kind === "hex") pts = hexCells(b, drawing).map(([q, r]) => hexCentre(b, q, r));

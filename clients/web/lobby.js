@@ -1,6 +1,7 @@
 // Lobby: rulesets and sample scenarios, create a game, share seat links, join by link or token.
 import { el, clear, humanize } from "./dom.js";
 import { importBlock } from "./disputes.js";
+import { Api } from "./api.js";
 
 const RECENT = "salvo.recentGames";
 
@@ -36,10 +37,27 @@ function linkRow(label, href, role) {
     el("a", { href, class: "button small" }, "Open"));
 }
 
+// "Play against the computer": the seat's holder hands the seat to the rules-aware bot (POST /bots).
+function botButton(gameId, seat, token) {
+  const btn = el("button", { type: "button", class: "small bot", dataset: { seat }, "aria-label": `Computer plays seat ${seat}`,
+    onclick: async () => {
+      btn.disabled = true;
+      try {
+        await new Api(token).request("POST", `/v1/games/${encodeURIComponent(gameId)}/bots`, { seat, bot: "rules" });
+        btn.textContent = "Computer plays";
+      } catch (err) { btn.textContent = `No bot: ${err.message}`; btn.disabled = false; }
+    } }, "Computer");
+  return btn;
+}
+
 export function gameLinks(created) {
   const id = created.game_id;
   return el("ul", { class: "links" },
-    ...Object.entries(created.seats || {}).map(([seat, token]) => linkRow(`Seat ${seat}`, linkFor(id, token), `seat:${seat}`)),
+    ...Object.entries(created.seats || {}).map(([seat, token]) => {
+      const row = linkRow(`Seat ${seat}`, linkFor(id, token), `seat:${seat}`);
+      row.append(botButton(id, seat, token));
+      return row;
+    }),
     created.umpire_token ? linkRow("Umpire", linkFor(id, created.umpire_token), "umpire") : null,
     linkRow("Spectators", linkFor(id, null), "spectator"));
 }

@@ -7,8 +7,9 @@ export function turnBadge(status, viewer) {
   if (!status) return null;
   if (status.over) return { text: status.result ? `Game over: ${status.result}` : "Game over", mine: false, over: true };
   const you = status.you;
-  if (you) return you.must_act ? { text: `Your move: ${you.why}`, mine: true } : { text: `Not yet: ${you.why}`, mine: false };
-  if (viewer === "umpire") return status.umpire ? { text: `Umpire: ${status.umpire}`, mine: true } : { text: "No umpire duty now", mine: false };
+  const why = you ? String(you.why || "").replace(/^your move:\s*/i, "") : "";
+  if (you) return you.must_act ? { text: `Your move: ${why}`, mine: true, short: "Your move" } : { text: `Not yet: ${why}`, mine: false, short: "Not yet" };
+  if (viewer === "umpire") return status.umpire ? { text: `Umpire: ${status.umpire}`, mine: true, short: "Umpire duty" } : { text: "No umpire duty now", mine: false };
   const acting = (status.seats || []).filter((s) => s.must_act).map((s) => s.seat);
   return { text: acting.length ? `Waiting for ${acting.join(", ")}` : "Waiting", mine: false };
 }

@@ -17,7 +17,15 @@ import msgspec
 from service.domain.core import Actor, Clock, Command, Dice, Event, NotYourPiece, RulesetBase, RuleViolation, Viewer
 from service.domain.core.choices import Field, Form, Option, PieceChoices
 from service.domain.core.drawing import (
-    Bar, Board, Drawing, Effect, Piece, SeatStatus, Status, Track, pt,
+    Bar,
+    Board,
+    Drawing,
+    Effect,
+    Piece,
+    SeatStatus,
+    Status,
+    Track,
+    pt,
 )
 
 MAX_MOVE = 6.0
@@ -140,7 +148,10 @@ class SkirmishRuleset(RulesetBase):
 
     # ---- decide -------------------------------------------------------------------------------
     def decide(self, state: State, command: Command, actor: Actor, dice: Dice) -> list[Event]:
-        side = command.side if isinstance(command, Orders | EndPhase) else state.ships.get(command.ship, Ship("", 0, 0, 0)).side  # type: ignore[attr-defined]
+        if isinstance(command, Orders | EndPhase):
+            side = command.side
+        else:
+            side = state.ships.get(command.ship, Ship("", 0, 0, 0)).side  # type: ignore[attr-defined]
         if not actor.is_umpire and actor.seat != side:
             raise NotYourPiece("SK-SEAT", f"seat {actor.seat} cannot act for {side or 'that ship'}")
         if isinstance(command, Orders):
@@ -246,7 +257,8 @@ class SkirmishRuleset(RulesetBase):
         me = self._me(state, viewer)
         if me is None or state.phase != "fire" or me in state.done:
             return []
-        out = [Option(command=Fire(ship=sid, target=tid), label=f"{NAMES[sid]} fires at {NAMES[tid]} (hits on 6 or less)",
+        out = [Option(command=Fire(ship=sid, target=tid),
+                      label=f"{NAMES[sid]} fires at {NAMES[tid]} (hits on 6 or less)",
                       piece=sid, target=tid, group="fire", rule="SK-FIRE")
                for sid, s in state.ships.items() if s.side == me and s.hull > 0 and sid not in state.fired
                for tid, t in state.ships.items() if t.side != me and t.hull > 0]
@@ -262,7 +274,8 @@ class SkirmishRuleset(RulesetBase):
             if s.side != me or s.hull <= 0:
                 continue
             if state.board == "hex":
-                f = Field(key="path", label="Path", kind="hexpath", limits={"start": [int(s.x), int(s.y)], "max_cost": MAX_HEX_COST})
+                f = Field(key="path", label="Path", kind="hexpath",
+                          limits={"start": [int(s.x), int(s.y)], "max_cost": MAX_HEX_COST})
             else:
                 f = Field(key="legs", label="Move", kind="legs", max=MAX_MOVE, unit="inches",
                           limits={"max_distance_left": MAX_MOVE, "turn_degrees": 45})
@@ -281,11 +294,13 @@ class SkirmishRuleset(RulesetBase):
             if over:
                 return False, "game over"
             if side in state.done:
-                return False, f"waiting for {'blue' if side == 'red' else 'red'}" if state.phase == "move" else "ended the phase"
+                other = "blue" if side == "red" else "red"
+                return False, f"waiting for {other}" if state.phase == "move" else "ended the phase"
             return True, "your sealed move orders" if state.phase == "move" else "fire, then end the phase"
         seats = tuple(SeatStatus(s, *why(s)) for s in SIDES)
         you = next((x for x in seats if x.seat == viewer.seat), None) if viewer.kind == "seat" else None
-        board = (Board(kind="hex", units="hexes", radius=6, orientation="flat", facings=("N", "NE", "SE", "S", "SW", "NW"))
+        board = (Board(kind="hex", units="hexes", radius=6, orientation="flat",
+                       facings=("N", "NE", "SE", "S", "SW", "NW"))
                  if state.board == "hex" else Board(kind="plane", units="inches", width=24, height=24))
         pieces = tuple(Piece(id=sid, kind="ship", label=NAMES[sid], at=pt(s.x, s.y), side=s.side, facing=s.heading,
                              status="destroyed" if s.hull <= 0 else "active", bars=(Bar("hull", s.hull, HULL),),
@@ -293,7 +308,8 @@ class SkirmishRuleset(RulesetBase):
         return Drawing(
             board=board, pieces=pieces, sides=SIDES,
             tracks=tuple(Track(kind="move", points=tuple(pt(*p) for p in pts), piece=sid) for sid, pts in state.tracks),
-            effects=tuple(Effect(n=n, kind=k, text=t, source=a, target=b, amount=1 if k == "damage" else None, rule="SK-FIRE")
+            effects=tuple(Effect(n=n, kind=k, text=t, source=a, target=b, amount=1 if k == "damage" else None,
+                                 rule="SK-FIRE")
                           for n, k, t, a, b in state.effects),
             status=Status(turn=state.turn, phase=state.phase, phase_label=f"{state.phase.title()} phase",
                           seats=seats, you=you, sealed=state.phase == "move", over=over, result=self.result(state)))

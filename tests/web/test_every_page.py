@@ -35,7 +35,8 @@ TARGETS_JS = """() => {
   const vw = innerWidth, vh = innerHeight;
   return [...document.querySelectorAll('#board .actionable, #board [role=button], #board [role=slider]')].map((n) => {
     const r = n.getBoundingClientRect();
-    return { id: n.dataset.id || n.dataset.q || n.getAttribute('aria-label') || n.getAttribute('class'), w: r.width, h: r.height,
+    return { id: n.dataset.id || n.dataset.q || n.getAttribute('aria-label') || n.getAttribute('class'),
+      w: r.width, h: r.height,
       inView: r.right > 0 && r.bottom > 0 && r.left < vw && r.top < vh && getComputedStyle(n).visibility !== 'hidden' };
   });
 }"""
@@ -60,14 +61,16 @@ _games: dict[tuple[str, str], dict] = {}
 
 def _game(server, ruleset: str, scenario: str) -> dict:
     if (ruleset, scenario) not in _games:
-        r = httpx.post(server.url + "/v1/games", json={"ruleset": ruleset, "scenario": scenario, "options": {}}, timeout=30)
+        body = {"ruleset": ruleset, "scenario": scenario, "options": {}}
+        r = httpx.post(server.url + "/v1/games", json=body, timeout=30)
         assert r.status_code == 201, r.text
         _games[(ruleset, scenario)] = r.json()
     return _games[(ruleset, scenario)]
 
 
 def _roles(created: dict) -> list[tuple[str, str | None]]:
-    return [*((f"seat:{s}", t) for s, t in created["seats"].items()), ("umpire", created["umpire_token"]), ("spectator", None)]
+    seats = [(f"seat:{s}", t) for s, t in created["seats"].items()]
+    return [*seats, ("umpire", created["umpire_token"]), ("spectator", None)]
 
 
 def _open(page, server, created: dict, token: str | None) -> None:
@@ -93,7 +96,7 @@ def test_every_scenario_opens_for_every_viewer(pages, server, ruleset, scenario,
         drawn = page.evaluate("() => document.querySelector('#board').childElementCount")
         assert drawn > 0, f"{ruleset}/{scenario} as {role}: nothing drawn"
         assert "Cannot open" not in page.inner_text("#app")
-        if role != "spectator" and role != "umpire" and _drawn(page):
+        if _drawn(page) and page.evaluate("() => (salvo.live.state.draw.pieces || []).length"):
             # the contract renderer: pieces with labels on the map
             assert page.query_selector("#board .piece[data-id] text.plabel") is not None
     ARTIFACTS.mkdir(exist_ok=True)
@@ -133,10 +136,18 @@ def _axe(page) -> list[dict]:
 
 
 @pytest.mark.parametrize("what", ["lobby", *RULESETS])
-def test_axe_finds_no_serious_violation(pages, server, what):
+def test_axe_finds_no_serious_violation(browser, server, what):
     if not AXE.exists():
         pytest.skip("axe-core is not installed: cd clients && npm ci")
-    page = pages["1440x900"]
+    # axe is injected as a script tag: the page's Content-Security-Policy (script-src 'self') would refuse it
+    ctx = browser.new_context(viewport=DESKTOP, bypass_csp=True)
+    try:
+        _axe_on(Console().watch(ctx.new_page(), "axe"), server, what)
+    finally:
+        ctx.close()
+
+
+def _axe_on(page, server, what: str) -> None:
     if what == "lobby":
         page.goto(server.url + "/")
         page.wait_for_function("() => document.querySelector('#scenario')?.value")

@@ -1,0 +1,139 @@
+"""Playing a game through the page alone, as a person would: taps on the map and clicks on the labelled
+orders and forms (never the JSON box). A Seat wraps one browser page; ``act`` presses something and
+waits until the page has the game's next version (or shows a rejection)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tests.web.support import ARTIFACTS
+
+# what the page knows, read from the GameView instance the page exposes as window.salvo
+VERSION_JS = "() => (window.salvo && salvo.live && !salvo.sending) ? salvo.live.version : -1"
+STATE_JS = """() => {
+  const d = salvo.live && salvo.live.state && salvo.live.state.draw;
+  return { version: salvo.live.version, over: salvo.live.over, phase: salvo.live.phase, turn: salvo.live.turn,
+    mustAct: !!(d && d.status.you && d.status.you.must_act),
+    options: salvo.labelled.length, forms: salvo.forms.length };
+}"""
+
+
+class Rejected(AssertionError):
+    pass
+
+
+@dataclass
+class Seat:
+    page: object
+    name: str
+    touch: bool = False
+    actions: list[str] = field(default_factory=list)
+
+    def state(self) -> dict:
+        return self.page.evaluate(STATE_JS)
+
+    def version(self) -> int:
+        return int(self.page.evaluate(VERSION_JS))
+
+    def sync(self, version: int) -> None:
+        self.page.wait_for_function(f"() => ({VERSION_JS})() >= {version}", polling=50)
+
+    def follow(self, version: int, hidden_ok: bool) -> bool:
+        """A spectator's page catches up with every step it may see. A step wholly hidden from it (a
+        sealed commit) sends it no frame, so with ``hidden_ok`` it may stay behind; returns whether it
+        caught up."""
+        try:
+            self.page.wait_for_function(f"() => ({VERSION_JS})() >= {version}", polling=50,
+                                        timeout=2000 if hidden_ok else None)
+            return True
+        except Exception:
+            if not hidden_ok:
+                raise
+            return False
+
+    def press(self, selector: str) -> None:
+        """A tap on a phone, a click on a desktop."""
+        loc = self.page.locator(selector).first
+        self.page.bring_to_front()  # a background tab gets its input (and frames) late
+        try:
+            if self.touch:
+                loc.tap()
+            else:
+                loc.click()
+        except Exception:
+            ARTIFACTS.mkdir(exist_ok=True)
+            self.page.screenshot(path=str(ARTIFACTS / f"failed-press-{self.name}.png"))
+            raise
+
+    def act(self, selector: str, what: str) -> int:
+        """Press something that sends a command; wait for the next version. Returns it."""
+        before = self.version()
+        self.press(selector)
+        self.page.wait_for_function(
+            f"() => ({VERSION_JS})() > {before} || !document.querySelector('#rejection').hidden", polling=50)
+        if not self.page.is_hidden("#rejection"):
+            raise Rejected(f"{self.name}: {what}: {self.page.inner_text('#rejection')}")
+        self.actions.append(what)
+        return self.version()
+
+    def has(self, selector: str) -> bool:
+        return self.page.query_selector(selector) is not None
+
+    # ---- map -------------------------------------------------------------------------------
+    def in_view(self, selector: str) -> bool:
+        return self.page.evaluate("""(sel) => {
+          const n = document.querySelector(sel), b = document.querySelector('#board').getBoundingClientRect();
+          if (!n) return false;
+          const r = n.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
+          return x > b.left && x < b.right && y > b.top && y < b.bottom;
+        }""", selector)
+
+    def see(self, selector: str) -> None:
+        """As a player would: zoom out to the whole map when what to tap is off screen."""
+        if not self.in_view(selector):
+            self.press("button[aria-label='Whole map']")
+
+    def select(self, piece: str) -> None:
+        self.see(f"#board .piece[data-id='{piece}'] > .hit")
+        self.press(f"#board .piece[data-id='{piece}'] > .hit")
+        self.page.wait_for_selector(f"#board .piece.selected[data-id='{piece}']", state="attached")
+
+    def target(self, piece: str, choose: str | None = None) -> int:
+        """Tap a highlighted target on the map, then one of the actions the tray offers for it."""
+        self.see(f"#board .target[data-id='{piece}'] > .hit")
+        self.press(f"#board .target[data-id='{piece}'] > .hit")
+        self.page.wait_for_selector("#tray:not([hidden]) .tray-act")
+        pick = "#tray .tray-act" + (f":has-text('{choose}')" if choose else "")
+        return self.act(pick, f"target {piece}")
+
+    def option(self, command_type: str, text: str | None = None) -> int:
+        sel = f"#commands button.opt[data-type='{command_type}']" + (f":has-text('{text}')" if text else "")
+        return self.act(sel, f"{command_type} {text or ''}".strip())
+
+    def option_types(self) -> list[str]:
+        return self.page.eval_on_selector_all("#commands button.opt", "els => els.map((e) => e.dataset.type)")
+
+    def send_form(self, command: str, piece: str | None = None) -> int:
+        scope = f"section.form[data-command='{command}']" + (f":has(.pc[data-piece='{piece}'])" if piece else "")
+        return self.act(f"{scope} button.send-form", f"form {command} {piece or ''}".strip())
+
+
+def play_loop(seats: list[Seat], spectator: Seat, plan, max_actions: int = 300, until=None,
+              hidden: bool = False) -> int:
+    """Let each seat that has something to do act (``plan(seat)`` presses one thing), the spectator
+    following every step. Ends when the game is over, ``until()`` holds, or fails on a stall."""
+    latest = max(s.version() for s in seats)
+    for n in range(max_actions):
+        for s in seats:
+            s.follow(latest, hidden)  # a seat is sent nothing for another seat's sealed step either
+        spectator.follow(latest, hidden)
+        if seats[0].state()["over"] or (until and until()):
+            return n
+        for s in seats:
+            st = s.state()
+            if st["options"] or st["forms"]:
+                latest = plan(s, st)
+                break
+        else:
+            raise AssertionError(f"no seat has anything to do at v{latest}: a stall")
+    raise AssertionError(f"still playing after {max_actions} actions")
