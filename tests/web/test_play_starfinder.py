@@ -1,0 +1,100 @@
+"""A Starfinder round played through the page alone — clicks on labelled options, a helm order composed
+in its form, never the JSON box — by all ten crew seats of the sample duel, while a
+spectator's page follows every step. Every crew role acts in its phase: captains encourage, engineers
+divert power, pilots turn in place (a composed form), science officers scan, gunners go to battle
+stations and fire. Screenshots go to test-artifacts/.
+
+Page bugs found (clients/web/forms.js, not fixed here): a pilot has several hexpath forms (Move, Evade,
+Flyby) for the same piece; formDecor keeps only the last one's cells, so hexes tapped on the map go into
+the Flyby draft, never the Move draft (Move is sent with hexes=[]). And the Move form's optional "final
+facing" defaults to the first value (face N) instead of none, so a ship facing S that moves is sent a
+reversal and rejected (SF-MOV-2)."""
+
+from __future__ import annotations
+
+import httpx
+
+from tests.web.driver import Seat
+from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console
+
+ROLE_GROUP = {"captain": "captain", "engineer": "engineering", "science": "science", "gunner": "fire",
+              "gunner-2": "fire", "pilot": "move"}
+
+
+def _open(console: Console, ctx, url: str, name: str, touch: bool) -> Seat:
+    page = console.watch(ctx.new_page(), name)
+    page.goto(url)
+    page.wait_for_selector("#conn[data-state=live]")
+    page.wait_for_function("() => window.salvo && salvo.live")
+    return Seat(page, name, touch=touch)
+
+
+def _awaited(seat: Seat) -> bool:
+    """A seat whose action this phase is awaited is offered a Pass (or the opening's Begin)."""
+    return seat.has("#commands button.opt[data-group='phase']")
+
+
+def _pilot_turns(seat: Seat) -> int:
+    """The helm's order composed in its form: Turn in place (SF-STUNT-7), a new facing picked from the
+    form's list. (The Move form's map taps cannot be used: see the module's note on page bugs.)"""
+    form = "section.form[data-command='starfinder.turn_in_place']"
+    seat.press(f"{form} .pc button.show")
+    seat.page.select_option(f"{form} select", index=1)
+    seat.page.dispatch_event(f"{form} select", "change")
+    return seat.send_form("starfinder.turn_in_place")
+
+
+def test_a_starfinder_round_every_role_acts_through_the_page(browser, server):
+    console = Console()
+    r = httpx.post(server.url + "/v1/games", json={"ruleset": "starfinder", "scenario": "duel", "options": {}},
+                   timeout=30)
+    assert r.status_code == 201, r.text
+    created = r.json()
+    base = f"{server.url}/?game={created['game_id']}"
+    desk = browser.new_context(viewport=DESKTOP)
+    phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
+    try:
+        seats = [_open(console, phone if s.endswith("pilot") else desk, f"{base}&token={t}", s,
+                       touch=s.endswith("pilot")) for s, t in created["seats"].items()]
+        spectator = _open(console, phone, base, "spectator", touch=True)
+        acted: dict[str, str] = {}  # seat -> the role action it took
+        seen: list[int] = []
+        latest = max(s.version() for s in seats)
+        for _ in range(80):
+            for s in seats:
+                s.sync(latest)
+            spectator.sync(latest)
+            seen.append(spectator.version())
+            if len(acted) == len(seats):
+                break
+            seat = next((s for s in seats if _awaited(s)), None)
+            assert seat is not None, f"no crew seat is awaited at v{latest}: a stall"
+            role = seat.name.split("/")[1]
+            group = ROLE_GROUP[role]
+            types = seat.option_types()
+            if role.startswith("gunner") and "starfinder.battle_stations" in types:
+                latest = seat.option("starfinder.battle_stations")
+            elif role == "pilot" and seat.has("section.form[data-command='starfinder.turn_in_place']"):
+                latest = _pilot_turns(seat)
+                acted[seat.name] = "starfinder.turn_in_place"
+            elif seat.has(f"#commands button.opt[data-group='{group}']"):
+                btn = f"#commands button.opt[data-group='{group}']"
+                kind = seat.page.get_attribute(btn, "data-type")
+                latest = seat.act(btn, f"{group} {kind}")
+                acted[seat.name] = kind
+            else:
+                latest = seat.act("#commands button.opt[data-group='phase']", "pass")
+        print({s.name: s.actions for s in seats})
+        assert set(acted) == {s.name for s in seats}, acted
+        assert {acted[s] for s in acted if s.endswith("/engineer")} <= {"starfinder.divert", "starfinder.patch"}
+        assert {acted[s] for s in acted if "gunner" in s} == {"starfinder.fire"}
+        assert seen == sorted(seen)
+        events = spectator.page.evaluate("() => salvo.events.map((e) => e.type)")
+        assert "starfinder.ship_moved" in events or "starfinder.ship_turned" in events, events
+        ARTIFACTS.mkdir(exist_ok=True)
+        spectator.page.screenshot(path=str(ARTIFACTS / "starfinder-round-spectator-390x844.png"))
+        seats[0].page.screenshot(path=str(ARTIFACTS / "starfinder-round-captain-1440x900.png"))
+    finally:
+        desk.close()
+        phone.close()
+    assert console.unexpected() == [], console.unexpected()
