@@ -179,14 +179,11 @@ def test_play_watch_scrub_and_replay(browser, server):
 
         # the turn 1 replay: the shot with its rolls, dice verified against the revealed seed
         spec.press("#tab-replay")
-        spec.page.wait_for_selector(".turn-row[data-turn='1'] .badge", state="attached")
-        # Left out (page bug): the turn 1 badge should read data-status=verified and each roll carry `.ok`;
-        # clients/web/dice.js verifyTurn derives faces from the turn seed by base seq, ignoring the
-        # envelope's dice.slot (slot keys under the Merkle root, service/domain/core/dice.py
-        # seeded_face), so every roll of a current game shows as ✗ "N roll(s) differ".
+        spec.page.wait_for_selector(".turn-row[data-turn='1'] .badge[data-status=verified]")  # by slot keys
         spec.press(".turn-row[data-turn='1'] button.open-turn")
         step = spec.page.wait_for_selector("#turn-replay li.step[data-type='gsc2.beam_fired']")
         assert step.query_selector(".roll") is not None
+        assert spec.page.query_selector("#turn-replay .roll .ok") is not None  # each roll recomputed ✓
         # a roll's rule id links to its text in the rules digest
         link = step.query_selector(".roll a.rule[data-rule]")
         rule = link.get_attribute("data-rule")
