@@ -199,7 +199,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The campaign battle a tactical game is linked from (404 if it is not) */
+        /** The campaign battle a tactical game is linked from (campaign null if none) */
         get: operations["get_link"];
         put?: never;
         post?: never;
@@ -490,8 +490,8 @@ export interface components {
          * @description Where a linked tactical game comes from: its campaign and battle, and the players holding its sides.
          */
         BattleLink: {
-            battle: string;
-            campaign: string;
+            battle: string | null;
+            campaign: string | null;
             game_id: string;
             sides: string[];
         };

@@ -96,6 +96,17 @@ export async function deriveFace(key, gameId, base, i, sides, salt = "") {
   throw new Error("no face after 64 rounds");
 }
 
+// A roll's face from its turn seed: by slot (current games: the slot's own key, HMAC-SHA256(seed,
+// "salvo-slot|turn|slot"), then derive_face(key, game, turn, slot, ...)), or by base seq (older games).
+async function rollFace(seed, seedKey, env, i, sides) {
+  const d = env.dice;
+  const salt = (Array.isArray(d.salts) && i < d.salts.length ? d.salts[i] : d.salt) || "";
+  if (d.slot == null) return deriveFace(seedKey, env.game_id, d.base, i, sides, salt);
+  const slot = d.slot + i;
+  const slotKey = await hmac(seedKey, new TextEncoder().encode(`salvo-slot|${d.turn}|${slot}`));
+  return deriveFace(await hmacKey(slotKey), env.game_id, d.turn, slot, sides, salt);
+}
+
 // Verify one turn. events: every envelope the viewer has. Returns
 // {status: "verified"|"mismatch"|"pending"|"unknown", checked, bad:[...], commitmentOk, message}
 export async function verifyTurn(events, turn) {
@@ -119,7 +130,7 @@ export async function verifyTurn(events, turn) {
     for (const roll of env.rolls) {
       const sides = parseInt(String(roll.die).replace(/^d/, ""), 10);
       if (!(sides > 0)) continue;
-      const face = await deriveFace(key, env.game_id, env.dice.base, roll.i, sides, env.dice.salt || "");
+      const face = await rollFace(seed, key, env, roll.i, sides);
       checked += 1;
       if (face !== roll.value) bad.push({ seq: env.seq, i: roll.i, expected: face, recorded: roll.value });
     }

@@ -8,6 +8,7 @@ import { renderCommands, labelCommand } from "./commands.js";
 import { renderGsc2, gsc2Pieces } from "./table-gsc2.js";
 import { renderHex, hexPieces, hexItems } from "./hexmap.js";
 import { renderStarmap } from "./starmap.js";
+import { battleList, campaignLink } from "./linked.js";
 import { renderPanel } from "./panel.js";
 import { seatShipId, starfinderToAct } from "./starfinder-ui.js";
 import { renderTimeline, ReplayPanel, turnStarts } from "./replay.js";
@@ -71,7 +72,7 @@ export class GameView {
     this.conn = el("span", { id: "conn", class: "conn", dataset: { state: "connecting" } }, "connecting");
     this.mode = el("span", { id: "mode", class: "mode", dataset: { mode: "live" } }, "Live");
     this.head = el("div", { class: "game-info" });
-    const bar = el("header", { class: "gamebar" },
+    const bar = this.bar = el("header", { class: "gamebar" },
       el("button", { type: "button", class: "small", id: "to-lobby", onclick: () => this.onLeave() }, "← Lobby"),
       this.head, this.mode, this.conn);
     this.svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
@@ -155,6 +156,9 @@ export class GameView {
         el("p", { class: "error" }, `${err.title || "Error"}: ${err.message}`),
         el("button", { type: "button", onclick: () => this.onLeave() }, "Back to the lobby")));
       return;
+    }
+    if (this.live && this.live.ruleset === "gsc2") {  // a campaign battle's game links back to its campaign
+      campaignLink(this.api, this.gameId, this.token).then((a) => { if (a) this.bar.insertBefore(a, this.head); });
     }
     this.stream = new GameStream(this.gameId, this.token, {
       onEvent: (env) => { this.events.push(env); this.scheduleRefresh(); },
@@ -378,7 +382,7 @@ export class GameView {
       const p = (view.draw.pieces || []).find((x) => x.id === this.selected);
       const rich = p && [...(view.ships || []), ...hexItems(view)].find((x) => x.id === p.id && x.data_sheet);
       if (rich) renderPanel(this.sections.ship, view, rich, this.pieces(view), ctx.onSelect, { viewer: s.viewer });
-      else fill(this.sections.ship, ...drawnSheet(view.draw, p, ctx.onSelect));
+      else fill(this.sections.ship, ...drawnSheet(view.draw, p, ctx.onSelect), ...battleList(view, this.token));
     } else {
       const piece = kind === "gsc2" ? (view.ships || []).find((x) => x.id === this.selected)
         : kind === "hex" ? hexItems(view).find((x) => x.id === this.selected) : null;

@@ -26,6 +26,7 @@ export function battleList(view, token) {
 export async function campaignLink(api, gameId, token) {
   let link;
   try { link = await api.request("GET", `/v1/games/${encodeURIComponent(gameId)}/link`); } catch { return null; }
+  if (!link || !link.campaign) return null;
   return el("a", { id: "to-campaign", class: "battle-link", href: gameUrl(link.campaign, token),
     "aria-label": `Back to the campaign (battle ${link.battle})` }, `← Campaign (battle ${link.battle})`);
 }

@@ -175,8 +175,8 @@ class BattleLink(msgspec.Struct, kw_only=True):
     """Where a linked tactical game comes from: its campaign and battle, and the players holding its sides."""
 
     game_id: str
-    campaign: str
-    battle: str
+    campaign: str | None  # None: the game is not linked from a campaign battle
+    battle: str | None
     sides: list[str]
 
 

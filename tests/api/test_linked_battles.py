@@ -85,10 +85,11 @@ def test_ftc_arr_8_linked_battle_result_flows_back_without_hand_entry(sqlite_url
         r = client.get(f"/v1/games/{tid}", headers=auth(game["seats"][outsider]))
         assert r.status_code == 401, r.text
         assert get(client, tid, "", game["umpire_token"])["viewer"] == "umpire"
-        # the tactical game says where it comes from; a game not linked says so with a 404
+        # the tactical game says where it comes from; a game not linked says so with nulls
         link = get(client, tid, "/link", None)
         assert (link["campaign"], link["battle"], link["sides"]) == (game["game_id"], battle["id"], sides)
-        assert client.get(f"/v1/games/{game['game_id']}/link").status_code == 404
+        assert get(client, game["game_id"], "/link", None)["campaign"] is None
+        assert client.get("/v1/games/g_0000000000000000/link").status_code == 404
         # starting it again hands back the same game
         again = client.post(f"/v1/games/{game['game_id']}/battles/{battle['id']}/tactical",
                             headers=auth(game["umpire_token"]))

@@ -91,7 +91,8 @@ async def exercise(client: httpx.AsyncClient) -> list[Sample]:
     linked = base + "/battles/b1/tactical"
     await call("post_linked_battle", "POST", linked, 422, headers=bearer(umpire))  # not a campaign
     await call("post_linked_battle", "POST", "/v1/games/g_0000000000000000/battles/b1/tactical", 404)
-    await call("get_link", "GET", base + "/link", 404)  # not a campaign's linked battle
+    await call("get_link", "GET", base + "/link", 200)  # not a campaign's linked battle: campaign null
+    await call("get_link", "GET", "/v1/games/g_0000000000000000/link", 404)
     return call.samples
 
 

@@ -1,9 +1,10 @@
 """The web client in a real browser (Playwright + system Chromium) against the real server.
 
-One scenario, end to end: create a GSC2 duel in the lobby, play a move and a shot as the red seat
-(umpire forces the phases on), watch it live as a spectator on a phone-sized screen (including a
-dropped socket that resumes with after=), scrub back to turn 1, open the turn replay with its rolls
-and dice verification, and see a rejection with its rule id. Screenshots go to test-artifacts/.
+One scenario, end to end, through the page as drawn from the drawing contract (board.js pieces with
+data attributes, labelled options and composed forms): create a GSC2 duel in the lobby, move and fire
+as one seat (the umpire forces the phases on), watch it live as a spectator on a phone-sized screen,
+scrub back in history and step through it (◀ ▶ and the arrow keys), open the turn replay with its rolls
+and verified dice, and follow a roll's rule id to its text. Screenshots go to test-artifacts/.
 
 Skips when Playwright or Chromium is missing, unless SALVO_REQUIRE_BROWSER=1 (then it fails).
 """
@@ -11,27 +12,42 @@ Skips when Playwright or Chromium is missing, unless SALVO_REQUIRE_BROWSER=1 (th
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 import time
 
-import pytest
-
 from service.domain.core.dice import commitment, derive_face
+from tests.web.driver import Seat
 from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console
 
-
-def _clock(page) -> str:
-    return page.inner_text("#clock")
-
-
-def _force(umpire, times: int) -> None:
-    for _ in range(times):
-        before = _clock(umpire)
-        umpire.click("button.cmd[data-type='gsc2.force_phase']")
-        umpire.wait_for_function("b => document.querySelector('#clock').textContent !== b", arg=before)
+MOVE_FORM = "section.form[data-command='gsc2.move']"
+FORCE = "#commands button.opt[data-type='gsc2.force_phase']"
 
 
-@pytest.mark.xfail(reason="written against the pre-contract renderer (selectors g.ship, canned move buttons); "
-                          "the ruleset now has a drawing and is drawn by board.js: to be ported", strict=False)
+def _open(console: Console, ctx, url: str, name: str) -> Seat:
+    page = console.watch(ctx.new_page(), name)
+    page.goto(url)
+    page.wait_for_selector("#conn[data-state=live]")
+    page.wait_for_function("() => window.salvo && salvo.live")
+    return Seat(page, name)
+
+
+def _piece_at(seat: Seat, piece: str) -> tuple[str, str]:
+    node = seat.page.wait_for_selector(f"#board .piece[data-id='{piece}']", state="attached")
+    return node.get_attribute("data-x"), node.get_attribute("data-y")
+
+
+def _shown_seq(seat: Seat) -> int:
+    """The seq the header says is shown in history (#mode reads "History · seq N of V")."""
+    seat.page.wait_for_selector("#mode[data-mode=history]")
+    return int(re.search(r"seq (\d+) of", seat.page.inner_text("#mode")).group(1))
+
+
+def _wait_seq(seat: Seat, seq: int) -> None:
+    seat.page.wait_for_function(
+        "(n) => /seq (\\d+) of/.exec(document.querySelector('#mode').textContent)?.[1] === String(n)", arg=seq)
+
+
 def test_play_watch_scrub_and_replay(browser, server):
     ARTIFACTS.mkdir(exist_ok=True)
     console = Console()
@@ -56,104 +72,138 @@ def test_play_watch_scrub_and_replay(browser, server):
         assert "token=" not in links["spectator"]
         lobby.screenshot(path=str(ARTIFACTS / "lobby-1440x900.png"))
 
-        # a spectator on a phone watches from the start
-        spec = console.watch(phone.new_page(), "spectator")
-        spec.goto(links["spectator"])
-        spec.wait_for_selector("#conn[data-state=live]")
-        assert spec.inner_text("#viewer") == "spectator"
-        assert spec.query_selector_all("button.cmd") == []
+        # a spectator on a phone watches from the start: the public view, no orders
+        spec = _open(console, phone, links["spectator"], "spectator")
+        spec.touch = True
+        assert spec.page.inner_text("#viewer") == "spectator"
+        assert spec.page.query_selector_all("#commands button.opt, section.form") == []
 
-        red = console.watch(desk.new_page(), "red")
-        red.goto(links["seat:red"])
-        red.wait_for_selector("#conn[data-state=live]")
-        red.click("button.cmd[data-type='gsc2.start']")
-        red.wait_for_selector("button.cmd[data-type='gsc2.start']", state="detached")
-        # the roll-off winner names the second player; make it red so red moves first
-        if red.query_selector("button.cmd[data-type='gsc2.choose_order']") is None:
-            blue = console.watch(desk.new_page(), "blue")
-            blue.goto(links["seat:blue"])
-            blue.click("button.cmd[data-type='gsc2.choose_order']:has-text('red is second player')")
-            blue.close()
-        else:
-            red.click("button.cmd[data-type='gsc2.choose_order']:has-text('red is second player')")
+        seats = {side: _open(console, desk, links[f"seat:{side}"], side) for side in ("red", "blue")}
+        umpire = _open(console, desk, links["umpire"], "umpire")
 
-        # a move, from the options buttons
-        red.click("button.cmd[data-type='gsc2.move']:has-text('Hood: 8\" ahead')")
-        red.wait_for_selector("g.ship[data-id=hood][data-y='14']")
-        spec.wait_for_selector("g.ship[data-id=hood][data-y='14']")  # live on the spectator's screen
+        # start, and the roll-off winner names the second player, until a seat has its move form
+        mover = None
+        for _ in range(6):
+            mover = next((s for s in seats.values() if s.has(MOVE_FORM)), None)
+            if mover:
+                break
+            seat = next(s for s in seats.values() if s.option_types())
+            seat.act("#commands button.opt", "start / order")
+            for s in (*seats.values(), spec):
+                s.sync(seat.version())
+        assert mover is not None, "no seat was given a move form"
+        enemy_side = "blue" if mover.name == "red" else "red"
+        ship = mover.page.get_attribute(f"{MOVE_FORM} .pc[data-piece]", "data-piece")
+        enemy = seats[enemy_side].page.get_attribute(f"#board .piece[data-side='{enemy_side}']", "data-id")
+        start_at = _piece_at(spec, ship)
 
-        # the umpire forces movement and missiles on, to the beams phase
-        umpire = console.watch(desk.new_page(), "umpire")
-        umpire.goto(links["umpire"])
-        umpire.wait_for_selector("#conn[data-state=live]")
-        _force(umpire, 2)
-        assert "beams" in _clock(umpire)
+        # a move through the form: one leg of 3" ahead, the ruler shown on the map
+        form = MOVE_FORM
+        mover.press(f"{form} .add-leg")
+        mover.page.fill(f"{form} .leg[data-i='0'] .leg-distance", "3")
+        mover.page.dispatch_event(f"{form} .leg[data-i='0'] .leg-distance", "change")
+        mover.page.wait_for_selector("#board .plan-mark text:has-text('3\"')", state="attached")
+        ruler = f"{form} .ruler-text"
+        assert mover.page.query_selector(f"{ruler}.bad") is None, mover.page.inner_text(ruler)
+        moved_v = mover.send_form("gsc2.move")
+        spec.sync(moved_v)
+        moved_at = _piece_at(spec, ship)
+        assert moved_at != start_at  # live on the spectator's screen
+        assert _piece_at(mover, ship) == moved_at
 
-        # a shot: tap the target in arc on the map, pick the battery
-        red.wait_for_selector("g.ship.target[data-id=bismarck]")
-        red.wait_for_selector("#board .arcs path[data-battery=hb1]")  # the selected ship's arcs
-        red.click("g.ship[data-id=bismarck]")
-        red.click("#chooser button.cmd[data-type='gsc2.fire']:has-text('heavy beam battery')")
-        red.wait_for_selector("#flash:has-text('✓')")
-        red.wait_for_selector("#log li[data-type='gsc2.beam_fired']", state="attached")
-        spec.wait_for_selector("#log li[data-type='gsc2.beam_fired']", state="attached")
-        red.screenshot(path=str(ARTIFACTS / "red-beams-1440x900.png"))
+        # the umpire forces the phases on until the mover may fire its beams
+        for _ in range(8):
+            mover.sync(umpire.version())
+            if "gsc2.fire" in mover.option_types():
+                break
+            umpire.act(FORCE, "force the phase on")
+        assert "gsc2.fire" in mover.option_types(), mover.option_types()
 
-        # a rejection shows its rule id and explanation: hb1 has already fired this turn
-        red.click("details.raw summary")
-        red.fill("#raw-command", '{"type":"gsc2.fire","ship":"hood","battery":"hb1","target":"bismarck"}')
+        # a shot: select our ship, tap the target highlighted on the map, pick the action in the tray
+        mover.select(ship)
+        fired_v = mover.target(enemy)
+        mover.page.wait_for_selector("#flash:has-text('✓')")
+        spec.sync(fired_v)
+        spec.page.wait_for_selector("#log li[data-type='gsc2.beam_fired']", state="attached")
+        spec.page.wait_for_selector("#board line.fx", state="attached")  # the line of fire, live
+        mover.page.screenshot(path=str(ARTIFACTS / f"{mover.name}-beams-1440x900.png"))
+
+        # a rejection shows its rule id: the same battery cannot fire twice in a turn
+        shot = spec.page.evaluate("() => salvo.events.filter((e) => e.type === 'gsc2.beam_fired').pop().data")
+        mover.press("details.raw summary")
+        mover.page.fill("#raw-command", json.dumps(
+            {"type": "gsc2.fire", "ship": shot["ship"], "battery": shot["battery"], "target": shot["target"]}))
         console.allowed_422 += 1
-        red.click("#send-raw")
-        red.wait_for_selector("#rejection:has-text('GSC2-BEAM-3')")
-        assert "already fired" in red.inner_text("#rejection")
+        mover.press("#send-raw")
+        mover.page.wait_for_selector("#rejection:not([hidden]) code.rule")
+        assert mover.page.inner_text("#rejection code.rule").startswith("GSC2-")
 
         # the spectator's socket drops; it resumes with after= and misses nothing
-        spec.evaluate("salvo.stream.drop()")
-        _force(umpire, 3)  # beams -> boarding -> repairs -> turn 2 (reveals turn 1's dice)
-        spec.wait_for_selector("#conn[data-state=live]")
-        spec.wait_for_function("() => document.querySelector('#clock').textContent.includes('Turn 2')")
-        seqs = spec.eval_on_selector_all("#log li", "els => els.map(e => +e.dataset.seq)")
+        spec.page.screenshot(path=str(ARTIFACTS / "spectator-live-390x844.png"), full_page=True)
+        spec.page.evaluate("salvo.stream.drop()")
+
+        # on to turn 2: turn 1's dice are revealed
+        for _ in range(8):
+            if spec.page.evaluate("() => salvo.live.turn") >= 2:
+                break
+            spec.sync(umpire.act(FORCE, "force the phase on"))
+        spec.page.wait_for_selector("#conn[data-state=live]")
+        spec.page.wait_for_function("() => document.querySelector('#clock').textContent.includes('Turn 2')")
+        seqs = spec.page.eval_on_selector_all("#log li", "els => els.map(e => +e.dataset.seq)")
         assert sorted(seqs) == list(range(1, max(seqs) + 1))  # no gap, no duplicate
-        # the side panel: Bismarck's data sheet and the damage Hood's battery did
-        spec.click("#tab-ship")
-        spec.click(".piece-list button[data-id=bismarck]")
-        spec.wait_for_selector("#pane-ship table.sheet tr[data-battery=hb1]")
-        assert "Hull" in spec.inner_text("#pane-ship")
-        spec.screenshot(path=str(ARTIFACTS / "spectator-live-390x844.png"), full_page=True)
 
-        # scrub back to turn 1: Hood is back at its start
-        spec.click(".turn-chips button[data-turn='1']")
-        spec.wait_for_selector("g.ship[data-id=hood][data-y='6']")
-        assert "history" in spec.inner_text(".where")
+        # scrub back to turn 1: the header shows history, the ship is back where it started
+        version = spec.version()
+        spec.press(".turn-chips button[data-turn='1']")
+        spec.page.wait_for_selector("#mode[data-mode=history]")
+        assert "history" in spec.page.inner_text(".where")
+        at = _shown_seq(spec)
+        assert at < version
+        assert _piece_at(spec, ship) == start_at
+        assert spec.page.query_selector_all("#commands button.opt, section.form") == []
 
-        # the turn 1 replay: every event explained, rolls with modifiers and rule ids, dice verified
-        spec.click("#tab-replay")
-        spec.wait_for_selector(".turn-row[data-turn='1'] .badge[data-status=verified]")
-        spec.click(".turn-row[data-turn='1'] button.open-turn")
-        step = spec.wait_for_selector("#turn-replay li.step[data-type='gsc2.beam_fired']")
-        text = step.inner_text()
-        assert "fires at Bismarck" in text and "GSC2-HIT-1" in text and "target aspect" in text
-        assert spec.query_selector("#turn-replay .roll .ok") is not None  # roll recomputed ✓
-        spec.screenshot(path=str(ARTIFACTS / "spectator-replay-390x844.png"), full_page=True)
+        # step on and back (▶ ◀), then the arrow keys: each moves one event and keeps the place
+        spec.press("#step-on")
+        _wait_seq(spec, at + 1)
+        spec.press("#step-back")
+        _wait_seq(spec, at)
+        spec.page.keyboard.press("ArrowRight")
+        _wait_seq(spec, at + 1)
+        spec.page.keyboard.press("ArrowRight")
+        _wait_seq(spec, at + 2)
+        spec.page.keyboard.press("ArrowLeft")
+        _wait_seq(spec, at + 1)
+        assert spec.page.get_attribute("#mode", "data-mode") == "history"
+        assert spec.page.input_value("#scrub") == str(at + 1)
+        assert spec.page.get_attribute(f"#log li[data-seq='{at + 1}']", "aria-current") == "step"
 
-        # the same replay on a desktop, and back to live
-        desk_spec = console.watch(desk.new_page(), "desk-spectator")
-        desk_spec.goto(links["spectator"])
-        desk_spec.wait_for_selector("#conn[data-state=live]")
-        desk_spec.click("#tab-replay")
-        desk_spec.click(".turn-row[data-turn='1'] button.open-turn")
-        desk_spec.wait_for_selector("#turn-replay li.step[data-type='gsc2.beam_fired']")
-        desk_spec.click("#turn-replay li.step[data-type='gsc2.beam_fired'] .seq-link")
-        desk_spec.wait_for_selector("#go-live:not([disabled])")
-        desk_spec.screenshot(path=str(ARTIFACTS / "spectator-replay-1440x900.png"))
-        desk_spec.click("#go-live")
-        desk_spec.wait_for_selector("#go-live[disabled]")
+        # the turn 1 replay: the shot with its rolls, dice verified against the revealed seed
+        spec.press("#tab-replay")
+        spec.page.wait_for_selector(".turn-row[data-turn='1'] .badge[data-status=verified]")  # by slot keys
+        spec.press(".turn-row[data-turn='1'] button.open-turn")
+        step = spec.page.wait_for_selector("#turn-replay li.step[data-type='gsc2.beam_fired']")
+        assert step.query_selector(".roll") is not None
+        assert spec.page.query_selector("#turn-replay .roll .ok") is not None  # each roll recomputed ✓
+        # a roll's rule id links to its text in the rules digest
+        link = step.query_selector(".roll a.rule[data-rule]")
+        rule = link.get_attribute("data-rule")
+        assert rule.startswith("GSC2-")
+        link.click()
+        box = step.wait_for_selector(f".rule-ref:has(a.rule[data-rule='{rule}']) .rule-text:not([hidden])")
+        text = box.inner_text()
+        assert text.startswith(rule) and "not in the" not in text, text
+        assert link.get_attribute("aria-expanded") == "true"
+        spec.page.screenshot(path=str(ARTIFACTS / "spectator-replay-390x844.png"), full_page=True)
 
-        red_phone = console.watch(phone.new_page(), "red-phone")
-        red_phone.goto(links["seat:red"])
-        red_phone.wait_for_selector("#conn[data-state=live]")
-        red_phone.wait_for_selector("#commands > *")
-        red_phone.screenshot(path=str(ARTIFACTS / "red-orders-390x844.png"), full_page=True)
+        # from a replay step to the table after it, and back to live
+        seq = int(step.get_attribute("data-seq"))
+        spec.press("#turn-replay li.step[data-type='gsc2.beam_fired'] .seq-link")
+        _wait_seq(spec, seq)
+        spec.page.wait_for_selector("#go-live:not([disabled])")
+        spec.press("#go-live")
+        spec.page.wait_for_selector("#mode[data-mode=live]")
+        spec.page.wait_for_selector("#go-live[disabled]")
+        assert _piece_at(spec, ship) != start_at
     finally:
         for ctx in (desk, phone):
             if ctx is not None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 
-from service.events.errors import NotFound
 from service.events.linked_battles import LinkedBattles
 
 from ..deps import ViewerDep
@@ -22,11 +21,12 @@ async def post_linked_battle(game_id: str, battle_id: str, request: Request, vie
 
 
 @router.get("/{game_id}/link", response_class=MsgspecResponse,
-            summary="The campaign battle a tactical game is linked from (404 if it is not)")
+            summary="The campaign battle a tactical game is linked from (campaign null if none)")
 async def get_link(game_id: str, request: Request, viewer: ViewerDep) -> MsgspecResponse:
     linked: LinkedBattles = request.app.state.linked
+    await request.app.state.service.head(game_id)  # 404 for no such game
     link = await linked.link_for(game_id)
-    if link is None:
-        raise NotFound(f"game {game_id} is not linked from a campaign battle")
+    if link is None:  # a plain game: nothing to link back to
+        return MsgspecResponse({"game_id": game_id, "campaign": None, "battle": None, "sides": []})
     return MsgspecResponse({"game_id": game_id, "campaign": link.campaign, "battle": link.battle,
                             "sides": list(link.seats)})
