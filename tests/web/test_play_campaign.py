@@ -14,6 +14,7 @@ import httpx
 from tests.api.ftcampaign_play import QUIET
 from tests.web.driver import Seat
 from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console
+from tests.web.test_play_pages import _open  # the seat opener the play-through tests share
 
 FORM = "section.form[data-command='ftcampaign.submit_orders']"
 SET_UP = ("ftcampaign.claim_homeworld", "ftcampaign.expand", "ftcampaign.buy_ship", "ftcampaign.ready")
@@ -52,14 +53,6 @@ def _to_orders_phase(http: httpx.Client, created: dict) -> None:
     raise AssertionError("the campaign did not reach its orders phase")
 
 
-def _open(console: Console, ctx, url: str, name: str, touch: bool) -> Seat:
-    page = console.watch(ctx.new_page(), name)
-    page.goto(url)
-    page.wait_for_selector("#conn[data-state=live]")
-    page.wait_for_function("() => window.salvo && salvo.live")
-    return Seat(page, name, touch=touch)
-
-
 def _compose(seat: Seat) -> dict[str, tuple[str, str]]:
     """Split the task group (a labelled option), then give each group an order in the form: include it,
     pick a destination that is not "hold" and a posture. Returns group -> (destination label, posture)."""
@@ -91,13 +84,12 @@ def test_three_players_seal_orders_for_several_groups_in_the_page(browser, serve
     created = r.json()
     gid = created["game_id"]
     _to_orders_phase(http, created)
-    base = f"{server.url}/?game={gid}"
     desk = browser.new_context(viewport=DESKTOP)
     phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
     try:
-        players = [_open(console, phone if n == 1 else desk, f"{base}&token={t}", p, touch=n == 1)
+        players = [_open(console, phone if n == 1 else desk, server, created, p, t, touch=n == 1)
                    for n, (p, t) in enumerate(created["seats"].items())]
-        spectator = _open(console, phone, base, "spectator", touch=True)
+        spectator = _open(console, phone, server, created, "spectator", None, touch=True)
         spectator.page.wait_for_selector("#board")
         before = spectator.state()
         assert not spectator.has(FORM) and not spectator.has("#commands button.opt")

@@ -17,17 +17,10 @@ import pytest
 
 from tests.web.driver import Seat
 from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console
+from tests.web.test_play_pages import _open  # the seat opener the play-through tests share
 
 ROLE_GROUP = {"captain": "captain", "engineer": "engineering", "science": "science", "gunner": "fire",
               "gunner-2": "fire", "pilot": "move"}
-
-
-def _open(console: Console, ctx, url: str, name: str, touch: bool) -> Seat:
-    page = console.watch(ctx.new_page(), name)
-    page.goto(url)
-    page.wait_for_selector("#conn[data-state=live]")
-    page.wait_for_function("() => window.salvo && salvo.live")
-    return Seat(page, name, touch=touch)
 
 
 def _awaited(seat: Seat) -> bool:
@@ -51,13 +44,12 @@ def test_a_starfinder_round_every_role_acts_through_the_page(browser, server):
                    timeout=30)
     assert r.status_code == 201, r.text
     created = r.json()
-    base = f"{server.url}/?game={created['game_id']}"
     desk = browser.new_context(viewport=DESKTOP)
     phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
     try:
-        seats = [_open(console, phone if s.endswith("pilot") else desk, f"{base}&token={t}", s,
+        seats = [_open(console, phone if s.endswith("pilot") else desk, server, created, s, t,
                        touch=s.endswith("pilot")) for s, t in created["seats"].items()]
-        spectator = _open(console, phone, base, "spectator", touch=True)
+        spectator = _open(console, phone, server, created, "spectator", None, touch=True)
         acted: dict[str, str] = {}  # seat -> the role action it took
         seen: list[int] = []
         latest = max(s.version() for s in seats)
@@ -123,8 +115,7 @@ def test_the_move_form_takes_the_hexes_tapped_on_the_map(browser, server):
     acting = httpx.get(f"{server.url}/v1/games/{gid}", timeout=30).json()["state"]["acting_ship"]
     ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     try:
-        seat = _open(console, ctx, f"{server.url}/?game={gid}&token={created['seats'][f'{acting}/pilot']}",
-                     "pilot", touch=True)
+        seat = _open(console, ctx, server, created, "pilot", created["seats"][f"{acting}/pilot"], touch=True)
         form = "section.form[data-command='starfinder.move']"
         lim = seat.page.evaluate("() => salvo.forms.find((f) => f.command === 'starfinder.move')"
                                  ".pieces[0].fields[0].limits")
