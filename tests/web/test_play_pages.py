@@ -170,7 +170,7 @@ def _mover(seat: Seat) -> str | None:
 def test_asc_through_detection_and_fire(browser, server, contexts):
     desk, phone = contexts
     console = Console()
-    created = _create(server, "asc", "ambush")
+    created = _create(server, "asc", "frigate-screen")
     adv = _open(console, phone, server, created, "advantaged", created["seats"]["advantaged"], touch=True)
     dis = _open(console, desk, server, created, "disadvantaged", created["seats"]["disadvantaged"], touch=False)
     spec_seat = _open(console, desk, server, created, "spectator", None, touch=False)
