@@ -151,7 +151,11 @@ async def test_sealed_orders_are_revealed_together(api):
                     if f["command"] == "ftcampaign.submit_orders")
         piece = next((p for p in form["pieces"] if p["piece"] == group["id"]), None)
         assert piece is not None, (group, form)
-        to = next(v for v in piece["fields"][0]["values"] if v["value"] != group["hex"])
+        routes = {tuple(map(tuple, r)) for r in view["map"]["routes"]}
+        linked = routes | {(b, a) for a, b in routes}
+        # a destination no charted route links to the group's hex: the order is sealed as a plain jump
+        to = next(v for v in piece["fields"][0]["values"] if v["value"] != group["hex"]
+                  and (tuple(group["hex"]), tuple(v["value"])) not in linked)
         assert to["label"] and to["piece"] == f"{to['value'][0]},{to['value'][1]}"
         entry = {"group": group["id"], "to": to["value"], "posture": "stand_off"}
         mine = {"type": form["command"], form["list_key"]: [entry]}  # composed by the page, group by group
