@@ -10,7 +10,8 @@ const EPS = 1e-6;
 
 export function defaultValue(f) {
   if (f.default != null) return structuredClone(f.default);
-  if (f.kind === "choice") return f.values && f.values.length ? f.values[0].value : null;
+  // an optional choice (required: false, e.g. a final facing) starts unset, not at its first value
+  if (f.kind === "choice") return f.required !== false && f.values && f.values.length ? f.values[0].value : null;
   if (f.kind === "number") return f.min != null ? f.min : 0;
   if (f.kind === "flag") return false;
   return [];
@@ -94,7 +95,11 @@ export function nextHexes(path, field, board) {
 
 // ---- the drafts ------------------------------------------------------------------------------------
 export class Drafts {
-  constructor() { this.forms = []; this.values = new Map(); this.included = new Map(); this.active = null; }
+  constructor() {
+    this.forms = []; this.values = new Map(); this.included = new Map(); this.active = null;
+    /** @type {string | null} the command whose hex path takes the map's taps */
+    this.activePath = null;
+  }
 
   key(form, piece) { return `${form.command}|${form.label}|${piece}`; }
 
@@ -125,6 +130,7 @@ export class Drafts {
 
   set(form, pc, f, v) {
     const k = this.key(form, pc.piece);
+    if (f.kind === "hexpath") this.activePath = form.command;
     this.values.get(k)[f.key] = v;
     if (form.optional_pieces) this.included.set(k, true);
   }
@@ -174,6 +180,9 @@ export function formDecor(drafts, piece, drawing, onChange) {
   if (!piece) return out;
   const p = (drawing.pieces || []).find((x) => x.id === piece);
   const board = drawing.board;
+  // one path takes the map's taps: the form last edited (drafts.activePath) if this piece has it, else the first
+  const withPath = drafts.of(piece).filter(([, pc]) => pc.fields.some((f) => f.kind === "hexpath")).map(([form]) => form);
+  const pathForm = withPath.find((form) => form.command === drafts.activePath) || withPath[0];
   for (const [form, pc] of drafts.of(piece)) {
     for (const f of pc.fields) {
       if (f.kind === "choice") {
@@ -223,7 +232,7 @@ export function formDecor(drafts, piece, drawing, onChange) {
             onChange(true);
           },
         };
-      } else if (f.kind === "hexpath" && board.kind === "hex") {
+      } else if (f.kind === "hexpath" && board.kind === "hex" && form === pathForm && !out.cells.length) {
         const path = (drafts.get(form, pc, f) || []).map(hexOf);
         const start = hexOf((f.limits || {}).start) || (p ? [p.at.x, p.at.y] : [0, 0]);
         out.plan = { points: [start, ...path].map((h) => place(board, { x: h[0], y: h[1] })), ok: true,
@@ -247,7 +256,10 @@ function fieldControl(drafts, form, pc, f, onChange, disabled) {
   const label = el("label", { for: id }, f.label + (f.unit ? ` (${f.unit})` : ""));
   switch (f.kind) {
     case "choice": {
-      const sel = el("select", { id, disabled, "data-key": f.key, onchange: (e) => set(f.values[Number(e.target.value)].value) },
+      const optional = f.required === false;
+      const sel = el("select", { id, disabled, "data-key": f.key,
+        onchange: (e) => set(e.target.value === "" ? null : f.values[Number(e.target.value)].value) },
+        optional ? el("option", { value: "", selected: v == null }, "—") : null,
         ...(f.values || []).map((x, i) => el("option", { value: i, selected: same(x.value, v) }, x.label)));
       return el("div", { class: "field" }, label, sel);
     }

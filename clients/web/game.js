@@ -513,7 +513,7 @@ export class GameView {
   showRejection(err, toOrders = true) {
     const p = err.problem || {};
     fill(this.rejection,
-      el("strong", {}, err.rule ? `Rejected by ${err.rule}` : err.title || "Error"),
+      el("strong", {}, err.rule ? "Rejected by rule " : err.title || "Error"),
       err.rule ? el("code", { class: "rule" }, err.rule) : null,
       el("p", {}, err.message || p.detail || ""),
       err.field ? el("p", { class: "muted" }, `field: ${err.field}`) : null,

@@ -13,7 +13,6 @@ reversal and rejected (SF-MOV-2)."""
 from __future__ import annotations
 
 import httpx
-import pytest
 
 from tests.web.driver import Seat
 from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console
@@ -99,9 +98,6 @@ def test_a_starfinder_round_every_role_acts_through_the_page(browser, server):
 DIRS = ((0, -1), (1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0))  # axial step through hexside k (0 = N)
 
 
-@pytest.mark.xfail(strict=True, reason="page bug (forms.js formDecor): with Move, Evade and Flyby forms for one "
-                   "helm, map taps go into the last hexpath form (Flyby), and Move's optional final facing "
-                   "defaults to face N instead of none")
 def test_the_move_form_takes_the_hexes_tapped_on_the_map(browser, server):
     """The pilot taps the two hexes ahead for its Move: the Move form then holds those hexes and no
     final turn (its facing is optional), and is accepted (SF-MOV-1)."""
