@@ -281,7 +281,7 @@ export class Board {
       const target = targets.get(n.id);
       const words = [n.label, n.owner ? `held by ${n.owner}` : "", n.detail || "", target || ""].filter(Boolean).join(", ");
       const node = this.px(at, { class: `node actionable${target ? " target" : ""}`, role: "button", tabindex: 0,
-        "aria-label": words, "data-id": n.id, "data-node": "1" },
+        "aria-label": words, "data-id": n.id, "data-node": "1", "data-owner": n.owner || "" },
       svg("title", {}, words), svg("circle", { class: "hit", r: HIT_RADIUS }), svg("circle", { class: "ring", r: 17 }),
       svg("circle", { class: "world", r: 9, fill: n.owner ? sideColour(d, n.owner) : "#5c6b80" }),
       svg("text", { class: "plabel", y: 28, "data-label": "1" }, n.label));
