@@ -16,7 +16,7 @@ from service.api.app import create_app
 from service.events import ids
 from service.events.linked_battles import LinkedBattles
 from service.settings import Settings
-from tests.api.linked_battle_play import campaign_to_battle, get, play_gsc2
+from tests.api.linked_battle_play import campaign_to_battle, get, play_gsc2, sail_off
 from tests.api.watched_game import auth
 from tests.support.seeded import SeededSecrets
 
@@ -142,30 +142,6 @@ def test_ftc_arr_8_result_arrives_once_after_a_stop_between_the_two_appends(sqli
             _check_outcome(client, game, battle, tid)
 
 
-def _sail_off(client: TestClient, tid: str, tokens: dict[str, str], leaver: str, max_steps: int = 3000) -> None:
-    """Play the linked game so that ``leaver``'s ships run straight ahead until they sail off the table
-    (GSC2-R-18) and nobody fires: the other side stays put and ends its phases."""
-    def rank(side: str, option: dict[str, Any]) -> float:
-        cmd = option["command"]
-        if cmd["type"] == "gsc2.move":
-            if side != leaver:
-                return 0 if not any(leg.get("distance") for leg in cmd.get("legs", ())) else 8
-            run = sum(leg.get("distance", 0) for leg in cmd.get("legs", ()))
-            return 0 if "leaves the table" in option["label"] else 1 - run / 1000
-        return {"gsc2.choose_order": 2, "gsc2.pass": 3, "gsc2.end_phase": 4}.get(cmd["type"], 9)
-
-    for _ in range(max_steps):
-        if get(client, tid, "", None)["over"]:
-            return
-        offered = [(rank(side, o), side, o["command"]) for side, token in tokens.items()
-                   for o in get(client, tid, "/options", token)["options"]]
-        assert offered, "nobody can act in the tactical game"
-        _, side, cmd = min(offered, key=lambda x: x[0])
-        r = client.post(f"/v1/games/{tid}/commands", json={"command": cmd}, headers=auth(tokens[side]))
-        assert r.status_code == 201, (cmd, r.text)
-    raise AssertionError("the tactical game did not end")
-
-
 def test_ftc_r_lnk_6_ships_that_sail_off_the_table_return_to_the_campaign_as_survivors(sqlite_url, seeded) -> None:
     """FTC-R-LNK-6 over the API: one force runs off the table; the campaign records its group departing
     (FTC-ARR-10) toward the edge's hexside, its ships alive, the force defeated; no hand entry."""
@@ -174,7 +150,7 @@ def test_ftc_r_lnk_6_ships_that_sail_off_the_table_return_to_the_campaign_as_sur
         tid = started["tactical_game_id"]
         sides = [f["player"] for f in battle["forces"]]
         leaver, stayer = sides[1], sides[0]
-        _sail_off(client, tid, {p: game["seats"][p] for p in sides}, leaver)
+        sail_off(client, tid, {p: game["seats"][p] for p in sides}, leaver)
         final = get(client, tid, "", None)["state"]
         gone = [s for s in final["ships"] if s["side"] == leaver]
         assert gone and all(s["status"] == "left" for s in gone), [s["status"] for s in gone]
