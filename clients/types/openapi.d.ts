@@ -871,7 +871,8 @@ export interface components {
         };
         /**
          * CaughtUpFrame
-         * @description Everything up to ``seq`` has been sent; what follows is live.
+         * @description Everything up to ``seq`` has been sent; what follows is live. Sent again whenever the log moves on
+         *         with events hidden from this viewer: ``seq`` is then the new head (as GET /v1/games/{id} reports it).
          */
         CaughtUpFrame: {
             /** @enum {unknown} */

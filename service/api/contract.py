@@ -201,7 +201,8 @@ class EventFrame(msgspec.Struct, tag_field="kind", tag="event"):
 
 
 class CaughtUpFrame(msgspec.Struct, tag_field="kind", tag="caught_up"):
-    """Everything up to ``seq`` has been sent; what follows is live."""
+    """Everything up to ``seq`` has been sent; what follows is live. Sent again whenever the log moves on
+    with events hidden from this viewer: ``seq`` is then the new head (as GET /v1/games/{id} reports it)."""
 
     seq: int
 

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from tests.web.driver import Seat, play_loop
-from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console
+from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console, page_url, token_free_query
 
 TARGETED = "#commands button.opt[data-target]:not([data-target=''])"  # an option with a tap target
 
@@ -28,7 +28,7 @@ def _create(server, ruleset: str, scenario: str) -> dict:
 
 
 def _url(server, created: dict, token: str | None) -> str:
-    return f"{server.url}/?game={created['game_id']}" + (f"&token={token}" if token else "")
+    return page_url(server.url, created["game_id"], token)
 
 
 @pytest.fixture
@@ -276,6 +276,30 @@ def test_skirmish_contract_through_the_page(browser, server, contexts, board):
     assert {"fire", "hit", "damage", "destroyed"} <= spec.effects | {"miss"}, spec.effects
     assert spec_seat.page.query_selector("#board .piece.status-destroyed") is not None
     spec_seat.page.screenshot(path=str(ARTIFACTS / f"skirmish-{board}-spectator-390x844.png"))
+    assert console.unexpected() == [], console.unexpected()
+
+
+def test_token_links_keep_the_token_out_of_every_url(browser, server, contexts):
+    """A seat link carries its token in the fragment (never sent to a server or in a Referer); an old
+    ?token= link still opens the seat, and the page moves the token to the fragment at once."""
+    desk, _ = contexts
+    console = Console()
+    created = _create(server, "gsc2", "duel")
+    sent: list[str] = []
+    page = console.watch(desk.new_page(), "blue")
+    page.on("request", lambda r: sent.append(r.url))
+    page.goto(_url(server, created, created["seats"]["blue"]))
+    page.wait_for_selector("#conn[data-state=live]")
+    assert page.inner_text("#viewer") == "seat:blue"
+    assert token_free_query(page.url) and page.url.endswith(f"#token={created['seats']['blue']}"), page.url
+    assert sent and all("token" not in u for u in sent), [u for u in sent if "token" in u]  # no request named it
+    old = console.watch(desk.new_page(), "red (old link)")
+    old.goto(f"{server.url}/?game={created['game_id']}&token={created['seats']['red']}")
+    old.wait_for_selector("#conn[data-state=live]")
+    assert old.inner_text("#viewer") == "seat:red"
+    assert token_free_query(old.url) and old.url.endswith(f"#token={created['seats']['red']}"), old.url
+    # rewritten in place: no more history entries than a page opened from a fragment link
+    assert old.evaluate("() => history.length") == page.evaluate("() => history.length")
     assert console.unexpected() == [], console.unexpected()
 
 
