@@ -682,6 +682,32 @@ export interface components {
             stand_in: boolean;
             state: string;
         };
+        /**
+         * BotSeated
+         * @description A seat handed to a computer opponent (docs/bots.md): who plays it, not what happened in the game.
+         *
+         *         The fold skips it, a rewind does not undo it, forks and imports do not inherit it; at start-up the
+         *         service reads the last of these per seat to resume the seat's bot.
+         */
+        BotSeated: {
+            bot: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seat: string;
+            /** @enum {unknown} */
+            type: "bot.seated";
+        };
+        /**
+         * BotUnseated
+         * @description A seat taken back from its bot.
+         */
+        BotUnseated: {
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seat: string;
+            /** @enum {unknown} */
+            type: "bot.unseated";
+        };
         /** BuyDefences */
         BuyDefences: {
             points: number;

@@ -78,6 +78,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                          app.state.gate)
         app.state.linked = LinkedBattles(service)
         await app.state.linked.reconcile()  # linked battles that ended while the service was down
+        await app.state.bot_runner.resume()  # bot seats the logs hold (docs/bots.md)
         try:
             yield
         finally:

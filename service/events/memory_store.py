@@ -98,6 +98,9 @@ class MemoryEventStore:
     async def games_of_ruleset(self, ruleset: str) -> list[str]:
         return [gid for gid, g in self._games.items() if g.ruleset == ruleset]
 
+    async def games_with_event_types(self, types: tuple[str, ...]) -> list[str]:
+        return sorted(gid for gid, rows in self._events.items() if any(r.type in types for r in rows.values()))
+
     async def seat_for_token(self, token_hash: str) -> Any | None:
         return self._seats.get(token_hash)
 

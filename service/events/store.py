@@ -211,6 +211,12 @@ class SqlEventStore:
         rows = await self._run(self._fetch, select(GAMES.c.id).where(GAMES.c.ruleset == ruleset))
         return [r.id for r in rows]
 
+    async def games_with_event_types(self, types: tuple[str, ...]) -> list[str]:
+        """Games whose log holds any of these (rare) service events: one scan, at start-up."""
+        stmt = select(EVENTS.c.game_id).where(EVENTS.c.type.in_(types)).distinct().order_by(EVENTS.c.game_id)
+        rows = await self._run(self._fetch, stmt)
+        return [r.game_id for r in rows]
+
     async def seat_for_token(self, token_hash: str) -> Any | None:
         rows = await self._run(self._fetch, select(SEATS).where(SEATS.c.token_hash == token_hash))
         return rows[0] if rows else None

@@ -10,25 +10,25 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from starlette.testclient import TestClient
+import httpx
 
 from tests.api.ftcampaign_play import QUIET, compose_orders, pick
 from tests.api.watched_game import auth
 
 
-def get(client: TestClient, gid: str, path: str, token: str | None, **params: Any) -> Any:
+def get(client: httpx.Client, gid: str, path: str, token: str | None, **params: Any) -> Any:
     r = client.get(f"/v1/games/{gid}{path}", headers=auth(token), params=params)
     assert r.status_code == 200, (path, r.status_code, r.text)
     return r.json()
 
 
-def command(client: TestClient, gid: str, token: str | None, cmd: dict[str, Any]) -> Any:
+def command(client: httpx.Client, gid: str, token: str | None, cmd: dict[str, Any]) -> Any:
     r = client.post(f"/v1/games/{gid}/commands", json={"command": cmd}, headers=auth(token))
     assert r.status_code == 201, (cmd, r.text)
     return r.json()
 
 
-def choices(client: TestClient, gid: str, token: str | None, view: dict[str, Any], me: str,
+def choices(client: httpx.Client, gid: str, token: str | None, view: dict[str, Any], me: str,
             rng: random.Random) -> list[dict[str, Any]]:
     body = get(client, gid, "/options", token)
     return [o["command"] for o in body["options"]] + [compose_orders(rng, view, me, f) for f in body["forms"]]
@@ -42,7 +42,7 @@ def ready_battle(state: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def campaign_to_battle(client: TestClient, game: dict[str, Any], seed: int, max_steps: int = 700) -> dict[str, Any]:
+def campaign_to_battle(client: httpx.Client, game: dict[str, Any], seed: int, max_steps: int = 700) -> dict[str, Any]:
     rng = random.Random(seed)
     gid, umpire = game["game_id"], game["umpire_token"]
     seats: dict[str, str] = game["seats"]
@@ -71,7 +71,8 @@ def campaign_to_battle(client: TestClient, game: dict[str, Any], seed: int, max_
     raise AssertionError("no battle within the step budget")
 
 
-def play_gsc2(client: TestClient, gid: str, tokens: dict[str, str], seed: int, max_steps: int = 3000) -> dict[str, Any]:
+def play_gsc2(client: httpx.Client, gid: str, tokens: dict[str, str], seed: int,
+              max_steps: int = 3000) -> dict[str, Any]:
     """Random legal GSC2 play from each seat's /options (with the given tokens) until the game is over."""
     rng = random.Random(seed)
     for _ in range(max_steps):
@@ -83,5 +84,29 @@ def play_gsc2(client: TestClient, gid: str, tokens: dict[str, str], seed: int, m
         assert offered, f"nobody can act in the tactical game: {summary['state']['draw']['status']}"
         ends = [c for c in offered if c[1]["type"] == "gsc2.end_phase"]
         side, cmd = rng.choice(ends) if ends and rng.random() < 0.3 else rng.choice(offered)
+        command(client, gid, tokens[side], cmd)
+    raise AssertionError("the tactical game did not end")
+
+
+def sail_off(client: httpx.Client, gid: str, tokens: dict[str, str], leaver: str, max_steps: int = 3000) -> None:
+    """Play a GSC2 game so that ``leaver``'s ships run straight ahead until they sail off the table
+    (GSC2-R-18) and nobody fires: the other side stays put and ends its phases. ``client`` is a
+    TestClient or an httpx.Client on a real server."""
+    def rank(side: str, option: dict[str, Any]) -> float:
+        cmd = option["command"]
+        if cmd["type"] == "gsc2.move":
+            if side != leaver:
+                return 0 if not any(leg.get("distance") for leg in cmd.get("legs", ())) else 8
+            run = sum(leg.get("distance", 0) for leg in cmd.get("legs", ()))
+            return 0 if "leaves the table" in option["label"] else 1 - run / 1000
+        return {"gsc2.choose_order": 2, "gsc2.pass": 3, "gsc2.end_phase": 4}.get(cmd["type"], 9)
+
+    for _ in range(max_steps):
+        if get(client, gid, "", None)["over"]:
+            return
+        offered = [(rank(side, o), side, o["command"]) for side, token in tokens.items()
+                   for o in get(client, gid, "/options", token)["options"]]
+        assert offered, "nobody can act in the tactical game"
+        _, side, cmd = min(offered, key=lambda x: x[0])
         command(client, gid, tokens[side], cmd)
     raise AssertionError("the tactical game did not end")
