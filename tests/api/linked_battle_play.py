@@ -7,6 +7,7 @@ ids and dice seeds come from a seeded stand-in for ``secrets`` (the caller patch
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
@@ -88,23 +89,41 @@ def play_gsc2(client: httpx.Client, gid: str, tokens: dict[str, str], seed: int,
     raise AssertionError("the tactical game did not end")
 
 
+def _run_to_edge(ship: dict[str, Any], legs: list[dict[str, Any]], table: dict[str, Any]) -> float:
+    """Inches still to go, after ``legs``, before the ship runs off the table straight ahead (GSC2's plane:
+    heading 0 is +y, clockwise)."""
+    x, y, h = float(ship["x"]), float(ship["y"]), float(ship["heading"])
+    for leg in legs:
+        h += float(leg.get("turn", 0))
+        x += float(leg.get("distance", 0)) * math.sin(math.radians(h))
+        y += float(leg.get("distance", 0)) * math.cos(math.radians(h))
+    dx, dy = math.sin(math.radians(h)), math.cos(math.radians(h))
+    runs = [((table["width"] if dx > 0 else 0) - x) / dx if abs(dx) > 1e-9 else math.inf,
+            ((table["height"] if dy > 0 else 0) - y) / dy if abs(dy) > 1e-9 else math.inf]
+    return max(0.0, min(runs))
+
+
 def sail_off(client: httpx.Client, gid: str, tokens: dict[str, str], leaver: str, max_steps: int = 3000) -> None:
-    """Play a GSC2 game so that ``leaver``'s ships run straight ahead until they sail off the table
+    """Play a GSC2 game so that ``leaver``'s ships turn for the nearest edge and sail off the table
     (GSC2-R-18) and nobody fires: the other side stays put and ends its phases. ``client`` is a
     TestClient or an httpx.Client on a real server."""
-    def rank(side: str, option: dict[str, Any]) -> float:
+    def rank(side: str, option: dict[str, Any], view: dict[str, Any]) -> float:
         cmd = option["command"]
         if cmd["type"] == "gsc2.move":
+            legs = cmd.get("legs", ())
             if side != leaver:
-                return 0 if not any(leg.get("distance") for leg in cmd.get("legs", ())) else 8
-            run = sum(leg.get("distance", 0) for leg in cmd.get("legs", ()))
-            return 0 if "leaves the table" in option["label"] else 1 - run / 1000
+                return 0 if not any(leg.get("distance") for leg in legs) else 8
+            if "leaves the table" in option["label"]:
+                return -1  # before a move that ends on the very edge (it stays on the table)
+            ship = next(s for s in view["ships"] if s["id"] == cmd["ship"])
+            return 1 - 1 / (1 + _run_to_edge(ship, list(legs), view["table"]))
         return {"gsc2.choose_order": 2, "gsc2.pass": 3, "gsc2.end_phase": 4}.get(cmd["type"], 9)
 
     for _ in range(max_steps):
-        if get(client, gid, "", None)["over"]:
+        summary = get(client, gid, "", None)
+        if summary["over"]:
             return
-        offered = [(rank(side, o), side, o["command"]) for side, token in tokens.items()
+        offered = [(rank(side, o, summary["state"]), side, o["command"]) for side, token in tokens.items()
                    for o in get(client, gid, "/options", token)["options"]]
         assert offered, "nobody can act in the tactical game"
         _, side, cmd = min(offered, key=lambda x: x[0])

@@ -63,6 +63,7 @@ def test_ftc_arr_8_kill_9_between_the_tactical_end_and_the_campaign_record(tmp_p
                             headers=auth(game["umpire_token"]))
             assert r.status_code == 201, r.text
             tid = r.json()["tactical_game_id"]
+            groups = {g["id"]: g for g in get(client, game["game_id"], "", game["umpire_token"])["state"]["groups"]}
         sides = [f["player"] for f in battle["forces"]]
         tokens = {p: game["seats"][p] for p in sides}
         failure: list[BaseException] = []
@@ -93,7 +94,8 @@ def test_ftc_arr_8_kill_9_between_the_tactical_end_and_the_campaign_record(tmp_p
                 final = get(client, tid, "", None)["state"]
                 assert rec["tactical_game_id"] == tid and rec["victor"] == final["winner"] == sides[0]
                 force = next(f for f in battle["forces"] if f["player"] == sides[1])
-                assert sorted(d["group"] for d in rec["left"]) == sorted(force["groups"])  # FTC-R-LNK-6
+                departing = sorted(g for g in force["groups"] if not groups[g]["cloaked"])  # FTC-ARR-10
+                assert sorted(d["group"] for d in rec.get("left", ())) == departing  # FTC-R-LNK-6
                 state = get(client, game["game_id"], "", game["umpire_token"])["state"]
                 assert battle["id"] not in [b["id"] for b in state["battles"]]
             server.stop()
