@@ -602,20 +602,23 @@ async def catchup(a: argparse.Namespace) -> dict[str, Any]:
     await asyncio.sleep(0.5)
     n = version
 
-    async def join(after: int, token: str | None, present: bool = False) -> dict[str, Any]:
+    async def join(after: int, token: str | None, present: bool = False, compact: bool = False) -> dict[str, Any]:
         done = asyncio.get_running_loop().create_future()
         events = 0
 
         def on_message(payload: bytes, t: float) -> None:
             nonlocal events
-            if payload.startswith(b'{"kind":"event"'):
+            if payload.startswith(b'{"kind":"events"'):  # a compact page (history=compact)
+                events += len(json.loads(payload)["events"])
+            elif payload.startswith(b'{"kind":"event"'):
                 events += 1
             elif payload.startswith(b'{"kind":"caught_up"') and not done.done():
                 done.set_result(t)
 
         t0 = now()
         path, tok = stream_path(gid, token, after)
-        ws = await ws_open(a.port, (path + ("&join=present" if present else ""), tok), on_message)
+        query = ("&join=present" if present else "") + ("&history=compact" if compact else "")
+        ws = await ws_open(a.port, (path + query, tok), on_message)
         t_open = now()
         t1 = await asyncio.wait_for(done, 60)
         out = {"after": after, "events": events, "messages": ws.messages, "payloadBytes": ws.payload_bytes,
@@ -626,11 +629,14 @@ async def catchup(a: argparse.Namespace) -> dict[str, Any]:
         return out
 
     reps: dict[str, list[dict[str, Any]]] = {"freshSpectator": [], "freshSeat": [], "reconnectMissed1Spectator": [],
-                                             "reconnectMissed1Seat": [], "freshPresentSpectator": []}
+                                             "reconnectMissed1Seat": [], "freshPresentSpectator": [],
+                                             "freshCompactSpectator": [], "freshCompactSeat": []}
     for _ in range(a.reps):
         reps["freshSpectator"].append(await join(0, None))
         reps["freshPresentSpectator"].append(await join(0, None, present=True))  # snapshot plus tail
         reps["freshSeat"].append(await join(0, g["seats"]["blue"]))
+        reps["freshCompactSpectator"].append(await join(0, None, compact=True))  # the history, compact pages
+        reps["freshCompactSeat"].append(await join(0, g["seats"]["blue"], compact=True))
         reps["reconnectMissed1Spectator"].append(await join(n - 1, None))
         reps["reconnectMissed1Seat"].append(await join(n - 1, g["seats"]["blue"]))
     win = w.stop()
