@@ -177,13 +177,24 @@ def scenarios(only: set[str], seconds: float, warmup: float, spectators: list[in
 
 
 def run_salvo(out: Path, work: Path, only: set[str], seconds: float, warmup: float, spectators: list[int],
-              match: str | None, checkout: Path = ROOT) -> None:
+              match: str | None, checkout: Path = ROOT, py_spy: str | None = None,
+              profile_match: str = "ws-shoot-K50") -> None:
+    """Each scenario on a fresh server; with ``py_spy``, the scenarios matching ``profile_match`` also get
+    a py-spy profile of the server (attached for the whole run, GIL-holding samples, raw folded stacks,
+    summarized by bench/peer/folded_top.py into <name>.top.txt)."""
     client = PEER / "salvo_client.py"
     for name, args in scenarios(only, seconds, warmup, spectators):
         if match and not re.search(match, name):
             continue
         server = Server(work, name, "0", checkout)
         print(f">>> {name} (port {server.port}, server pid {server.proc.pid})", flush=True)
+        spy = None
+        if py_spy and re.search(profile_match, name):
+            folded = out / f"{name}.folded"
+            spy = subprocess.Popen([*pinned("1"), py_spy, "record", "--pid", str(server.proc.pid), "--rate", "250",
+                                    "--format", "raw", "--nonblocking", "--gil", "--threads",
+                                    "--duration", str(int(seconds + warmup)), "--output", str(folded)],
+                                   stdout=subprocess.DEVNULL, stderr=open(work / f"py-spy-{name}.err", "w"))  # noqa: SIM115
         try:
             done = subprocess.run(
                 [*pinned("1"), sys.executable, str(client), *args, "--port", str(server.port),
@@ -191,7 +202,15 @@ def run_salvo(out: Path, work: Path, only: set[str], seconds: float, warmup: flo
                 cwd=ROOT, timeout=600, capture_output=True, text=True, check=False)
             (work / f"client-{name}.err").write_text(done.stderr)
             print((done.stdout or done.stderr[-600:]).strip()[:300], flush=True)
+            if spy is not None:
+                spy.wait(60)
+                top = subprocess.run([sys.executable, str(PEER / "folded_top.py"), str(out / f"{name}.folded"), "25"],
+                                     capture_output=True, text=True, check=False).stdout
+                (out / f"{name}.top.txt").write_text(top)
+                print(top[:1500], flush=True)
         finally:
+            if spy is not None and spy.poll() is None:
+                spy.kill()
             server.stop()
 
 
@@ -281,6 +300,8 @@ def main() -> None:
     p.add_argument("--spectators", default="100,1000,5000")
     p.add_argument("--out", default=None, help="where the JSON and the table go (default: a temp dir)")
     p.add_argument("--salvo-dir", default=str(ROOT), help="serve this Salvo checkout (a before/after run)")
+    p.add_argument("--py-spy", default=None, help="a py-spy binary: profile the scenarios matching --profile-match")
+    p.add_argument("--profile-match", default="ws-shoot-K50")
     a = p.parse_args()
     out = Path(a.out or tempfile.mkdtemp(prefix="salvo-peer-"))
     out.mkdir(parents=True, exist_ok=True)
@@ -291,7 +312,8 @@ def main() -> None:
                 shutil.copy(f, out / f.name)
     else:
         run_salvo(out, out, set(a.only.split(",")), a.seconds, a.warmup,
-                  [int(s) for s in a.spectators.split(",")], a.match, Path(a.salvo_dir).resolve())
+                  [int(s) for s in a.spectators.split(",")], a.match, Path(a.salvo_dir).resolve(), a.py_spy,
+                  a.profile_match)
     table = subprocess.run([sys.executable, str(PEER / "summarize.py"), str(out)], capture_output=True, text=True,
                            check=True).stdout
     text_out = table + "\n".join(goals(out) + busy_table(out)) + "\n"
