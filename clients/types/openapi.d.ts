@@ -1672,6 +1672,20 @@ export interface components {
         EventsPage: {
             events: components["schemas"]["Envelope"][];
         };
+        /**
+         * EventsPageFrame
+         * @description With ?history=compact: a catch-up page of envelopes in one message, each entry holding only what
+         *         differs from the one before (game_id is the page's; seq, when omitted, is the previous + 1; type, v,
+         *         turn, phase, actor, recorded_at and command_id, when omitted, are the previous entry's).
+         */
+        EventsPageFrame: {
+            events: {
+                [key: string]: unknown;
+            }[];
+            game_id: string;
+            /** @enum {unknown} */
+            kind: "events";
+        };
         /** Expand */
         Expand: {
             /** @enum {unknown} */

@@ -18,6 +18,7 @@ from service.events.errors import AppError, InvalidRequest
 from service.events.inputs import check_json, text_bytes
 
 from .broadcast import Subscription
+from .compact import compact_page
 from .problems import problem_of
 
 CATCH_UP_PAGE = 500
@@ -80,6 +81,9 @@ class Stream:
         # ?join=present: a client that wants the present, not the history, gets the viewer's view at the
         # head in one message, then only the events after it (snapshot plus tail), whatever ``after`` says
         self.join_present = ws.query_params.get("join") == "present"
+        # ?history=compact: catch-up (the join's history, and any gap later) comes as compact pages
+        # ({"kind":"events"}, api/compact.py) instead of one event frame per envelope
+        self.compact_history = ws.query_params.get("history") == "compact"
 
     async def send(self, text: str) -> None:
         # one sender at a time: a result accounted for ahead of its send goes out before any later frame
@@ -105,9 +109,15 @@ class Stream:
             if self.last >= target:
                 break
             page_end = min(target, self.last + CATCH_UP_PAGE)
-            for env in await self.reader.events(self.game_id, self.viewer, after=self.last, upto=page_end):
-                await self.send(_encode({"kind": "event", "event": env}).decode())
-                sent = env.seq
+            envelopes = await self.reader.events(self.game_id, self.viewer, after=self.last, upto=page_end)
+            if self.compact_history:
+                if envelopes:  # one message per page, each entry only what differs from the one before
+                    await self.send(compact_page(self.game_id, envelopes).decode())
+            else:
+                for env in envelopes:
+                    await self.send(_encode({"kind": "event", "event": env}).decode())
+            if envelopes:
+                sent = envelopes[-1].seq
             self.last = page_end
         if upto is not None and sent < self.last:
             await self.hidden()
