@@ -17,6 +17,8 @@ from service.events.errors import AppError, InvalidRequest
 from service.events.inputs import INT64_MAX
 
 from ..deps import bearer
+from ..direct_stream import DirectStream, run_direct
+from ..rawsocket import raw_socket
 from ..security import origin_allowed
 from ..streaming import POLICY_CODE, Stream, accepted_subprotocol, error_message, offered_token
 
@@ -44,10 +46,19 @@ async def stream(ws: WebSocket, game_id: str, after: Annotated[int, Query(ge=0, 
         return
     await ws.accept(subprotocol=accepted_subprotocol(ws))
     broadcaster = state.broadcaster
-    # before catch-up: nothing falls between
+    sockets = state.metrics.sockets.labels(viewer.kind)
+    raw, fanout = raw_socket(ws.scope), getattr(broadcaster, "fanout", None)
+    if raw is not None and fanout is not None:  # pre-framed bytes written to the transport
+        sockets.inc()
+        try:
+            await run_direct(DirectStream(ws, game_id, viewer, token, after, raw, fanout))
+        finally:
+            sockets.dec()
+        return
+    # the normal send path (no reachable transport, e.g. the TestClient): a queue per socket.
+    # Subscribed before catch-up: nothing falls between
     sub = broadcaster.subscribe(game_id, settings.ws_queue_size, audience_key(viewer))
     s = Stream(ws, game_id, viewer, token, after)
-    sockets = state.metrics.sockets.labels(viewer.kind)
     sockets.inc()
     watcher = asyncio.create_task(s.watch_client(sub))
     try:
