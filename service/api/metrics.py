@@ -25,6 +25,8 @@ class Metrics:
         self.group_size = Histogram("salvo_group_commit_size", "Write batches per database transaction",
                                     registry=r, buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256))
         self.sockets = Gauge("salvo_sockets", "Open live streams, by audience kind", ["audience"], registry=r)
+        self.direct_sockets = Gauge("salvo_direct_sockets", "Open live streams written straight to their "
+                                    "transport (pre-framed fan-out); the rest use the queued send path", registry=r)
         self.slow_consumer_closes = Counter("salvo_slow_consumer_closes",
                                             "Streams closed with 1013 because the client fell behind", registry=r)
         self.requests = Counter("salvo_http_requests", "HTTP requests, by method and status",
