@@ -162,6 +162,7 @@ export class GameView {
     }
     this.stream = new GameStream(this.gameId, this.token, {
       onEvent: (env) => { this.events.push(env); this.scheduleRefresh(); },
+      // also sent live after a step hidden from this viewer (a sealed order): the view and options move on
       onCaughtUp: () => this.scheduleRefresh(0),
       onState: (s) => { this.conn.dataset.state = s; this.conn.textContent = s; },
       onError: (m) => this.showRejection({ title: m.title || "Stream error", message: m.detail || "" }),
