@@ -871,7 +871,8 @@ export interface components {
         };
         /**
          * CaughtUpFrame
-         * @description Everything up to ``seq`` has been sent; what follows is live.
+         * @description Everything up to ``seq`` has been sent; what follows is live. Sent again whenever the log moves on
+         *         with events hidden from this viewer: ``seq`` is then the new head (as GET /v1/games/{id} reports it).
          */
         CaughtUpFrame: {
             /** @enum {unknown} */
@@ -1670,6 +1671,20 @@ export interface components {
         /** EventsPage */
         EventsPage: {
             events: components["schemas"]["Envelope"][];
+        };
+        /**
+         * EventsPageFrame
+         * @description With ?history=compact: a catch-up page of envelopes in one message, each entry holding only what
+         *         differs from the one before (game_id is the page's; seq, when omitted, is the previous + 1; type, v,
+         *         turn, phase, actor, recorded_at and command_id, when omitted, are the previous entry's).
+         */
+        EventsPageFrame: {
+            events: {
+                [key: string]: unknown;
+            }[];
+            game_id: string;
+            /** @enum {unknown} */
+            kind: "events";
         };
         /** Expand */
         Expand: {

@@ -20,8 +20,9 @@ CHANNEL_PREFIX = "salvo:game:"
 
 
 class RedisBroadcaster(InProcessBroadcaster):
-    def __init__(self, url: str, on_remote: Callable[[str, int], None] | None = None) -> None:
-        super().__init__()
+    def __init__(self, url: str, on_remote: Callable[[str, int], None] | None = None,
+                 buffer_limit: int = 1 << 20) -> None:
+        super().__init__(buffer_limit)
         self.url = url
         self.on_remote = on_remote  # e.g. GameService.note_remote_append: drop a stale cached head
         self.origin = uuid.uuid4().hex  # this replica, so it ignores its own notifications

@@ -7,7 +7,6 @@ from typing import Any
 import msgspec
 
 from service.domain.core import Viewer
-from service.domain.core.choices import as_option
 from service.domain.core.guards import full_view
 
 from .application import GameService
@@ -92,7 +91,7 @@ class GameReader:
         ruleset = head.ruleset
         if viewer.kind == "spectator" or ruleset.is_over(head.state):
             return {"version": head.seq, "viewer": viewer.label, "options": [], "forms": []}
-        options = [as_option(o) for o in ruleset.options(head.state, viewer)]
+        options = list(ruleset.options(head.state, viewer))
         return {"version": head.seq, "viewer": viewer.label, "options": options,
                 "forms": list(ruleset.forms(head.state, viewer))}
 

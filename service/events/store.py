@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event, func, select, text
 from sqlalchemy.exc import IntegrityError
 
-from .event_store import Conflict, WriteBatch
+from .event_store import Conflict, WriteBatch, predecessor_failure
 from .schema import migrate
 from .tables import EVENTS, GAMES, IDEMPOTENCY, SEATS, SEEDS, SNAPSHOTS
 
@@ -98,13 +98,17 @@ class SqlEventStore:
     # --- writes ------------------------------------------------------------------------------------
 
     async def write(self, batch: WriteBatch) -> None:
+        await self.submit(batch)
+
+    def submit(self, batch: WriteBatch) -> asyncio.Future[None]:
+        """Queue the batch at once (the single writer commits in queue order) and return its future."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
-        started = time.perf_counter()
-        self._queue.put(_Job(batch, loop, future))
-        await future
         if self.observe_write is not None:
-            self.observe_write(time.perf_counter() - started)
+            started, observe = time.perf_counter(), self.observe_write
+            future.add_done_callback(lambda _f: observe(time.perf_counter() - started))
+        self._queue.put(_Job(batch, loop, future))
+        return future
 
     def _write_loop(self) -> None:
         while True:
@@ -127,6 +131,16 @@ class SqlEventStore:
                 return
 
     def _commit_group(self, jobs: list[_Job]) -> None:
+        ready = []
+        for job in jobs:  # a batch decided on one that failed is not written (batches come in order)
+            failure = predecessor_failure(job.batch)
+            if failure is None:
+                ready.append(job)
+            else:
+                _resolve(job, failure)
+        jobs = ready
+        if not jobs:
+            return
         try:
             with self.engine.begin() as conn:
                 self._insert_group(conn, [job.batch for job in jobs])
@@ -282,6 +296,9 @@ def _rows_by_table(batches: list[WriteBatch]) -> list[tuple[str, list[dict[str, 
 
 
 def _resolve(job: _Job, exc: BaseException | None) -> None:
+    if exc is not None:
+        job.batch.failed = exc  # before any later batch is looked at: the writer is one thread
+
     def settle() -> None:
         if job.future.done():
             return
