@@ -148,6 +148,7 @@ class CommandPipeline:
                 before = run.last if run.last is not None and not run.last.settled.done() else None
                 decision.batch.follows = before.decision.batch if before is not None else None
                 committed = _submit(self.store, decision.batch)  # queued in decision order, under the lock
+                self.heads.note_own_write(game_id, head.seq + len(decision.batch.events))
                 self.writer.apply(head, decision)
                 mine = _InFlight(decision, committed, asyncio.get_running_loop().create_future(), before)
                 run.last = mine
