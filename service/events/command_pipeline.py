@@ -228,6 +228,10 @@ class CommandPipeline:
 def _settle(flight: _InFlight) -> None:
     if not flight.settled.done():
         flight.settled.set_result(None)
+    # the writer is done with this batch and the next one waits on ``settled`` only: drop the links
+    # back, so a game that is never idle does not keep its whole run of batches alive
+    flight.before = None
+    flight.decision.batch.follows = None
 
 
 def _needs_settled_store(head: GameHead) -> bool:
