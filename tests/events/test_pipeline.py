@@ -162,8 +162,8 @@ async def test_a_conflict_under_pipelined_commands_decides_them_all_again():
     assert await store.head(gid) == start + 3
 
 
-async def test_the_writer_thread_writes_nothing_on_top_of_a_conflicting_batch(sqlite_url):
-    store = SqlEventStore(sqlite_url)
+async def test_the_writer_thread_writes_nothing_on_top_of_a_conflicting_batch(database_url):
+    store = SqlEventStore(database_url)
     store.start()
     try:
         service = GameService(store)
