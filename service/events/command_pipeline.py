@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -108,7 +109,7 @@ class CommandPipeline:
         self.heads = heads
         self.writer = writer
         self.publish = publish
-        self._runs: dict[str, _Run] = {}
+        self._runs: OrderedDict[str, _Run] = OrderedDict()  # least recently commanded first
         self.pipelined = 0  # commands decided while an earlier one of their game was in flight
 
     async def handle(
@@ -201,12 +202,17 @@ class CommandPipeline:
         run = self._runs.get(game_id)
         durable = self.heads.cached(game_id)
         if run is not None and (durable is run.durable or not run.idle()):
+            self._runs.move_to_end(game_id)
             return run
         durable = await self.heads.get_locked(game_id)
         run = self._runs[game_id] = _Run(durable, fork(durable))
-        if len(self._runs) > 2 * self.heads.capacity:  # idle runs of evicted games
-            for gid in [g for g, r in self._runs.items() if r.idle() and self.heads.cached(g) is not r.durable]:
-                del self._runs[gid]
+        self._runs.move_to_end(game_id)
+        # no more runs than heads: the least recently commanded idle ones go (a run is two heads)
+        while len(self._runs) > self.heads.capacity:
+            oldest, first = next(iter(self._runs.items()))
+            if not first.idle():
+                break
+            del self._runs[oldest]
         return run
 
     async def settle(self, game_id: str) -> _Run:
