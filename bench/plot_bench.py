@@ -91,6 +91,11 @@ def plots(before: Path, after: Path, where: Path) -> list[Path]:
 
     where.mkdir(parents=True, exist_ok=True)
     made = []
+    foreign = [r["foreignCpuPct"] for d in (before, after) for f in sorted(d.glob("salvo-*.json"))
+               if (r := json.loads(f.read_text())).get("foreignCpuPct") is not None]
+    note = (f"Salvo rows: other processes used {min(foreign):.0f}–{max(foreign):.0f} % CPU (of 200 %) meanwhile"
+            if foreign else "")
+    bgio_note = "boardgame.io: the figures copied from the peer's run"
     for metric, ylabel, fname in ((rate, "commands/s", "commands-throughput.png"),
                                   (p99, "p99 latency, ms", "commands-p99.png")):
         fig, ax = plt.subplots(figsize=(7, 4.2))
@@ -107,6 +112,7 @@ def plots(before: Path, after: Path, where: Path) -> list[Path]:
         ax.set_xscale("log")
         ax.set_xticks(GAMES, [str(k) for k in GAMES])
         ax.set_xlabel("games (one closed-loop client each)")
+        ax.set_title(f"{note}\n{bgio_note}", fontsize=8)
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
@@ -127,7 +133,7 @@ def plots(before: Path, after: Path, where: Path) -> list[Path]:
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-    fig.suptitle("One busy game: Salvo before / after deciding ahead of the commit", fontsize=10)
+    fig.suptitle(f"One busy game: Salvo before / after deciding ahead of the commit\n{note}", fontsize=9)
     fig.tight_layout()
     fig.savefig(where / "busy-game.png", dpi=110)
     plt.close(fig)

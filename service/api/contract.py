@@ -203,7 +203,8 @@ class EventFrame(msgspec.Struct, tag_field="kind", tag="event"):
 class EventsPageFrame(msgspec.Struct, tag_field="kind", tag="events"):
     """With ?history=compact: a catch-up page of envelopes in one message, each entry holding only what
     differs from the one before (game_id is the page's; seq, when omitted, is the previous + 1; type, v,
-    turn, phase, actor, recorded_at and command_id, when omitted, are the previous entry's)."""
+    turn, phase, actor, recorded_at and command_id, when omitted, are the previous entry's; recorded_at and
+    command_id may come as [n, rest]: the previous entry's first n characters, then rest)."""
 
     game_id: str
     events: list[dict[str, Any]]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -108,7 +109,7 @@ class CommandPipeline:
         self.heads = heads
         self.writer = writer
         self.publish = publish
-        self._runs: dict[str, _Run] = {}
+        self._runs: OrderedDict[str, _Run] = OrderedDict()  # least recently commanded first
         self.pipelined = 0  # commands decided while an earlier one of their game was in flight
 
     async def handle(
@@ -148,6 +149,7 @@ class CommandPipeline:
                 before = run.last if run.last is not None and not run.last.settled.done() else None
                 decision.batch.follows = before.decision.batch if before is not None else None
                 committed = _submit(self.store, decision.batch)  # queued in decision order, under the lock
+                self.heads.note_own_write(game_id, head.seq + len(decision.batch.events))
                 self.writer.apply(head, decision)
                 mine = _InFlight(decision, committed, asyncio.get_running_loop().create_future(), before)
                 run.last = mine
@@ -200,12 +202,17 @@ class CommandPipeline:
         run = self._runs.get(game_id)
         durable = self.heads.cached(game_id)
         if run is not None and (durable is run.durable or not run.idle()):
+            self._runs.move_to_end(game_id)
             return run
         durable = await self.heads.get_locked(game_id)
         run = self._runs[game_id] = _Run(durable, fork(durable))
-        if len(self._runs) > 2 * self.heads.capacity:  # idle runs of evicted games
-            for gid in [g for g, r in self._runs.items() if r.idle() and self.heads.cached(g) is not r.durable]:
-                del self._runs[gid]
+        self._runs.move_to_end(game_id)
+        # no more runs than heads: the least recently commanded idle ones go (a run is two heads)
+        while len(self._runs) > self.heads.capacity:
+            oldest, first = next(iter(self._runs.items()))
+            if not first.idle():
+                break
+            del self._runs[oldest]
         return run
 
     async def settle(self, game_id: str) -> _Run:
@@ -227,6 +234,10 @@ class CommandPipeline:
 def _settle(flight: _InFlight) -> None:
     if not flight.settled.done():
         flight.settled.set_result(None)
+    # the writer is done with this batch and the next one waits on ``settled`` only: drop the links
+    # back, so a game that is never idle does not keep its whole run of batches alive
+    flight.before = None
+    flight.decision.batch.follows = None
 
 
 def _needs_settled_store(head: GameHead) -> bool:

@@ -76,6 +76,9 @@ def _env(seq: int, **kw: Any) -> Envelope:
 @pytest.mark.parametrize("envelopes", [
     [_env(1, command_id=None), _env(2, command_id="c1"), _env(3, command_id="c1"), _env(4)],  # back to none
     [_env(5), _env(9, superseded=True), _env(10, actor="system", phase="q")],  # a gap in seq (hidden events)
+    [_env(1, command_id="c_0123456789ab0009", recorded_at="2026-12-01T11:29:43.380431Z"),  # shared prefixes
+     _env(2, command_id="c_0123456789ab0010", recorded_at="2026-12-01T11:29:43.380656Z"),
+     _env(3, command_id="c_ffff", recorded_at="2026-12-01T11:29:43.380656Z")],
     [_env(7, command_id="c2", rolls=[{"i": 0, "die": "d6", "value": 3, "purpose": "x", "rule": "R-1"}],
           dice={"turn": 1, "base": 7, "slot": 0})],
 ])
@@ -83,3 +86,7 @@ def test_a_page_expands_to_its_envelopes(envelopes):
     page = msgspec.json.decode(compact_page("g", envelopes))
     assert expand_page(page) == [msgspec.json.decode(msgspec.json.encode(e)) for e in envelopes]
     assert all("game_id" not in entry for entry in page["events"])
+    if len(page["events"]) == 3 and page["events"][0].get("command_id", "").startswith("c_0123"):
+        second = page["events"][1]
+        assert second["command_id"] == [16, "10"] and second["recorded_at"] == [23, "656Z"]
+        assert "recorded_at" not in page["events"][2]

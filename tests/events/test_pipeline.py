@@ -162,8 +162,8 @@ async def test_a_conflict_under_pipelined_commands_decides_them_all_again():
     assert await store.head(gid) == start + 3
 
 
-async def test_the_writer_thread_writes_nothing_on_top_of_a_conflicting_batch(sqlite_url):
-    store = SqlEventStore(sqlite_url)
+async def test_the_writer_thread_writes_nothing_on_top_of_a_conflicting_batch(database_url):
+    store = SqlEventStore(database_url)
     store.start()
     try:
         service = GameService(store)
@@ -184,3 +184,17 @@ async def test_the_writer_thread_writes_nothing_on_top_of_a_conflicting_batch(sq
         assert await store.head(gid) == head.seq + 2
     finally:
         store.close()
+
+
+async def test_runs_are_bounded_by_the_head_cache_and_an_evicted_game_starts_from_the_store():
+    store = MemoryEventStore()
+    service = GameService(store, head_cache_size=2)
+    games = [(await service.create_game("tiny", "long")).game_id for _ in range(4)]
+    for gid in games:
+        await service.handle_command(gid, seat("red"), _hide("red", 1))
+    assert len(service.commands._runs) <= 2 and len(service.heads) <= 2
+    first = games[0]  # evicted: its next command is decided on a head folded from the store
+    result = await service.handle_command(first, seat("red"), _hide("red", 2))
+    assert result.version == await store.head(first)
+    folded = head_from_rows(first, await store.game(first), await store.read_events(first))
+    assert (await service.head(first)).state == folded.state
