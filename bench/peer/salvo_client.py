@@ -471,7 +471,10 @@ async def fanout(a: argparse.Namespace) -> dict[str, Any]:
         msg = await ws_command(player, text)
         version = json.loads(msg)["version"]
     await asyncio.sleep(0.3)
-    rss_before = rss_mb(a.server_pid)
+    # --spectator-port/--spectator-pid: spectators on a second process (linked by Redis); "server" is then
+    # that process, and the command process's CPU is recorded beside it
+    spec_port, spec_pid = a.spectator_port or a.port, a.spectator_pid or a.server_pid
+    rss_before = rss_mb(spec_pid)
 
     recv: list[tuple[float, int]] = []  # (t, seq) for every spectator frame: parsed after the run
     rec_append = recv.append
@@ -484,7 +487,7 @@ async def fanout(a: argparse.Namespace) -> dict[str, Any]:
     failures = 0
     t_conn = now()
     for i in range(0, a.spectators, a.batch):
-        batch = [ws_open(a.port, stream_path(gid, None, version), on_message)
+        batch = [ws_open(spec_port, stream_path(gid, None, version), on_message)
                  for _ in range(min(a.batch, a.spectators - i))]
         for r in await asyncio.gather(*batch, return_exceptions=True):
             if isinstance(r, BaseException):
@@ -493,10 +496,11 @@ async def fanout(a: argparse.Namespace) -> dict[str, Any]:
                 specs.append(r)
     connect_s = now() - t_conn
     await asyncio.sleep(1.0)
-    rss_after = rss_mb(a.server_pid)
+    rss_after = rss_mb(spec_pid)
     S = len(specs)
 
-    w = Window(a.server_pid)
+    w = Window(spec_pid)
+    command_ticks0 = proc_ticks(a.server_pid) if spec_pid != a.server_pid else None
     w.start_sampler(0.25)
     sent: dict[int, float] = {}
     acked: dict[int, float] = {}
@@ -538,6 +542,9 @@ async def fanout(a: argparse.Namespace) -> dict[str, Any]:
         await asyncio.sleep(0.05)
     t_drained = now()
     win = w.stop()
+    if command_ticks0 is not None:
+        win["commandServerCpuPct"] = round(100 * ((proc_ticks(a.server_pid) or 0) - command_ticks0) / CLK
+                                           / win["seconds"], 1)
 
     lat_send: list[float] = []
     lat_ack: list[float] = []
@@ -691,6 +698,8 @@ def main() -> None:
     p.add_argument("--rate", type=float, default=20.0)
     p.add_argument("--batch", type=int, default=50)
     p.add_argument("--grace", type=float, default=15.0)
+    p.add_argument("--spectator-port", type=int, default=0)
+    p.add_argument("--spectator-pid", type=int, default=0)
     p.add_argument("--events", type=int, default=10_000)
     p.add_argument("--reps", type=int, default=5)
     a = p.parse_args()
