@@ -34,7 +34,7 @@ async def _exchange(sqlite_url: str, lean: bool) -> list[tuple[int, str | None, 
     out = []
     async with app.router.lifespan_context(app):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://salvo") as client:
-            game = (await client.post("/v1/games", json={"ruleset": "tiny", "scenario": "duel"})).json()
+            game = (await client.post("/v1/games", json={"ruleset": "tiny", "scenario": "long"})).json()  # no end
             url = f"/v1/games/{game['game_id']}/commands"
             red, blue = bearer(game["seats"]["red"]), bearer(game["seats"]["blue"])
             asks: list[tuple[dict[str, str], Any]] = [
