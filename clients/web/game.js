@@ -19,6 +19,7 @@ import { statusBox, turnBadge } from "./status.js";
 import { disputesBlock } from "./disputes.js";
 import { drawnSheet } from "./sheet.js";
 import { hexCentre } from "./geometry.js";
+import { focusKey, restoreFocus } from "./focus.js";
 
 const TABS = [["orders", "Orders"], ["ship", "Ship"], ["replay", "Replay"], ["log", "Log"]];
 
@@ -30,6 +31,9 @@ function kindOf(view) {
   if (view.map_radius != null || hexItems(view).length) return "hex";
   return "generic";
 }
+
+// where focus goes when the focused control's place is gone (an order sent, a tray closed)
+const FOCUS_FALLBACK = "#board .piece.selected, #commands button, #commands input, #commands select";
 
 const typing = (t) => t && (t.closest("input, select, textarea, [contenteditable]") || t.closest("[data-handle]"));
 
@@ -99,6 +103,17 @@ export class GameView {
     this.tabs = el("nav", { class: "tabs", role: "tablist", "aria-label": "Panels" }, ...TABS.map(([id, label]) => el("button", {
       type: "button", role: "tab", id: `tab-${id}`, "aria-controls": `pane-${id}`, dataset: { tab: id }, onclick: () => this.setTab(id),
     }, label)));
+    // a tablist is one Tab stop; the arrow keys (and Home/End) move between its tabs
+    this.tabs.addEventListener("keydown", (e) => {
+      const ids = TABS.map(([id]) => id);
+      const i = ids.indexOf(this.tab);
+      const to = { ArrowLeft: i - 1, ArrowRight: i + 1, Home: 0, End: ids.length - 1 }[e.key];
+      if (to == null) return;
+      e.preventDefault();
+      this.setTab(ids[(to + ids.length) % ids.length]);
+      const tab = /** @type {HTMLElement | null} */ (this.tabs.querySelector(`[data-tab="${this.tab}"]`));
+      if (tab) tab.focus();
+    });
     this.sections = Object.fromEntries(TABS.map(([id]) => [id, el("section", { id: `pane-${id}`, class: "pane", role: "tabpanel", "aria-labelledby": `tab-${id}` })]));
     this.statusLine = el("div", { id: "status-line", class: "status-line" });
     this.rejection = el("div", { id: "rejection", class: "rejection", role: "alert", hidden: true });
@@ -240,6 +255,14 @@ export class GameView {
     this.render();
   }
 
+  // Run a rebuild, keeping keyboard focus on the same control (focus.js).
+  keepFocus(rebuild) {
+    const key = focusKey(this.root) || (document.activeElement === document.body ? this.lostFocus : null);
+    this.lostFocus = null;
+    rebuild();
+    if (restoreFocus(this.root, key, FOCUS_FALLBACK) === "wait") this.lostFocus = key;
+  }
+
   version() { return Math.max((this.live && this.live.version) || 0, this.stream ? this.stream.last : 0); }
 
   pieces(view) {
@@ -274,14 +297,14 @@ export class GameView {
   onDraft(full) {
     const view = this.shown && this.shown.state;
     if (view && view.draw) {
-      this.board.render(view.draw, this.decor(view.draw, this.at == null));
+      this.keepFocus(() => this.board.render(view.draw, this.decor(view.draw, this.at == null)));
       this.fingerSized(view.draw); // the path's next hexes, wherever it has got to, stay in view
     }
     // the pane is rebuilt after the event that changed it (a change fired by a blur must not remove
     // the very input that is blurring)
     if (full && !this.ordersQueued) {
       this.ordersQueued = true;
-      setTimeout(() => { this.ordersQueued = false; this.renderOrders(); }, 0);
+      setTimeout(() => { this.ordersQueued = false; this.keepFocus(() => this.renderOrders()); }, 0);
     }
   }
 
@@ -315,7 +338,8 @@ export class GameView {
     const near = (c) => { const a = hexCentre(draw.board, c.q, c.r), b = hexCentre(draw.board, p.at.x, p.at.y); return Math.hypot(a[0] - b[0], a[1] - b[1]) < 1e-6; };
     const cell = p && p.at && draw.board.kind === "hex" && (this.cells || []).find(near);
     if (cell) acts.push({ label: cell.label, apply: cell.apply });
-    this.tray = { title: `${name}: what to do`, actions: acts, target: id };
+    // opened from the map by keyboard or tap: its first choice will take the focus
+    this.tray = { title: `${name}: what to do`, actions: acts, target: id, focus: this.svg.contains(document.activeElement) };
     this.render();
   }
 
@@ -324,8 +348,8 @@ export class GameView {
     const draw = this.shown && this.shown.state && this.shown.state.draw;
     const n = draw && (draw.board.nodes || []).find((x) => x.id === id);
     if (!n) return;
-    this.tray = { title: [n.label, n.owner ? `held by ${n.owner}` : "", n.detail || ""].filter(Boolean).join(" · "), actions: [], target: id };
-    this.renderTray();
+    this.tray = { title: [n.label, n.owner ? `held by ${n.owner}` : "", n.detail || ""].filter(Boolean).join(" · "), actions: [], target: id, focus: this.svg.contains(document.activeElement) };
+    this.keepFocus(() => this.renderTray());
   }
 
   tapCell(q, r) {
@@ -342,12 +366,20 @@ export class GameView {
           this.tray = null;
           if (a.apply) { a.apply(); this.render(); } else this.send(a.command, a.label);
         } }, a.label)),
-      el("button", { type: "button", class: "small", id: "tray-close", onclick: () => { this.tray = null; this.renderTray(); } }, t.actions.length ? "Cancel" : "Close"));
+      el("button", { type: "button", class: "small", id: "tray-close", onclick: () => { this.tray = null; this.keepFocus(() => this.renderTray()); } }, t.actions.length ? "Cancel" : "Close"));
     this.trayBox.hidden = false;
+    // a tray just opened from the map: its first choice takes the focus (a keyboard user is there at once)
+    if (this.trayFocused !== t && t.focus) {
+      const first = /** @type {HTMLElement | null} */ (this.trayBox.querySelector("button"));
+      if (first) first.focus({ preventScroll: true });
+    }
+    this.trayFocused = t;
   }
 
   // ---- rendering --------------------------------------------------------------------------------
-  render() {
+  render() { this.keepFocus(() => this.renderNow()); }
+
+  renderNow() {
     const s = this.shown;
     if (!s) return;
     const view = s.state || {};
