@@ -242,8 +242,48 @@ def test_asc_sensor_commit_by_keyboard_alone(browser, server, desk):
     adv.tab_to(f"{form} .send-form")
     v = adv.press("Space", "commit sensors")
     dis.seat.sync(v)
-    r = httpx.get(f"{server.url}/v1/games/{created['game_id']}/events", timeout=30,
-                  headers={"Authorization": f"Bearer {created['seats']['disadvantaged']}"})
-    assert r.status_code == 200, r.text
-    assert "sms-kaiser" in r.text  # the cruiser radiates (ASC-DET-2): its own seat sees its commit resolved
+    adv.seat.sync(v)
+    assert adv.seat.state()["phase"] == "detection"  # both sealed commits in: revealed, the turn goes on
+    revealed = adv.page.evaluate("() => salvo.events.filter((e) => e.type === 'asc.sensors_revealed')"
+                                 ".flatMap((e) => e.data.entries)")
+    assert any(e["vessel"] == "sms-kaiser" and e["active"] for e in revealed), revealed  # as set by keyboard
+    # the cruiser radiates, so the frigates see it by name at once (ASC-DET-2), on the map and to a screen reader
+    kaiser = adv.page.get_attribute("#board .piece[data-id='sms-kaiser']", "aria-label")
+    assert "SMS Kaiser Wilhelm" in kaiser and "active sensors on" in kaiser, kaiser
+    assert console.unexpected() == [], console.unexpected()
+
+
+DIRS = ((0, -1), (1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0))  # axial step through hexside k (0 = N)
+
+
+def test_starfinder_pilot_moves_hex_by_hex_by_keyboard_alone(browser, server, desk):
+    """The pilot picks its ship from the Move form ("Map"), then adds the two hexes ahead on the map with
+    Enter (focus staying among the hexes to add as the path grows), and sends the Move (SF-MOV-1)."""
+    console = Console()
+    created = _create(server, "starfinder", "duel")
+    gid = created["game_id"]
+    r = httpx.post(f"{server.url}/v1/games/{gid}/commands", json={"command": {"type": "starfinder.force_phase"}},
+                   headers={"Authorization": f"Bearer {created['umpire_token']}"}, timeout=30)  # set-up: the helm phase
+    assert r.status_code == 201, r.text
+    acting = httpx.get(f"{server.url}/v1/games/{gid}", timeout=30).json()["state"]["acting_ship"]
+    pilot = _open(console, desk, server, created, f"{acting}/pilot")
+    form = "section.form[data-command='starfinder.move']"
+    move_form = "salvo.forms.find((f) => f.command === 'starfinder.move')"
+    lim = pilot.page.evaluate(f"() => {move_form}.pieces[0].fields[0].limits")
+    (q, r0), (dq, dr) = lim["start"], DIRS[lim["facing"]]
+    pilot.tab_to(f"{form} .pc button.show")
+    pilot.page.keyboard.press("Enter")
+    pilot.page.wait_for_selector("#board .cell", state="attached")
+    pilot.stays_on(f"{form} .pc button.show")
+    ahead = [[q + n * dq, r0 + n * dr] for n in (1, 2)]
+    for hx in ahead:
+        pilot.tab_to(f"#board .cell[aria-label^='Add hex {hx[0]}, {hx[1]} ']", back=True)
+        pilot.page.keyboard.press("Enter")
+        pilot.page.wait_for_selector(f"{form} .path-text:has-text('{hx[0]},{hx[1]} ·')")
+        pilot.stays_on("#board .cell")  # the hex is in the path: focus on one of the next hexes to add
+    composed = pilot.page.evaluate(f"() => salvo.drafts.compose({move_form})")
+    assert composed.get("hexes") == ahead, composed
+    pilot.tab_to(f"{form} .send-form")
+    pilot.press("Enter", "move")
+    assert pilot.page.evaluate("() => salvo.events.some((e) => e.type === 'starfinder.ship_moved')")
     assert console.unexpected() == [], console.unexpected()
