@@ -26,6 +26,8 @@ class Settings:
     ws_queue_size: int = 1024
     ws_send_timeout: float = 10.0  # a socket that takes longer to accept one frame is a slow consumer
     ws_close_timeout: float = 30.0  # how long a slow consumer's close frame waits behind its backlog
+    # a socket written directly (pre-framed fan-out) whose unsent bytes pass this is a slow consumer
+    ws_buffer_limit: int = 1 << 20
     heartbeat_seconds: float = 15.0
     redis_url: str | None = None
     plugin_rulesets: tuple[tuple[str, str], ...] = field(default_factory=tuple)
@@ -51,6 +53,7 @@ class Settings:
             "ws_queue_size": int(_env("SALVO_WS_QUEUE_SIZE", str(cls.ws_queue_size))),
             "ws_send_timeout": float(_env("SALVO_WS_SEND_TIMEOUT", str(cls.ws_send_timeout))),
             "ws_close_timeout": float(_env("SALVO_WS_CLOSE_TIMEOUT", str(cls.ws_close_timeout))),
+            "ws_buffer_limit": int(_env("SALVO_WS_BUFFER_LIMIT", str(cls.ws_buffer_limit))),
             "heartbeat_seconds": float(_env("SALVO_HEARTBEAT_SECONDS", str(cls.heartbeat_seconds))),
             "redis_url": os.environ.get("REDIS_URL") or None,
             "signing_key_file": os.environ.get("SALVO_SIGNING_KEY_FILE") or None,

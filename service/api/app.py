@@ -19,13 +19,14 @@ from service.events.signing import load_keyring
 from service.events.store import SqlEventStore
 from service.settings import Settings
 
-from . import docs, openapi_schema, problems
+from . import command_endpoint, docs, openapi_schema, problems
 from .bot_runner import BotRunner
 from .broadcast import Broadcaster, InProcessBroadcaster
 from .gate import Gate
 from .logs import RequestContext
 from .metrics import CONTENT_TYPE_LATEST, Metrics
 from .ratelimit import RateLimits
+from .rawsocket import RawSocketMiddleware
 from .routes import battles, bots, games, keys, replay, rulesets, stream
 from .security import SecurityHeaders, install_cors
 
@@ -36,8 +37,8 @@ def make_broadcaster(settings: Settings) -> Broadcaster:
     if settings.redis_url:
         from .redis_broadcast import RedisBroadcaster
 
-        return RedisBroadcaster(settings.redis_url)
-    return InProcessBroadcaster()
+        return RedisBroadcaster(settings.redis_url, buffer_limit=settings.ws_buffer_limit)
+    return InProcessBroadcaster(settings.ws_buffer_limit)
 
 
 async def close_streams(app: FastAPI, wait: float = 2.0) -> None:
@@ -69,6 +70,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             broadcaster.on_remote = service.note_remote_append
         await broadcaster.start()
         metrics.watch(service)
+        fanout_of = getattr(broadcaster, "fanout", None)
+        if fanout_of is not None:
+            metrics.direct_sockets.set_function(lambda: broadcaster.fanout.count())  # type: ignore[attr-defined]
         app.state.store = store
         app.state.service = service
         app.state.reader = GameReader(service)
@@ -78,6 +82,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                          app.state.gate)
         app.state.linked = LinkedBattles(service)
         await app.state.linked.reconcile()  # linked battles that ended while the service was down
+        await app.state.bot_runner.resume()  # bot seats the logs hold (docs/bots.md)
         try:
             yield
         finally:
@@ -104,6 +109,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(bots.router)
     app.include_router(battles.router)
     app.include_router(stream.router)
+    command_endpoint.install(app.router)  # POST /commands without the dependency machinery
     openapi_schema.install(app)
     docs.install(app)
 
@@ -131,6 +137,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_cors(app, settings)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(RequestContext, metrics=metrics)
+    app.add_middleware(RawSocketMiddleware)  # outermost: it needs the server's own send
     return app
 
 

@@ -71,8 +71,14 @@ class Broadcaster(Protocol):
 
 
 class InProcessBroadcaster:
-    def __init__(self) -> None:
+    """Queued subscriptions (the stream's normal send path, and the bots) and the pre-framed fan-out
+    (sockets whose transport is written directly, ``fanout``); every delivery reaches both."""
+
+    def __init__(self, buffer_limit: int = 1 << 20) -> None:
+        from .fanout import Fanout  # fanout imports Item from here
+
         self._subs: dict[str, set[Subscription]] = {}
+        self.fanout = Fanout(buffer_limit)
 
     def subscribe(self, game_id: str, maxsize: int, audience: str = "spectator") -> Subscription:
         sub = Subscription(game_id, maxsize, audience)
@@ -93,19 +99,20 @@ class InProcessBroadcaster:
         for sub in list(self._subs.get(game_id, ())):
             for item in items:
                 sub.push(item)
+        self.fanout.deliver(game_id, items)
 
     def listening(self, game_id: str) -> set[str]:
-        return {sub.audience for sub in self._subs.get(game_id, ())}
+        return {sub.audience for sub in self._subs.get(game_id, ())} | self.fanout.listening(game_id)
 
     def restart_all(self) -> int:
         """Ask every stream to close as resumable (graceful shutdown); returns how many there were."""
         subs = [sub for group in self._subs.values() for sub in group]
         for sub in subs:
             sub.restart()
-        return len(subs)
+        return len(subs) + self.fanout.restart_all()
 
     def open_streams(self) -> int:
-        return sum(len(group) for group in self._subs.values())
+        return sum(len(group) for group in self._subs.values()) + self.fanout.count()
 
     def subscribers(self, game_id: str) -> int:
         return len(self._subs.get(game_id, ()))
@@ -115,3 +122,4 @@ class InProcessBroadcaster:
 
     async def close(self) -> None:
         self._subs.clear()
+        self.fanout = type(self.fanout)(self.fanout.limit)

@@ -5,16 +5,17 @@ bytes for every socket of that audience: it is built once per event and audience
 one ``transport.write``. No Task, timer or queue per frame: a socket whose transport's write buffer
 passes ``limit`` bytes is a slow consumer and is closed (1013 with the seq to resume after) through its
 ``on_slow`` callback. A socket that is not current (a gap, a bare notification, frames encoded before it
-listened) is handed to its ``on_behind`` callback, which reads the store, as today's stream does.
+listened) is handed to its ``on_behind`` callback, which reads the store, as the queued stream does.
 
-Not wired into routes/stream.py yet (see docs/benchmarks.md): it needs the raw transport of the
-accepted websocket, which uvicorn does not put in the ASGI scope.
+``direct_stream.DirectStream`` serves a websocket through this when the server's transport is reachable
+(``rawsocket``); otherwise the stream falls back to the queued path (``broadcast.Subscription``).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 from .broadcast import Item
@@ -40,7 +41,11 @@ def text_frame(payload: bytes) -> bytes:
     return bytes((TEXT, 127)) + n.to_bytes(8, "big") + payload
 
 
-@dataclass(eq=False)
+def _no_restart(sink: Sink) -> None:
+    sink.closed = True
+
+
+@dataclass(eq=False, slots=True)
 class Sink:
     """One socket: its audience, the last seq it has accounted for, and what to do when it cannot be
     written to directly."""
@@ -50,9 +55,14 @@ class Sink:
     last: int
     on_slow: Callable[[Sink], None]  # close 1013, "resume after=<last>"
     on_behind: Callable[[Sink, int], None]  # read the store up to the seq, then resume live delivery
+    on_restart: Callable[[Sink], None] = _no_restart  # close 1012, "resume after=<last>"
     behind: bool = False  # while True the socket's own reader owns it; deliver() skips it
     closed: bool = False
-    written: int = field(default=0)
+    written: int = 0
+    stamp: float = 0.0  # time.monotonic() of the last frame written (the heartbeat's idle clock)
+
+
+_MISSING = b""
 
 
 class Fanout:
@@ -61,47 +71,93 @@ class Fanout:
     def __init__(self, limit: int) -> None:
         self.limit = limit  # write-buffer bytes above which a socket is a slow consumer
         self._sinks: dict[str, set[Sink]] = {}
+        self._audiences: dict[str, dict[str, int]] = {}  # game -> audience -> sockets (listening() is per command)
+        self._head: dict[str, int] = {}  # game -> highest seq delivered while it had sinks
         self.frames_built = 0  # frames built (once per event and audience, whatever the socket count)
 
     def add(self, game_id: str, sink: Sink) -> None:
-        self._sinks.setdefault(game_id, set()).add(sink)
+        sinks = self._sinks.setdefault(game_id, set())
+        if sink not in sinks:
+            sinks.add(sink)
+            counts = self._audiences.setdefault(game_id, {})
+            counts[sink.audience] = counts.get(sink.audience, 0) + 1
 
     def remove(self, game_id: str, sink: Sink) -> None:
         sinks = self._sinks.get(game_id)
-        if sinks is not None:
-            sinks.discard(sink)
-            if not sinks:
-                del self._sinks[game_id]
+        if sinks is None or sink not in sinks:
+            return
+        sinks.discard(sink)
+        counts = self._audiences[game_id]
+        counts[sink.audience] -= 1
+        if not counts[sink.audience]:
+            del counts[sink.audience]
+        if not sinks:
+            del self._sinks[game_id], self._audiences[game_id]
+            self._head.pop(game_id, None)
 
     def listening(self, game_id: str) -> set[str]:
-        return {s.audience for s in self._sinks.get(game_id, ())}
+        return set(self._audiences.get(game_id, ()))
+
+    def head(self, game_id: str) -> int:
+        """The highest seq published for the game since its first sink was added (0: none yet). A sink
+        that has read the store up to at least this may go live: anything later reaches it here."""
+        return self._head.get(game_id, 0)
+
+    def sinks(self, game_id: str) -> tuple[Sink, ...]:
+        return tuple(self._sinks.get(game_id, ()))
+
+    def count(self) -> int:
+        return sum(len(s) for s in self._sinks.values())
+
+    def restart_all(self) -> int:
+        sinks = [s for group in self._sinks.values() for s in group if not s.closed]
+        for sink in sinks:
+            sink.on_restart(sink)
+        return len(sinks)
 
     def deliver(self, game_id: str, items: list[Item]) -> None:
         sinks = self._sinks.get(game_id)
-        if not sinks:
+        if not sinks or not items:
             return
+        top = max(seq for seq, _ in items)
+        if top > self._head.get(game_id, 0):
+            self._head[game_id] = top
+        now = time.monotonic()
+        limit = self.limit
+        snapshot = tuple(sinks)  # callbacks may add or remove sinks
         for seq, frames in items:
             framed: dict[str, bytes | None] = {}
-            for sink in list(sinks):
-                if sink.closed or sink.behind or seq <= sink.last:
+            for sink in snapshot:
+                last = sink.last
+                if sink.closed or sink.behind or seq <= last:
                     continue
-                if seq > sink.last + 1 or frames is None or sink.audience not in frames:
+                if seq != last + 1 or frames is None:
                     sink.behind = True  # its reader catches up from the store, then clears this
                     sink.on_behind(sink, seq)
                     continue
-                if sink.audience not in framed:
-                    payload = frames[sink.audience]
-                    framed[sink.audience] = None if payload is None else text_frame(payload)
-                    self.frames_built += payload is not None
-                frame = framed[sink.audience]
+                audience = sink.audience
+                frame = framed.get(audience, _MISSING)
+                if frame is _MISSING:
+                    if audience not in frames:  # encoded before this audience listened
+                        sink.behind = True
+                        sink.on_behind(sink, seq)
+                        continue
+                    payload = frames[audience]
+                    if payload is None:  # hidden from this audience: the seq alone, so a page refreshes
+                        payload = b'{"kind":"caught_up","seq":%d}' % seq
+                    else:
+                        self.frames_built += 1
+                    frame = framed[audience] = text_frame(payload)
                 if frame is not None:
-                    if sink.transport.is_closing():
+                    transport = sink.transport
+                    if transport.is_closing():
                         sink.closed = True
                         continue
-                    if sink.transport.get_write_buffer_size() > self.limit:
+                    if transport.get_write_buffer_size() > limit:
                         sink.closed = True
                         sink.on_slow(sink)  # its resume seq is sink.last: nothing after it was written
                         continue
-                    sink.transport.write(frame)
+                    transport.write(frame)
                     sink.written += 1
+                    sink.stamp = now
                 sink.last = seq  # sent, or hidden from this audience: accounted for either way

@@ -25,6 +25,8 @@ class Metrics:
         self.group_size = Histogram("salvo_group_commit_size", "Write batches per database transaction",
                                     registry=r, buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256))
         self.sockets = Gauge("salvo_sockets", "Open live streams, by audience kind", ["audience"], registry=r)
+        self.direct_sockets = Gauge("salvo_direct_sockets", "Open live streams written straight to their "
+                                    "transport (pre-framed fan-out); the rest use the queued send path", registry=r)
         self.slow_consumer_closes = Counter("salvo_slow_consumer_closes",
                                             "Streams closed with 1013 because the client fell behind", registry=r)
         self.requests = Counter("salvo_http_requests", "HTTP requests, by method and status",
@@ -36,6 +38,9 @@ class Metrics:
         self.head_cache_hits = Gauge("salvo_head_cache_hits", "Head lookups served from memory", registry=r)
         self.head_cache_misses = Gauge("salvo_head_cache_misses", "Head lookups that loaded from the store",
                                        registry=r)
+        self.commands_pipelined = Gauge(
+            "salvo_commands_pipelined", "Commands decided while an earlier command of their game was still "
+            "being committed (on the head ahead of the disk)", registry=r)
         self.head_cache_hit_ratio = Gauge("salvo_head_cache_hit_ratio", "Head cache hits / lookups", registry=r)
 
     def watch(self, service: GameService) -> None:
@@ -45,6 +50,8 @@ class Metrics:
         self.head_cache_hits.set_function(lambda: heads.hits)
         self.head_cache_misses.set_function(lambda: heads.misses)
         self.head_cache_hit_ratio.set_function(heads.hit_ratio)
+        commands = service.commands
+        self.commands_pipelined.set_function(lambda: commands.pipelined)
         service.store.observe_write = self.append_seconds.observe
         service.store.observe_group = self.group_size.observe
 

@@ -37,17 +37,21 @@ from tests.api.asc_play import (
     label,
     pick,
 )
+from tests.support.direct import direct_client
 from tests.support.randomplay import random_pick
 from tests.support.seeded import SeededSecrets
 
 FULL_READ_EVERY = 12  # GET /events?after=0 (a full refold per viewer) every this many commands
 
 
-@pytest.fixture
-def client(sqlite_url):
+@pytest.fixture(params=["queued", "direct"])
+def client(request, sqlite_url):
     app = create_app(Settings(database_url=sqlite_url, snapshot_every=40, heartbeat_seconds=0.3))
-    with TestClient(app) as c:
+    # both send paths: the queued one, and the pre-framed fan-out written to a transport (tests/support/direct.py)
+    with (TestClient(app) if request.param == "queued" else direct_client(app)) as c:
         yield c
+        if request.param == "direct":
+            assert any(t.frames for t in c.app.transports)  # the frames really went through the transport
 
 
 def _check_reads(g: AscGame, step: int, full: bool) -> dict[str, list[dict]]:
@@ -66,7 +70,7 @@ def _check_reads(g: AscGame, step: int, full: bool) -> dict[str, list[dict]]:
         if full:
             everything = g.get("/events", viewer, after=0, limit=10000)["events"]
             assert everything == g.known[viewer], f"{viewer}: a later full read differs from the live reads"
-        g.drain_socket(viewer)
+        g.drain_socket(viewer, seq)
         offered = g.get("/options", viewer)
         opts = [o["command"] for o in offered["options"]]
         check_options(opts, g.truth, seq, viewer, offered["forms"])

@@ -39,6 +39,7 @@ from tests.api.ftcampaign_play import (
     label,
     pick,
 )
+from tests.support.direct import direct_client
 from tests.support.seeded import SeededSecrets
 
 FULL_READ_EVERY = 10
@@ -46,11 +47,14 @@ FULL_READ_EVERY = 10
 
 
 
-@pytest.fixture
-def client(sqlite_url):
+@pytest.fixture(params=["queued", "direct"])
+def client(request, sqlite_url):
     app = create_app(Settings(database_url=sqlite_url, snapshot_every=40, heartbeat_seconds=0.3))
-    with TestClient(app) as c:
+    # both send paths: the queued one, and the pre-framed fan-out written to a transport (tests/support/direct.py)
+    with (TestClient(app) if request.param == "queued" else direct_client(app)) as c:
         yield c
+        if request.param == "direct":
+            assert any(t.frames for t in c.app.transports)  # the frames really went through the transport
 
 
 def _check_reads(g: CampaignGame, step: int, full: bool) -> tuple[dict[str, list], dict[str, dict]]:
@@ -69,7 +73,7 @@ def _check_reads(g: CampaignGame, step: int, full: bool) -> tuple[dict[str, list
         if full:
             everything = g.get("/events", viewer, after=0, limit=10000)["events"]
             assert everything == g.known[viewer], f"{viewer}: a later full read differs from the live reads"
-        g.drain_socket(viewer)
+        g.drain_socket(viewer, seq)
         body = g.get("/options", viewer)
         opts = check_options(body, g.truth, seq, viewer)
         composer = random.Random(f"{seq}-{viewer}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -10,6 +11,7 @@ from starlette.testclient import TestClient
 
 from service.api.app import create_app
 from service.settings import Settings
+from tests.support.direct import direct_client
 
 REDIS_URL = os.environ.get("SALVO_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
@@ -63,3 +65,38 @@ def test_a_replica_without_a_broadcaster_reads_the_stored_head_first(sqlite_url)
         assert len(b.get(f"/v1/games/{gid}/events").json()["events"]) == 7
         assert b.get(f"/v1/games/{gid}/options", headers={"Authorization": f"Bearer {game['seats']['red']}"}
                      ).json()["version"] == 7
+
+
+def test_a_socket_only_replica_writes_the_frames_redis_carries_without_reading_the_store(sqlite_url, redis_url):
+    """A serves the commands, B only sockets (the pre-framed path, tests/support/direct.py): B's
+    spectator frames come through Redis already encoded and redacted; B never reads an event from the
+    store once its sockets are live, and each audience gets only what it may see."""
+    settings = Settings(database_url=sqlite_url, redis_url=redis_url, heartbeat_seconds=5)
+    with TestClient(create_app(settings)) as a, direct_client(create_app(settings)) as b:
+        game = a.post("/v1/games", json={"ruleset": "tiny", "scenario": "long"}).json()
+        gid, red = game["game_id"], {"Authorization": f"Bearer {game['seats']['red']}"}
+        with b.websocket_connect(f"/v1/games/{gid}/stream") as spectator:
+            while spectator.receive_json()["kind"] != "caught_up":
+                pass
+            reads = []
+            original = b.app.state.reader.events
+
+            async def counted(*args, **kwargs):
+                reads.append(args)
+                return await original(*args, **kwargs)
+
+            b.app.state.reader.events = counted
+            assert a.post(f"/v1/games/{gid}/commands", headers=red,
+                          json={"command": {"type": "tiny.hide", "seat": "red", "secret": 734_211}}).status_code == 201
+            for _ in range(3):
+                assert a.post(f"/v1/games/{gid}/commands", headers=red, json={
+                    "command": {"type": "tiny.shoot", "shooter": "red", "target": "blue"}}).status_code == 201
+            seen = []
+            while len(seen) < 4:
+                msg = spectator.receive_json()
+                if msg["kind"] == "event":
+                    seen.append(msg["event"])
+            assert [e["seq"] for e in seen] == [3, 4, 5, 6]
+            assert "734211" not in json.dumps(seen)  # the spectator's own redacted frame, not the umpire's
+            assert reads == []  # written from the frames Redis carried
+            assert b.app.state.broadcaster.fanout.frames_built == 4

@@ -112,6 +112,9 @@ def test_a_stalled_reader_gets_1013_with_its_resume_seq_after_its_backlog(tmp_pa
             stalled = StalledReader(server.host, int(server.port), f"/v1/games/{gid}/stream")
             # max_queue=None: this client reads the socket all along (it buffers), so it never falls behind
             with connect(f"{server.ws_url}/v1/games/{gid}/stream", ping_interval=None, max_queue=None) as live:
+                live.recv(timeout=10)
+                # both sockets are written directly (the pre-framed fan-out), not through the queued path
+                assert "salvo_direct_sockets 2.0" in http.get("/metrics").text
                 final = _fill(http, game, 400)  # ~12 MB: far more than the buffers hold for the stalled reader
                 seen = 0
                 while seen < final:  # the reader that keeps up got everything
@@ -144,6 +147,7 @@ def test_graceful_shutdown_closes_streams_with_1012_and_the_resume_seq(tmp_path)
         with connect(f"{server.ws_url}/v1/games/{game['game_id']}/stream") as ws:
             while json.loads(ws.recv(timeout=10))["kind"] != "caught_up":
                 pass
+            assert "salvo_direct_sockets 1.0" in httpx.get(server.url + "/metrics").text
             server.stop()
             with pytest.raises(Exception) as info:
                 while True:

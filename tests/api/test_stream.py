@@ -1,4 +1,6 @@
-"""Websocket stream: catch-up, live, resume without gap or duplicate, slow consumers, heartbeats."""
+"""Websocket stream: catch-up, live, resume without gap or duplicate, slow consumers, heartbeats — each
+over both send paths: the queued one (the TestClient's own send) and the pre-framed fan-out written to
+the transport (tests/support/direct.py hands the TestClient a transport that parses the frames)."""
 
 from __future__ import annotations
 
@@ -11,15 +13,19 @@ from starlette.websockets import WebSocketDisconnect
 
 from service.api.app import create_app
 from service.settings import Settings
+from tests.support.direct import direct_client, stalled
 
 SHOOT = {"type": "tiny.shoot", "shooter": "red", "target": "blue"}
 
 
-@pytest.fixture
-def client(sqlite_url):
+@pytest.fixture(params=["queued", "direct"])
+def client(request, sqlite_url):
     app = create_app(Settings(database_url=sqlite_url, ws_queue_size=4, heartbeat_seconds=0.2))
-    with TestClient(app) as c:
+    with (TestClient(app) if request.param == "queued" else direct_client(app)) as c:
+        c.path = request.param
         yield c
+        if request.param == "direct":  # every socket was handed a transport
+            assert c.app.transports
 
 
 def _auth(token):
@@ -65,6 +71,8 @@ def test_catch_up_then_live(client):
         assert seen == [1, 2, 3] and seq == 3
         _send(client, game, SHOOT)
         assert _next_event(ws)["seq"] == 4
+    if client.path == "direct":  # catch-up, caught_up and the live frame, all written as frames
+        assert client.app.transports[0].frames == 5
 
 
 def test_reconnect_with_after_receives_exactly_the_missed_events(client):
@@ -123,7 +131,11 @@ def test_slow_consumer_is_closed_with_a_resumable_reason(client):
         async def flood():  # more items than the connection's queue holds, before it can drain
             broadcaster.deliver(game["game_id"], [(seq + i, None) for i in range(1, 20)])
 
-        client.portal.call(flood)
+        if client.path == "queued":
+            client.portal.call(flood)
+        else:  # the transport reports more unsent bytes than SALVO_WS_BUFFER_LIMIT: the next event closes it
+            assert stalled(client, game["game_id"]) == 1
+            _send(client, game, SHOOT)
         with pytest.raises(WebSocketDisconnect) as info:
             while True:
                 ws.receive_json()

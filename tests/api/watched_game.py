@@ -40,6 +40,7 @@ class WatchedGame:
         self.sockets = {v: stack.enter_context(self.connect(v)) for v in self.viewers}
         self.frames: dict[str, list[dict[str, Any]]] = {v: [] for v in self.viewers}  # envelopes received live
         self.known: dict[str, list[dict[str, Any]]] = {v: [] for v in self.viewers}  # envelopes read over HTTP
+        self.told: dict[str, int] = {v: 0 for v in self.viewers}  # the seq each socket has accounted for
         for v in self.viewers:
             self._until_caught_up(v)
         self.sync()
@@ -53,6 +54,7 @@ class WatchedGame:
         while True:
             msg = self.sockets[viewer].receive_json()
             if msg["kind"] == "caught_up":
+                self.told[viewer] = msg["seq"]
                 return
             if msg["kind"] == "event":
                 self.frames[viewer].append(msg["event"])
@@ -77,8 +79,11 @@ class WatchedGame:
         self.known[viewer] += got
         return got
 
-    def drain_socket(self, viewer: str) -> None:
-        """Receive live frames until this viewer's socket has everything the HTTP reads showed.
+    def drain_socket(self, viewer: str, head: int) -> None:
+        """Receive live frames until this viewer's socket has everything the HTTP reads showed and has
+        accounted for the log up to ``head``. Events hidden from the viewer send no event frame but a
+        ``caught_up`` at their seq, and it must leak nothing: exactly {"kind", "seq"}, the seq of an event
+        the viewer may not see, no further than the head (every viewer reads it as ``version`` anyway).
 
         Every event read over HTTP was published to the socket before its command's response, so its frame is
         already on the way. Pings do not measure that wait: while the test reads other viewers, a socket queues
@@ -86,16 +91,23 @@ class WatchedGame:
         when the server, idle enough to send pings, still has not sent it ``FRAME_PATIENCE`` seconds after
         the drain began."""
         want = len(self.known[viewer])
+        shown = {e["seq"] for e in self.known[viewer]}
         deadline = time.monotonic() + FRAME_PATIENCE
-        while len(self.frames[viewer]) < want:
+        while len(self.frames[viewer]) < want or self.told[viewer] < head:
             msg = self.sockets[viewer].receive_json()
             if msg["kind"] == "ping":
                 assert time.monotonic() < deadline, (
-                    f"{viewer}'s socket is missing frames: {len(self.frames[viewer])} of {want} after "
-                    f"{FRAME_PATIENCE} s")
+                    f"{viewer}'s socket is missing frames (or the caught_up for seq {head}): "
+                    f"{len(self.frames[viewer])} of {want} after {FRAME_PATIENCE} s")
+                continue
+            if msg["kind"] == "caught_up":
+                assert set(msg) == {"kind", "seq"}, msg
+                assert msg["seq"] not in shown and self.told[viewer] < msg["seq"] <= head, (viewer, msg, head)
+                self.told[viewer] = msg["seq"]
                 continue
             assert msg["kind"] == "event", msg
             self.frames[viewer].append(msg["event"])
+            self.told[viewer] = msg["event"]["seq"]
         assert self.frames[viewer] == self.known[viewer], f"websocket frames for {viewer} differ from GET /events"
 
     def check_envelope(self, env: dict[str, Any], viewer: str, where: str) -> None:

@@ -8,23 +8,37 @@ Messages and close codes: openapi/websocket.md.
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
 
-from fastapi import APIRouter, Query, WebSocket
+from fastapi import APIRouter, WebSocket
+from starlette.routing import WebSocketRoute
 
 from service.events.application import audience_key
 from service.events.errors import AppError, InvalidRequest
 from service.events.inputs import INT64_MAX
 
 from ..deps import bearer
+from ..direct_stream import DirectStream, run_direct
+from ..rawsocket import raw_socket
 from ..security import origin_allowed
 from ..streaming import POLICY_CODE, Stream, accepted_subprotocol, error_message, offered_token
 
-router = APIRouter(tags=["stream"])
+
+def _after(raw: str | None) -> int | None:
+    """?after=SEQ: an integer from 0 to 2**63-1 (absent: 0); None when it is not one."""
+    if raw is None:
+        return 0
+    return int(raw) if raw.isascii() and raw.isdigit() and int(raw) <= INT64_MAX else None
 
 
-@router.websocket("/v1/games/{game_id}/stream")
-async def stream(ws: WebSocket, game_id: str, after: Annotated[int, Query(ge=0, le=INT64_MAX)] = 0) -> None:
+async def stream(ws: WebSocket) -> None:
+    """A plain Starlette websocket endpoint, not a FastAPI one: a live socket keeps its handler's frames
+    for its whole life, and FastAPI's dependency machinery (its exit stacks, its solved parameters) is
+    several KB per socket held for nothing."""
+    game_id: str = ws.path_params["game_id"]
+    after = _after(ws.query_params.get("after"))
+    if after is None:  # before the handshake, as a failed parameter validation was
+        await ws.close(code=POLICY_CODE, reason="after: an integer from 0 to 2**63-1")
+        return
     state = ws.app.state
     settings = state.settings
     if not origin_allowed(ws.headers.get("origin"), ws.headers.get("host"), settings.ws_origins):
@@ -44,10 +58,19 @@ async def stream(ws: WebSocket, game_id: str, after: Annotated[int, Query(ge=0, 
         return
     await ws.accept(subprotocol=accepted_subprotocol(ws))
     broadcaster = state.broadcaster
-    # before catch-up: nothing falls between
+    sockets = state.metrics.sockets.labels(viewer.kind)
+    raw, fanout = raw_socket(ws.scope), getattr(broadcaster, "fanout", None)
+    if raw is not None and fanout is not None:  # pre-framed bytes written to the transport
+        sockets.inc()
+        try:
+            await run_direct(DirectStream(ws, game_id, viewer, token, after, raw, fanout))
+        finally:
+            sockets.dec()
+        return
+    # the normal send path (no reachable transport, e.g. the TestClient): a queue per socket.
+    # Subscribed before catch-up: nothing falls between
     sub = broadcaster.subscribe(game_id, settings.ws_queue_size, audience_key(viewer))
     s = Stream(ws, game_id, viewer, token, after)
-    sockets = state.metrics.sockets.labels(viewer.kind)
     sockets.inc()
     watcher = asyncio.create_task(s.watch_client(sub))
     try:
@@ -56,3 +79,7 @@ async def stream(ws: WebSocket, game_id: str, after: Annotated[int, Query(ge=0, 
         watcher.cancel()
         broadcaster.unsubscribe(sub)
         sockets.dec()
+
+
+router = APIRouter(tags=["stream"])
+router.routes.append(WebSocketRoute("/v1/games/{game_id}/stream", stream))
