@@ -47,13 +47,14 @@ FULL_READ_EVERY = 10
 
 
 
-@pytest.fixture(params=["queued", "direct"])
+@pytest.fixture
 def client(request, sqlite_url):
+    path = getattr(request, "param", "queued")  # "direct": the pre-framed fan-out path
     app = create_app(Settings(database_url=sqlite_url, snapshot_every=40, heartbeat_seconds=0.3))
     # both send paths: the queued one, and the pre-framed fan-out written to a transport (tests/support/direct.py)
-    with (TestClient(app) if request.param == "queued" else direct_client(app)) as c:
+    with (TestClient(app) if path == "queued" else direct_client(app)) as c:
         yield c
-        if request.param == "direct":
+        if path == "direct":
             assert any(t.frames for t in c.app.transports)  # the frames really went through the transport
 
 
@@ -144,7 +145,10 @@ def _umpire_command(g: CampaignGame, rng: random.Random, cands: list[dict[str, A
     return rng.choice(cands) if cands else None
 
 
-@pytest.mark.parametrize(("scenario", "seed", "max_turn"), [("intro-duel", 1, 8), ("three-powers", 2, 3)])
+# both campaigns over the queued send path; the pre-framed fan-out (direct) over the one with a linked battle
+@pytest.mark.parametrize(("client", "scenario", "seed", "max_turn"),
+                         [("queued", "intro-duel", 1, 8), ("queued", "three-powers", 2, 3),
+                          ("direct", "intro-duel", 1, 8)], indirect=["client"])
 def test_random_campaigns_over_the_api_leak_nothing(client, monkeypatch, scenario, seed, max_turn):
     monkeypatch.setattr(ids, "secrets", SeededSecrets(f"{scenario}-{seed}"))
     rng = random.Random(f"{scenario}-{seed}")
