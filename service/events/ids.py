@@ -41,7 +41,12 @@ def command_id() -> str:
 
 
 def token() -> str:
-    return secrets.token_urlsafe(24)
+    """A seat or umpire token; never starting with "-" or "_", so ``salvo join GAME TOKEN`` (and any
+    command line) does not read it as an option."""
+    while True:
+        value = secrets.token_urlsafe(24)
+        if value[0].isalnum():
+            return value
 
 
 def dice_seed() -> bytes:

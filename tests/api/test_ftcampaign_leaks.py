@@ -25,8 +25,6 @@ import pytest
 from starlette.testclient import TestClient
 
 from service.api.app import create_app
-from service.domain.core import UMPIRE
-from service.domain.ftcampaign import RULESET as R
 from service.events import ids
 from service.settings import Settings
 from tests.api.ftcampaign_play import (
@@ -41,7 +39,6 @@ from tests.api.ftcampaign_play import (
     label,
     pick,
 )
-from tests.api.watched_game import auth
 from tests.support.direct import direct_client
 from tests.support.seeded import SeededSecrets
 
@@ -50,13 +47,14 @@ FULL_READ_EVERY = 10
 
 
 
-@pytest.fixture(params=["queued", "direct"])
+@pytest.fixture
 def client(request, sqlite_url):
+    path = getattr(request, "param", "queued")  # "direct": the pre-framed fan-out path
     app = create_app(Settings(database_url=sqlite_url, snapshot_every=40, heartbeat_seconds=0.3))
     # both send paths: the queued one, and the pre-framed fan-out written to a transport (tests/support/direct.py)
-    with (TestClient(app) if request.param == "queued" else direct_client(app)) as c:
+    with (TestClient(app) if path == "queued" else direct_client(app)) as c:
         yield c
-        if request.param == "direct":
+        if path == "direct":
             assert any(t.frames for t in c.app.transports)  # the frames really went through the transport
 
 
@@ -135,33 +133,6 @@ def _probe_errors(g: CampaignGame, rng: random.Random) -> int:
     return probes
 
 
-def _finish_checks(g: CampaignGame, client: TestClient) -> None:
-    seq = g.sync()
-    for viewer in g.viewers:
-        r = client.get(f"/v1/games/{g.id}/export", headers=auth(g.tokens[viewer]))
-        assert r.status_code == 200
-        lines = [json.loads(ln) for ln in r.content.splitlines() if ln.strip()]
-        header, envs = lines[0], lines[1:]
-        assert header["viewer"] == label(viewer)
-        everything = g.get("/events", viewer, after=0, limit=10000)["events"]
-        assert envs == everything, f"{viewer}'s export differs from its event stream"
-        for env in envs:
-            check_envelope(env, g.truth, viewer, "export")
-        with g.connect(viewer) as ws:
-            caught = []
-            while (msg := ws.receive_json())["kind"] != "caught_up":
-                caught.append(msg["event"])
-        assert caught == everything
-    for viewer in g.viewers:
-        r = client.post(f"/v1/games/{g.id}/fork", headers=auth(g.tokens[viewer]))
-        assert r.status_code == 403, (viewer, r.status_code, r.text)
-        assert r.headers["content-type"] == "application/problem+json"
-    r = client.post(f"/v1/games/{g.id}/fork", headers=auth(g.tokens["umpire"]))
-    assert r.status_code == 201, r.text
-    umpire_view = {k: v for k, v in g.get("", "umpire")["state"].items() if k != "draw"}
-    assert umpire_view == json.loads(json.dumps(R.view(g.truth.at(seq), UMPIRE)))
-
-
 def _umpire_command(g: CampaignGame, rng: random.Random, cands: list[dict[str, Any]], tactical_id: str,
                     linked: int) -> dict[str, Any] | None:
     battles = [o for o in cands if o["type"] == "ftcampaign.record_battle"]
@@ -174,7 +145,10 @@ def _umpire_command(g: CampaignGame, rng: random.Random, cands: list[dict[str, A
     return rng.choice(cands) if cands else None
 
 
-@pytest.mark.parametrize(("scenario", "seed", "max_turn"), [("intro-duel", 1, 8), ("three-powers", 2, 3)])
+# both campaigns over the queued send path; the pre-framed fan-out (direct) over the one with a linked battle
+@pytest.mark.parametrize(("client", "scenario", "seed", "max_turn"),
+                         [("queued", "intro-duel", 1, 8), ("queued", "three-powers", 2, 3),
+                          ("direct", "intro-duel", 1, 8)], indirect=["client"])
 def test_random_campaigns_over_the_api_leak_nothing(client, monkeypatch, scenario, seed, max_turn):
     monkeypatch.setattr(ids, "secrets", SeededSecrets(f"{scenario}-{seed}"))
     rng = random.Random(f"{scenario}-{seed}")
@@ -220,7 +194,7 @@ def test_random_campaigns_over_the_api_leak_nothing(client, monkeypatch, scenari
             recorded = [e for e in g.get("/events", "umpire", limit=10000)["events"]
                         if e["type"] == "ftcampaign.battle_recorded"]
             assert any(e["data"]["tactical_game_id"] == tactical_id for e in recorded)
-        _finish_checks(g, client)
+        g.finish_checks()
 
 
 def _die_sides(die: str) -> int:
