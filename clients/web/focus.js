@@ -40,6 +40,8 @@ export function focusKey(root) {
   return { node: a, id: a.id, tag: a.tagName.toLowerCase(), cls: a.classList[0] || "", attrs, name: accessibleName(a), scopes };
 }
 
+// a stand-in is never a text field: on a phone its focus would open the on-screen keyboard
+const typing = (n) => n.matches("textarea, input:not([type=checkbox]):not([type=radio]):not([type=range])");
 const shown = (n) => n.getClientRects().length > 0 && !n.closest("[hidden]");
 
 /** Focus the control `key` noted, or its nearest stand-in; `fallback` (a selector) when its place is gone.
@@ -68,7 +70,7 @@ export function restoreFocus(root, key, fallback = null) {
     const keyed = key.attrs ? same.filter((n) => n.matches(key.attrs) && cls(n)) : [];
     const hit = keyed.find((n) => accessibleName(n) === key.name) || keyed[0]
       || same.find((n) => accessibleName(n) === key.name && cls(n))
-      || (scope !== root ? same.find(cls) || all[0] : null);
+      || (scope !== root ? same.find((n) => cls(n) && !typing(n)) || all.find((n) => !typing(n)) : null);
     if (hit) { put(hit); return; }
     if (scope === placed[0] && fallback) break;
   }

@@ -33,7 +33,7 @@ function kindOf(view) {
 }
 
 // where focus goes when the focused control's place is gone (an order sent, a tray closed)
-const FOCUS_FALLBACK = "#board .piece.selected, #commands button, #commands input, #commands select";
+const FOCUS_FALLBACK = "#board .piece.selected, #commands button, #commands select";
 
 const typing = (t) => t && (t.closest("input, select, textarea, [contenteditable]") || t.closest("[data-handle]"));
 
