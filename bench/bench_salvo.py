@@ -4,6 +4,7 @@
     .venv/bin/python bench/bench_salvo.py --quick    # smaller games, shorter runs (~1 minute)
     .venv/bin/python bench/bench_salvo.py --only fold,at --json out.json
     .venv/bin/python bench/bench_salvo.py --only commands --profile   # cProfile the server (50 games, SQLite)
+    .venv/bin/python bench/bench_salvo.py --only commands --no-pg --pin --peer <run.sh dir | RESULTS.md>
 
 The HTTP figures are taken against a real server subprocess (`python -m service serve`: uvicorn, uvloop,
 httptools, one worker) with the load client in this process on the same machine, so the client's CPU
@@ -53,6 +54,7 @@ from tests.support.server import ServerProcess  # noqa: E402
 PG_DEFAULT = "postgresql://postgres@127.0.0.1:5432/test"
 ENDLESS = {"hull": 10**6, "turn_limit": 10**6}  # outlasts any run (scenario values are capped at 10**6)
 RESULTS: dict[str, Any] = {}
+PIN: list[str] = []  # --pin: the server's taskset prefix
 
 
 def say(text: str = "") -> None:
@@ -450,7 +452,8 @@ async def ws_command_load(server: ServerProcess, games: int, seconds: float, war
         for who, token in game["seats"].items():
             # after=0: the socket replays the game and then receives every live event, as a client does
             # (after=999999999 made the stream drop every live event as already seen: no event sends)
-            url = f"ws://{host}:{port}/v1/games/{game['game_id']}/stream?after=0"
+            url = f"ws://{host}:{port}/v1/games/{game['game_id']}/stream?after=0" + (
+                "&own_events=result" if OWN_EVENTS_IN_RESULT else "")
             sockets[who] = await connect(url, compression=None, max_queue=None,
                                          additional_headers={"Authorization": f"Bearer {token}"})
             while json.loads(await sockets[who].recv())["kind"] != "caught_up":
@@ -515,16 +518,46 @@ async def healthz_load(server: ServerProcess, conns: int, seconds: float) -> dic
     return {"per_s": len(lat) / seconds, "p50_ms": pct(lat, 50) * 1000, "p99_ms": pct(lat, 99) * 1000}
 
 
+OWN_EVENTS_IN_RESULT = True  # --own-events frames: the socket also gets its own events as event frames
+
+
+def peer_ratio_table(peer: str, results: list[dict[str, Any]]) -> list[str]:
+    """This script's command rows (tiny cycle, SQLite) beside boardgame.io's moves/s from the peer's
+    results (a run.sh results dir or its RESULTS.md, read as bench/peer_table.py reads it). The
+    like-for-like table (the harness's own client and workload) is bench/peer_table.py's."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import peer_table
+
+    path = Path(peer)
+    if path.is_dir():
+        files = {p.stem: json.loads(p.read_text()) for p in path.glob("moves-*.json")}
+    else:
+        files = peer_table.peer_from_results_md(path.read_text())
+    lines = ["| what | boardgame.io (best client) | Salvo (this run) | Salvo ÷ bgio |", "|---|---:|---:|---:|"]
+    rows = [(r.get("transport", "http"), r["games"], r) for r in results if r.get("backend") == "sqlite"]
+    for transport, games, r in rows:
+        if transport == "http" and games != 50:
+            continue
+        bgio = [f for f in (files.get(f"moves-raw-K{games}"), files.get(f"moves-bgio-K{games}")) if f]
+        if not bgio:
+            continue
+        best = max(f["movesPerSec"] for f in bgio)
+        bp99 = min(f["latencyMs"]["p99"] for f in bgio)
+        lines.append(f"| commands/s, {games} game(s), {transport} (p99) | {best:,.0f} ({bp99} ms) "
+                     f"| {r['per_s']:,.0f} ({r['p99_ms']:.1f} ms) | {r['per_s'] / best:.2f}× |")
+    return lines
+
+
 NO_RATE_LIMITS = {"SALVO_RATE_COMMANDS_PER_TOKEN": "off", "SALVO_RATE_COMMANDS_PER_ADDRESS": "off"}
 
 
 def run_commands(url: str, label: str, levels: list[int], seconds: float, warmup: float, workdir: Path,
                  profile: bool = False) -> list[dict[str, Any]]:
     results = []
-    python = [sys.executable]
+    python = [*PIN, sys.executable]
     prof_path = workdir / f"server-{label}.prof"
     if profile:
-        python = [sys.executable, "-m", "cProfile", "-o", str(prof_path)]
+        python = [*PIN, sys.executable, "-m", "cProfile", "-o", str(prof_path)]
     # a benchmark is one address sending thousands of commands a second: rate limits off
     server = ServerProcess(url, python=python, log_path=workdir / f"server-{label}.log", env=NO_RATE_LIMITS)
     server.start()
@@ -641,8 +674,18 @@ def main() -> None:
     parser.add_argument("--no-pg", action="store_true")
     parser.add_argument("--profile", action="store_true", help="cProfile the server (commands, SQLite)")
     parser.add_argument("--json", default=None, help="also write the figures to this file")
+    parser.add_argument("--peer", default=None, help="the peer's results (run.sh dir or RESULTS.md): print the "
+                        "ratio table of the command rows against boardgame.io")
+    parser.add_argument("--own-events", choices=["result", "frames"], default="result",
+                        help="websocket seats take their own events from the result (default) or as frames too")
+    parser.add_argument("--pin", action="store_true", help="server on CPU 0, this load generator on CPU 1")
     args = parser.parse_args()
     only = set(args.only.split(","))
+    global OWN_EVENTS_IN_RESULT, PIN
+    OWN_EVENTS_IN_RESULT = args.own_events == "result"
+    if args.pin and (os.cpu_count() or 1) > 1:
+        PIN = ["taskset", "-c", "0"]
+        os.sched_setaffinity(0, {1})
     big = 20_000 if args.quick else 100_000
     seconds = args.seconds or (3.0 if args.quick else 10.0)
     warmup = 1.0
@@ -719,6 +762,10 @@ def main() -> None:
                     RESULTS["commands"] += run_commands(pg_url, "postgresql", levels, seconds, warmup, workdir)
                 finally:
                     drop()
+    if args.peer and RESULTS.get("commands"):
+        say("\nRatio against the peer (" + args.peer + "):")
+        for line in peer_ratio_table(args.peer, RESULTS["commands"]):
+            say("  " + line)
     if args.json:
         Path(args.json).write_text(json.dumps(RESULTS, indent=2, default=str))
     say(f"\ndone; logs and databases in {workdir}")

@@ -106,6 +106,8 @@ def copy_peer(peer: Path, out: Path) -> None:
         (out / f"{name}.json").write_text(json.dumps(data, indent=1) + "\n")
 
 
+BUSY_CLIENTS = (1, 8, 32)
+
 # --- Salvo's scenarios (as run.sh) -----------------------------------------------------------------------
 
 
@@ -131,7 +133,7 @@ class Server:
             [*pinned(cpu), sys.executable, "-m", "service", "serve", "--host", "127.0.0.1", "--port", str(self.port),
              "--database-url", f"sqlite:///{db}", "--log-level", "warning"],
             cwd=checkout, env=env, stdout=self.log, stderr=subprocess.STDOUT)
-        for _ in range(300):
+        for _ in range(1200):  # a loaded machine can take a minute to import the service
             try:
                 urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=1).read()
                 return
@@ -161,6 +163,11 @@ def scenarios(only: set[str], seconds: float, warmup: float, spectators: list[in
                 for tr in ("ws", "http"):
                     out.append((f"salvo-{tr}-{wl}-K{k}", ["commands", "--transport", tr, "--workload", wl,
                                 "--games", str(k), "--seconds", str(seconds), "--warmup", str(warmup)]))
+    if "busy" in only:  # one game, several closed-loop clients: the pipelined command path
+        for c in BUSY_CLIENTS:
+            for tr in ("ws", "http"):
+                out.append((f"salvo-{tr}-busy-C{c}", ["commands", "--transport", tr, "--workload", "shoot",
+                            "--games", "1", "--clients", str(c), "--seconds", str(seconds), "--warmup", str(warmup)]))
     if "fanout" in only:
         for s in spectators:
             out.append((f"fanout-salvo-S{s}", ["fanout", "--spectators", str(s), "--moves", "200", "--rate", "20"]))
@@ -170,13 +177,24 @@ def scenarios(only: set[str], seconds: float, warmup: float, spectators: list[in
 
 
 def run_salvo(out: Path, work: Path, only: set[str], seconds: float, warmup: float, spectators: list[int],
-              match: str | None, checkout: Path = ROOT) -> None:
+              match: str | None, checkout: Path = ROOT, py_spy: str | None = None,
+              profile_match: str = "ws-shoot-K50") -> None:
+    """Each scenario on a fresh server; with ``py_spy``, the scenarios matching ``profile_match`` also get
+    a py-spy profile of the server (attached for the whole run, GIL-holding samples, raw folded stacks,
+    summarized by bench/peer/folded_top.py into <name>.top.txt)."""
     client = PEER / "salvo_client.py"
     for name, args in scenarios(only, seconds, warmup, spectators):
         if match and not re.search(match, name):
             continue
         server = Server(work, name, "0", checkout)
         print(f">>> {name} (port {server.port}, server pid {server.proc.pid})", flush=True)
+        spy = None
+        if py_spy and re.search(profile_match, name):
+            folded = out / f"{name}.folded"
+            spy = subprocess.Popen([*pinned("1"), py_spy, "record", "--pid", str(server.proc.pid), "--rate", "250",
+                                    "--format", "raw", "--nonblocking", "--gil", "--threads",
+                                    "--duration", str(int(seconds + warmup)), "--output", str(folded)],
+                                   stdout=subprocess.DEVNULL, stderr=open(work / f"py-spy-{name}.err", "w"))  # noqa: SIM115
         try:
             done = subprocess.run(
                 [*pinned("1"), sys.executable, str(client), *args, "--port", str(server.port),
@@ -184,7 +202,15 @@ def run_salvo(out: Path, work: Path, only: set[str], seconds: float, warmup: flo
                 cwd=ROOT, timeout=600, capture_output=True, text=True, check=False)
             (work / f"client-{name}.err").write_text(done.stderr)
             print((done.stdout or done.stderr[-600:]).strip()[:300], flush=True)
+            if spy is not None:
+                spy.wait(60)
+                top = subprocess.run([sys.executable, str(PEER / "folded_top.py"), str(out / f"{name}.folded"), "25"],
+                                     capture_output=True, text=True, check=False).stdout
+                (out / f"{name}.top.txt").write_text(top)
+                print(top[:1500], flush=True)
         finally:
+            if spy is not None and spy.poll() is None:
+                spy.kill()
             server.stop()
 
 
@@ -246,17 +272,36 @@ def goals(d: Path) -> list[str]:
     return lines
 
 
+def busy_table(d: Path) -> list[str]:
+    """One game commanded by several closed-loop clients at once (Salvo only: the shared harness has no
+    such row), with the one-client loop of the same game for scale."""
+    rows = [(c, tr, _load(d, f"salvo-{tr}-busy-C{c}")) for c in BUSY_CLIENTS for tr in ("ws", "http")]
+    if not any(r for _c, _tr, r in rows):
+        return []
+    lines = ["\n## One busy game (several clients commanding one game)\n",
+             "| clients | transport | commands/s | p50 ms | p99 ms | server CPU % | foreign CPU % | errors |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|"]
+    for c, tr, r in rows:
+        if r:
+            lat = r["latencyMs"]
+            lines.append(f"| {c} | {tr} | {r['perSec']:,} | {lat['p50']} | {lat['p99']} | "
+                         f"{r.get('serverCpuPct')} | {r.get('foreignCpuPct')} | {r['errors']} |")
+    return lines
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--peer", required=True, help="run.sh results dir, or its RESULTS.md")
     p.add_argument("--salvo", default=None, help="use Salvo JSON from this dir instead of running")
-    p.add_argument("--only", default="commands,fanout,catchup")
+    p.add_argument("--only", default="commands,fanout,catchup", help="any of commands,busy,fanout,catchup")
     p.add_argument("--match", default=None, help="regex of scenario names to run")
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--warmup", type=float, default=2.0)
     p.add_argument("--spectators", default="100,1000,5000")
     p.add_argument("--out", default=None, help="where the JSON and the table go (default: a temp dir)")
     p.add_argument("--salvo-dir", default=str(ROOT), help="serve this Salvo checkout (a before/after run)")
+    p.add_argument("--py-spy", default=None, help="a py-spy binary: profile the scenarios matching --profile-match")
+    p.add_argument("--profile-match", default="ws-shoot-K50")
     a = p.parse_args()
     out = Path(a.out or tempfile.mkdtemp(prefix="salvo-peer-"))
     out.mkdir(parents=True, exist_ok=True)
@@ -267,10 +312,11 @@ def main() -> None:
                 shutil.copy(f, out / f.name)
     else:
         run_salvo(out, out, set(a.only.split(",")), a.seconds, a.warmup,
-                  [int(s) for s in a.spectators.split(",")], a.match, Path(a.salvo_dir).resolve())
+                  [int(s) for s in a.spectators.split(",")], a.match, Path(a.salvo_dir).resolve(), a.py_spy,
+                  a.profile_match)
     table = subprocess.run([sys.executable, str(PEER / "summarize.py"), str(out)], capture_output=True, text=True,
                            check=True).stdout
-    text_out = table + "\n".join(goals(out)) + "\n"
+    text_out = table + "\n".join(goals(out) + busy_table(out)) + "\n"
     (out / "RESULTS.table.md").write_text(text_out)
     print(text_out)
     print(f"results in {out}/")

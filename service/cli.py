@@ -38,8 +38,9 @@ async def create_demo_game(settings: Settings, host: str, port: int) -> dict[str
         "ruleset": name,
         "scenario": scenario,
         "spectate": f"{base}/?game={created.game_id}",
-        "seats": {s: f"{base}/?game={created.game_id}&token={t}" for s, t in created.seat_tokens.items()},
-        "umpire": f"{base}/?game={created.game_id}&token={created.umpire_token}",
+        # the token in the fragment: never sent to a server, in a Referer or in an access log
+        "seats": {s: f"{base}/?game={created.game_id}#token={t}" for s, t in created.seat_tokens.items()},
+        "umpire": f"{base}/?game={created.game_id}#token={created.umpire_token}",
     }
 
 

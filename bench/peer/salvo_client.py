@@ -381,15 +381,24 @@ async def ws_command(ws: WS, text: bytes) -> bytes:
 
 async def commands(a: argparse.Namespace) -> dict[str, Any]:
     games = [await create_game(a.port) for _ in range(a.games)]
-    cycle = [("red", SHOOT)] if a.workload == "shoot" else CYCLE
-    seats_used = sorted({who for who, _ in cycle})
+    clients = max(1, getattr(a, "clients", 1))
+
+    def cycle_of(c: int) -> list[tuple[str, dict[str, Any]]]:
+        """Client c's commands: the shoot workload alternates seats over a game's clients (a busy game:
+        every client always has a legal shot), so client 0 of each game is the one-client loop above."""
+        if a.workload != "shoot":
+            return CYCLE
+        who, other = ("red", "blue") if c % 2 == 0 else ("blue", "red")
+        return [(who, {"type": "tiny.shoot", "shooter": who, "target": other})]
     lat: list[float] = []
     counts = {"ok": 0, "err": 0}
     errors: dict[str, int] = {}
     state = {"measuring": False, "stop": False}
     per_second: dict[int, int] = {}
 
-    async def player_ws(g: dict[str, Any]) -> None:
+    async def player_ws(g: dict[str, Any], c: int) -> None:
+        cycle = cycle_of(c)
+        seats_used = sorted({who for who, _ in cycle})
         socks = {w: await ws_open(a.port, stream_path(g["game_id"], g["seats"][w], 0, own=True)) for w in seats_used}
         for ws in socks.values():
             await asyncio.wait_for(caught_up(ws), 30)
@@ -417,7 +426,8 @@ async def commands(a: argparse.Namespace) -> dict[str, Any]:
             for s in socks.values():
                 s.close()
 
-    async def player_http(g: dict[str, Any]) -> None:
+    async def player_http(g: dict[str, Any], c: int) -> None:
+        cycle = cycle_of(c)
         conn = await RawHTTP(a.port).connect()
         path = f"/v1/games/{g['game_id']}/commands"
         bodies = [(f"Authorization: Bearer {g['seats'][w]}\r\n", json.dumps({"command": c}).encode()) for w, c in cycle]
@@ -443,7 +453,7 @@ async def commands(a: argparse.Namespace) -> dict[str, Any]:
             conn.close()
 
     fn = player_ws if a.transport == "ws" else player_http
-    tasks = [asyncio.create_task(fn(g)) for g in games]
+    tasks = [asyncio.create_task(fn(g, c)) for g in games for c in range(clients)]
     await asyncio.sleep(a.warmup)
     w = Window(a.server_pid)
     w.start_sampler(0.5)
@@ -456,7 +466,7 @@ async def commands(a: argparse.Namespace) -> dict[str, Any]:
     await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 30)
     ps = [per_second[k] for k in sorted(per_second)]
     return {"test": "commands", "system": "salvo", "transport": a.transport, "workload": a.workload,
-            "games": a.games, "commands": counts["ok"], "errors": counts["err"], "errorKinds": errors,
+            "games": a.games, "clientsPerGame": clients, "commands": counts["ok"], "errors": counts["err"], "errorKinds": errors,
             "perSec": round(counts["ok"] / win["seconds"]), "firstSecond": ps[:1], "lastSecond": ps[-2:-1],
             "latencyMs": summary(lat), **win}
 
@@ -613,20 +623,23 @@ async def catchup(a: argparse.Namespace) -> dict[str, Any]:
     await asyncio.sleep(0.5)
     n = version
 
-    async def join(after: int, token: str | None, present: bool = False) -> dict[str, Any]:
+    async def join(after: int, token: str | None, present: bool = False, compact: bool = False) -> dict[str, Any]:
         done = asyncio.get_running_loop().create_future()
         events = 0
 
         def on_message(payload: bytes, t: float) -> None:
             nonlocal events
-            if payload.startswith(b'{"kind":"event"'):
+            if payload.startswith(b'{"kind":"events"'):  # a compact page (history=compact)
+                events += len(json.loads(payload)["events"])
+            elif payload.startswith(b'{"kind":"event"'):
                 events += 1
             elif payload.startswith(b'{"kind":"caught_up"') and not done.done():
                 done.set_result(t)
 
         t0 = now()
         path, tok = stream_path(gid, token, after)
-        ws = await ws_open(a.port, (path + ("&join=present" if present else ""), tok), on_message)
+        query = ("&join=present" if present else "") + ("&history=compact" if compact else "")
+        ws = await ws_open(a.port, (path + query, tok), on_message)
         t_open = now()
         t1 = await asyncio.wait_for(done, 60)
         out = {"after": after, "events": events, "messages": ws.messages, "payloadBytes": ws.payload_bytes,
@@ -637,11 +650,14 @@ async def catchup(a: argparse.Namespace) -> dict[str, Any]:
         return out
 
     reps: dict[str, list[dict[str, Any]]] = {"freshSpectator": [], "freshSeat": [], "reconnectMissed1Spectator": [],
-                                             "reconnectMissed1Seat": [], "freshPresentSpectator": []}
+                                             "reconnectMissed1Seat": [], "freshPresentSpectator": [],
+                                             "freshCompactSpectator": [], "freshCompactSeat": []}
     for _ in range(a.reps):
         reps["freshSpectator"].append(await join(0, None))
         reps["freshPresentSpectator"].append(await join(0, None, present=True))  # snapshot plus tail
         reps["freshSeat"].append(await join(0, g["seats"]["blue"]))
+        reps["freshCompactSpectator"].append(await join(0, None, compact=True))  # the history, compact pages
+        reps["freshCompactSeat"].append(await join(0, g["seats"]["blue"], compact=True))
         reps["reconnectMissed1Spectator"].append(await join(n - 1, None))
         reps["reconnectMissed1Seat"].append(await join(n - 1, g["seats"]["blue"]))
     win = w.stop()
@@ -687,6 +703,7 @@ def main() -> None:
     p.add_argument("--label", default="")
     p.add_argument("--transport", choices=["ws", "http"], default="ws")
     p.add_argument("--games", type=int, default=1)
+    p.add_argument("--clients", type=int, default=1, help="closed-loop clients per game (a busy game: > 1)")
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--warmup", type=float, default=2.0)
     p.add_argument("--workload", choices=["shoot", "cycle"], default="shoot")

@@ -682,6 +682,32 @@ export interface components {
             stand_in: boolean;
             state: string;
         };
+        /**
+         * BotSeated
+         * @description A seat handed to a computer opponent (docs/bots.md): who plays it, not what happened in the game.
+         *
+         *         The fold skips it, a rewind does not undo it, forks and imports do not inherit it; at start-up the
+         *         service reads the last of these per seat to resume the seat's bot.
+         */
+        BotSeated: {
+            bot: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seat: string;
+            /** @enum {unknown} */
+            type: "bot.seated";
+        };
+        /**
+         * BotUnseated
+         * @description A seat taken back from its bot.
+         */
+        BotUnseated: {
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seat: string;
+            /** @enum {unknown} */
+            type: "bot.unseated";
+        };
         /** BuyDefences */
         BuyDefences: {
             points: number;
@@ -845,7 +871,8 @@ export interface components {
         };
         /**
          * CaughtUpFrame
-         * @description Everything up to ``seq`` has been sent; what follows is live.
+         * @description Everything up to ``seq`` has been sent; what follows is live. Sent again whenever the log moves on
+         *         with events hidden from this viewer: ``seq`` is then the new head (as GET /v1/games/{id} reports it).
          */
         CaughtUpFrame: {
             /** @enum {unknown} */
@@ -1644,6 +1671,21 @@ export interface components {
         /** EventsPage */
         EventsPage: {
             events: components["schemas"]["Envelope"][];
+        };
+        /**
+         * EventsPageFrame
+         * @description With ?history=compact: a catch-up page of envelopes in one message, each entry holding only what
+         *         differs from the one before (game_id is the page's; seq, when omitted, is the previous + 1; type, v,
+         *         turn, phase, actor, recorded_at and command_id, when omitted, are the previous entry's; recorded_at and
+         *         command_id may come as [n, rest]: the previous entry's first n characters, then rest).
+         */
+        EventsPageFrame: {
+            events: {
+                [key: string]: unknown;
+            }[];
+            game_id: string;
+            /** @enum {unknown} */
+            kind: "events";
         };
         /** Expand */
         Expand: {

@@ -25,6 +25,7 @@ export type SeatedBot = Schemas["SeatedBot"];
 // WS /v1/games/{game_id}/stream (openapi/asyncapi.json): what the server sends, what a client may send.
 export type ServerFrame =
   | Schemas["EventFrame"]
+  | Schemas["EventsPageFrame"]
   | Schemas["CaughtUpFrame"]
   | Schemas["PingFrame"]
   | Schemas["ResultFrame"]

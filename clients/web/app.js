@@ -1,16 +1,22 @@
-// Entry point: ?game=<id>&token=<token> opens the battle (no token = spectator); otherwise the lobby.
+// Entry point: ?game=<id>#token=<token> opens the battle (no token = spectator); otherwise the lobby.
+// The token lives in the fragment (links.js); an old ?token= link is rewritten at once, so the token
+// is not kept in the history entry's query, sent as a Referer or shown in the address bar's query.
 import { Api } from "./api.js";
 import { renderLobby } from "./lobby.js";
 import { GameView } from "./game.js";
+import { pageUrl, readLink } from "./links.js";
 
 const root = document.getElementById("app");
 let current = null;
+let shown = null; // "game|token" on screen: a hash change fires popstate and hashchange both
 
 function route() {
+  const { game, token, legacy } = readLink(location.href);
+  if (legacy) history.replaceState(history.state, "", game ? pageUrl(game, token) : location.pathname);
+  const key = `${game || ""}|${token || ""}`;
+  if (key === shown) return;
+  shown = key;
   if (current) { current.stop(); current = null; }
-  const q = new URLSearchParams(location.search);
-  const game = q.get("game");
-  const token = q.get("token");
   if (game) {
     document.title = `Salvo · ${game}`;
     current = new GameView(root, new Api(token), game, token, { onLeave: () => go({}) });
@@ -24,13 +30,10 @@ function route() {
 
 /** @param {{game?: string, token?: string}} where */
 function go({ game, token }) {
-  const u = new URL(location.href);
-  u.search = "";
-  if (game) u.searchParams.set("game", game);
-  if (token) u.searchParams.set("token", token);
-  history.pushState({}, "", u);
+  history.pushState({}, "", game ? pageUrl(game, token) : location.pathname);
   route();
 }
 
 window.addEventListener("popstate", route);
+window.addEventListener("hashchange", route); // a pasted link for another seat of the same game
 route();

@@ -109,15 +109,18 @@ export class Board {
   zoom(f) { this.zoomAt(f); }
   whole() { if (this.full) { this.vb = [...this.full]; this.applyView(); } }
 
-  // Centre on a point (SVG units) zoomed in so that `apart` units are at least `px` pixels apart
-  // (only when they are not: a finger-sized map is left as it is).
+  // Centre on a point (SVG units) zoomed in so that `apart` units are at least `px` pixels apart. A
+  // finger-sized map keeps its zoom, and pans only when the point is off screen or at its edge (a
+  // path tapped hex by hex walks on: its next hexes stay in view).
   focus([ux, uy], apart, px = 50) {
     if (!this.vb) return;
     const k = this.k();
-    if (apart / k >= px) return;
-    {
+    if (apart / k < px) {
       const s = (apart / px) / k;
       this.vb = [this.vb[0], this.vb[1], this.vb[2] * s, this.vb[3] * s];
+    } else {
+      const [x, y, w, h] = this.vb, m = 0.15;
+      if (ux > x + w * m && ux < x + w * (1 - m) && uy > y + h * m && uy < y + h * (1 - m)) return;
     }
     this.vb[0] = ux - this.vb[2] / 2;
     this.vb[1] = uy - this.vb[3] / 2;

@@ -1,6 +1,7 @@
 // Settling a dispute in the page: export the battle file, fork a what-if from the shown moment, and
 // (umpire) rewind with a reason. Import lives in the lobby (lobby.js uses importBlock).
 import { el, fill } from "./dom.js";
+import { pageUrl } from "./links.js";
 
 function download(name, text) {
   const url = URL.createObjectURL(new Blob([text], { type: "application/x-ndjson" }));
@@ -10,8 +11,7 @@ function download(name, text) {
 }
 
 function linksOf(created) {
-  const base = location.origin + location.pathname;
-  const link = (token) => `${base}?game=${encodeURIComponent(created.game_id)}${token ? `&token=${encodeURIComponent(token)}` : ""}`;
+  const link = (token) => pageUrl(created.game_id, token);
   return el("ul", { class: "links" },
     ...Object.entries(created.seats || {}).map(([seat, t]) => el("li", { dataset: { role: `seat:${seat}` } }, el("a", { href: link(t) }, `Seat ${seat}`))),
     created.umpire_token ? el("li", { dataset: { role: "umpire" } }, el("a", { href: link(created.umpire_token) }, "Umpire")) : null,

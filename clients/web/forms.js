@@ -190,7 +190,9 @@ export function formDecor(drafts, piece, drawing, onChange) {
           if (!v.piece) continue;
           out.targets.set(v.piece, `${f.label}: ${v.label}`);
           if (!out.setters.has(v.piece)) out.setters.set(v.piece, []);
-          out.setters.get(v.piece).push({ label: `${pc.label} — ${f.label}: ${v.label}`, apply: () => drafts.set(form, pc, f, v.value) });
+          // a one-piece form's label says which of the piece's forms this is (one per weapon, say)
+          const whose = form.pieces.length === 1 && form.label ? form.label : pc.label;
+          out.setters.get(v.piece).push({ label: `${whose} — ${f.label}: ${v.label}`, apply: () => drafts.set(form, pc, f, v.value) });
         }
       } else if (f.kind === "legs" && p && board.kind === "plane") {
         const legs = drafts.get(form, pc, f) || [];

@@ -162,6 +162,7 @@ export class GameView {
     }
     this.stream = new GameStream(this.gameId, this.token, {
       onEvent: (env) => { this.events.push(env); this.scheduleRefresh(); },
+      // also sent live after a step hidden from this viewer (a sealed order): the view and options move on
       onCaughtUp: () => this.scheduleRefresh(0),
       onState: (s) => { this.conn.dataset.state = s; this.conn.textContent = s; },
       onError: (m) => this.showRejection({ title: m.title || "Stream error", message: m.detail || "" }),
@@ -274,7 +275,7 @@ export class GameView {
     const view = this.shown && this.shown.state;
     if (view && view.draw) {
       this.board.render(view.draw, this.decor(view.draw, this.at == null));
-      this.fingerSized(view.draw);
+      this.fingerSized(view.draw); // the path's next hexes, wherever it has got to, stay in view
     }
     // the pane is rebuilt after the event that changed it (a change fired by a blur must not remove
     // the very input that is blurring)
@@ -294,11 +295,13 @@ export class GameView {
     else this.board.reveal([...(this.board.decor.targets || new Map()).keys()]);
   }
 
-  // A hex path is built by tapping hexes: bring the hexes to tap to a finger's size.
+  // A hex path is built by tapping hexes: bring the hexes to tap (around the path's end) to a finger's size.
   fingerSized(draw) {
     if (!this.cells || !this.cells.length || draw.board.kind !== "hex") return;
-    const c = this.cells[0];
-    this.board.focus(hexCentre(draw.board, c.q, c.r), Math.sqrt(3), 50);
+    const at = this.cells.map((c) => hexCentre(draw.board, c.q, c.r));
+    /** @type {[number, number]} */
+    const mid = [at.reduce((a, p) => a + p[0], 0) / at.length, at.reduce((a, p) => a + p[1], 0) / at.length];
+    this.board.focus(mid, Math.sqrt(3), 50);
   }
 
   tapTarget(id) {

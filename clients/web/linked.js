@@ -1,14 +1,7 @@
-// Campaign battles fought as linked tactical games: links both ways between the campaign and the battle.
+// Campaign battles fought as linked tactical games: links both ways between the campaign and the battle,
+// keeping the caller's token (a campaign token opens its own tactical seat).
 import { el } from "./dom.js";
-
-/** A page URL for a game, keeping the caller's token (a campaign token opens its own tactical seat). */
-export function gameUrl(gameId, token) {
-  const u = new URL(location.href);
-  u.search = "";
-  u.searchParams.set("game", gameId);
-  if (token) u.searchParams.set("token", token);
-  return u.toString();
-}
+import { pageUrl } from "./links.js";
 
 /** The campaign sheet's battles: each with its linked game, if it is being fought in this service. */
 export function battleList(view, token) {
@@ -18,7 +11,7 @@ export function battleList(view, token) {
     el("strong", {}, `Battle ${b.id}`), ` at ${(b.hex || []).join(",")}: `,
     (b.forces || []).map((f) => f.player).join(" vs "), " ",
     b.tactical_game_id
-      ? el("a", { class: "battle-link", href: gameUrl(b.tactical_game_id, token), "aria-label": `Open battle ${b.id}, fought as a tactical game` }, "Open the battle")
+      ? el("a", { class: "battle-link", href: pageUrl(b.tactical_game_id, token), "aria-label": `Open battle ${b.id}, fought as a tactical game` }, "Open the battle")
       : el("span", { class: "muted" }, "result by the umpire"))))];
 }
 
@@ -27,6 +20,6 @@ export async function campaignLink(api, gameId, token) {
   let link;
   try { link = await api.request("GET", `/v1/games/${encodeURIComponent(gameId)}/link`); } catch { return null; }
   if (!link || !link.campaign) return null;
-  return el("a", { id: "to-campaign", class: "battle-link", href: gameUrl(link.campaign, token),
+  return el("a", { id: "to-campaign", class: "battle-link", href: pageUrl(link.campaign, token),
     "aria-label": `Back to the campaign (battle ${link.battle})` }, `← Campaign (battle ${link.battle})`);
 }

@@ -2,15 +2,9 @@
 import { el, clear, humanize } from "./dom.js";
 import { importBlock } from "./disputes.js";
 import { Api } from "./api.js";
+import { pageUrl, readLink } from "./links.js";
 
 const RECENT = "salvo.recentGames";
-
-function linkFor(gameId, token) {
-  const u = new URL(location.origin + location.pathname);
-  u.searchParams.set("game", gameId);
-  if (token) u.searchParams.set("token", token);
-  return u.toString();
-}
 
 function recent() {
   try { return JSON.parse(localStorage.getItem(RECENT) || "[]"); } catch { return []; }
@@ -54,22 +48,22 @@ export function gameLinks(created) {
   const id = created.game_id;
   return el("ul", { class: "links" },
     ...Object.entries(created.seats || {}).map(([seat, token]) => {
-      const row = linkRow(`Seat ${seat}`, linkFor(id, token), `seat:${seat}`);
+      const row = linkRow(`Seat ${seat}`, pageUrl(id, token), `seat:${seat}`);
       row.append(botButton(id, seat, token));
       return row;
     }),
-    created.umpire_token ? linkRow("Umpire", linkFor(id, created.umpire_token), "umpire") : null,
-    linkRow("Spectators", linkFor(id, null), "spectator"));
+    created.umpire_token ? linkRow("Umpire", pageUrl(id, created.umpire_token), "umpire") : null,
+    linkRow("Spectators", pageUrl(id, null), "spectator"));
 }
 
 export function parseJoin(text, token) {
   const s = String(text || "").trim();
   let game = s, tok = String(token || "").trim() || null;
   try {
-    const u = new URL(s, location.origin);
-    if (u.searchParams.get("game")) {
-      game = u.searchParams.get("game");
-      tok = tok || u.searchParams.get("token");
+    const link = readLink(s); // a pasted page link: its token in the fragment (or an old link's query)
+    if (link.game) {
+      game = link.game;
+      tok = tok || link.token;
     }
   } catch { /* a bare id */ }
   return { game, token: tok };

@@ -19,7 +19,7 @@ from service.events.signing import load_keyring
 from service.events.store import SqlEventStore
 from service.settings import Settings
 
-from . import docs, openapi_schema, problems
+from . import command_endpoint, docs, openapi_schema, problems
 from .bot_runner import BotRunner
 from .broadcast import Broadcaster, InProcessBroadcaster
 from .gate import Gate
@@ -82,6 +82,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                          app.state.gate)
         app.state.linked = LinkedBattles(service)
         await app.state.linked.reconcile()  # linked battles that ended while the service was down
+        await app.state.bot_runner.resume()  # bot seats the logs hold (docs/bots.md)
         try:
             yield
         finally:
@@ -108,6 +109,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(bots.router)
     app.include_router(battles.router)
     app.include_router(stream.router)
+    command_endpoint.install(app.router)  # POST /commands without the dependency machinery
     openapi_schema.install(app)
     docs.install(app)
 

@@ -3,7 +3,8 @@
 The task listens on the broadcaster like a websocket does (audience "bots": no frames are encoded for
 it, it only needs "the game moved"), and after every change lets each bot seat of the game move while
 it is awaited. A lost notification only delays a bot until the next one or the heartbeat timeout.
-Seats are held in memory: a restarted process has no bots until they are seated again.
+Seating and unseating are recorded in the game's log (``service.events.bot_seats``); at start-up
+``resume`` seats again every bot of every unfinished game.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.domain.core import Viewer
+from service.domain.core import Actor, Viewer
 from service.domain.core.bot import Bot, RandomBot
+from service.events import bot_seats
 from service.events.application import GameService
 from service.events.bots import BotMove, bot_move, bots_of, find_bot
 from service.events.errors import InvalidRequest
@@ -56,24 +58,51 @@ class BotRunner:
         self.tasks: dict[str, asyncio.Task[None]] = {}
         self._wake: dict[str, asyncio.Event] = {}
 
-    async def seat_bot(self, game_id: str, seat_name: str, bot_name: str) -> BotSeat:
+    async def seat_bot(self, game_id: str, seat_name: str, bot_name: str, actor: Actor | None = None) -> BotSeat:
+        """Seat a bot; ``actor`` (who asked) records it in the game's log, unless that bot holds it already
+        (None: resuming what the log says, nothing to record)."""
         head = await self.service.head(game_id)
         if seat_name not in head.seats:
             raise InvalidRequest(f"game {game_id} has no seat {seat_name!r} (seats: {', '.join(head.seats)})",
                                  field="seat")
         instance = find_bot(head.ruleset, bot_name)
         _, stand_ins = bots_of(head.ruleset)
+        current = self.seats.get(game_id, {}).get(seat_name)
+        if current is not None and current.bot == bot_name:
+            return current
+        if actor is not None:
+            await bot_seats.record(self.service, game_id, actor, seat_name, bot_name)
         placed = BotSeat(seat_name, bot_name, bot_name in stand_ins, instance)
         self.seats.setdefault(game_id, {})[seat_name] = placed
         self._ensure_task(game_id)
         self._wake[game_id].set()
         return placed
 
-    def unseat(self, game_id: str, seat_name: str) -> bool:
-        removed = self.seats.get(game_id, {}).pop(seat_name, None) is not None
+    async def unseat(self, game_id: str, seat_name: str, actor: Actor) -> bool:
+        if seat_name not in self.seats.get(game_id, {}):
+            return False
+        await bot_seats.record(self.service, game_id, actor, seat_name, None)
+        self.seats.get(game_id, {}).pop(seat_name, None)
         if game_id in self._wake:
             self._wake[game_id].set()
-        return removed
+        return True
+
+    async def resume(self) -> int:
+        """Seat again the bots the logs of unfinished games hold (at start-up); returns how many."""
+        count = 0
+        for game_id in await bot_seats.games_with_bots(self.service):
+            try:
+                head = await self.service.head(game_id)
+                if head.ruleset.is_over(head.state):
+                    continue
+                for seat_name, bot_name in (await bot_seats.seated(self.service, game_id)).items():
+                    await self.seat_bot(game_id, seat_name, bot_name)
+                    count += 1
+            except Exception:  # noqa: BLE001 - one game that cannot resume (a ruleset gone) must not stop the rest
+                log.exception("could not resume the bots of game %s", game_id)
+        if count:
+            log.info("resumed %d bot seats", count)
+        return count
 
     def listed(self, game_id: str) -> list[BotSeat]:
         return list(self.seats.get(game_id, {}).values())

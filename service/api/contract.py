@@ -200,8 +200,19 @@ class EventFrame(msgspec.Struct, tag_field="kind", tag="event"):
     event: Envelope
 
 
+class EventsPageFrame(msgspec.Struct, tag_field="kind", tag="events"):
+    """With ?history=compact: a catch-up page of envelopes in one message, each entry holding only what
+    differs from the one before (game_id is the page's; seq, when omitted, is the previous + 1; type, v,
+    turn, phase, actor, recorded_at and command_id, when omitted, are the previous entry's; recorded_at and
+    command_id may come as [n, rest]: the previous entry's first n characters, then rest)."""
+
+    game_id: str
+    events: list[dict[str, Any]]
+
+
 class CaughtUpFrame(msgspec.Struct, tag_field="kind", tag="caught_up"):
-    """Everything up to ``seq`` has been sent; what follows is live."""
+    """Everything up to ``seq`` has been sent; what follows is live. Sent again whenever the log moves on
+    with events hidden from this viewer: ``seq`` is then the new head (as GET /v1/games/{id} reports it)."""
 
     seq: int
 
@@ -240,5 +251,6 @@ class CommandFrame(msgspec.Struct, tag_field="kind", tag="command", kw_only=True
     expected_version: int | None = None
 
 
-SERVER_FRAMES: tuple[type[Any], ...] = (EventFrame, CaughtUpFrame, PingFrame, ResultFrame, ErrorFrame)
+SERVER_FRAMES: tuple[type[Any], ...] = (EventFrame, EventsPageFrame, CaughtUpFrame, PingFrame, ResultFrame,
+                                        ErrorFrame)
 CLIENT_FRAMES: tuple[type[Any], ...] = (CommandFrame,)

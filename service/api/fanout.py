@@ -143,8 +143,11 @@ class Fanout:
                         sink.on_behind(sink, seq)
                         continue
                     payload = frames[audience]
-                    frame = framed[audience] = None if payload is None else text_frame(payload)
-                    self.frames_built += payload is not None
+                    if payload is None:  # hidden from this audience: the seq alone, so a page refreshes
+                        payload = b'{"kind":"caught_up","seq":%d}' % seq
+                    else:
+                        self.frames_built += 1
+                    frame = framed[audience] = text_frame(payload)
                 if frame is not None:
                     transport = sink.transport
                     if transport.is_closing():

@@ -38,6 +38,9 @@ class Metrics:
         self.head_cache_hits = Gauge("salvo_head_cache_hits", "Head lookups served from memory", registry=r)
         self.head_cache_misses = Gauge("salvo_head_cache_misses", "Head lookups that loaded from the store",
                                        registry=r)
+        self.commands_pipelined = Gauge(
+            "salvo_commands_pipelined", "Commands decided while an earlier command of their game was still "
+            "being committed (on the head ahead of the disk)", registry=r)
         self.head_cache_hit_ratio = Gauge("salvo_head_cache_hit_ratio", "Head cache hits / lookups", registry=r)
 
     def watch(self, service: GameService) -> None:
@@ -47,6 +50,8 @@ class Metrics:
         self.head_cache_hits.set_function(lambda: heads.hits)
         self.head_cache_misses.set_function(lambda: heads.misses)
         self.head_cache_hit_ratio.set_function(heads.hit_ratio)
+        commands = service.commands
+        self.commands_pipelined.set_function(lambda: commands.pipelined)
         service.store.observe_write = self.append_seconds.observe
         service.store.observe_group = self.group_size.observe
 

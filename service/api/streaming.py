@@ -18,6 +18,7 @@ from service.events.errors import AppError, InvalidRequest
 from service.events.inputs import check_json, text_bytes
 
 from .broadcast import Subscription
+from .compact import compact_page
 from .problems import problem_of
 
 CATCH_UP_PAGE = 500
@@ -80,6 +81,9 @@ class Stream:
         # ?join=present: a client that wants the present, not the history, gets the viewer's view at the
         # head in one message, then only the events after it (snapshot plus tail), whatever ``after`` says
         self.join_present = ws.query_params.get("join") == "present"
+        # ?history=compact: catch-up (the join's history, and any gap later) comes as compact pages
+        # ({"kind":"events"}, api/compact.py) instead of one event frame per envelope
+        self.compact_history = ws.query_params.get("history") == "compact"
 
     async def send(self, text: str) -> None:
         # one sender at a time: a result accounted for ahead of its send goes out before any later frame
@@ -95,17 +99,34 @@ class Stream:
             await asyncio.wait_for(self.ws.close(code=code, reason=reason), self.settings.ws_close_timeout)
 
     async def catch_up(self, upto: int | None = None) -> None:
-        """Send everything after ``last`` from the store (up to ``upto``), in pages."""
+        """Send everything after ``last`` from the store (up to ``upto``), in pages. Live (``upto`` given),
+        a range that ends in seqs hidden from this viewer is announced with ``caught_up`` (see ``hidden``)."""
+        sent = self.last
         while upto is None or self.last < upto:
             # the store, not a cached head, says how far the log goes (another replica may have written)
             stored = await self.reader.store.head(self.game_id)
             target = stored if upto is None else min(upto, stored)
             if self.last >= target:
-                return
+                break
             page_end = min(target, self.last + CATCH_UP_PAGE)
-            for env in await self.reader.events(self.game_id, self.viewer, after=self.last, upto=page_end):
-                await self.send(_encode({"kind": "event", "event": env}).decode())
+            envelopes = await self.reader.events(self.game_id, self.viewer, after=self.last, upto=page_end)
+            if self.compact_history:
+                if envelopes:  # one message per page, each entry only what differs from the one before
+                    await self.send(compact_page(self.game_id, envelopes).decode())
+            else:
+                for env in envelopes:
+                    await self.send(_encode({"kind": "event", "event": env}).decode())
+            if envelopes:
+                sent = envelopes[-1].seq
             self.last = page_end
+        if upto is not None and sent < self.last:
+            await self.hidden()
+
+    async def hidden(self) -> None:
+        """The log went on with events this viewer may not see (a sealed order, a failed enemy detection):
+        ``caught_up`` at the new head, so a page refreshes its view and options. It carries the seq
+        alone, which every viewer reads as ``version`` from GET /v1/games/{id} anyway."""
+        await self.send(_encode({"kind": "caught_up", "seq": self.last}).decode())
 
     async def run(self, sub: Subscription) -> None:
         """Catch up, then forward live frames until the client leaves or the stream must close."""
@@ -137,7 +158,10 @@ class Stream:
                 frame = frames.get(self.audience)
                 if frame is not None:
                     await self.send(frame.decode())
-                self.last = seq
+                    self.last = seq
+                else:
+                    self.last = seq  # hidden from this viewer: accounted for, and announced by its seq alone
+                    await self.hidden()
         except TimeoutError:  # the client stopped reading: a frame waited longer than ws_send_timeout
             await self.slow_consumer()
         except (WebSocketDisconnect, RuntimeError):

@@ -103,6 +103,7 @@ class GameService:
         """Append the rows ``build`` makes from the current head, under the game's lock, and refold the
         head from the store (for events that change the effective history, such as a rewind)."""
         async with self.heads.lock(game_id):
+            await self.commands.quiesce(game_id)  # its commands in flight land first: rows follow theirs
             head = await self.heads.get_locked(game_id)
             rows = await build(head)
             await self.store.write(WriteBatch(game_id=game_id, events=rows))

@@ -24,6 +24,8 @@ from service.domain.core.registry import UnknownRuleset
 from .codec import UnknownEventType
 from .envelope import (
     SERVICE_EVENT_TYPES,
+    BotSeated,
+    BotUnseated,
     DiceCommitted,
     DiceDisclosed,
     DiceMaterial,
@@ -242,6 +244,8 @@ def _check_seed(number: int, turn: int, seed: bytes, committed: list[DiceCommitt
 def _check_actor(number: int, actor: str, event: Any, seats: set[str]) -> None:
     if isinstance(event, GameRewound):
         allowed = {"umpire"}
+    elif isinstance(event, BotSeated | BotUnseated):  # the umpire, or the seat's holder handing it over
+        allowed = {"umpire", f"seat:{event.seat}"}
     elif isinstance(event, SERVICE_EVENT_TYPES):
         allowed = {"system"}
     else:

@@ -1,19 +1,25 @@
 """The command pipeline: decode the request, replay an idempotent retry, check the expected version,
-decide and append under the game's lock (again after a racing writer's Conflict), then publish."""
+decide under the game's lock on the head ahead of the disk and queue the write, then acknowledge and
+publish in order once it is durable (decide again after a racing writer's Conflict)."""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import hashlib
+from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any, Union
 
 import msgspec
 
 from service.domain.core import Actor, Command, Ruleset
 
-from .decide_append import CommandResult, CommandWriter
+from .decide_append import CommandResult, CommandWriter, Decision
 from .errors import Forbidden, IdempotencyMismatch, MalformedCommand, VersionConflict, field_of
-from .event_store import Conflict, EventStore
+from .event_store import Conflict, EventStore, WriteBatch
 from .frames import Publisher
+from .head import GameHead
 from .head_cache import HeadCache
 from .inputs import decode_json
 
@@ -55,13 +61,56 @@ def request_fingerprint(actor: Actor, command: Command, salt: str) -> str:
     return hashlib.sha256(canonical).hexdigest()
 
 
+@dataclass
+class _InFlight:
+    """One decided command on its way to the disk."""
+
+    decision: Decision
+    committed: asyncio.Future[None]  # the store's: durable, or failed
+    settled: asyncio.Future[None]  # ours: applied to the durable head (or failed), in seq order
+    before: _InFlight | None
+
+
+@dataclass
+class _Run:
+    """A game's two heads while it is being commanded: ``durable`` (what readers get from the head
+    cache: only committed events) and ``ahead`` (durable plus every command decided and queued but
+    not yet committed), on which the next command is decided without waiting for the disk."""
+
+    durable: GameHead
+    ahead: GameHead
+    last: _InFlight | None = None
+
+    def idle(self) -> bool:
+        return self.last is None or self.last.settled.done()
+
+
+def fork(head: GameHead) -> GameHead:
+    """An independent copy of a head's mutable parts (state and setup are immutable values)."""
+    ledger = head.dice_ledger
+    if ledger is not None:
+        ledger = dataclasses.replace(ledger, pinned=dict(ledger.pinned),
+                                     seen={k: set(v) for k, v in ledger.seen.items()})
+    return dataclasses.replace(head, revealed=set(head.revealed), seeds=dict(head.seeds),
+                               committed=set(head.committed), rewinds=list(head.rewinds), dice_ledger=ledger)
+
+
 class CommandPipeline:
+    """Commands of one game are decided one at a time under its lock, each on the head that includes
+    every command decided before it, and queued for the writer at once; the lock is not held across
+    the commit, so the next command is decided while the group commit is in flight. Results are
+    acknowledged (and frames published) in seq order, each only once its batch is durable. A batch
+    whose commit fails fails every batch decided on top of it (the store writes none of them), the
+    heads are dropped and reloaded from the store; a Conflict is decided again, as before."""
+
     def __init__(self, store: EventStore, heads: HeadCache, writer: CommandWriter,
                  publish: Publisher | None = None) -> None:
         self.store = store
         self.heads = heads
         self.writer = writer
         self.publish = publish
+        self._runs: OrderedDict[str, _Run] = OrderedDict()  # least recently commanded first
+        self.pipelined = 0  # commands decided while an earlier one of their game was in flight
 
     async def handle(
         self,
@@ -77,7 +126,10 @@ class CommandPipeline:
         request_hash = request_fingerprint(actor, command, request.salt)
         for _attempt in range(ATTEMPTS):
             async with self.heads.lock(game_id):
-                head = await self.heads.get_locked(game_id)
+                run = await self._run_for(game_id)
+                if idempotency_key or _needs_settled_store(run.ahead):
+                    # the store must answer for everything decided so far (a retried key, a ledger read)
+                    run = await self.settle(game_id)
                 if idempotency_key:
                     done = await self.store.idempotency(game_id, idempotency_key)
                     if done is not None:
@@ -87,18 +139,115 @@ class CommandPipeline:
                                 field="Idempotency-Key",
                             )
                         return CommandResult(int(done.status), bytes(done.response))
+                head = run.ahead
                 if expected_version is not None and expected_version != head.seq:
                     raise VersionConflict(
                         f"expected version {expected_version}, the game is at {head.seq}", field="If-Match"
                     )
-                try:
-                    result, new_events = await self.writer.decide_and_append(
-                        head, actor, command, request.salt, idempotency_key, request_hash
-                    )
-                except Conflict:
-                    self.heads.forget(game_id)  # another process appended: reload and decide again
-                    continue
-            if self.publish is not None and new_events:
-                await self.publish(game_id, new_events)
-            return result
+                decision = await self.writer.decide(head, actor, command, request.salt, idempotency_key,
+                                                    request_hash)
+                before = run.last if run.last is not None and not run.last.settled.done() else None
+                decision.batch.follows = before.decision.batch if before is not None else None
+                committed = _submit(self.store, decision.batch)  # queued in decision order, under the lock
+                self.heads.note_own_write(game_id, head.seq + len(decision.batch.events))
+                self.writer.apply(head, decision)
+                mine = _InFlight(decision, committed, asyncio.get_running_loop().create_future(), before)
+                run.last = mine
+                self.pipelined += before is not None
+            try:
+                await self._land(game_id, run, mine)
+            except Conflict:
+                continue  # another process appended (or what this was decided on did): reload, decide again
+            return decision.result
         raise VersionConflict("the game kept changing under this command; retry", field=None)
+
+    async def _land(self, game_id: str, run: _Run, mine: _InFlight) -> None:
+        """Wait for the commit, then (after the command before it) apply it to the durable head and
+        publish its frames; on failure drop both heads so the next command starts from the store."""
+        try:
+            await mine.committed
+            if mine.before is not None:
+                await asyncio.shield(mine.before.settled)  # acknowledged in seq order
+        except asyncio.CancelledError:  # the caller went away; the batch's fate is still the writer's
+            self._drop(game_id, run)
+            mine.committed.add_done_callback(lambda _f: _settle(mine))
+            raise
+        except BaseException:
+            if mine.before is not None:
+                await asyncio.shield(mine.before.settled)  # failures handled in seq order too
+            self._drop(game_id, run)
+            _settle(mine)
+            raise
+        try:
+            durable = run.durable
+            if durable.seq == mine.decision.result.after:
+                self.writer.apply(durable, mine.decision)
+            if self.heads.cached(game_id) is not durable or durable.seq != mine.decision.result.version:
+                self.heads.forget(game_id)  # evicted and reloaded mid-flight, or out of step: read it again
+            if self.publish is not None:
+                frames = self.writer.frames_for(durable, mine.decision)
+                if frames:
+                    await self.publish(game_id, frames)
+        finally:
+            _settle(mine)
+
+    def _drop(self, game_id: str, run: _Run) -> None:
+        if self._runs.get(game_id) is run:
+            del self._runs[game_id]
+            self.heads.forget(game_id)
+
+    async def _run_for(self, game_id: str) -> _Run:
+        """The game's run (holding its lock): a fresh one when the cached durable head is not the one
+        the run started from (evicted, forgotten, refolded) and nothing of the old run is in flight."""
+        run = self._runs.get(game_id)
+        durable = self.heads.cached(game_id)
+        if run is not None and (durable is run.durable or not run.idle()):
+            self._runs.move_to_end(game_id)
+            return run
+        durable = await self.heads.get_locked(game_id)
+        run = self._runs[game_id] = _Run(durable, fork(durable))
+        self._runs.move_to_end(game_id)
+        # no more runs than heads: the least recently commanded idle ones go (a run is two heads)
+        while len(self._runs) > self.heads.capacity:
+            oldest, first = next(iter(self._runs.items()))
+            if not first.idle():
+                break
+            del self._runs[oldest]
+        return run
+
+    async def settle(self, game_id: str) -> _Run:
+        """Wait until nothing of the game is in flight (holding its lock); the run afterwards."""
+        run = self._runs.get(game_id)
+        if run is not None and run.last is not None:
+            await asyncio.shield(run.last.settled)
+        return await self._run_for(game_id)
+
+    async def quiesce(self, game_id: str) -> None:
+        """Wait for the game's commands in flight and drop its run (before a write outside the
+        pipeline, such as a rewind, that refolds the head). Call it holding the game's lock."""
+        run = self._runs.get(game_id)
+        if run is not None and run.last is not None:
+            await asyncio.shield(run.last.settled)
+        self._runs.pop(game_id, None)
+
+
+def _settle(flight: _InFlight) -> None:
+    if not flight.settled.done():
+        flight.settled.set_result(None)
+    # the writer is done with this batch and the next one waits on ``settled`` only: drop the links
+    # back, so a game that is never idle does not keep its whole run of batches alive
+    flight.before = None
+    flight.decision.batch.follows = None
+
+
+def _needs_settled_store(head: GameHead) -> bool:
+    """The next decision reads the turn's dice ledger from the store (not yet in memory)."""
+    ledger = head.dice_ledger
+    return ledger is None or ledger.turn != head.dice_turn
+
+
+def _submit(store: EventStore, batch: WriteBatch) -> asyncio.Future[None]:
+    submit = getattr(store, "submit", None)
+    if submit is not None:
+        return submit(batch)  # type: ignore[no-any-return]
+    return asyncio.ensure_future(store.write(batch))  # a store with write only: tasks start in order

@@ -1,5 +1,8 @@
-"""Decide and write one command: roll, decide, evolve, add the dice bookkeeping, append durably,
-then bring the head up to date. The caller holds the game's lock."""
+"""Decide one command on a head: roll, decide, evolve, add the dice bookkeeping and build the batch
+that records it (``decide``); once that batch is durable, bring a head up to date with it (``apply``).
+
+The command pipeline decides on a speculative head and applies to the durable one as commits land;
+``decide_and_append`` does both in one step for callers that hold the game's lock throughout."""
 
 from __future__ import annotations
 
@@ -13,8 +16,8 @@ from service.domain.core import Actor, Command, Event, RuleViolation, Viewer
 from service.domain.core.guards import guarded_decide
 
 from . import ids
-from .dice_book import DiceBook
-from .envelope import DiceRevealed
+from .dice_book import DiceBook, SeedRow
+from .envelope import DiceMaterial, DiceRevealed
 from .event_store import EventStore, WriteBatch
 from .frames import FrameItems
 from .head import GameHead, advance, encode_state
@@ -33,6 +36,18 @@ class CommandResult:
 
 
 @dataclass
+class Decision:
+    """A decided command not yet applied to any head: what to write, and what the heads learn from it."""
+
+    result: CommandResult
+    batch: WriteBatch
+    decoded: list[tuple[Decoded, Any]]  # each new event with the state right after it
+    seeds: list[SeedRow]
+    service_events: list[Event]
+    rolled: list[tuple[DiceMaterial | None, Event]]
+
+
+@dataclass
 class CommandWriter:
     store: EventStore
     dice: DiceBook
@@ -40,7 +55,7 @@ class CommandWriter:
     # frames for the live streams, or None when nobody publishes them
     frames: Callable[[GameHead, list[tuple[Decoded, Any]]], FrameItems] | None = None
 
-    async def decide_and_append(
+    async def decide(
         self,
         head: GameHead,
         actor: Actor,
@@ -48,7 +63,8 @@ class CommandWriter:
         salt: str,
         idempotency_key: str | None,
         request_hash: str,
-    ) -> tuple[CommandResult, FrameItems]:
+    ) -> Decision:
+        """The command's rows on top of ``head`` (which it does not change; a seed it reads is cached)."""
         ruleset = head.ruleset
         dice, salt = await self.dice.dice_for(head, salt)
         events = guarded_decide(ruleset, head.state, command, actor, dice)  # raises RuleViolation
@@ -91,8 +107,29 @@ class CommandWriter:
                                  "request_hash": request_hash, "status": 201, "response": body}
         if new_seq // self.snapshot_every > head.seq // self.snapshot_every:
             batch.snapshot = {"game_id": head.game_id, "seq": new_seq, "state": encode_state(state)}
-        await self.store.write(batch)  # durable before anyone hears of it
-        self.dice.remember(head, new_seeds, service_events, rolled)
-        advance(head, decoded)
-        frames = self.frames(head, decoded) if self.frames is not None else []
-        return CommandResult(201, body, new_seq, new_seq - len(rows)), frames
+        result = CommandResult(201, body, new_seq, head.seq)
+        return Decision(result, batch, decoded, new_seeds, service_events, rolled)
+
+    def apply(self, head: GameHead, decision: Decision) -> None:
+        """Move ``head`` past a decided command (the speculative head at once, the durable one once the
+        command's batch is durable)."""
+        self.dice.remember(head, decision.seeds, decision.service_events, decision.rolled)
+        advance(head, decision.decoded)
+
+    def frames_for(self, head: GameHead, decision: Decision) -> FrameItems:
+        return self.frames(head, decision.decoded) if self.frames is not None else []
+
+    async def decide_and_append(
+        self,
+        head: GameHead,
+        actor: Actor,
+        command: Command,
+        salt: str,
+        idempotency_key: str | None,
+        request_hash: str,
+    ) -> tuple[CommandResult, FrameItems]:
+        """Decide, write durably, then apply to ``head``: for a caller holding the game's lock."""
+        decision = await self.decide(head, actor, command, salt, idempotency_key, request_hash)
+        await self.store.write(decision.batch)  # durable before anyone hears of it
+        self.apply(head, decision)
+        return decision.result, self.frames_for(head, decision)

@@ -93,7 +93,9 @@ class DiceBook:
             events.append(DiceRevealed(turn=head.dice_turn, seed=old_seed.hex(), openings=openings))
         if over and ruleset.hidden_information and not head.disclosed:
             stored = await self.store.all_seeds(head.game_id)
-            events.append(DiceDisclosed(seeds={str(turn): seed for turn, seed in stored.items()}))
+            # with the seeds of commands decided but still being committed (the head has them all)
+            stored.update((turn, seed.hex()) for turn, seed in head.seeds.items())
+            events.append(DiceDisclosed(seeds={str(turn): stored[turn] for turn in sorted(stored)}))
         if new_turn != head.dice_turn and not over and new_turn not in head.committed:
             existing = head.seeds.get(new_turn) or await self.store.seed(head.game_id, new_turn)
             if existing is None:

@@ -105,4 +105,21 @@ class GameRewound(Event, frozen=True, tag="game.rewound"):
     reason: str = ""
 
 
-SERVICE_EVENT_TYPES: tuple[type[Event], ...] = (GameCreated, DiceCommitted, DiceRevealed, DiceDisclosed, GameRewound)
+class BotSeated(Event, frozen=True, tag="bot.seated"):
+    """A seat handed to a computer opponent (docs/bots.md): who plays it, not what happened in the game.
+
+    The fold skips it, a rewind does not undo it, forks and imports do not inherit it; at start-up the
+    service reads the last of these per seat to resume the seat's bot."""
+
+    seat: str
+    bot: str
+
+
+class BotUnseated(Event, frozen=True, tag="bot.unseated"):
+    """A seat taken back from its bot."""
+
+    seat: str
+
+
+SERVICE_EVENT_TYPES: tuple[type[Event], ...] = (GameCreated, DiceCommitted, DiceRevealed, DiceDisclosed, GameRewound,
+                                                BotSeated, BotUnseated)

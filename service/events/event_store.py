@@ -7,6 +7,7 @@ attributes (``row.seq``, ``row.data``...), whichever store returned them.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -14,6 +15,11 @@ from typing import Any, Protocol
 
 class Conflict(Exception):
     """Another writer appended at the same seq (or reused an idempotency key) first."""
+
+
+class PredecessorFailed(Exception):
+    """A batch decided on top of another batch whose commit failed: it is not written either (it
+    would leave a gap in seq, or record a decision taken on a state that never became durable)."""
 
 
 @dataclass
@@ -27,6 +33,22 @@ class WriteBatch:
     seeds: list[dict[str, Any]] = field(default_factory=list)
     idempotency: dict[str, Any] | None = None
     snapshot: dict[str, Any] | None = None
+    # the batch of the same game this one was decided on top of while it was still being committed;
+    # the store writes this one only if that one was written
+    follows: WriteBatch | None = None
+    failed: BaseException | None = None  # set by the store when this batch was not written
+
+
+def predecessor_failure(batch: WriteBatch) -> BaseException | None:
+    """Why ``batch`` must not be written (its predecessor failed), or None. A predecessor's Conflict
+    makes this one a Conflict too (the command is decided again on a reloaded head); any other
+    failure makes it PredecessorFailed."""
+    before = batch.follows
+    if before is None or before.failed is None:
+        return None
+    if isinstance(before.failed, Conflict):
+        return Conflict(f"decided on a command that conflicted: {before.failed}")
+    return PredecessorFailed(f"decided on a command whose commit failed: {before.failed!r}")
 
 
 class EventStore(Protocol):
@@ -43,6 +65,11 @@ class EventStore(Protocol):
 
     async def write(self, batch: WriteBatch) -> None: ...
 
+    def submit(self, batch: WriteBatch) -> asyncio.Future[None]:
+        """Queue ``batch`` now (batches are committed in the order submitted) and return a future that
+        completes once it is durable (or fails as ``write`` would, and with ``batch.failed`` set)."""
+        ...
+
     async def ping(self) -> None: ...
 
     async def read_events(
@@ -56,6 +83,8 @@ class EventStore(Protocol):
     async def game(self, game_id: str) -> Any | None: ...
 
     async def games_of_ruleset(self, ruleset: str) -> list[str]: ...
+
+    async def games_with_event_types(self, types: tuple[str, ...]) -> list[str]: ...
 
     async def seat_for_token(self, token_hash: str) -> Any | None: ...
 

@@ -31,6 +31,9 @@ class HeadCache:
         self.verify_reads = verify_reads
         self._heads: OrderedDict[str, GameHead] = OrderedDict()
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        # the highest seq this process has queued for a game: a stored head up to it is our own commit
+        # whose head update is on its way (the command pipeline), not another writer's append
+        self._own: dict[str, int] = {}
         self.hits = 0
         self.misses = 0
 
@@ -54,10 +57,10 @@ class HeadCache:
     async def get_fresh(self, game_id: str) -> GameHead:
         """The head, checked against the stored head seq when other writers may exist unannounced."""
         head = await self.get(game_id)
-        if self.verify_reads and await self.store.head(game_id) > head.seq:
+        if self.verify_reads and await self.store.head(game_id) > max(head.seq, self._own.get(game_id, 0)):
             async with self.lock(game_id):
                 current = self.cached(game_id)
-                if current is None or await self.store.head(game_id) > current.seq:
+                if current is None or await self.store.head(game_id) > max(current.seq, self._own.get(game_id, 0)):
                     self.forget(game_id)
                     current = await self.load(game_id)
                 head = current
@@ -93,7 +96,8 @@ class HeadCache:
         self._heads[game_id] = head
         self._heads.move_to_end(game_id)
         while len(self._heads) > self.capacity:
-            self._heads.popitem(last=False)
+            evicted, _ = self._heads.popitem(last=False)
+            self._own.pop(evicted, None)
         return head
 
     def lock(self, game_id: str) -> asyncio.Lock:
@@ -105,6 +109,14 @@ class HeadCache:
 
     def forget(self, game_id: str) -> None:
         self._heads.pop(game_id, None)
+        self._own.pop(game_id, None)
+
+    def note_own_write(self, game_id: str, seq: int) -> None:
+        """This process queued rows of ``game_id`` up to ``seq`` (they reach the cached head once durable)."""
+        self._own[game_id] = max(seq, self._own.get(game_id, 0))
+        if len(self._own) > 2 * self.capacity:  # games no longer held
+            for gid in [g for g in self._own if g not in self._heads]:
+                del self._own[gid]
 
     def note_remote_append(self, game_id: str, seq: int) -> None:
         """Another replica appended up to ``seq``: a cached head that is behind must be refolded."""

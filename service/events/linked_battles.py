@@ -8,11 +8,18 @@ player's campaign token opens its own tactical seat and the campaign umpire's to
 the campaign as the umpire's ``ftcampaign.record_battle`` with an idempotency key naming the battle and
 the tactical game, so it is appended exactly once however often it is retried; ``reconcile`` retries
 every pending link at start-up, which is what survives a crash between the two appends.
+
+Test hook (crash tests only, never set in production): with ``SALVO_TEST_HOLD_BEFORE_LINKED_RESULT`` naming
+a file, ``settle`` writes the tactical game's id to that file and then holds, forever, at the exact point
+between the tactical game's end (already appended) and the campaign's append, so a test can SIGKILL the
+real process there (tests/api/test_linked_crash.py). Read once when the service starts.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +39,7 @@ CAMPAIGN = "ftcampaign"
 TACTICAL = "gsc2"
 PLAYERS_MAY_START = "players_start_battles"  # a campaign created with this option true lets players start
 _encode = msgspec.json.Encoder().encode
+HOLD_ENV = "SALVO_TEST_HOLD_BEFORE_LINKED_RESULT"
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,7 @@ class LinkedBattles:
         self.service = service
         self._links: OrderedDict[str, Link | None] = OrderedDict()  # game id -> its link (bounded)
         self._cache_size = cache_size
+        self._hold_file = os.environ.get(HOLD_ENV) or None  # the crash-test hook (module docstring)
         service.on_command.append(self.after_command)
         service.tokens.linked = self.link_for
 
@@ -126,9 +135,17 @@ class LinkedBattles:
         if battle is None or battle.tactical_game_id != tactical_game_id:
             return False  # already recorded (or linked to another game)
         body = campaign_result(campaign.state, link.battle, tactical.state, tactical_game_id)
+        if self._hold_file is not None:
+            await self._hold(tactical_game_id)
         await self.service.handle_command(link.campaign, UMPIRE, _encode({"command": body}),
                                           idempotency_key=f"linked-result:{link.battle}:{tactical_game_id}")
         return True
+
+    async def _hold(self, tactical_game_id: str) -> None:
+        """The crash-test hook: say where we are, then never go on (the test kills the process here)."""
+        assert self._hold_file is not None
+        await asyncio.to_thread(_write, self._hold_file, tactical_game_id)
+        await asyncio.Event().wait()
 
     async def reconcile(self) -> int:
         """Settle every finished linked battle whose campaign has not heard of its end (after a crash)."""
@@ -142,3 +159,8 @@ class LinkedBattles:
                     except Exception:
                         log.exception("linked battle %s of %s not settled", battle.id, campaign_id)
         return sent
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)

@@ -3,11 +3,12 @@ same suite against both), for tests, tools and benchmarks that need no database.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
-from .event_store import Conflict, WriteBatch
+from .event_store import Conflict, WriteBatch, predecessor_failure
 
 
 def _row(values: dict[str, Any]) -> SimpleNamespace:
@@ -36,6 +37,24 @@ class MemoryEventStore:
         return None
 
     async def write(self, batch: WriteBatch) -> None:
+        await self.submit(batch)
+
+    def submit(self, batch: WriteBatch) -> asyncio.Future[None]:
+        """Applied at once; the future says how it went (the same contract as the SQL store)."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        try:
+            failure = predecessor_failure(batch)
+            if failure is not None:
+                raise failure
+            self._apply(batch)
+        except Exception as exc:  # noqa: BLE001 - handed to the waiting command
+            batch.failed = exc
+            future.set_exception(exc)
+        else:
+            future.set_result(None)
+        return future
+
+    def _apply(self, batch: WriteBatch) -> None:
         self._check(batch)  # all or nothing: every key is checked before anything is applied
         if batch.game is not None:
             self._games[batch.game["id"]] = _row(batch.game)
@@ -97,6 +116,9 @@ class MemoryEventStore:
 
     async def games_of_ruleset(self, ruleset: str) -> list[str]:
         return [gid for gid, g in self._games.items() if g.ruleset == ruleset]
+
+    async def games_with_event_types(self, types: tuple[str, ...]) -> list[str]:
+        return sorted(gid for gid, rows in self._events.items() if any(r.type in types for r in rows.values()))
 
     async def seat_for_token(self, token_hash: str) -> Any | None:
         return self._seats.get(token_hash)

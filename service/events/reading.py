@@ -7,11 +7,19 @@ from typing import Any
 import msgspec
 
 from service.domain.core import Viewer
-from service.domain.core.choices import as_option
 from service.domain.core.guards import full_view
 
 from .application import GameService
-from .envelope import DiceCommitted, DiceDisclosed, DiceRevealed, Envelope, GameCreated, GameRewound
+from .envelope import (
+    BotSeated,
+    BotUnseated,
+    DiceCommitted,
+    DiceDisclosed,
+    DiceRevealed,
+    Envelope,
+    GameCreated,
+    GameRewound,
+)
 from .errors import InvalidRequest, NotFound
 from .head import GameHead, decode_state
 from .replay import (
@@ -83,7 +91,7 @@ class GameReader:
         ruleset = head.ruleset
         if viewer.kind == "spectator" or ruleset.is_over(head.state):
             return {"version": head.seq, "viewer": viewer.label, "options": [], "forms": []}
-        options = [as_option(o) for o in ruleset.options(head.state, viewer)]
+        options = list(ruleset.options(head.state, viewer))
         return {"version": head.seq, "viewer": viewer.label, "options": options,
                 "forms": list(ruleset.forms(head.state, viewer))}
 
@@ -163,6 +171,10 @@ class GameReader:
             return f"Dice seed for turn {event.turn} revealed: every roll of that turn can now be checked"
         if isinstance(event, DiceDisclosed):
             return f"The game is over: the dice seeds of all {len(event.seeds)} turns are disclosed"
+        if isinstance(event, BotSeated):
+            return f"Seat {event.seat} is played by the computer ({event.bot} bot)"
+        if isinstance(event, BotUnseated):
+            return f"Seat {event.seat} is taken back from the computer"
         if isinstance(event, GameCreated):
             return f"Game created ({event.ruleset} {event.ruleset_version})"
         return head.ruleset.explain(event)

@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event, func, select, text
 from sqlalchemy.exc import IntegrityError
 
-from .event_store import Conflict, WriteBatch
+from .event_store import Conflict, WriteBatch, predecessor_failure
 from .schema import migrate
 from .tables import EVENTS, GAMES, IDEMPOTENCY, SEATS, SEEDS, SNAPSHOTS
 
@@ -98,13 +98,17 @@ class SqlEventStore:
     # --- writes ------------------------------------------------------------------------------------
 
     async def write(self, batch: WriteBatch) -> None:
+        await self.submit(batch)
+
+    def submit(self, batch: WriteBatch) -> asyncio.Future[None]:
+        """Queue the batch at once (the single writer commits in queue order) and return its future."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
-        started = time.perf_counter()
-        self._queue.put(_Job(batch, loop, future))
-        await future
         if self.observe_write is not None:
-            self.observe_write(time.perf_counter() - started)
+            started, observe = time.perf_counter(), self.observe_write
+            future.add_done_callback(lambda _f: observe(time.perf_counter() - started))
+        self._queue.put(_Job(batch, loop, future))
+        return future
 
     def _write_loop(self) -> None:
         while True:
@@ -127,6 +131,16 @@ class SqlEventStore:
                 return
 
     def _commit_group(self, jobs: list[_Job]) -> None:
+        ready = []
+        for job in jobs:  # a batch decided on one that failed is not written (batches come in order)
+            failure = predecessor_failure(job.batch)
+            if failure is None:
+                ready.append(job)
+            else:
+                _resolve(job, failure)
+        jobs = ready
+        if not jobs:
+            return
         try:
             with self.engine.begin() as conn:
                 self._insert_group(conn, [job.batch for job in jobs])
@@ -211,6 +225,12 @@ class SqlEventStore:
         rows = await self._run(self._fetch, select(GAMES.c.id).where(GAMES.c.ruleset == ruleset))
         return [r.id for r in rows]
 
+    async def games_with_event_types(self, types: tuple[str, ...]) -> list[str]:
+        """Games whose log holds any of these (rare) service events: one scan, at start-up."""
+        stmt = select(EVENTS.c.game_id).where(EVENTS.c.type.in_(types)).distinct().order_by(EVENTS.c.game_id)
+        rows = await self._run(self._fetch, stmt)
+        return [r.game_id for r in rows]
+
     async def seat_for_token(self, token_hash: str) -> Any | None:
         rows = await self._run(self._fetch, select(SEATS).where(SEATS.c.token_hash == token_hash))
         return rows[0] if rows else None
@@ -276,6 +296,9 @@ def _rows_by_table(batches: list[WriteBatch]) -> list[tuple[str, list[dict[str, 
 
 
 def _resolve(job: _Job, exc: BaseException | None) -> None:
+    if exc is not None:
+        job.batch.failed = exc  # before any later batch is looked at: the writer is one thread
+
     def settle() -> None:
         if job.future.done():
             return

@@ -7,28 +7,29 @@ ids and dice seeds come from a seeded stand-in for ``secrets`` (the caller patch
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
-from starlette.testclient import TestClient
+import httpx
 
 from tests.api.ftcampaign_play import QUIET, compose_orders, pick
 from tests.api.watched_game import auth
 
 
-def get(client: TestClient, gid: str, path: str, token: str | None, **params: Any) -> Any:
+def get(client: httpx.Client, gid: str, path: str, token: str | None, **params: Any) -> Any:
     r = client.get(f"/v1/games/{gid}{path}", headers=auth(token), params=params)
     assert r.status_code == 200, (path, r.status_code, r.text)
     return r.json()
 
 
-def command(client: TestClient, gid: str, token: str | None, cmd: dict[str, Any]) -> Any:
+def command(client: httpx.Client, gid: str, token: str | None, cmd: dict[str, Any]) -> Any:
     r = client.post(f"/v1/games/{gid}/commands", json={"command": cmd}, headers=auth(token))
     assert r.status_code == 201, (cmd, r.text)
     return r.json()
 
 
-def choices(client: TestClient, gid: str, token: str | None, view: dict[str, Any], me: str,
+def choices(client: httpx.Client, gid: str, token: str | None, view: dict[str, Any], me: str,
             rng: random.Random) -> list[dict[str, Any]]:
     body = get(client, gid, "/options", token)
     return [o["command"] for o in body["options"]] + [compose_orders(rng, view, me, f) for f in body["forms"]]
@@ -42,7 +43,7 @@ def ready_battle(state: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def campaign_to_battle(client: TestClient, game: dict[str, Any], seed: int, max_steps: int = 700) -> dict[str, Any]:
+def campaign_to_battle(client: httpx.Client, game: dict[str, Any], seed: int, max_steps: int = 700) -> dict[str, Any]:
     rng = random.Random(seed)
     gid, umpire = game["game_id"], game["umpire_token"]
     seats: dict[str, str] = game["seats"]
@@ -71,7 +72,8 @@ def campaign_to_battle(client: TestClient, game: dict[str, Any], seed: int, max_
     raise AssertionError("no battle within the step budget")
 
 
-def play_gsc2(client: TestClient, gid: str, tokens: dict[str, str], seed: int, max_steps: int = 3000) -> dict[str, Any]:
+def play_gsc2(client: httpx.Client, gid: str, tokens: dict[str, str], seed: int,
+              max_steps: int = 3000) -> dict[str, Any]:
     """Random legal GSC2 play from each seat's /options (with the given tokens) until the game is over."""
     rng = random.Random(seed)
     for _ in range(max_steps):
@@ -83,5 +85,47 @@ def play_gsc2(client: TestClient, gid: str, tokens: dict[str, str], seed: int, m
         assert offered, f"nobody can act in the tactical game: {summary['state']['draw']['status']}"
         ends = [c for c in offered if c[1]["type"] == "gsc2.end_phase"]
         side, cmd = rng.choice(ends) if ends and rng.random() < 0.3 else rng.choice(offered)
+        command(client, gid, tokens[side], cmd)
+    raise AssertionError("the tactical game did not end")
+
+
+def _run_to_edge(ship: dict[str, Any], legs: list[dict[str, Any]], table: dict[str, Any]) -> float:
+    """Inches still to go, after ``legs``, before the ship runs off the table straight ahead (GSC2's plane:
+    heading 0 is +y, clockwise)."""
+    x, y, h = float(ship["x"]), float(ship["y"]), float(ship["heading"])
+    for leg in legs:
+        h += float(leg.get("turn", 0))
+        x += float(leg.get("distance", 0)) * math.sin(math.radians(h))
+        y += float(leg.get("distance", 0)) * math.cos(math.radians(h))
+    dx, dy = math.sin(math.radians(h)), math.cos(math.radians(h))
+    runs = [((table["width"] if dx > 0 else 0) - x) / dx if abs(dx) > 1e-9 else math.inf,
+            ((table["height"] if dy > 0 else 0) - y) / dy if abs(dy) > 1e-9 else math.inf]
+    return max(0.0, min(runs))
+
+
+def sail_off(client: httpx.Client, gid: str, tokens: dict[str, str], leaver: str, max_steps: int = 3000) -> None:
+    """Play a GSC2 game so that ``leaver``'s ships turn for the nearest edge and sail off the table
+    (GSC2-R-18) and nobody fires: the other side stays put and ends its phases. ``client`` is a
+    TestClient or an httpx.Client on a real server."""
+    def rank(side: str, option: dict[str, Any], view: dict[str, Any]) -> float:
+        cmd = option["command"]
+        if cmd["type"] == "gsc2.move":
+            legs = cmd.get("legs", ())
+            if side != leaver:
+                return 0 if not any(leg.get("distance") for leg in legs) else 8
+            if "leaves the table" in option["label"]:
+                return -1  # before a move that ends on the very edge (it stays on the table)
+            ship = next(s for s in view["ships"] if s["id"] == cmd["ship"])
+            return 1 - 1 / (1 + _run_to_edge(ship, list(legs), view["table"]))
+        return {"gsc2.choose_order": 2, "gsc2.pass": 3, "gsc2.end_phase": 4}.get(cmd["type"], 9)
+
+    for _ in range(max_steps):
+        summary = get(client, gid, "", None)
+        if summary["over"]:
+            return
+        offered = [(rank(side, o, summary["state"]), side, o["command"]) for side, token in tokens.items()
+                   for o in get(client, gid, "/options", token)["options"]]
+        assert offered, "nobody can act in the tactical game"
+        _, side, cmd = min(offered, key=lambda x: x[0])
         command(client, gid, tokens[side], cmd)
     raise AssertionError("the tactical game did not end")

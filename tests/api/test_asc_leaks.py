@@ -69,7 +69,7 @@ def _check_reads(g: AscGame, step: int, full: bool) -> dict[str, list[dict]]:
         if full:
             everything = g.get("/events", viewer, after=0, limit=10000)["events"]
             assert everything == g.known[viewer], f"{viewer}: a later full read differs from the live reads"
-        g.drain_socket(viewer)
+        g.drain_socket(viewer, seq)
         offered = g.get("/options", viewer)
         opts = [o["command"] for o in offered["options"]]
         check_options(opts, g.truth, seq, viewer, offered["forms"])

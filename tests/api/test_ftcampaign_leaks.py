@@ -76,7 +76,7 @@ def _check_reads(g: CampaignGame, step: int, full: bool) -> tuple[dict[str, list
         if full:
             everything = g.get("/events", viewer, after=0, limit=10000)["events"]
             assert everything == g.known[viewer], f"{viewer}: a later full read differs from the live reads"
-        g.drain_socket(viewer)
+        g.drain_socket(viewer, seq)
         body = g.get("/options", viewer)
         opts = check_options(body, g.truth, seq, viewer)
         composer = random.Random(f"{seq}-{viewer}")

@@ -16,7 +16,7 @@ from service.api.app import create_app
 from service.events import ids
 from service.events.linked_battles import LinkedBattles
 from service.settings import Settings
-from tests.api.linked_battle_play import campaign_to_battle, get, play_gsc2
+from tests.api.linked_battle_play import campaign_to_battle, get, play_gsc2, sail_off
 from tests.api.watched_game import auth
 from tests.support.seeded import SeededSecrets
 
@@ -140,3 +140,37 @@ def test_ftc_arr_8_result_arrives_once_after_a_stop_between_the_two_appends(sqli
     for _restart in range(2):  # each start reconciles; the second finds nothing left to do
         with TestClient(_app(sqlite_url)) as client:
             _check_outcome(client, game, battle, tid)
+
+
+def test_ftc_r_lnk_6_ships_that_sail_off_the_table_return_to_the_campaign_as_survivors(sqlite_url, seeded) -> None:
+    """FTC-R-LNK-6 over the API: one force runs off the table; the campaign records its group departing
+    (FTC-ARR-10) toward the edge's hexside, its ships alive, the force defeated; no hand entry."""
+    with TestClient(_app(sqlite_url)) as client:
+        game, battle, started = _start(client, SEED)
+        tid = started["tactical_game_id"]
+        sides = [f["player"] for f in battle["forces"]]
+        leaver, stayer = sides[1], sides[0]
+        force = next(f for f in battle["forces"] if f["player"] == leaver)
+        before = {g["id"]: g for g in get(client, game["game_id"], "", game["umpire_token"])["state"]["groups"]}
+        departing = sorted(g for g in force["groups"] if not before[g]["cloaked"])  # FTC-ARR-10
+        assert departing, "the seeded campaign has the leaver's groups uncloaked"
+        sail_off(client, tid, {p: game["seats"][p] for p in sides}, leaver)
+        final = get(client, tid, "", None)["state"]
+        gone = [s for s in final["ships"] if s["side"] == leaver]
+        assert gone and all(s["status"] == "left" for s in gone), [s["status"] for s in gone]
+        assert final["winner"] == stayer  # GSC2-R-18: a side whose ships are all gone has lost
+        [rec] = _recorded(client, game)
+        assert sorted(d["group"] for d in rec["data"]["left"]) == departing
+        assert rec["data"]["defeated"] == [leaver] and rec["data"]["victor"] == stayer
+        assert not any(r["destroyed"] for r in rec["data"]["ships"])
+        events = get(client, game["game_id"], "/events", game["umpire_token"], limit=10000)["events"]
+        after = events[[e["seq"] for e in events].index(rec["seq"]) + 1:]
+        departed = [e["data"] for e in after[:len(departing)] if e["type"] == "ftcampaign.departed"]
+        assert all(d["reason"] == "left the battle" and d["player"] == leaver for d in departed)
+        assert sorted(d["group"] for d in departed) == departing
+        state = get(client, game["game_id"], "", game["umpire_token"])["state"]
+        groups = {g["id"]: g for g in state["groups"]}
+        for gid in departing:  # in FTL toward the hexside matching the edge, its ships alive
+            assert groups[gid]["hex"] is None and groups[gid]["ftl_to"] is not None, groups[gid]
+        ships = {s["id"] for g in state["groups"] for s in g["ships"]}
+        assert {s["id"] for s in gone} <= ships, "a ship that sailed off is a survivor in the campaign"

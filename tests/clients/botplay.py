@@ -16,7 +16,7 @@ import msgspec
 
 from service.domain.core import UMPIRE, Dice, Ruleset, RuleViolation, Viewer, seat
 from service.domain.core.bot import Bot, RandomBot
-from service.domain.core.choices import Form, Option, as_option, compose, to_command
+from service.domain.core.choices import Form, Option, compose, to_command
 from service.domain.core.guards import full_view, guarded_decide
 from service.events.bots import as_json, candidates, decode_options, must_act
 
@@ -55,7 +55,7 @@ def _drawn_result(ruleset: Ruleset[Any, Any], state: Any) -> str | None:
 
 def seat_inputs(ruleset: Ruleset[Any, Any], state: Any, viewer: Viewer) -> tuple[dict[str, Any], list[Any], list[Any]]:
     view = as_json(full_view(ruleset, state, viewer))
-    payload = as_json({"options": [as_option(o) for o in ruleset.options(state, viewer)],
+    payload = as_json({"options": list(ruleset.options(state, viewer)),
                        "forms": list(ruleset.forms(state, viewer))})
     options, forms = decode_options(ruleset, payload)
     return view, options, forms

@@ -81,7 +81,7 @@ def test_structure_the_schema_cannot_check() -> None:
     assert "token" not in bindings["query"]["properties"]  # the server refuses a token in the URL
     assert set(bindings["headers"]["properties"]) == {"Authorization", "Sec-WebSocket-Protocol"}
     kinds = {m["name"] for m in DOC["channels"]["gameStream"]["messages"].values()}
-    assert kinds == {"event", "caught_up", "ping", "result", "error", "command"}
+    assert kinds == {"event", "events", "caught_up", "ping", "result", "error", "command"}
 
 
 def payload_validator(kind: str) -> Any:
@@ -119,8 +119,13 @@ def test_frames_of_a_real_session_match_the_document(sqlite_url: str) -> None:
             first = ws.receive_json()  # the browsers' way, as the document says
             check(first)
             assert first["kind"] == "event"
+        with client.websocket_connect(stream + "?history=compact", headers=red) as ws:
+            page = ws.receive_json()  # the history as one compact page
+            check(page)
+            assert page["kind"] == "events"
+            check(ws.receive_json())
         with client.websocket_connect(stream + f"?token={game['seats']['red']}") as ws:
             refused = ws.receive_json()
             check(refused)
             assert refused["kind"] == "error" and refused["field"] == "token"
-    assert set(seen) == {"event", "caught_up", "ping", "result", "error"}
+    assert set(seen) == {"event", "events", "caught_up", "ping", "result", "error"}

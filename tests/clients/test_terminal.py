@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+import httpx
 import pexpect
 import pytest
 
@@ -114,6 +115,39 @@ def test_new_from_a_scenario_file_and_a_live_watch_to_the_end(env: dict[str, str
     new.expect(pexpect.EOF)
     watch = salvo(["watch", game_id], env, timeout=120)
     watch.expect(r"Game over")
+    watch.expect(pexpect.EOF)
+    watch.close()
+    assert watch.exitstatus == 0
+
+
+def test_salvo_watch_redraws_as_the_stream_moves_the_game(env: dict[str, str]) -> None:
+    """A live view on a terminal that can redraw (rich Live): opened on a game nobody plays yet, it shows
+    whose turn it is, then — as bots are seated and play — the stream's events and a new version, until the
+    game is over; the watcher itself sends nothing."""
+    new = salvo(["new", "gsc2", "duel"], env)
+    new.expect(r"game (g_[0-9a-f]+)")
+    game_id = new.match.group(1)
+    new.expect(r"umpire: (\S+)")
+    umpire = new.match.group(1)
+    new.expect(pexpect.EOF)
+    watch = salvo(["watch", game_id, "--seat", "umpire"], {**env, "TERM": "xterm-256color"}, timeout=120)
+    watch.expect(r"version (\d+)")
+    opened_at = int(watch.match.group(1))
+    watch.expect("live")
+    watch.expect(r"to act: [a-z]+")
+    assert "bot.seated" not in watch.before
+    with httpx.Client(base_url=env["SALVO_URL"], headers={"Authorization": f"Bearer {umpire}"}) as api:
+        for seat in ("red", "blue"):
+            assert api.post(f"/v1/games/{game_id}/bots", json={"seat": seat, "bot": "random"}).status_code == 201
+    watch.expect(r"bot\.seated")  # a frame of the stream, drawn in "last events"
+    watch.expect(r"gsc2\.\w+")  # and the bots' moves
+    versions = []
+    while True:
+        i = watch.expect([r"version (\d+)", r"Game over: "])
+        if i == 1:
+            break
+        versions.append(int(watch.match.group(1)))
+    assert versions and max(versions) > opened_at + 2  # redrawn as the game moved, not printed once
     watch.expect(pexpect.EOF)
     watch.close()
     assert watch.exitstatus == 0

@@ -50,6 +50,7 @@ class ServerProcess:
         python: Sequence[str] = (sys.executable,),
         log_path: str | Path | None = None,
         startup_timeout: float = 30.0,
+        root: str | Path | None = None,
     ) -> None:
         self.database_url = database_url
         self.host = host
@@ -60,6 +61,7 @@ class ServerProcess:
         self.log_path = Path(log_path) if log_path else Path(tempfile.mkstemp(prefix="salvo-server-", suffix=".log")[1])
         self.startup_timeout = startup_timeout
         self.proc: subprocess.Popen[bytes] | None = None
+        self.root = Path(root) if root is not None else ROOT  # the checkout served (benchmarks: before/after)
 
     @property
     def url(self) -> str:
@@ -77,7 +79,7 @@ class ServerProcess:
 
     def _env(self) -> dict[str, str]:
         env = dict(os.environ)
-        env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        env["PYTHONPATH"] = str(self.root) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         rulesets = env.get("SALVO_RULESETS", "")
         if "tiny=" not in rulesets:
             env["SALVO_RULESETS"] = ",".join(x for x in (rulesets, TINY) if x)
@@ -97,7 +99,7 @@ class ServerProcess:
                    "--database-url", self.database_url]
             log = open(self.log_path, "ab")  # noqa: SIM115 - handed to the child
             try:
-                self.proc = subprocess.Popen(cmd, cwd=ROOT, env=self._env(), stdout=log, stderr=subprocess.STDOUT,
+                self.proc = subprocess.Popen(cmd, cwd=self.root, env=self._env(), stdout=log, stderr=subprocess.STDOUT,
                                              stdin=subprocess.DEVNULL, start_new_session=True)
             finally:
                 log.close()

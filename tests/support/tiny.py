@@ -24,6 +24,7 @@ from service.domain.core import (
     RuleViolation,
     Viewer,
 )
+from service.domain.core.choices import Option
 from service.domain.core.drawing import Bar, Board, Drawing, Piece, SeatStatus, Status, pt
 
 PHASES = ("fire", "end")
@@ -161,17 +162,17 @@ class TinyRuleset(RulesetBase):
             return msgspec.structs.replace(state, turn=event.turn, phase=event.phase, done=())
         return state
 
-    def options(self, state: State, viewer: Viewer) -> list[Command]:
+    def options(self, state: State, viewer: Viewer) -> list[Option]:
         if viewer.kind == "spectator" or self.is_over(state):
             return []
         if viewer.is_umpire:
-            return [ForcePhase()]
+            return [Option(command=ForcePhase(), label="force phase")]
         me = viewer.seat or ""
-        out: list[Command] = []
+        out: list[Option] = []
         if state.phase == "fire":
-            out += [Shoot(shooter=me, target=t) for t in state.hull if t != me]
+            out += [Option(command=Shoot(shooter=me, target=t), label="shoot") for t in state.hull if t != me]
         if me not in state.done:
-            out.append(EndPhase(seat=me))
+            out.append(Option(command=EndPhase(seat=me), label="end phase"))
         return out
 
     def redact(self, event: Event, viewer: Viewer, state: State) -> Event | None:

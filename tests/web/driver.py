@@ -36,20 +36,9 @@ class Seat:
         return int(self.page.evaluate(VERSION_JS))
 
     def sync(self, version: int) -> None:
+        """Wait until the page has the game at ``version`` (or later). A step hidden from this viewer (a
+        sealed fire declaration) sends it no event, but a caught_up at the new head: it catches up too."""
         self.page.wait_for_function(f"() => ({VERSION_JS})() >= {version}", polling=50)
-
-    def follow(self, version: int, hidden_ok: bool) -> bool:
-        """A spectator's page catches up with every step it may see. A step wholly hidden from it (a
-        sealed commit) sends it no frame, so with ``hidden_ok`` it may stay behind; returns whether it
-        caught up."""
-        try:
-            self.page.wait_for_function(f"() => ({VERSION_JS})() >= {version}", polling=50,
-                                        timeout=2000 if hidden_ok else None)
-            return True
-        except Exception:
-            if not hidden_ok:
-                raise
-            return False
 
     def press(self, selector: str) -> None:
         """A tap on a phone, a click on a desktop."""
@@ -118,15 +107,13 @@ class Seat:
         return self.act(f"{scope} button.send-form", f"form {command} {piece or ''}".strip())
 
 
-def play_loop(seats: list[Seat], spectator: Seat, plan, max_actions: int = 300, until=None,
-              hidden: bool = False) -> int:
+def play_loop(seats: list[Seat], spectator: Seat, plan, max_actions: int = 300, until=None) -> int:
     """Let each seat that has something to do act (``plan(seat)`` presses one thing), the spectator
     following every step. Ends when the game is over, ``until()`` holds, or fails on a stall."""
     latest = max(s.version() for s in seats)
     for n in range(max_actions):
-        for s in seats:
-            s.follow(latest, hidden)  # a seat is sent nothing for another seat's sealed step either
-        spectator.follow(latest, hidden)
+        for s in (*seats, spectator):
+            s.sync(latest)  # every page follows every step, the ones hidden from it included
         if seats[0].state()["over"] or (until and until()):
             return n
         for s in seats:

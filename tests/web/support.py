@@ -65,3 +65,15 @@ class Console:
                 continue
             out.append(e)
         return out
+
+
+def page_url(base: str, game_id: str, token: str | None = None) -> str:
+    """A page link as the lobby makes it: the game in the query, the token in the fragment."""
+    return f"{base}/?game={game_id}" + (f"#token={token}" if token else "")
+
+
+def token_free_query(url: str) -> bool:
+    """No token in what a browser sends to a server or in a Referer: only the fragment may hold it."""
+    from urllib.parse import parse_qs, urlsplit
+
+    return "token" not in parse_qs(urlsplit(url).query)

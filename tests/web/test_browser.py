@@ -18,7 +18,7 @@ import time
 
 from service.domain.core.dice import commitment, derive_face
 from tests.web.driver import Seat
-from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console
+from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console, token_free_query
 
 MOVE_FORM = "section.form[data-command='gsc2.move']"
 FORCE = "#commands button.opt[data-type='gsc2.force_phase']"
@@ -70,6 +70,8 @@ def test_play_watch_scrub_and_replay(browser, server):
         }
         assert set(links) == {"seat:red", "seat:blue", "umpire", "spectator"}
         assert "token=" not in links["spectator"]
+        for role, link in links.items():  # a seat's or the umpire's token rides in the fragment, never the query
+            assert token_free_query(link) and (role == "spectator" or "#token=" in link), (role, link)
         lobby.screenshot(path=str(ARTIFACTS / "lobby-1440x900.png"))
 
         # a spectator on a phone watches from the start: the public view, no orders
@@ -80,6 +82,8 @@ def test_play_watch_scrub_and_replay(browser, server):
 
         seats = {side: _open(console, desk, links[f"seat:{side}"], side) for side in ("red", "blue")}
         umpire = _open(console, desk, links["umpire"], "umpire")
+        for side, s in seats.items():  # the fragment's token opened the seat; the page's URL keeps it out of the query
+            assert s.page.inner_text("#viewer") == f"seat:{side}" and token_free_query(s.page.url), s.page.url
 
         # start, and the roll-off winner names the second player, until a seat has its move form
         mover = None

@@ -15,7 +15,7 @@ import pytest
 from service.domain.core import available_rulesets, find_ruleset
 from tests.support.server import ROOT
 from tests.web import skirmish
-from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console
+from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console, page_url
 
 AXE = ROOT / "clients" / "node_modules" / "axe-core" / "axe.min.js"
 TEST_ONLY = {"tiny"}
@@ -74,7 +74,7 @@ def _roles(created: dict) -> list[tuple[str, str | None]]:
 
 
 def _open(page, server, created: dict, token: str | None) -> None:
-    url = f"{server.url}/?game={created['game_id']}" + (f"&token={token}" if token else "")
+    url = page_url(server.url, created["game_id"], token)
     page.goto(url)
     page.wait_for_selector("#board[data-drawn]", state="attached")
     page.wait_for_selector("#conn[data-state=live]", state="attached")

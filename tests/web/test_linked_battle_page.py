@@ -10,7 +10,7 @@ from __future__ import annotations
 import httpx
 
 from tests.api.linked_battle_play import campaign_to_battle, play_gsc2
-from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console
+from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console, page_url, token_free_query
 
 
 def _page(console: Console, ctx, name: str, url: str):
@@ -37,12 +37,15 @@ def test_open_the_battle_from_the_campaign_watch_it_and_return_with_the_result(b
         phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
         desk = browser.new_context(viewport=DESKTOP)
         try:
-            page = _page(console, phone, player, f"{server.url}/?game={game['game_id']}&token={token}")
+            page = _page(console, phone, player, page_url(server.url, game["game_id"], token))
             page.click("#tab-ship")
             link = page.locator(f"li[data-battle='{battle['id']}'] a.battle-link")
             link.wait_for()
+            href = link.get_attribute("href")
+            assert token_free_query(href) and href.endswith(f"#token={token}"), href  # the token in the fragment
             link.click()
             page.wait_for_url(f"**game={tid}**")
+            assert token_free_query(page.url), page.url
             page.wait_for_selector("#conn[data-state=live]")
             page.wait_for_function("() => window.salvo && salvo.live && salvo.live.viewer")
             assert page.evaluate("salvo.live.viewer") == f"seat:{player}"  # the campaign token holds the side
@@ -55,8 +58,10 @@ def test_open_the_battle_from_the_campaign_watch_it_and_return_with_the_result(b
             page.wait_for_selector(".badge.over", timeout=20_000)
             page.screenshot(path=str(ARTIFACTS / "linked-battle-over.png"))
             back = page.locator("#to-campaign")
+            assert token_free_query(back.get_attribute("href")), back.get_attribute("href")
             back.click()
             page.wait_for_url(f"**game={game['game_id']}**")
+            assert token_free_query(page.url) and page.url.endswith(f"#token={token}"), page.url
             page.wait_for_selector("#conn[data-state=live]")
             page.click("#tab-log")
             page.wait_for_selector("#log li[data-type='ftcampaign.battle_recorded']", timeout=20_000)

@@ -100,7 +100,7 @@ def test_three_players_seal_orders_for_several_groups_in_the_page(browser, serve
             if seat.touch:
                 seat.page.screenshot(path=str(ARTIFACTS / "ftcampaign-orders-form-390x844.png"), full_page=True)
             v = seat.send_form("ftcampaign.submit_orders")
-            spectator.follow(v, hidden_ok=True)
+            spectator.sync(v)  # every step, the sealed ones too (their caught_up)
         print(orders)
         for seat in players:  # what each player sealed, as its own page saw it: exactly what it composed
             sealed = seat.page.evaluate("""(me) => salvo.events.filter((e) => e.type === 'ftcampaign.orders_submitted'

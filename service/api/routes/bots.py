@@ -49,7 +49,7 @@ async def _listing(request: Request, service: Any, game_id: str) -> dict[str, An
 async def post_bot(game_id: str, request: Request, viewer: ViewerDep, service: ServiceDep) -> MsgspecResponse:
     body = decode_body(await request.body(), SeatBot)
     _may_seat(viewer, body.seat)
-    placed = await runner(request).seat_bot(game_id, body.seat, body.bot)
+    placed = await runner(request).seat_bot(game_id, body.seat, body.bot, viewer)
     return MsgspecResponse({"game_id": game_id, **placed.describe()}, status_code=201)
 
 
@@ -62,5 +62,5 @@ async def get_bots(game_id: str, request: Request, viewer: ViewerDep, service: S
 async def delete_bot(game_id: str, seat: str, request: Request, viewer: ViewerDep, service: ServiceDep) -> Response:
     _may_seat(viewer, seat)
     await service.head(game_id)
-    runner(request).unseat(game_id, seat)
+    await runner(request).unseat(game_id, seat, viewer)
     return Response(status_code=204)

@@ -2,9 +2,13 @@
 
 One ply, in ASC's own quantities: detection odds (d10 + operator skill + the target's signature >= 10,
 ASC-DET-3), locks (free: always taken), the chance to hit and the expected damage of each weapon on each
-target (ASC-FIRE-5, ASC-FIRE-6, direct strikes on All Stop x10, ASC-MOV-4), moves that bring locked
-targets into arc at one hex or less, screens raised once the enemy has found us, and repairs in order of
-what a ship needs most. Deterministic: ties fall to the first choice, never to a random source.
+target (ASC-FIRE-5, ASC-FIRE-6, direct strikes on All Stop x10, ASC-MOV-4), weighed by what a hit is
+worth towards ending the battle (a starship, the enemy's last one, a damaged hull, a power plant one
+point from shutting down, ASC-DMG-2/3); moves chosen by the expected damage the vessel can deal from
+where they end (turrets in arc at one hex, submunitions in the same hex, ASC-FIRE-3/4/7) less half
+what the enemies that have found it can deal back, else closing on the nearest contact; screens raised
+once the enemy has found us, and repairs in order of what a ship needs most. Deterministic: ties fall
+to the first choice, never to a random source.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from service.domain.core.hexgrid import Hex, in_arcs
 from .paths import trace
 
 BOGEY_SIGNATURE = {"passive": 3, "active": 4}  # a guess at an unseen vessel's signature (typical sheets)
+EXPOSURE_WEIGHT = 0.5  # the damage a position invites counts half: a battle is won by closing and firing
 REPAIR_ORDER = ("power_plant", "drive", "computer", "continuing", "missile_bay", "hangar")
 
 
@@ -67,19 +72,53 @@ class Sheet:
         firer, foe, w = self.vessels[vid], self.vessels.get(target), self.weapon(vid, wid)
         if foe is None or w is None:
             return 0.0
-        strikes, per = _damage(w.get("damage", "1x1"))
-        if foe["derived"].get("all_stop_effects"):
-            return 10.0 * strikes * per
-        spec, tspec = firer["spec"], foe["spec"]
-        here = at or _hex(firer["hex"])
-        mods = (spec.get("crew_quality", 0) + tspec.get("target_profile", 0) + w.get("targeting", 0)
-                + spec.get("target_computer", 0) + max(0, w.get("mounts", 1) - 1))
-        if here != _hex(foe["hex"]):
-            mods -= 2
-        if tspec.get("atmospheric"):
-            mods -= 2
-        hull = (1 if tspec.get("kind") == "missile" else per)  # any hit kills a missile (ASC-FIRE-9)
-        return chance(7 - mods) * strikes * hull
+        return _hit_value(firer, w, foe, at or _hex(firer["hex"]), _hex(foe["hex"]))
+
+    def worth(self, target: str) -> float:
+        """What one point of expected damage on ``target`` is worth towards ending the battle: the battle is
+        won by leaving the enemy no starship (the last one counts double), a damaged hull is nearer its end
+        (ASC-DMG-2), and a power plant one point from its 20% shutdown gives All Stop effects: direct strikes
+        at 10x for the rest of the battle (ASC-DMG-3, ASC-MOV-4)."""
+        foe = self.vessels.get(target)
+        if foe is None:
+            return 0.0
+        spec, st = foe["spec"], foe["status"]
+        if spec.get("kind") != "starship":
+            return 0.5
+        others = [f for f in self.enemies() if f["id"] != target and f["spec"].get("kind") == "starship"]
+        weight = 2.0 if not others else 1.0
+        hull = max(1, int(spec.get("hull", 1)))
+        weight *= 1 + int(st.get("hull_damage", 0)) / hull
+        plant = int(spec.get("power_plant", 0))
+        one_more = (int(st.get("power_plant_damage", 0)) + 1) * 5 >= plant
+        if plant and one_more and not foe["derived"].get("power_shutdown"):
+            weight *= 1.5
+        return weight
+
+    def exposure(self, vid: str, at: Hex) -> float:
+        """Expected damage the enemies that have detected this vessel can deal it at ``at`` from where they
+        are now (a weapon in arc at one hex, any weapon in the same hex), weighed by what the vessel is
+        worth to its side."""
+        if vid not in self.seen_by_enemy:
+            return 0.0  # no enemy holds a detection: nothing can lock on it this turn (ASC-FIRE-2)
+        me = self.vessels[vid]
+        kind = me["spec"].get("kind")
+        last = kind == "starship" and not any(
+            v["id"] != vid and v["side"] == self.me and not v["destroyed"] and v["spec"].get("kind") == "starship"
+            for v in self.vessels.values())
+        stake = 2.0 if last else 1.0 if kind == "starship" else 0.5  # the last starship lost is the battle lost
+        total = 0.0
+        for foe in self.enemies():
+            where = _hex(foe["hex"])
+            if at.distance_to(where) > 1 or foe["derived"].get("power_shutdown") and not foe["spec"].get("launchers"):
+                continue
+            for t in foe["spec"].get("turrets", []):
+                if at == where or in_arcs(where, int(foe.get("facing") or 0), at, frozenset(t["arcs"])):
+                    total += _hit_value(foe, t, me, where, at)
+            for lnch in foe["spec"].get("launchers", []):
+                if at == where and foe["status"].get("rounds", {}).get(lnch["id"], 1):
+                    total += _hit_value(foe, lnch, me, where, at)
+        return total * stake * EXPOSURE_WEIGHT
 
     def detection_odds(self, vid: str, sensor_id: str, target: str) -> float:
         spec = self.vessels[vid]["spec"]
@@ -101,17 +140,28 @@ class Sheet:
         return min((at.distance_to(p) for p in places), default=99)
 
     def threat_at(self, vid: str, at: Hex, facing: int) -> float:
-        """What this vessel could fire at locked enemies from a hex and facing (one ply of the fire phase)."""
-        spec = self.vessels[vid]["spec"]
-        best = 0.0
+        """What this vessel could fire at locked enemies from a hex and facing (one ply of the fire phase),
+        each target's expected damage weighed by its worth, on as many targets as it has TTAs."""
+        vessel = self.vessels[vid]
+        spec, st = vessel["spec"], vessel["status"]
+        per_target = []
         for foe in self.enemies():
             where = _hex(foe["hex"])
             if foe["id"] not in self.locked or at.distance_to(where) > 1:
                 continue
+            value = 0.0
             for t in spec.get("turrets", []):
+                if t["id"] in st.get("mounts_lost", ()):
+                    continue
                 if at == where or in_arcs(at, facing, where, frozenset(t["arcs"])):
-                    best += self.expected_damage(vid, t["id"], foe["id"], at)
-        return best
+                    value += self.expected_damage(vid, t["id"], foe["id"], at)
+            for lnch in spec.get("launchers", []):  # submunitions detonate in their own hex (ASC-FIRE-7)
+                loaded = st.get("rounds", {}).get(lnch["id"], 0) and lnch["id"] not in st.get("mounts_lost", ())
+                if at == where and loaded:
+                    value += self.expected_damage(vid, lnch["id"], foe["id"], at)
+            per_target.append(value * self.worth(foe["id"]))
+        ttas = max(1, int(spec.get("ttas", 1)) - int(st.get("ttas_lost", 0)))
+        return sum(sorted(per_target, reverse=True)[:ttas])
 
 
 class AscBot:
@@ -178,13 +228,7 @@ class AscBot:
         vessel = sheet.vessels[vid]
         start = _hex(vessel["hex"])
         if vessel["spec"].get("turrets") or vessel["spec"].get("launchers"):
-            def score(o: Option) -> tuple[float, int, int]:
-                end, facing = trace(start, vessel["facing"], tuple(getattr(o.command, "path", ())))
-                goal = sheet.hex_of(o.target) if o.target else None
-                gap = end[-1].distance_to(goal) if goal is not None else 99
-                return (sheet.threat_at(vid, end[-1], facing), 1 if o.target in sheet.locked else 0, -gap)
-
-            return max((o for o in moves if getattr(o.command, "vessel", "") == vid), key=score).command
+            return self._attack_move(sheet, vid, [o for o in moves if getattr(o.command, "vessel", "") == vid])
         candidates: list[tuple[int, Any]] = []
         for o in moves:
             if getattr(o.command, "vessel", "") == vid:
@@ -198,6 +242,29 @@ class AscBot:
                 candidates.append((sheet.nearest(_hex(run[-1])), body))
         return max(candidates, key=lambda c: c[0])[1]
 
+    def _attack_move(self, sheet: Sheet, vid: str, moves: list[Option]) -> Any:
+        """Over the ruleset's ready-made moves (closing on each contact, staying; measured better than
+        every reachable end, docs/benchmarks.md): the most weighed expected damage the vessel can deal from
+        its end less what it would take there, then the nearest to a contact (locked ones first), facing
+        it with a turret's arcs (ready for the next turn), then the fewest steps."""
+        vessel = sheet.vessels[vid]
+        start, facing = _hex(vessel["hex"]), int(vessel["facing"])
+        goals = [sheet.hex_of(t) for t in sheet.locked] or [_hex(f["hex"]) for f in sheet.enemies()] \
+            or list(sheet.bogeys.values())
+        arcs = [frozenset(t["arcs"]) for t in vessel["spec"].get("turrets", [])]
+
+        def score(o: Option) -> tuple[float, int, int, int]:
+            path = tuple(getattr(o.command, "path", ()))
+            hexes, f = trace(start, facing, path)
+            at = hexes[-1]
+            near = min((g for g in goals if g is not None), key=at.distance_to, default=None)
+            gap = at.distance_to(near) if near is not None else 0
+            facing_it = near is not None and (at == near or any(in_arcs(at, f, near, a) for a in arcs))
+            value = sheet.threat_at(vid, at, f) - sheet.exposure(vid, at)
+            return (round(value, 6), -gap, 1 if facing_it else 0, -len(path))
+
+        return max(moves, key=score).command
+
     def _fire(self, sheet: Sheet, forms: Sequence[Form]) -> dict[str, Any] | None:
         best: tuple[float, dict[str, Any]] | None = None
         for form in forms:
@@ -206,7 +273,7 @@ class AscBot:
             pc = form.pieces[0]
             wid = str(pc.fixed.get("weapon"))
             for value in pc.fields[0].values:
-                worth = sheet.expected_damage(pc.piece, wid, str(value.value))
+                worth = sheet.expected_damage(pc.piece, wid, str(value.value)) * sheet.worth(str(value.value))
                 if pc.fixed.get("point_defence"):
                     worth *= 3  # a missile killed before it strikes saves its warhead's damage
                 if best is None or worth > best[0]:
@@ -226,6 +293,22 @@ class AscBot:
             choice = max(field.values, key=lambda v: worth(list(v.value)))
             return compose(form, _always(choice.value))
         return None
+
+
+def _hit_value(firer: Mapping[str, Any], w: Mapping[str, Any], foe: Mapping[str, Any], here: Hex, there: Hex) -> float:
+    """Expected damage of one weapon's shot (ASC-FIRE-5/6, ASC-FIRE-9, direct strikes ASC-MOV-4)."""
+    strikes, per = _damage(w.get("damage", "1x1"))
+    if foe["derived"].get("all_stop_effects"):
+        return 10.0 * strikes * per
+    spec, tspec = firer["spec"], foe["spec"]
+    mods = (spec.get("crew_quality", 0) + tspec.get("target_profile", 0) + w.get("targeting", 0)
+            + spec.get("target_computer", 0) + max(0, w.get("mounts", 1) - 1))
+    if here != there:
+        mods -= 2
+    if tspec.get("atmospheric"):
+        mods -= 2
+    hull = (1 if tspec.get("kind") == "missile" else per)  # any hit kills a missile (ASC-FIRE-9)
+    return chance(7 - mods) * strikes * hull
 
 
 def _always(value: Any) -> Picker:

@@ -129,13 +129,6 @@ def to_command(body: dict[str, Any], command_types: Sequence[type[Command]]) -> 
     return msgspec.convert(body, union)
 
 
-def as_option(item: Command | Option) -> Option:
-    """Rulesets not yet labelling their options: the command's tag stands in for a label."""
-    if isinstance(item, Option):
-        return item
-    return Option(command=item, label=str(item.__struct_config__.tag).split(".", 1)[-1].replace("_", " "))
-
-
-def option_commands(items: Sequence[Command | Option]) -> list[Command]:
+def option_commands(items: Sequence[Option]) -> list[Command]:
     """The bare commands of a ruleset's options."""
-    return [item.command if isinstance(item, Option) else item for item in items]
+    return [item.command for item in items]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from msgspec.structs import replace
 
@@ -205,6 +205,39 @@ def roll_off(state: GameState, dice: Dice, purpose: str, rule: str) -> tuple[str
                   replace(rb, outcome="win" if win == b else "lose")]
         return win, RollOff(purpose=purpose, winner=win, rolls=tuple(rolls))
     return a, RollOff(purpose=purpose, winner=a, rolls=tuple(rolls))
+
+
+class TractorShot(NamedTuple):
+    ship: str
+    system: str
+    target: str
+    need: int  # the d10 target number (GSC2-HIT-1/2, no range modifier)
+
+
+def tractor_shots(state: GameState, side: str) -> list[TractorShot]:
+    """The tractor beams ``side`` may fire now (GSC2-MOV-6, GSC2-R-3): only while a move is paused or in
+    progress, from the mover itself at any enemy, or from an enemy of the mover at the mover. The one
+    predicate behind both the options and the seat's status, so they never disagree."""
+    if state.phase != "movement" or state.moving is None or side in state.done:
+        return []
+    mover = state.ships[state.moving]
+    out = []
+    for me in state.active(side):
+        if me.id == mover.id:
+            targets = state.active(state.enemy(side))
+        elif mover.side != side:
+            targets = [mover]
+        else:
+            continue
+        for spec in state.specs[me.id].systems:
+            if spec.kind != "tractor_beam" or not me.sys[spec.id].working or spec.id in me.used:
+                continue
+            for t in targets:
+                if me.pos.distance_to(t.pos) > spec.range + EPSILON:
+                    continue
+                need = spec.targeting + sum(m.value for m in target_modifiers(t, state.specs[t.id].aspect))
+                out.append(TractorShot(me.id, spec.id, t.id, need))
+    return out
 
 
 def tractor(state: GameState, cmd: FireTractor, dice: Dice) -> TractorFired:

@@ -14,9 +14,9 @@ from service.domain.core.plane import EPSILON
 from . import commands as C
 from .beams import beam_to_hit, fire_problem
 from .boarding import POD_MOVE, TELEPORT_RANGE, squads
-from .combat import inches, target_modifiers
+from .combat import inches
 from .missiles import MISSILE_MOVE, launch_problem, unmoved_salvos
-from .movement import allowance, example_legs, move_limits, plan_move
+from .movement import allowance, example_legs, move_limits, plan_move, tractor_shots
 from .state import GameState, ShipState
 from .status import PHASE_NAMES
 from .view import screen
@@ -109,7 +109,7 @@ def _movement(state: GameState, side: str) -> list[Option]:
         return [Option(command=C.ChooseOrder(side=side, leader=s), label=f"{s} is second player"
                        + (" (you)" if s == side else ""), group="phase", rule="GSC2-MOV-2") for s in state.sides]
     if state.moving is not None:
-        out += _tractors(state, side, state.ships[state.moving])
+        out += _tractors(state, side)
     for ship in movers(state, side):
         out += [_move_option(state, ship, legs) for legs in example_legs(state, ship)]
         has_tractor = any(sp.kind == "tractor_beam" and ship.sys[sp.id].working for sp in state.specs[ship.id].systems)
@@ -121,23 +121,12 @@ def _movement(state: GameState, side: str) -> list[Option]:
     return out
 
 
-def _tractors(state: GameState, side: str, mover: ShipState) -> list[Option]:
+def _tractors(state: GameState, side: str) -> list[Option]:
     """Tractor beams interrupt a move in progress: the mover's own, or one aimed at the mover (GSC2-MOV-6)."""
-    out = []
-    for me in state.active(side):
-        for spec in state.specs[me.id].systems:
-            if spec.kind != "tractor_beam" or not me.sys[spec.id].working or spec.id in me.used:
-                continue
-            targets = state.active(state.enemy(side)) if me.id == mover.id else (
-                [mover] if mover.side != side else [])
-            for t in targets:
-                if me.pos.distance_to(t.pos) > spec.range + EPSILON:
-                    continue
-                need = spec.targeting + sum(m.value for m in target_modifiers(t, state.specs[t.id].aspect))
-                out.append(Option(command=C.FireTractor(ship=me.id, system=spec.id, target=t.id),
-                                  label=f"{_name(state, me.id)}: tractor beam {spec.id} at {_name(state, t.id)} "
-                                  f"(hits on ≤ {need})", piece=me.id, target=t.id, group="fire", rule="GSC2-MOV-6"))
-    return out
+    return [Option(command=C.FireTractor(ship=t.ship, system=t.system, target=t.target),
+                   label=f"{_name(state, t.ship)}: tractor beam {t.system} at {_name(state, t.target)} "
+                   f"(hits on ≤ {t.need})", piece=t.ship, target=t.target, group="fire", rule="GSC2-MOV-6")
+            for t in tractor_shots(state, side)]
 
 
 def _missiles(state: GameState, side: str) -> list[Option]:

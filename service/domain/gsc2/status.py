@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from service.domain.core.drawing import SeatStatus, Status
 
+from .movement import TractorShot, tractor_shots
 from .state import PHASES, GameState
 
 PHASE_NAMES = {"movement": "Movement", "missiles": "Missiles", "beams": "Beams", "boarding": "Boarding",
@@ -25,9 +26,14 @@ def _movement(state: GameState, side: str) -> tuple[bool, str]:
     if state.moving is not None:
         mover = state.ships[state.moving]
         name = state.specs[mover.id].name
+        shots = tractor_shots(state, side)
         if mover.side == side:
-            return True, f"finish {name}'s move ({mover.move_left:g}\" left)"
-        return False, f"waiting for {mover.side} to finish {name}'s move (a tractor beam may interrupt it)"
+            also = f", or fire {_tractor_words(state, shots)} (GSC2-MOV-6)" if shots else ""
+            return True, f"finish {name}'s move ({mover.move_left:g}\" left){also}"
+        if shots:  # GSC2-MOV-6: the enemy's paused move may be interrupted; the seat may act, not only wait
+            return True, (f"you may interrupt {name}'s move with {_tractor_words(state, shots)} "
+                          f"(GSC2-MOV-6), or wait for {mover.side} to finish it")
+        return False, f"waiting for {mover.side} to finish {name}'s move"
     if o.stage == "choose":
         if o.side == side:
             return True, "you won the roll-off: choose who is the second player"
@@ -41,6 +47,12 @@ def _movement(state: GameState, side: str) -> tuple[bool, str]:
         owes = f" ({o.owed} ship(s) owed)" if o.owed else ""
         return False, f"waiting for {o.side} to move{owes}"
     return _end_or_wait(state, side, "every ship has moved: end the movement phase")
+
+
+def _tractor_words(state: GameState, shots: list[TractorShot]) -> str:
+    beams = sorted({(t.ship, t.system) for t in shots})
+    words = [f"{state.specs[ship].name}'s tractor beam {system}" for ship, system in beams]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
 
 
 def _missiles(state: GameState, side: str) -> tuple[bool, str]:

@@ -10,6 +10,8 @@ import math
 from typing import Any
 
 from service.domain.core import RuleViolation
+from service.domain.core.hexgrid import FACING_NAMES, Hex
+from service.domain.ftcampaign.movement import jump_error
 from service.domain.ftcampaign.state import Battle, Force, Ship, State
 from service.domain.gsc2.state import GameState
 
@@ -130,8 +132,8 @@ def _place(st: State, force: Force, bearing: float, radius: float, heading: floa
            cx: float, cy: float) -> list[dict[str, Any]]:
     """FTC-R-LNK-3: a line formation abreast across the line of approach, any other in column."""
     a = math.radians(bearing)
-    out_x, out_y = math.sin(a), -math.cos(a)  # from the centre toward the force's edge
-    across_x, across_y = math.cos(a), math.sin(a)
+    out_x, out_y = math.sin(a), math.cos(a)  # from the centre toward the force's edge (GSC2's y grows up)
+    across_x, across_y = math.cos(a), -math.sin(a)
     ships = [st.ships[s] for s in force.ships if s in st.ships]
     out = []
     for i, ship in enumerate(ships):
@@ -141,6 +143,53 @@ def _place(st: State, force: Force, bearing: float, radius: float, heading: floa
         else:
             x, y = cx + out_x * (radius + i * SPACING), cy + out_y * (radius + i * SPACING)
         out.append(gsc2_ship(ship, force.player, x, y, heading))
+    return out
+
+
+def exit_hexside(tactical: GameState, ship_id: str) -> str:
+    """FTC-R-LNK-6: the hexside matching the table edge a ship sailed off by (FTC-R-LNK-3 read backwards):
+    the bearing from the table's centre to where it crossed, to the nearest hexside."""
+    p = tactical.ships[ship_id].pos
+    w, h = tactical.table
+    bearing = math.degrees(math.atan2(p.x - w / 2, p.y - h / 2)) % 360
+    return FACING_NAMES[round(bearing / 60.0) % 6]
+
+
+def _departure_hex(st: State, battle: Battle, group_id: str, hexside: str) -> tuple[int, int]:
+    """FTC-ARR-10 destination of a group that left by ``hexside``: the neighbouring hex across it, else
+    the hex the group came from, else the battle's hex (a departure must be a legal one-week move)."""
+    here = Hex(battle.hex[0], battle.hex[1])
+    across = here.neighbour(FACING_NAMES.index(hexside))
+    group = st.groups[group_id]
+    for to in ((across.q, across.r), group.origin, (here.q, here.r)):
+        if to is not None and (jump_error(st, battle.hex, to, False) is None
+                               or jump_error(st, battle.hex, to, True) is None):
+            return (to[0], to[1])
+    return (here.q, here.r)
+
+
+def departures(st: State, battle: Battle, tactical: GameState) -> list[dict[str, Any]]:
+    """FTC-R-LNK-6: a task group whose every ship still afloat (neither destroyed nor captured) sailed off
+    the table departs (FTC-ARR-9/10) toward the hexside of the edge most of them left by, in the formation
+    and speed recorded for the battle. A group with a ship still on the table stays (its ships that left
+    rejoin it: the campaign moves groups, not ships); a cloaked group cannot depart (FTC-ARR-10)."""
+    out = []
+    for force in battle.forces:
+        formation = battle.formations.get(force.player)
+        for gid in force.groups:
+            group = st.groups.get(gid)
+            if group is None or group.cloaked:
+                continue
+            afloat = [s for s in group.ships if s in tactical.ships
+                      and tactical.ships[s].status not in ("destroyed", "captured")]
+            if not afloat or any(tactical.ships[s].status != "left" for s in afloat):
+                continue
+            sides = [exit_hexside(tactical, s) for s in afloat]
+            side = max(dict.fromkeys(sides), key=sides.count)  # the commonest edge, the first seen on a tie
+            d: dict[str, Any] = {"group": gid, "to": list(_departure_hex(st, battle, gid, side))}
+            if formation is not None:
+                d |= {"formation": formation.formation, "speed": formation.speed}
+            out.append(d)
     return out
 
 
@@ -173,4 +222,7 @@ def campaign_result(st: State, battle_id: str, tactical: GameState, tactical_gam
                             "ordnance": ordnance}
     if captured and tactical.winner is not None:
         body["captured"] = captured
+    left = departures(st, battle, tactical)
+    if left:
+        body["left"] = left
     return body

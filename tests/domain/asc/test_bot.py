@@ -10,14 +10,17 @@ import pytest
 
 from service.domain.asc import RULESET as R
 from service.domain.asc.events import ShotResolved
+from service.domain.asc.paths import trace
 from service.domain.asc.scenario import SIDES
 from service.domain.asc.state import State, enemy
 from service.domain.core import UMPIRE, Dice, RuleViolation, seat
 from service.domain.core.bot import Bot, RandomBot
 from service.domain.core.choices import to_command
 from service.domain.core.guards import full_view, guarded_decide
+from service.domain.core.hexgrid import Hex, in_arcs
 from tests.support.randomplay import play
 
+from .builders import damaged, duel, fire_phase, lock, phase, state_of
 from .play import start
 
 
@@ -108,3 +111,51 @@ def test_random_play_reaches_the_fire_phase_and_resolves_shots(scenario: str) ->
         shots = [e for step in game.steps for e in step.events
                  if isinstance(e, ShotResolved) and e.outcome != "void"]
         assert not game.stalled and not game.refused and shots, (scenario, seed, len(game.steps))
+
+
+def _choose(state: State, side: str = "advantaged") -> Any:
+    viewer = seat(side)
+    view = msgspec.to_builtins(full_view(R, state, viewer))
+    return R.bots["rules"].choose(view, R.options(state, viewer), R.forms(state, viewer), side, 1)
+
+
+def test_the_rules_bot_fires_its_heaviest_shot_first_and_unloads_on_a_vessel_at_all_stop() -> None:
+    """ASC-FIRE-5/6/7 and ASC-MOV-4: a submunition (5x1) in the target's hex is worth more than a 1x1
+    laser; on a vessel at All Stop both are direct strikes (automatic, 10x), and the bot still leads with
+    the submunition, then fires the laser too."""
+    alpha = {"launchers": [{"id": "sub", "rounds": 3, "rof": "1/3", "damage": "5x1"}]}
+    moving = fire_phase(duel(alpha=alpha), lock("alpha", "bravo"))
+    shot = _choose(moving)
+    assert shot["type"] == "asc.fire" and shot["weapon"] == "sub" and shot["target"] == "bravo"
+    stopped = R.evolve(moving, damaged(moving, "bravo", all_stop=True))
+    shot = _choose(stopped)
+    assert shot["type"] == "asc.fire" and shot["weapon"] == "sub" and shot["target"] == "bravo"
+    for event in R.decide(stopped, _command(shot), seat("advantaged"), Dice(b"t", "g", 1)):
+        stopped = R.evolve(stopped, event)
+    shot = _choose(stopped)
+    assert shot["type"] == "asc.fire" and shot["weapon"] == "las" and shot["target"] == "bravo"
+
+
+def _move_against(gun: dict[str, Any]) -> tuple[Hex, int]:
+    """Alpha (advantaged, 4 hexes of movement) three hexes from a locked bravo armed with ``gun``, each
+    found by the other: where the bot's move ends, and its facing."""
+    setup = duel(alpha={"hex": [0, 0], "facing": 3, "warp_efficiency": 2.0, "manoeuvre": "A"},
+                 bravo={"hex": [3, 0], "facing": 3, "turrets": [gun]})
+    state = state_of(setup, lock("alpha", "bravo"), lock("bravo", "alpha"), phase("advantaged_movement"))
+    move = _choose(state)
+    move = move if isinstance(move, dict) else msgspec.to_builtins(move)
+    assert move["type"] == "asc.move" and move["vessel"] == "alpha"
+    end, facing = trace(Hex(0, 0), 3, tuple(move["path"]))
+    return end[-1], facing
+
+
+def test_the_rules_bot_closes_to_fire_unless_the_enemy_outguns_it_there() -> None:
+    """ASC-MOV-2, ASC-FIRE-3/4/5/6: a move is worth the expected damage the vessel can deal from its end
+    (its laser in arc at one hex, or anything in the target's hex) less half what the enemy's guns that have
+    found it can deal it there. Against an even gun (1x1) it closes into the enemy's hex and fires; against
+    a heavier one (a triple mount of 1x3) sharing the hex costs more than it gains, and it keeps out of reach."""
+    bravo = Hex(3, 0)
+    end, facing = _move_against({"id": "las", "type": "normal", "arcs": [2, 3, 4], "damage": "1x1"})
+    assert end == bravo or (end.distance_to(bravo) == 1 and in_arcs(end, facing, bravo, frozenset({5, 0, 1})))
+    end, _ = _move_against({"id": "las", "type": "normal", "arcs": [2, 3, 4], "mounts": 3, "damage": "1x3"})
+    assert end != bravo and end.distance_to(bravo) > 1

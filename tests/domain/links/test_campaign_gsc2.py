@@ -7,6 +7,7 @@ import math
 import pytest
 
 from service.domain.core import UMPIRE, Dice, RuleViolation, find_ruleset
+from service.domain.core.plane import Point
 from service.domain.ftcampaign import commands as C
 from service.domain.links.campaign_gsc2 import campaign_result, drop_of, tactical_scenario
 from tests.domain.ftcampaign.test_arrival import arrive, battle_ready
@@ -31,12 +32,16 @@ def test_ftc_arr_12_each_force_enters_from_its_hexside_facing_the_centre() -> No
     assert w == h == st.setup.table_length_feet * 12
     for ship in setup.ships:
         # facing the centre: the heading points from the ship toward (w/2, h/2), to the nearest 45°
-        to_centre = math.degrees(math.atan2(w / 2 - ship.x, -(h / 2 - ship.y))) % 360
+        # (GSC2's plane: heading 0 is up the table, +y; the top edge is y = h, the map's north)
+        to_centre = math.degrees(math.atan2(w / 2 - ship.x, h / 2 - ship.y)) % 360
         assert abs((ship.heading - to_centre + 180) % 360 - 180) <= 22.5 + 1e-6
     sides = {f.player: f.entry_side for f in b.forces}
     assert sides == {"red": "SE", "blue": None}  # red jumped in across the SE hexside; blue was at home
     for ship in setup.ships:  # red on the right edge's lower segment, blue (no hexside) opposite it
-        assert (ship.x > w / 2 and ship.y > h / 2) if ship.side == "red" else (ship.x < w / 2 and ship.y < h / 2)
+        assert (ship.x > w / 2 and ship.y < h / 2) if ship.side == "red" else (ship.x < w / 2 and ship.y > h / 2)
+        # and a ship moving ahead closes on the centre
+        ahead = Point(ship.x, ship.y).advanced(ship.heading, 6)
+        assert ahead.distance_to(Point(w / 2, h / 2)) < Point(ship.x, ship.y).distance_to(Point(w / 2, h / 2)) - 4
 
 
 def test_ftc_arr_7_the_drop_moves_the_leader_and_a_tie_gives_none() -> None:

@@ -1,0 +1,200 @@
+"""Commands of one game decided ahead of the disk: acknowledged in seq order only once durable, a failed
+commit fails every command decided on top of it (nothing of them written) and the head is reloaded from
+the store; readers never see a command that is not durable yet."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import msgspec
+import pytest
+
+from service.domain.core import seat
+from service.events.application import GameService
+from service.events.event_store import Conflict, PredecessorFailed, WriteBatch
+from service.events.head import head_from_rows
+from service.events.memory_store import MemoryEventStore
+from service.events.store import SqlEventStore
+
+
+class GatedStore(MemoryEventStore):
+    """A memory store whose commits wait until the test lets them through (or fails them)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gated = False
+        self.waiting: list[tuple[WriteBatch, asyncio.Future[None]]] = []
+
+    def submit(self, batch: WriteBatch) -> asyncio.Future[None]:
+        if not self.gated:
+            return super().submit(batch)
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.waiting.append((batch, future))
+        return future
+
+    def release(self, fail: dict[int, BaseException] | None = None) -> None:
+        """Commit the waiting batches in order; ``fail``: index -> the error that batch's commit raises."""
+        fail = fail or {}
+        waiting, self.waiting = self.waiting, []
+        for i, (batch, future) in enumerate(waiting):
+            if i in fail:
+                batch.failed = fail[i]
+                future.set_exception(fail[i])
+                continue
+            inner = super().submit(batch)  # refuses a batch whose predecessor failed
+            if inner.exception() is not None:
+                future.set_exception(inner.exception())  # type: ignore[arg-type]
+            else:
+                future.set_result(None)
+
+
+def _hide(who: str, secret: int) -> bytes:
+    return msgspec.json.encode({"command": {"type": "tiny.hide", "seat": who, "secret": secret}})
+
+
+def _shot(who: str) -> bytes:
+    other = "blue" if who == "red" else "red"
+    return msgspec.json.encode({"command": {"type": "tiny.shoot", "shooter": who, "target": other}})
+
+
+async def _game(store: Any) -> tuple[GameService, str, list[Any]]:
+    published: list[Any] = []
+
+    async def publish(game_id: str, items: Any) -> None:
+        published.extend(seq for seq, _frames in items)
+
+    service = GameService(store, snapshot_every=4, publish=publish)
+    game = await service.create_game("tiny", "long")
+    await service.handle_command(game.game_id, seat("red"), _shot("red"))  # dice ledger in memory
+    return service, game.game_id, published
+
+
+async def _until(condition: Any) -> None:
+    for _ in range(200):
+        if condition():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("never happened")
+
+
+async def test_commands_are_decided_while_the_commit_is_in_flight_and_acknowledged_in_order():
+    store = GatedStore()
+    service, gid, published = await _game(store)
+    start = (await service.head(gid)).seq
+    store.gated = True
+    acked: list[int] = []
+
+    async def send(i: int) -> None:
+        who = "red" if i % 2 else "blue"
+        body = _shot(who) if i % 3 == 0 else _hide(who, i)
+        result = await service.handle_command(gid, seat(who), body)
+        assert result.version is not None
+        acked.append(result.version)
+
+    tasks = [asyncio.create_task(send(i)) for i in range(6)]
+    await _until(lambda: len(store.waiting) == 6)
+    # all six decided and queued on top of each other; nothing durable, nothing acknowledged or visible
+    assert service.commands.pipelined == 5
+    assert [b.follows for b, _ in store.waiting[1:]] == [b for b, _ in store.waiting[:-1]]
+    assert acked == [] and published == [start]
+    assert (await service.head(gid)).seq == start
+    assert await store.head(gid) == start
+    store.release()
+    await asyncio.gather(*tasks)
+    assert acked == sorted(acked) and len(acked) == 6
+    assert published == list(range(1, acked[-1] + 1))[start - 1:]  # frames in seq order, none twice
+    live = await service.head(gid)
+    folded = head_from_rows(gid, await store.game(gid), await store.read_events(gid))
+    assert live.seq == acked[-1] == await store.head(gid)
+    assert live.state == folded.state
+
+
+async def test_a_failed_commit_fails_every_command_decided_on_it_and_the_head_is_reloaded():
+    store = GatedStore()
+    service, gid, published = await _game(store)
+    durable_before = await service.head(gid)
+    start = durable_before.seq
+    store.gated = True
+    outcomes: list[Any] = [None] * 4
+
+    async def send(i: int) -> None:
+        try:
+            outcomes[i] = await service.handle_command(gid, seat("red"), _hide("red", i))
+        except Exception as exc:  # noqa: BLE001 - the outcome is what the test checks
+            outcomes[i] = exc
+
+    tasks = []
+    for i in range(4):
+        tasks.append(asyncio.create_task(send(i)))
+        await _until(lambda n=i + 1: len(store.waiting) == n)  # in this order
+    store.release(fail={1: OSError("disk full")})
+    await asyncio.gather(*tasks)
+    assert outcomes[0].version == start + 1  # committed before the failure: acknowledged
+    assert isinstance(outcomes[1], OSError)
+    assert all(isinstance(o, PredecessorFailed) for o in outcomes[2:])
+    assert await store.head(gid) == start + 1  # nothing of the failed batch or those on top of it
+    assert published[-1] == start + 1
+    # the head was dropped and reloaded from the store: it is the fold of the log
+    head = await service.head(gid)
+    assert head is not durable_before
+    folded = head_from_rows(gid, await store.game(gid), await store.read_events(gid))
+    assert head.seq == start + 1 and head.state == folded.state
+    assert head.state.secrets["red"] == 0  # the first command's secret (hide 0), not a failed one's
+    store.gated = False
+    after = await service.handle_command(gid, seat("red"), _hide("red", 9))
+    assert after.version == start + 2
+
+
+async def test_a_conflict_under_pipelined_commands_decides_them_all_again():
+    store = GatedStore()
+    service, gid, _published = await _game(store)
+    start = (await service.head(gid)).seq
+    store.gated = True
+    tasks = [asyncio.create_task(service.handle_command(gid, seat("blue"), _hide("blue", i))) for i in range(3)]
+    await _until(lambda: len(store.waiting) == 3)
+    store.release(fail={0: Conflict("another replica wrote this seq")})
+    await _until(lambda: len(store.waiting) >= 1)  # decided again on the reloaded head
+    store.gated = False
+    store.release()
+    results = await asyncio.gather(*tasks)
+    assert sorted(r.version for r in results) == [start + 1, start + 2, start + 3]
+    assert await store.head(gid) == start + 3
+
+
+async def test_the_writer_thread_writes_nothing_on_top_of_a_conflicting_batch(database_url):
+    store = SqlEventStore(database_url)
+    store.start()
+    try:
+        service = GameService(store)
+        gid = (await service.create_game("tiny", "long")).game_id
+        head = await service.head(gid)
+        row = dict((await store.read_events(gid))[-1]._mapping)  # a duplicate of a stored seq: conflicts
+        clash = WriteBatch(game_id=gid, events=[row])
+        fresh = dict(row, seq=head.seq + 1)
+        on_top = WriteBatch(game_id=gid, events=[fresh], follows=clash)
+        alone = WriteBatch(game_id=gid, events=[dict(row, seq=head.seq + 2)])
+        futures = [store.submit(clash), store.submit(on_top)]
+        with pytest.raises(Conflict):
+            await futures[0]
+        with pytest.raises(Conflict, match="decided on a command that conflicted"):
+            await futures[1]
+        assert await store.head(gid) == head.seq
+        await store.write(alone)  # nothing it follows: written
+        assert await store.head(gid) == head.seq + 2
+    finally:
+        store.close()
+
+
+async def test_runs_are_bounded_by_the_head_cache_and_an_evicted_game_starts_from_the_store():
+    store = MemoryEventStore()
+    service = GameService(store, head_cache_size=2)
+    games = [(await service.create_game("tiny", "long")).game_id for _ in range(4)]
+    for gid in games:
+        await service.handle_command(gid, seat("red"), _hide("red", 1))
+    assert len(service.commands._runs) <= 2 and len(service.heads) <= 2
+    first = games[0]  # evicted: its next command is decided on a head folded from the store
+    result = await service.handle_command(first, seat("red"), _hide("red", 2))
+    assert result.version == await store.head(first)
+    folded = head_from_rows(first, await store.game(first), await store.read_events(first))
+    assert (await service.head(first)).state == folded.state
