@@ -372,8 +372,8 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def command_load(server: ServerProcess, games: int, seconds: float, warmup: float) -> dict[str, Any]:
-    host, port = server.host, int(server.port)
+async def endless_games(host: str, port: int, games: int) -> list[dict[str, Any]]:
+    """Create ``games`` endless tiny games; their creation bodies (ids and tokens)."""
     setup = await RawHTTP(host, port).connect()
     created = []
     for _ in range(games):
@@ -382,6 +382,12 @@ async def command_load(server: ServerProcess, games: int, seconds: float, warmup
         assert status == 201, body
         created.append(json.loads(body))
     await setup.close()
+    return created
+
+
+async def command_load(server: ServerProcess, games: int, seconds: float, warmup: float) -> dict[str, Any]:
+    host, port = server.host, int(server.port)
+    created = await endless_games(host, port, games)
     cycle = [(who, msgspec.json.encode({"command": cmd})) for who, cmd in tiny_cycle()]
     latencies: list[float] = []
     statuses: dict[int, int] = {}
@@ -431,14 +437,7 @@ async def ws_command_load(server: ServerProcess, games: int, seconds: float, war
     from websockets.asyncio.client import connect
 
     host, port = server.host, int(server.port)
-    setup = await RawHTTP(host, port).connect()
-    created = []
-    for _ in range(games):
-        status, body = await setup.request("POST", "/v1/games",
-                                           msgspec.json.encode({"ruleset": "tiny", "scenario": ENDLESS}))
-        assert status == 201, body
-        created.append(json.loads(body))
-    await setup.close()
+    created = await endless_games(host, port, games)
     cycle = [(who, msgspec.json.encode({"kind": "command", "command": cmd}).decode()) for who, cmd in tiny_cycle()]
     latencies: list[float] = []
     count = 0

@@ -227,6 +227,9 @@ class AscGame(WatchedGame):
     def __init__(self, client: TestClient, scenario: str, stack: ExitStack) -> None:
         super().__init__(client, scenario, stack, Truth())
 
+    def check_envelope(self, env: dict[str, Any], viewer: str, where: str) -> None:
+        check_envelope(env, self.truth, viewer, where)
+
 
 def pick(rng: random.Random, state: State, options: list[dict[str, Any]]) -> dict[str, Any]:
     """Prefer shots, then moves closing on the enemy, then the rest; end the phase otherwise."""

@@ -264,6 +264,9 @@ class CampaignGame(WatchedGame):
     def __init__(self, client: TestClient, scenario: str, stack: ExitStack) -> None:
         super().__init__(client, scenario, stack, Truth())
 
+    def check_envelope(self, env: dict[str, Any], viewer: str, where: str) -> None:
+        check_envelope(env, self.truth, viewer, where)
+
 
 def _dist(a: list[int], b: list[int]) -> int:
     return Hex(a[0], a[1]).distance_to(Hex(b[0], b[1]))

@@ -25,8 +25,6 @@ import pytest
 from starlette.testclient import TestClient
 
 from service.api.app import create_app
-from service.domain.core import UMPIRE
-from service.domain.ftcampaign import RULESET as R
 from service.events import ids
 from service.settings import Settings
 from tests.api.ftcampaign_play import (
@@ -41,7 +39,6 @@ from tests.api.ftcampaign_play import (
     label,
     pick,
 )
-from tests.api.watched_game import auth
 from tests.support.direct import direct_client
 from tests.support.seeded import SeededSecrets
 
@@ -135,33 +132,6 @@ def _probe_errors(g: CampaignGame, rng: random.Random) -> int:
     return probes
 
 
-def _finish_checks(g: CampaignGame, client: TestClient) -> None:
-    seq = g.sync()
-    for viewer in g.viewers:
-        r = client.get(f"/v1/games/{g.id}/export", headers=auth(g.tokens[viewer]))
-        assert r.status_code == 200
-        lines = [json.loads(ln) for ln in r.content.splitlines() if ln.strip()]
-        header, envs = lines[0], lines[1:]
-        assert header["viewer"] == label(viewer)
-        everything = g.get("/events", viewer, after=0, limit=10000)["events"]
-        assert envs == everything, f"{viewer}'s export differs from its event stream"
-        for env in envs:
-            check_envelope(env, g.truth, viewer, "export")
-        with g.connect(viewer) as ws:
-            caught = []
-            while (msg := ws.receive_json())["kind"] != "caught_up":
-                caught.append(msg["event"])
-        assert caught == everything
-    for viewer in g.viewers:
-        r = client.post(f"/v1/games/{g.id}/fork", headers=auth(g.tokens[viewer]))
-        assert r.status_code == 403, (viewer, r.status_code, r.text)
-        assert r.headers["content-type"] == "application/problem+json"
-    r = client.post(f"/v1/games/{g.id}/fork", headers=auth(g.tokens["umpire"]))
-    assert r.status_code == 201, r.text
-    umpire_view = {k: v for k, v in g.get("", "umpire")["state"].items() if k != "draw"}
-    assert umpire_view == json.loads(json.dumps(R.view(g.truth.at(seq), UMPIRE)))
-
-
 def _umpire_command(g: CampaignGame, rng: random.Random, cands: list[dict[str, Any]], tactical_id: str,
                     linked: int) -> dict[str, Any] | None:
     battles = [o for o in cands if o["type"] == "ftcampaign.record_battle"]
@@ -220,7 +190,7 @@ def test_random_campaigns_over_the_api_leak_nothing(client, monkeypatch, scenari
             recorded = [e for e in g.get("/events", "umpire", limit=10000)["events"]
                         if e["type"] == "ftcampaign.battle_recorded"]
             assert any(e["data"]["tactical_game_id"] == tactical_id for e in recorded)
-        _finish_checks(g, client)
+        g.finish_checks()
 
 
 def _die_sides(die: str) -> int:

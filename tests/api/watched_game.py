@@ -1,15 +1,20 @@
 """A game driven over HTTP with one live websocket per non-umpire viewer (for the leak tests).
 
-Subclasses say which ruleset, which viewers, and what "truth" (an oracle fed with the umpire's events) is.
+Subclasses say which ruleset, which viewers, what "truth" (an oracle fed with the umpire's events) is, and
+how one envelope is checked against it.
 """
 
 from __future__ import annotations
 
+import json
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from typing import Any
 
 from starlette.testclient import TestClient
+
+from service.domain.core import UMPIRE, find_ruleset
 
 FRAME_PATIENCE = 30.0  # seconds a published frame may take to arrive on a loaded machine (see drain_socket)
 
@@ -104,3 +109,40 @@ class WatchedGame:
             self.frames[viewer].append(msg["event"])
             self.told[viewer] = msg["event"]["seq"]
         assert self.frames[viewer] == self.known[viewer], f"websocket frames for {viewer} differ from GET /events"
+
+    def check_envelope(self, env: dict[str, Any], viewer: str, where: str) -> None:
+        """One envelope as a non-umpire received it, against the truth (the ruleset's oracle)."""
+        raise NotImplementedError
+
+    def finish_checks(self, check_header: Callable[[dict[str, Any], list[dict[str, Any]], str], None] | None = None,
+                      ) -> None:
+        """At the end: each viewer's export is redacted exactly like its event stream (``check_header`` checks
+        the export's header against that stream), a fresh socket catching up from 0 sees the same, only the
+        umpire may fork, and the truth's fold is the umpire's own view of the game."""
+        seq = self.sync()
+        for viewer in self.viewers:
+            r = self.client.get(f"/v1/games/{self.id}/export", headers=auth(self.tokens[viewer]))
+            assert r.status_code == 200
+            lines = [json.loads(ln) for ln in r.content.splitlines() if ln.strip()]
+            header, envs = lines[0], lines[1:]
+            assert header["viewer"] == (viewer if viewer == "spectator" else f"seat:{viewer}")
+            everything = self.get("/events", viewer, after=0, limit=10000)["events"]
+            assert envs == everything, f"{viewer}'s export differs from its event stream"
+            if check_header is not None:
+                check_header(header, everything, viewer)
+            for env in envs:
+                self.check_envelope(env, viewer, "export")
+            with self.connect(viewer) as ws:
+                caught = []
+                while (msg := ws.receive_json())["kind"] != "caught_up":
+                    caught.append(msg["event"])
+            assert caught == everything
+        for viewer in self.viewers:  # a seat or spectator cannot fork a hidden-information game; the umpire can
+            r = self.client.post(f"/v1/games/{self.id}/fork", headers=auth(self.tokens[viewer]))
+            assert r.status_code == 403, (viewer, r.status_code, r.text)
+            assert r.headers["content-type"] == "application/problem+json"
+        r = self.client.post(f"/v1/games/{self.id}/fork", headers=auth(self.tokens["umpire"]))
+        assert r.status_code == 201, r.text
+        umpire_view = {k: v for k, v in self.get("", "umpire")["state"].items() if k != "draw"}
+        ruleset = find_ruleset(self.ruleset)
+        assert umpire_view == json.loads(json.dumps(ruleset.view(self.truth.at(seq), UMPIRE)))
