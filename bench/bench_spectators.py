@@ -120,9 +120,11 @@ def row(label: str, r: dict[str, Any]) -> str:
     lat = r["deliveryLatencyMs"]
     delivered = max(1, r["deliveriesExpected"] - r["deliveriesMissing"])
     cpu_us = r["serverCpuPct"] / 100 * r["seconds"] * 1e6 / delivered  # server CPU per delivery
+    user_us = r.get("serverUserPct", 0) / 100 * r["seconds"] * 1e6 / delivered  # of which in user space
     return (f"| {label} | {r['connected']:,} | {r['achievedRate']} | {lat['p50']} | {lat['p99']} | {lat['max']} | "
             f"{r['fanoutCompleteMs']['p99']} | {r['deliveriesMissing']:,} | {r['closedDuringRun']} | "
-            f"{r['serverCpuPct']} | {r.get('commandServerCpuPct', '–')} | {cpu_us:.1f} | {r['rssPerSpectatorKB']} | "
+            f"{r['serverCpuPct']} | {r.get('commandServerCpuPct', '–')} | {cpu_us:.1f} ({user_us:.1f} user) | "
+            f"{r['rssPerSpectatorKB']} | "
             f"{r['clientCpuPct']} | {r['foreignCpuPct']} |")
 
 

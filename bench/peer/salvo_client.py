@@ -73,6 +73,16 @@ def proc_ticks(pid: int) -> int | None:
         return None
 
 
+def proc_user_sys(pid: int) -> tuple[int, int]:
+    """utime and stime ticks separately: on loopback the kernel's share of a send includes the receiver's TCP work."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            f = fh.read().rsplit(")", 1)[1].split()
+        return int(f[11]), int(f[12])
+    except (OSError, IndexError, ValueError):
+        return 0, 0
+
+
 def rss_mb(pid: int) -> float | None:
     try:
         with open(f"/proc/{pid}/status") as fh:
@@ -122,6 +132,7 @@ class Window:
         self.ticks0 = all_ticks()
         self.busy0 = cpu_busy()
         self.server0 = proc_ticks(server_pid) or 0
+        self.split0 = proc_user_sys(server_pid)
         self.self0 = time.process_time()
         self.rss_peak = rss_mb(server_pid) or 0.0
         self._sampler: asyncio.Task[None] | None = None
@@ -155,9 +166,12 @@ class Window:
             if t1 > t0:
                 per_cpu[k] = round(100 * (b1 - b0) / (t1 - t0), 1)
         server = ((proc_ticks(self.server_pid) or 0) - self.server0) / CLK
+        split1 = proc_user_sys(self.server_pid)
         return {
             "seconds": round(secs, 3),
             "serverCpuPct": round(100 * server / secs, 1),
+            "serverUserPct": round(100 * (split1[0] - self.split0[0]) / CLK / secs, 1),
+            "serverSysPct": round(100 * (split1[1] - self.split0[1]) / CLK / secs, 1),
             "clientCpuPct": round(100 * (time.process_time() - self.self0) / secs, 1),
             "foreignCpuPct": round(100 * foreign / CLK / secs, 1),
             "foreignTop": [f"{comm(p)}:{round(100 * d / CLK / secs, 1)}%" for d, p in top[:3]],

@@ -126,8 +126,8 @@ class DirectStream(Stream):
                 await self.catch_up()
                 self.write(b'{"kind":"caught_up","seq":%d}' % self.last)
                 self._caught_up_sent = True
-            else:
-                await self.catch_up()
+            else:  # live again after a gap: up to what was published, hidden seqs announced as the queued path does
+                await self.catch_up(upto=max(self.fanout.head(self.game_id), self.last))
         except TimeoutError:  # the client stopped reading during catch-up
             self._pump = None
             self.sink.closed = True

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Column, LargeBinary, Text
+from sqlalchemy import Column, Index, LargeBinary, Text, text
 from sqlmodel import Field, SQLModel
 
 
@@ -28,8 +28,13 @@ class SeatRow(SQLModel, table=True):
     seat: str | None = None
 
 
+BOT_SEAT_ROWS = text("type IN ('bot.seated', 'bot.unseated')")  # service/events/bot_seats.py; migration 0003
+
+
 class EventRow(SQLModel, table=True):
     __tablename__ = "events"
+    __table_args__ = (Index("ix_events_bot_seats", "type", "game_id", sqlite_where=BOT_SEAT_ROWS,
+                            postgresql_where=BOT_SEAT_ROWS),)
     game_id: str = Field(primary_key=True)
     seq: int = Field(primary_key=True)
     type: str
