@@ -128,7 +128,10 @@ def watch(client: SalvoClient, game_id: str, console: Console | None = None, onc
             if console.is_terminal and not console.is_dumb_terminal:
                 with Live(render(view.summary, view.recent, live=True), console=console, refresh_per_second=8,
                           vertical_overflow="visible") as live:
-                    return _follow(view, stream, lambda: live.update(render(view.summary, view.recent, live=True)))
+                    # refresh=True: every frame is drawn as it arrives (at 8 redraws/s a fast game's frames scrolled
+                    # out of "last events" between two redraws)
+                    return _follow(view, stream, lambda: live.update(render(view.summary, view.recent, live=True),
+                                                                     refresh=True))
             return _follow(view, stream, _printer(view, console))
     except KeyboardInterrupt:
         return 0
