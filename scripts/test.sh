@@ -11,4 +11,5 @@ if [ -x clients/node_modules/.bin/tsc ]; then
 else
   echo "tsc not installed: the clients/web type check is skipped" >&2
 fi
-exec python -m pytest -q "$@"
+# two workers, one per core: the browser and server tests mostly wait (suite ~7 min instead of ~11)
+exec python -m pytest -q -n 2 "$@"
