@@ -107,6 +107,13 @@ export class Board {
   }
 
   zoom(f) { this.zoomAt(f); }
+  // Pan by a fraction of the view (keyboard: game.js mapKey).
+  pan(fx, fy) {
+    if (!this.vb) return;
+    this.vb[0] += this.vb[2] * fx;
+    this.vb[1] += this.vb[3] * fy;
+    this.applyView();
+  }
   whole() { if (this.full) { this.vb = [...this.full]; this.applyView(); } }
 
   // Centre on a point (SVG units) zoomed in so that `apart` units are at least `px` pixels apart. A
@@ -358,8 +365,11 @@ export class Board {
       const src = e.source && this.pos.get(e.source);
       const tgt = (e.target && this.pos.get(e.target)) || (e.at && place(d.board, e.at));
       if ((e.kind === "fire" || e.kind === "launch") && src && tgt) {
-        g.append(svg("line", { class: cls, x1: src[0], y1: src[1], x2: tgt[0], y2: tgt[1], "data-n": e.n },
-          svg("title", {}, e.text)));
+        // a dark casing under a bright core, both in screen pixels (non-scaling strokes, style.css): the
+        // line reads over any map at any zoom, a whole ASC map on a desktop included
+        const ends = { x1: src[0], y1: src[1], x2: tgt[0], y2: tgt[1] };
+        g.append(svg("line", { class: "fx-casing", ...ends }),
+          svg("line", { class: cls, ...ends, "data-n": e.n }, svg("title", {}, e.text)));
         continue;
       }
       const at = tgt || src;
@@ -368,8 +378,11 @@ export class Board {
       stack.set(key({ x: at[0], y: at[1] }), i + 1);
       const burst = e.kind === "destroyed" || e.kind === "explosion" ? svg("circle", { class: "burst", r: 20 })
         : e.kind === "detected" ? svg("circle", { class: "ping", r: 22 }) : null;
-      g.append(this.px(at, { class: cls, "data-n": e.n, "data-kind": e.kind }, burst,
-        svg("text", { class: "fx-text", y: -26 - 16 * i }, e.kind === "damage" && e.amount != null ? `−${e.amount}` : e.text)));
+      // a shot's result stands off its target, on the line towards the shooter: never on the piece or its label
+      const toward = src && tgt && !burst ? offTowards(tgt, src, FX_OFFSET_PX) : null;
+      g.append(this.px(at, { class: cls, "data-n": e.n, "data-kind": e.kind,
+        ...(toward ? { "data-ox": toward[0], "data-oy": toward[1] } : {}) }, burst,
+      svg("text", { class: "fx-text", y: (toward ? 5 : -26) - 16 * i }, e.kind === "damage" && e.amount != null ? `−${e.amount}` : e.text)));
     }
     return g;
   }
@@ -428,7 +441,7 @@ export class Board {
     const placed = [];
     for (const n of nodes) {
       const ux = Number(n.dataset.ux), uy = Number(n.dataset.uy);
-      const [dx, dy] = offsets.get(n) || [0, 0];
+      const [dx, dy] = offsets.get(n) || [Number(n.dataset.ox || 0), Number(n.dataset.oy || 0)];
       n.setAttribute("transform", `translate(${(ux + dx * k).toFixed(4)} ${(uy + dy * k).toFixed(4)}) scale(${k.toFixed(5)})`);
       const leader = n.querySelector(":scope > .leader");
       if (leader) { leader.setAttribute("x2", String(-dx)); leader.setAttribute("y2", String(-dy)); }
@@ -501,6 +514,15 @@ export class Board {
     });
     return out;
   }
+}
+
+const FX_OFFSET_PX = 46; // past a piece's hit area (HIT_RADIUS) and its ring
+
+// A screen offset of `px` from `from` towards `to` (board units scale alike on both axes).
+function offTowards(from, to, px) {
+  const dx = to[0] - from[0], dy = to[1] - from[1], d = Math.hypot(dx, dy);
+  if (!(d > 0)) return null;
+  return [Number((dx / d * px).toFixed(2)), Number((dy / d * px).toFixed(2))];
 }
 
 function overlap(a, b) {

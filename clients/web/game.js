@@ -19,7 +19,7 @@ import { statusBox, turnBadge } from "./status.js";
 import { disputesBlock } from "./disputes.js";
 import { drawnSheet } from "./sheet.js";
 import { hexCentre } from "./geometry.js";
-import { focusKey, restoreFocus } from "./focus.js";
+import { focusKey, keyboardPieces, restoreFocus } from "./focus.js";
 
 const TABS = [["orders", "Orders"], ["ship", "Ship"], ["replay", "Replay"], ["log", "Log"]];
 
@@ -34,6 +34,13 @@ function kindOf(view) {
 
 // where focus goes when the focused control's place is gone (an order sent, a tray closed)
 const FOCUS_FALLBACK = "#board .piece.selected, #commands button, #commands select";
+
+// Keys on the map itself (the box around it has focus, not a piece on it): arrows pan by a fifth of the
+// view, + and − zoom, 0 shows the whole map. Pieces keep their own keys (Enter, Space, a handle's arrows).
+const PAN_STEP = 0.2;
+const MAP_PAN = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+const MAP_ZOOM = { "+": 1.6, "=": 1.6, "-": 1 / 1.6, "_": 1 / 1.6, "0": 0 };
+const MAP_LABEL = "Map: arrow keys pan, + and − zoom, 0 shows the whole map; Tab goes to its pieces";
 
 const typing = (t) => t && (t.closest("input, select, textarea, [contenteditable]") || t.closest("[data-handle]"));
 
@@ -98,6 +105,10 @@ export class GameView {
       zoomBtn("+", "Zoom in", () => this.zoomBy(1.6)), zoomBtn("−", "Zoom out", () => this.zoomBy(1 / 1.6)),
       zoomBtn("⤢", "Whole map", () => this.zoomBy(0)));
     this.zoom = 1;
+    this.pan = [0, 0]; // the old renderers' pan, in views from the zoom's centre
+    this.mapBox = el("div", { class: "board-wrap", tabindex: 0, role: "region", "aria-label": MAP_LABEL,
+      "aria-keyshortcuts": "ArrowLeft ArrowRight ArrowUp ArrowDown + - 0" }, this.svg, this.generic);
+    this.mapBox.addEventListener("keydown", (e) => this.mapKey(e));
     this.trayBox = el("div", { id: "tray", class: "tray", hidden: true, "aria-live": "polite" });
     this.timeline = el("div", { id: "timeline", class: "timeline" });
     this.tabs = el("nav", { class: "tabs", role: "tablist", "aria-label": "Panels" }, ...TABS.map(([id, label]) => el("button", {
@@ -139,7 +150,7 @@ export class GameView {
     const panel = el("aside", { class: "panel", "aria-label": "Orders and details" }, this.tabs, ...Object.values(this.sections));
     this.root.append(el("div", { class: "game" }, bar,
       el("main", { class: "battle" },
-        el("div", { class: "board-col" }, el("div", { class: "board-wrap" }, this.svg, this.generic), this.zoomCtl,
+        el("div", { class: "board-col" }, this.mapBox, this.zoomCtl,
           this.chooser, this.trayBox, this.timeline),
         panel)));
     this.setTab(this.tab);
@@ -277,7 +288,25 @@ export class GameView {
   zoomBy(f) {
     if (this.drawnNow) { if (f === 0) this.board.whole(); else this.board.zoom(f); return; }
     this.zoom = f === 0 ? 1 : Math.max(1, Math.min(6, this.zoom * f));
+    if (f === 0) this.pan = [0, 0];
     this.applyZoom();
+  }
+
+  // Pan by a fraction of the view (the old renderers: only once zoomed in, the whole map being shown).
+  panBy(fx, fy) {
+    if (this.drawnNow) { this.board.pan(fx, fy); return; }
+    this.pan = [this.pan[0] + fx, this.pan[1] + fy];
+    this.applyZoom();
+  }
+
+  /** @param {KeyboardEvent} e */
+  mapKey(e) {
+    if (e.target !== this.mapBox || e.altKey || e.ctrlKey || e.metaKey) return;
+    const pan = MAP_PAN[e.key], zoom = MAP_ZOOM[e.key];
+    if (!pan && zoom == null) return;
+    e.preventDefault(); // not a replay step (the page's own arrow keys)
+    if (pan) this.panBy(pan[0] * PAN_STEP, pan[1] * PAN_STEP);
+    else this.zoomBy(zoom);
   }
 
   decor(draw, live) {
@@ -402,6 +431,7 @@ export class GameView {
       else if (kind === "hex") renderHex(this.svg, view, ctx);
       else if (kind === "starmap") renderStarmap(this.svg, view, ctx);
       else this.generic.textContent = JSON.stringify(view, null, 2);
+      keyboardPieces(this.svg);
       this.svg.dataset.drawn = String(Date.now());
       this.applyZoom();
     }
@@ -499,8 +529,9 @@ export class GameView {
     const m = sel && /translate\(([-\d.e]+)[ ,]+([-\d.e]+)\)/.exec(sel.getAttribute("transform") || "");
     if (m) { cx = Number(m[1]); cy = Number(m[2]); }
     const w = w0 / this.zoom, h = h0 / this.zoom;
-    const x = Math.min(Math.max(cx - w / 2, x0), x0 + w0 - w);
-    const y = Math.min(Math.max(cy - h / 2, y0), y0 + h0 - h);
+    const x = Math.min(Math.max(cx + this.pan[0] * w - w / 2, x0), x0 + w0 - w);
+    const y = Math.min(Math.max(cy + this.pan[1] * h - h / 2, y0), y0 + h0 - h);
+    this.pan = [(x + w / 2 - cx) / w, (y + h / 2 - cy) / h]; // no pan piles up past the map's edge
     this.svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
   }
 

@@ -22,6 +22,7 @@ from service.domain.asc.state import State
 from service.events.head import codec_for
 from service.events.replay import Folder
 from tests.api.watched_game import WatchedGame
+from tests.support.asc_sight import seen
 
 SIDES = ("advantaged", "disadvantaged")
 VIEWERS = ("spectator", "advantaged", "disadvantaged")  # non-umpire audiences
@@ -30,31 +31,11 @@ _codec = codec_for(R)
 _folder = Folder(R)
 
 
-
-
 def label(viewer: str) -> str:
     return viewer if viewer in ("spectator", "umpire") else f"seat:{viewer}"
 
 
 # ------------------------------------------------------------------------------------------- oracle
-
-
-def seen(state: State, obs: str) -> set[str]:
-    """What ``obs`` (a side or "spectator") may identify: independent of service.domain.asc.sight."""
-    out = set()
-    for vid, spec in state.specs.items():
-        watcher = obs if obs != "spectator" else ("advantaged" if spec.side == "disadvantaged" else "disadvantaged")
-        if spec.side == obs or vid in state.wrecks.get(obs, ()):
-            out.add(vid)
-            continue
-        if state.status[vid].destroyed:
-            continue
-        if vid in state.auto_detected.get(watcher, ()):
-            out.add(vid)
-        elif any(state.specs[h].side == watcher and any(lk.target == vid for lk in ls)
-                 for h, ls in state.locks.items()):
-            out.add(vid)
-    return out
 
 
 class Truth:

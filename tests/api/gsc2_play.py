@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from tests.api.helpers import bearer
+from tests.api.helpers import bearer, options, view
 
 END_PHASE = "gsc2.end_phase"
 
@@ -37,24 +37,6 @@ async def new_gsc2_game(client: httpx.AsyncClient, scenario: Any = "duel") -> di
 
 async def post(client: httpx.AsyncClient, game: dict[str, Any], token: str, cmd: dict[str, Any]) -> httpx.Response:
     return await client.post(f"/v1/games/{game['game_id']}/commands", json={"command": cmd}, headers=bearer(token))
-
-
-async def view(client: httpx.AsyncClient, game: dict[str, Any], token: str | None = None,
-               at: int | None = None) -> dict[str, Any]:
-    params = {"at": at} if at is not None else {}
-    r = await client.get(f"/v1/games/{game['game_id']}", headers=bearer(token) if token else {}, params=params)
-    assert r.status_code == 200, r.text
-    return r.json()
-
-
-async def version(client: httpx.AsyncClient, game: dict[str, Any]) -> int:
-    return (await view(client, game))["version"]
-
-
-async def options(client: httpx.AsyncClient, game: dict[str, Any], token: str) -> list[dict[str, Any]]:
-    r = await client.get(f"/v1/games/{game['game_id']}/options", headers=bearer(token))
-    assert r.status_code == 200, r.text
-    return [o["command"] for o in r.json()["options"]]
 
 
 async def start(client: httpx.AsyncClient, game: dict[str, Any], played: Played | None = None) -> None:

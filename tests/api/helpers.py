@@ -30,3 +30,21 @@ async def seqs(client: httpx.AsyncClient, game: dict[str, Any]) -> list[int]:
 
 
 SHOOT_RED = {"type": "tiny.shoot", "shooter": "red", "target": "blue"}
+
+
+async def view(client: httpx.AsyncClient, game: dict[str, Any], token: str | None = None,
+               at: int | None = None) -> dict[str, Any]:
+    params = {"at": at} if at is not None else {}
+    r = await client.get(f"/v1/games/{game['game_id']}", headers=bearer(token) if token else {}, params=params)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+async def version(client: httpx.AsyncClient, game: dict[str, Any]) -> int:
+    return (await view(client, game))["version"]
+
+
+async def options(client: httpx.AsyncClient, game: dict[str, Any], token: str) -> list[dict[str, Any]]:
+    r = await client.get(f"/v1/games/{game['game_id']}/options", headers=bearer(token))
+    assert r.status_code == 200, r.text
+    return [o["command"] for o in r.json()["options"]]

@@ -72,6 +72,27 @@ def campaign_to_battle(client: httpx.Client, game: dict[str, Any], seed: int, ma
     raise AssertionError("no battle within the step budget")
 
 
+def start_linked_battle(client: httpx.Client, seed: int) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """A three-powers campaign driven to a ready battle, whose linked GSC2 game the umpire has started.
+
+    Returns the campaign game (ids, tokens), the battle (umpire's view) and the start answer.
+    """
+    r = client.post("/v1/games", json={"ruleset": "ftcampaign", "scenario": "three-powers"})
+    assert r.status_code == 201, r.text
+    game = r.json()
+    battle = campaign_to_battle(client, game, seed)
+    r = client.post(f"/v1/games/{game['game_id']}/battles/{battle['id']}/tactical",
+                    headers=auth(game["umpire_token"]))
+    assert r.status_code == 201, r.text
+    return game, battle, r.json()
+
+
+def battle_records(client: httpx.Client, game: dict[str, Any]) -> list[dict[str, Any]]:
+    """The campaign's ``battle_recorded`` events (umpire's log)."""
+    events = get(client, game["game_id"], "/events", game["umpire_token"], limit=10000)["events"]
+    return [e for e in events if e["type"] == "ftcampaign.battle_recorded"]
+
+
 def play_gsc2(client: httpx.Client, gid: str, tokens: dict[str, str], seed: int,
               max_steps: int = 3000) -> dict[str, Any]:
     """Random legal GSC2 play from each seat's /options (with the given tokens) until the game is over."""

@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from tests.api.helpers import bearer
+from tests.api.helpers import bearer, options, view
 
 FORCE = "starfinder.force_phase"
 EAGER = ("starfinder.battle_stations", "starfinder.fire")
@@ -49,24 +49,6 @@ async def post(client: httpx.AsyncClient, game: dict[str, Any], token: str | Non
                cmd: dict[str, Any]) -> httpx.Response:
     return await client.post(f"/v1/games/{game['game_id']}/commands", json={"command": cmd},
                              headers=bearer(token) if token else {})
-
-
-async def view(client: httpx.AsyncClient, game: dict[str, Any], token: str | None = None,
-               at: int | None = None) -> dict[str, Any]:
-    params = {"at": at} if at is not None else {}
-    r = await client.get(f"/v1/games/{game['game_id']}", headers=bearer(token) if token else {}, params=params)
-    assert r.status_code == 200, r.text
-    return r.json()
-
-
-async def version(client: httpx.AsyncClient, game: dict[str, Any]) -> int:
-    return (await view(client, game))["version"]
-
-
-async def options(client: httpx.AsyncClient, game: dict[str, Any], token: str) -> list[dict[str, Any]]:
-    r = await client.get(f"/v1/games/{game['game_id']}/options", headers=bearer(token))
-    assert r.status_code == 200, r.text
-    return [o["command"] for o in r.json()["options"]]
 
 
 async def events(client: httpx.AsyncClient, game: dict[str, Any], token: str | None = None) -> list[dict[str, Any]]:

@@ -18,7 +18,6 @@ from typing import Any
 
 import msgspec
 import pytest
-from starlette.testclient import TestClient
 
 from service.api.app import create_app
 from service.domain.asc import RULESET as R
@@ -37,7 +36,7 @@ from tests.api.asc_play import (
     label,
     pick,
 )
-from tests.support.direct import direct_client
+from tests.support.direct import client_on_path
 from tests.support.randomplay import random_pick
 from tests.support.seeded import SeededSecrets
 
@@ -48,11 +47,8 @@ FULL_READ_EVERY = 12  # GET /events?after=0 (a full refold per viewer) every thi
 def client(request, sqlite_url):
     path = getattr(request, "param", "queued")  # "direct": the pre-framed fan-out path
     app = create_app(Settings(database_url=sqlite_url, snapshot_every=40, heartbeat_seconds=0.3))
-    # both send paths: the queued one, and the pre-framed fan-out written to a transport (tests/support/direct.py)
-    with (TestClient(app) if path == "queued" else direct_client(app)) as c:
+    with client_on_path(app, path) as c:
         yield c
-        if path == "direct":
-            assert any(t.frames for t in c.app.transports)  # the frames really went through the transport
 
 
 def _check_reads(g: AscGame, step: int, full: bool) -> dict[str, list[dict]]:

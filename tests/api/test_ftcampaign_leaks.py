@@ -22,7 +22,6 @@ from contextlib import ExitStack
 from typing import Any
 
 import pytest
-from starlette.testclient import TestClient
 
 from service.api.app import create_app
 from service.events import ids
@@ -39,23 +38,18 @@ from tests.api.ftcampaign_play import (
     label,
     pick,
 )
-from tests.support.direct import direct_client
+from tests.support.direct import client_on_path
 from tests.support.seeded import SeededSecrets
 
 FULL_READ_EVERY = 10
-
-
 
 
 @pytest.fixture
 def client(request, sqlite_url):
     path = getattr(request, "param", "queued")  # "direct": the pre-framed fan-out path
     app = create_app(Settings(database_url=sqlite_url, snapshot_every=40, heartbeat_seconds=0.3))
-    # both send paths: the queued one, and the pre-framed fan-out written to a transport (tests/support/direct.py)
-    with (TestClient(app) if path == "queued" else direct_client(app)) as c:
+    with client_on_path(app, path) as c:
         yield c
-        if path == "direct":
-            assert any(t.frames for t in c.app.transports)  # the frames really went through the transport
 
 
 def _check_reads(g: CampaignGame, step: int, full: bool) -> tuple[dict[str, list], dict[str, dict]]:

@@ -9,8 +9,8 @@ import pytest
 
 from service.domain.gsc2.commands import COMMANDS
 from service.domain.gsc2.events import EVENTS
-from tests.api.gsc2_play import new_gsc2_game, options, play, post, start, version, view
-from tests.api.helpers import bearer
+from tests.api.gsc2_play import new_gsc2_game, play, post, start
+from tests.api.helpers import bearer, options, version, view
 
 pytestmark = pytest.mark.asyncio
 

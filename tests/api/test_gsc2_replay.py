@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from service.domain.gsc2 import RULESET
-from tests.api.gsc2_play import Played, new_gsc2_game, options, play, post, start, version, view
-from tests.api.helpers import bearer
+from tests.api.gsc2_play import Played, new_gsc2_game, play, post, start
+from tests.api.helpers import bearer, options, version, view
 
 pytestmark = pytest.mark.asyncio
 VERIFIER = Path(__file__).resolve().parents[2] / "clients" / "verify_dice.py"

@@ -15,37 +15,19 @@ from starlette.testclient import TestClient
 from service.api.app import create_app
 from service.events import ids
 from service.settings import Settings
-from tests.api.linked_battle_play import campaign_to_battle, get, play_gsc2, sail_off
+from tests.api.linked_battle_play import battle_records, get, play_gsc2, sail_off, start_linked_battle
 from tests.api.watched_game import auth
 from tests.support.seeded import SeededSecrets
 
 SEED = 1
 
 
-
-
 def _app(url: str) -> Any:
     return create_app(Settings(database_url=url, snapshot_every=50, heartbeat_seconds=0.3))
 
 
-def _start(client: TestClient, seed: int) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    r = client.post("/v1/games", json={"ruleset": "ftcampaign", "scenario": "three-powers"})
-    assert r.status_code == 201, r.text
-    game = r.json()
-    battle = campaign_to_battle(client, game, seed)
-    r = client.post(f"/v1/games/{game['game_id']}/battles/{battle['id']}/tactical",
-                    headers=auth(game["umpire_token"]))
-    assert r.status_code == 201, r.text
-    return game, battle, r.json()
-
-
-def _recorded(client: TestClient, game: dict[str, Any]) -> list[dict[str, Any]]:
-    events = get(client, game["game_id"], "/events", game["umpire_token"], limit=10000)["events"]
-    return [e for e in events if e["type"] == "ftcampaign.battle_recorded"]
-
-
 def _check_outcome(client: TestClient, game: dict[str, Any], battle: dict[str, Any], tid: str) -> None:
-    recorded = _recorded(client, game)
+    recorded = battle_records(client, game)
     assert len(recorded) == 1, f"recorded {len(recorded)} times"
     rec = recorded[0]
     assert rec["actor"] == "umpire" and rec["data"]["tactical_game_id"] == tid
@@ -71,7 +53,7 @@ def seeded(monkeypatch):
 
 def test_ftc_arr_8_linked_battle_result_flows_back_without_hand_entry(sqlite_url, seeded) -> None:
     with TestClient(_app(sqlite_url)) as client:
-        game, battle, started = _start(client, SEED)
+        game, battle, started = start_linked_battle(client, SEED)
         tid = started["tactical_game_id"]
         sides = [f["player"] for f in battle["forces"]]
         assert started["sides"] == sides and set(started["seats"]) == set(sides)
@@ -103,7 +85,7 @@ def test_ftc_arr_8_linked_battle_result_flows_back_without_hand_entry(sqlite_url
                               params={"limit": 10000}).text
             assert tid not in seen and "battle_linked" not in seen
             assert tid not in client.get(f"/v1/games/{game['game_id']}", headers=auth(token)).text
-        assert not _recorded(client, game)
+        assert not battle_records(client, game)
         # the players fight it with their campaign tokens; nobody enters the result
         play_gsc2(client, tid, {p: game["seats"][p] for p in sides}, SEED)
         _check_outcome(client, game, battle, tid)
@@ -111,7 +93,7 @@ def test_ftc_arr_8_linked_battle_result_flows_back_without_hand_entry(sqlite_url
         r = command_problem(client, game, {"type": "ftcampaign.record_battle", "battle": battle["id"]})
         assert r["rule"] == "FTC-ARR-8"
         # the campaign's turn replay explains the result by pointing into the tactical game's replay
-        turn = _recorded(client, game)[0]["turn"]
+        turn = battle_records(client, game)[0]["turn"]
         replay = get(client, game["game_id"], f"/turns/{turn}", game["umpire_token"])
         text = next(s["text"] for s in replay["events"] if s["event"]["type"] == "ftcampaign.battle_recorded")
         assert f"/v1/games/{tid}/turns/" in text
@@ -132,7 +114,7 @@ def test_ftc_r_lnk_6_ships_that_sail_off_the_table_return_to_the_campaign_as_sur
     """FTC-R-LNK-6 over the API: one force runs off the table; the campaign records its group departing
     (FTC-ARR-10) toward the edge's hexside, its ships alive, the force defeated; no hand entry."""
     with TestClient(_app(sqlite_url)) as client:
-        game, battle, started = _start(client, SEED)
+        game, battle, started = start_linked_battle(client, SEED)
         tid = started["tactical_game_id"]
         sides = [f["player"] for f in battle["forces"]]
         leaver, stayer = sides[1], sides[0]
@@ -145,7 +127,7 @@ def test_ftc_r_lnk_6_ships_that_sail_off_the_table_return_to_the_campaign_as_sur
         gone = [s for s in final["ships"] if s["side"] == leaver]
         assert gone and all(s["status"] == "left" for s in gone), [s["status"] for s in gone]
         assert final["winner"] == stayer  # GSC2-R-18: a side whose ships are all gone has lost
-        [rec] = _recorded(client, game)
+        [rec] = battle_records(client, game)
         assert sorted(d["group"] for d in rec["data"]["left"]) == departing
         assert rec["data"]["defeated"] == [leaver] and rec["data"]["victor"] == stayer
         assert not any(r["destroyed"] for r in rec["data"]["ships"])

@@ -13,24 +13,17 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 
 from service.events.linked_battles import HOLD_ENV
-from tests.api.linked_battle_play import campaign_to_battle, get, sail_off
-from tests.api.watched_game import auth
+from tests.api.linked_battle_play import battle_records, get, sail_off, start_linked_battle
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.slow
 SEED = 3
 HOLD_SECONDS = 600.0  # the wait for the hook (a loaded machine plays the game slowly)
-
-
-def _recorded(client: httpx.Client, game: dict[str, Any]) -> list[dict[str, Any]]:
-    events = get(client, game["game_id"], "/events", game["umpire_token"], limit=10000)["events"]
-    return [e for e in events if e["type"] == "ftcampaign.battle_recorded"]
 
 
 def _play_until_held(url: str, tid: str, tokens: dict[str, str], leaver: str, hold: Path,
@@ -55,14 +48,8 @@ def test_ftc_arr_8_kill_9_between_the_tactical_end_and_the_campaign_record(tmp_p
     server.start()
     try:
         with httpx.Client(base_url=server.url, timeout=60.0) as client:
-            r = client.post("/v1/games", json={"ruleset": "ftcampaign", "scenario": "three-powers"})
-            assert r.status_code == 201, r.text
-            game = r.json()
-            battle = campaign_to_battle(client, game, SEED)
-            r = client.post(f"/v1/games/{game['game_id']}/battles/{battle['id']}/tactical",
-                            headers=auth(game["umpire_token"]))
-            assert r.status_code == 201, r.text
-            tid = r.json()["tactical_game_id"]
+            game, battle, started = start_linked_battle(client, SEED)
+            tid = started["tactical_game_id"]
             groups = {g["id"]: g for g in get(client, game["game_id"], "", game["umpire_token"])["state"]["groups"]}
         sides = [f["player"] for f in battle["forces"]]
         tokens = {p: game["seats"][p] for p in sides}
@@ -78,7 +65,7 @@ def test_ftc_arr_8_kill_9_between_the_tactical_end_and_the_campaign_record(tmp_p
         # held: the tactical game is over in the store, the campaign has not heard of it
         with httpx.Client(base_url=server.url, timeout=60.0) as client:
             assert get(client, tid, "", None)["over"]
-            assert not _recorded(client, game)
+            assert not battle_records(client, game)
         server.kill()  # SIGKILL, right between the two appends
         assert server.proc is not None and server.proc.returncode == -9
         player.join(30)
@@ -88,7 +75,7 @@ def test_ftc_arr_8_kill_9_between_the_tactical_end_and_the_campaign_record(tmp_p
         for _restart in range(2):  # the first start reconciles; the second finds nothing left to do
             server.start()
             with httpx.Client(base_url=server.url, timeout=60.0) as client:
-                recorded = _recorded(client, game)
+                recorded = battle_records(client, game)
                 assert len(recorded) == 1, f"recorded {len(recorded)} times"
                 rec = recorded[0]["data"]
                 final = get(client, tid, "", None)["state"]

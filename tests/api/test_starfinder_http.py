@@ -22,8 +22,8 @@ import pytest
 from service.domain.starfinder import RULESET
 from service.domain.starfinder.commands import COMMANDS
 from service.domain.starfinder.events import EVENTS
-from tests.api.helpers import bearer
-from tests.api.starfinder_play import Played, events, new_game, options, play, post, version, view
+from tests.api.helpers import bearer, options, version, view
+from tests.api.starfinder_play import Played, events, new_game, play, post
 
 pytestmark = pytest.mark.asyncio
 VERIFIER = Path(__file__).resolve().parents[2] / "clients" / "verify_dice.py"

@@ -10,6 +10,8 @@ settling, per-audience frames, heartbeats, 1013) is the server's own direct path
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from starlette.testclient import TestClient
@@ -70,6 +72,16 @@ class DirectShim:
 
 def direct_client(app: Any) -> TestClient:
     return TestClient(DirectShim(app))
+
+
+@contextmanager
+def client_on_path(app: Any, path: str) -> Iterator[TestClient]:
+    """A TestClient on one of both send paths: "queued", or "direct" (the pre-framed fan-out written to a
+    transport). On leaving, a direct client checks the frames really went through its transports."""
+    with (TestClient(app) if path == "queued" else direct_client(app)) as c:
+        yield c
+        if path == "direct":
+            assert any(t.frames for t in c.app.transports)
 
 
 def stalled(client: TestClient, game_id: str, buffered: int = 1 << 30) -> int:

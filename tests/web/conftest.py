@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.server import TINY, ServerProcess
-from tests.web.support import ARGS, CHROMIUM, _need_browser
+from tests.web.support import ARGS, CHROMIUM, DESKTOP, _need_browser
 
 
 @pytest.fixture(scope="module")
@@ -28,3 +28,13 @@ def server(tmp_path_factory):
     env = {"SALVO_HEARTBEAT_SECONDS": "1", "SALVO_RULESETS": f"{TINY},skirmish=tests.web.skirmish:RULESET"}
     with ServerProcess(f"sqlite:///{db}", env=env) as srv:
         yield srv
+
+
+@pytest.fixture
+def desk(browser):
+    """A desktop browser context (1440×900), closed after the test."""
+    ctx = browser.new_context(viewport=DESKTOP)
+    try:
+        yield ctx
+    finally:
+        ctx.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -77,3 +78,31 @@ def token_free_query(url: str) -> bool:
     from urllib.parse import parse_qs, urlsplit
 
     return "token" not in parse_qs(urlsplit(url).query)
+
+
+def evaluate_in_fresh_page(browser, base: str, name: str, script: str, arg) -> tuple[Any, Console]:
+    """Run ``script(arg)`` in a new page of the service (its modules importable from /static) and close it.
+
+    Returns what the script returned and the console that watched the page (the caller checks it).
+    """
+    console = Console()
+    ctx = browser.new_context()
+    try:
+        page = console.watch(ctx.new_page(), name)
+        page.goto(base + "/")
+        return page.evaluate(script, arg), console
+    finally:
+        ctx.close()
+
+
+def create_in_lobby(lobby, base: str, ruleset: str, scenario: str) -> dict[str, str]:
+    """Create a game with the lobby's form; returns its share links by role (``data-role``)."""
+    lobby.goto(base + "/")
+    lobby.wait_for_selector(f"#ruleset option[value={ruleset}]", state="attached")
+    lobby.select_option("#ruleset", ruleset)
+    lobby.wait_for_function("(s) => document.querySelector('#scenario')?.value === s", arg=scenario)
+    lobby.click("#create")
+    lobby.wait_for_selector("#created .links")
+    return {row.get_attribute("data-role"): row.query_selector("input").input_value()
+            for row in lobby.query_selector_all("#created .link-row")}
+

@@ -18,7 +18,15 @@ import time
 
 from service.domain.core.dice import commitment, derive_face
 from tests.web.driver import Seat
-from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console, token_free_query
+from tests.web.support import (
+    ARTIFACTS,
+    DESKTOP,
+    PHONE,
+    Console,
+    create_in_lobby,
+    evaluate_in_fresh_page,
+    token_free_query,
+)
 
 MOVE_FORM = "section.form[data-command='gsc2.move']"
 FORCE = "#commands button.opt[data-type='gsc2.force_phase']"
@@ -59,15 +67,7 @@ def test_play_watch_scrub_and_replay(browser, server):
 
         # lobby: rulesets, scenarios, create, share links
         lobby = console.watch(desk.new_page(), "lobby")
-        lobby.goto(server.url + "/")
-        lobby.wait_for_function("() => document.querySelector('#scenario')?.value === 'duel'")
-        lobby.select_option("#ruleset", "gsc2")
-        lobby.click("#create")
-        lobby.wait_for_selector("#created .links")
-        links = {
-            row.get_attribute("data-role"): row.query_selector("input").input_value()
-            for row in lobby.query_selector_all("#created .link-row")
-        }
+        links = create_in_lobby(lobby, server.url, "gsc2", "duel")
         assert set(links) == {"seat:red", "seat:blue", "umpire", "spectator"}
         assert "token=" not in links["spectator"]
         for role, link in links.items():  # a seat's or the umpire's token rides in the fragment, never the query
@@ -221,30 +221,24 @@ def test_dice_verifier_matches_the_service(browser, server):
     seed = bytes(range(32))
     cases = [(i, sides, salt) for i in range(12) for sides in (3, 6, 10, 20, 100) for salt in ("", "abc")]
     want = [derive_face(seed, "g_test", 7, i, sides, salt) for i, sides, salt in cases]
-    console = Console()
-    ctx = browser.new_context()
-    try:
-        page = console.watch(ctx.new_page(), "dice")
-        page.goto(server.url + "/")
-        got = page.evaluate(
-            """async ([seedHex, cases]) => {
-            const d = await import('/static/dice.js');
-            const seed = d.hexToBytes(seedHex);
-            const subtleKey = await d.hmacKey(seed), jsKey = { raw: seed };
-            const out = { subtle: [], js: [] };
-            for (const [i, sides, salt] of cases) {
-                out.subtle.push(await d.deriveFace(subtleKey, 'g_test', 7, i, sides, salt));
-                out.js.push(await d.deriveFace(jsKey, 'g_test', 7, i, sides, salt));
-            }
-            out.sha = d.bytesToHex(await d.sha256(seed));
-            out.shaJs = d.bytesToHex(d.sha256js(seed));
-            out.shaLong = d.bytesToHex(d.sha256js(new TextEncoder().encode('a'.repeat(200))));
-            return out;
-        }""",
-            [seed.hex(), cases],
-        )
-    finally:
-        ctx.close()
+    got, console = evaluate_in_fresh_page(
+        browser, server.url, "dice",
+        """async ([seedHex, cases]) => {
+        const d = await import('/static/dice.js');
+        const seed = d.hexToBytes(seedHex);
+        const subtleKey = await d.hmacKey(seed), jsKey = { raw: seed };
+        const out = { subtle: [], js: [] };
+        for (const [i, sides, salt] of cases) {
+            out.subtle.push(await d.deriveFace(subtleKey, 'g_test', 7, i, sides, salt));
+            out.js.push(await d.deriveFace(jsKey, 'g_test', 7, i, sides, salt));
+        }
+        out.sha = d.bytesToHex(await d.sha256(seed));
+        out.shaJs = d.bytesToHex(d.sha256js(seed));
+        out.shaLong = d.bytesToHex(d.sha256js(new TextEncoder().encode('a'.repeat(200))));
+        return out;
+    }""",
+        [seed.hex(), cases],
+    )
     assert got["subtle"] == want
     assert got["js"] == want
     assert got["sha"] == got["shaJs"] == commitment(seed)
@@ -266,32 +260,26 @@ def test_hex_map_draws_vessels_bogeys_and_move_targets(browser, server):
         "bogeys": [{"bogey": "bogey-1", "hex": [-2, 3]}],
     }
     options = [{"type": "asc.move", "vessel": "v1", "hex": [2, -1]}]
-    console = Console()
-    ctx = browser.new_context()
-    try:
-        page = console.watch(ctx.new_page(), "hex")
-        page.goto(server.url + "/")
-        got = page.evaluate(
-            """async ([view, options]) => {
-            const h = await import('/static/hexmap.js');
-            const root = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-            document.body.append(root);
-            const sent = [];
-            h.renderHex(root, view, { selected: 'v1', options, onSelect() {}, onCommand: (c) => sent.push(c) });
-            root.querySelector('.hex.move-target').dispatchEvent(new MouseEvent('click', { bubbles: true }));
-            return {
-                hexes: root.querySelectorAll('.hex').length,
-                planets: root.querySelectorAll('.hex.planet').length,
-                pieces: [...root.querySelectorAll('g.ship')].map((g) => [g.dataset.id, g.dataset.q, g.dataset.r]),
-                bogeys: root.querySelectorAll('g.ship.bogey').length,
-                facing: root.querySelector('g.ship[data-id=v1] g').getAttribute('transform'),
-                sent,
-            };
-        }""",
-            [view, options],
-        )
-    finally:
-        ctx.close()
+    got, console = evaluate_in_fresh_page(
+        browser, server.url, "hex",
+        """async ([view, options]) => {
+        const h = await import('/static/hexmap.js');
+        const root = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+        document.body.append(root);
+        const sent = [];
+        h.renderHex(root, view, { selected: 'v1', options, onSelect() {}, onCommand: (c) => sent.push(c) });
+        root.querySelector('.hex.move-target').dispatchEvent(new MouseEvent('click', { bubbles: true }));
+        return {
+            hexes: root.querySelectorAll('.hex').length,
+            planets: root.querySelectorAll('.hex.planet').length,
+            pieces: [...root.querySelectorAll('g.ship')].map((g) => [g.dataset.id, g.dataset.q, g.dataset.r]),
+            bogeys: root.querySelectorAll('g.ship.bogey').length,
+            facing: root.querySelector('g.ship[data-id=v1] g').getAttribute('transform'),
+            sent,
+        };
+    }""",
+        [view, options],
+    )
     assert got["hexes"] == 91 and got["planets"] == 1
     assert sorted(got["pieces"]) == [["bogey-1", "-2", "3"], ["v1", "1", "-1"]]
     assert got["bogeys"] == 1 and got["facing"] == "rotate(120)"

@@ -11,7 +11,7 @@ failure).
 
 from __future__ import annotations
 
-from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console
+from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console, create_in_lobby
 
 
 def _open(page, url: str) -> None:
@@ -34,16 +34,7 @@ def test_campaign_star_map_in_the_browser(browser, server):
         phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
 
         lobby = console.watch(desk.new_page(), "lobby")
-        lobby.goto(server.url + "/")
-        lobby.wait_for_selector("#ruleset option[value=ftcampaign]", state="attached")
-        lobby.select_option("#ruleset", "ftcampaign")
-        lobby.wait_for_function("() => document.querySelector('#scenario')?.value === 'intro-duel'")
-        lobby.click("#create")
-        lobby.wait_for_selector("#created .links")
-        links = {
-            row.get_attribute("data-role"): row.query_selector("input").input_value()
-            for row in lobby.query_selector_all("#created .link-row")
-        }
+        links = create_in_lobby(lobby, server.url, "ftcampaign", "intro-duel")
         assert set(links) == {"seat:nac", "seat:fsr", "umpire", "spectator"}
 
         # the umpire generates the map from its labelled button

@@ -17,10 +17,9 @@ thrown back to the top of the page.
 from __future__ import annotations
 
 import httpx
-import pytest
 
 from tests.web.driver import VERSION_JS, Seat
-from tests.web.support import ARTIFACTS, DESKTOP, Console, page_url
+from tests.web.support import ARTIFACTS, Console, page_url
 
 # What has focus, whether it has a name and a visible focus mark, and whether it matches `sel`.
 FOCUS_JS = """(sel) => {
@@ -29,8 +28,8 @@ FOCUS_JS = """(sel) => {
   const name = (a.getAttribute('aria-label') || (a.labels && a.labels.length ? a.labels[0].textContent : '')
     || a.textContent || a.getAttribute('title') || '').trim();
   let visible;
-  if (a instanceof SVGElement) {  // map elements: the yellow focus ring (board.js, style.css)
-    const mark = a.querySelector(':scope > .ring, :scope > .dot, :scope > .knob');
+  if (a instanceof SVGElement) {  // map elements: the yellow focus ring (board.js; the old renderers' halo)
+    const mark = a.querySelector(':scope > .ring, :scope > .dot, :scope > .knob, :scope > .halo');
     visible = !!mark && getComputedStyle(mark).stroke === 'rgb(255, 211, 61)';
   } else {
     const cs = getComputedStyle(a);
@@ -110,18 +109,10 @@ def _create(server, ruleset: str, scenario: str) -> dict:
     return r.json()
 
 
-@pytest.fixture
-def desk(browser):
-    ctx = browser.new_context(viewport=DESKTOP)
-    try:
-        yield ctx
-    finally:
-        ctx.close()
-
-
-def _open(console: Console, ctx, server, created: dict, seat: str) -> Keys:
+def _open(console: Console, ctx, server, created: dict, seat: str, token: str | None = None) -> Keys:
+    """``seat``'s page (or, given its token, the umpire's), live."""
     page = console.watch(ctx.new_page(), seat)
-    page.goto(page_url(server.url, created["game_id"], created["seats"][seat]))
+    page.goto(page_url(server.url, created["game_id"], token or created["seats"][seat]))
     page.wait_for_selector("#conn[data-state=live]")
     page.wait_for_function("() => window.salvo && salvo.live")
     return Keys(Seat(page, seat))

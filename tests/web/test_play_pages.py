@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from tests.web.driver import Seat, play_loop
-from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console, page_url, token_free_query
+from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console, create_in_lobby, page_url, token_free_query
 
 TARGETED = "#commands button.opt[data-target]:not([data-target=''])"  # an option with a tap target
 
@@ -70,6 +70,20 @@ class Spectator:
         self.effects.update(kinds)
 
 
+def _two_seats_and_spectator(server, contexts, ruleset: str, scenario: str, on_phone: str, on_desk: str,
+                             spectator_on_phone: bool) -> tuple[Console, dict, Seat, Seat, Spectator]:
+    """A new game with one seat's page on the phone (tapped), the other's on the desktop (clicked), and a
+    spectator's page on either; each open and live."""
+    desk, phone = contexts
+    console = Console()
+    created = _create(server, ruleset, scenario)
+    tapped = _open(console, phone, server, created, on_phone, created["seats"][on_phone], touch=True)
+    clicked = _open(console, desk, server, created, on_desk, created["seats"][on_desk], touch=False)
+    watcher = _open(console, phone if spectator_on_phone else desk, server, created, "spectator", None,
+                    touch=spectator_on_phone)
+    return console, created, tapped, clicked, Spectator(watcher)
+
+
 def _end_or_first(seat: Seat, prefer: tuple[str, ...]) -> int:
     types = seat.option_types()
     for t in prefer:
@@ -79,13 +93,9 @@ def _end_or_first(seat: Seat, prefer: tuple[str, ...]) -> int:
 
 
 def test_gsc2_duel_to_its_end_through_the_page(browser, server, contexts):
-    desk, phone = contexts
-    console = Console()
-    created = _create(server, "gsc2", "duel")
-    red = _open(console, phone, server, created, "red", created["seats"]["red"], touch=True)
-    blue = _open(console, desk, server, created, "blue", created["seats"]["blue"], touch=False)
-    spec_seat = _open(console, phone, server, created, "spectator", None, touch=True)
-    spec = Spectator(spec_seat)
+    console, created, red, blue, spec = _two_seats_and_spectator(server, contexts, "gsc2", "duel", "red", "blue",
+                                                                 spectator_on_phone=True)
+    spec_seat = spec.seat
     moves = {"red": 0, "blue": 0}
     fired: set[tuple[str, int]] = set()
     dragged = []
@@ -205,13 +215,9 @@ def test_asc_detection_moves_and_fire_through_the_page(browser, server, contexts
     lock TTAs and choose their weapons' targets on the map; the shots resolve; next turn the cruiser's
     detection attempt on a bogey is tapped on the map. A spectator follows every step, sealed ones too,
     and sees the fire on its map."""
-    desk, phone = contexts
-    console = Console()
-    created = _create(server, "asc", "frigate-screen")
-    adv = _open(console, phone, server, created, "advantaged", created["seats"]["advantaged"], touch=True)
-    dis = _open(console, desk, server, created, "disadvantaged", created["seats"]["disadvantaged"], touch=False)
-    spec_seat = _open(console, desk, server, created, "spectator", None, touch=False)
-    spec = Spectator(spec_seat)
+    console, created, adv, dis, spec = _two_seats_and_spectator(server, contexts, "asc", "frigate-screen",
+                                                                "advantaged", "disadvantaged", spectator_on_phone=False)
+    spec_seat = spec.seat
     done: set[tuple] = set()
     paths = {"sms-kaiser": [(0, 3), (0, 2), (0, 1)], "fs-belle-isle": [(1, -3), (1, -2), (1, -1), (1, 0)]}
     shot_seen: list[int] = []
@@ -324,13 +330,9 @@ def test_a_seat_follows_the_other_seats_sealed_step_without_a_reload(browser, se
 
 @pytest.mark.parametrize("board", ["plane", "hex"])
 def test_skirmish_contract_through_the_page(browser, server, contexts, board):
-    desk, phone = contexts
-    console = Console()
-    created = _create(server, "skirmish", board)
-    red = _open(console, phone, server, created, "red", created["seats"]["red"], touch=True)
-    blue = _open(console, desk, server, created, "blue", created["seats"]["blue"], touch=False)
-    spec_seat = _open(console, phone, server, created, "spectator", None, touch=True)
-    spec = Spectator(spec_seat)
+    console, created, red, blue, spec = _two_seats_and_spectator(server, contexts, "skirmish", board, "red", "blue",
+                                                                 spectator_on_phone=True)
+    spec_seat = spec.seat
     fired: set[tuple] = set()
 
     def plan(seat: Seat, st: dict) -> int:
@@ -399,11 +401,7 @@ def test_lobby_hands_a_seat_to_the_computer(browser, server, contexts):
     desk, _ = contexts
     console = Console()
     page = console.watch(desk.new_page(), "lobby")
-    page.goto(server.url + "/")
-    page.wait_for_function("() => document.querySelector('#scenario')?.value === 'duel'")
-    page.select_option("#ruleset", "gsc2")
-    page.click("#create")
-    page.wait_for_selector("#created .links")
+    create_in_lobby(page, server.url, "gsc2", "duel")
     game = page.inner_text("#created h3").split()[1]
     page.click("#created button.bot[data-seat='blue']")
     page.wait_for_selector("#created button.bot[data-seat='blue']:has-text('Computer plays')")

@@ -7,7 +7,7 @@ tests/web/test_browser.py.
 
 from __future__ import annotations
 
-from tests.web.support import Console
+from tests.web.support import evaluate_in_fresh_page
 
 DUEL_SEATS = {
     "sunrise/captain",
@@ -86,46 +86,40 @@ def test_hexmap_draws_a_starfinder_view(browser, server):
         {"type": "starfinder.fire", "seat": "a/gunner", "weapon": "coil", "target": "b", "arc": "forward"},
         {"type": "starfinder.fire", "seat": "a/gunner", "weapon": "laser", "target": "b"},
     ]
-    console = Console()
-    ctx = browser.new_context()
-    try:
-        page = console.watch(ctx.new_page(), "hexmap")
-        page.goto(server.url + "/")
-        got = page.evaluate(
-            """async ([view, options]) => {
-            const h = await import('/static/hexmap.js');
-            const root = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-            document.body.append(root);
-            const sent = [], chosen = [];
-            const ctx = { selected: null, options, onSelect() {}, onCommand: (c) => sent.push(c),
-                          onChoose: (cmds, title) => chosen.push([title, cmds]), label: (c) => c.type };
-            h.renderHex(root, view, ctx);
-            const targets = Object.fromEntries([...root.querySelectorAll('.hex.move-target')]
-                .map((p) => [`${p.dataset.q},${p.dataset.r}`, +p.dataset.moves]));
-            const click = (sel) => root.querySelector(sel).dispatchEvent(new MouseEvent('click', { bubbles: true }));
-            click(".hex.move-target[data-q='2'][data-r='-2']");
-            click(".hex.move-target[data-q='2'][data-r='-1']");
-            click('g.ship.target[data-id=b]');
-            return {
-                targets, sent, chosen,
-                ships: [...root.querySelectorAll('g.ship')]
-                    .map((g) => ({ ...g.dataset, cls: g.getAttribute('class') })),
-                shields: [...root.querySelectorAll('g.ship[data-id=a] path.shield')]
-                    .map((p) => [p.dataset.quadrant, p.getAttribute('class')]),
-                rot: root.querySelector('g.ship[data-id=a] > g').getAttribute('transform'),
-                arcs: [...root.querySelectorAll('.arcs[data-ship=a] [data-weapon]')]
-                    .map((e) => [e.dataset.weapon, e.dataset.arc, e.getAttribute('class'), e.tagName]),
-                projectiles: [...root.querySelectorAll('.projectile')]
-                    .map((p) => [p.dataset.id, p.dataset.q, p.dataset.r]),
-                ticks: root.querySelectorAll('.destinations .dest-facing').length,
-                pieces: h.hexPieces(view),
-                ends: [3, 4, 5].map((i) => h.helmEnd({ hex: [0, 0], facing: 1 }, options[i])),
-            };
-        }""",
-            [view, options],
-        )
-    finally:
-        ctx.close()
+    got, console = evaluate_in_fresh_page(
+        browser, server.url, "hexmap",
+        """async ([view, options]) => {
+        const h = await import('/static/hexmap.js');
+        const root = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+        document.body.append(root);
+        const sent = [], chosen = [];
+        const ctx = { selected: null, options, onSelect() {}, onCommand: (c) => sent.push(c),
+                      onChoose: (cmds, title) => chosen.push([title, cmds]), label: (c) => c.type };
+        h.renderHex(root, view, ctx);
+        const targets = Object.fromEntries([...root.querySelectorAll('.hex.move-target')]
+            .map((p) => [`${p.dataset.q},${p.dataset.r}`, +p.dataset.moves]));
+        const click = (sel) => root.querySelector(sel).dispatchEvent(new MouseEvent('click', { bubbles: true }));
+        click(".hex.move-target[data-q='2'][data-r='-2']");
+        click(".hex.move-target[data-q='2'][data-r='-1']");
+        click('g.ship.target[data-id=b]');
+        return {
+            targets, sent, chosen,
+            ships: [...root.querySelectorAll('g.ship')]
+                .map((g) => ({ ...g.dataset, cls: g.getAttribute('class') })),
+            shields: [...root.querySelectorAll('g.ship[data-id=a] path.shield')]
+                .map((p) => [p.dataset.quadrant, p.getAttribute('class')]),
+            rot: root.querySelector('g.ship[data-id=a] > g').getAttribute('transform'),
+            arcs: [...root.querySelectorAll('.arcs[data-ship=a] [data-weapon]')]
+                .map((e) => [e.dataset.weapon, e.dataset.arc, e.getAttribute('class'), e.tagName]),
+            projectiles: [...root.querySelectorAll('.projectile')]
+                .map((p) => [p.dataset.id, p.dataset.q, p.dataset.r]),
+            ticks: root.querySelectorAll('.destinations .dest-facing').length,
+            pieces: h.hexPieces(view),
+            ends: [3, 4, 5].map((i) => h.helmEnd({ hex: [0, 0], facing: 1 }, options[i])),
+        };
+    }""",
+        [view, options],
+    )
     # facing 1 (NE): FF ends at [2,-2] (move and evade), FRF at [2,-1]; slide to port goes N; back off goes SW
     assert got["targets"] == {"2,-2": 2, "2,-1": 1, "0,-1": 1, "-2,2": 1}
     assert got["ends"] == [{"hex": [0, -1], "facing": 1}, {"hex": [-2, 2], "facing": 1}, None]

@@ -19,6 +19,7 @@ from service.domain.asc.events import DetectionAttempted, SensorsCommitted, Shot
 from service.domain.asc.state import State
 from service.domain.core import SPECTATOR, UMPIRE, Dice, NotYourPiece, RuleViolation, Viewer, seat
 from service.domain.core.choices import compose, to_command
+from tests.support.asc_sight import seen as sight_oracle
 
 from .play import SIDES, command_decoder, event_decoder, random_game, start
 
@@ -26,22 +27,8 @@ VIEWERS = (seat("advantaged"), seat("disadvantaged"), SPECTATOR)
 
 
 def seen(state: State, viewer: Viewer) -> set[str]:
-    """Independent oracle: what a viewer may identify (own side; detected by locks or active sensors; wrecks)."""
-    obs = viewer.seat if viewer.kind == "seat" else "spectator"
-    out = set()
-    for vid, spec in state.specs.items():
-        watcher = obs if obs != "spectator" else ("advantaged" if spec.side == "disadvantaged" else "disadvantaged")
-        if spec.side == obs or vid in state.wrecks.get(obs, ()):
-            out.add(vid)
-            continue
-        if state.status[vid].destroyed:
-            continue
-        if vid in state.auto_detected.get(watcher, ()):
-            out.add(vid)
-        elif any(state.specs[h].side == watcher and any(lk.target == vid for lk in ls)
-                 for h, ls in state.locks.items()):
-            out.add(vid)
-    return out
+    """Independent oracle (tests/support/asc_sight.py): what a viewer may identify."""
+    return sight_oracle(state, viewer.seat if viewer.kind == "seat" else "spectator")
 
 
 def assert_no_leak(text: str, state: State, hidden: set[str], where: str) -> None:
