@@ -35,6 +35,11 @@ def _event_row(game_id: str, seq: int, recorded_at: str) -> dict[str, Any]:
             "recorded_at": recorded_at, "dice": None}
 
 
+async def _landed(batch: Any, future: Any) -> None:
+    await future
+    batch.follows = None  # as the pipeline does once a batch settled: no chain of every batch kept alive
+
+
 async def run_store(url: str, games: int, batches: int, depth: int) -> dict[str, Any]:
     from service.events import rows as rows_module
     from service.events.store import SqlEventStore, WriteBatch
@@ -68,11 +73,11 @@ async def run_store(url: str, games: int, batches: int, depth: int) -> dict[str,
                 seq += n
                 batch = WriteBatch(gid, events=rows, follows=last)
                 last = batch
-                in_flight.append(store.submit(batch))
+                in_flight.append((batch, store.submit(batch)))
                 if len(in_flight) >= depth:
-                    await in_flight.pop(0)
-            for f in in_flight:
-                await f
+                    await _landed(*in_flight.pop(0))
+            for done, f in in_flight:
+                await _landed(done, f)
 
         commits0, batches0, wake0 = store.commits, store.batches, wakeups
         cpu0, loop0, t0 = time.process_time(), time.thread_time(), time.perf_counter()
