@@ -5,8 +5,8 @@ Per group: one statement per table carrying all of the group's rows of it (text 
 and column set), one commit, and one wake-up of the event loop resolving every future of the group.
 SQLite: a prepared ``executemany`` (sqlite3 caches the prepared statement). PostgreSQL (psycopg): a
 ``COPY ... FROM STDIN``, whose rows psycopg encodes in C (executemany, even pipelined, spends ~12 µs of
-Python per row). No SQLAlchemy execution per group: its per-statement context and events cost more
-than the insert.
+Python per row), or for a few rows one multi-row INSERT (one round trip where COPY takes two). No
+SQLAlchemy execution per group: its per-statement context and events cost more than the insert.
 
 A batch is acknowledged only after its transaction committed (SQLite WAL with synchronous=FULL, or
 PostgreSQL's commit). A batch decided on one that failed is not written (``predecessor_failure``). A
@@ -30,6 +30,7 @@ from .event_store import Conflict, WriteBatch, predecessor_failure
 from .tables import EVENTS, GAMES, IDEMPOTENCY, SEATS, SEEDS, SNAPSHOTS
 
 GROUP_LIMIT = 256  # batches per transaction; bounds latency of a very busy writer
+VALUES_ROWS = 4  # PostgreSQL: up to this many rows of a table go as one INSERT, more as a COPY
 
 # (batch, the submitter's loop, its future, perf_counter at submission or 0.0 when nobody observes)
 _Job = tuple[WriteBatch, asyncio.AbstractEventLoop, "asyncio.Future[None]", float]
@@ -48,7 +49,7 @@ class GroupWriter:
         self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._connection: Any = None  # the pool's connection, held for the writer's life
-        self._statements: dict[tuple[str, tuple[str, ...]], str] = {}  # (table, columns) -> INSERT/COPY
+        self._statements: dict[tuple[str, tuple[str, ...], int], str] = {}  # (table, columns, rows) -> SQL
         self._getters: dict[tuple[str, ...], Callable[[dict[str, Any]], tuple[Any, ...]]] = {}
         self.commits = 0  # transactions committed (group commit makes this < batches)
         self.batches = 0
@@ -161,14 +162,17 @@ class GroupWriter:
 
     def _insert(self, connection: Any, batches: list[WriteBatch]) -> None:
         cursor = connection.cursor()
-        if self._copy:  # psycopg: COPY, rows encoded by the driver's C code (a fifth of executemany's CPU)
-            for table, columns, values in self.rows(batches):
-                with cursor.copy(self._sql(table, columns)) as copy:
-                    for row in values:
-                        copy.write_row(row)
+        if not self._copy:
+            for table, columns, values in self.rows(batches):  # sqlite3: prepared once, cached by the driver
+                cursor.executemany(self._sql(table, columns), values)
             return
-        for table, columns, values in self.rows(batches):  # sqlite3: prepared once, cached by the driver
-            cursor.executemany(self._sql(table, columns), values)
+        for table, columns, values in self.rows(batches):
+            if len(values) <= VALUES_ROWS:  # one round trip (COPY takes two); prepared by psycopg once reused
+                cursor.execute(self._sql(table, columns, len(values)), [v for row in values for v in row])
+                continue
+            with cursor.copy(self._sql(table, columns)) as copy:  # rows encoded by psycopg's C code
+                for row in values:
+                    copy.write_row(row)
 
     def rows(self, batches: list[WriteBatch]) -> Iterator[tuple[str, tuple[str, ...], list[Any]]]:
         """(table, columns, rows as tuples) for the group, parents before children (a game before its
@@ -196,15 +200,19 @@ class GroupWriter:
             values_of = self._getters[columns] = get if len(columns) > 1 else (lambda row: (get(row),))
         return values_of
 
-    def _sql(self, table: str, columns: tuple[str, ...]) -> str:
-        key = (table, columns)
+    def _sql(self, table: str, columns: tuple[str, ...], rows: int = 0) -> str:
+        """The INSERT (of ``rows`` rows when given, else executemany's one row), or a COPY (psycopg)."""
+        key = (table, columns, rows)
         sql = self._statements.get(key)
         if sql is None:
-            if self._copy:
-                sql = f"COPY {table} ({', '.join(columns)}) FROM STDIN"
+            names = ", ".join(columns)
+            one = f"({', '.join([self._mark] * len(columns))})"
+            if rows:
+                sql = f"INSERT INTO {table} ({names}) VALUES {', '.join([one] * rows)}"
+            elif self._copy:
+                sql = f"COPY {table} ({names}) FROM STDIN"
             else:
-                marks = ", ".join([self._mark] * len(columns))
-                sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"
+                sql = f"INSERT INTO {table} ({names}) VALUES {one}"
             self._statements[key] = sql
         return sql
 

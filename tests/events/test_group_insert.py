@@ -70,6 +70,13 @@ class _RecordingCursor:
         self._seen.append((sql.split()[2], len(values)))
         self._cursor.executemany(sql, values)
 
+    def execute(self, sql: str, params: list[Any]) -> None:  # a multi-row INSERT (psycopg, few rows)
+        if self._fail:
+            raise self._fail.pop()
+        columns = sql.split("(", 2)[1].count(",") + 1
+        self._seen.append((sql.split()[2], len(params) // columns))
+        self._cursor.execute(sql, params)
+
     @contextlib.contextmanager
     def copy(self, sql: str) -> Iterator[Any]:
         if self._fail:
@@ -97,6 +104,16 @@ def test_a_group_is_one_insert_per_table_in_parent_order(store: SqlEventStore, m
     with store.engine.connect() as conn:
         assert conn.exec_driver_sql("select count(*) from events").scalar() == 24
         assert conn.exec_driver_sql("select response from idempotency where game_id = 'g_3'").scalar() == b"{}"
+
+
+def test_a_small_group_is_one_insert_per_table_too(store: SqlEventStore, monkeypatch) -> None:
+    seen, _ = _record(store, monkeypatch)
+    store._writer._write([_batch("g_small")])  # few rows a table: one multi-row INSERT on PostgreSQL
+    assert seen == [("games", 1), ("seats", 2), ("dice_seeds", 1), ("events", 2), ("idempotency", 1),
+                    ("snapshots", 1)]
+    with store.engine.connect() as conn:
+        assert conn.exec_driver_sql("select count(*) from seats where game_id = 'g_small'").scalar() == 2
+        assert conn.exec_driver_sql("select state from snapshots").scalar() == b"\x00\x01"
 
 
 def test_rows_of_another_shape_get_their_own_insert(store: SqlEventStore, monkeypatch) -> None:
