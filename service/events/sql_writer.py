@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import queue
 import threading
 import time
@@ -28,6 +29,8 @@ from sqlalchemy import Engine
 
 from .event_store import Conflict, WriteBatch, predecessor_failure
 from .tables import EVENTS, GAMES, IDEMPOTENCY, SEATS, SEEDS, SNAPSHOTS
+
+log = logging.getLogger(__name__)
 
 GROUP_LIMIT = 256  # batches per transaction; bounds latency of a very busy writer
 VALUES_ROWS = 4  # PostgreSQL: up to this many rows of a table go as one INSERT, more as a COPY
@@ -99,7 +102,12 @@ class GroupWriter:
                         break
                     jobs.append(more)
                 outcomes: list[_Outcome] = []
-                self._commit_group(jobs, outcomes)
+                try:
+                    self._commit_group(jobs, outcomes)
+                except BaseException as exc:  # a bug here must not leave commands waiting forever
+                    answered = {id(future) for future, _ in outcomes}
+                    outcomes.extend((job[2], exc) for job in jobs if id(job[2]) not in answered)
+                    log.exception("the writer failed a group")
                 _wake(jobs, outcomes)
         finally:
             self._release()
@@ -129,14 +137,25 @@ class GroupWriter:
             return
         self.commits += 1
         self.batches += len(ready)
-        if self.observe_group is not None:
-            self.observe_group(len(ready))
+        outcomes.extend((job[2], None) for job in ready)
+        self._observe(ready)
+
+    def _observe(self, ready: list[_Job]) -> None:
+        """Metrics, in this thread (off the event loop); a failing observer fails nothing durable."""
+        try:
+            if self.observe_group is not None:
+                self.observe_group(len(ready))
+        except Exception:  # noqa: BLE001
+            log.exception("the group observer failed")
         observe = self.observe_write
-        if observe is not None:
-            now = time.perf_counter()
+        if observe is None:
+            return
+        now = time.perf_counter()
+        try:
             for job in ready:
                 observe(now - job[3])
-        outcomes.extend((job[2], None) for job in ready)
+        except Exception:  # noqa: BLE001
+            log.exception("the write observer failed")
 
     def _write(self, batches: list[WriteBatch]) -> None:
         """One transaction: every row of the group, then the commit. Rolled back on any failure; a

@@ -189,3 +189,18 @@ async def test_a_conflict_in_a_group_fails_only_its_batch(store: SqlEventStore) 
     assert results[:10] == [None] * 10 and isinstance(results[10], Conflict)
     assert [r.seq for r in await store.read_events("g_taken")] == [1, 2]
     assert all([await store.head(f"g_ok{i}") == 2 for i in range(10)])
+
+
+async def test_a_failing_observer_neither_fails_a_durable_write_nor_stops_the_writer(store: SqlEventStore) -> None:
+    seen: list[float] = []
+
+    def broken(_n: int) -> None:
+        raise ValueError("metrics bug")
+
+    store.observe_group = broken
+    store.observe_write = seen.append
+    await store.write(_batch("g_o1"))  # durable, so acknowledged
+    store.observe_group = None
+    await store.write(_batch("g_o2"))
+    assert await store.head("g_o1") == 2 and await store.head("g_o2") == 2
+    assert len(seen) == 2 and min(seen) >= 0  # seconds from submission to commit, for both
