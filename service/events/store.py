@@ -1,38 +1,25 @@
 """The event store on SQLAlchemy (SQLite by default, PostgreSQL by URL).
 
 Writes go through one writer thread that groups whatever is waiting into a single transaction (group
-commit): a command is acknowledged only after its transaction committed durably (SQLite WAL with
-synchronous=FULL; PostgreSQL's own commit). Reads run on a small thread pool. A duplicate
+commit, service/events/sql_writer.py): a command is acknowledged only after its transaction committed
+durably (SQLite WAL with synchronous=FULL; PostgreSQL's own commit). Reads run on a small thread pool. A duplicate
 (game_id, seq) from a racing writer raises Conflict and writes nothing of that batch.
 """
 
 from __future__ import annotations
 
 import asyncio
-import queue
-import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, func, select, text
-from sqlalchemy.exc import IntegrityError
 
-from .event_store import Conflict, WriteBatch, predecessor_failure
+from .event_store import Conflict, WriteBatch
 from .schema import migrate
+from .sql_writer import GroupWriter
 from .tables import EVENTS, GAMES, IDEMPOTENCY, SEATS, SEEDS, SNAPSHOTS
-
-GROUP_LIMIT = 256  # batches per transaction; bounds latency of a very busy writer
-
-
-@dataclass
-class _Job:
-    batch: WriteBatch
-    loop: asyncio.AbstractEventLoop
-    future: asyncio.Future[None]
 
 
 def normalize_url(url: str) -> str:
@@ -65,15 +52,8 @@ class SqlEventStore:
     def __init__(self, url: str) -> None:
         self.url = normalize_url(url)
         self.engine = make_engine(self.url)
-        self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
-        self._writer: threading.Thread | None = None
+        self._writer = GroupWriter(self.engine)
         self._readers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="salvo-read")
-        self._prepared: dict[tuple[str, tuple[str, ...]], str] = {}  # (table, columns) -> INSERT text
-        self.commits = 0  # transactions committed (group commit makes this < batches)
-        self.batches = 0
-        # observers (metrics): seconds from a batch's submission to its durable commit; batches per commit
-        self.observe_write: Callable[[float], None] | None = None
-        self.observe_group: Callable[[int], None] | None = None
 
     @property
     def backend(self) -> str:
@@ -83,101 +63,48 @@ class SqlEventStore:
 
     def start(self) -> None:
         migrate(self.engine)
-        if self._writer is None:
-            self._writer = threading.Thread(target=self._write_loop, name="salvo-writer", daemon=True)
-            self._writer.start()
+        self._writer.start()
 
     def close(self) -> None:
-        if self._writer is not None:
-            self._queue.put(None)
-            self._writer.join()
-            self._writer = None
+        self._writer.stop()
         self._readers.shutdown(wait=True)
         self.engine.dispose()
 
-    # --- writes ------------------------------------------------------------------------------------
+    # --- writes (service/events/sql_writer.py) -----------------------------------------------------
 
     async def write(self, batch: WriteBatch) -> None:
-        await self.submit(batch)
+        await self._writer.submit(batch)
 
     def submit(self, batch: WriteBatch) -> asyncio.Future[None]:
         """Queue the batch at once (the single writer commits in queue order) and return its future."""
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[None] = loop.create_future()
-        if self.observe_write is not None:
-            started, observe = time.perf_counter(), self.observe_write
-            future.add_done_callback(lambda _f: observe(time.perf_counter() - started))
-        self._queue.put(_Job(batch, loop, future))
-        return future
+        return self._writer.submit(batch)
 
-    def _write_loop(self) -> None:
-        while True:
-            job = self._queue.get()
-            if job is None:
-                return
-            jobs = [job]
-            stop = False
-            while len(jobs) < GROUP_LIMIT:
-                try:
-                    more = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    stop = True
-                    break
-                jobs.append(more)
-            self._commit_group(jobs)
-            if stop:
-                return
+    @property
+    def commits(self) -> int:
+        """Transactions committed (group commit makes this < batches)."""
+        return self._writer.commits
 
-    def _commit_group(self, jobs: list[_Job]) -> None:
-        ready = []
-        for job in jobs:  # a batch decided on one that failed is not written (batches come in order)
-            failure = predecessor_failure(job.batch)
-            if failure is None:
-                ready.append(job)
-            else:
-                _resolve(job, failure)
-        jobs = ready
-        if not jobs:
-            return
-        try:
-            with self.engine.begin() as conn:
-                self._insert_group(conn, [job.batch for job in jobs])
-            self.commits += 1
-            self.batches += len(jobs)
-            if self.observe_group is not None:
-                self.observe_group(len(jobs))
-            for job in jobs:
-                _resolve(job, None)
-        except IntegrityError as exc:
-            if len(jobs) == 1:
-                _resolve(jobs[0], Conflict(str(exc.orig)))
-                return
-            for job in jobs:  # isolate the conflicting batch; the others still commit
-                self._commit_group([job])
-        except Exception as exc:  # noqa: BLE001 - handed to the waiting command, never swallowed
-            for job in jobs:
-                _resolve(job, exc)
+    @property
+    def batches(self) -> int:
+        return self._writer.batches
 
-    def _insert_group(self, conn: Any, batches: list[WriteBatch]) -> None:
-        """One executemany per table for the whole group, parents before children, through a prepared
-        INSERT on the driver (no SQLAlchemy statement compilation or per-batch execution)."""
-        for table, rows in _rows_by_table(batches):
-            by_columns: dict[tuple[str, ...], list[tuple[Any, ...]]] = {}
-            for row in rows:
-                by_columns.setdefault(tuple(row), []).append(tuple(row.values()))
-            for columns, values in by_columns.items():
-                conn.exec_driver_sql(self._insert_sql(table, columns), values)
+    @property
+    def observe_write(self) -> Callable[[float], None] | None:
+        """Observer (metrics): seconds from a batch's submission to its durable commit."""
+        return self._writer.observe_write
 
-    def _insert_sql(self, table: str, columns: tuple[str, ...]) -> str:
-        key = (table, columns)
-        sql = self._prepared.get(key)
-        if sql is None:
-            mark = "?" if self.engine.dialect.paramstyle == "qmark" else "%s"
-            sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join([mark] * len(columns))})"
-            self._prepared[key] = sql
-        return sql
+    @observe_write.setter
+    def observe_write(self, observe: Callable[[float], None] | None) -> None:
+        self._writer.observe_write = observe
+
+    @property
+    def observe_group(self) -> Callable[[int], None] | None:
+        """Observer (metrics): batches per commit."""
+        return self._writer.observe_group
+
+    @observe_group.setter
+    def observe_group(self, observe: Callable[[int], None] | None) -> None:
+        self._writer.observe_group = observe
 
     # --- reads -------------------------------------------------------------------------------------
 
@@ -279,36 +206,6 @@ class SqlEventStore:
         rows = await self._run(self._fetch, stmt)
         lo, hi = rows[0]
         return None if lo is None else (int(lo), int(hi))
-
-
-def _rows_by_table(batches: list[WriteBatch]) -> list[tuple[str, list[dict[str, Any]]]]:
-    """Every row of a group, table by table in the order a batch writes them (a game before its seats,
-    seeds and events), each table's rows in batch order."""
-    tables: list[tuple[str, list[dict[str, Any]]]] = [
-        (GAMES.name, [b.game for b in batches if b.game is not None]),
-        (SEATS.name, [row for b in batches for row in b.seats]),
-        (SEEDS.name, [row for b in batches for row in b.seeds]),
-        (EVENTS.name, [row for b in batches for row in b.events]),
-        (IDEMPOTENCY.name, [b.idempotency for b in batches if b.idempotency is not None]),
-        (SNAPSHOTS.name, [b.snapshot for b in batches if b.snapshot is not None]),
-    ]
-    return [(name, rows) for name, rows in tables if rows]
-
-
-def _resolve(job: _Job, exc: BaseException | None) -> None:
-    if exc is not None:
-        job.batch.failed = exc  # before any later batch is looked at: the writer is one thread
-
-    def settle() -> None:
-        if job.future.done():
-            return
-        if exc is None:
-            job.future.set_result(None)
-        else:
-            job.future.set_exception(exc)
-
-    job.loop.call_soon_threadsafe(settle)
-
 
 
 __all__ = ["Conflict", "SqlEventStore", "WriteBatch"]

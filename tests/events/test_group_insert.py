@@ -1,13 +1,18 @@
 """The writer inserts a whole group commit with one executemany per table, parents before children,
-and a conflicting batch in the group still costs only itself (SQLite and PostgreSQL)."""
+wakes the loop once per group, and a conflicting batch in the group still costs only itself; a failed
+commit fails its group (and what was decided on it) and the writer goes on (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
-from sqlalchemy import event
 
+from service.events.event_store import PredecessorFailed
 from service.events.store import Conflict, SqlEventStore, WriteBatch
 
 
@@ -40,27 +45,138 @@ def store(request: pytest.FixtureRequest):
     s.close()
 
 
-def _count_inserts(store: SqlEventStore) -> list[tuple[str, int]]:
+class _Recording:
+    """The writer's driver connection, noting each INSERT it is given (table, rows)."""
+
+    def __init__(self, connection: Any, seen: list[tuple[str, int]], fail: list[Exception]) -> None:
+        self._connection, self._seen, self._fail = connection, seen, fail
+
+    def cursor(self) -> Any:
+        return _RecordingCursor(self._connection.cursor(), self._seen, self._fail)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._connection, name)
+
+
+class _RecordingCursor:
+    """Notes the table and row count of each statement: an executemany (SQLite) or a COPY (psycopg)."""
+
+    def __init__(self, cursor: Any, seen: list[tuple[str, int]], fail: list[Exception]) -> None:
+        self._cursor, self._seen, self._fail = cursor, seen, fail
+
+    def executemany(self, sql: str, values: list[Any]) -> None:
+        if self._fail:
+            raise self._fail.pop()
+        self._seen.append((sql.split()[2], len(values)))
+        self._cursor.executemany(sql, values)
+
+    def execute(self, sql: str, params: list[Any]) -> None:  # a multi-row INSERT (psycopg, few rows)
+        if self._fail:
+            raise self._fail.pop()
+        columns = sql.split("(", 2)[1].count(",") + 1
+        self._seen.append((sql.split()[2], len(params) // columns))
+        self._cursor.execute(sql, params)
+
+    @contextlib.contextmanager
+    def copy(self, sql: str) -> Iterator[Any]:
+        if self._fail:
+            raise self._fail.pop()
+        rows: list[Any] = []
+        with self._cursor.copy(sql) as copy:
+            yield SimpleNamespace(write_row=lambda row: (rows.append(row), copy.write_row(row)))
+        self._seen.append((sql.split()[1], len(rows)))
+
+
+def _record(store: SqlEventStore, monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple[str, int]], list[Exception]]:
     seen: list[tuple[str, int]] = []
-
-    @event.listens_for(store.engine, "before_cursor_execute")
-    def _seen(_conn, _cursor, statement, parameters, _context, executemany) -> None:  # noqa: ANN001
-        if statement.startswith("INSERT"):
-            seen.append((statement.split()[2], len(parameters) if executemany else 1))
-
-    return seen
+    fail: list[Exception] = []
+    writer = store._writer
+    connect = writer._connect
+    monkeypatch.setattr(writer, "_connect", lambda: _Recording(connect(), seen, fail))
+    return seen, fail
 
 
-def test_a_group_is_one_insert_per_table_in_parent_order(store: SqlEventStore) -> None:
-    seen = _count_inserts(store)
-    jobs = [_batch(f"g_{i}") for i in range(12)]
-    with store.engine.begin() as conn:
-        store._insert_group(conn, jobs)
+def test_a_group_is_one_insert_per_table_in_parent_order(store: SqlEventStore, monkeypatch) -> None:
+    seen, _ = _record(store, monkeypatch)
+    store._writer._write([_batch(f"g_{i}") for i in range(12)])  # what the writer thread does for a group
     assert seen == [("games", 12), ("seats", 24), ("dice_seeds", 12), ("events", 24), ("idempotency", 12),
                     ("snapshots", 12)]
     with store.engine.connect() as conn:
         assert conn.exec_driver_sql("select count(*) from events").scalar() == 24
         assert conn.exec_driver_sql("select response from idempotency where game_id = 'g_3'").scalar() == b"{}"
+
+
+def test_a_small_group_is_one_insert_per_table_too(store: SqlEventStore, monkeypatch) -> None:
+    seen, _ = _record(store, monkeypatch)
+    store._writer._write([_batch("g_small")])  # few rows a table: one multi-row INSERT on PostgreSQL
+    assert seen == [("games", 1), ("seats", 2), ("dice_seeds", 1), ("events", 2), ("idempotency", 1),
+                    ("snapshots", 1)]
+    with store.engine.connect() as conn:
+        assert conn.exec_driver_sql("select count(*) from seats where game_id = 'g_small'").scalar() == 2
+        assert conn.exec_driver_sql("select state from snapshots").scalar() == b"\x00\x01"
+
+
+def test_rows_of_another_shape_get_their_own_insert(store: SqlEventStore, monkeypatch) -> None:
+    seen, _ = _record(store, monkeypatch)
+    plain = _batch("g_shape")
+    short = dict(_event("g_shape", 3))
+    del short["rolls"], short["dice"]  # left to the columns' defaults
+    plain.events.append(short)
+    store._writer._write([plain])
+    assert [t for t, _ in seen].count("events") == 2
+    with store.engine.connect() as conn:
+        rolls = conn.exec_driver_sql("select rolls from events where game_id = 'g_shape' order by seq").all()
+    assert [r[0] for r in rolls] == ["[]", "[]", "[]"]
+
+
+async def test_one_loop_wake_up_per_group_commit(store: SqlEventStore) -> None:
+    loop = asyncio.get_running_loop()
+    calls = 0
+    original = loop.call_soon_threadsafe
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        return original(*args, **kwargs)
+
+    loop.call_soon_threadsafe = counting  # type: ignore[method-assign]
+    try:
+        commits = store.commits
+        await asyncio.gather(*(store.write(_batch(f"g_w{i}")) for i in range(60)))
+    finally:
+        loop.call_soon_threadsafe = original  # type: ignore[method-assign]
+    assert store.commits - commits == calls and calls < 60  # grouped, and one wake-up per group
+
+
+async def test_a_failed_commit_fails_its_group_and_what_follows_it_then_the_writer_goes_on(
+    store: SqlEventStore, monkeypatch
+) -> None:
+    _, fail = _record(store, monkeypatch)
+    first = _batch("g_f")
+    on_top = WriteBatch("g_f", events=[_event("g_f", 3)], follows=first)
+    fail.append(RuntimeError("disk on fire"))
+    futures = [store.submit(first), store.submit(on_top)]
+    results = await asyncio.gather(*futures, return_exceptions=True)
+    assert isinstance(results[0], RuntimeError) and first.failed is results[0]
+    assert isinstance(results[1], (RuntimeError, PredecessorFailed)) and on_top.failed is results[1]
+    assert await store.head("g_f") == 0 and await store.game("g_f") is None  # nothing of either written
+    await store.write(_batch("g_f"))  # the writer and its connection still work
+    assert await store.head("g_f") == 2
+
+
+async def test_a_connection_that_broke_between_groups_is_replaced(postgres_url: str) -> None:
+    s = SqlEventStore(postgres_url)
+    s.start()
+    try:
+        await s.write(_batch("g_before"))
+        pid = s._writer._connection.driver_connection.info.backend_pid
+        with s.engine.connect() as conn:  # as a server restart or an idle timeout would
+            conn.exec_driver_sql(f"select pg_terminate_backend({pid})")
+        await s.write(_batch("g_after"))  # retried on a fresh connection: nothing had been committed
+        assert await s.head("g_after") == 2
+        assert s._writer._connection.driver_connection.info.backend_pid != pid
+    finally:
+        s.close()
 
 
 async def test_a_conflict_in_a_group_fails_only_its_batch(store: SqlEventStore) -> None:
@@ -73,3 +189,18 @@ async def test_a_conflict_in_a_group_fails_only_its_batch(store: SqlEventStore) 
     assert results[:10] == [None] * 10 and isinstance(results[10], Conflict)
     assert [r.seq for r in await store.read_events("g_taken")] == [1, 2]
     assert all([await store.head(f"g_ok{i}") == 2 for i in range(10)])
+
+
+async def test_a_failing_observer_neither_fails_a_durable_write_nor_stops_the_writer(store: SqlEventStore) -> None:
+    seen: list[float] = []
+
+    def broken(_n: int) -> None:
+        raise ValueError("metrics bug")
+
+    store.observe_group = broken
+    store.observe_write = seen.append
+    await store.write(_batch("g_o1"))  # durable, so acknowledged
+    store.observe_group = None
+    await store.write(_batch("g_o2"))
+    assert await store.head("g_o1") == 2 and await store.head("g_o2") == 2
+    assert len(seen) == 2 and min(seen) >= 0  # seconds from submission to commit, for both

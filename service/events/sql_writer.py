@@ -1,0 +1,314 @@
+"""The SQL store's writer: one thread that commits whatever is queued as one transaction (group
+commit), on a DB-API connection of its own.
+
+Per group: one statement per table carrying all of the group's rows of it (text built once per table
+and column set), one commit, and one wake-up of the event loop resolving every future of the group.
+SQLite: a prepared ``executemany`` (sqlite3 caches the prepared statement). PostgreSQL (psycopg): a
+``COPY ... FROM STDIN``, whose rows psycopg encodes in C (executemany, even pipelined, spends ~12 µs of
+Python per row), or for a few rows one multi-row INSERT (one round trip where COPY takes two). No
+SQLAlchemy execution per group: its per-statement context and events cost more than the insert.
+
+A batch is acknowledged only after its transaction committed (SQLite WAL with synchronous=FULL, or
+PostgreSQL's commit). A batch decided on one that failed is not written (``predecessor_failure``). A
+duplicate key fails only its own batch: the group is retried one batch per transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from operator import itemgetter
+from typing import Any
+
+from sqlalchemy import Engine
+
+from .event_store import Conflict, WriteBatch, predecessor_failure
+from .tables import EVENTS, GAMES, IDEMPOTENCY, SEATS, SEEDS, SNAPSHOTS
+
+log = logging.getLogger(__name__)
+
+GROUP_LIMIT = 256  # batches per transaction; bounds latency of a very busy writer
+VALUES_ROWS = 4  # PostgreSQL: up to this many rows of a table go as one INSERT, more as a COPY
+
+# (batch, the submitter's loop, its future, perf_counter at submission or 0.0 when nobody observes)
+_Job = tuple[WriteBatch, asyncio.AbstractEventLoop, "asyncio.Future[None]", float]
+# (future, None when durable or why not)
+_Outcome = tuple["asyncio.Future[None]", BaseException | None]
+
+
+class GroupWriter:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        dbapi = engine.dialect.dbapi
+        assert dbapi is not None
+        self._integrity_error: type[Exception] = dbapi.IntegrityError
+        self._mark = "?" if engine.dialect.paramstyle == "qmark" else "%s"
+        self._copy = engine.dialect.driver == "psycopg"
+        self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._connection: Any = None  # the pool's connection, held for the writer's life
+        self._statements: dict[tuple[str, tuple[str, ...], int], str] = {}  # (table, columns, rows) -> SQL
+        self._getters: dict[tuple[str, ...], Callable[[dict[str, Any]], tuple[Any, ...]]] = {}
+        self.commits = 0  # transactions committed (group commit makes this < batches)
+        self.batches = 0
+        self.observe_write: Callable[[float], None] | None = None
+        self.observe_group: Callable[[int], None] | None = None
+
+    # --- life cycle --------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="salvo-writer", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Commit what is queued, then end the thread and give its connection back."""
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join()
+            self._thread = None
+
+    # --- the loop's side ---------------------------------------------------------------------------
+
+    def submit(self, batch: WriteBatch) -> asyncio.Future[None]:
+        """Queue the batch at once (batches commit in queue order) and return its future."""
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        self._queue.put((batch, loop, future, time.perf_counter() if self.observe_write is not None else 0.0))
+        return future
+
+    # --- the writer thread -------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        try:
+            stop = False
+            while not stop:
+                job = self._queue.get()
+                if job is None:
+                    return
+                jobs = [job]
+                while len(jobs) < GROUP_LIMIT:
+                    try:
+                        more = self._queue.get_nowait()
+                    except queue.Empty:
+                        break
+                    if more is None:
+                        stop = True
+                        break
+                    jobs.append(more)
+                outcomes: list[_Outcome] = []
+                try:
+                    self._commit_group(jobs, outcomes)
+                except BaseException as exc:  # a bug here must not leave commands waiting forever
+                    answered = {id(future) for future, _ in outcomes}
+                    outcomes.extend((job[2], exc) for job in jobs if id(job[2]) not in answered)
+                    log.exception("the writer failed a group")
+                _wake(jobs, outcomes)
+        finally:
+            self._release()
+
+    def _commit_group(self, jobs: list[_Job], outcomes: list[_Outcome]) -> None:
+        ready = []
+        for job in jobs:  # a batch decided on one that failed is not written (batches come in order)
+            failure = predecessor_failure(job[0])
+            if failure is None:
+                ready.append(job)
+            else:
+                _fail(job, failure, outcomes)
+        if not ready:
+            return
+        try:
+            self._write([job[0] for job in ready])
+        except self._integrity_error as exc:
+            if len(ready) == 1:
+                _fail(ready[0], Conflict(str(exc)), outcomes)
+                return
+            for job in ready:  # isolate the conflicting batch; the others still commit
+                self._commit_group([job], outcomes)
+            return
+        except Exception as exc:  # noqa: BLE001 - handed to the waiting commands, never swallowed
+            for job in ready:
+                _fail(job, exc, outcomes)
+            return
+        self.commits += 1
+        self.batches += len(ready)
+        outcomes.extend((job[2], None) for job in ready)
+        self._observe(ready)
+
+    def _observe(self, ready: list[_Job]) -> None:
+        """Metrics, in this thread (off the event loop); a failing observer fails nothing durable."""
+        try:
+            if self.observe_group is not None:
+                self.observe_group(len(ready))
+        except Exception:  # noqa: BLE001
+            log.exception("the group observer failed")
+        observe = self.observe_write
+        if observe is None:
+            return
+        now = time.perf_counter()
+        try:
+            for job in ready:
+                observe(now - job[3])
+        except Exception:  # noqa: BLE001
+            log.exception("the write observer failed")
+
+    def _write(self, batches: list[WriteBatch]) -> None:
+        """One transaction: every row of the group, then the commit. Rolled back on any failure; a
+        connection that broke is dropped (the next group gets a fresh, pinged one from the pool), and a
+        group that failed on a connection found broken before its commit was sent is retried once on a
+        fresh one (nothing of it was committed: a server drops an unfinished transaction)."""
+        for attempt in (1, 2):
+            connection = self._connect()
+            committing = False
+            try:
+                self._insert(connection, batches)
+                committing = True
+                connection.commit()
+                return
+            except self._integrity_error:
+                self._rollback()
+                raise
+            except Exception:
+                broken = self._broken()
+                self._rollback()
+                if attempt == 2 or committing or not broken:
+                    raise
+
+    def _insert(self, connection: Any, batches: list[WriteBatch]) -> None:
+        cursor = connection.cursor()
+        if not self._copy:
+            for table, columns, values in self.rows(batches):  # sqlite3: prepared once, cached by the driver
+                cursor.executemany(self._sql(table, columns), values)
+            return
+        for table, columns, values in self.rows(batches):
+            if len(values) <= VALUES_ROWS:  # one round trip (COPY takes two); prepared by psycopg once reused
+                cursor.execute(self._sql(table, columns, len(values)), [v for row in values for v in row])
+                continue
+            with cursor.copy(self._sql(table, columns)) as copy:  # rows encoded by psycopg's C code
+                for row in values:
+                    copy.write_row(row)
+
+    def rows(self, batches: list[WriteBatch]) -> Iterator[tuple[str, tuple[str, ...], list[Any]]]:
+        """(table, columns, rows as tuples) for the group, parents before children (a game before its
+        seats, seeds and events), each table's rows in batch order."""
+        for table, rows in _rows_by_table(batches):
+            columns = tuple(rows[0])
+            values_of = self._values_of(columns)
+            try:  # every row has exactly the first one's columns (as every builder writes them)
+                values = list(map(values_of, rows))
+                if sum(map(len, rows)) == len(columns) * len(rows):
+                    yield table, columns, values
+                    continue
+            except KeyError:
+                pass
+            by_columns: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+            for row in rows:  # rows of other shapes: one statement per column set
+                by_columns.setdefault(tuple(row), []).append(row)
+            for other, same in by_columns.items():
+                yield table, other, list(map(self._values_of(other), same))
+
+    def _values_of(self, columns: tuple[str, ...]) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+        values_of = self._getters.get(columns)
+        if values_of is None:
+            get = itemgetter(*columns)
+            values_of = self._getters[columns] = get if len(columns) > 1 else (lambda row: (get(row),))
+        return values_of
+
+    def _sql(self, table: str, columns: tuple[str, ...], rows: int = 0) -> str:
+        """The INSERT (of ``rows`` rows when given, else executemany's one row), or a COPY (psycopg)."""
+        key = (table, columns, rows)
+        sql = self._statements.get(key)
+        if sql is None:
+            names = ", ".join(columns)
+            one = f"({', '.join([self._mark] * len(columns))})"
+            if rows:
+                sql = f"INSERT INTO {table} ({names}) VALUES {', '.join([one] * rows)}"
+            elif self._copy:
+                sql = f"COPY {table} ({names}) FROM STDIN"
+            else:
+                sql = f"INSERT INTO {table} ({names}) VALUES {one}"
+            self._statements[key] = sql
+        return sql
+
+    # --- the connection ----------------------------------------------------------------------------
+
+    def _connect(self) -> Any:
+        if self._connection is None:
+            self._connection = self.engine.raw_connection()  # checked out (pinged) once, kept
+        return self._connection.driver_connection
+
+    def _broken(self) -> bool:
+        connection = self._connection
+        driver = connection.driver_connection if connection is not None else None
+        return bool(getattr(driver, "broken", False) or getattr(driver, "closed", False))
+
+    def _rollback(self) -> None:
+        """Back to no transaction, or, when that fails too, drop the connection."""
+        connection = self._connection
+        if connection is None:
+            return
+        try:
+            if self._broken():
+                raise ConnectionError("broken")
+            connection.driver_connection.rollback()
+        except Exception:  # noqa: BLE001 - the connection is unusable: the pool forgets it
+            self._connection = None
+            with contextlib.suppress(Exception):
+                connection.invalidate()
+
+    def _release(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            with contextlib.suppress(Exception):
+                connection.close()  # back to the pool (which rolls back nothing: no transaction is open)
+
+
+def _rows_by_table(batches: list[WriteBatch]) -> list[tuple[str, list[dict[str, Any]]]]:
+    tables: list[tuple[str, list[dict[str, Any]]]] = [
+        (GAMES.name, [b.game for b in batches if b.game is not None]),
+        (SEATS.name, [row for b in batches for row in b.seats]),
+        (SEEDS.name, [row for b in batches for row in b.seeds]),
+        (EVENTS.name, [row for b in batches for row in b.events]),
+        (IDEMPOTENCY.name, [b.idempotency for b in batches if b.idempotency is not None]),
+        (SNAPSHOTS.name, [b.snapshot for b in batches if b.snapshot is not None]),
+    ]
+    return [(name, rows) for name, rows in tables if rows]
+
+
+def _fail(job: _Job, exc: BaseException, outcomes: list[_Outcome]) -> None:
+    job[0].failed = exc  # at once, before any later batch is looked at: the writer is one thread
+    outcomes.append((job[2], exc))
+
+
+def _wake(jobs: list[_Job], outcomes: list[_Outcome]) -> None:
+    """One call into each submitting loop (there is one, the service's) for the whole group."""
+    loop = jobs[0][1]
+    if all(job[1] is loop for job in jobs):
+        _call(loop, outcomes)
+        return
+    by_loop: dict[asyncio.AbstractEventLoop, list[_Outcome]] = {}
+    loops = {id(job[2]): job[1] for job in jobs}
+    for outcome in outcomes:
+        by_loop.setdefault(loops[id(outcome[0])], []).append(outcome)
+    for each, settled in by_loop.items():
+        _call(each, settled)
+
+
+def _call(loop: asyncio.AbstractEventLoop, outcomes: list[_Outcome]) -> None:
+    with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits there any more
+        loop.call_soon_threadsafe(_settle, outcomes)
+
+
+def _settle(outcomes: list[_Outcome]) -> None:
+    for future, exc in outcomes:
+        if future.done():  # cancelled by its waiter
+            continue
+        if exc is None:
+            future.set_result(None)
+        else:
+            future.set_exception(exc)
