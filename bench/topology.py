@@ -12,13 +12,13 @@ spectators, all on one database, linked by Redis, behind one port.
     command process ──publish each event's frames per audience──▶ Redis ──▶ socket processes that
     have a socket on that game (SALVO_REDIS_SUBSCRIBE=games), which write them without reading the store
 
-The front is nginx (``docker/nginx.conf`` routes the same way in the compose file); without an nginx
-binary, ``--front none`` (the default then) prints the two ports instead, and clients pick: spectators
-the socket port, everything else the command port. The socket processes can take commands too (any
+The front is nginx running ``docker/nginx.conf`` (the compose file's) with its upstreams pointed at
+these processes; without an nginx binary, ``--front none`` (the default then) prints the two ports
+instead, and clients pick: spectators the socket port, everything else the command port. The socket processes can take commands too (any
 replica can: conflicts on (game_id, seq) are retried), but the front sends none there, so each game has
 one writer and its group commits and pipelined decisions stay in one process.
 
-The benchmark (bench/bench_spectators.py --processes) and tests/api/test_topology.py start it with
+The benchmark (bench/bench_spectators.py --sockets, without the front) and tests/api/test_topology.py start it with
 ``Topology``; as a script it runs until interrupted.
 """
 
@@ -42,6 +42,7 @@ from servers import ROOT, Server, free_port, healthy  # noqa: E402
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 
+FRONT = ROOT / "docker" / "nginx.conf"  # the compose file's front, run here with its upstreams rewritten
 NGINX_CONF = """\
 worker_processes 1;
 daemon off;
@@ -56,41 +57,21 @@ http {{
     fastcgi_temp_path {work}/nginx-fastcgi;
     uwsgi_temp_path {work}/nginx-uwsgi;
     scgi_temp_path {work}/nginx-scgi;
-{routes}
-    server {{
-        listen 127.0.0.1:{port};
-        client_max_body_size 64m;
-{locations}
-    }}
+    include {site};
 }}
 """
 
-# the routing, shared with docker/nginx.conf: a stream with no token (neither an Authorization header
-# nor a salvo.token.* subprotocol) is a spectator's and goes to the socket processes
-ROUTES = """\
-    map $http_sec_websocket_protocol $salvo_token_protocol {{ default 0; "~salvo\\.token\\." 1; }}
-    map "$http_authorization:$salvo_token_protocol" $salvo_stream_pool {{ default commands; ":0" sockets; }}
-    upstream commands {{ server {commands}; }}
-    upstream sockets {{ server {sockets}; }}
-"""
 
-LOCATIONS = """\
-        location ~ ^/v1/games/[^/]+/stream$ {
-            proxy_pass http://$salvo_stream_pool;
-            proxy_http_version 1.1;
-            proxy_set_header Upgrade $http_upgrade;
-            proxy_set_header Connection "upgrade";
-            proxy_set_header Host $host;
-            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-            proxy_read_timeout 1h;
-        }
-        location / {
-            proxy_pass http://commands;
-            proxy_http_version 1.1;
-            proxy_set_header Host $host;
-            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-        }
-"""
+def front_site(commands: int, sockets: int, port: int) -> str:
+    """docker/nginx.conf with this machine's ports for its upstreams and its listen."""
+    text = FRONT.read_text()
+    for old, new in (("server commands:8000;", f"server 127.0.0.1:{commands};"),
+                     ("server sockets:8000;", f"server 127.0.0.1:{sockets};"),
+                     ("listen 80;", f"listen 127.0.0.1:{port};")):
+        if old not in text:
+            raise RuntimeError(f"{FRONT} no longer has {old!r}: update bench/topology.py")
+        text = text.replace(old, new)
+    return text
 
 
 class Topology:
@@ -138,11 +119,10 @@ class Topology:
 
     def _start_nginx(self, port: int | None) -> int:
         port = port or free_port()
-        conf = self.work / "nginx.conf"
-        conf.write_text(NGINX_CONF.format(
-            work=self.work, port=port, nofile=resource.getrlimit(resource.RLIMIT_NOFILE)[1],
-            routes=ROUTES.format(commands=f"127.0.0.1:{self.command.port}", sockets=f"127.0.0.1:{self.socket_port}"),
-            locations=LOCATIONS))
+        site, conf = self.work / "nginx-site.conf", self.work / "nginx.conf"
+        site.write_text(front_site(self.command.port, self.socket_port, port))
+        conf.write_text(NGINX_CONF.format(work=self.work, site=site,
+                                          nofile=resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
         log = open(self.work / "nginx.log", "w")  # noqa: SIM115 - nginx's own output; closed with the process
         self.nginx = subprocess.Popen(["nginx", "-p", str(self.work), "-c", str(conf)], stdout=log,
                                       stderr=subprocess.STDOUT)
