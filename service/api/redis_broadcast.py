@@ -89,7 +89,8 @@ class RedisBroadcaster(InProcessBroadcaster):
         self.subscribes = self.unsubscribes = self.head_checks = 0  # counters, for tests and /metrics
 
     async def start(self) -> None:
-        self._client = redis.Redis.from_url(self.url)
+        # named, so an operator (or a test) can tell the replicas' connections apart in CLIENT LIST
+        self._client = redis.Redis.from_url(self.url, client_name=f"salvo-{self.origin}")
         self._pubsub = self._client.pubsub()
         if self.per_game:
             await self._pubsub.subscribe(CONTROL_PREFIX + self.origin)
