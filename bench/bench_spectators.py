@@ -1,11 +1,11 @@
 """Spectator fan-out: N spectators watching one game at 20 events/s — delivery latency (command sent →
 event read by each spectator), server CPU, server memory per spectator — for one checkout or two
-(before/after) in one sitting.
+(before/after) in one sitting, on one process or on socket processes beside the command process.
 
     .venv/bin/python bench/bench_spectators.py                          # this checkout, 1,000 / 5,000 / max
     .venv/bin/python bench/bench_spectators.py --before /work/main      # main first, then this checkout
     .venv/bin/python bench/bench_spectators.py --spectators 1000,5000 --json out.json
-    .venv/bin/python bench/bench_spectators.py --processes 1,2 --spectators 5000   # needs Redis (REDIS_URL)
+    .venv/bin/python bench/bench_spectators.py --sockets 0,1,2 --spectators 5000,20000   # needs Redis (REDIS_URL)
 
 Each run: a fresh server (`python -m service serve`, SQLite, rate limits off) pinned to CPU 0, the load
 generator `bench/peer/salvo_client.py fanout` (the shared peer harness's workload: one seat's socket
@@ -13,10 +13,13 @@ sends 200 rolled shots at 20/s, every spectator joins at the head) pinned to CPU
 limit is raised to its hard limit first (a spectator is one socket on each side), so "max" is that
 limit less some headroom. Foreign CPU (every other process) is recorded per run: the machine is shared.
 
-``--processes 2``: two servers on one database linked by Redis (``REDIS_URL``, default
-redis://127.0.0.1:6379/0): the seat's socket on the first (the command path, CPU 0), every spectator on
-the second (sockets only, CPU 1, fed with the frames Redis carries); the generator then runs unpinned.
-"server CPU" is the spectator process; the command process's CPU is the column beside it.
+``--sockets N`` (N ≥ 1): bench/topology.py's processes without its front (the generator connects
+straight to the socket port, so nginx's relay is not measured): the command process takes the seat's
+socket (CPU 0), N socket processes share one SO_REUSEPORT port and take every spectator (the kernel
+spreads them), fed with the frames Redis carries, each subscribed to the game only while it has a
+spectator of it. N = 1 pins the socket process to CPU 1; N ≥ 2 and the generator run unpinned. "server
+CPU" is then the socket processes' sum; the command process's CPU is the column beside it.
+``--sockets 0`` is the one process of the first paragraph (``--processes 1,2`` still means 0,1).
 """
 
 from __future__ import annotations
@@ -28,15 +31,14 @@ import resource
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from peer_table import ROOT, SERVER_ENV, Server, free_port, pinned  # noqa: E402
+from servers import ROOT, Server, pinned  # noqa: E402
+from topology import Topology  # noqa: E402
 
 CLIENT = HERE / "peer" / "salvo_client.py"
 
@@ -48,70 +50,42 @@ def raise_fd_limit() -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
-def run_one(work: Path, checkout: Path, label: str, spectators: int, moves: int, rate: float,
-            env: dict[str, str] | None = None) -> dict[str, Any]:
+def generate(work: Path, name: str, spectators: int, moves: int, rate: float, port: int, pid: int, cpu: str | None,
+             spectator_port: int | None = None, spectator_pids: list[int] | None = None) -> dict[str, Any]:
+    out = work / f"{name}.json"
+    extra = ["--spectator-port", str(spectator_port), "--spectator-pid", ",".join(map(str, spectator_pids or []))] \
+        if spectator_port else []
+    done = subprocess.run(
+        [*pinned(cpu), sys.executable, str(CLIENT), "fanout", "--spectators", str(spectators),
+         "--moves", str(moves), "--rate", str(rate), "--batch", "100", "--grace", "20",
+         "--port", str(port), "--server-pid", str(pid), *extra, "--label", name, "--out", str(out)],
+        cwd=ROOT, timeout=900, capture_output=True, text=True, check=False)
+    if not out.exists():
+        return {"label": name, "error": (done.stderr or done.stdout)[-800:]}
+    result = dict(json.loads(out.read_text()))
+    result["load"] = os.getloadavg()
+    return result
+
+
+def run_one(work: Path, checkout: Path, label: str, spectators: int, moves: int, rate: float) -> dict[str, Any]:
     name = f"{label}-S{spectators}"
     server = Server(work, name, "0", checkout)
-    out = work / f"{name}.json"
     try:
-        done = subprocess.run(
-            [*pinned("1"), sys.executable, str(CLIENT), "fanout", "--spectators", str(spectators),
-             "--moves", str(moves), "--rate", str(rate), "--batch", "100", "--grace", "20",
-             "--port", str(server.port), "--server-pid", str(server.proc.pid), "--label", name, "--out", str(out)],
-            cwd=ROOT, timeout=900, capture_output=True, text=True, check=False, env=env)
-        if not out.exists():
-            return {"label": name, "error": (done.stderr or done.stdout)[-800:]}
-        return dict(json.loads(out.read_text()))
+        return generate(work, name, spectators, moves, rate, server.port, server.pid, "1")
     finally:
         server.stop()
 
 
-class LinkedServer(Server):
-    """A server on a given database with extra environment (Redis), for the two-process runs."""
-
-    def __init__(self, work: Path, name: str, cpu: str, checkout: Path, db: Path, env: dict[str, str]) -> None:
-        self.port = free_port()
-        self.log = open(work / f"server-{name}.log", "w")  # noqa: SIM115 - closed in stop()
-        full = {**os.environ, **SERVER_ENV, **env, "PYTHONPATH": str(checkout), "PYTHONDONTWRITEBYTECODE": "1"}
-        self.proc = subprocess.Popen(
-            [*pinned(cpu), sys.executable, "-m", "service", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-             "--database-url", f"sqlite:///{db}", "--log-level", "warning"],
-            cwd=checkout, env=full, stdout=self.log, stderr=subprocess.STDOUT)
-        for _ in range(300):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=1).read()
-                return
-            except OSError:
-                if self.proc.poll() is not None:
-                    break
-                time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"server did not come up; see {self.log.name}")
-
-
-def run_two(work: Path, checkout: Path, label: str, spectators: int, moves: int, rate: float,
-            redis_url: str) -> dict[str, Any]:
-    name = f"{label}-P2-S{spectators}"
-    db = work / f"{name}.sqlite"
-    env = {"REDIS_URL": redis_url}
-    command = LinkedServer(work, f"{name}-commands", "0", checkout, db, env)
-    sockets = None
+def run_split(work: Path, checkout: Path, label: str, spectators: int, moves: int, rate: float,
+              redis_url: str, sockets: int) -> dict[str, Any]:
+    name = f"{label}-K{sockets}-S{spectators}"
+    cpus: list[str | None] = ["0", "1"] if sockets == 1 else [None]
+    top = Topology(work / name, sockets, redis_url=redis_url, front="none", checkout=checkout, cpus=cpus)
     try:
-        sockets = LinkedServer(work, f"{name}-sockets", "1", checkout, db, env)
-        out = work / f"{name}.json"
-        subprocess.run(
-            [sys.executable, str(CLIENT), "fanout", "--spectators", str(spectators), "--moves", str(moves),
-             "--rate", str(rate), "--batch", "100", "--grace", "20", "--port", str(command.port),
-             "--server-pid", str(command.proc.pid), "--spectator-port", str(sockets.port),
-             "--spectator-pid", str(sockets.proc.pid), "--label", name, "--out", str(out)],
-            cwd=ROOT, timeout=900, capture_output=True, text=True, check=False)
-        if not out.exists():
-            return {"label": name, "error": "no result"}
-        return dict(json.loads(out.read_text()))
+        return generate(work, name, spectators, moves, rate, top.command.port, top.command.pid, None,
+                        top.socket_port, top.pids)
     finally:
-        if sockets is not None:
-            sockets.stop()
-        command.stop()
+        top.stop()
 
 
 def row(label: str, r: dict[str, Any]) -> str:
@@ -121,17 +95,19 @@ def row(label: str, r: dict[str, Any]) -> str:
     delivered = max(1, r["deliveriesExpected"] - r["deliveriesMissing"])
     cpu_us = r["serverCpuPct"] / 100 * r["seconds"] * 1e6 / delivered  # server CPU per delivery
     user_us = r.get("serverUserPct", 0) / 100 * r["seconds"] * 1e6 / delivered  # of which in user space
-    return (f"| {label} | {r['connected']:,} | {r['achievedRate']} | {lat['p50']} | {lat['p99']} | {lat['max']} | "
+    load = f"{r['load'][0]:.1f}" if r.get("load") else "–"
+    return (f"| {label} | {r['connected']:,} | {r['connectAllMs'] / 1000:.1f} | {r['achievedRate']} | "
+            f"{r['deliveriesPerSec']:,} | {lat['p50']} | {lat['p99']} | {lat['max']} | "
             f"{r['fanoutCompleteMs']['p99']} | {r['deliveriesMissing']:,} | {r['closedDuringRun']} | "
             f"{r['serverCpuPct']} | {r.get('commandServerCpuPct', '–')} | {cpu_us:.1f} ({user_us:.1f} user) | "
             f"{r['rssPerSpectatorKB']} | "
-            f"{r['clientCpuPct']} | {r['foreignCpuPct']} |")
+            f"{r['clientCpuPct']} | {r['foreignCpuPct']} | {load} |")
 
 
-HEADER = ("| checkout | spectators | events/s held | p50 ms | p99 ms | max ms | all-reached p99 ms | missing "
-          "| closed | server CPU % | command process CPU % | server µs/delivery | KB/spectator | generator CPU % "
-          "| foreign CPU % |\n"
-          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+HEADER = ("| checkout, layout | spectators | connect all s | events/s held | deliveries/s | p50 ms | p99 ms | max ms "
+          "| all-reached p99 ms | missing | closed | server CPU % | command process CPU % | server µs/delivery "
+          "| KB/spectator | generator CPU % | foreign CPU % | load (1 min) |\n"
+          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 
 
 def main() -> None:
@@ -141,10 +117,12 @@ def main() -> None:
     p.add_argument("--moves", type=int, default=200)
     p.add_argument("--rate", type=float, default=20.0)
     p.add_argument("--json", default=None, help="write every result here")
-    p.add_argument("--processes", default="1", help="1, 2 or 1,2 (2: spectators on a second process)")
+    p.add_argument("--sockets", default="0", help="comma list of socket-process counts; 0 = one process for all")
+    p.add_argument("--processes", default=None, help="the older form: 1 = --sockets 0, 2 = --sockets 1")
     a = p.parse_args()
     redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
-    processes = [int(x) for x in a.processes.split(",")]
+    layouts = ([int(x) - 1 for x in a.processes.split(",")] if a.processes
+               else [int(x) for x in a.sockets.split(",")])
     limit = raise_fd_limit()
     counts = [limit - 500 if s == "max" else int(s) for s in a.spectators.split(",")]
     print(f"file descriptors: {limit}; spectators: {counts}", flush=True)
@@ -154,14 +132,16 @@ def main() -> None:
     lines = [HEADER]
     for n in counts:  # before and after side by side for each N: the machine's load drifts less between them
         for label, checkout in checkouts:
-            for procs in processes:
-                print(f">>> {label} ({checkout}) with {n} spectators, {procs} process(es)", flush=True)
-                if procs == 1:
+            for sockets in layouts:
+                layout = "1 process" if sockets == 0 else f"command + {sockets} socket process{'es' * (sockets > 1)}"
+                print(f">>> {label} ({checkout}) with {n} spectators, {layout}", flush=True)
+                if sockets == 0:
                     r = run_one(work, checkout, label, n, a.moves, a.rate)
                 else:
-                    r = run_two(work, checkout, label, n, a.moves, a.rate, redis_url)
+                    r = run_split(work, checkout, label, n, a.moves, a.rate, redis_url, sockets)
+                r["layout"] = layout
                 results[label].append(r)
-                lines.append(row(f"{label}, {procs} process{'es' if procs > 1 else ''}", r))
+                lines.append(row(f"{label}, {layout}", r))
                 print(lines[-1], flush=True)
     print("\n" + "\n".join(lines))
     if a.json:

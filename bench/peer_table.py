@@ -17,25 +17,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+from servers import ROOT, SERVER_ENV, Server, free_port, pinned  # noqa: E402,F401 - re-exported for the other scripts
+
 PEER = HERE / "peer"
-# the tiny test ruleset, and no rate limits: a benchmark is one address sending thousands of commands/s
-SERVER_ENV = {"SALVO_RULESETS": "tiny=tests.support.tiny:RULESET", "SALVO_RATE_COMMANDS_PER_TOKEN": "off",
-              "SALVO_RATE_COMMANDS_PER_ADDRESS": "off"}
 
 
 # --- the peer's figures --------------------------------------------------------------------------------
@@ -109,50 +103,6 @@ def copy_peer(peer: Path, out: Path) -> None:
 BUSY_CLIENTS = (1, 8, 32)
 
 # --- Salvo's scenarios (as run.sh) -----------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def pinned(cpu: str) -> list[str]:
-    return ["taskset", "-c", cpu] if shutil.which("taskset") and (os.cpu_count() or 1) > 1 else []
-
-
-class Server:
-    def __init__(self, work: Path, name: str, cpu: str, checkout: Path = ROOT) -> None:
-        self.port = free_port()
-        db = work / f"{name}.sqlite"
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{db}{suffix}").unlink(missing_ok=True)
-        self.log = open(work / f"server-{name}.log", "w")  # noqa: SIM115 - closed in stop()
-        env = {**os.environ, **SERVER_ENV, "PYTHONPATH": str(checkout), "PYTHONDONTWRITEBYTECODE": "1"}
-        self.proc = subprocess.Popen(
-            [*pinned(cpu), sys.executable, "-m", "service", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-             "--database-url", f"sqlite:///{db}", "--log-level", "warning"],
-            cwd=checkout, env=env, stdout=self.log, stderr=subprocess.STDOUT)
-        for _ in range(1200):  # a loaded machine can take a minute to import the service
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=1).read()
-                return
-            except OSError:
-                if self.proc.poll() is not None:
-                    break
-                time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"server did not come up; see {self.log.name}")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
 
 
 def scenarios(only: set[str], seconds: float, warmup: float, spectators: list[int]) -> list[tuple[str, list[str]]]:

@@ -68,7 +68,7 @@ def serve(args: argparse.Namespace) -> None:
     gc.set_threshold(50_000, 20, 100)
     print(f"Salvo on http://{args.host}:{args.port}/ (API docs at /docs), database {masked(settings.database_url)}",
           flush=True)
-    run(create_app(settings), settings, args.host, args.port, args.log_level)
+    run(create_app(settings), settings, args.host, args.port, args.log_level, reuse_port=args.reuse_port)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -79,6 +79,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--database-url", default=None, help="default: DATABASE_URL or sqlite:///var/salvo.db")
     p.add_argument("--demo", action="store_true", help="create a sample game and print its URLs")
+    p.add_argument("--reuse-port", action="store_true",
+                   help="bind with SO_REUSEPORT: several processes on one port, the kernel spreads connections")
     p.add_argument("--log-level", default=os.environ.get("SALVO_LOG_LEVEL", "warning"),
                    help="debug, info, warning (default: SALVO_LOG_LEVEL or warning)")
     o = sub.add_parser("openapi", help="print the OpenAPI document")

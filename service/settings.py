@@ -30,6 +30,9 @@ class Settings:
     ws_buffer_limit: int = 1 << 20
     heartbeat_seconds: float = 15.0
     redis_url: str | None = None
+    # what a replica hears from Redis: "all" (every game: a command replica's cached heads stay fresh) or
+    # "games" (only games with a listener here: socket processes; reads then check the stored head)
+    redis_subscribe: str = "all"
     plugin_rulesets: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     signing_key_file: str | None = None  # the battle-file signing key; None: kept in the database
     trusted_keys_file: str | None = None  # other servers' keys (the shape of GET /.well-known/salvo-keys)
@@ -56,6 +59,7 @@ class Settings:
             "ws_buffer_limit": int(_env("SALVO_WS_BUFFER_LIMIT", str(cls.ws_buffer_limit))),
             "heartbeat_seconds": float(_env("SALVO_HEARTBEAT_SECONDS", str(cls.heartbeat_seconds))),
             "redis_url": os.environ.get("REDIS_URL") or None,
+            "redis_subscribe": _env("SALVO_REDIS_SUBSCRIBE", cls.redis_subscribe),
             "signing_key_file": os.environ.get("SALVO_SIGNING_KEY_FILE") or None,
             "trusted_keys_file": os.environ.get("SALVO_TRUSTED_KEYS_FILE") or None,
             "plugin_rulesets": tuple(

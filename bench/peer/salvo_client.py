@@ -126,22 +126,33 @@ def comm(pid: int) -> str:
 class Window:
     """Server CPU, generator CPU and foreign CPU (every other process) over a measured window."""
 
-    def __init__(self, server_pid: int) -> None:
+    def __init__(self, server_pid: int, also: tuple[int, ...] = ()) -> None:
         self.server_pid = server_pid
+        self.pids = (server_pid, *also)  # "the server": several socket processes are summed
         self.t0 = now()
         self.ticks0 = all_ticks()
         self.busy0 = cpu_busy()
-        self.server0 = proc_ticks(server_pid) or 0
-        self.split0 = proc_user_sys(server_pid)
+        self.server0 = self._ticks()
+        self.split0 = self._split()
         self.self0 = time.process_time()
-        self.rss_peak = rss_mb(server_pid) or 0.0
+        self.rss_peak = self._rss()
         self._sampler: asyncio.Task[None] | None = None
+
+    def _ticks(self) -> int:
+        return sum(proc_ticks(p) or 0 for p in self.pids)
+
+    def _split(self) -> tuple[int, int]:
+        both = [proc_user_sys(p) for p in self.pids]
+        return sum(u for u, _ in both), sum(s for _, s in both)
+
+    def _rss(self) -> float:
+        return sum(rss_mb(p) or 0.0 for p in self.pids)
 
     def start_sampler(self, every: float = 0.25) -> None:
         async def sample() -> None:
             for _ in range(100_000):
                 await asyncio.sleep(every)
-                self.rss_peak = max(self.rss_peak, rss_mb(self.server_pid) or 0.0)
+                self.rss_peak = max(self.rss_peak, self._rss())
         self._sampler = asyncio.get_running_loop().create_task(sample())
 
     def stop(self) -> dict[str, Any]:
@@ -153,7 +164,7 @@ class Window:
         me = os.getpid()
         foreign, top = 0, []
         for pid, t in ticks1.items():
-            if pid in (me, self.server_pid):
+            if pid == me or pid in self.pids:
                 continue
             d = t - self.ticks0.get(pid, 0)
             if d > 0:
@@ -165,8 +176,8 @@ class Window:
             b0, t0 = self.busy0.get(k, (0, 0))
             if t1 > t0:
                 per_cpu[k] = round(100 * (b1 - b0) / (t1 - t0), 1)
-        server = ((proc_ticks(self.server_pid) or 0) - self.server0) / CLK
-        split1 = proc_user_sys(self.server_pid)
+        server = (self._ticks() - self.server0) / CLK
+        split1 = self._split()
         return {
             "seconds": round(secs, 3),
             "serverCpuPct": round(100 * server / secs, 1),
@@ -176,7 +187,7 @@ class Window:
             "foreignCpuPct": round(100 * foreign / CLK / secs, 1),
             "foreignTop": [f"{comm(p)}:{round(100 * d / CLK / secs, 1)}%" for d, p in top[:3]],
             "perCpuBusyPct": per_cpu,
-            "serverRssPeakMB": round(max(self.rss_peak, rss_mb(self.server_pid) or 0.0), 1),
+            "serverRssPeakMB": round(max(self.rss_peak, self._rss()), 1),
         }
 
 
@@ -487,8 +498,10 @@ async def fanout(a: argparse.Namespace) -> dict[str, Any]:
     await asyncio.sleep(0.3)
     # --spectator-port/--spectator-pid: spectators on a second process (linked by Redis); "server" is then
     # that process, and the command process's CPU is recorded beside it
-    spec_port, spec_pid = a.spectator_port or a.port, a.spectator_pid or a.server_pid
-    rss_before = rss_mb(spec_pid)
+    # (several socket processes on one SO_REUSEPORT port: --spectator-pid p1,p2, summed)
+    spec_pids = tuple(int(p) for p in a.spectator_pid.split(",") if p) or (a.server_pid,)
+    spec_port, spec_pid = a.spectator_port or a.port, spec_pids[0]
+    rss_before = sum(rss_mb(p) or 0.0 for p in spec_pids)
 
     recv: list[tuple[float, int]] = []  # (t, seq) for every spectator frame: parsed after the run
     rec_append = recv.append
@@ -510,10 +523,10 @@ async def fanout(a: argparse.Namespace) -> dict[str, Any]:
                 specs.append(r)
     connect_s = now() - t_conn
     await asyncio.sleep(1.0)
-    rss_after = rss_mb(spec_pid)
+    rss_after = sum(rss_mb(p) or 0.0 for p in spec_pids)
     S = len(specs)
 
-    w = Window(spec_pid)
+    w = Window(spec_pid, spec_pids[1:])
     command_ticks0 = proc_ticks(a.server_pid) if spec_pid != a.server_pid else None
     w.start_sampler(0.25)
     sent: dict[int, float] = {}
@@ -713,7 +726,7 @@ def main() -> None:
     p.add_argument("--batch", type=int, default=50)
     p.add_argument("--grace", type=float, default=15.0)
     p.add_argument("--spectator-port", type=int, default=0)
-    p.add_argument("--spectator-pid", type=int, default=0)
+    p.add_argument("--spectator-pid", default="", help="the spectators' server pid(s), comma-separated")
     p.add_argument("--events", type=int, default=10_000)
     p.add_argument("--reps", type=int, default=5)
     a = p.parse_args()

@@ -37,7 +37,8 @@ def make_broadcaster(settings: Settings) -> Broadcaster:
     if settings.redis_url:
         from .redis_broadcast import RedisBroadcaster
 
-        return RedisBroadcaster(settings.redis_url, buffer_limit=settings.ws_buffer_limit)
+        return RedisBroadcaster(settings.redis_url, buffer_limit=settings.ws_buffer_limit,
+                                subscribe=settings.redis_subscribe)
     return InProcessBroadcaster(settings.ws_buffer_limit)
 
 
@@ -65,9 +66,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         service = GameService(store, settings.snapshot_every, publish=broadcaster.publish,
                               listening=broadcaster.listening, head_cache_size=settings.head_cache_size,
                               token_cache_size=settings.token_cache_size,
-                              verify_reads=settings.redis_url is None)
+                              # without every game's notices from Redis a cached head checks the store
+                              verify_reads=settings.redis_url is None or settings.redis_subscribe != "all")
         if isinstance(broadcaster, InProcessBroadcaster) and hasattr(broadcaster, "on_remote"):
             broadcaster.on_remote = service.note_remote_append
+            broadcaster.head_of = store.head  # type: ignore[attr-defined]  # the check after each SUBSCRIBE
         await broadcaster.start()
         metrics.watch(service)
         fanout_of = getattr(broadcaster, "fanout", None)

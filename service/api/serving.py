@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import re
+import socket
 from typing import Any
 
 import uvicorn
@@ -33,7 +34,20 @@ class SalvoServer(uvicorn.Server):
         await super().shutdown(sockets)
 
 
-def run(app: FastAPI, settings: Settings, host: str, port: int, log_level: str) -> None:
+def reuse_port_socket(host: str, port: int) -> socket.socket:
+    """A listening socket bound with SO_REUSEPORT: every process that binds the same port this way gets
+    its own accept queue and the kernel spreads new connections across them (bench/topology.py)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def run(app: FastAPI, settings: Settings, host: str, port: int, log_level: str, reuse_port: bool = False) -> None:
     logs.configure(log_level, settings.log_format)
     log.info("Salvo listening", extra={"url": f"http://{host}:{port}/", "database": masked(settings.database_url)})
     config = uvicorn.Config(
@@ -44,4 +58,4 @@ def run(app: FastAPI, settings: Settings, host: str, port: int, log_level: str) 
         # seq; the stream's own heartbeat and send timeout close it with 1013 once it really falls behind
         ws_ping_interval=None,
     )
-    SalvoServer(config, app).run()
+    SalvoServer(config, app).run(sockets=[reuse_port_socket(host, port)] if reuse_port else None)
