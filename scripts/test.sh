@@ -7,7 +7,7 @@ ruff check service tests clients bench
 mypy
 # the page's JavaScript against the types generated from the OpenAPI document (no build step)
 if [ -x clients/node_modules/.bin/tsc ]; then
-  (cd clients && node_modules/.bin/tsc -p tsconfig.json)
+  (cd clients && node_modules/.bin/tsc -p tsconfig.json && node_modules/.bin/tsc -p tsconfig.typed.json)
 else
   echo "tsc not installed: the clients/web type check is skipped" >&2
 fi

@@ -36,3 +36,15 @@ export type ErrorFrame = Schemas["ErrorFrame"];
 // The JSON body an operation answers with a given status.
 export type Answer<Op extends keyof operations, Status extends keyof operations[Op]["responses"]> =
   operations[Op]["responses"][Status] extends { content: infer C } ? C[keyof C] : never;
+
+// What the page's DOM helpers (web/dom.js) take as a child: a node, text, or a (nested) list of them;
+// null, undefined and booleans are skipped.
+export type Child = Node | string | number | boolean | null | undefined | readonly Child[];
+
+// The drawing contract's parts (docs/view-contract.md), as the page's board code names them.
+export type DrawBoard = Schemas["service.domain.core.drawing.Board"];
+export type Piece = Schemas["Piece"];
+export type Effect = Schemas["Effect"];
+export type Point2 = Schemas["Point2"];
+/** A point in SVG units (or an axial hex, [q, r]). */
+export type XY = [number, number];

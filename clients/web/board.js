@@ -6,36 +6,67 @@
 import { svg, clear } from "./dom.js";
 import { place, headingDeg, rangeUnits, hexCells, hexCentre, hexCorners, extent, wedgePath } from "./geometry.js";
 
+/** @typedef {import("../types/salvo").Drawing} Drawing */
+/** @typedef {import("../types/salvo").Piece} Piece */
+/** @typedef {import("../types/salvo").XY} XY */
+/** @typedef {import("./dom.js").Attrs} Attrs */
+/** @typedef {{x: number, y: number}} Point2Like */
+/** @typedef {import("./dom.js").Child} Child */
+/** What the page does when a map element is pressed.
+ * @typedef {{onPiece?: (id: string) => void, onTarget?: (id: string) => void, onNode?: (id: string) => void,
+ *   onCell?: (q: number, r: number) => void}} Handlers */
+/** A draggable end of a move (forms.js): its place, name and value, and what a drag or an arrow key does.
+ * @typedef {{at: XY, label: string, value?: number | null, onDrag: (x: number, y: number, done: boolean) => void,
+ *   onKey?: (key: string) => void}} Handle */
+/** What the page lays over a drawing: the selection, tap targets, hexes to add to a path, a planned move.
+ * @typedef {{selected?: string | null, targets?: Map<string, string>, cells?: {q: number, r: number, label: string, text?: string}[],
+ *   plan?: {points?: XY[], ok?: boolean, marks?: {at: XY, text: string}[]} | null, handle?: Handle | null}} Decor */
+/** A pointer down on the map: where it is and where it started (client px). @typedef {{x: number, y: number, x0: number, y0: number}} Pointer */
+
 export const HIT_RADIUS = 24; // px: every actionable element is at least 48×48 CSS px
 const LABEL_PX = 13;
 const NEUTRAL = "#9aa4b2";
 const PALETTE = ["#ff6b6b", "#4dabf7", "#51cf66", "#fcc419", "#cc5de8", "#22b8cf", "#ff922b", "#94d82d"];
 
+/** @param {Pick<Drawing, "sides">} drawing @param {string | null | undefined} side */
 export function sideColour(drawing, side) {
   if (side == null) return NEUTRAL;
   const i = (drawing.sides || []).indexOf(side);
   return PALETTE[(i < 0 ? 0 : i) % PALETTE.length];
 }
 
+/** @param {Piece} p */
 function pieceWords(p) {
   return [p.label, p.side ? `side ${p.side}` : (p.kind === "terrain" ? "" : "no known side"),
     p.status && p.status !== "active" ? p.status : "", p.mine ? "yours" : "",
     ...(p.bars || []).map((b) => `${b.label} ${b.value} of ${b.max}`), p.detail || ""].filter(Boolean).join(", ");
 }
 
+/** @param {Point2Like | null | undefined} at */
 const key = (at) => at ? `${at.x},${at.y}` : "";
 
 export class Board {
+  /** @param {SVGSVGElement} root @param {Handlers} [handlers] */
   constructor(root, handlers = {}) {
     this.root = root;
-    this.h = handlers; // onPiece(id), onTarget(id), onCell(q, r), onNode(id)
+    this.h = handlers;
+    /** @type {number[] | null} the view box shown: x, y, w, h in SVG units */
     this.vb = null;
+    /** @type {number[] | null} the whole drawing's extent */
     this.full = null;
     this.fullKey = "";
-    this.seen = new Set(); // effect counters already animated
+    /** @type {Set<number>} effect counters already animated */
+    this.seen = new Set();
     this.active = false;
+    /** @type {Map<number, Pointer>} */
     this.pointers = new Map();
     this.dragged = false;
+    /** @type {Drawing | null} */
+    this.drawing = null;
+    /** @type {Decor} */
+    this.decor = {};
+    /** @type {Map<string, XY>} id -> SVG units, for pieces and nodes */
+    this.pos = new Map();
     this.bind();
   }
 
@@ -43,7 +74,7 @@ export class Board {
   bind() {
     const r = this.root;
     r.addEventListener("pointerdown", (e) => {
-      if (!this.active || e.target.closest("[data-handle]")) return;
+      if (!this.active || /** @type {Element} */ (e.target).closest("[data-handle]")) return;
       this.pointers.set(e.pointerId, { x: e.clientX, y: e.clientY, x0: e.clientX, y0: e.clientY });
       if (this.pointers.size === 1) this.dragged = false;
     });
@@ -68,7 +99,7 @@ export class Board {
       p.x = e.clientX; p.y = e.clientY;
       this.applyView();
     });
-    const up = (e) => { this.pointers.delete(e.pointerId); };
+    const up = (/** @type {PointerEvent} */ e) => { this.pointers.delete(e.pointerId); };
     r.addEventListener("pointerup", up);
     r.addEventListener("pointercancel", up);
     // a drag or pinch ends with a click on whatever is under the finger: swallow it
@@ -89,6 +120,7 @@ export class Board {
     return Math.max(this.vb[2] / rect.width, this.vb[3] / rect.height);
   }
 
+  /** @param {number} clientX @param {number} clientY @returns {XY} */
   toUnits(clientX, clientY) {
     const m = this.root.getScreenCTM();
     if (!m) return [0, 0];
@@ -96,6 +128,7 @@ export class Board {
     return [p.x, p.y];
   }
 
+  /** Zoom by `f` about a client point (or the view's centre). @param {number} f @param {number} [clientX] @param {number} [clientY] */
   zoomAt(f, clientX, clientY) {
     if (!this.vb) return;
     const [ux, uy] = clientX == null ? [this.vb[0] + this.vb[2] / 2, this.vb[1] + this.vb[3] / 2] : this.toUnits(clientX, clientY);
@@ -106,8 +139,9 @@ export class Board {
     this.applyView();
   }
 
+  /** @param {number} f */
   zoom(f) { this.zoomAt(f); }
-  // Pan by a fraction of the view (keyboard: game.js mapKey).
+  /** Pan by a fraction of the view (keyboard: game.js mapKey). @param {number} fx @param {number} fy */
   pan(fx, fy) {
     if (!this.vb) return;
     this.vb[0] += this.vb[2] * fx;
@@ -119,6 +153,7 @@ export class Board {
   // Centre on a point (SVG units) zoomed in so that `apart` units are at least `px` pixels apart. A
   // finger-sized map keeps its zoom, and pans only when the point is off screen or at its edge (a
   // path tapped hex by hex walks on: its next hexes stay in view).
+  /** @param {XY} at @param {number} apart @param {number} [px] */
   focus([ux, uy], apart, px = 50) {
     if (!this.vb) return;
     const k = this.k();
@@ -135,6 +170,7 @@ export class Board {
   }
 
   // Zoom back out to the whole board if any of these pieces is off screen (a target must be tappable).
+  /** @param {string[]} ids */
   reveal(ids) {
     if (!this.vb || !this.pos) return;
     const [x, y, w, h] = this.vb;
@@ -155,6 +191,7 @@ export class Board {
 
   // ---- drawing ----------------------------------------------------------------------------------
   // decor: {selected, targets: Map(id -> label), cells: [{q, r, label}], plan: {points, ok, marks}, handle}
+  /** @param {Drawing} drawing @param {Decor} [decor] */
   render(drawing, decor = {}) {
     this.active = true;
     this.drawing = drawing;
@@ -181,6 +218,7 @@ export class Board {
     this.rescale();
   }
 
+  /** @param {Drawing} d */
   background(d) {
     const b = d.board;
     const g = svg("g", { class: "bg", "aria-hidden": "true" });
@@ -207,6 +245,7 @@ export class Board {
     return g;
   }
 
+  /** @param {Drawing} d */
   arcLayer(d) {
     const b = d.board;
     const g = svg("g", { class: "arcs", "aria-hidden": "true" });
@@ -225,6 +264,7 @@ export class Board {
     return g;
   }
 
+  /** @param {Drawing} d */
   trackLayer(d) {
     const g = svg("g", { class: "tracks", "aria-hidden": "true" });
     const sideOf = new Map((d.pieces || []).map((p) => [p.id, p.side]));
@@ -250,6 +290,7 @@ export class Board {
     return g;
   }
 
+  /** @param {Drawing} d */
   markerLayer(d) {
     const g = svg("g", { class: "markers" });
     for (const m of d.markers || []) {
@@ -282,6 +323,7 @@ export class Board {
     return g;
   }
 
+  /** @param {Drawing} d */
   pieceLayer(d) {
     const g = svg("g", { class: "pieces" });
     const b = d.board;
@@ -325,6 +367,7 @@ export class Board {
     return g;
   }
 
+  /** @param {Piece} p @param {string} colour @param {number | null} hd */
   icon(p, colour, hd) {
     const rot = hd == null ? null : `rotate(${hd})`;
     switch (p.kind) {
@@ -347,6 +390,7 @@ export class Board {
     }
   }
 
+  /** @param {Piece} p */
   bars(p) {
     const first = (p.bars || [])[0];
     if (!first || !(first.max > 0)) return [];
@@ -355,6 +399,7 @@ export class Board {
       svg("rect", { class: `bar-fg${f <= 0.34 ? " low" : ""}`, x: -12, y: 14, width: 24 * f, height: 4 })];
   }
 
+  /** @param {Drawing} d */
   effectLayer(d) {
     const g = svg("g", { class: "effects", "aria-hidden": "true" });
     const stack = new Map();
@@ -398,8 +443,8 @@ export class Board {
       e.stopPropagation();
       e.preventDefault();
       // on the window: every move redraws the board (this node included)
-      const move = (ev) => { if (ev.pointerId === e.pointerId) h.onDrag(...this.toUnits(ev.clientX, ev.clientY), false); };
-      const end = (ev) => {
+      const move = (/** @type {PointerEvent} */ ev) => { if (ev.pointerId === e.pointerId) h.onDrag(...this.toUnits(ev.clientX, ev.clientY), false); };
+      const end = (/** @type {PointerEvent} */ ev) => {
         if (ev.pointerId !== e.pointerId) return;
         window.removeEventListener("pointermove", move);
         window.removeEventListener("pointerup", end);
@@ -418,13 +463,15 @@ export class Board {
   }
 
   // A group drawn in screen pixels at a board position (see rescale).
+  /** @param {XY} at @param {Attrs} attrs @param {...Child} children */
   px(at, attrs, ...children) {
     return svg("g", { ...attrs, "data-px": "1", "data-ux": at[0], "data-uy": at[1] }, ...children);
   }
 
+  /** @param {Element} node @param {() => void} fn */
   activate(node, fn) {
     node.addEventListener("click", (e) => { e.stopPropagation(); fn(); });
-    node.addEventListener("keydown", (e) => {
+    node.addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
       if (e.key === "Enter" || e.key === " ") { e.preventDefault(); fn(); }
     });
   }
@@ -434,10 +481,14 @@ export class Board {
   rescale() {
     if (!this.active || !this.vb) return;
     const k = this.k();
-    const nodes = [...this.root.querySelectorAll("[data-px]")];
-    const toScreen = (ux, uy) => [(ux - this.vb[0]) / k, (uy - this.vb[1]) / k];
+    const vb = this.vb;
+    const nodes = /** @type {SVGGElement[]} */ ([...this.root.querySelectorAll("[data-px]")]); // px() groups
+    /** @type {(ux: number, uy: number) => XY} */
+    const toScreen = (ux, uy) => [(ux - vb[0]) / k, (uy - vb[1]) / k];
     const offsets = this.spread(nodes.filter((n) => n.classList.contains("piece")), toScreen);
+    /** @type {number[][]} screen boxes taken: pieces, nodes, labels placed */
     const boxes = [];
+    /** @type {[SVGGElement, number, number][]} each node and its screen place */
     const placed = [];
     for (const n of nodes) {
       const ux = Number(n.dataset.ux), uy = Number(n.dataset.uy);
@@ -461,6 +512,7 @@ export class Board {
       if (!label) continue;
       const w = Math.min(220, 7.4 * label.textContent.length + 6), h = LABEL_PX + 4;
       const spots = [[0, 30], [0, -24], [18 + w / 2, 5], [-18 - w / 2, 5], [0, 46], [0, -40]];
+      /** @type {[number, number, number[]] | null} */
       let best = null;
       for (const [ox, oy] of spots) {
         const box = [sx + ox - w / 2, sy + oy - h + 4, w, h];
@@ -479,6 +531,7 @@ export class Board {
 
   // Pieces whose hit areas would overlap on screen are fanned out around their common centre (px
   // offsets), far enough apart that each keeps its whole hit area; clusters that still touch merge.
+  /** @param {SVGElement[]} nodes @param {(ux: number, uy: number) => XY} toScreen @returns {Map<SVGElement, XY>} */
   spread(nodes, toScreen) {
     const near = 2 * HIT_RADIUS + 2;
     const home = nodes.map((n) => toScreen(Number(n.dataset.ux), Number(n.dataset.uy)));
@@ -519,12 +572,14 @@ export class Board {
 const FX_OFFSET_PX = 46; // past a piece's hit area (HIT_RADIUS) and its ring
 
 // A screen offset of `px` from `from` towards `to` (board units scale alike on both axes).
+/** @param {XY} from @param {XY} to @param {number} px @returns {XY | null} */
 function offTowards(from, to, px) {
   const dx = to[0] - from[0], dy = to[1] - from[1], d = Math.hypot(dx, dy);
   if (!(d > 0)) return null;
   return [Number((dx / d * px).toFixed(2)), Number((dy / d * px).toFixed(2))];
 }
 
+/** Do two boxes [x, y, w, h] overlap? @param {number[]} a @param {number[]} b */
 function overlap(a, b) {
   return a[0] < b[0] + b[2] && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3];
 }

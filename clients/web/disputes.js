@@ -31,6 +31,7 @@ export function disputesBlock(api, gameId, { at, version, viewer, onError }) {
       fill(out, el("p", {}, `What-if game ${created.game_id} forked at seq ${shownSeq}:`), linksOf(created));
     } catch (err) { onError(err); }
   } }, `Fork a what-if from seq ${shownSeq}`);
+  /** @type {HTMLElement[]} */
   const parts = [exportBtn, forkBtn];
   if (viewer === "umpire") {
     const reason = el("input", { type: "text", id: "rewind-reason", placeholder: "Reason (shown to every seat)", "aria-label": "Reason for the rewind" });

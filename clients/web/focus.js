@@ -13,6 +13,7 @@ const SCOPES = "section.form, .pc, .leg, .cmd-group, .by-piece, #tray, #chooser,
 // what identifies a map element: the piece, world or hex it stands for
 const KEY_ATTRS = ["data-id", "data-q", "data-r", "data-handle", "data-tab", "data-type"];
 
+/** @param {string} s */
 const esc = (s) => (typeof CSS !== "undefined" && CSS.escape ? CSS.escape(s) : String(s).replace(/["\\]/g, "\\$&"));
 
 /** @param {Element} n */
@@ -30,10 +31,15 @@ function scopeSelector(n) {
   return `${n.tagName.toLowerCase()}${cls}${attrs}`;
 }
 
-/** What has focus inside `root`, as something to find again after a rebuild (null: nothing to keep). */
+/** What identifies a focused control across a rebuild (focusKey), for restoreFocus.
+ * @typedef {{node: Element, id: string, tag: string, cls: string, attrs: string, name: string, scopes: string[]}} FocusKey */
+
+/** What has focus inside `root`, as something to find again after a rebuild (null: nothing to keep).
+ * @param {Element} root @returns {FocusKey | null} */
 export function focusKey(root) {
   const a = document.activeElement;
   if (!a || a === document.body || !root.contains(a)) return null;
+  /** @type {string[]} */
   const scopes = [];
   for (let n = a.parentElement; n && n !== root; n = n.parentElement) if (n.matches(SCOPES)) scopes.unshift(scopeSelector(n));
   const attrs = KEY_ATTRS.filter((k) => a.hasAttribute(k)).map((k) => `[${k}="${esc(a.getAttribute(k))}"]`).join("");
@@ -41,19 +47,24 @@ export function focusKey(root) {
 }
 
 // a stand-in is never a text field: on a phone its focus would open the on-screen keyboard
+/** @param {Element} n */
 const typing = (n) => n.matches("textarea, input:not([type=checkbox]):not([type=radio]):not([type=range])");
+/** @param {Element} n */
 const shown = (n) => n.getClientRects().length > 0 && !n.closest("[hidden]");
 
 /** Focus the control `key` noted, or its nearest stand-in; `fallback` (a selector) when its place is gone.
+ * @param {Element} root @param {FocusKey | null} key @param {string | null} [fallback]
  * @returns {string | void} "wait" when the control is there but disabled for now */
 export function restoreFocus(root, key, fallback = null) {
   if (!key || (document.activeElement === key.node && key.node.isConnected)) return;
   if (document.activeElement && document.activeElement !== document.body && document.activeElement !== key.node) return; // moved on
+  /** @param {Element | null | undefined} n */
   const put = (n) => { if (n) /** @type {HTMLElement} */ (n).focus({ preventScroll: true }); };
   const byId = key.id && document.getElementById(key.id);
   if (byId && shown(byId)) { put(byId); return; }
   // the innermost container still there
   let scope = root;
+  /** @type {Element[]} */
   const placed = [];
   for (const sel of key.scopes) {
     const next = (placed.at(-1) || root).querySelector(sel);
@@ -66,6 +77,7 @@ export function restoreFocus(root, key, fallback = null) {
       .some((n) => accessibleName(n) === key.name)) return "wait";
     const all = [...scope.querySelectorAll(FOCUSABLE)].filter(shown);
     const same = all.filter((n) => n.tagName.toLowerCase() === key.tag);
+    /** @param {Element} n */
     const cls = (n) => !key.cls || n.classList.contains(key.cls);
     const keyed = key.attrs ? same.filter((n) => n.matches(key.attrs) && cls(n)) : [];
     const hit = keyed.find((n) => accessibleName(n) === key.name) || keyed[0]

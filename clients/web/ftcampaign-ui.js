@@ -107,6 +107,7 @@ function scalarFacts(obj) {
 
 // The panel for a campaign: players and their sealed orders, then (for a player) its economy and task groups.
 export function campaignSheet(view) {
+  /** @type {HTMLElement[]} */
   const out = [el("h3", {}, view.title || "Campaign",
     el("small", {}, ` turn ${view.turn ?? "?"} · ${humanize(view.phase || "")}`))];
   out.push(el("h4", {}, "Players"));

@@ -165,7 +165,7 @@ export class GameView {
 
   setTab(id) {
     this.tab = id;
-    for (const b of this.tabs.children) {
+    for (const b of /** @type {HTMLCollectionOf<HTMLElement>} */ (this.tabs.children)) {
       b.setAttribute("aria-selected", String(b.dataset.tab === id));
       b.tabIndex = b.dataset.tab === id ? 0 : -1;
     }
@@ -502,6 +502,7 @@ export class GameView {
     fill(this.statusLine, statusBox(draw.status, s.viewer));
     const disabled = this.sending || !live;
     const labelOf = (id) => { const p = (draw.pieces || []).find((x) => x.id === id); return p ? p.label : id; };
+    /** @type {(HTMLElement | null)[]} */
     const parts = [note ? el("p", { class: "note" }, note) : null];
     if (this.token && live) {
       parts.push(...this.forms.map((form) => formBlock(this.drafts, form, {
@@ -547,7 +548,7 @@ export class GameView {
         e.rolls && e.rolls.length ? el("span", { class: "muted" }, ` · ${e.rolls.map((r) => `${r.die}=${r.value}`).join(" ")}`) : null));
       while (this.log.children.length > 150) this.log.lastChild.remove();
     }
-    for (const li of this.log.children) {
+    for (const li of /** @type {HTMLCollectionOf<HTMLElement>} */ (this.log.children)) {
       if (Number(li.dataset.seq) === this.at) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current");
     }
   }

@@ -2,22 +2,32 @@
 // where a position of each board kind lands in the SVG's own units, hex cells and their neighbours,
 // headings and arcs. No DOM here.
 
+/** @typedef {import("../types/salvo").DrawBoard} DrawBoard */
+/** @typedef {import("../types/salvo").Drawing} Drawing */
+/** @typedef {import("../types/salvo").Point2} Point2 */
+/** @typedef {import("../types/salvo").XY} XY */
+
 const SQ3 = Math.sqrt(3);
 // axial steps through hexside k, 0 = the first facing, clockwise (service/domain/core/hexgrid.py)
+/** @type {XY[]} */
 export const HEX_DIRS = [[0, -1], [1, -1], [1, 0], [0, 1], [-1, 1], [-1, 0]];
 
-/** @returns {[number, number]} the centre of hex (q, r) in SVG units */
+/** @param {Pick<DrawBoard, "orientation">} board @param {number} q @param {number} r
+ * @returns {XY} the centre of hex (q, r) in SVG units */
 export function hexCentre(board, q, r) {
   return board.orientation === "pointy" ? [SQ3 * (q + r / 2), 1.5 * r] : [1.5 * q, SQ3 * (r + q / 2)];
 }
 
+/** Steps between two axial hexes. @param {XY} a @param {XY} b */
 export function hexDistance(a, b) {
   const dq = a[0] - b[0], dr = a[1] - b[1];
   return (Math.abs(dq) + Math.abs(dr) + Math.abs(dq + dr)) / 2;
 }
 
+/** @param {XY} hex @returns {XY[]} */
 export function hexNeighbours([q, r]) { return HEX_DIRS.map(([dq, dr]) => [q + dq, r + dr]); }
 
+/** An SVG points list. @param {Pick<DrawBoard, "orientation">} board @param {number} cx @param {number} cy @param {number} [size] */
 export function hexCorners(board, cx, cy, size = 1) {
   const offset = board.orientation === "pointy" ? 30 : 0;
   const pts = [];
@@ -29,6 +39,8 @@ export function hexCorners(board, cx, cy, size = 1) {
 }
 
 // A Point2 ({x, y}, or a pair) in SVG units.
+/** @param {Pick<DrawBoard, "kind" | "orientation">} board @param {Point2 | XY | null | undefined} at
+ * @returns {XY | null} */
 export function place(board, at) {
   if (!at) return null;
   const x = Array.isArray(at) ? at[0] : at.x, y = Array.isArray(at) ? at[1] : at.y;
@@ -37,6 +49,7 @@ export function place(board, at) {
 }
 
 // A piece's facing in screen degrees clockwise from up (plane: degrees; hex: facing index).
+/** @param {Pick<DrawBoard, "kind" | "orientation">} board @param {unknown} facing @returns {number | null} */
 export function headingDeg(board, facing) {
   if (typeof facing !== "number") return null;
   if (board.kind !== "hex") return facing;
@@ -44,10 +57,13 @@ export function headingDeg(board, facing) {
 }
 
 // One SVG unit of the board in board units (hex ranges are in hexes: centre to centre is √3).
+/** @param {Pick<DrawBoard, "kind">} board @param {number} range */
 export function rangeUnits(board, range) { return board.kind === "hex" ? range * SQ3 : range; }
 
 // Every hex cell to draw: the board's radius, or around what is on it when unbounded.
+/** @param {Pick<DrawBoard, "radius">} board @param {Pick<Drawing, "pieces" | "markers">} drawing @returns {XY[]} */
 export function hexCells(board, drawing) {
+  /** @type {XY[]} */
   const cells = [];
   if (board.radius != null) {
     const n = board.radius;
@@ -56,9 +72,11 @@ export function hexCells(board, drawing) {
     }
     return cells;
   }
+  /** @type {XY[]} */
   const pts = [...(drawing.pieces || []).map((p) => p.at), ...(drawing.markers || []).map((m) => m.at)]
     .filter(Boolean).map((a) => [a.x, a.y]);
   if (!pts.length) pts.push([0, 0]);
+  /** @type {XY} */
   const c = [Math.round(pts.reduce((a, p) => a + p[0], 0) / pts.length),
     Math.round(pts.reduce((a, p) => a + p[1], 0) / pts.length)];
   const n = Math.min(30, Math.max(...pts.map((p) => hexDistance(p, c))) + 3);
@@ -69,6 +87,7 @@ export function hexCells(board, drawing) {
 }
 
 // The drawing's extent in SVG units: [x, y, w, h] with a margin.
+/** @param {Drawing} drawing @returns {[number, number, number, number]} */
 export function extent(drawing) {
   const b = drawing.board;
   if (b.kind === "plane" && b.width && b.height) {
@@ -79,6 +98,7 @@ export function extent(drawing) {
     const m = Math.max(x1 - x0, y1 - y0) * 0.03;
     return [x0 - m, y0 - m, x1 - x0 + 2 * m, y1 - y0 + 2 * m];
   }
+  /** @type {XY[]} */
   let pts = [];
   if (b.kind === "hex") pts = hexCells(b, drawing).map(([q, r]) => hexCentre(b, q, r));
   if (b.kind === "starmap") pts = (b.nodes || []).map((n) => place(b, n.at));
@@ -91,11 +111,14 @@ export function extent(drawing) {
 }
 
 // (x, y) at `deg` degrees clockwise from up, r away from (cx, cy)
+/** @param {number} cx @param {number} cy @param {number} r @param {number} deg @returns {XY} */
 export function polar(cx, cy, r, deg) {
   const a = (deg * Math.PI) / 180;
   return [cx + r * Math.sin(a), cy - r * Math.cos(a)];
 }
 
+/** An SVG path: the sector from `fromDeg` to `toDeg` (clockwise from up), or a whole circle.
+ * @param {number} cx @param {number} cy @param {number} r @param {number} fromDeg @param {number} toDeg */
 export function wedgePath(cx, cy, r, fromDeg, toDeg) {
   let span = toDeg - fromDeg;
   while (span <= 0) span += 360;
@@ -107,9 +130,12 @@ export function wedgePath(cx, cy, r, fromDeg, toDeg) {
 }
 
 // A GSC2-style free move on the plane: each leg turns, then goes ahead (heading clockwise from up, y down).
+/** @param {XY} start @param {number | null | undefined} heading
+ * @param {{turn?: unknown, distance?: unknown}[] | null | undefined} legs @returns {{pts: XY[], heading: number}} */
 export function legsPath(start, heading, legs) {
   let [x, y] = start;
   let h = heading || 0;
+  /** @type {XY[]} */
   const pts = [[x, y]];
   for (const leg of legs || []) {
     h += Number(leg.turn) || 0;
