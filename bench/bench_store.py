@@ -1,9 +1,9 @@
 """The event store alone, in process: C games each submit batches of 1–3 event rows from the event loop
 (the next one as soon as the last is durable, or up to D in flight chained by ``follows`` as the
 pipeline does), N batches in all, on SQLite (WAL, synchronous=FULL) or PostgreSQL. Prints process CPU
-per batch (this process: loop thread + writer thread; PostgreSQL's own server CPU is not in it), the
-loop thread's share, batches per commit and loop wake-ups. CPU time, not wall time: the machine is
-shared, and CPU per batch does not depend on the share this process gets.
+per batch (this process: loop thread + writer thread; PostgreSQL's own server CPU is not in it), split
+into the loop thread's and the rest (the writer thread's), batches per commit and loop wake-ups. CPU
+time, not wall time: the machine is shared, and CPU per batch does not depend on the share it gets.
 
     .venv/bin/python bench/bench_store.py                          # this checkout, SQLite and PostgreSQL
     .venv/bin/python bench/bench_store.py --compare /tmp/before    # another checkout too, alternating
@@ -93,7 +93,7 @@ async def run_store(url: str, games: int, batches: int, depth: int) -> dict[str,
         store.close()
     return {"backend": url.split(":", 1)[0], "games": games, "depth": depth, "batches": batches,
             "cpuUsPerBatch": round(cpu / batches * 1e6, 1), "loopCpuUsPerBatch": round(loop_cpu / batches * 1e6, 1),
-            "otherCpuUsPerBatch": round((cpu - loop_cpu) / batches * 1e6, 1),
+            "writerCpuUsPerBatch": round((cpu - loop_cpu) / batches * 1e6, 1),
             "batchesPerCommit": round(written / commits, 2), "wakeupsPerCommit": round(wakes / commits, 2),
             "wallBatchesPerSec": round(batches / wall)}
 
@@ -178,15 +178,17 @@ def main() -> None:
         rounds["before"].append(run_in(a.compare, a))
         rounds["after"].append(run_in(str(ROOT), a))
     print(f"load: {os.getloadavg()[0]:.1f} (1 min) on {os.cpu_count()} cores; best (least CPU) of {a.rounds} rounds")
-    print("| backend | games | CPU µs/batch before → after | loop-thread µs/batch before → after "
-          "| batches/commit before / after | loop wake-ups/commit before / after |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| backend | games | CPU µs/batch before → after | loop thread µs/batch before → after "
+          "| writer thread µs/batch before → after | batches/commit before / after "
+          "| loop wake-ups/commit before / after |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for i, first in enumerate(rounds["before"][0]):
         b = min((r[i] for r in rounds["before"]), key=lambda r: r["cpuUsPerBatch"])
         f = min((r[i] for r in rounds["after"]), key=lambda r: r["cpuUsPerBatch"])
         print(f"| {first['backend']} | {first['games']} | {b['cpuUsPerBatch']} → {f['cpuUsPerBatch']} "
               f"({f['cpuUsPerBatch'] / b['cpuUsPerBatch']:.2f}×) | {b['loopCpuUsPerBatch']} → "
-              f"{f['loopCpuUsPerBatch']} | {b['batchesPerCommit']} / {f['batchesPerCommit']} "
+              f"{f['loopCpuUsPerBatch']} | {b['writerCpuUsPerBatch']} → {f['writerCpuUsPerBatch']} "
+              f"| {b['batchesPerCommit']} / {f['batchesPerCommit']} "
               f"| {b['wakeupsPerCommit']} / {f['wakeupsPerCommit']} |")
     if a.json_out:
         Path(a.json_out).write_text(json.dumps(rounds, indent=1))

@@ -104,6 +104,8 @@ def test_a_group_is_one_insert_per_table_in_parent_order(store: SqlEventStore, m
     with store.engine.connect() as conn:
         assert conn.exec_driver_sql("select count(*) from events").scalar() == 24
         assert conn.exec_driver_sql("select response from idempotency where game_id = 'g_3'").scalar() == b"{}"
+        assert conn.exec_driver_sql("select state from snapshots where game_id = 'g_3'").scalar() == b"\x00\x01"
+        assert conn.exec_driver_sql("select dice from events where game_id = 'g_3'").scalars().all() == [None, None]
 
 
 def test_a_small_group_is_one_insert_per_table_too(store: SqlEventStore, monkeypatch) -> None:
@@ -204,3 +206,17 @@ async def test_a_failing_observer_neither_fails_a_durable_write_nor_stops_the_wr
     await store.write(_batch("g_o2"))
     assert await store.head("g_o1") == 2 and await store.head("g_o2") == 2
     assert len(seen) == 2 and min(seen) >= 0  # seconds from submission to commit, for both
+
+
+def test_text_and_bytes_come_back_as_written_through_copy(store: SqlEventStore) -> None:
+    awkward = 'tab\there, newline\nthere, back\\slash, \\N, quote", é, ✓'
+    batch = WriteBatch("g_text", events=[dict(_event("g_text", s), data=awkward, command_id=None)
+                                         for s in range(1, 9)])  # > VALUES_ROWS: COPY on PostgreSQL
+    batch.idempotency = {"game_id": "g_text", "key": "k", "request_hash": "h", "status": 201,
+                         "response": bytes(range(256))}
+    store._writer._write([batch])
+    with store.engine.connect() as conn:
+        rows = conn.exec_driver_sql("select data, command_id from events where game_id = 'g_text'").all()
+        response = conn.exec_driver_sql("select response from idempotency where game_id = 'g_text'").scalar()
+    assert [tuple(r) for r in rows] == [(awkward, None)] * 8
+    assert bytes(response) == bytes(range(256))
