@@ -13,6 +13,9 @@ PostgreSQL with Redis linked, transactions and bytes per command, Redis CPU per 
    pg_stat_database of a database of its own; the WAL is the cluster's, so others' load adds to it);
    every Redis message is counted by a subscriber: bytes per event.
 3. Redis: its CPU (INFO cpu) per PUBLISH of a message of that size with 1 and 2 subscribers reading.
+4. ``--idle-only``: the commands of 2. on SQLite with a socket process that has no sockets beside it,
+   pattern-subscribed (``all``) and per game (``games``): its CPU per message is what per-game
+   subscriptions save a socket process for each event of a game none of its sockets watches.
 
 Figures in CPU time and bytes hold on a loaded machine; rates do not (say the load: it is printed).
 """
@@ -37,7 +40,7 @@ import redis
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from servers import ROOT, Server, pinned  # noqa: E402
+from servers import ROOT, Server, cpu_seconds, pinned  # noqa: E402
 
 CLIENT = HERE / "peer" / "salvo_client.py"
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -112,10 +115,17 @@ def pg_counters(url: str) -> dict[str, int]:
     return {"xact_commit": int(commits[0]), "wal_bytes": int(wal[0]), "wal_sync": int(wal[1])}
 
 
-def commands(work: Path, name: str, database_url: str | None, seconds: float, pg: str | None) -> dict[str, Any]:
-    server = Server(work, name, "0", database_url=database_url, env={"REDIS_URL": REDIS_URL})
+def commands(work: Path, name: str, database_url: str | None, seconds: float, pg: str | None,
+             idle_mode: str | None = None) -> dict[str, Any]:
+    """``idle_mode``: also run a socket process with no sockets (SALVO_REDIS_SUBSCRIBE=idle_mode) on the
+    same database: its CPU per Redis message is what a process pays for games it does not watch."""
+    db = database_url or f"sqlite:///{work}/{name}.sqlite"
+    server = Server(work, name, "0", database_url=db, env={"REDIS_URL": REDIS_URL})
+    idle = Server(work, f"{name}-idle", "1", database_url=db,
+                  env={"REDIS_URL": REDIS_URL, "SALVO_REDIS_SUBSCRIBE": idle_mode}) if idle_mode else None
     counter = RedisCounter(REDIS_URL)
     out = work / f"{name}.json"
+    idle0 = sum(cpu_seconds(idle.pid)) if idle else 0.0
     try:
         before = pg_counters(pg) if pg else None
         subprocess.run([*pinned("1"), sys.executable, str(CLIENT), "commands", "--transport", "ws", "--workload",
@@ -123,9 +133,12 @@ def commands(work: Path, name: str, database_url: str | None, seconds: float, pg
                         str(server.port), "--server-pid", str(server.pid), "--out", str(out)],
                        cwd=ROOT, timeout=600, check=True, capture_output=True)
         after = pg_counters(pg) if pg else None
+        idle_used = sum(cpu_seconds(idle.pid)) - idle0 if idle else 0.0
     finally:
         counter.close()
         server.stop()
+        if idle is not None:
+            idle.stop()
     r = json.loads(out.read_text())
     total = r["commands"] + 20 * 50  # what the counters saw includes the warm-up; an estimate of it
     res = {"commandsPerSec": r["perSec"], "p99Ms": r["latencyMs"]["p99"],
@@ -133,6 +146,9 @@ def commands(work: Path, name: str, database_url: str | None, seconds: float, pg
            "serverCpuPct": r["serverCpuPct"], "foreignCpuPct": r["foreignCpuPct"],
            "redisBytesPerMessage": round(counter.bytes / max(1, counter.messages)),
            "redisMessages": counter.messages}
+    if idle is not None:
+        res[f"idle socket process ({idle_mode}): CPU µs per message"] = round(
+            idle_used * 1e6 / max(1, counter.messages), 2)
     if before and after:
         seen = counter.messages or total  # one message per committed batch of a game's events
         res.update({"pgCommitsPerMessage": round((after["xact_commit"] - before["xact_commit"]) / seen, 3),
@@ -184,7 +200,15 @@ def main() -> None:
                    help="an admin URL: a database salvo_costs is created there and dropped afterwards")
     p.add_argument("--seconds", type=float, default=8.0)
     p.add_argument("--json", default=None)
+    p.add_argument("--idle-only", action="store_true",
+                   help="only the idle socket process's cost per message, with all and with games")
     a = p.parse_args()
+    if a.idle_only:
+        work = Path(tempfile.mkdtemp(prefix="salvo-costs-"))
+        for mode in ("all", "games"):
+            print(json.dumps({"load": os.getloadavg(),
+                              mode: commands(work, f"idle-{mode}", None, a.seconds, None, idle_mode=mode)}), flush=True)
+        return
     work = Path(tempfile.mkdtemp(prefix="salvo-costs-"))
     out: dict[str, Any] = {"load": os.getloadavg()}
     dbname = "salvo_costs_" + os.urandom(3).hex()

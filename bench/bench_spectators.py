@@ -20,6 +20,8 @@ spreads them), fed with the frames Redis carries, each subscribed to the game on
 spectator of it. N = 1 pins the socket process to CPU 1; N ≥ 2 and the generator run unpinned. "server
 CPU" is then the socket processes' sum; the command process's CPU is the column beside it.
 ``--sockets 0`` is the one process of the first paragraph (``--processes 1,2`` still means 0,1).
+``--front``: the spectators connect through the topology's nginx instead (its worker's CPU and RSS are
+added to the server's: the relay's cost per delivery is the difference from a run without it).
 """
 
 from __future__ import annotations
@@ -77,11 +79,15 @@ def run_one(work: Path, checkout: Path, label: str, spectators: int, moves: int,
 
 
 def run_split(work: Path, checkout: Path, label: str, spectators: int, moves: int, rate: float,
-              redis_url: str, sockets: int) -> dict[str, Any]:
-    name = f"{label}-K{sockets}-S{spectators}"
+              redis_url: str, sockets: int, front: bool = False) -> dict[str, Any]:
+    name = f"{label}-K{sockets}{'-front' if front else ''}-S{spectators}"
     cpus: list[str | None] = ["0", "1"] if sockets == 1 else [None]
-    top = Topology(work / name, sockets, redis_url=redis_url, front="none", checkout=checkout, cpus=cpus)
+    top = Topology(work / name, sockets, redis_url=redis_url, front="nginx" if front else "none",
+                   checkout=checkout, cpus=cpus)
     try:
+        if front:  # spectators through nginx: its workers' CPU and memory count as the server's
+            return generate(work, name, spectators, moves, rate, top.command.port, top.command.pid, None,
+                            top.port, top.pids + top.front_pids)
         return generate(work, name, spectators, moves, rate, top.command.port, top.command.pid, None,
                         top.socket_port, top.pids)
     finally:
@@ -119,6 +125,8 @@ def main() -> None:
     p.add_argument("--json", default=None, help="write every result here")
     p.add_argument("--sockets", default="0", help="comma list of socket-process counts; 0 = one process for all")
     p.add_argument("--processes", default=None, help="the older form: 1 = --sockets 0, 2 = --sockets 1")
+    p.add_argument("--front", action="store_true",
+                   help="with --sockets N: spectators through the nginx front (its CPU and RSS counted in)")
     a = p.parse_args()
     redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     layouts = ([int(x) - 1 for x in a.processes.split(",")] if a.processes
@@ -134,11 +142,12 @@ def main() -> None:
         for label, checkout in checkouts:
             for sockets in layouts:
                 layout = "1 process" if sockets == 0 else f"command + {sockets} socket process{'es' * (sockets > 1)}"
+                layout += ", via nginx" if a.front and sockets else ""
                 print(f">>> {label} ({checkout}) with {n} spectators, {layout}", flush=True)
                 if sockets == 0:
                     r = run_one(work, checkout, label, n, a.moves, a.rate)
                 else:
-                    r = run_split(work, checkout, label, n, a.moves, a.rate, redis_url, sockets)
+                    r = run_split(work, checkout, label, n, a.moves, a.rate, redis_url, sockets, a.front)
                 r["layout"] = layout
                 results[label].append(r)
                 lines.append(row(f"{label}, {layout}", r))

@@ -14,12 +14,13 @@ spectators, all on one database, linked by Redis, behind one port.
 
 The front is nginx running ``docker/nginx.conf`` (the compose file's) with its upstreams pointed at
 these processes; without an nginx binary, ``--front none`` (the default then) prints the two ports
-instead, and clients pick: spectators the socket port, everything else the command port. The socket processes can take commands too (any
-replica can: conflicts on (game_id, seq) are retried), but the front sends none there, so each game has
-one writer and its group commits and pipelined decisions stay in one process.
+instead, and clients pick: spectators the socket port, everything else the command port. The socket
+processes can take commands too (any replica can: conflicts on (game_id, seq) are retried), but the
+front sends none there, so each game has one writer and its group commits and pipelined decisions stay
+in one process.
 
-The benchmark (bench/bench_spectators.py --sockets, without the front) and tests/api/test_topology.py start it with
-``Topology``; as a script it runs until interrupted.
+The benchmark (bench/bench_spectators.py --sockets, with --front through nginx) and
+tests/api/test_topology.py start it with ``Topology``; as a script it runs until interrupted.
 """
 
 from __future__ import annotations
@@ -106,6 +107,17 @@ class Topology:
     @property
     def pids(self) -> list[int]:
         return [s.pid for s in self.sockets]
+
+    @property
+    def front_pids(self) -> list[int]:
+        """nginx's worker processes (the master only supervises them)."""
+        if self.nginx is None:
+            return []
+        try:
+            with open(f"/proc/{self.nginx.pid}/task/{self.nginx.pid}/children") as fh:
+                return [int(p) for p in fh.read().split()]
+        except OSError:
+            return []
 
     def _wait_for_sockets(self) -> None:
         """Each process has bound the port; the kernel picks one per connection, so every process has

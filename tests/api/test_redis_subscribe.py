@@ -6,10 +6,11 @@ stream reads the store); nothing lost, nothing twice, and a socket that leaves a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 import redis.asyncio as aioredis
 from starlette.testclient import TestClient
@@ -63,14 +64,25 @@ class Heads:
         return self.heads.get(game_id, 0)
 
 
-async def test_a_game_is_subscribed_with_its_first_listener_and_unsubscribed_after_its_last(redis_url):  # noqa: F811
-    game = uuid.uuid4().hex
+@contextlib.asynccontextmanager
+async def replicas(url: str, a_subscribes: str = "games"
+                   ) -> AsyncIterator[tuple[RedisBroadcaster, RedisBroadcaster, Heads]]:
+    """A (the publisher) and B (the replica under test, per game), both started, sharing a stored head."""
     heads = Heads()
-    a = RedisBroadcaster(redis_url, subscribe="games", head_of=heads.head)
-    b = RedisBroadcaster(redis_url, subscribe="games", head_of=heads.head)
+    a = RedisBroadcaster(url, subscribe=a_subscribes, head_of=heads.head)
+    b = RedisBroadcaster(url, subscribe="games", head_of=heads.head)
     await a.start()
     await b.start()
     try:
+        yield a, b, heads
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def test_a_game_is_subscribed_with_its_first_listener_and_unsubscribed_after_its_last(redis_url):  # noqa: F811
+    game = uuid.uuid4().hex
+    async with replicas(redis_url) as (a, b, heads):
         assert await numsub(redis_url, game) == 0  # nobody listens anywhere: Redis carries it to no one
         first = b.subscribe(game, 100)
         second = b.subscribe(game, 100)
@@ -98,22 +110,14 @@ async def test_a_game_is_subscribed_with_its_first_listener_and_unsubscribed_aft
         await a.publish(game, [(5, frames(5))])
         assert await drain(third) == [(4, None), (5, frames(5))]  # the stored head, then live
         b.unsubscribe(third)
-    finally:
-        await a.close()
-        await b.close()
 
 
 async def test_an_event_published_before_the_subscribe_applies_reaches_the_listener_as_the_stored_head(redis_url):  # noqa: F811
     """The race: the listener's catch-up read the store at seq 2; seq 3 is committed and published before
     Redis applies the SUBSCRIBE, so pub/sub never carries it here. The confirmation's head check does."""
     game = uuid.uuid4().hex
-    heads = Heads()
-    heads.heads[game] = 3  # committed (the publish follows the commit)
-    a = RedisBroadcaster(redis_url, subscribe="all")
-    b = RedisBroadcaster(redis_url, subscribe="games", head_of=heads.head)
-    await a.start()
-    await b.start()
-    try:
+    async with replicas(redis_url, "all") as (a, b, heads):
+        heads.heads[game] = 3  # committed (the publish follows the commit)
         b._syncer.cancel()  # hold B's SUBSCRIBE back until the publish has gone by  # type: ignore[union-attr]
         sub = b.subscribe(game, 100)
         await a.publish(game, [(3, frames(3))])
@@ -122,9 +126,6 @@ async def test_an_event_published_before_the_subscribe_applies_reaches_the_liste
         heads.heads[game] = 4
         await a.publish(game, [(4, frames(4))])
         assert await drain(sub) == [(3, None), (4, frames(4))]  # 3 from the store's head, 4 live
-    finally:
-        await a.close()
-        await b.close()
 
 
 class Transport:
@@ -144,13 +145,8 @@ class Transport:
 async def test_the_pre_framed_fan_out_subscribes_per_game_too(redis_url):  # noqa: F811
     """Direct sockets (fanout.Sink) count as listeners: two games, each subscribed while it has a sink."""
     red, blue = uuid.uuid4().hex, uuid.uuid4().hex
-    heads = Heads()
-    a = RedisBroadcaster(redis_url, subscribe="games", head_of=heads.head)
-    b = RedisBroadcaster(redis_url, subscribe="games", head_of=heads.head)
-    await a.start()
-    await b.start()
     behind: list[int] = []
-    try:
+    async with replicas(redis_url) as (a, b, heads):
         sinks = {g: Sink(Transport(), "spectator", 0, on_slow=lambda s: None,
                          on_behind=lambda s, seq: behind.append(seq)) for g in (red, blue)}
         for g, sink in sinks.items():
@@ -171,9 +167,6 @@ async def test_the_pre_framed_fan_out_subscribes_per_game_too(redis_url):  # noq
         await a.publish(blue, [(3, frames(3))])
         await until(lambda: sinks[blue].last == 3, "blue's sink at 3")
         assert sinks[red].last == 2 and behind == []  # no gap anywhere, nothing read from the store
-    finally:
-        await a.close()
-        await b.close()
 
 
 def _shoot(client: TestClient, gid: str, token: str, who: str, other: str) -> None:
@@ -237,13 +230,8 @@ async def test_after_its_connection_drops_a_replica_resubscribes_and_reports_wha
     """Redis drops B's pub/sub connection; an event published meanwhile is lost to pub/sub. B reconnects,
     subscribes again, and the confirmation's head check hands its listener the stored head."""
     game = uuid.uuid4().hex
-    heads = Heads()
-    a = RedisBroadcaster(redis_url, subscribe="games", head_of=heads.head)
-    b = RedisBroadcaster(redis_url, subscribe="games", head_of=heads.head)
-    await a.start()
-    await b.start()
     admin = aioredis.Redis.from_url(redis_url)
-    try:
+    async with replicas(redis_url) as (a, b, heads), contextlib.aclosing(admin):
         sub = b.subscribe(game, 100)
         await until(lambda: b.head_checks == 1, "B confirmed its SUBSCRIBE")
         heads.heads[game] = 1
@@ -264,7 +252,3 @@ async def test_after_its_connection_drops_a_replica_resubscribes_and_reports_wha
         # published, 2 would come live too and the stream would skip the second), then 3 live
         assert got[0] == (2, None) and got[-1] == (3, frames(3))
         assert [seq for seq, _ in got if seq != 2] == [3]
-    finally:
-        await admin.aclose()
-        await a.close()
-        await b.close()
