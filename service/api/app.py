@@ -81,6 +81,8 @@ class SalvoApp(FastAPI):
     def _lean_commands(self) -> LeanCommands | None:
         """The lean path when the middleware is exactly the stack create_app builds, else None."""
         self._lean_looked = True
+        if self.middleware_stack is None:  # built, as at Starlette's first request: add_middleware now refuses
+            self.middleware_stack = self.build_middleware_stack()
         stack = [(m.cls, m.kwargs) for m in self.user_middleware]
         own = [RawSocketMiddleware, RequestContext, SecurityHeaders, problems.BodyLimit]
         error_handler = None

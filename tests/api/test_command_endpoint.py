@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
+from starlette.middleware.cors import CORSMiddleware
 from starlette.routing import Match
 
 from service.api.app import SalvoApp, create_app
@@ -165,3 +167,5 @@ async def test_the_lean_path_is_taken_only_over_the_apps_own_middleware(sqlite_u
     assert isinstance(app, SalvoApp) and isinstance(app._lean_commands(), LeanCommands)
     cors = create_app(Settings(database_url=sqlite_url, cors_origins=("https://club.example",)))
     assert cors._lean_commands() is None  # type: ignore[attr-defined]
+    with pytest.raises(RuntimeError):  # the stack is fixed from the first request on, as in Starlette
+        app.add_middleware(CORSMiddleware, allow_origins=["*"])
