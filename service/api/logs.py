@@ -89,6 +89,19 @@ def configure(level: str = "info", fmt: str = "json", stream: Any = None) -> log
 
 
 access = logging.getLogger("salvo.access")
+_REQUEST_ID = re.compile(rb"[A-Za-z0-9._-]{1,64}")
+
+
+def request_id_from(given: bytes | None) -> str:
+    """The client's X-Request-Id when it is a plain token, else a fresh one."""
+    if given is not None and _REQUEST_ID.fullmatch(given):
+        return given.decode("latin-1")
+    return secrets.token_hex(8)
+
+
+def game_of(path: str) -> str | None:
+    match = _GAME_PATH.match(path)
+    return match.group(1) if match else None
 
 
 class RequestContext:
@@ -98,35 +111,47 @@ class RequestContext:
     def __init__(self, app: Any, metrics: Any = None) -> None:
         self.app = app
         self.metrics = metrics
+        self._counted: dict[tuple[str, int], Any] = {}  # labelled counters: labels() costs a lock and checks
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        given = dict(scope.get("headers", ())).get(b"x-request-id", b"").decode("latin-1")
-        rid = given if re.fullmatch(r"[A-Za-z0-9._-]{1,64}", given) else secrets.token_hex(8)
-        match = _GAME_PATH.match(scope.get("path", ""))
-        tokens = (request_id.set(rid), game_id.set(match.group(1) if match else None))
+        given = None
+        for name, value in scope.get("headers", ()):  # the last one, as a dict of the headers keeps
+            if name == b"x-request-id":
+                given = value
+        rid = request_id_from(given)
+        tokens = (request_id.set(rid), game_id.set(game_of(scope.get("path", ""))))
         started = time.perf_counter()
         status = 500
+        tail = (b"x-request-id", rid.encode())
 
         async def send_with_id(message: Any) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                message.setdefault("headers", [])
-                message["headers"] = [*message["headers"], (b"x-request-id", rid.encode())]
+                message["headers"] = [*message.get("headers", ()), tail]
             await send(message)
 
         try:
             await self.app(scope, receive, send_with_id)
         finally:
             if scope["type"] == "http":
-                seconds = time.perf_counter() - started
-                access.info("%s %s %d", scope["method"], scope["path"], status,
-                            extra={"status": status, "ms": round(seconds * 1000, 2)})
-                if self.metrics is not None:
-                    self.metrics.requests.labels(scope["method"], str(status)).inc()
-                    self.metrics.request_seconds.observe(seconds)
+                self.finished(scope, status, started)
             request_id.reset(tokens[0])
             game_id.reset(tokens[1])
+
+    def finished(self, scope: Any, status: int, started: float) -> None:
+        """The access line and the metrics of one HTTP request (also the lean command path's)."""
+        seconds = time.perf_counter() - started
+        method = scope["method"]
+        if access.isEnabledFor(logging.INFO):
+            access.info("%s %s %d", method, scope["path"], status,
+                        extra={"status": status, "ms": round(seconds * 1000, 2)})
+        if self.metrics is not None:
+            counter = self._counted.get((method, status))
+            if counter is None:
+                counter = self._counted[(method, status)] = self.metrics.requests.labels(method, str(status))
+            counter.inc()
+            self.metrics.request_seconds.observe(seconds)

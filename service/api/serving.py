@@ -15,6 +15,7 @@ from service.settings import Settings
 
 from . import logs
 from .app import close_streams
+from .http_protocol import CoalescingHttpToolsProtocol
 
 log = logging.getLogger("salvo.server")
 
@@ -52,6 +53,8 @@ def run(app: FastAPI, settings: Settings, host: str, port: int, log_level: str, 
     log.info("Salvo listening", extra={"url": f"http://{host}:{port}/", "database": masked(settings.database_url)})
     config = uvicorn.Config(
         app, host=host, port=port, log_level=log_level, log_config=None, access_log=False,
+        # httptools' C parser (never h11's pure-Python one), writing each response in one piece
+        http=CoalescingHttpToolsProtocol,
         ws_per_message_deflate=False,
         ws_max_size=settings.max_body_bytes,  # the protocol layer closes a bigger frame with 1009 itself
         # no protocol-level keepalive: its timeout would close a paused reader with 1011 and no resume
