@@ -35,6 +35,14 @@ class RawSocket:
     writable: asyncio.Event  # cleared while the transport is paused above its high-water mark
     protocol: Any = None  # uvicorn's protocol object (its handshake and close state)
 
+    @property
+    def paused(self) -> bool:
+        """The transport's write buffer is above its high-water mark."""
+        return not self.writable.is_set()
+
+    async def drained(self) -> None:
+        await self.writable.wait()
+
     def ready(self) -> bool:
         """Accepted, not closing: frames written now reach the client in order after the handshake."""
         p = self.protocol

@@ -14,6 +14,7 @@ from service.settings import Settings
 
 from . import logs
 from .app import close_streams
+from .wsprotocol import SalvoWebSocketProtocol
 
 log = logging.getLogger("salvo.server")
 
@@ -33,15 +34,21 @@ class SalvoServer(uvicorn.Server):
         await super().shutdown(sockets)
 
 
-def run(app: FastAPI, settings: Settings, host: str, port: int, log_level: str) -> None:
-    logs.configure(log_level, settings.log_format)
-    log.info("Salvo listening", extra={"url": f"http://{host}:{port}/", "database": masked(settings.database_url)})
-    config = uvicorn.Config(
+def uvicorn_config(app: FastAPI, settings: Settings, host: str, port: int, log_level: str,
+                   ws: Any = SalvoWebSocketProtocol) -> uvicorn.Config:
+    return uvicorn.Config(
         app, host=host, port=port, log_level=log_level, log_config=None, access_log=False,
+        # uvicorn's websockets-sansio protocol, plus detaching a live stream from ASGI once accepted
+        ws=ws,  # uvicorn takes a class as well as a name
         ws_per_message_deflate=False,
         ws_max_size=settings.max_body_bytes,  # the protocol layer closes a bigger frame with 1009 itself
         # no protocol-level keepalive: its timeout would close a paused reader with 1011 and no resume
         # seq; the stream's own heartbeat and send timeout close it with 1013 once it really falls behind
         ws_ping_interval=None,
     )
-    SalvoServer(config, app).run()
+
+
+def run(app: FastAPI, settings: Settings, host: str, port: int, log_level: str) -> None:
+    logs.configure(log_level, settings.log_format)
+    log.info("Salvo listening", extra={"url": f"http://{host}:{port}/", "database": masked(settings.database_url)})
+    SalvoServer(uvicorn_config(app, settings, host, port, log_level), app).run()
