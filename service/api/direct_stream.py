@@ -114,7 +114,8 @@ class DirectStream(Stream):
         if self._heartbeat is not None:
             self._heartbeat.cancel()
             self._heartbeat = None
-        for task in (self._pump, self._closer, self._worker):
+        # a command in flight is not cancelled (its append goes on; its answer finds the socket closed)
+        for task in (self._pump, self._closer):
             if task is not None and not task.done():
                 task.cancel()
 

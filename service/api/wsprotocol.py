@@ -164,7 +164,8 @@ class Wire(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         buf = self._pending + data if self._pending else data
         end, at = len(buf), 0
-        while end - at >= 2 and not self.lost:
+        transport = self.transport
+        while end - at >= 2 and not transport.is_closing():  # past a close or a failure: no more
             b0, b1 = buf[at], buf[at + 1]
             opcode, length, head = b0 & 0x0F, b1 & 0x7F, at + 2
             if b0 & 0x70 or not b1 & 0x80:  # reserved bits (no extension is negotiated), or unmasked
@@ -188,7 +189,7 @@ class Wire(asyncio.Protocol):
             payload = apply_mask(buf[head + 4:stop], buf[head:head + 4])
             at = stop
             self._frame_in(b0 & 0x80, opcode, payload)
-        self._pending = buf[at:] if at < end and not self.lost else b""
+        self._pending = buf[at:] if at < end and not transport.is_closing() else b""
 
     def _frame_in(self, fin: int, opcode: int, payload: bytes) -> None:
         if opcode == TEXT or opcode == BINARY:
