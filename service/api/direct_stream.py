@@ -1,7 +1,8 @@
 """A stream written straight to the socket's transport: live events arrive as pre-framed bytes from
 ``fanout.Fanout`` (built once per audience, one ``transport.write`` per socket), catch-up and results
-are framed here and written the same way. Per socket there is the ASGI task (reading what the client
-sends), one heartbeat timer, and a Task only while it catches up from the store or closes.
+are framed here and written the same way. Per socket there is its reader (``wsprotocol.Wire``, or the
+ASGI task under another protocol), one heartbeat timer, and a Task only while it catches up from the
+store, answers a command or closes.
 
 The socket is live (``sink.behind`` False) only when it has everything the fan-out has published for
 the game; while it reads the store, or waits for the result of its own command (``own_events=result``),
@@ -187,12 +188,15 @@ class DirectStream(Stream):
         self.raw.transport.write(text_frame(payload))
         self.sink.stamp = time.monotonic()
 
-    async def send(self, text: str) -> None:
+    async def send(self, text: str, seq: int | None = None) -> None:
         """Catch-up, snapshot and results: written at once (so in call order), then, when the transport
-        is paused above its high-water mark, wait for it to drain (at most ``ws_send_timeout``)."""
+        is paused above its high-water mark, wait for it to drain (at most ``ws_send_timeout``). The
+        event ``seq`` it carries is accounted for once written, before that wait (see ``Stream.send``)."""
         if self.sink.closed or self.raw.transport.is_closing():
             raise WebSocketDisconnect(1006)
         self.write(text.encode())
+        if seq is not None and seq > self.sink.last:
+            self.sink.last = seq
         if self.raw.paused:
             await asyncio.wait_for(self.raw.drained(), self.settings.ws_send_timeout)
 

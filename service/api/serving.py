@@ -1,5 +1,6 @@
-"""Running the app under uvicorn: our JSON logs, the socket size limit, and a graceful shutdown that
-closes every live stream with 1012 and its resume seq before uvicorn drops the connections."""
+"""Running the app under uvicorn: our JSON logs, the socket size limit, Salvo's websocket protocol
+(``wsprotocol``: live streams leave ASGI once accepted), and a graceful shutdown that closes every live
+stream with 1012 and its resume seq before uvicorn drops the connections."""
 
 from __future__ import annotations
 

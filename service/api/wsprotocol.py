@@ -95,12 +95,12 @@ class Wire(asyncio.Protocol):
         await asyncio.shield(self._drain)
 
     def pause_reading(self) -> None:
-        if not self._read_paused and not self.lost:
+        if not self._read_paused and not self.lost and not self.transport.is_closing():
             self._read_paused = True
             self.transport.pause_reading()
 
     def resume_reading(self) -> None:
-        if self._read_paused and not self.lost:
+        if self._read_paused and not self.lost and not self.transport.is_closing():
             self._read_paused = False
             self.transport.resume_reading()
 
@@ -248,7 +248,7 @@ class Wire(asyncio.Protocol):
         if not self.close_sent:
             self._send_close(close_payload(code, reason))
             self._timer = asyncio.get_running_loop().call_later(5.0, self._expire)
-        self.transport.pause_reading()
+        self.pause_reading()
         self.transport.close()
 
 
