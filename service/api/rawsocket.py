@@ -7,7 +7,8 @@ TestClient) leaves the scope without one and the stream takes the normal send pa
 
 Writing frames beside the protocol is sound because both uvicorn protocols write complete messages
 only (no fragmented message is ever open between two of our writes) and keep no per-frame state for
-outgoing data frames; the close handshake still goes through ASGI ``websocket.close``.
+outgoing data frames; the close handshake still goes through ASGI ``websocket.close`` (or, once the
+stream has detached from ASGI under Salvo's own protocol, through ``wsprotocol.Wire``).
 """
 
 from __future__ import annotations

@@ -272,7 +272,8 @@ class SalvoWebSocketProtocol(WebSocketsSansIOProtocol):
         after the handshake, or something was received already). Call with no await since ``accept``."""
         if not self.handshake_complete or self.close_sent or self.disconnected or self.transport.is_closing():
             return None
-        if not self.queue.empty() or self.frames or self.conn.reader.buffer:
+        reader = getattr(self.conn, "reader", None)  # websockets' unparsed bytes (a changed layout: no detach)
+        if not self.queue.empty() or self.frames or reader is None or getattr(reader, "buffer", True):
             return None
         self.stop_keepalive()
         wire = Wire(self.transport, handler, self.config.ws_max_size, self.connections, not self.writable.is_set())

@@ -125,6 +125,8 @@ def test_a_live_stream_leaves_asgi_and_answers_commands_in_order(running):
             assert not held, held
         else:
             assert not any(isinstance(c, Wire) for c in running.connections())
+        metrics = httpx.get(running.url + "/metrics").text
+        assert 'salvo_sockets{audience="spectator"} 1.0' in metrics and 'salvo_sockets{audience="seat"} 1.0' in metrics
         for i in range(5):
             red.send(json.dumps({"kind": "command", "ref": f"r{i}", "command": SHOOT}))
             msg = _next(red)
@@ -147,6 +149,8 @@ def test_a_live_stream_leaves_asgi_and_answers_commands_in_order(running):
     # both closed by the client: answered, and the sockets released
     _until(lambda: not running.connections(), "a closed socket is still held")
     _until(lambda: "salvo_direct_sockets 0.0" in httpx.get(running.url + "/metrics").text, "fan-out still lists it")
+    metrics = httpx.get(running.url + "/metrics").text
+    assert 'salvo_sockets{audience="spectator"} 0.0' in metrics and 'salvo_sockets{audience="seat"} 0.0' in metrics
 
 
 class RawClient:
