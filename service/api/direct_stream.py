@@ -1,32 +1,42 @@
 """A stream written straight to the socket's transport: live events arrive as pre-framed bytes from
 ``fanout.Fanout`` (built once per audience, one ``transport.write`` per socket), catch-up and results
-are framed here and written the same way. Per socket there is the ASGI task (reading what the client
-sends), one heartbeat timer, and a Task only while it catches up from the store or closes.
+are framed here and written the same way. Per socket there is its reader (``wsprotocol.Wire``, or the
+ASGI task under another protocol), one heartbeat timer, and a Task only while it catches up from the
+store, answers a command or closes.
 
 The socket is live (``sink.behind`` False) only when it has everything the fan-out has published for
 the game; while it reads the store, or waits for the result of its own command (``own_events=result``),
 the fan-out skips it and it catches up afterwards: no gap, no duplicate. A socket whose unsent bytes
 pass ``SALVO_WS_BUFFER_LIMIT`` during live delivery, or that does not drain within
 ``SALVO_WS_SEND_TIMEOUT`` during catch-up, is closed with 1013 and the seq to resume after.
+
+Under Salvo's own uvicorn protocol (``wsprotocol``) the stream *detaches* right after the handshake:
+the ASGI task returns, and the ``Wire`` calls ``on_text`` from ``data_received`` with each message (a
+Task runs only while a command is being answered) and ``on_lost`` when the connection is gone. Under
+any other uvicorn protocol it reads the client through ASGI (``watch_client``), as before.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from fastapi import WebSocket, WebSocketDisconnect
 
 from service.domain.core import Viewer
 from service.events.decide_append import CommandResult
+from service.events.errors import AppError
+from service.events.inputs import check_json
 
 from .fanout import Fanout, Sink, text_frame
 from .rawsocket import RawSocket
-from .streaming import RESTART_CODE, Stream
+from .streaming import BAD_DATA_CODE, RESTART_CODE, TOO_BIG_CODE, UNSUPPORTED_CODE, Stream
+from .wsprotocol import Wire
 
 PING = text_frame(b'{"kind":"ping"}')
 INTERNAL_CODE = 1011
@@ -53,6 +63,12 @@ class DirectStream(Stream):
         self._in_flight = 0  # own_events=result commands awaiting their result
         self._caught_up_sent = False
         self._heartbeat: asyncio.TimerHandle | None = None
+        # detached (wsprotocol): the connection's reader, the messages waiting for the command Task
+        self.wire: Wire | None = None
+        self._inbox: list[bytes] | None = None
+        self._worker: asyncio.Task[None] | None = None
+        self._context: contextvars.Context | None = None  # the request's (log fields) for our Tasks
+        self._on_end: Callable[[], object] | None = None
 
     # ``last`` is the sink's: the fan-out advances it as it writes
     @property  # type: ignore[override]
@@ -65,38 +81,124 @@ class DirectStream(Stream):
 
     async def serve(self) -> None:
         """Listen, catch up in the background, and read the client until it (or a close) ends it."""
+        self._start()
+        try:
+            await self.watch_client(_NoSubscription())  # type: ignore[arg-type]
+        finally:
+            self._release()
+
+    def detach(self, on_end: Callable[[], object]) -> bool:
+        """Leave ASGI (called straight after ``accept``, no await between): the connection is read by a
+        ``wsprotocol.Wire`` calling this stream, and the caller's task may return. False when the
+        server's protocol cannot (not Salvo's, or the client sent something early): then ``serve``."""
+        detach = getattr(self.raw.protocol, "detach", None)
+        wire = detach(self) if detach is not None else None
+        if wire is None:
+            return False
+        self.wire, self.raw = wire, wire  # type: ignore[assignment]  # same transport/paused/drained
+        self.ws = None  # type: ignore[assignment]  # Starlette's WebSocket (and the scope) go with the task
+        self._context = contextvars.copy_context()
+        self._on_end = on_end
+        self._start()
+        return True
+
+    def _start(self) -> None:
         self.fanout.add(self.game_id, self.sink)
         loop = asyncio.get_running_loop()
         self._heartbeat = loop.call_later(self.settings.heartbeat_seconds, self._beat)
         self._pump = self._spawn(self._catch_up_then_resume())
-        try:
-            await self.watch_client(_NoSubscription())  # type: ignore[arg-type]
-        finally:
-            self.sink.closed = True
-            self.fanout.remove(self.game_id, self.sink)
-            if self._heartbeat is not None:
-                self._heartbeat.cancel()
-            for task in (self._pump, self._closer):
-                if task is not None and not task.done():
-                    task.cancel()
+
+    def _release(self) -> None:
+        self.sink.closed = True
+        self.closing = True
+        self.fanout.remove(self.game_id, self.sink)
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+            self._heartbeat = None
+        # a command in flight is not cancelled (its append goes on; its answer finds the socket closed)
+        for task in (self._pump, self._closer):
+            if task is not None and not task.done():
+                task.cancel()
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
-        return asyncio.get_running_loop().create_task(coro)
+        return asyncio.get_running_loop().create_task(coro, context=self._context)
+
+    # --- a detached connection's reader (wsprotocol.Wire calls these) -----------------------------------
+
+    def on_text(self, payload: bytes) -> None:
+        """A command message, checked as ``watch_client`` checks it, answered in order by one Task that
+        lives while messages wait; with one waiting, the connection stops reading (as uvicorn's queue)."""
+        if self.closing:
+            return
+        limit = self.settings.max_body_bytes
+        if len(payload) > limit:
+            self._close_now(TOO_BIG_CODE, f"messages are limited to {limit} bytes")
+            return
+        try:
+            check_json(payload)  # not UTF-8, nested too deep, an integer beyond 64 bits
+        except AppError as exc:
+            self._close_now(BAD_DATA_CODE, exc.detail[:120])
+            return
+        if self._inbox is None:
+            self._inbox = []
+        self._inbox.append(payload)
+        if self._worker is None:
+            self._worker = self._spawn(self._answer())
+        elif self.wire is not None:
+            self.wire.pause_reading()
+
+    def on_binary(self) -> None:
+        self._close_now(UNSUPPORTED_CODE, "send JSON text frames")
+
+    def on_closing(self) -> None:
+        self.closing = True
+        self.sink.closed = True
+
+    def on_lost(self) -> None:
+        self._release()
+        on_end, self._on_end = self._on_end, None
+        if on_end is not None:
+            on_end()
+
+    async def _answer(self) -> None:
+        inbox = self._inbox
+        try:
+            while inbox and not self.closing:
+                raw = inbox.pop(0)
+                if self.wire is not None:
+                    self.wire.resume_reading()
+                answer, result = await self.command(raw)
+                if result is not None:  # before any await: the fan-out has not sent these frames yet
+                    self.account_for(result)
+                await self.send(answer)
+        except TimeoutError:  # the client stopped reading: its result waited past ws_send_timeout
+            self._worker = None
+            await self.slow_consumer()
+        except (WebSocketDisconnect, RuntimeError, ConnectionError):
+            pass
+        finally:
+            if self._worker is asyncio.current_task():
+                self._worker = None
 
     # --- writing ---------------------------------------------------------------------------------------
 
     def write(self, payload: bytes) -> None:
+        if self.sink.closed:  # past a close frame nothing more may go out
+            return
         self.raw.transport.write(text_frame(payload))
         self.sink.stamp = time.monotonic()
 
-    async def send(self, text: str) -> None:
+    async def send(self, text: str, seq: int | None = None) -> None:
         """Catch-up, snapshot and results: written at once (so in call order), then, when the transport
-        is paused above its high-water mark, wait for it to drain (at most ``ws_send_timeout``)."""
+        is paused above its high-water mark, wait for it to drain (at most ``ws_send_timeout``). The
+        event ``seq`` it carries is accounted for once written, before that wait (see ``Stream.send``)."""
         if self.sink.closed or self.raw.transport.is_closing():
             raise WebSocketDisconnect(1006)
         self.write(text.encode())
-        if not self.raw.writable.is_set():
-            await asyncio.wait_for(self.raw.writable.wait(), self.settings.ws_send_timeout)
+        if seq is not None and seq > self.sink.last:
+            self.sink.last = seq
+        if self.raw.paused:
+            await asyncio.wait_for(self.raw.drained(), self.settings.ws_send_timeout)
 
     def _beat(self) -> None:
         """The one timer: a ping when nothing was written for ``heartbeat_seconds``."""
@@ -172,6 +274,9 @@ class DirectStream(Stream):
         most ``ws_close_timeout``; past that the connection is dropped."""
         if self.closing:
             return
+        if self.wire is not None:
+            self._close_now(code, reason)
+            return
         self.closing = True
         self.sink.closed = True
         try:
@@ -180,6 +285,14 @@ class DirectStream(Stream):
             self.raw.transport.abort()
         except (RuntimeError, WebSocketDisconnect):
             pass
+
+    def _close_now(self, code: int, reason: str) -> None:
+        """Detached: the close frame goes out now, behind what was written (``Wire.close``)."""
+        if self.closing or self.wire is None:
+            return
+        self.closing = True
+        self.sink.closed = True
+        self.wire.close(code, reason, self.settings.ws_close_timeout)
 
     async def slow_consumer(self) -> None:
         self.sink.closed = True

@@ -7,7 +7,8 @@ TestClient) leaves the scope without one and the stream takes the normal send pa
 
 Writing frames beside the protocol is sound because both uvicorn protocols write complete messages
 only (no fragmented message is ever open between two of our writes) and keep no per-frame state for
-outgoing data frames; the close handshake still goes through ASGI ``websocket.close``.
+outgoing data frames; the close handshake still goes through ASGI ``websocket.close`` (or, once the
+stream has detached from ASGI under Salvo's own protocol, through ``wsprotocol.Wire``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,14 @@ class RawSocket:
     transport: RawTransport
     writable: asyncio.Event  # cleared while the transport is paused above its high-water mark
     protocol: Any = None  # uvicorn's protocol object (its handshake and close state)
+
+    @property
+    def paused(self) -> bool:
+        """The transport's write buffer is above its high-water mark."""
+        return not self.writable.is_set()
+
+    async def drained(self) -> None:
+        await self.writable.wait()
 
     def ready(self) -> bool:
         """Accepted, not closing: frames written now reach the client in order after the handshake."""

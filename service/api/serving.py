@@ -1,5 +1,6 @@
-"""Running the app under uvicorn: our JSON logs, the socket size limit, and a graceful shutdown that
-closes every live stream with 1012 and its resume seq before uvicorn drops the connections."""
+"""Running the app under uvicorn: our JSON logs, the socket size limit, Salvo's websocket protocol
+(``wsprotocol``: live streams leave ASGI once accepted), and a graceful shutdown that closes every live
+stream with 1012 and its resume seq before uvicorn drops the connections."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from service.settings import Settings
 from . import logs
 from .app import close_streams
 from .http_protocol import CoalescingHttpToolsProtocol
+from .wsprotocol import SalvoWebSocketProtocol
 
 log = logging.getLogger("salvo.server")
 
@@ -48,17 +50,24 @@ def reuse_port_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def run(app: FastAPI, settings: Settings, host: str, port: int, log_level: str, reuse_port: bool = False) -> None:
-    logs.configure(log_level, settings.log_format)
-    log.info("Salvo listening", extra={"url": f"http://{host}:{port}/", "database": masked(settings.database_url)})
-    config = uvicorn.Config(
+def uvicorn_config(app: FastAPI, settings: Settings, host: str, port: int, log_level: str,
+                   ws: Any = SalvoWebSocketProtocol) -> uvicorn.Config:
+    return uvicorn.Config(
         app, host=host, port=port, log_level=log_level, log_config=None, access_log=False,
         # httptools' C parser (never h11's pure-Python one), writing each response in one piece
         http=CoalescingHttpToolsProtocol,
+        # uvicorn's websockets-sansio protocol, plus detaching a live stream from ASGI once accepted
+        ws=ws,  # uvicorn takes a class as well as a name
         ws_per_message_deflate=False,
         ws_max_size=settings.max_body_bytes,  # the protocol layer closes a bigger frame with 1009 itself
         # no protocol-level keepalive: its timeout would close a paused reader with 1011 and no resume
         # seq; the stream's own heartbeat and send timeout close it with 1013 once it really falls behind
         ws_ping_interval=None,
     )
+
+
+def run(app: FastAPI, settings: Settings, host: str, port: int, log_level: str, reuse_port: bool = False) -> None:
+    logs.configure(log_level, settings.log_format)
+    log.info("Salvo listening", extra={"url": f"http://{host}:{port}/", "database": masked(settings.database_url)})
+    config = uvicorn_config(app, settings, host, port, log_level)
     SalvoServer(config, app).run(sockets=[reuse_port_socket(host, port)] if reuse_port else None)

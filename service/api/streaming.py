@@ -85,10 +85,14 @@ class Stream:
         # ({"kind":"events"}, api/compact.py) instead of one event frame per envelope
         self.compact_history = ws.query_params.get("history") == "compact"
 
-    async def send(self, text: str) -> None:
+    async def send(self, text: str, seq: int | None = None) -> None:
+        """``seq``: the event this frame carries, accounted for (``last``) once it is surely written, so
+        a send that times out mid-page closes with the resume seq of the last frame the client has."""
         # one sender at a time: a result accounted for ahead of its send goes out before any later frame
         async with self.sending:
             await asyncio.wait_for(self.ws.send_text(text), self.settings.ws_send_timeout)
+        if seq is not None and seq > self.last:
+            self.last = seq
 
     async def close(self, code: int, reason: str) -> None:
         """Close once; the close frame may wait behind a slow reader's backlog, so it gets its own timeout."""

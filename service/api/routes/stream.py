@@ -61,9 +61,12 @@ async def stream(ws: WebSocket) -> None:
     sockets = state.metrics.sockets.labels(viewer.kind)
     raw, fanout = raw_socket(ws.scope), getattr(broadcaster, "fanout", None)
     if raw is not None and fanout is not None:  # pre-framed bytes written to the transport
+        direct = DirectStream(ws, game_id, viewer, token, after, raw, fanout)
         sockets.inc()
+        if direct.detach(on_end=sockets.dec):  # no await since accept: Salvo's protocol reads it from now on
+            return  # the connection outlives this task (api/wsprotocol.py)
         try:
-            await run_direct(DirectStream(ws, game_id, viewer, token, after, raw, fanout))
+            await run_direct(direct)
         finally:
             sockets.dec()
         return
