@@ -46,5 +46,6 @@ export type DrawBoard = Schemas["service.domain.core.drawing.Board"];
 export type Piece = Schemas["Piece"];
 export type Effect = Schemas["Effect"];
 export type Point2 = Schemas["Point2"];
+export type DrawStatus = Schemas["service.domain.core.drawing.Status"];
 /** A point in SVG units (or an axial hex, [q, r]). */
 export type XY = [number, number];

@@ -2,6 +2,12 @@
 // as service/domain/core/dice.py derive_face does (HMAC-SHA256, rejection sampling over 32-bit words).
 // Uses crypto.subtle when the page is a secure context, a small pure-JS SHA-256 otherwise.
 
+/** @typedef {import("../types/salvo").Envelope} Envelope */
+/** A turn seed as an HMAC key: crypto.subtle's, or the raw bytes for the pure-JS HMAC.
+ * @typedef {CryptoKey | {raw: Bytes}} SeedKey */
+/** @typedef {{seq: number, i: number, expected: number, recorded: number}} BadRoll */
+/** Bytes on an ArrayBuffer (what crypto.subtle takes). @typedef {Uint8Array<ArrayBuffer>} Bytes */
+
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
   0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -13,6 +19,7 @@ const K = new Uint32Array([
   0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ]);
 
+/** @param {Bytes} bytes @returns {Bytes} */
 export function sha256js(bytes) {
   const h = new Uint32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
@@ -25,7 +32,7 @@ export function sha256js(bytes) {
   view.setUint32(total - 8, Math.floor(len / 0x20000000));
   view.setUint32(total - 4, (len * 8) >>> 0);
   const w = new Uint32Array(64);
-  const rotr = (x, n) => (x >>> n) | (x << (32 - n));
+  const rotr = (/** @type {number} */ x, /** @type {number} */ n) => (x >>> n) | (x << (32 - n));
   for (let off = 0; off < total; off += 64) {
     for (let i = 0; i < 16; i++) w[i] = view.getUint32(off + i * 4);
     for (let i = 16; i < 64; i++) {
@@ -47,41 +54,49 @@ export function sha256js(bytes) {
   return out;
 }
 
+/** @param {Bytes} key @param {Bytes} msg */
 export function hmacjs(key, msg) {
   let k = key.length > 64 ? sha256js(key) : key;
-  const pad = (x) => { const p = new Uint8Array(64).fill(x); for (let i = 0; i < k.length; i++) p[i] ^= k[i]; return p; };
-  const cat = (a, b) => { const c = new Uint8Array(a.length + b.length); c.set(a); c.set(b, a.length); return c; };
+  const pad = (/** @type {number} */ x) => { const p = new Uint8Array(64).fill(x); for (let i = 0; i < k.length; i++) p[i] ^= k[i]; return p; };
+  const cat = (/** @type {Bytes} */ a, /** @type {Bytes} */ b) => { const c = new Uint8Array(a.length + b.length); c.set(a); c.set(b, a.length); return c; };
   return sha256js(cat(pad(0x5c), sha256js(cat(pad(0x36), msg))));
 }
 
 const subtle = globalThis.crypto && globalThis.crypto.subtle;
 
+/** @param {Bytes} bytes @returns {Promise<Bytes>} */
 export async function sha256(bytes) {
   if (subtle) return new Uint8Array(await subtle.digest("SHA-256", bytes));
   return sha256js(bytes);
 }
 
+/** @param {Bytes} seed @returns {Promise<SeedKey>} */
 export async function hmacKey(seed) {
   if (!subtle) return { raw: seed };
   return subtle.importKey("raw", seed, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
 }
 
+/** @param {SeedKey} key @param {Bytes} msg @returns {Promise<Bytes>} */
 async function hmac(key, msg) {
-  if (key.raw) return hmacjs(key.raw, msg);
+  if ("raw" in key) return hmacjs(key.raw, msg);
   return new Uint8Array(await subtle.sign("HMAC", key, msg));
 }
 
+/** @param {string} hex */
 export function hexToBytes(hex) {
   const out = new Uint8Array(hex.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(i * 2, 2), 16);
   return out;
 }
 
+/** @param {Uint8Array} bytes */
 export function bytesToHex(bytes) {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 // derive_face(seed, game_id, base_seq, i, sides, salt) of service/domain/core/dice.py
+/** @param {SeedKey} key @param {string} gameId @param {number} base @param {number} i @param {number} sides
+ * @param {string} [salt] @returns {Promise<number>} */
 export async function deriveFace(key, gameId, base, i, sides, salt = "") {
   const limit = 2 ** 32 - (2 ** 32 % sides);
   const enc = new TextEncoder();
@@ -98,6 +113,7 @@ export async function deriveFace(key, gameId, base, i, sides, salt = "") {
 
 // A roll's face from its turn seed: by slot (current games: the slot's own key, HMAC-SHA256(seed,
 // "salvo-slot|turn|slot"), then derive_face(key, game, turn, slot, ...)), or by base seq (older games).
+/** @param {Bytes} seed @param {SeedKey} seedKey @param {Envelope} env @param {number} i @param {number} sides */
 async function rollFace(seed, seedKey, env, i, sides) {
   const d = env.dice;
   const salt = (Array.isArray(d.salts) && i < d.salts.length ? d.salts[i] : d.salt) || "";
@@ -109,20 +125,23 @@ async function rollFace(seed, seedKey, env, i, sides) {
 
 // Verify one turn. events: every envelope the viewer has. Returns
 // {status: "verified"|"mismatch"|"pending"|"unknown", checked, bad:[...], commitmentOk, message}
+/** @param {Envelope[]} events @param {number} turn */
 export async function verifyTurn(events, turn) {
   const committed = events.find((e) => e.type === "dice.committed" && e.data && e.data.turn === turn);
   const revealed = events.find((e) => e.type === "dice.revealed" && e.data && e.data.turn === turn);
   // hidden-information games withhold each seed ("") until the game ends and discloses them all then
   const disclosed = events.find((e) => e.type === "dice.disclosed" && e.data && e.data.seeds);
-  const seedHex = (revealed && revealed.data.seed) || (disclosed && disclosed.data.seeds[String(turn)]);
+  const seeds = /** @type {Record<string, string>} */ (disclosed ? disclosed.data.seeds : {}); // turn -> seed hex
+  const seedHex = (revealed && revealed.data.seed) || seeds[String(turn)];
   if (!seedHex) {
     const message = revealed ? "seed withheld until the game ends (hidden information)" : "seed not revealed yet";
-    return { status: "pending", checked: 0, bad: [], message };
+    return { status: "pending", checked: 0, bad: /** @type {BadRoll[]} */ ([]), message };
   }
-  const seed = hexToBytes(seedHex);
+  const seed = hexToBytes(String(seedHex));
   let commitmentOk = null;
   if (committed) commitmentOk = bytesToHex(await sha256(seed)) === committed.data.commitment;
   const key = await hmacKey(seed);
+  /** @type {BadRoll[]} */
   const bad = [];
   let checked = 0;
   for (const env of events) {

@@ -2,7 +2,7 @@
 // fragment is never sent to a server, never in a Referer and not in access logs; old links with
 // ?token= still open, and the page moves their token to the fragment at once (app.js).
 
-/** The page URL that opens a game (no token = spectator). */
+/** The page URL that opens a game (no token = spectator). @param {string} gameId @param {string | null} [token] */
 export function pageUrl(gameId, token = null) {
   const u = new URL(location.origin + location.pathname);
   u.searchParams.set("game", gameId);
@@ -10,7 +10,8 @@ export function pageUrl(gameId, token = null) {
   return u.toString();
 }
 
-/** The game and token a page URL names: the token from the fragment, or from an old link's query. */
+/** The game and token a page URL names: the token from the fragment, or from an old link's query.
+ * @param {string} href */
 export function readLink(href) {
   const u = new URL(href, location.origin);
   const hash = new URLSearchParams(u.hash.replace(/^#/, ""));

@@ -3,20 +3,30 @@
 // screen never holds hundreds of buttons.
 import { el, humanize } from "./dom.js";
 
+/** @typedef {import("../types/salvo").Option} Option */
+/** @typedef {import("../types/salvo").Command} Command */
+/** @typedef {(command: Command, label: string) => void} OnSend */
+/** A choice in the tray: an option to send, or a form field to set (forms.js formDecor's setters).
+ * @typedef {{label: string, command?: Command, rule?: string | null, apply?: () => void}} TrayAct */
+
 const ORDER = ["game", "setup", "order", "move", "helm", "engineering", "science", "gunnery", "fire", "launch",
   "captain", "orders", "phase", "umpire"];
 const MANY = 40;
 
-const groupRank = (g) => { const i = ORDER.indexOf(String(g || "").toLowerCase()); return i < 0 ? ORDER.length - 2 : i; };
+const groupRank = (/** @type {string | null | undefined} */ g) => { const i = ORDER.indexOf(String(g || "").toLowerCase()); return i < 0 ? ORDER.length - 2 : i; };
 
+/** @param {Option} o @param {OnSend} onSend @param {boolean} disabled @param {number} i */
 function optionButton(o, onSend, disabled, i) {
   return el("button", { type: "button", class: "cmd opt", disabled, dataset: { type: o.command.type, i, piece: o.piece || "", target: o.target || "", group: o.group || "" },
     title: o.rule ? `${o.label} (${o.rule})` : o.label, onclick: () => onSend(o.command, o.label) }, o.label);
 }
 
+/** @param {Option[]} options
+ * @param {{selected?: string | null, disabled: boolean, onSend: OnSend, pieceLabel: (id: string) => string}} how */
 export function optionsBlock(options, { selected, disabled, onSend, pieceLabel }) {
   const shown = options.length > MANY ? options.filter((o) => !o.piece || o.piece === selected) : options;
   const hidden = options.length - shown.length;
+  /** @type {Map<string, [Option, number][]>} group -> its options and their place in `options` */
   const groups = new Map();
   options.forEach((o, i) => {
     if (!shown.includes(o)) return;
@@ -24,8 +34,10 @@ export function optionsBlock(options, { selected, disabled, onSend, pieceLabel }
     if (!groups.has(g)) groups.set(g, []);
     groups.get(g).push([o, i]);
   });
+  /** @type {HTMLElement[]} */
   const out = [];
   for (const [g, items] of [...groups].sort((a, b) => groupRank(a[0]) - groupRank(b[0]))) {
+    /** @type {Map<string, [Option, number][]>} */
     const byPiece = new Map();
     for (const [o, i] of items) {
       const k = o.piece || "";
@@ -45,7 +57,10 @@ export function optionsBlock(options, { selected, disabled, onSend, pieceLabel }
 }
 
 // The tray under the map after tapping a target: what the selected piece may do to it.
+/** @param {Option[]} options @param {Map<string, {label: string, apply: () => void}[]>} setters
+ * @param {string | null | undefined} piece @param {string} target */
 export function targetActions(options, setters, piece, target) {
+  /** @type {TrayAct[]} */
   const acts = options.filter((o) => o.target === target && (!piece || o.piece === piece || !o.piece))
     .map((o) => ({ label: o.label, command: o.command, rule: o.rule }));
   for (const s of setters.get(target) || []) acts.push({ label: s.label, apply: s.apply });

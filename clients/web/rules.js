@@ -3,8 +3,10 @@
 // lines included.
 import { el } from "./dom.js";
 
+/** @type {Map<string, Promise<string>>} ruleset -> its digest's text ("" when it has none) */
 const cache = new Map();
 
+/** @param {string} ruleset @returns {Promise<string>} */
 async function digest(ruleset) {
   if (!cache.has(ruleset)) {
     cache.set(ruleset, fetch(`/static/rules/${encodeURIComponent(ruleset)}.md`)
@@ -13,6 +15,7 @@ async function digest(ruleset) {
   return cache.get(ruleset);
 }
 
+/** @param {string} ruleset @param {string} id @returns {Promise<string | null>} */
 export async function ruleText(ruleset, id) {
   const text = await digest(ruleset);
   const lines = text.split("\n");
@@ -24,6 +27,7 @@ export async function ruleText(ruleset, id) {
 }
 
 // <a> to the digest; a click shows the rule's text in place (a second click hides it).
+/** @param {string} ruleset @param {string | null | undefined} id */
 export function ruleLink(ruleset, id) {
   if (!id) return null;
   const box = el("span", { class: "rule-text", hidden: true, role: "note" });

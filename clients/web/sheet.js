@@ -3,6 +3,10 @@
 import { el } from "./dom.js";
 import { sideColour } from "./board.js";
 
+/** @typedef {import("../types/salvo").Drawing} Drawing */
+/** @typedef {import("../types/salvo").Piece} Piece */
+
+/** @param {Drawing} draw @param {Piece | null | undefined} piece @param {(id: string) => void} onSelect */
 export function drawnSheet(draw, piece, onSelect) {
   const list = el("div", { class: "piece-list" }, ...(draw.pieces || []).map((p) => el("button", {
     type: "button", class: `chip${piece && p.id === piece.id ? " active" : ""} status-${p.status}`, dataset: { id: p.id },

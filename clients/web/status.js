@@ -2,7 +2,11 @@
 // and if not, why not yet (sealed steps included).
 import { el } from "./dom.js";
 
+/** @typedef {import("../types/salvo").DrawStatus} DrawStatus */
+/** @typedef {{text: string, mine: boolean, over?: boolean, short?: string}} Badge */
+
 // The header badge: {text, mine}
+/** @param {DrawStatus | null | undefined} status @param {string} viewer @returns {Badge | null} */
 export function turnBadge(status, viewer) {
   if (!status) return null;
   if (status.over) return { text: status.result ? `Game over: ${status.result}` : "Game over", mine: false, over: true };
@@ -15,6 +19,7 @@ export function turnBadge(status, viewer) {
 }
 
 // The Orders pane's summary: the phase, every seat's status as far as the viewer may know it.
+/** @param {DrawStatus | null | undefined} status @param {string} viewer */
 export function statusBox(status, viewer) {
   if (!status) return null;
   const badge = turnBadge(status, viewer);
