@@ -32,6 +32,8 @@ from .replay import (
     visible_event,
 )
 
+_REWOUND = GameRewound.__struct_config__.tag
+
 
 class GameReader:
     def __init__(self, service: GameService) -> None:
@@ -103,22 +105,53 @@ class GameReader:
         return await self._render(head, viewer, after, rows)
 
     async def _render(self, head: GameHead, viewer: Viewer, after: int, rows: list[Any]) -> list[Envelope]:
+        state = None if viewer.is_umpire else (await self.state_at(head.game_id, min(after, head.seq)))[1]
+        return (await self.render_from(head, viewer, after, rows, state))[0]
+
+    async def render_from(
+        self, head: GameHead, viewer: Viewer, after: int, rows: list[Any], state: Any
+    ) -> tuple[list[Envelope], Any]:
+        """The envelopes ``viewer`` may see of ``rows`` (the log after ``after``), folding on from
+        ``state`` (the state at ``after``; None for the umpire, whose view needs no state), and the state
+        after the last row: the rows that follow render from it without folding the log again."""
+        earlier = await self.rewound_states(head, viewer, after, rows)
+        return self.render_rows(head, viewer, rows, state, earlier)
+
+    async def rewound_states(self, head: GameHead, viewer: Viewer, after: int, rows: list[Any]) -> dict[int, Any]:
+        """seq -> state, for the rewinds in ``rows`` back to a seq before ``after`` (the fold of the
+        rows goes back to that state; the umpire's view folds nothing)."""
+        earlier: dict[int, Any] = {}
+        if viewer.is_umpire:
+            return earlier
+        for row in rows:
+            if row.type == _REWOUND:
+                rewind = head.codec.decode(row.type, row.v, row.data, row.rolls)
+                to = rewind.to_seq if isinstance(rewind, GameRewound) else after
+                if to < after and to not in earlier:
+                    earlier[to] = (await self.state_at(head.game_id, to))[1]
+        return earlier
+
+    @staticmethod
+    def render_rows(
+        head: GameHead, viewer: Viewer, rows: list[Any], state: Any, earlier: dict[int, Any]
+    ) -> tuple[list[Envelope], Any]:
+        """``render_from`` once the states it needs are read: no awaits, so a caller may run it whole."""
         decoded = decode_rows(head.codec, rows)
         superseded = superseded_seqs(effective_rewinds(head.rewinds), (d.seq for d in decoded))
         out: list[Envelope] = []
-        if viewer.is_umpire:  # the umpire's view needs no state: nothing is redacted
+        if viewer.is_umpire:  # nothing is redacted
             for d in decoded:
                 env = envelope_for(head.codec, head.ruleset, head.game_id, d, viewer, None, d.seq in superseded)
                 if env is not None:
                     out.append(env)
-            return out
-        _, state, _ = await self.state_at(head.game_id, min(after, head.seq))
-        for d, after_state in Folder(head.ruleset).walk(state, decoded):
+            return out, None
+        for d, after_state in Folder(head.ruleset).walk(state, decoded, earlier):
             env = envelope_for(head.codec, head.ruleset, head.game_id, d, viewer, after_state,
                                d.seq in superseded)
             if env is not None:
                 out.append(env)
-        return out
+            state = after_state
+        return out, state
 
     async def turn_replay(
         self, game_id: str, viewer: Viewer, turn: int, phase: str | None = None

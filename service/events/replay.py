@@ -74,11 +74,14 @@ class Folder:
             return state
         return self.ruleset.evolve(state, event)
 
-    def walk(self, state: Any, decoded: Sequence[Decoded]) -> Iterator[tuple[Decoded, Any]]:
+    def walk(
+        self, state: Any, decoded: Sequence[Decoded], earlier: dict[int, Any] | None = None
+    ) -> Iterator[tuple[Decoded, Any]]:
         """Yield each event with the state right after it. Every rewind target must lie at or after
-        the seq ``state`` was taken at (callers start from a snapshot before the earliest target)."""
+        the seq ``state`` was taken at (callers start from a snapshot before the earliest target), or be
+        given in ``earlier`` (seq -> the state at that seq)."""
         targets = {d.event.to_seq for d in decoded if isinstance(d.event, GameRewound)}
-        checkpoints: dict[int, Any] = {}
+        checkpoints: dict[int, Any] = dict(earlier or {})
         start_state = state
         for d in decoded:
             if isinstance(d.event, GameRewound):
