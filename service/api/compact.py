@@ -37,7 +37,7 @@ from service.events.envelope import DiceMaterial, Envelope
 
 _encode = msgspec.json.Encoder().encode
 _builtins = msgspec.to_builtins
-_TIME = re.compile(r"(\d{4}-\d\d-\d\dT)(\d\d):(\d\d):(\d\d)\.(\d{6})Z")
+_TIME = re.compile(r"(\d{4}-\d\d-\d\dT)(\d\d):(\d\d):(\d\d)\.(\d{6})Z", re.ASCII)  # 0-9 only
 _DAY = 86_400_000_000
 
 
@@ -54,6 +54,7 @@ def compact_entries(envelopes: Sequence[Envelope]) -> list[dict[str, Any]]:
     data_of: dict[str, dict[str, Any]] = {}  # type -> the data of its previous entry
     rolls_of: dict[str, list[dict[str, Any]]] = {}  # type -> the rolls of its previous entry
     last_dice: DiceMaterial | None = None
+    memo = _Memo()
     for env in envelopes:
         entry: dict[str, Any] = {}
         seq = env.seq
@@ -73,7 +74,7 @@ def compact_entries(envelopes: Sequence[Envelope]) -> list[dict[str, Any]]:
             entry["actor"] = last_actor = env.actor
         at = env.recorded_at
         if at != last_at:
-            time = _day_micros(at)
+            time = memo.day_micros(at)
             if time is not None and last_time is not None and time[0] == last_time[0]:
                 entry["dt"] = time[1] - last_time[1]
             else:
@@ -82,8 +83,8 @@ def compact_entries(envelopes: Sequence[Envelope]) -> list[dict[str, Any]]:
         if env.command_id != last_cmd:
             entry["command_id"] = _shortened(last_cmd, env.command_id)
             last_cmd = env.command_id
-        _put_data(entry, data_of, kind, env.data)
-        _put_rolls(entry, rolls_of, kind, _builtins(env.rolls) if env.rolls else [])
+        _put_data(entry, data_of, kind, env.data, memo)
+        _put_rolls(entry, rolls_of, kind, memo.rolls(env.rolls), memo)
         dice = env.dice
         if dice is not None:
             shift = _dice_shift(last_dice, dice)
@@ -98,13 +99,58 @@ def compact_entries(envelopes: Sequence[Envelope]) -> list[dict[str, Any]]:
     return entries
 
 
-def _put_data(entry: dict[str, Any], data_of: dict[str, dict[str, Any]], kind: str, data: dict[str, Any]) -> None:
+class _Memo:
+    """What a page works out more than once: envelopes of equal events share their data dict and rolls
+    tuple (the reader renders them so), so their rolls as JSON values and the patches between two of
+    them are worked out once. Keyed by ids, with the objects held so that no id is reused meanwhile."""
+
+    def __init__(self) -> None:
+        self._rolls: dict[int, tuple[Any, list[dict[str, Any]]]] = {}
+        self._patches: dict[tuple[int, int], tuple[Any, Any, Any]] = {}
+        self._seconds: dict[str, tuple[str, int] | None] = {}
+
+    def rolls(self, rolls: tuple[Any, ...]) -> list[dict[str, Any]]:
+        if not rolls:
+            return []
+        known = self._rolls.get(id(rolls))
+        if known is not None and known[0] is rolls:
+            return known[1]
+        value = _builtins(rolls)
+        self._rolls[id(rolls)] = (rolls, value)
+        return value
+
+    def day_micros(self, value: str) -> tuple[str, int] | None:
+        """``_day_micros``, with the part up to the second worked out once per second (a busy game
+        records many events a second)."""
+        if len(value) != 27 or value[19] != "." or value[26] != "Z" or not value[20:26].isascii() \
+                or not value[20:26].isdigit():
+            return None
+        second = value[:19]
+        known = self._seconds.get(second)
+        if known is None:
+            known = self._seconds[second] = _day_micros(second + ".000000Z")
+        return None if known is None else (known[0], known[1] + int(value[20:26]))
+
+    def patch(self, before: Any, after: Any, work: Any) -> Any:
+        key = (id(before), id(after))
+        known = self._patches.get(key)
+        if known is not None and known[0] is before and known[1] is after:
+            return known[2]
+        value = work(before, after)
+        self._patches[key] = (before, after, value)
+        return value
+
+
+def _put_data(entry: dict[str, Any], data_of: dict[str, dict[str, Any]], kind: str, data: dict[str, Any],
+              memo: _Memo) -> None:
     before = data_of.get(kind)
     data_of[kind] = data
     if before is None:
         entry["data"] = data
         return
-    patch = _patch(before, data)
+    if before is data:
+        return
+    patch = memo.patch(before, data, _patch)
     if patch is None:
         entry["data"] = data
     elif patch:
@@ -112,17 +158,22 @@ def _put_data(entry: dict[str, Any], data_of: dict[str, dict[str, Any]], kind: s
 
 
 def _put_rolls(entry: dict[str, Any], rolls_of: dict[str, list[dict[str, Any]]], kind: str,
-               rolls: list[dict[str, Any]]) -> None:
+               rolls: list[dict[str, Any]], memo: _Memo) -> None:
     before = rolls_of.get(kind)
     rolls_of[kind] = rolls
     if not rolls:
         return
     if before is not None and len(before) == len(rolls):
-        patches = [_patch(b, r) for b, r in zip(before, rolls)]  # noqa: B905 - equal lengths
-        if None not in patches:
+        patches = memo.patch(before, rolls, _roll_patches)
+        if patches is not None:
             entry["r"] = patches
             return
     entry["rolls"] = rolls
+
+
+def _roll_patches(before: list[dict[str, Any]], rolls: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    patches = [_patch(b, r) for b, r in zip(before, rolls)]  # noqa: B905 - equal lengths
+    return None if None in patches else patches  # type: ignore[return-value]
 
 
 def _patch(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any] | None:
@@ -148,8 +199,9 @@ def _same(a: Any, b: Any) -> bool:
 
 def _dice_shift(before: DiceMaterial | None, dice: DiceMaterial) -> list[int] | None:
     """[base − before's base, slot − before's slot] when nothing else differs (one number without slots)."""
-    if before is None or (before.turn, before.salt, before.origin, before.salts, before.seen_by) != (
-            dice.turn, dice.salt, dice.origin, dice.salts, dice.seen_by):
+    if before is None or before.turn != dice.turn or before.salt != dice.salt:
+        return None
+    if (before.origin, before.salts, before.seen_by) != (dice.origin, dice.salts, dice.seen_by):
         return None
     if dice.slot is None or before.slot is None:
         return [dice.base - before.base] if dice.slot is None and before.slot is None else None
@@ -172,6 +224,10 @@ def _shortened(before: str | None, value: str | None) -> Any:
     if before is None or value is None:
         return value
     lo, hi = 0, min(len(before), len(value))
+    for k in (hi - 1, hi - 3):  # ids of one game mostly differ in their last few characters: try those first
+        if k > lo and before[:k] == value[:k]:
+            lo = k
+            break
     while lo < hi:  # the longest shared prefix, by halving: slice comparisons, not a loop per character
         mid = (lo + hi + 1) // 2
         if before[:mid] == value[:mid]:

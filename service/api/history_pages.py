@@ -109,7 +109,7 @@ async def history_pages(
             state = (await reader.state_at(game_id, start))[1]
         earlier = await reader.rewound_states(head, viewer, start, rows)
         with _collector_paused():
-            envelopes, state = reader.render_rows(head, viewer, rows, state, earlier)
+            envelopes, state = reader.render_rows(head, viewer, rows, state, earlier, shared=True)
             done = _paged(game_id, envelopes, bounds)
         state_seq = bounds[-1]
         for page_done in done:

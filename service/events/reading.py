@@ -23,10 +23,10 @@ from .envelope import (
 from .errors import InvalidRequest, NotFound
 from .head import GameHead, decode_state
 from .replay import (
+    Decoded,
     Folder,
     decode_rows,
     effective_rewinds,
-    envelope_for,
     make_envelope,
     superseded_seqs,
     visible_event,
@@ -133,21 +133,34 @@ class GameReader:
 
     @staticmethod
     def render_rows(
-        head: GameHead, viewer: Viewer, rows: list[Any], state: Any, earlier: dict[int, Any]
+        head: GameHead, viewer: Viewer, rows: list[Any], state: Any, earlier: dict[int, Any], shared: bool = False
     ) -> tuple[list[Envelope], Any]:
-        """``render_from`` once the states it needs are read: no awaits, so a caller may run it whole."""
-        decoded = decode_rows(head.codec, rows)
+        """``render_from`` once the states it needs are read: no awaits, so a caller may run it whole.
+        ``shared``: envelopes of equal events share one ``data`` dict (for a caller that only encodes them)."""
+        codec, ruleset, game_id = head.codec, head.ruleset, head.game_id
+        decoded = decode_rows(codec, rows, {})
         superseded = superseded_seqs(effective_rewinds(head.rewinds), (d.seq for d in decoded))
+        datas: dict[int, tuple[Any, dict[str, Any]]] = {}  # id(event) -> (event, its data), when shared
+
+        def envelope(d: Decoded, after_state: Any) -> Envelope | None:
+            event = visible_event(ruleset, d.event, viewer, after_state)
+            if event is None:
+                return None
+            data = None
+            if shared:
+                known = datas.get(id(event))
+                if known is not None and known[0] is event:
+                    data = known[1]
+                else:
+                    data = codec.to_data(event)
+                    datas[id(event)] = (event, data)  # the event held: its id is not reused meanwhile
+            return make_envelope(codec, game_id, d.row, event, d.seq in superseded, data)
+
         out: list[Envelope] = []
-        if viewer.is_umpire:  # nothing is redacted
-            for d in decoded:
-                env = envelope_for(head.codec, head.ruleset, head.game_id, d, viewer, None, d.seq in superseded)
-                if env is not None:
-                    out.append(env)
-            return out, None
-        for d, after_state in Folder(head.ruleset).walk(state, decoded, earlier):
-            env = envelope_for(head.codec, head.ruleset, head.game_id, d, viewer, after_state,
-                               d.seq in superseded)
+        walked = ((d, None) for d in decoded) if viewer.is_umpire else \
+            Folder(ruleset).walk(state, decoded, earlier)  # the umpire's view needs no state
+        for d, after_state in walked:
+            env = envelope(d, after_state)
             if env is not None:
                 out.append(env)
             state = after_state

@@ -128,7 +128,9 @@ def _expands_exactly(envelopes: list[Envelope]) -> list[dict[str, Any]]:
     [_env(1, recorded_at="2026-12-01T11:29:43Z"), _env(2, recorded_at="2026-12-01T11:29:44Z"),
      _env(3, recorded_at="2026-12-01T23:59:59.999999Z"), _env(4, recorded_at="2026-12-02T00:00:00.000001Z"),
      _env(5, recorded_at="2026-12-01T23:00:00.000000Z"), _env(6, recorded_at="2026-12-01T23:00:00.000000Z"),
-     _env(7, recorded_at="2026-12-01T22:59:60.000000Z"), _env(8, recorded_at="2026-12-01T22:59:59.000000Z")],
+     _env(7, recorded_at="2026-12-01T22:59:60.000000Z"), _env(8, recorded_at="2026-12-01T22:59:59.000000Z"),
+     _env(9, recorded_at="2026-12-01T22:59:59.00000\u0663Z"), _env(10, recorded_at="2026-12-01T22:59:5\u0663.000001Z"),
+     _env(11, recorded_at="2026-12-01T22:59:59.000002Z")],  # digits other than 0-9 are no time to add to
     # data: carried, patched, keys added or removed or reordered, a value changing its JSON type
     [_env(1, data={"a": 1, "b": "x"}), _env(2, data={"a": 1, "b": "x"}), _env(3, data={"a": 2, "b": "x"}),
      _env(4, data={"a": True, "b": "x"}), _env(5, data={"a": 1.0, "b": "x"}), _env(6, data={"a": 1, "b": "x"}),
