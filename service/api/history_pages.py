@@ -85,7 +85,7 @@ async def history_pages(
     def key(start: int) -> tuple[Any, ...] | None:
         """The cache key of the page starting after ``start``, when that page is a full one."""
         end = start + page
-        return (game_id, audience_key(viewer), start, rewinds) if start % page == 0 and end <= upto else None
+        return (game_id, audience_key(viewer), page, start, rewinds) if start % page == 0 and end <= upto else None
 
     start = after
     state: Any = None
