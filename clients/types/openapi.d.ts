@@ -1674,10 +1674,14 @@ export interface components {
         };
         /**
          * EventsPageFrame
-         * @description With ?history=compact: a catch-up page of envelopes in one message, each entry holding only what
-         *         differs from the one before (game_id is the page's; seq, when omitted, is the previous + 1; type, v,
-         *         turn, phase, actor, recorded_at and command_id, when omitted, are the previous entry's; recorded_at and
-         *         command_id may come as [n, rest]: the previous entry's first n characters, then rest).
+         * @description With ?history=compact: a catch-up page of envelopes (the seqs in (k·1000, (k+1)·1000] the viewer
+         *         may see) in one message, each entry leaving out what the entries before it said (openapi/websocket.md):
+         *         game_id is the page's; seq, when omitted, is the previous + 1; type, v, turn, phase, actor,
+         *         recorded_at and command_id, when omitted, are the previous entry's (recorded_at and command_id may
+         *         come as [n, rest]: the previous entry's first n characters, then rest; dt instead of recorded_at: the
+         *         previous time plus dt microseconds); data, when omitted, is the previous same-type entry's (d: that
+         *         data with these keys replaced); r instead of rolls: the previous same-type entry's rolls with these
+         *         keys replaced; dd instead of dice: the previous dice with base and slot moved on by dd.
          */
         EventsPageFrame: {
             events: {

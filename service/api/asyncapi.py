@@ -57,8 +57,8 @@ def build_asyncapi(version: str) -> dict[str, Any]:
                                   "description": "the last seq already seen (0: everything)"},
                         "history": {"type": "string", "enum": ["compact"],
                                     "description": "compact: catch-up comes as `events` pages (each entry "
-                                                   "only what differs from the one before) instead of one "
-                                                   "`event` frame per envelope"}}},
+                                                   "only what differs from the entries before it) instead "
+                                                   "of one `event` frame per envelope"}}},
                     # never a token in the URL (it would end up in logs): a ?token= is refused (1008)
                     "headers": {"type": "object", "properties": {
                         "Authorization": {"type": "string", "description": "Bearer <seat or umpire token>"},

@@ -18,7 +18,7 @@ from service.events.errors import AppError, InvalidRequest
 from service.events.inputs import check_json, text_bytes
 
 from .broadcast import Subscription
-from .compact import compact_page
+from .history_pages import history_pages
 from .problems import problem_of
 
 CATCH_UP_PAGE = 500
@@ -112,14 +112,18 @@ class Stream:
             target = stored if upto is None else min(upto, stored)
             if self.last >= target:
                 break
+            if self.compact_history:  # pages of envelopes, read and folded once, full ones kept encoded
+                async for page_end, page, shown in history_pages(self.reader, self.game_id, self.viewer,
+                                                                 self.last, target):
+                    if page is not None:
+                        await self.send(page.decode())
+                        sent = shown or sent
+                    self.last = page_end
+                continue
             page_end = min(target, self.last + CATCH_UP_PAGE)
             envelopes = await self.reader.events(self.game_id, self.viewer, after=self.last, upto=page_end)
-            if self.compact_history:
-                if envelopes:  # one message per page, each entry only what differs from the one before
-                    await self.send(compact_page(self.game_id, envelopes).decode())
-            else:
-                for env in envelopes:
-                    await self.send(_encode({"kind": "event", "event": env}).decode())
+            for env in envelopes:
+                await self.send(_encode({"kind": "event", "event": env}).decode())
             if envelopes:
                 sent = envelopes[-1].seq
             self.last = page_end

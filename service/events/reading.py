@@ -23,14 +23,16 @@ from .envelope import (
 from .errors import InvalidRequest, NotFound
 from .head import GameHead, decode_state
 from .replay import (
+    Decoded,
     Folder,
     decode_rows,
     effective_rewinds,
-    envelope_for,
     make_envelope,
     superseded_seqs,
     visible_event,
 )
+
+_REWOUND = GameRewound.__struct_config__.tag
 
 
 class GameReader:
@@ -103,22 +105,66 @@ class GameReader:
         return await self._render(head, viewer, after, rows)
 
     async def _render(self, head: GameHead, viewer: Viewer, after: int, rows: list[Any]) -> list[Envelope]:
-        decoded = decode_rows(head.codec, rows)
+        state = None if viewer.is_umpire else (await self.state_at(head.game_id, min(after, head.seq)))[1]
+        return (await self.render_from(head, viewer, after, rows, state))[0]
+
+    async def render_from(
+        self, head: GameHead, viewer: Viewer, after: int, rows: list[Any], state: Any
+    ) -> tuple[list[Envelope], Any]:
+        """The envelopes ``viewer`` may see of ``rows`` (the log after ``after``), folding on from
+        ``state`` (the state at ``after``; None for the umpire, whose view needs no state), and the state
+        after the last row: the rows that follow render from it without folding the log again."""
+        earlier = await self.rewound_states(head, viewer, after, rows)
+        return self.render_rows(head, viewer, rows, state, earlier)
+
+    async def rewound_states(self, head: GameHead, viewer: Viewer, after: int, rows: list[Any]) -> dict[int, Any]:
+        """seq -> state, for the rewinds in ``rows`` back to a seq before ``after`` (the fold of the
+        rows goes back to that state; the umpire's view folds nothing)."""
+        earlier: dict[int, Any] = {}
+        if viewer.is_umpire:
+            return earlier
+        for row in rows:
+            if row.type == _REWOUND:
+                rewind = head.codec.decode(row.type, row.v, row.data, row.rolls)
+                to = rewind.to_seq if isinstance(rewind, GameRewound) else after
+                if to < after and to not in earlier:
+                    earlier[to] = (await self.state_at(head.game_id, to))[1]
+        return earlier
+
+    @staticmethod
+    def render_rows(
+        head: GameHead, viewer: Viewer, rows: list[Any], state: Any, earlier: dict[int, Any], shared: bool = False
+    ) -> tuple[list[Envelope], Any]:
+        """``render_from`` once the states it needs are read: no awaits, so a caller may run it whole.
+        ``shared``: envelopes of equal events share one ``data`` dict (for a caller that only encodes them)."""
+        codec, ruleset, game_id = head.codec, head.ruleset, head.game_id
+        decoded = decode_rows(codec, rows, {})
         superseded = superseded_seqs(effective_rewinds(head.rewinds), (d.seq for d in decoded))
+        datas: dict[int, tuple[Any, dict[str, Any]]] = {}  # id(event) -> (event, its data), when shared
+
+        def envelope(d: Decoded, after_state: Any) -> Envelope | None:
+            event = visible_event(ruleset, d.event, viewer, after_state)
+            if event is None:
+                return None
+            data = None
+            if shared:
+                known = datas.get(id(event))
+                if known is not None and known[0] is event:
+                    data = known[1]
+                else:
+                    data = codec.to_data(event)
+                    datas[id(event)] = (event, data)  # the event held: its id is not reused meanwhile
+            return make_envelope(codec, game_id, d.row, event, d.seq in superseded, data)
+
         out: list[Envelope] = []
-        if viewer.is_umpire:  # the umpire's view needs no state: nothing is redacted
-            for d in decoded:
-                env = envelope_for(head.codec, head.ruleset, head.game_id, d, viewer, None, d.seq in superseded)
-                if env is not None:
-                    out.append(env)
-            return out
-        _, state, _ = await self.state_at(head.game_id, min(after, head.seq))
-        for d, after_state in Folder(head.ruleset).walk(state, decoded):
-            env = envelope_for(head.codec, head.ruleset, head.game_id, d, viewer, after_state,
-                               d.seq in superseded)
+        walked = ((d, None) for d in decoded) if viewer.is_umpire else \
+            Folder(ruleset).walk(state, decoded, earlier)  # the umpire's view needs no state
+        for d, after_state in walked:
+            env = envelope(d, after_state)
             if env is not None:
                 out.append(env)
-        return out
+            state = after_state
+        return out, state
 
     async def turn_replay(
         self, game_id: str, viewer: Viewer, turn: int, phase: str | None = None

@@ -14,6 +14,8 @@ from typing import Any
 
 from starlette.testclient import TestClient
 
+from service.api import history_pages
+from service.api.compact import expand_page
 from service.domain.core import UMPIRE, find_ruleset
 
 FRAME_PATIENCE = 30.0  # seconds a published frame may take to arrive on a loaded machine (see drain_socket)
@@ -110,6 +112,23 @@ class WatchedGame:
             self.told[viewer] = msg["event"]["seq"]
         assert self.frames[viewer] == self.known[viewer], f"websocket frames for {viewer} differ from GET /events"
 
+    def compact_joins(self, viewer: str) -> list[list[dict[str, Any]]]:
+        """Two fresh joins with history=compact, expanded: in pages of 16 seqs, so that the second reads
+        the full pages the first left in the page cache."""
+        saved, history_pages.PAGE = history_pages.PAGE, 16
+        try:
+            out = []
+            for _ in range(2):
+                with self.client.websocket_connect(f"/v1/games/{self.id}/stream?after=0&history=compact",
+                                                   headers=auth(self.tokens[viewer])) as ws:
+                    got: list[dict[str, Any]] = []
+                    while (msg := ws.receive_json())["kind"] != "caught_up":
+                        got.extend(expand_page(msg) if msg["kind"] == "events" else [msg["event"]])
+                out.append(got)
+            return out
+        finally:
+            history_pages.PAGE = saved
+
     def check_envelope(self, env: dict[str, Any], viewer: str, where: str) -> None:
         """One envelope as a non-umpire received it, against the truth (the ruleset's oracle)."""
         raise NotImplementedError
@@ -137,6 +156,8 @@ class WatchedGame:
                 while (msg := ws.receive_json())["kind"] != "caught_up":
                     caught.append(msg["event"])
             assert caught == everything
+            for joined in self.compact_joins(viewer):  # the same envelopes in compact pages, byte for byte
+                assert json.dumps(joined) == json.dumps(everything), f"{viewer}'s compact join differs"
         for viewer in self.viewers:  # a seat or spectator cannot fork a hidden-information game; the umpire can
             r = self.client.post(f"/v1/games/{self.id}/fork", headers=auth(self.tokens[viewer]))
             assert r.status_code == 403, (viewer, r.status_code, r.text)
