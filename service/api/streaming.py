@@ -122,8 +122,8 @@ class Stream:
                 continue
             page_end = min(target, self.last + CATCH_UP_PAGE)
             envelopes = await self.reader.events(self.game_id, self.viewer, after=self.last, upto=page_end)
-            for env in envelopes:
-                await self.send(_encode({"kind": "event", "event": env}).decode())
+            for env in envelopes:  # each frame accounted for once written: a resume mid-page repeats none
+                await self.send(_encode({"kind": "event", "event": env}).decode(), seq=env.seq)
             if envelopes:
                 sent = envelopes[-1].seq
             self.last = page_end

@@ -369,9 +369,6 @@ def test_a_reader_stalled_during_catch_up_gets_1013_behind_its_frames(impatient)
     assert rest == list(range(resume + 1, final + 1))
 
 
-@pytest.mark.xfail(strict=True, reason="Stream.catch_up (join11's) advances `last` per page of 500, not per "
-                   "frame: a timeout mid-page reports the page's start, so a resume repeats frames. Fix in "
-                   "catch_up: `await self.send(..., seq=env.seq)` (send accounts for it once written)")
 def test_the_resume_seq_of_a_reader_stalled_during_catch_up_is_its_last_frame(impatient):
     close, seqs, _, _ = _stall_during_catch_up(impatient)
     assert close == (1013, f"slow consumer; resume after={seqs[-1]}"), (close, seqs[-1:])
