@@ -39,8 +39,16 @@ def _headers(r: httpx.Response, given: str | None = None) -> list[tuple[str, str
         elif name == "x-request-id" and value != given:
             assert len(value) == 16 and int(value, 16) >= 0
             value = "<made>"
+        elif name == "retry-after":  # seconds left in the rate window: depends on when each run started
+            value = _seconds(value)
         out.append((name, value))
     return out
+
+
+def _seconds(retry_after: str) -> str:
+    """A Retry-After as its shape: whole seconds within the minute's window."""
+    assert 1 <= int(retry_after) <= 60, retry_after
+    return "<1..60 s>"
 
 
 def _chunked(body: bytes) -> Any:
@@ -86,7 +94,8 @@ async def _exchange(sqlite_url: str, lean: bool, cors: bool = False) -> list[tup
                 data = r.json()
                 if r.status_code == 201:
                     data = {"version": data["version"], "types": [e["type"] for e in data["events"]]}
-                out.append((r.status_code, r.headers.get("content-type"), r.headers.get("retry-after"), data,
+                retry = r.headers.get("retry-after")
+                out.append((r.status_code, r.headers.get("content-type"), retry and _seconds(retry), data,
                             _headers(r)))
             r = await client.get(url)
             out.append((r.status_code, r.headers.get("content-type"), None, r.json(), _headers(r)))  # 405
