@@ -78,11 +78,12 @@ def test_a_linked_battle_answers_as_documented(sqlite_url: str, monkeypatch) -> 
     from starlette.testclient import TestClient
 
     from tests.api import test_linked_battles as linked
+    from tests.api.linked_battle_play import start_linked_battle
     from tests.support.seeded import SeededSecrets
 
     monkeypatch.setattr(linked.ids, "secrets", SeededSecrets(f"linked-{linked.SEED}"))
     with TestClient(linked._app(sqlite_url)) as client:
-        game, battle, started = linked._start(client, linked.SEED)
+        game, battle, started = start_linked_battle(client, linked.SEED)
         url = f"/v1/games/{game['game_id']}/battles/{battle['id']}/tactical"
         again = client.post(url, headers={"Authorization": f"Bearer {game['umpire_token']}"})
         player = next(iter(game["seats"].values()))
