@@ -43,6 +43,10 @@ def ready_battle(state: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+def _battle(state: dict[str, Any], battle_id: str) -> dict[str, Any]:
+    return next(b for b in state.get("battles", []) if b["id"] == battle_id)
+
+
 def campaign_to_battle(client: httpx.Client, game: dict[str, Any], seed: int, max_steps: int = 700) -> dict[str, Any]:
     rng = random.Random(seed)
     gid, umpire = game["game_id"], game["umpire_token"]
@@ -59,12 +63,18 @@ def campaign_to_battle(client: httpx.Client, game: dict[str, Any], seed: int, ma
             opts = choices(client, gid, token, view, player, rng)
             if opts:
                 acting[player] = (view, opts)
-        duties = [o["command"] for o in get(client, gid, "/options", umpire)["options"]
-                  if o["command"]["type"] not in QUIET and o["command"]["type"] != "ftcampaign.record_battle"]
+        offered = [o["command"] for o in get(client, gid, "/options", umpire)["options"]
+                   if o["command"]["type"] not in QUIET]
+        duties = [c for c in offered if c["type"] != "ftcampaign.record_battle"]
         must = [d for d in duties if d["type"] == "ftcampaign.generate_map"]
         if must or not acting:
-            assert must or duties, "nobody can move the campaign on"
-            command(client, gid, umpire, (must or duties)[0])
+            # a battle of three forces is not fought as a linked game (GSC2 is two-sided): with nothing
+            # else to do, the umpire enters its result by hand and the campaign goes on to the next one
+            by_hand = [c for c in offered if c["type"] == "ftcampaign.record_battle"
+                       and len(_battle(state, c["battle"])["forces"]) != 2]
+            step = must or duties or by_hand
+            assert step, "nobody can move the campaign on"
+            command(client, gid, umpire, step[0])
             continue
         player = rng.choice(sorted(acting))
         view, opts = acting[player]
