@@ -77,9 +77,22 @@ class Seat:
           return x > b.left && x < b.right && y > b.top && y < b.bottom;
         }""", selector)
 
+    def uncovered(self, selector: str) -> bool:
+        """Scrolled to the middle of the window, the thing's centre is the thing itself, not something
+        drawn over it (the game bar over a piece at the map's top edge, say)."""
+        return self.page.evaluate("""(sel) => {
+          const n = document.querySelector(sel);
+          if (!n) return false;
+          let r = n.getBoundingClientRect();
+          window.scrollBy(0, r.top + r.height / 2 - innerHeight / 2);
+          r = n.getBoundingClientRect();
+          const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+          return !!top && (top === n || n.contains(top) || n.parentNode.contains(top));
+        }""", selector)
+
     def see(self, selector: str) -> None:
-        """As a player would: zoom out to the whole map when what to tap is off screen."""
-        if not self.in_view(selector):
+        """As a player would: zoom out to the whole map when what to tap is off screen or covered."""
+        if not self.in_view(selector) or not self.uncovered(selector):
             self.press("button[aria-label='Whole map']")
 
     def select(self, piece: str) -> None:
