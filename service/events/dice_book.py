@@ -96,12 +96,12 @@ class DiceBook:
             # with the seeds of commands decided but still being committed (the head has them all)
             stored.update((turn, seed.hex()) for turn, seed in head.seeds.items())
             events.append(DiceDisclosed(seeds={str(turn): stored[turn] for turn in sorted(stored)}))
-        if new_turn != head.dice_turn and not over and new_turn not in head.committed:
-            existing = head.seeds.get(new_turn) or await self.store.seed(head.game_id, new_turn)
-            if existing is None:
-                row, committed = _fresh_seed(head.game_id, new_turn)
-                seeds.append(row)
-                events.append(committed)
+        # a turn's seed is only ever stored with its commitment (one batch), and the head knows every
+        # commitment in the log (superseded ones included): no store read to tell whether one exists
+        if new_turn != head.dice_turn and not over and new_turn not in head.committed and new_turn not in head.seeds:
+            row, committed = _fresh_seed(head.game_id, new_turn)
+            seeds.append(row)
+            events.append(committed)
         return seeds, events
 
     @staticmethod
