@@ -123,7 +123,8 @@ class CommandPipeline:
         if actor.kind == "spectator":
             raise Forbidden("spectators cannot issue commands; use a seat or umpire token")
         request, command = decode_command((await self.heads.get(game_id)).ruleset, body)
-        request_hash = request_fingerprint(actor, command, request.salt)
+        # what an Idempotency-Key is bound to: only a keyed request stores or checks it
+        request_hash = request_fingerprint(actor, command, request.salt) if idempotency_key else ""
         for _attempt in range(ATTEMPTS):
             async with self.heads.lock(game_id):
                 run = await self._run_for(game_id)

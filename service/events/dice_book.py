@@ -22,6 +22,7 @@ from . import ids
 from .dice_slots import TurnLedger, load_ledger, seen_by
 from .envelope import DiceCommitted, DiceDisclosed, DiceMaterial, DiceRevealed
 from .event_store import EventStore
+from .frames import FreshEvent
 from .head import GameHead
 from .openings import tree_for
 
@@ -63,16 +64,15 @@ class DiceBook:
                             salts=salts if any(s != salt for s in salts) else ())
 
     @staticmethod
-    def stamp(head: GameHead, material: DiceMaterial | None, staged: list[tuple[Event, Any]]) -> list[
-            DiceMaterial | None]:
-        """Each staged (event, state after)'s material: None without rolls; with who saw the rolls in a
-        hidden-information game (their keys are opened to them when the turn ends)."""
+    def stamp(head: GameHead, material: DiceMaterial | None, fresh: list[FreshEvent]) -> list[DiceMaterial | None]:
+        """Each new event's material: None without rolls; with who saw the rolls in a hidden-information
+        game (their keys are opened to them when the turn ends)."""
         out: list[DiceMaterial | None] = []
-        for event, after in staged:
-            if material is None or not event.rolls:
+        for f in fresh:
+            if material is None or not f.event.rolls:
                 out.append(None)
                 continue
-            audiences = seen_by(head, event, after) if material.slot is not None else ()
+            audiences = seen_by(head, f) if material.slot is not None else ()
             out.append(msgspec.structs.replace(material, seen_by=audiences) if audiences else material)
         return out
 
