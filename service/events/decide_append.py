@@ -62,6 +62,7 @@ class Decision:
     seeds: list[SeedRow]
     service_events: list[Event]
     rolled: list[tuple[DiceMaterial | None, Event]]
+    dice_turn: tuple[int | None]  # the head's dice turn after it (None: the game is over, the turn stays)
 
 
 @dataclass
@@ -83,7 +84,8 @@ class CommandWriter:
     ) -> Decision:
         """The command's rows on top of ``head`` (which it does not change; a seed it reads is cached)."""
         ruleset = head.ruleset
-        dice, salt = await self.dice.dice_for(head, salt)
+        ready = self.dice.dice_now(head, salt)
+        dice, salt = ready if ready is not None else await self.dice.dice_for(head, salt)
         events = guarded_decide(ruleset, head.state, command, actor, dice)  # raises RuleViolation
         if not events:
             raise RuleViolation("SALVO-EMPTY", "the command changed nothing")
@@ -96,7 +98,11 @@ class CommandWriter:
             fresh.append(FreshEvent(event, state, actor.label))
         materials = self.dice.stamp(head, material, fresh)
         rolled = list(zip(materials, events, strict=True))
-        new_seeds, service_events = await self.dice.close_turns(head, state, rolled)
+        end_turn, over = ruleset.clock(state).turn, ruleset.is_over(state)
+        new_seeds: list[SeedRow] = []
+        service_events: list[Event] = []
+        if not self.dice.turn_goes_on(head, end_turn, over):
+            new_seeds, service_events = await self.dice.close_turns(head, state, rolled)
         fresh += [FreshEvent(event, state, "system") for event in service_events]
         codec, game_id = head.codec, head.game_id
         recorded_at = _clock.now()
@@ -124,13 +130,14 @@ class CommandWriter:
         if new_seq // self.snapshot_every > head.seq // self.snapshot_every:
             batch.snapshot = {"game_id": game_id, "seq": new_seq, "state": encode_state(state)}
         result = CommandResult(201, body, new_seq, head.seq)
-        return Decision(result, batch, decoded, fresh, new_seeds, service_events, rolled)
+        return Decision(result, batch, decoded, fresh, new_seeds, service_events, rolled,
+                        (None if over else end_turn,))
 
     def apply(self, head: GameHead, decision: Decision) -> None:
         """Move ``head`` past a decided command (the speculative head at once, the durable one once the
         command's batch is durable)."""
         self.dice.remember(head, decision.seeds, decision.service_events, decision.rolled)
-        advance(head, decision.decoded)
+        advance(head, decision.decoded, decision.dice_turn)
 
     def frames_for(self, head: GameHead, decision: Decision) -> FrameItems:
         return self.frames(head, decision.fresh) if self.frames is not None else []

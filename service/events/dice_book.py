@@ -48,6 +48,24 @@ class DiceBook:
             return Dice(seed, head.game_id, head.effective + 1, salt), salt
         return SlotDice(seed, head.game_id, head.dice_turn, ledger.next_slot, salt, ledger.pinned), salt
 
+    @staticmethod
+    def dice_now(head: GameHead, salt: str) -> tuple[Dice, str] | None:
+        """``dice_for`` without the store, when the turn's seed and slots are in memory (None: they are not)."""
+        seed, ledger = head.seeds.get(head.dice_turn), head.dice_ledger
+        if seed is None or ledger is None or ledger.turn != head.dice_turn:
+            return None
+        if head.dice_turn in head.revealed:
+            salt = ""
+        if not ledger.slotted:
+            return Dice(seed, head.game_id, head.effective + 1, salt), salt
+        return SlotDice(seed, head.game_id, head.dice_turn, ledger.next_slot, salt, ledger.pinned), salt
+
+    @staticmethod
+    def turn_goes_on(head: GameHead, new_turn: int, over: bool) -> bool:
+        """A command ending in ``new_turn`` (``over``: the game) leaves the dice turn open: ``close_turns``
+        has nothing to do."""
+        return new_turn == head.dice_turn and not over
+
     async def ledger(self, head: GameHead) -> TurnLedger:
         ledger = head.dice_ledger
         if ledger is None or ledger.turn != head.dice_turn:

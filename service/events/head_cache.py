@@ -49,6 +49,13 @@ class HeadCache:
             self._heads.move_to_end(game_id)
         return head
 
+    def hit(self, game_id: str) -> GameHead | None:
+        """The cached head, counted as a hit (None: ``get`` must load it)."""
+        head = self.cached(game_id)
+        if head is not None:
+            self.hits += 1
+        return head
+
     async def get(self, game_id: str) -> GameHead:
         head = self.cached(game_id)
         if head is not None:
