@@ -61,15 +61,21 @@ def slot_key(seed: bytes, turn: int, slot: int) -> bytes:
     return o.digest()
 
 
+_SLOT_SUFFIXES = [str(r).encode() for r in range(TREE_SLOTS)]  # the "<r>" ending every slot's message
+
+
 def slot_leaves(seed: bytes, turn: int, slots: int) -> tuple[bytes, ...]:
-    """``leaf_hash(slot_key(seed, turn, r))`` for every slot, the HMAC inlined (1024 per turn)."""
+    """``leaf_hash(slot_key(seed, turn, r))`` for every slot, the HMAC inlined (1024 per turn), its
+    inner hash carried past the message's common prefix "salvo-slot|<turn>|" once."""
     inner, outer = _seed_pads(seed)
-    inner_copy, outer_copy = inner.copy, outer.copy
-    prefix = f"salvo-slot|{turn}|"
+    prefixed = inner.copy()
+    prefixed.update(f"salvo-slot|{turn}|".encode())
+    inner_copy, outer_copy = prefixed.copy, outer.copy
+    suffixes = _SLOT_SUFFIXES if slots <= TREE_SLOTS else [str(r).encode() for r in range(slots)]
     out = []
     for r in range(slots):
         i = inner_copy()
-        i.update(f"{prefix}{r}".encode())
+        i.update(suffixes[r])
         o = outer_copy()
         o.update(i.digest())
         out.append(_sha256(b"\x00" + o.digest()).digest())

@@ -91,3 +91,10 @@ def test_the_tree_is_the_one_the_independent_verifier_computes():
     for slot in (0, 1, 513, 1023):
         assert slot_key(SEED, 7, slot) == hmac.new(SEED, f"salvo-slot|7|{slot}".encode(), hashlib.sha256).digest()
         assert tree.levels[0][slot] == leaf_hash(slot_key(SEED, 7, slot))
+
+
+@pytest.mark.parametrize("slots", [1, 16, 2048])
+def test_trees_of_other_sizes_are_the_verifiers_too(slots):
+    from clients.verify_dice import merkle_root
+
+    assert SlotTree.build(SEED, 3, slots).root == merkle_root(SEED, 3, slots)
