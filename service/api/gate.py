@@ -4,6 +4,7 @@ authentication limit), command admission (rate limits per token and address) and
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from service.domain.core import RuleViolation, Viewer
 from service.events.application import CommandResult, GameService, hash_token
@@ -17,11 +18,34 @@ from .ratelimit import RateLimits
 log = logging.getLogger("salvo.commands")
 
 
+_DIGESTS_KEPT = 10_000
+
+
 class Gate:
     def __init__(self, service: GameService, limits: RateLimits, metrics: Metrics) -> None:
         self.service = service
         self.limits = limits
         self.metrics = metrics
+        # per command: the counter child of its (ruleset, outcome) and the token's digest (the rate
+        # limit's key), each looked up once and kept, not rebuilt (labels(), sha256) every time
+        self._counted: dict[tuple[str, str], Any] = {}
+        self._digests: dict[str, str] = {}
+
+    def _count(self, ruleset: str, outcome: str) -> None:
+        child = self._counted.get((ruleset, outcome))
+        if child is None:
+            child = self._counted[(ruleset, outcome)] = self.metrics.commands.labels(ruleset, outcome)
+        child.inc()
+
+    def _digest(self, token: str | None) -> str | None:
+        if not token or not self.limits.limits_tokens:
+            return None
+        digest = self._digests.get(token)
+        if digest is None:
+            if len(self._digests) >= _DIGESTS_KEPT:
+                self._digests.clear()
+            digest = self._digests[token] = hash_token(token)
+        return digest
 
     async def viewer(self, game_id: str, token: str | None, address: str) -> Viewer:
         game_context.set(game_id)
@@ -41,10 +65,11 @@ class Gate:
         ruleset = head.ruleset.name if head is not None else "unknown"
         outcome = "error"
         try:
-            self.limits.command(hash_token(token) if token else None, address)
+            self.limits.command(self._digest(token), address)
             result = await self.service.handle_command(game_id, viewer, body, idempotency_key, expected_version)
             outcome = "accepted"
-            log.debug("command accepted", extra={"seq": result.version, "viewer": viewer.label})
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug("command accepted", extra={"seq": result.version, "viewer": viewer.label})
             return result
         except TooManyRequests:
             outcome = "limited"
@@ -60,4 +85,4 @@ class Gate:
             log.debug("command refused", extra={"status": exc.status, "field": exc.field})
             raise
         finally:
-            self.metrics.commands.labels(ruleset, outcome).inc()
+            self._count(ruleset, outcome)

@@ -20,10 +20,9 @@ from .decide_append import CommandResult, CommandWriter
 from .dice_book import DiceBook
 from .envelope import Envelope
 from .event_store import EventStore, WriteBatch
-from .frames import FrameItems, Publisher, audience_key, audiences, live_frames
+from .frames import FrameItems, FreshEvent, Publisher, audience_key, audiences, live_frames
 from .head import GameHead
 from .head_cache import HeadCache
-from .replay import Decoded
 from .rows import now_iso
 from .tokens import TokenBook, hash_token
 
@@ -120,11 +119,11 @@ class GameService:
         if self.publish is not None:
             await self.publish(game_id, items)
 
-    def _frames(self, head: GameHead, decoded: list[tuple[Decoded, Any]]) -> FrameItems:
+    def _frames(self, head: GameHead, fresh: list[FreshEvent]) -> FrameItems:
         if self.publish is None:
             return []
         wanted = self.listening(head.game_id) if self.listening is not None else None
-        return live_frames(head, decoded, wanted)
+        return live_frames(head, fresh, wanted)
 
 
 __all__ = [

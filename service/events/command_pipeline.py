@@ -122,11 +122,13 @@ class CommandPipeline:
     ) -> CommandResult:
         if actor.kind == "spectator":
             raise Forbidden("spectators cannot issue commands; use a seat or umpire token")
-        request, command = decode_command((await self.heads.get(game_id)).ruleset, body)
-        request_hash = request_fingerprint(actor, command, request.salt)
+        known = self.heads.hit(game_id)
+        request, command = decode_command((known or await self.heads.get(game_id)).ruleset, body)
+        # what an Idempotency-Key is bound to: only a keyed request stores or checks it
+        request_hash = request_fingerprint(actor, command, request.salt) if idempotency_key else ""
         for _attempt in range(ATTEMPTS):
             async with self.heads.lock(game_id):
-                run = await self._run_for(game_id)
+                run = self._current_run(game_id) or await self._run_for(game_id)
                 if idempotency_key or _needs_settled_store(run.ahead):
                     # the store must answer for everything decided so far (a retried key, a ledger read)
                     run = await self.settle(game_id)
@@ -196,13 +198,20 @@ class CommandPipeline:
             del self._runs[game_id]
             self.heads.forget(game_id)
 
+    def _current_run(self, game_id: str) -> _Run | None:
+        """The game's run if it can go on (holding its lock): its durable head is still the cached one,
+        or something of it is in flight; None when ``_run_for`` must start a fresh one."""
+        run = self._runs.get(game_id)
+        if run is not None and (self.heads.cached(game_id) is run.durable or not run.idle()):
+            self._runs.move_to_end(game_id)
+            return run
+        return None
+
     async def _run_for(self, game_id: str) -> _Run:
         """The game's run (holding its lock): a fresh one when the cached durable head is not the one
         the run started from (evicted, forgotten, refolded) and nothing of the old run is in flight."""
-        run = self._runs.get(game_id)
-        durable = self.heads.cached(game_id)
-        if run is not None and (durable is run.durable or not run.idle()):
-            self._runs.move_to_end(game_id)
+        run = self._current_run(game_id)
+        if run is not None:
             return run
         durable = await self.heads.get_locked(game_id)
         run = self._runs[game_id] = _Run(durable, fork(durable))

@@ -6,11 +6,10 @@ The command pipeline decides on a speculative head and applies to the durable on
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-
-import msgspec
 
 from service.domain.core import Actor, Command, Event, RuleViolation, Viewer
 from service.domain.core.guards import guarded_decide
@@ -19,12 +18,29 @@ from . import ids
 from .dice_book import DiceBook, SeedRow
 from .envelope import DiceMaterial, DiceRevealed
 from .event_store import EventStore, WriteBatch
-from .frames import FrameItems
+from .frames import FrameItems, FreshEvent, result_body
 from .head import GameHead, advance, encode_state
-from .replay import Decoded, envelope_for
-from .rows import RowView, event_row, now_iso
+from .replay import Decoded
+from .rows import RowView, event_row
 
-_envelope_list = msgspec.json.Encoder()
+
+class _RecordedAt:
+    """``rows.now_iso()``'s text (UTC, microseconds, "Z") with the date and time of day formatted once
+    per second rather than by a datetime per command."""
+
+    def __init__(self) -> None:
+        self._second = -1
+        self._prefix = ""
+
+    def now(self) -> str:
+        second, nanos = divmod(time.time_ns(), 1_000_000_000)
+        if second != self._second:
+            self._second = second
+            self._prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        return f"{self._prefix}.{nanos // 1000:06d}Z"
+
+
+_clock = _RecordedAt()
 
 
 @dataclass
@@ -42,9 +58,11 @@ class Decision:
     result: CommandResult
     batch: WriteBatch
     decoded: list[tuple[Decoded, Any]]  # each new event with the state right after it
+    fresh: list[FreshEvent]  # the same events, each audience's view redacted and encoded once
     seeds: list[SeedRow]
     service_events: list[Event]
     rolled: list[tuple[DiceMaterial | None, Event]]
+    dice_turn: tuple[int | None]  # the head's dice turn after it (None: the game is over, the turn stays)
 
 
 @dataclass
@@ -53,7 +71,7 @@ class CommandWriter:
     dice: DiceBook
     snapshot_every: int
     # frames for the live streams, or None when nobody publishes them
-    frames: Callable[[GameHead, list[tuple[Decoded, Any]]], FrameItems] | None = None
+    frames: Callable[[GameHead, list[FreshEvent]], FrameItems] | None = None
 
     async def decide(
         self,
@@ -66,58 +84,63 @@ class CommandWriter:
     ) -> Decision:
         """The command's rows on top of ``head`` (which it does not change; a seed it reads is cached)."""
         ruleset = head.ruleset
-        dice, salt = await self.dice.dice_for(head, salt)
+        ready = self.dice.dice_now(head, salt)
+        dice, salt = ready if ready is not None else await self.dice.dice_for(head, salt)
         events = guarded_decide(ruleset, head.state, command, actor, dice)  # raises RuleViolation
         if not events:
             raise RuleViolation("SALVO-EMPTY", "the command changed nothing")
         command_id = ids.command_id()
         material = self.dice.material(head, salt, dice) if dice.count else None
         state = head.state
-        staged: list[tuple[Event, Any, str]] = []  # (event, state after, actor label)
+        fresh: list[FreshEvent] = []
         for event in events:
             state = ruleset.evolve(state, event)
-            staged.append((event, state, actor.label))
-        materials = self.dice.stamp(head, material, [(event, after) for event, after, _ in staged])
+            fresh.append(FreshEvent(event, state, actor.label))
+        materials = self.dice.stamp(head, material, fresh)
         rolled = list(zip(materials, events, strict=True))
-        new_seeds, service_events = await self.dice.close_turns(head, state, rolled)
-        for event in service_events:
-            staged.append((event, state, "system"))
-        codec = head.codec
-        recorded_at = now_iso()
+        end_turn, over = ruleset.clock(state).turn, ruleset.is_over(state)
+        new_seeds: list[SeedRow] = []
+        service_events: list[Event] = []
+        if not self.dice.turn_goes_on(head, end_turn, over):
+            new_seeds, service_events = await self.dice.close_turns(head, state, rolled)
+        fresh += [FreshEvent(event, state, "system") for event in service_events]
+        codec, game_id = head.codec, head.game_id
+        recorded_at = _clock.now()
         before = ruleset.clock(head.state)
         rows, decoded = [], []
-        for offset, (event, after, label) in enumerate(staged):
+        for offset, f in enumerate(fresh):
             seq = head.seq + 1 + offset
+            event = f.event
             # a reveal belongs to the turn whose dice it opens, not to the turn the command started
-            clock = before if isinstance(event, DiceRevealed) and event.turn == before.turn else ruleset.clock(after)
-            row = event_row(codec, head.game_id, seq, event, clock.turn, clock.phase, label, command_id,
-                            recorded_at, materials[offset] if offset < len(materials) else None)
+            clock = before if isinstance(event, DiceRevealed) and event.turn == before.turn else ruleset.clock(f.after)
+            dice_material = materials[offset] if offset < len(materials) else None
+            row = event_row(codec, game_id, seq, event, clock.turn, clock.phase, f.actor, command_id,
+                            recorded_at, dice_material)
+            f.bind(row, dice_material)
             rows.append(row)
-            decoded.append((Decoded(RowView(row), event), after))
+            decoded.append((Decoded(RowView(row), event), f.after))
         actor_view = actor if actor.kind != "spectator" else Viewer("spectator")
-        visible = [
-            e for d, after in decoded
-            if (e := envelope_for(codec, ruleset, head.game_id, d, actor_view, after)) is not None
-        ]
+        visible = [e for f in fresh if (e := f.envelope(codec, ruleset, game_id, actor_view)) is not None]
         new_seq = head.seq + len(rows)
-        body = _envelope_list.encode({"version": new_seq, "events": visible})
-        batch = WriteBatch(game_id=head.game_id, events=rows, seeds=new_seeds)
+        body = result_body(new_seq, visible)
+        batch = WriteBatch(game_id=game_id, events=rows, seeds=new_seeds)
         if idempotency_key:
-            batch.idempotency = {"game_id": head.game_id, "key": idempotency_key,
+            batch.idempotency = {"game_id": game_id, "key": idempotency_key,
                                  "request_hash": request_hash, "status": 201, "response": body}
         if new_seq // self.snapshot_every > head.seq // self.snapshot_every:
-            batch.snapshot = {"game_id": head.game_id, "seq": new_seq, "state": encode_state(state)}
+            batch.snapshot = {"game_id": game_id, "seq": new_seq, "state": encode_state(state)}
         result = CommandResult(201, body, new_seq, head.seq)
-        return Decision(result, batch, decoded, new_seeds, service_events, rolled)
+        return Decision(result, batch, decoded, fresh, new_seeds, service_events, rolled,
+                        (None if over else end_turn,))
 
     def apply(self, head: GameHead, decision: Decision) -> None:
         """Move ``head`` past a decided command (the speculative head at once, the durable one once the
         command's batch is durable)."""
         self.dice.remember(head, decision.seeds, decision.service_events, decision.rolled)
-        advance(head, decision.decoded)
+        advance(head, decision.decoded, decision.dice_turn)
 
     def frames_for(self, head: GameHead, decision: Decision) -> FrameItems:
-        return self.frames(head, decision.decoded) if self.frames is not None else []
+        return self.frames(head, decision.fresh) if self.frames is not None else []
 
     async def decide_and_append(
         self,

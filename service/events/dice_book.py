@@ -22,6 +22,7 @@ from . import ids
 from .dice_slots import TurnLedger, load_ledger, seen_by
 from .envelope import DiceCommitted, DiceDisclosed, DiceMaterial, DiceRevealed
 from .event_store import EventStore
+from .frames import FreshEvent
 from .head import GameHead
 from .openings import tree_for
 
@@ -47,6 +48,24 @@ class DiceBook:
             return Dice(seed, head.game_id, head.effective + 1, salt), salt
         return SlotDice(seed, head.game_id, head.dice_turn, ledger.next_slot, salt, ledger.pinned), salt
 
+    @staticmethod
+    def dice_now(head: GameHead, salt: str) -> tuple[Dice, str] | None:
+        """``dice_for`` without the store, when the turn's seed and slots are in memory (None: they are not)."""
+        seed, ledger = head.seeds.get(head.dice_turn), head.dice_ledger
+        if seed is None or ledger is None or ledger.turn != head.dice_turn:
+            return None
+        if head.dice_turn in head.revealed:
+            salt = ""
+        if not ledger.slotted:
+            return Dice(seed, head.game_id, head.effective + 1, salt), salt
+        return SlotDice(seed, head.game_id, head.dice_turn, ledger.next_slot, salt, ledger.pinned), salt
+
+    @staticmethod
+    def turn_goes_on(head: GameHead, new_turn: int, over: bool) -> bool:
+        """A command ending in ``new_turn`` (``over``: the game) leaves the dice turn open: ``close_turns``
+        has nothing to do."""
+        return new_turn == head.dice_turn and not over
+
     async def ledger(self, head: GameHead) -> TurnLedger:
         ledger = head.dice_ledger
         if ledger is None or ledger.turn != head.dice_turn:
@@ -63,16 +82,15 @@ class DiceBook:
                             salts=salts if any(s != salt for s in salts) else ())
 
     @staticmethod
-    def stamp(head: GameHead, material: DiceMaterial | None, staged: list[tuple[Event, Any]]) -> list[
-            DiceMaterial | None]:
-        """Each staged (event, state after)'s material: None without rolls; with who saw the rolls in a
-        hidden-information game (their keys are opened to them when the turn ends)."""
+    def stamp(head: GameHead, material: DiceMaterial | None, fresh: list[FreshEvent]) -> list[DiceMaterial | None]:
+        """Each new event's material: None without rolls; with who saw the rolls in a hidden-information
+        game (their keys are opened to them when the turn ends)."""
         out: list[DiceMaterial | None] = []
-        for event, after in staged:
-            if material is None or not event.rolls:
+        for f in fresh:
+            if material is None or not f.event.rolls:
                 out.append(None)
                 continue
-            audiences = seen_by(head, event, after) if material.slot is not None else ()
+            audiences = seen_by(head, f) if material.slot is not None else ()
             out.append(msgspec.structs.replace(material, seen_by=audiences) if audiences else material)
         return out
 
@@ -96,12 +114,12 @@ class DiceBook:
             # with the seeds of commands decided but still being committed (the head has them all)
             stored.update((turn, seed.hex()) for turn, seed in head.seeds.items())
             events.append(DiceDisclosed(seeds={str(turn): stored[turn] for turn in sorted(stored)}))
-        if new_turn != head.dice_turn and not over and new_turn not in head.committed:
-            existing = head.seeds.get(new_turn) or await self.store.seed(head.game_id, new_turn)
-            if existing is None:
-                row, committed = _fresh_seed(head.game_id, new_turn)
-                seeds.append(row)
-                events.append(committed)
+        # a turn's seed is only ever stored with its commitment (one batch), and the head knows every
+        # commitment in the log (superseded ones included): no store read to tell whether one exists
+        if new_turn != head.dice_turn and not over and new_turn not in head.committed and new_turn not in head.seeds:
+            row, committed = _fresh_seed(head.game_id, new_turn)
+            seeds.append(row)
+            events.append(committed)
         return seeds, events
 
     @staticmethod

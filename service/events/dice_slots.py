@@ -10,12 +10,13 @@ from typing import Any
 
 import msgspec
 
-from service.domain.core import Event, Viewer
+from service.domain.core import Event
 
 from .envelope import DiceMaterial
 from .event_store import EventStore
+from .frames import FreshEvent, audiences
 from .head import GameHead
-from .replay import effective_rewinds, superseded_seqs, visible_event
+from .replay import effective_rewinds, superseded_seqs
 
 _material = msgspec.json.Decoder(DiceMaterial)
 
@@ -67,13 +68,14 @@ async def load_ledger(store: EventStore, head: GameHead, codec: Any) -> TurnLedg
     return ledger
 
 
-def seen_by(head: GameHead, event: Event, after: Any) -> tuple[str, ...]:
-    """The audiences (umpire aside: it gets the seed) that see every roll of ``event``."""
+def seen_by(head: GameHead, fresh: FreshEvent) -> tuple[str, ...]:
+    """The audiences (umpire aside: it gets the seed) that see every roll of a command's new event."""
+    event = fresh.event
     if not head.ruleset.hidden_information or not event.rolls:
         return ()
     out = []
-    for viewer in (Viewer("spectator"), *(Viewer("seat", s) for s in head.seats)):
-        shown = visible_event(head.ruleset, event, viewer, after)
+    for viewer in audiences(head)[1:]:  # the spectator, then each seat
+        shown = fresh.view(head.ruleset, viewer)
         if shown is not None and len(shown.rolls) == len(event.rolls):
             out.append(viewer.label)
     return tuple(out)

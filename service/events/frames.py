@@ -1,4 +1,9 @@
-"""Live frames: each new event encoded once per listening audience, handed to the publisher."""
+"""Live frames: each new event encoded once per listening audience, handed to the publisher.
+
+A command's new events are ``FreshEvent``s: each audience's view of one is redacted once (for the
+dice's ``seen_by``, the command's result and the frames alike) and each distinct view encoded once, so
+the audiences an event is not redacted for (all of them, for most events) share one envelope's bytes,
+and the commanding seat's result carries the very bytes its frame does."""
 
 from __future__ import annotations
 
@@ -7,39 +12,112 @@ from typing import Any
 
 import msgspec
 
-from service.domain.core import UMPIRE, Viewer
+from service.domain.core import UMPIRE, Event, Ruleset, Viewer
 
+from .codec import EventCodec
+from .envelope import DiceMaterial, Envelope
 from .head import GameHead
-from .replay import Decoded, envelope_for
+from .replay import visible_event
 
 FrameItems = list[tuple[int, dict[str, bytes | None] | None]]
 # (game id, [(seq, {audience: frame bytes or None})]) -> published to live streams
 Publisher = Callable[[str, FrameItems], Awaitable[None]]
 
-_frame_encoder = msgspec.json.Encoder()
+_encoder = msgspec.json.Encoder()
+_AUDIENCES: dict[tuple[str, ...], list[Viewer]] = {}
 
 
 def audiences(head: GameHead) -> list[Viewer]:
-    return [UMPIRE, Viewer("spectator"), *(Viewer("seat", s) for s in head.seats)]
+    seats = tuple(head.seats)
+    viewers = _AUDIENCES.get(seats)
+    if viewers is None:
+        viewers = _AUDIENCES[seats] = [UMPIRE, Viewer("spectator"), *(Viewer("seat", s) for s in seats)]
+    return viewers
 
 
 def audience_key(viewer: Viewer) -> str:
     return viewer.label
 
 
-def live_frames(
-    head: GameHead, decoded: list[tuple[Decoded, Any]], wanted: set[str] | None
-) -> FrameItems:
-    """Frames of ``decoded`` (each with the state after it) for the audiences in ``wanted`` (all when
-    None), encoded once per audience, not once per connection; an audience missing from the frames
-    reads the event from the store."""
+class FreshEvent:
+    """One event a command is appending, with the state right after it, and (once its row is built,
+    ``bind``) what its envelope says: the same fields a read of the stored row gives."""
+
+    __slots__ = ("_data", "_envelopes", "_header", "_views", "actor", "after", "event", "material", "seq")
+
+    def __init__(self, event: Event, after: Any, actor: str) -> None:
+        self.event = event
+        self.after = after
+        self.actor = actor
+        self.seq = 0
+        self.material: DiceMaterial | None = None
+        self._header: tuple[Any, ...] = ()
+        self._data: msgspec.Raw | None = None
+        self._views: dict[str, Event | None] = {}
+        self._envelopes: dict[int, bytes] = {}  # id(view) -> envelope bytes; the views keep the ids alive
+
+    def bind(self, row: dict[str, Any], material: DiceMaterial | None) -> None:
+        self.seq = row["seq"]
+        self.material = material
+        served = msgspec.structs.replace(material, seen_by=()) if material and material.seen_by else material
+        self._header = (row["type"], row["turn"], row["phase"], row["actor"], row["recorded_at"],
+                        row["command_id"], served)
+        self._data = msgspec.Raw(row["data"])  # the stored data: the envelope's, where nothing is redacted
+
+    def view(self, ruleset: Ruleset[Any, Any], viewer: Viewer) -> Event | None:
+        """What ``viewer`` may see of the event (``visible_event``, once per audience)."""
+        label = viewer.label
+        views = self._views
+        if label in views:
+            return views[label]
+        shown = views[label] = visible_event(ruleset, self.event, viewer, self.after)
+        return shown
+
+    def envelope(self, codec: EventCodec, ruleset: Ruleset[Any, Any], game_id: str, viewer: Viewer) -> bytes | None:
+        """The viewer's envelope, encoded (None: the event is hidden from it); audiences that see the
+        same view share the bytes."""
+        shown = self.view(ruleset, viewer)
+        if shown is None:
+            return None
+        encoded = self._envelopes.get(id(shown))
+        if encoded is None:
+            tag, turn, phase, actor, recorded_at, command_id, dice = self._header
+            encoded = self._envelopes[id(shown)] = _encoder.encode(Envelope(
+                game_id=game_id, seq=self.seq, type=tag, v=type(shown).version, turn=turn, phase=phase,
+                actor=actor, recorded_at=recorded_at, command_id=command_id,
+                data=self._data if shown is self.event else codec.to_data(shown),  # type: ignore[arg-type]
+                rolls=shown.rolls, dice=dice))
+        return encoded
+
+
+def result_body(version: int, envelopes: list[bytes]) -> bytes:
+    """{"version": N, "events": [...]}: byte for byte the msgspec encoding of that dict."""
+    return b'{"version":%d,"events":[%b]}' % (version, b",".join(envelopes))
+
+
+def event_frame(envelope: bytes) -> bytes:
+    """{"kind": "event", "event": <envelope>}: byte for byte the msgspec encoding of that dict."""
+    return b'{"kind":"event","event":' + envelope + b"}"
+
+
+def live_frames(head: GameHead, fresh: list[FreshEvent], wanted: set[str] | None) -> FrameItems:
+    """Frames of a command's events for the audiences in ``wanted`` (all when None), encoded once per
+    distinct view, not once per connection; an audience missing from the frames reads the event from
+    the store."""
     out: FrameItems = []
-    viewers = [v for v in audiences(head) if wanted is None or audience_key(v) in wanted]
-    for d, after in decoded:
+    viewers = [v for v in audiences(head) if wanted is None or v.label in wanted]
+    codec, ruleset, game_id = head.codec, head.ruleset, head.game_id
+    for f in fresh:
         per: dict[str, bytes | None] = {}
+        framed: dict[int, bytes] = {}
         for viewer in viewers:
-            env = envelope_for(head.codec, head.ruleset, head.game_id, d, viewer, after)
-            per[audience_key(viewer)] = None if env is None else _frame_encoder.encode(
-                {"kind": "event", "event": env})
-        out.append((d.seq, per))
+            env = f.envelope(codec, ruleset, game_id, viewer)
+            if env is None:
+                per[viewer.label] = None
+                continue
+            frame = framed.get(id(env))
+            if frame is None:
+                frame = framed[id(env)] = event_frame(env)
+            per[viewer.label] = frame
+        out.append((f.seq, per))
     return out

@@ -90,24 +90,30 @@ def build_head(
     return head
 
 
-def advance(head: GameHead, steps: Sequence[tuple[Decoded, Any]]) -> None:
+def advance(head: GameHead, steps: Sequence[tuple[Decoded, Any]], dice_turn: tuple[int | None] | None = None) -> None:
     """Apply new events, each with the state right after it, to a head: the one way a head moves, for
     the live path (a command's rows, once stored) and for a reload (the tail after a snapshot).
 
     The dice turn follows the clock after each whole command (its rows share a command id) while the
-    game runs; a finished game keeps the turn it ended in, whose seed is the last one rolled."""
+    game runs; a finished game keeps the turn it ended in, whose seed is the last one rolled. The live
+    path passes ``dice_turn``, what its decision already worked out for its one command: (the clock's
+    turn after it, or None once the game is over)."""
     if not steps:
         return
     ruleset = head.ruleset
     rewound = False
+    last = len(steps) - 1
     for i, (d, after) in enumerate(steps):
         _note_marker(head, d)
         rewound = rewound or isinstance(d.event, GameRewound)
         command = d.row.command_id
         if command is None and isinstance(d.event, DiceCommitted):
             head.dice_turn = d.event.turn  # game creation: the first turn's seed
-        elif command is not None and (i + 1 == len(steps) or steps[i + 1][0].row.command_id != command):
-            if not ruleset.is_over(after):
+        elif command is not None and (i == last or steps[i + 1][0].row.command_id != command):
+            if dice_turn is not None and i == last:
+                if dice_turn[0] is not None:
+                    head.dice_turn = dice_turn[0]
+            elif not ruleset.is_over(after):
                 head.dice_turn = ruleset.clock(after).turn
     head.state = steps[-1][1]
     head.seq = steps[-1][0].seq

@@ -31,6 +31,9 @@ class HeadCache:
         self.verify_reads = verify_reads
         self._heads: OrderedDict[str, GameHead] = OrderedDict()
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        # the locks of cached heads, held strongly while the head is (one per cached game at most): the
+        # weak mapping's lookup and a fresh Lock per command were a measurable part of a command
+        self._held: dict[str, asyncio.Lock] = {}
         # the highest seq this process has queued for a game: a stored head up to it is our own commit
         # whose head update is on its way (the command pipeline), not another writer's append
         self._own: dict[str, int] = {}
@@ -44,6 +47,13 @@ class HeadCache:
         head = self._heads.get(game_id)
         if head is not None:
             self._heads.move_to_end(game_id)
+        return head
+
+    def hit(self, game_id: str) -> GameHead | None:
+        """The cached head, counted as a hit (None: ``get`` must load it)."""
+        head = self.cached(game_id)
+        if head is not None:
+            self.hits += 1
         return head
 
     async def get(self, game_id: str) -> GameHead:
@@ -98,18 +108,25 @@ class HeadCache:
         while len(self._heads) > self.capacity:
             evicted, _ = self._heads.popitem(last=False)
             self._own.pop(evicted, None)
+            self._held.pop(evicted, None)
         return head
 
     def lock(self, game_id: str) -> asyncio.Lock:
+        lock = self._held.get(game_id)  # a game being commanded: a plain dict lookup
+        if lock is not None:
+            return lock
         lock = self._locks.get(game_id)
         if lock is None:
             lock = asyncio.Lock()
             self._locks[game_id] = lock
+        if game_id in self._heads:
+            self._held[game_id] = lock
         return lock
 
     def forget(self, game_id: str) -> None:
         self._heads.pop(game_id, None)
         self._own.pop(game_id, None)
+        self._held.pop(game_id, None)
 
     def note_own_write(self, game_id: str, seq: int) -> None:
         """This process queued rows of ``game_id`` up to ``seq`` (they reach the cached head once durable)."""

@@ -14,7 +14,11 @@ from service.domain.core.merkle import TREE_SLOTS, SlotTree, slot_key
 from .envelope import DiceRevealed, SlotOpening
 
 _TREES: OrderedDict[tuple[str, int], SlotTree] = OrderedDict()
-_KEEP = 64
+# a tree is built when its turn is committed and read again at the turn's reveal (once per audience):
+# every game changing turns at once needs its tree kept from one to the other, or each reveal rebuilds
+# it (at 64, 50 games running turn cycles rebuilt ~1.8 trees per turn). ~150 KB a tree: 256 ≈ 38 MB
+# at most, held only while that many games are mid-turn
+_KEEP = 256
 
 
 def tree_for(seed: bytes, turn: int, slots: int = TREE_SLOTS) -> SlotTree:

@@ -12,12 +12,11 @@ is equally likely, and what a verifier needs is recorded in the envelope (see cl
 from __future__ import annotations
 
 import hashlib
-import hmac
 from collections.abc import Mapping
 
 import msgspec
 
-from .merkle import slot_key
+from .merkle import hmac_sha256, slot_key
 
 
 class Modifier(msgspec.Struct, frozen=True, gc=False):
@@ -52,7 +51,7 @@ def derive_face(seed: bytes, game_id: str, base_seq: int, i: int, sides: int, sa
     counter = 0
     while True:
         msg = f"{game_id}|{base_seq}|{i}|{salt}|{counter}".encode()
-        digest = hmac.new(seed, msg, hashlib.sha256).digest()
+        digest = hmac_sha256(seed, msg)
         for offset in range(0, 32, 4):
             word = int.from_bytes(digest[offset : offset + 4], "big")
             if word < limit:

@@ -67,3 +67,34 @@ def test_a_multiproof_ties_the_opened_keys_to_the_root_and_nothing_else():
     assert not verify_proof(forged, proof, tree.root, 64)
     assert not verify_proof({**keys, 10: slot_key(SEED, 2, 10)}, proof, tree.root, 64)  # no proof for it
     assert not verify_proof(keys, proof, tree.root, 32)
+
+
+@pytest.mark.parametrize("length", [0, 1, 31, 32, 63, 64, 65, 200])
+def test_the_inlined_hmac_is_hmac_sha256(length):
+    import hashlib
+    import hmac
+
+    from service.domain.core.merkle import hmac_sha256
+
+    key, msg = bytes(range(length)), b"g_1|3|7|salt|0" * (length % 5 + 1)
+    assert hmac_sha256(key, msg) == hmac.new(key, msg, hashlib.sha256).digest()
+
+
+def test_the_tree_is_the_one_the_independent_verifier_computes():
+    import hashlib
+    import hmac
+
+    from clients.verify_dice import merkle_root
+
+    tree = SlotTree.build(SEED, 7)  # every leaf of a real turn's tree
+    assert tree.root == merkle_root(SEED, 7, 1024)
+    for slot in (0, 1, 513, 1023):
+        assert slot_key(SEED, 7, slot) == hmac.new(SEED, f"salvo-slot|7|{slot}".encode(), hashlib.sha256).digest()
+        assert tree.levels[0][slot] == leaf_hash(slot_key(SEED, 7, slot))
+
+
+@pytest.mark.parametrize("slots", [1, 16, 2048])
+def test_trees_of_other_sizes_are_the_verifiers_too(slots):
+    from clients.verify_dice import merkle_root
+
+    assert SlotTree.build(SEED, 3, slots).root == merkle_root(SEED, 3, slots)

@@ -1,0 +1,100 @@
+"""The command path's shared work stays what a read of the store gives: each audience's live frame and
+the commanding seat's result are byte for byte the envelopes a reader of the stored rows renders for
+that viewer (redaction included), whichever audiences share a view's bytes; the recorded time keeps
+its format; the rate limits count as the library's fixed windows did."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+import pytest
+
+from service.domain.core import UMPIRE, Viewer, seat
+from service.events.application import GameService
+from service.events.decide_append import _clock
+from service.events.memory_store import MemoryEventStore
+from service.events.reading import GameReader
+
+CYCLE = [
+    ("red", {"type": "tiny.shoot", "shooter": "red", "target": "blue"}),
+    ("blue", {"type": "tiny.shoot", "shooter": "blue", "target": "red"}),
+    ("red", {"type": "tiny.hide", "seat": "red", "secret": 7}),
+    ("blue", {"type": "tiny.hide", "seat": "blue", "secret": 9}),
+    ("red", {"type": "tiny.end_phase", "seat": "red"}),
+    ("blue", {"type": "tiny.end_phase", "seat": "blue"}),
+    ("red", {"type": "tiny.end_phase", "seat": "red"}),
+    ("blue", {"type": "tiny.end_phase", "seat": "blue"}),  # the turn ends: reveal (with openings) and a new commitment
+]
+VIEWERS = [UMPIRE, Viewer("spectator"), seat("red"), seat("blue")]
+
+
+async def test_frames_and_results_are_the_envelopes_a_reader_of_the_store_renders():
+    frames: dict[int, dict[str, bytes | None]] = {}
+
+    async def publish(game_id: str, items: Any) -> None:
+        for seq, per in items:
+            frames[seq] = per
+
+    service = GameService(MemoryEventStore(), publish=publish)
+    game = await service.create_game("tiny", "long")
+    gid = game.game_id
+    bodies = []
+    for _round in range(2):
+        for who, command in CYCLE:
+            result = await service.handle_command(gid, seat(who), msgspec.json.encode({"command": command}))
+            bodies.append((who, result))
+    reader = GameReader(service)
+    rendered = {v.label: {e.seq: e for e in await reader.events(gid, v)} for v in VIEWERS}
+    assert len(frames) == (await service.head(gid)).seq - 2  # every event of a command was framed
+    for seq, per in frames.items():
+        assert set(per) == {v.label for v in VIEWERS}
+        for label, frame in per.items():
+            expected = rendered[label].get(seq)
+            if expected is None:
+                assert frame is None
+            else:
+                assert frame == msgspec.json.encode({"kind": "event", "event": expected}), (seq, label)
+    hidden = [per["seat:blue"] for per in frames.values() if per["seat:red"] and b'"secret":7' in per["seat:red"]]
+    assert hidden and all(b'"secret":7' not in f for f in hidden if f)  # blue never sees red's secret
+    reveals = [per for per in frames.values() if per["umpire"] and b'"dice.revealed"' in per["umpire"]]
+    assert len(reveals) == 2 and all(per["umpire"] != per["seat:red"] for per in reveals)  # no shared seed
+    for who, result in bodies:
+        decoded = msgspec.json.decode(result.body)
+        expected = [rendered[f"seat:{who}"][seq] for seq in range(result.after + 1, result.version + 1)
+                    if seq in rendered[f"seat:{who}"]]
+        assert result.body == msgspec.json.encode({"version": result.version, "events": expected})
+        assert decoded["version"] == result.version
+
+
+def test_the_recorded_time_has_the_stored_format_and_is_now():
+    text = _clock.now()
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", text)
+    at = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    assert abs((datetime.now(UTC) - at).total_seconds()) < 5
+
+
+def test_rate_limit_windows_count_hits_per_key_from_the_first_hit():
+    from limits import parse
+
+    from service.api.ratelimit import FixedWindow
+
+    window = FixedWindow(parse("3/minute"))
+    assert [window.hit("a", 100.0) for _ in range(4)] == [True, True, True, False]
+    assert window.hit("b", 101.0)  # another key has its own window
+    assert not window.test("a", 130.0) and window.retry_after("a", 130.0) == 30
+    assert window.hit("a", 160.0)  # the window opened at the first hit (100 s) is over
+    assert window.test("a", 160.0)
+
+
+@pytest.mark.parametrize("spec", ["off", "none", ""])
+def test_a_limit_switched_off_counts_nothing(spec):
+    from service.api.ratelimit import RateLimits
+    from service.settings import Settings
+
+    limits = RateLimits(Settings.from_env(rate_commands_per_token=spec, rate_commands_per_address=spec))
+    for _ in range(1000):
+        limits.command("digest", "127.0.0.1")
+    assert not limits.limits_tokens
