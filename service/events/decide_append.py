@@ -6,7 +6,6 @@ The command pipeline decides on a speculative head and applies to the durable on
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -21,26 +20,7 @@ from .event_store import EventStore, WriteBatch
 from .frames import FrameItems, FreshEvent, result_body
 from .head import GameHead, advance, encode_state
 from .replay import Decoded
-from .rows import RowView, event_row
-
-
-class _RecordedAt:
-    """``rows.now_iso()``'s text (UTC, microseconds, "Z") with the date and time of day formatted once
-    per second rather than by a datetime per command."""
-
-    def __init__(self) -> None:
-        self._second = -1
-        self._prefix = ""
-
-    def now(self) -> str:
-        second, nanos = divmod(time.time_ns(), 1_000_000_000)
-        if second != self._second:
-            self._second = second
-            self._prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
-        return f"{self._prefix}.{nanos // 1000:06d}Z"
-
-
-_clock = _RecordedAt()
+from .rows import RowView, event_row, now_iso
 
 
 @dataclass
@@ -105,7 +85,7 @@ class CommandWriter:
             new_seeds, service_events = await self.dice.close_turns(head, state, rolled)
         fresh += [FreshEvent(event, state, "system") for event in service_events]
         codec, game_id = head.codec, head.game_id
-        recorded_at = _clock.now()
+        recorded_at = now_iso()
         before = ruleset.clock(head.state)
         rows, decoded = [], []
         for offset, f in enumerate(fresh):
