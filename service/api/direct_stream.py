@@ -209,51 +209,39 @@ class DirectStream(Stream):
         if held is None:  # not held (behind when it started, or the hold overflowed): as before
             await super().reply(answer, result)
             return
-        if sink.closed or self.raw.transport.is_closing():
+        transport = self.raw.transport
+        if sink.closed or transport.is_closing():
             raise WebSocketDisconnect(1006)
         sink.held, sink.held_bytes = ([] if self._in_flight else None), 0
-        after = result.after if result is not None and result.after is not None else None
-        i = 0
-        if after is not None:
-            while i < len(held) and held[i][0] <= after:
-                if not self._write_held(*held[i]):
-                    return
-                i += 1
-            self.account_for(result)  # type: ignore[arg-type]  # after is not None: result is not None
-        else:  # an error, or a replayed result: no events of its own to account for
-            for seq, frame in held:
-                if not self._write_held(seq, frame):
-                    return
-            i = len(held)
-        self.write(answer.encode())
+        if held and transport.get_write_buffer_size() > self.fanout.limit:
+            sink.held = None  # a slow consumer, as Fanout.deliver would find it: 1013 after ``last``
+            sink.closed = True
+            self._on_slow(sink)
+            return
+        # one write for the lot (as one frame each from the fan-out, but one syscall, not one per frame)
+        out: list[bytes] = []
+        i, n = 0, len(held)
+        after = result.after if result is not None else None
+        while i < n and (after is None or held[i][0] <= after):  # no ``after`` (an error): all of them
+            seq, frame = held[i]
+            out.append(frame)
+            sink.last = seq
+            i += 1
+        if result is not None:
+            self.account_for(result)  # last = its version when it follows straight on
+        out.append(text_frame(answer.encode()))
         for seq, frame in held[i:]:
-            if seq > sink.last and not self._write_held(seq, frame):  # <= last: the result's own events
-                return
+            if seq > sink.last:  # <= last: the result's own events
+                out.append(frame)
+                sink.last = seq
+        transport.write(b"".join(out) if len(out) > 1 else out[0])
+        sink.written += len(out) - 1
+        sink.stamp = time.monotonic()
         if sink.held is None and self.fanout.head(self.game_id) > sink.last:
             sink.behind = True  # published but not held (the result came first): read from the store
             self._resume()
         if self.raw.paused:
             await asyncio.wait_for(self.raw.drained(), self.settings.ws_send_timeout)
-
-    def _write_held(self, seq: int, frame: bytes) -> bool:
-        """One held frame, as ``Fanout.deliver`` would have written it: False when the socket is closed
-        (a slow consumer: 1013 with the seq to resume after, nothing after it written)."""
-        sink = self.sink
-        transport = self.raw.transport
-        if sink.closed or transport.is_closing():
-            sink.closed = True
-            sink.held = None
-            return False
-        if transport.get_write_buffer_size() > self.fanout.limit:
-            sink.closed = True
-            sink.held = None
-            self._on_slow(sink)
-            return False
-        transport.write(frame)
-        sink.written += 1
-        sink.stamp = time.monotonic()
-        sink.last = seq
-        return True
 
     def _beat(self) -> None:
         """The one timer: a ping when nothing was written for ``heartbeat_seconds``."""
@@ -305,14 +293,18 @@ class DirectStream(Stream):
     def _resume(self) -> None:
         """Back to live delivery if nothing was published past what this socket has; else read more."""
         sink = self.sink
-        if self._pump is not None or self._in_flight or sink.closed or not self._caught_up_sent:
+        if self._pump is not None or sink.closed or not self._caught_up_sent:
             return
-        if sink.held is not None:  # a command ended with no reply (cancelled): what was held, from the store
-            sink.held = None
+        if sink.held is not None:
+            if self._in_flight:  # holding for the command in flight: ``reply`` goes on from there
+                return
+            sink.held = None  # a command ended with no reply (cancelled): what was held, from the store
             sink.behind = True
         if self.fanout.head(self.game_id) <= sink.last:
             sink.behind = False  # synchronously: the next delivery reaches it
-        else:
+            if self._in_flight:  # caught up while its own command flies: hold from here, not from the store
+                sink.held, sink.held_bytes = [], 0
+        elif not self._in_flight:  # in flight: the store would have its own events ahead of the result
             self._pump = self._spawn(self._catch_up_then_resume())
 
     def _on_behind(self, sink: Sink, seq: int) -> None:
