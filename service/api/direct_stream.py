@@ -5,8 +5,10 @@ ASGI task under another protocol), one heartbeat timer, and a Task only while it
 store, answers a command or closes.
 
 The socket is live (``sink.behind`` False) only when it has everything the fan-out has published for
-the game; while it reads the store, or waits for the result of its own command (``own_events=result``),
-the fan-out skips it and it catches up afterwards: no gap, no duplicate. A socket whose unsent bytes
+the game; while it reads the store the fan-out skips it and it catches up afterwards: no gap, no
+duplicate. While it waits for the result of its own command (``own_events=result``) the fan-out
+*holds* its frames (``Sink.held``) and ``reply`` writes them around the result, so a busy game costs no
+store read per command; a hold that overflows falls back to the store. A socket whose unsent bytes
 pass ``SALVO_WS_BUFFER_LIMIT`` during live delivery, or that does not drain within
 ``SALVO_WS_SEND_TIMEOUT`` during catch-up, is closed with 1013 and the seq to resume after.
 
@@ -168,9 +170,7 @@ class DirectStream(Stream):
                 if self.wire is not None:
                     self.wire.resume_reading()
                 answer, result = await self.command(raw)
-                if result is not None:  # before any await: the fan-out has not sent these frames yet
-                    self.account_for(result)
-                await self.send(answer)
+                await self.reply(answer, result)
         except TimeoutError:  # the client stopped reading: its result waited past ws_send_timeout
             self._worker = None
             await self.slow_consumer()
@@ -197,6 +197,49 @@ class DirectStream(Stream):
         self.write(text.encode())
         if seq is not None and seq > self.sink.last:
             self.sink.last = seq
+        if self.raw.paused:
+            await asyncio.wait_for(self.raw.drained(), self.settings.ws_send_timeout)
+
+    async def reply(self, answer: str, result: CommandResult | None) -> None:
+        """With the frames held while the command was in flight (``Sink.held``), all written now, in one
+        synchronous step: those up to the result's ``after``, the result (its events accounted for),
+        then those past it; then live again, or the store for what the fan-out could not hold."""
+        sink = self.sink
+        held = sink.held
+        if held is None:  # not held (behind when it started, or the hold overflowed): as before
+            await super().reply(answer, result)
+            return
+        transport = self.raw.transport
+        if sink.closed or transport.is_closing():
+            raise WebSocketDisconnect(1006)
+        sink.held, sink.held_bytes = ([] if self._in_flight else None), 0
+        if held and transport.get_write_buffer_size() > self.fanout.limit:
+            sink.held = None  # a slow consumer, as Fanout.deliver would find it: 1013 after ``last``
+            sink.closed = True
+            self._on_slow(sink)
+            return
+        # one write for the lot (as one frame each from the fan-out, but one syscall, not one per frame)
+        out: list[bytes] = []
+        i, n = 0, len(held)
+        after = result.after if result is not None else None
+        while i < n and (after is None or held[i][0] <= after):  # no ``after`` (an error): all of them
+            seq, frame = held[i]
+            out.append(frame)
+            sink.last = seq
+            i += 1
+        if result is not None:
+            self.account_for(result)  # last = its version when it follows straight on
+        out.append(text_frame(answer.encode()))
+        for seq, frame in held[i:]:
+            if seq > sink.last:  # <= last: the result's own events
+                out.append(frame)
+                sink.last = seq
+        transport.write(b"".join(out) if len(out) > 1 else out[0])
+        sink.written += len(out) - 1
+        sink.stamp = time.monotonic()
+        if sink.held is None and self.fanout.head(self.game_id) > sink.last:
+            sink.behind = True  # published but not held (the result came first): read from the store
+            self._resume()
         if self.raw.paused:
             await asyncio.wait_for(self.raw.drained(), self.settings.ws_send_timeout)
 
@@ -250,11 +293,18 @@ class DirectStream(Stream):
     def _resume(self) -> None:
         """Back to live delivery if nothing was published past what this socket has; else read more."""
         sink = self.sink
-        if self._pump is not None or self._in_flight or sink.closed or not self._caught_up_sent:
+        if self._pump is not None or sink.closed or not self._caught_up_sent:
             return
+        if sink.held is not None:
+            if self._in_flight:  # holding for the command in flight: ``reply`` goes on from there
+                return
+            sink.held = None  # a command ended with no reply (cancelled): what was held, from the store
+            sink.behind = True
         if self.fanout.head(self.game_id) <= sink.last:
             sink.behind = False  # synchronously: the next delivery reaches it
-        else:
+            if self._in_flight:  # caught up while its own command flies: hold from here, not from the store
+                sink.held, sink.held_bytes = [], 0
+        elif not self._in_flight:  # in flight: the store would have its own events ahead of the result
             self._pump = self._spawn(self._catch_up_then_resume())
 
     def _on_behind(self, sink: Sink, seq: int) -> None:
@@ -302,17 +352,23 @@ class DirectStream(Stream):
 
     async def command(self, raw: bytes) -> tuple[str, CommandResult | None]:
         """As the queued stream's, but with ``own_events=result`` the fan-out holds this socket's frames
-        while the command is in flight (the result carries them); afterwards it resumes or catches up."""
+        while the command is in flight (the result carries its own); ``reply`` writes them. Commands on
+        one socket are answered one at a time; should two overlap, the hold goes on until the last."""
         if not self.results_carry_events:
             return await super().command(raw)
         self._in_flight += 1
-        self.sink.behind = True
+        sink = self.sink
+        if sink.held is None:
+            if sink.behind:  # catching up already: it reads the store afterwards, as before
+                pass
+            else:  # live: the fan-out holds its frames until ``reply``
+                sink.held, sink.held_bytes = [], 0
         try:
             return await super().command(raw)
         finally:
             self._in_flight -= 1
-            # after the caller has accounted for the result and written it (both synchronous): then
-            # live again, or the frames after it (another seat's, say) come from the store
+            # after the caller's ``reply`` (synchronous up to its writes): live again, or the frames
+            # after it (another seat's, say) come from the store
             asyncio.get_running_loop().call_soon(self._resume)
 
 

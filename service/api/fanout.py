@@ -6,6 +6,9 @@ one ``transport.write``. No Task, timer or queue per frame: a socket whose trans
 passes ``limit`` bytes is a slow consumer and is closed (1013 with the seq to resume after) through its
 ``on_slow`` callback. A socket that is not current (a gap, a bare notification, frames encoded before it
 listened) is handed to its ``on_behind`` callback, which reads the store, as the queued stream does.
+A socket whose own command is in flight has its frames *held* (``Sink.held``), not written: the stream
+writes them around the command's result, so the result's own events are not sent twice and nothing
+is read back from the store (past ``HOLD_FRAMES`` or ``limit`` bytes it falls back to the store).
 
 ``direct_stream.DirectStream`` serves a websocket through this when the server's transport is reachable
 (``rawsocket``); otherwise the stream falls back to the queued path (``broadcast.Subscription``).
@@ -57,12 +60,17 @@ class Sink:
     on_behind: Callable[[Sink, int], None]  # read the store up to the seq, then resume live delivery
     on_restart: Callable[[Sink], None] = _no_restart  # close 1012, "resume after=<last>"
     behind: bool = False  # while True the socket's own reader owns it; deliver() skips it
+    # while its own command is in flight (own_events=result): the frames it would be written, in seq
+    # order, contiguous after ``last``; the stream writes them around the result (DirectStream.reply)
+    held: list[tuple[int, bytes]] | None = None
+    held_bytes: int = 0
     closed: bool = False
     written: int = 0
     stamp: float = 0.0  # time.monotonic() of the last frame written (the heartbeat's idle clock)
 
 
 _MISSING = b""
+HOLD_FRAMES = 256  # past this many held frames (or ``limit`` bytes) the socket reads the store instead
 
 
 class Fanout:
@@ -126,12 +134,14 @@ class Fanout:
         limit = self.limit
         snapshot = tuple(sinks)  # callbacks may add or remove sinks
         for seq, frames in items:
-            framed: dict[str, bytes | None] = {}
+            framed: dict[str, bytes] = {}
             for sink in snapshot:
-                last = sink.last
+                held = sink.held
+                last = sink.last if not held else held[-1][0]
                 if sink.closed or sink.behind or seq <= last:
                     continue
                 if seq != last + 1 or frames is None:
+                    sink.held = None  # what was held is read from the store again
                     sink.behind = True  # its reader catches up from the store, then clears this
                     sink.on_behind(sink, seq)
                     continue
@@ -139,6 +149,7 @@ class Fanout:
                 frame = framed.get(audience, _MISSING)
                 if frame is _MISSING:
                     if audience not in frames:  # encoded before this audience listened
+                        sink.held = None
                         sink.behind = True
                         sink.on_behind(sink, seq)
                         continue
@@ -148,6 +159,14 @@ class Fanout:
                     else:
                         self.frames_built += 1
                     frame = framed[audience] = text_frame(payload)
+                if held is not None:  # its command is in flight: kept for DirectStream.reply
+                    held.append((seq, frame))
+                    sink.held_bytes += len(frame)
+                    if len(held) > HOLD_FRAMES or sink.held_bytes > limit:
+                        sink.held = None  # too much to keep: its reader reads the store afterwards
+                        sink.behind = True
+                        sink.on_behind(sink, seq)
+                    continue
                 if frame is not None:
                     transport = sink.transport
                     if transport.is_closing():

@@ -214,13 +214,17 @@ class Stream:
                     await self.close(BAD_DATA_CODE, exc.detail[:120])
                     return
                 answer, result = await self.command(raw)
-                if result is not None:  # before any await: the live loop has not sent these frames yet
-                    self.account_for(result)
-                await self.send(answer)
+                await self.reply(answer, result)
         except (RuntimeError, TimeoutError, WebSocketDisconnect):
             pass
         finally:
             sub.close()
+
+    async def reply(self, answer: str, result: CommandResult | None) -> None:
+        """A command's answer, straight after ``command`` returned (no await between)."""
+        if result is not None:  # before any await: the live loop has not sent these frames yet
+            self.account_for(result)
+        await self.send(answer)
 
     def account_for(self, result: CommandResult) -> None:
         """With ``own_events=result``, a result that follows straight on from what this socket has is

@@ -136,3 +136,42 @@ def test_a_socket_behind_the_live_seq_is_handed_to_its_reader_without_gap_or_rep
         assert [m["event"]["seq"] for m in ahead.transport.messages()] == [head + 2]  # type: ignore[attr-defined]
 
     asyncio.run(run())
+
+
+def test_a_held_socket_keeps_its_audiences_frames_and_nothing_is_written() -> None:
+    async def run() -> None:
+        fanout = Fanout(limit=1 << 20)
+        service, gid = await _game(fanout)
+        head = (await service.head(gid)).seq
+        events: list[Any] = []
+        held, live = _sink("seat:blue", head, events), _sink("seat:blue", head, events)
+        held.held = []
+        fanout.add(gid, held)
+        fanout.add(gid, live)
+        await _command(service, gid, "red", {"type": "tiny.hide", "seat": "red", "secret": SECRET})
+        await _command(service, gid, "red", {"type": "tiny.shoot", "shooter": "red", "target": "blue"})
+        assert events == [] and held.transport.chunks == []  # type: ignore[attr-defined]
+        assert held.last == head and [seq for seq, _ in held.held] == [head + 1, head + 2]
+        # the same bytes the live socket got (a seq hidden from it would be its caught_up frame), redacted
+        assert b"".join(frame for _, frame in held.held) == b"".join(live.transport.chunks)  # type: ignore[attr-defined]
+        assert str(SECRET).encode() not in b"".join(frame for _, frame in held.held)
+
+    asyncio.run(run())
+
+
+def test_a_hold_past_its_byte_limit_falls_back_to_the_store() -> None:
+    async def run() -> None:
+        fanout = Fanout(limit=60)  # less than two event frames
+        service, gid = await _game(fanout)
+        head = (await service.head(gid)).seq
+        events: list[Any] = []
+        held = _sink("spectator", head, events)
+        held.held = []
+        fanout.add(gid, held)
+        for _ in range(2):
+            await _command(service, gid, "red", {"type": "tiny.shoot", "shooter": "red", "target": "blue"})
+        assert held.held is None and held.behind and held.last == head  # its reader reads after head
+        assert events[0][0] == "behind" and events[0][1] == head
+        assert held.transport.chunks == []  # type: ignore[attr-defined]
+
+    asyncio.run(run())
