@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-import time
 from collections.abc import Iterator
 
 import httpx
@@ -18,10 +17,8 @@ import uvicorn
 from websockets.sync.client import connect
 
 from service.api.app import create_app
-from service.api.serving import uvicorn_config
-from service.api.wsprotocol import SalvoWebSocketProtocol
 from service.settings import Settings
-from tests.support.server import free_port
+from tests.support.server import uvicorn_in_thread
 
 SOCKETS = 4
 COMMANDS = 15  # per socket
@@ -38,19 +35,8 @@ def served(sqlite_url) -> Iterator[Served]:
     settings = Settings(database_url=sqlite_url, heartbeat_seconds=5,
                         rate_commands_per_token="off", rate_commands_per_address="off")
     app = create_app(settings)
-    port = free_port()
-    server = uvicorn.Server(uvicorn_config(app, settings, "127.0.0.1", port, "warning", ws=SalvoWebSocketProtocol))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.02)
-    try:
+    with uvicorn_in_thread(app, settings) as (server, port):
         yield Served(server, app, port)
-    finally:
-        server.should_exit = True
-        thread.join(20)
 
 
 def test_busy_sockets_get_every_seq_once_in_order_with_no_store_read_while_commands_fly(served):

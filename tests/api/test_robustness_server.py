@@ -4,9 +4,7 @@ seq, and the debug logs of a whole game never show a token or a password."""
 
 from __future__ import annotations
 
-import base64
 import json
-import os
 import socket
 import struct
 import time
@@ -15,7 +13,7 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
-from tests.support.server import ServerProcess
+from tests.support.server import ServerProcess, websocket_upgrade
 
 pytestmark = pytest.mark.slow
 
@@ -35,15 +33,7 @@ class StalledReader:
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         self.sock.connect((host, port))
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall((f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
-                           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
-                           ).encode())
-        self.buffer = b""
-        while b"\r\n\r\n" not in self.buffer:
-            self.buffer += self.sock.recv(1)  # byte by byte: nothing after the headers is consumed
-        assert self.buffer.startswith(b"HTTP/1.1 101"), self.buffer
-        self.buffer = b""
+        self.buffer = websocket_upgrade(self.sock, port, path, byte_by_byte=True)  # the rest stays unread
 
     def read_all(self, timeout: float) -> tuple[list[dict], tuple[int, str] | None]:
         """Now read everything: the text frames, then the close frame (code, reason), or None at EOF."""

@@ -7,13 +7,11 @@ behaviour tests run under uvicorn's own websockets-sansio protocol (the stream r
 from __future__ import annotations
 
 import asyncio
-import base64
 import gc
 import json
 import os
 import socket
 import struct
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,10 +24,9 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from service.api.app import create_app
-from service.api.serving import uvicorn_config
 from service.api.wsprotocol import SalvoWebSocketProtocol, Wire
 from service.settings import Settings
-from tests.support.server import free_port
+from tests.support.server import uvicorn_in_thread, websocket_upgrade
 
 LIMIT = 4096
 SHOOT = {"type": "tiny.shoot", "shooter": "red", "target": "blue"}
@@ -55,19 +52,8 @@ def running(request, sqlite_url) -> Iterator[Running]:
     ws = SalvoWebSocketProtocol if request.param == "salvo" else "websockets-sansio"
     settings = Settings(database_url=sqlite_url, max_body_bytes=LIMIT, heartbeat_seconds=5,
                         rate_commands_per_token="off", rate_commands_per_address="off")
-    port = free_port()
-    server = uvicorn.Server(uvicorn_config(create_app(settings), settings, "127.0.0.1", port, "warning", ws=ws))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.02)
-    try:
+    with uvicorn_in_thread(create_app(settings), settings, ws=ws) as (server, port):
         yield Running(server, f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}", port, request.param == "salvo")
-    finally:
-        server.should_exit = True
-        thread.join(20)
 
 
 def _game(r: Running) -> dict:
@@ -172,16 +158,7 @@ class RawClient:
 
     def __init__(self, port: int, path: str, headers: dict[str, str] | None = None) -> None:
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-        key = base64.b64encode(os.urandom(16)).decode()
-        extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
-        self.sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-                           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-                           f"{extra}\r\n").encode())
-        self.buffer = b""
-        while b"\r\n\r\n" not in self.buffer:
-            self.buffer += self.sock.recv(4096)
-        head, _, self.buffer = self.buffer.partition(b"\r\n\r\n")
-        assert head.startswith(b"HTTP/1.1 101"), head
+        self.buffer = websocket_upgrade(self.sock, port, path, headers)
 
     def send(self, opcode: int, payload: bytes, fin: bool = True, masked: bool = True) -> None:
         n = len(payload)
@@ -311,15 +288,7 @@ class Stalled(RawClient):
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         self.sock.settimeout(15)
         self.sock.connect(("127.0.0.1", port))
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-                           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
-                           ).encode())
-        self.buffer = b""
-        while b"\r\n\r\n" not in self.buffer:
-            self.buffer += self.sock.recv(1)  # byte by byte: nothing after the headers is consumed
-        assert self.buffer.startswith(b"HTTP/1.1 101"), self.buffer
-        self.buffer = b""
+        self.buffer = websocket_upgrade(self.sock, port, path, byte_by_byte=True)  # the rest stays unread
 
 
 @pytest.fixture
@@ -327,16 +296,8 @@ def impatient(sqlite_url) -> Iterator[Running]:
     """A server that gives a stalled reader 1 s to take a frame."""
     settings = Settings(database_url=sqlite_url, heartbeat_seconds=5, ws_send_timeout=1.0,
                         rate_commands_per_token="off", rate_commands_per_address="off")
-    port = free_port()
-    server = uvicorn.Server(uvicorn_config(create_app(settings), settings, "127.0.0.1", port, "warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    _until(lambda: server.started, "server did not start", 20)
-    try:
+    with uvicorn_in_thread(create_app(settings), settings) as (server, port):
         yield Running(server, f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}", port, True)
-    finally:
-        server.should_exit = True
-        thread.join(20)
 
 
 def _stall_during_catch_up(server: Running) -> tuple[tuple[int, str] | None, list[int], int, str]:

@@ -12,16 +12,20 @@ cwd and PYTHONPATH at the repository root so ``tests.support.tiny`` imports. Out
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import os
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import httpx
 
@@ -33,6 +37,48 @@ def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def uvicorn_in_thread(app: Any, settings: Any, ws: Any = None) -> Iterator[tuple[Any, int]]:
+    """The app under ``salvo serve``'s uvicorn config (our websocket protocol unless ``ws`` names
+    another), in a daemon thread on a free port: yields (server, port), stops it afterwards."""
+    import uvicorn
+
+    from service.api.serving import uvicorn_config
+    from service.api.wsprotocol import SalvoWebSocketProtocol
+
+    port = free_port()
+    config = uvicorn_config(app, settings, "127.0.0.1", port, "warning", ws=ws or SalvoWebSocketProtocol)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline, "server did not start"
+        time.sleep(0.02)
+    try:
+        yield server, port
+    finally:
+        server.should_exit = True
+        thread.join(20)
+
+
+def websocket_upgrade(sock: socket.socket, port: int, path: str, headers: Mapping[str, str] | None = None,
+                      *, byte_by_byte: bool = False) -> bytes:
+    """Send a websocket handshake on a connected socket, read the 101, and return what came after it.
+    ``byte_by_byte``: read nothing past the headers (a reader that should leave the rest unread)."""
+    key = base64.b64encode(os.urandom(16)).decode()
+    extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
+    sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                  f"{extra}\r\n").encode())
+    buffer = b""
+    while b"\r\n\r\n" not in buffer:
+        buffer += sock.recv(1 if byte_by_byte else 4096)
+    head, _, rest = buffer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 101"), head
+    return rest
 
 
 class ServerError(RuntimeError):
