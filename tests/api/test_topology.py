@@ -2,7 +2,8 @@
 one SO_REUSEPORT port, SQLite and Redis, behind nginx when it is installed. Spectators reach the socket
 processes, never the command process; each gets every event once, its audience's frame (the sealed order
 redacted), while the seat that sealed it sees its own secret; each socket process subscribes to the game
-only while it has a spectator of it."""
+only while it has a spectator of it. The benchmark's generator, spread over watcher processes, times
+every delivery once; layouts past the descriptor limit are named, not run."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from service.api.redis_broadcast import CHANNEL_PREFIX
 from tests.api.test_replicas import redis_url  # noqa: F401 - the fixture (skips without Redis)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from bench_spectators import generate, generators_for, too_many_fds  # noqa: E402
 from topology import Topology  # noqa: E402
 
 SECRET = 734_211
@@ -105,3 +107,26 @@ def test_spectators_on_socket_processes_get_every_event_redacted_for_their_audie
             break
         time.sleep(0.05)
     assert r.pubsub_numsub(channel)[0][1] == 0
+
+
+def test_the_generator_spread_over_watcher_processes_times_every_delivery_once(topology, tmp_path):
+    r = generate(tmp_path, "split", 40, 10, 50.0, topology.command.port, topology.command.pid, None,
+                 topology.socket_port, topology.pids, generators=2)
+    assert "error" not in r, r["error"]
+    assert r["connected"] == 40 and r["watcherSpectators"] == [20, 20] and r["connectFailures"] == 0
+    assert r["movesSent"] == 10 and r["errors"] == 0
+    assert r["deliveriesExpected"] == 400 and r["deliveriesMissing"] == 0 and r["closedDuringRun"] == 0
+    assert r["deliveryLatencyMs"]["n"] == 400  # each spectator's frame of each event, once
+    assert r["fanoutCompleteMs"]["n"] == 10
+    assert len(r["watcherCpuPct"]) == 2
+
+
+def test_layouts_past_the_descriptor_limit_are_named_not_run():
+    assert generators_for(19_500, 20_000) == 1 and generators_for(20_000, 20_000) == 2
+    assert too_many_fds(19_500, 0, False, 20_000) is None
+    assert too_many_fds(19_500, 1, False, 20_000) is None
+    assert "20,000-descriptor limit" in (too_many_fds(20_000, 0, False, 20_000) or "")  # + its own descriptors
+    assert too_many_fds(20_000, 1, False, 20_000) is not None
+    assert too_many_fds(20_000, 2, False, 20_000) is None  # ≈ 10,000 each
+    assert too_many_fds(5_000, 1, True, 20_000) is None
+    assert "nginx" in (too_many_fds(19_500, 2, True, 20_000) or "")  # two sockets a spectator in its worker
