@@ -229,13 +229,21 @@ def busy_table(d: Path) -> list[str]:
     if not any(r for _c, _tr, r in rows):
         return []
     lines = ["\n## One busy game (several clients commanding one game)\n",
-             "| clients | transport | commands/s | p50 ms | p99 ms | server CPU % | foreign CPU % | errors |",
-             "|---:|---|---:|---:|---:|---:|---:|---:|"]
+             "| clients | transport | commands/s | p50 ms | p99 ms | server CPU % | foreign CPU % | errors "
+             "| replies held | store catch-ups | fallbacks (overflowed, broken) | frames per write |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for c, tr, r in rows:
         if r:
             lat = r["latencyMs"]
+            f = r.get("fanout") if tr == "ws" else None  # the direct fan-out's counters over the window
+            if f:
+                replies = (f["replies_held"] + f["replies_unheld"]) or 1
+                extra = (f"{100 * f['replies_held'] / replies:.1f} % | {f['catch_ups']:,} | {f['fallbacks']:,} "
+                         f"({f['holds_overflowed']:,}, {f['holds_broken']:,}) | {f.get('framesPerWrite', '–')} |")
+            else:
+                extra = "– | – | – | – |"
             lines.append(f"| {c} | {tr} | {r['perSec']:,} | {lat['p50']} | {lat['p99']} | "
-                         f"{r.get('serverCpuPct')} | {r.get('foreignCpuPct')} | {r['errors']} |")
+                         f"{r.get('serverCpuPct')} | {r.get('foreignCpuPct')} | {r['errors']} | {extra}")
     return lines
 
 

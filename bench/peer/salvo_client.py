@@ -227,6 +227,29 @@ async def create_game(port: int) -> dict[str, Any]:
     return json.loads(body)
 
 
+async def fanout_counters(port: int) -> dict[str, float]:
+    """The server's direct fan-out counters (salvo_fanout_* on /metrics; empty on a checkout without them)."""
+    c = await RawHTTP(port).connect()
+    try:
+        status, body = await c.request("GET", "/metrics")
+    finally:
+        c.close()
+    out: dict[str, float] = {}
+    for line in body.decode().splitlines() if status == 200 else ():
+        if line.startswith("salvo_fanout_"):
+            name, value = line.split(" ", 1)
+            out[name[len("salvo_fanout_"):]] = float(value)
+    return out
+
+
+def counters_delta(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
+    """What the window added, and frames per write (held frames go out with their result in one write)."""
+    d: dict[str, Any] = {k: round(after[k] - before.get(k, 0)) for k in after}
+    if d.get("writes"):
+        d["framesPerWrite"] = round(d["frames_written"] / d["writes"], 2)
+    return d
+
+
 # --- a minimal websocket client --------------------------------------------------------------------------
 
 
@@ -466,6 +489,7 @@ async def commands(a: argparse.Namespace) -> dict[str, Any]:
     fn = player_ws if a.transport == "ws" else player_http
     tasks = [asyncio.create_task(fn(g, c)) for g in games for c in range(clients)]
     await asyncio.sleep(a.warmup)
+    counters0 = await fanout_counters(a.port)
     w = Window(a.server_pid)
     w.start_sampler(0.5)
     state["t0"] = now()
@@ -473,13 +497,14 @@ async def commands(a: argparse.Namespace) -> dict[str, Any]:
     await asyncio.sleep(a.seconds)
     state["measuring"] = False
     win = w.stop()
+    counters = counters_delta(counters0, await fanout_counters(a.port))
     state["stop"] = True
     await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 30)
     ps = [per_second[k] for k in sorted(per_second)]
     return {"test": "commands", "system": "salvo", "transport": a.transport, "workload": a.workload,
             "games": a.games, "clientsPerGame": clients, "commands": counts["ok"], "errors": counts["err"], "errorKinds": errors,
             "perSec": round(counts["ok"] / win["seconds"]), "firstSecond": ps[:1], "lastSecond": ps[-2:-1],
-            "latencyMs": summary(lat), **win}
+            "latencyMs": summary(lat), **win, **({"fanout": counters} if counters else {})}
 
 
 # --- 2. spectator fan-out -----------------------------------------------------------------------------------

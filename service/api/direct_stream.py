@@ -207,6 +207,7 @@ class DirectStream(Stream):
         sink = self.sink
         held = sink.held
         if held is None:  # not held (behind when it started, or the hold overflowed): as before
+            self.fanout.replies_unheld += 1
             await super().reply(answer, result)
             return
         transport = self.raw.transport
@@ -235,6 +236,10 @@ class DirectStream(Stream):
                 out.append(frame)
                 sink.last = seq
         transport.write(b"".join(out) if len(out) > 1 else out[0])
+        fanout = self.fanout
+        fanout.replies_held += 1
+        fanout.writes += 1
+        fanout.frames_written += len(out)
         sink.written += len(out) - 1
         sink.stamp = time.monotonic()
         if sink.held is None and self.fanout.head(self.game_id) > sink.last:
@@ -305,6 +310,7 @@ class DirectStream(Stream):
             if self._in_flight:  # caught up while its own command flies: hold from here, not from the store
                 sink.held, sink.held_bytes = [], 0
         elif not self._in_flight:  # in flight: the store would have its own events ahead of the result
+            self.fanout.catch_ups += 1
             self._pump = self._spawn(self._catch_up_then_resume())
 
     def _on_behind(self, sink: Sink, seq: int) -> None:

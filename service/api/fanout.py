@@ -82,6 +82,21 @@ class Fanout:
         self._audiences: dict[str, dict[str, int]] = {}  # game -> audience -> sockets (listening() is per command)
         self._head: dict[str, int] = {}  # game -> highest seq delivered while it had sinks
         self.frames_built = 0  # frames built (once per event and audience, whatever the socket count)
+        # counters (read by metrics.Metrics.watch_fanout and the busy-game benches): why sockets left the
+        # direct path, and how many frames each write to a transport carried
+        self.holds_overflowed = 0  # holds past HOLD_FRAMES or ``limit`` bytes: that socket reads the store
+        self.holds_broken = 0  # holds given up for a gap, a bare notification or an audience not encoded
+        self.fallbacks = 0  # sockets handed to their reader (``on_behind``), for any of the reasons above
+        self.catch_ups = 0  # store catch-ups started after a socket's join (DirectStream counts them)
+        self.replies_held = 0  # results written with the frames held while their command flew
+        self.replies_unheld = 0  # results written without a hold (the socket was reading the store)
+        self.writes = 0  # transport writes of event frames (a frame each, or held frames with a result)
+        self.frames_written = 0  # event frames (and results) in those writes
+
+    def counters(self) -> dict[str, int]:
+        return {"holds_overflowed": self.holds_overflowed, "holds_broken": self.holds_broken,
+                "fallbacks": self.fallbacks, "catch_ups": self.catch_ups, "replies_held": self.replies_held,
+                "replies_unheld": self.replies_unheld, "writes": self.writes, "frames_written": self.frames_written}
 
     def add(self, game_id: str, sink: Sink) -> None:
         sinks = self._sinks.setdefault(game_id, set())
@@ -141,6 +156,9 @@ class Fanout:
                 if sink.closed or sink.behind or seq <= last:
                     continue
                 if seq != last + 1 or frames is None:
+                    if held is not None:
+                        self.holds_broken += 1
+                    self.fallbacks += 1
                     sink.held = None  # what was held is read from the store again
                     sink.behind = True  # its reader catches up from the store, then clears this
                     sink.on_behind(sink, seq)
@@ -149,6 +167,9 @@ class Fanout:
                 frame = framed.get(audience, _MISSING)
                 if frame is _MISSING:
                     if audience not in frames:  # encoded before this audience listened
+                        if held is not None:
+                            self.holds_broken += 1
+                        self.fallbacks += 1
                         sink.held = None
                         sink.behind = True
                         sink.on_behind(sink, seq)
@@ -163,6 +184,8 @@ class Fanout:
                     held.append((seq, frame))
                     sink.held_bytes += len(frame)
                     if len(held) > HOLD_FRAMES or sink.held_bytes > limit:
+                        self.holds_overflowed += 1
+                        self.fallbacks += 1
                         sink.held = None  # too much to keep: its reader reads the store afterwards
                         sink.behind = True
                         sink.on_behind(sink, seq)
@@ -177,6 +200,8 @@ class Fanout:
                         sink.on_slow(sink)  # its resume seq is sink.last: nothing after it was written
                         continue
                     transport.write(frame)
+                    self.writes += 1
+                    self.frames_written += 1
                     sink.written += 1
                     sink.stamp = now
                 sink.last = seq  # sent, or hidden from this audience: accounted for either way
