@@ -71,8 +71,11 @@ class Metrics:
 
     def watch_fanout(self, counters: Callable[[], dict[str, int]]) -> None:
         """The direct fan-out's counters (fanout.Fanout.counters), read at scrape time: salvo_fanout_<name>."""
+        def reader(name: str) -> Callable[[], float]:
+            return lambda: counters()[name]
+
         for name, gauge in self.fanout.items():
-            gauge.set_function(lambda name=name: counters()[name])
+            gauge.set_function(reader(name))
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
