@@ -433,6 +433,8 @@ async def commands(a: argparse.Namespace) -> dict[str, Any]:
     async def player_ws(g: dict[str, Any], c: int) -> None:
         cycle = cycle_of(c)
         seats_used = sorted({who for who, _ in cycle})
+        if a.stagger:  # client c joins c × stagger seconds in: the later ones join a game already busy
+            await asyncio.sleep(c * a.stagger)
         socks = {w: await ws_open(a.port, stream_path(g["game_id"], g["seats"][w], 0, own=True)) for w in seats_used}
         for ws in socks.values():
             await asyncio.wait_for(caught_up(ws), 30)
@@ -487,6 +489,7 @@ async def commands(a: argparse.Namespace) -> dict[str, Any]:
             conn.close()
 
     fn = player_ws if a.transport == "ws" else player_http
+    counters_start = await fanout_counters(a.port)
     tasks = [asyncio.create_task(fn(g, c)) for g in games for c in range(clients)]
     await asyncio.sleep(a.warmup)
     counters0 = await fanout_counters(a.port)
@@ -504,7 +507,8 @@ async def commands(a: argparse.Namespace) -> dict[str, Any]:
     return {"test": "commands", "system": "salvo", "transport": a.transport, "workload": a.workload,
             "games": a.games, "clientsPerGame": clients, "commands": counts["ok"], "errors": counts["err"], "errorKinds": errors,
             "perSec": round(counts["ok"] / win["seconds"]), "firstSecond": ps[:1], "lastSecond": ps[-2:-1],
-            "latencyMs": summary(lat), **win, **({"fanout": counters} if counters else {})}
+            "latencyMs": summary(lat), **win,
+            **({"fanout": counters, "fanoutWarmup": counters_delta(counters_start, counters0)} if counters else {})}
 
 
 # --- 2. spectator fan-out -----------------------------------------------------------------------------------
@@ -742,6 +746,8 @@ def main() -> None:
     p.add_argument("--transport", choices=["ws", "http"], default="ws")
     p.add_argument("--games", type=int, default=1)
     p.add_argument("--clients", type=int, default=1, help="closed-loop clients per game (a busy game: > 1)")
+    p.add_argument("--stagger", type=float, default=0.0,
+                   help="websocket clients: client c connects c × this many seconds after the start")
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--warmup", type=float, default=2.0)
     p.add_argument("--workload", choices=["shoot", "cycle"], default="shoot")
