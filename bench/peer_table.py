@@ -105,7 +105,8 @@ BUSY_CLIENTS = (1, 8, 32)
 # --- Salvo's scenarios (as run.sh) -----------------------------------------------------------------------
 
 
-def scenarios(only: set[str], seconds: float, warmup: float, spectators: list[int]) -> list[tuple[str, list[str]]]:
+def scenarios(only: set[str], seconds: float, warmup: float, spectators: list[int],
+              stagger: float = 0.0) -> list[tuple[str, list[str]]]:
     out: list[tuple[str, list[str]]] = []
     if "commands" in only:
         for k in (1, 10, 50):
@@ -116,8 +117,10 @@ def scenarios(only: set[str], seconds: float, warmup: float, spectators: list[in
     if "busy" in only:  # one game, several closed-loop clients: the pipelined command path
         for c in BUSY_CLIENTS:
             for tr in ("ws", "http"):
+                late = ["--stagger", str(stagger)] if stagger and tr == "ws" else []
                 out.append((f"salvo-{tr}-busy-C{c}", ["commands", "--transport", tr, "--workload", "shoot",
-                            "--games", "1", "--clients", str(c), "--seconds", str(seconds), "--warmup", str(warmup)]))
+                            "--games", "1", "--clients", str(c), "--seconds", str(seconds), "--warmup", str(warmup),
+                            *late]))
     if "fanout" in only:
         for s in spectators:
             out.append((f"fanout-salvo-S{s}", ["fanout", "--spectators", str(s), "--moves", "200", "--rate", "20"]))
@@ -128,12 +131,12 @@ def scenarios(only: set[str], seconds: float, warmup: float, spectators: list[in
 
 def run_salvo(out: Path, work: Path, only: set[str], seconds: float, warmup: float, spectators: list[int],
               match: str | None, checkout: Path = ROOT, py_spy: str | None = None,
-              profile_match: str = "ws-shoot-K50") -> None:
+              profile_match: str = "ws-shoot-K50", stagger: float = 0.0) -> None:
     """Each scenario on a fresh server; with ``py_spy``, the scenarios matching ``profile_match`` also get
     a py-spy profile of the server (attached for the whole run, GIL-holding samples, raw folded stacks,
     summarized by bench/peer/folded_top.py into <name>.top.txt)."""
     client = PEER / "salvo_client.py"
-    for name, args in scenarios(only, seconds, warmup, spectators):
+    for name, args in scenarios(only, seconds, warmup, spectators, stagger):
         if match and not re.search(match, name):
             continue
         server = Server(work, name, "0", checkout)
@@ -229,13 +232,21 @@ def busy_table(d: Path) -> list[str]:
     if not any(r for _c, _tr, r in rows):
         return []
     lines = ["\n## One busy game (several clients commanding one game)\n",
-             "| clients | transport | commands/s | p50 ms | p99 ms | server CPU % | foreign CPU % | errors |",
-             "|---:|---|---:|---:|---:|---:|---:|---:|"]
+             "| clients | transport | commands/s | p50 ms | p99 ms | server CPU % | foreign CPU % | errors "
+             "| replies held | store catch-ups | fallbacks (overflowed, broken) | frames per write |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for c, tr, r in rows:
         if r:
             lat = r["latencyMs"]
+            f = r.get("fanout") if tr == "ws" else None  # the direct fan-out's counters over the window
+            if f:
+                replies = (f["replies_held"] + f["replies_unheld"]) or 1
+                extra = (f"{100 * f['replies_held'] / replies:.1f} % | {f['catch_ups']:,} | {f['fallbacks']:,} "
+                         f"({f['holds_overflowed']:,}, {f['holds_broken']:,}) | {f.get('framesPerWrite', '–')} |")
+            else:
+                extra = "– | – | – | – |"
             lines.append(f"| {c} | {tr} | {r['perSec']:,} | {lat['p50']} | {lat['p99']} | "
-                         f"{r.get('serverCpuPct')} | {r.get('foreignCpuPct')} | {r['errors']} |")
+                         f"{r.get('serverCpuPct')} | {r.get('foreignCpuPct')} | {r['errors']} | {extra}")
     return lines
 
 
@@ -252,6 +263,9 @@ def main() -> None:
     p.add_argument("--salvo-dir", default=str(ROOT), help="serve this Salvo checkout (a before/after run)")
     p.add_argument("--py-spy", default=None, help="a py-spy binary: profile the scenarios matching --profile-match")
     p.add_argument("--profile-match", default="ws-shoot-K50")
+    p.add_argument("--stagger", type=float, default=0.0,
+                   help="busy games over the websocket: client c joins c × this many seconds in (a game already "
+                        "busy; keep it × clients under --warmup)")
     a = p.parse_args()
     out = Path(a.out or tempfile.mkdtemp(prefix="salvo-peer-"))
     out.mkdir(parents=True, exist_ok=True)
@@ -263,7 +277,7 @@ def main() -> None:
     else:
         run_salvo(out, out, set(a.only.split(",")), a.seconds, a.warmup,
                   [int(s) for s in a.spectators.split(",")], a.match, Path(a.salvo_dir).resolve(), a.py_spy,
-                  a.profile_match)
+                  a.profile_match, a.stagger)
     table = subprocess.run([sys.executable, str(PEER / "summarize.py"), str(out)], capture_output=True, text=True,
                            check=True).stdout
     text_out = table + "\n".join(goals(out) + busy_table(out)) + "\n"

@@ -227,6 +227,29 @@ async def create_game(port: int) -> dict[str, Any]:
     return json.loads(body)
 
 
+async def fanout_counters(port: int) -> dict[str, float]:
+    """The server's direct fan-out counters (salvo_fanout_* on /metrics; empty on a checkout without them)."""
+    c = await RawHTTP(port).connect()
+    try:
+        status, body = await c.request("GET", "/metrics")
+    finally:
+        c.close()
+    out: dict[str, float] = {}
+    for line in body.decode().splitlines() if status == 200 else ():
+        if line.startswith("salvo_fanout_"):
+            name, value = line.split(" ", 1)
+            out[name[len("salvo_fanout_"):]] = float(value)
+    return out
+
+
+def counters_delta(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
+    """What the window added, and frames per write (held frames go out with their result in one write)."""
+    d: dict[str, Any] = {k: round(after[k] - before.get(k, 0)) for k in after}
+    if d.get("writes"):
+        d["framesPerWrite"] = round(d["frames_written"] / d["writes"], 2)
+    return d
+
+
 # --- a minimal websocket client --------------------------------------------------------------------------
 
 
@@ -410,6 +433,8 @@ async def commands(a: argparse.Namespace) -> dict[str, Any]:
     async def player_ws(g: dict[str, Any], c: int) -> None:
         cycle = cycle_of(c)
         seats_used = sorted({who for who, _ in cycle})
+        if a.stagger:  # client c joins c × stagger seconds in: the later ones join a game already busy
+            await asyncio.sleep(c * a.stagger)
         socks = {w: await ws_open(a.port, stream_path(g["game_id"], g["seats"][w], 0, own=True)) for w in seats_used}
         for ws in socks.values():
             await asyncio.wait_for(caught_up(ws), 30)
@@ -464,8 +489,10 @@ async def commands(a: argparse.Namespace) -> dict[str, Any]:
             conn.close()
 
     fn = player_ws if a.transport == "ws" else player_http
+    counters_start = await fanout_counters(a.port)
     tasks = [asyncio.create_task(fn(g, c)) for g in games for c in range(clients)]
     await asyncio.sleep(a.warmup)
+    counters0 = await fanout_counters(a.port)
     w = Window(a.server_pid)
     w.start_sampler(0.5)
     state["t0"] = now()
@@ -473,13 +500,15 @@ async def commands(a: argparse.Namespace) -> dict[str, Any]:
     await asyncio.sleep(a.seconds)
     state["measuring"] = False
     win = w.stop()
+    counters = counters_delta(counters0, await fanout_counters(a.port))
     state["stop"] = True
     await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 30)
     ps = [per_second[k] for k in sorted(per_second)]
     return {"test": "commands", "system": "salvo", "transport": a.transport, "workload": a.workload,
             "games": a.games, "clientsPerGame": clients, "commands": counts["ok"], "errors": counts["err"], "errorKinds": errors,
             "perSec": round(counts["ok"] / win["seconds"]), "firstSecond": ps[:1], "lastSecond": ps[-2:-1],
-            "latencyMs": summary(lat), **win}
+            "latencyMs": summary(lat), **win,
+            **({"fanout": counters, "fanoutWarmup": counters_delta(counters_start, counters0)} if counters else {})}
 
 
 # --- 2. spectator fan-out -----------------------------------------------------------------------------------
@@ -717,6 +746,8 @@ def main() -> None:
     p.add_argument("--transport", choices=["ws", "http"], default="ws")
     p.add_argument("--games", type=int, default=1)
     p.add_argument("--clients", type=int, default=1, help="closed-loop clients per game (a busy game: > 1)")
+    p.add_argument("--stagger", type=float, default=0.0,
+                   help="websocket clients: client c connects c × this many seconds after the start")
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--warmup", type=float, default=2.0)
     p.add_argument("--workload", choices=["shoot", "cycle"], default="shoot")

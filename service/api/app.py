@@ -123,6 +123,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         fanout_of = getattr(broadcaster, "fanout", None)
         if fanout_of is not None:
             metrics.direct_sockets.set_function(lambda: broadcaster.fanout.count())  # type: ignore[attr-defined]
+            metrics.watch_fanout(lambda: broadcaster.fanout.counters())  # type: ignore[attr-defined]
         app.state.store = store
         app.state.service = service
         app.state.reader = GameReader(service)

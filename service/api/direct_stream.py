@@ -63,6 +63,7 @@ class DirectStream(Stream):
         self._pump: asyncio.Task[None] | None = None  # the catch-up in progress, if any
         self._closer: asyncio.Task[None] | None = None
         self._in_flight = 0  # own_events=result commands awaiting their result
+        self._replying = 0  # results waiting for the store read in progress (``reply``)
         self._caught_up_sent = False
         self._heartbeat: asyncio.TimerHandle | None = None
         # detached (wsprotocol): the connection's reader, the messages waiting for the command Task
@@ -203,19 +204,29 @@ class DirectStream(Stream):
     async def reply(self, answer: str, result: CommandResult | None) -> None:
         """With the frames held while the command was in flight (``Sink.held``), all written now, in one
         synchronous step: those up to the result's ``after``, the result (its events accounted for),
-        then those past it; then live again, or the store for what the fan-out could not hold."""
+        then those past it; then live again, or the store for what the fan-out could not hold. A result
+        that comes while the socket reads the store (holding what lands meanwhile) waits for that read."""
         sink = self.sink
+        if sink.held is not None and self._pump is not None:
+            self._replying += 1  # the read's end leaves the hold to this reply (``_resume``)
+            try:
+                while sink.held is not None and self._pump is not None and not sink.closed:
+                    await asyncio.wait((self._pump,))
+            finally:
+                self._replying -= 1
         held = sink.held
         if held is None:  # not held (behind when it started, or the hold overflowed): as before
+            self.fanout.replies_unheld += 1
             await super().reply(answer, result)
+            if not self._in_flight:
+                self._resume()  # from the store what was published past it, holding meanwhile
             return
         transport = self.raw.transport
         if sink.closed or transport.is_closing():
             raise WebSocketDisconnect(1006)
-        sink.held, sink.held_bytes = ([] if self._in_flight else None), 0
+        sink.held, sink.held_bytes = None, 0
         if held and transport.get_write_buffer_size() > self.fanout.limit:
-            sink.held = None  # a slow consumer, as Fanout.deliver would find it: 1013 after ``last``
-            sink.closed = True
+            sink.closed = True  # a slow consumer, as Fanout.deliver would find it: 1013 after ``last``
             self._on_slow(sink)
             return
         # one write for the lot (as one frame each from the fan-out, but one syscall, not one per frame)
@@ -224,9 +235,10 @@ class DirectStream(Stream):
         after = result.after if result is not None else None
         while i < n and (after is None or held[i][0] <= after):  # no ``after`` (an error): all of them
             seq, frame = held[i]
-            out.append(frame)
-            sink.last = seq
             i += 1
+            if seq > sink.last:
+                out.append(frame)
+                sink.last = seq
         if result is not None:
             self.account_for(result)  # last = its version when it follows straight on
         out.append(text_frame(answer.encode()))
@@ -235,13 +247,43 @@ class DirectStream(Stream):
                 out.append(frame)
                 sink.last = seq
         transport.write(b"".join(out) if len(out) > 1 else out[0])
+        fanout = self.fanout
+        fanout.replies_held += 1
+        fanout.writes += 1
+        fanout.frames_written += len(out)
         sink.written += len(out) - 1
         sink.stamp = time.monotonic()
-        if sink.held is None and self.fanout.head(self.game_id) > sink.last:
-            sink.behind = True  # published but not held (the result came first): read from the store
+        sink.behind = False
+        if self._in_flight:  # another command of this socket flies: hold on from here
+            sink.held, sink.hold_after = [], sink.last
+        elif fanout.head(self.game_id) > sink.last:
+            sink.behind = True  # published but not held (the hold began behind the head): the store
             self._resume()
         if self.raw.paused:
             await asyncio.wait_for(self.raw.drained(), self.settings.ws_send_timeout)
+
+    def _write_held(self) -> None:
+        """The end of a store read with no command of its own in flight: what the fan-out held
+        meanwhile (contiguous after ``last``) in one write, then live."""
+        sink = self.sink
+        held, sink.held, sink.held_bytes = sink.held or [], None, 0
+        out = [frame for seq, frame in held if seq > sink.last]
+        if out:
+            transport = self.raw.transport
+            if transport.is_closing():
+                sink.closed = True
+                return
+            if transport.get_write_buffer_size() > self.fanout.limit:
+                sink.closed = True  # 1013, resume after ``last``: none of these were written
+                self._on_slow(sink)
+                return
+            transport.write(b"".join(out) if len(out) > 1 else out[0])
+            self.fanout.writes += 1
+            self.fanout.frames_written += len(out)
+            sink.written += len(out)
+            sink.stamp = time.monotonic()
+            sink.last = held[-1][0]
+        sink.behind = False
 
     def _beat(self) -> None:
         """The one timer: a ping when nothing was written for ``heartbeat_seconds``."""
@@ -271,8 +313,11 @@ class DirectStream(Stream):
                 await self.catch_up()
                 self.write(b'{"kind":"caught_up","seq":%d}' % self.last)
                 self._caught_up_sent = True
-            else:  # live again after a gap: up to what was published, hidden seqs announced as the queued path does
-                await self.catch_up(upto=max(self.fanout.head(self.game_id), self.last))
+            else:  # live again after a gap: up to where the hold begins (what was published when the
+                # read began), hidden seqs announced as the queued path does
+                sink = self.sink
+                upto = sink.hold_after if sink.held is not None else self.fanout.head(self.game_id)
+                await self.catch_up(upto=max(upto, self.last))
         except TimeoutError:  # the client stopped reading during catch-up
             self._pump = None
             self.sink.closed = True
@@ -291,20 +336,32 @@ class DirectStream(Stream):
         self._resume()
 
     def _resume(self) -> None:
-        """Back to live delivery if nothing was published past what this socket has; else read more."""
+        """Back to live delivery if nothing was published past what this socket has (holding, while a
+        command of its own flies); else read the store, the fan-out holding what lands meanwhile."""
         sink = self.sink
         if self._pump is not None or sink.closed or not self._caught_up_sent:
             return
         if sink.held is not None:
-            if self._in_flight:  # holding for the command in flight: ``reply`` goes on from there
+            if sink.last < sink.hold_after:  # the read stopped short of the hold: drop it, as a gap
+                sink.held, sink.held_bytes = None, 0
+                sink.behind = True
+            elif self._in_flight or self._replying:
+                sink.behind = False  # holding for the command in flight: ``reply`` goes on from there
                 return
-            sink.held = None  # a command ended with no reply (cancelled): what was held, from the store
-            sink.behind = True
-        if self.fanout.head(self.game_id) <= sink.last:
+            else:  # a read's end (or a command that ended with no reply): what was held, then live
+                self._write_held()
+                return
+        head = self.fanout.head(self.game_id)
+        if head <= sink.last:
             sink.behind = False  # synchronously: the next delivery reaches it
             if self._in_flight:  # caught up while its own command flies: hold from here, not from the store
-                sink.held, sink.held_bytes = [], 0
-        elif not self._in_flight:  # in flight: the store would have its own events ahead of the result
+                sink.held, sink.held_bytes, sink.hold_after = [], 0, sink.last
+        elif not (self._in_flight or self._replying):  # in flight: the store would have its own events
+            # ahead of the result. Read up to the head as it is now, and hold what lands meanwhile (in
+            # a busy game something always does: without the hold the read would end behind again)
+            sink.behind = True
+            sink.held, sink.held_bytes, sink.hold_after = [], 0, head
+            self.fanout.catch_ups += 1
             self._pump = self._spawn(self._catch_up_then_resume())
 
     def _on_behind(self, sink: Sink, seq: int) -> None:
@@ -362,7 +419,7 @@ class DirectStream(Stream):
             if sink.behind:  # catching up already: it reads the store afterwards, as before
                 pass
             else:  # live: the fan-out holds its frames until ``reply``
-                sink.held, sink.held_bytes = [], 0
+                sink.held, sink.held_bytes, sink.hold_after = [], 0, sink.last
         try:
             return await super().command(raw)
         finally:

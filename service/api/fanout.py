@@ -60,16 +60,17 @@ class Sink:
     on_behind: Callable[[Sink, int], None]  # read the store up to the seq, then resume live delivery
     on_restart: Callable[[Sink], None] = _no_restart  # close 1012, "resume after=<last>"
     behind: bool = False  # while True the socket's own reader owns it; deliver() skips it
-    # while its own command is in flight (own_events=result): the frames it would be written, in seq
-    # order, contiguous after ``last``; the stream writes them around the result (DirectStream.reply)
+    # while its own command is in flight (own_events=result), or while it reads the store after a gap:
+    # the frames it would be written, in seq order, contiguous after max(``last``, ``hold_after``); the
+    # stream writes them around the result (DirectStream.reply) or once its read has reached ``hold_after``
     held: list[tuple[int, bytes]] | None = None
     held_bytes: int = 0
+    hold_after: int = 0  # a hold that starts ahead of ``last`` (where the store read will end)
     closed: bool = False
     written: int = 0
     stamp: float = 0.0  # time.monotonic() of the last frame written (the heartbeat's idle clock)
 
 
-_MISSING = b""
 HOLD_FRAMES = 256  # past this many held frames (or ``limit`` bytes) the socket reads the store instead
 
 
@@ -82,6 +83,29 @@ class Fanout:
         self._audiences: dict[str, dict[str, int]] = {}  # game -> audience -> sockets (listening() is per command)
         self._head: dict[str, int] = {}  # game -> highest seq delivered while it had sinks
         self.frames_built = 0  # frames built (once per event and audience, whatever the socket count)
+        # counters (read by metrics.Metrics.watch_fanout and the busy-game benches): why sockets left the
+        # direct path, and how many frames each write to a transport carried
+        self.holds_overflowed = 0  # holds past HOLD_FRAMES or ``limit`` bytes: that socket reads the store
+        self.holds_broken = 0  # holds given up for a gap, a bare notification or an audience not encoded
+        self.fallbacks = 0  # sockets handed to their reader (``on_behind``), for any of the reasons above
+        self.catch_ups = 0  # store catch-ups started after a socket's join (DirectStream counts them)
+        self.replies_held = 0  # results written with the frames held while their command flew
+        self.replies_unheld = 0  # results written without a hold (the socket was reading the store)
+        self.writes = 0  # transport writes of event frames (a frame each, or held frames with a result)
+        self.frames_written = 0  # event frames (and results) in those writes
+
+    def _to_reader(self, sink: Sink, seq: int) -> None:
+        """The socket cannot be written to in order from here: what was held is dropped, and its reader
+        catches up from the store (``behind`` until it has), then resumes live delivery or holding."""
+        self.fallbacks += 1
+        sink.held, sink.held_bytes = None, 0
+        sink.behind = True
+        sink.on_behind(sink, seq)
+
+    def counters(self) -> dict[str, int]:
+        return {"holds_overflowed": self.holds_overflowed, "holds_broken": self.holds_broken,
+                "fallbacks": self.fallbacks, "catch_ups": self.catch_ups, "replies_held": self.replies_held,
+                "replies_unheld": self.replies_unheld, "writes": self.writes, "frames_written": self.frames_written}
 
     def add(self, game_id: str, sink: Sink) -> None:
         sinks = self._sinks.setdefault(game_id, set())
@@ -136,47 +160,51 @@ class Fanout:
         for seq, frames in items:
             framed: dict[str, bytes] = {}
             for sink in snapshot:
+                if sink.closed:
+                    continue
                 held = sink.held
-                last = sink.last if not held else held[-1][0]
-                if sink.closed or sink.behind or seq <= last:
+                if held is not None:  # holding, live or behind its store read: contiguous after the hold
+                    last = held[-1][0] if held else max(sink.last, sink.hold_after)
+                elif sink.behind:
+                    continue  # its reader owns it
+                else:
+                    last = sink.last
+                if seq <= last:
                     continue
-                if seq != last + 1 or frames is None:
-                    sink.held = None  # what was held is read from the store again
-                    sink.behind = True  # its reader catches up from the store, then clears this
-                    sink.on_behind(sink, seq)
+                frame: bytes | None = None
+                if seq == last + 1 and frames is not None:
+                    audience = sink.audience
+                    frame = framed.get(audience)
+                    if frame is None and audience in frames:  # not in frames: encoded before it listened
+                        payload = frames[audience]
+                        if payload is None:  # hidden from this audience: the seq alone, so a page refreshes
+                            payload = b'{"kind":"caught_up","seq":%d}' % seq
+                        else:
+                            self.frames_built += 1
+                        frame = framed[audience] = text_frame(payload)
+                if frame is None:  # a gap, a bare notification, an audience not encoded: the store has it
+                    if held is not None:
+                        self.holds_broken += 1
+                    self._to_reader(sink, seq)
                     continue
-                audience = sink.audience
-                frame = framed.get(audience, _MISSING)
-                if frame is _MISSING:
-                    if audience not in frames:  # encoded before this audience listened
-                        sink.held = None
-                        sink.behind = True
-                        sink.on_behind(sink, seq)
-                        continue
-                    payload = frames[audience]
-                    if payload is None:  # hidden from this audience: the seq alone, so a page refreshes
-                        payload = b'{"kind":"caught_up","seq":%d}' % seq
-                    else:
-                        self.frames_built += 1
-                    frame = framed[audience] = text_frame(payload)
-                if held is not None:  # its command is in flight: kept for DirectStream.reply
+                if held is not None:  # kept for DirectStream.reply, or for the end of its store read
                     held.append((seq, frame))
                     sink.held_bytes += len(frame)
                     if len(held) > HOLD_FRAMES or sink.held_bytes > limit:
-                        sink.held = None  # too much to keep: its reader reads the store afterwards
-                        sink.behind = True
-                        sink.on_behind(sink, seq)
+                        self.holds_overflowed += 1  # too much to keep: its reader reads the store afterwards
+                        self._to_reader(sink, seq)
                     continue
-                if frame is not None:
-                    transport = sink.transport
-                    if transport.is_closing():
-                        sink.closed = True
-                        continue
-                    if transport.get_write_buffer_size() > limit:
-                        sink.closed = True
-                        sink.on_slow(sink)  # its resume seq is sink.last: nothing after it was written
-                        continue
-                    transport.write(frame)
-                    sink.written += 1
-                    sink.stamp = now
-                sink.last = seq  # sent, or hidden from this audience: accounted for either way
+                transport = sink.transport
+                if transport.is_closing():
+                    sink.closed = True
+                    continue
+                if transport.get_write_buffer_size() > limit:
+                    sink.closed = True
+                    sink.on_slow(sink)  # its resume seq is sink.last: nothing after it was written
+                    continue
+                transport.write(frame)
+                self.writes += 1
+                self.frames_written += 1
+                sink.written += 1
+                sink.stamp = now
+                sink.last = seq  # sent (a hidden seq as its caught_up frame): accounted for

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from service.events.application import GameService
 
 __all__ = ["CONTENT_TYPE_LATEST", "Metrics"]
+
+FANOUT_COUNTERS = {
+    "holds_overflowed": "Holds of a commanding socket's frames that passed their limit (it read the store)",
+    "holds_broken": "Holds given up for a gap, a bare notification or an audience not encoded",
+    "fallbacks": "Direct sockets handed to their store reader by the fan-out (any reason)",
+    "catch_ups": "Store catch-ups started by direct sockets after their join",
+    "replies_held": "Socket command results written with the frames held while the command flew",
+    "replies_unheld": "Socket command results written without a hold (the socket was reading the store)",
+    "writes": "Transport writes of event frames by the direct path (one frame, or held frames and a result)",
+    "frames_written": "Frames in those writes (divide by writes: frames per write)",
+}
 
 
 class Metrics:
@@ -42,6 +55,7 @@ class Metrics:
             "salvo_commands_pipelined", "Commands decided while an earlier command of their game was still "
             "being committed (on the head ahead of the disk)", registry=r)
         self.head_cache_hit_ratio = Gauge("salvo_head_cache_hit_ratio", "Head cache hits / lookups", registry=r)
+        self.fanout = {name: Gauge(f"salvo_fanout_{name}", doc, registry=r) for name, doc in FANOUT_COUNTERS.items()}
 
     def watch(self, service: GameService) -> None:
         """Read the service's own counters at scrape time, and time its store's writes."""
@@ -54,6 +68,14 @@ class Metrics:
         self.commands_pipelined.set_function(lambda: commands.pipelined)
         service.store.observe_write = self.append_seconds.observe
         service.store.observe_group = self.group_size.observe
+
+    def watch_fanout(self, counters: Callable[[], dict[str, int]]) -> None:
+        """The direct fan-out's counters (fanout.Fanout.counters), read at scrape time: salvo_fanout_<name>."""
+        def reader(name: str) -> Callable[[], float]:
+            return lambda: counters()[name]
+
+        for name, gauge in self.fanout.items():
+            gauge.set_function(reader(name))
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -132,6 +132,8 @@ def test_a_socket_behind_the_live_seq_is_handed_to_its_reader_without_gap_or_rep
         await _command(service, gid, "red", {"type": "tiny.shoot", "shooter": "red", "target": "blue"})
         await _command(service, gid, "red", {"type": "tiny.shoot", "shooter": "red", "target": "blue"})
         assert events == [("behind", head - 1, head + 1)]  # once: then its reader owns it
+        assert fanout.fallbacks == 1 and fanout.holds_broken == 0 and fanout.holds_overflowed == 0
+        assert fanout.writes == fanout.frames_written == 1  # the socket ahead: one frame, one write
         assert behind.transport.chunks == []  # type: ignore[attr-defined]
         assert [m["event"]["seq"] for m in ahead.transport.messages()] == [head + 2]  # type: ignore[attr-defined]
 
@@ -171,7 +173,31 @@ def test_a_hold_past_its_byte_limit_falls_back_to_the_store() -> None:
         for _ in range(2):
             await _command(service, gid, "red", {"type": "tiny.shoot", "shooter": "red", "target": "blue"})
         assert held.held is None and held.behind and held.last == head  # its reader reads after head
+        assert fanout.holds_overflowed == 1 and fanout.fallbacks == 1 and fanout.holds_broken == 0
         assert events[0][0] == "behind" and events[0][1] == head
         assert held.transport.chunks == []  # type: ignore[attr-defined]
+
+    asyncio.run(run())
+
+
+def test_a_socket_reading_the_store_holds_what_lands_past_its_read() -> None:
+    """Behind (its reader reads the store up to ``hold_after``), a socket with a hold keeps the frames
+    past that seq, contiguous, written nowhere; a gap after them gives the hold up (the store has it)."""
+    async def run() -> None:
+        fanout = Fanout(limit=1 << 20)
+        service, gid = await _game(fanout)
+        head = (await service.head(gid)).seq
+        events: list[Any] = []
+        reading = _sink("seat:red", head - 1, events)  # its read of the store ends at head
+        reading.behind, reading.held, reading.hold_after = True, [], head
+        fanout.add(gid, reading)
+        for _ in range(2):
+            await _command(service, gid, "red", {"type": "tiny.shoot", "shooter": "red", "target": "blue"})
+        assert events == [] and reading.transport.chunks == []  # type: ignore[attr-defined]
+        assert [seq for seq, _ in reading.held] == [head + 1, head + 2] and reading.last == head - 1
+        fanout.deliver(gid, [(head + 4, None)])  # a bare notice past a seq it was not given
+        assert reading.held is None and reading.behind and events == [("behind", head - 1, head + 4)]
+        assert fanout.holds_broken == 1 and fanout.fallbacks == 1 and fanout.holds_overflowed == 0
+        assert fanout.counters()["holds_broken"] == 1
 
     asyncio.run(run())
