@@ -75,3 +75,31 @@ def test_a_websocket_upgrade_gets_the_plain_transport(monkeypatch):
     protocol.handle_websocket_upgrade()
     loop.close()
     assert handed == [raw]
+
+
+async def test_the_direct_cycles_flag_is_an_event_for_its_waiters():
+    from service.api.http_protocol import _Flag
+
+    flag = _Flag()
+    assert not flag.is_set()
+    waiters = [asyncio.ensure_future(flag.wait()) for _ in range(2)]
+    await asyncio.sleep(0)
+    assert not any(w.done() for w in waiters)
+    flag.set()
+    flag.clear()  # a set wakes those already waiting, as asyncio.Event
+    assert await asyncio.gather(*waiters) == [True, True]
+    assert not flag.is_set()
+    late = asyncio.ensure_future(flag.wait())
+    await asyncio.sleep(0)
+    late.cancel()  # a cancelled waiter leaves nothing behind
+    await asyncio.sleep(0)
+    assert flag._waiters == []
+    flag.set()
+    assert await flag.wait() is True  # set: at once
+
+
+def test_server_headers_that_uvicorn_would_refuse_leave_the_result_to_its_send():
+    from service.api.http_protocol import _server_headers
+
+    assert _server_headers([(b"date", b"Tue"), (b"server", b"uvicorn")]) == b"date: Tue\r\nserver: uvicorn\r\n"
+    assert _server_headers([(b"x-bad", b"a\nb")]) is None
