@@ -54,6 +54,7 @@ def one(checkout: Path, label: str, transport: str, games: int, seconds: float, 
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--before", default=None, help="another checkout, run in alternation with this one")
+    p.add_argument("--after", default=str(ROOT), help="the checkout measured as after (default: this one)")
     p.add_argument("--games", type=int, nargs="+", default=[10, 50])
     p.add_argument("--transports", nargs="+", default=["http"], choices=["http", "ws"])
     p.add_argument("--rounds", type=int, default=3)
@@ -61,7 +62,7 @@ def main() -> None:
     a = p.parse_args()
     work = Path(tempfile.mkdtemp(prefix="salvo-http-cpu-"))
     checkouts = [("before", Path(a.before).resolve())] if a.before else []
-    checkouts.append(("after", ROOT))
+    checkouts.append(("after", Path(a.after).resolve()))
     rows: list[dict[str, Any]] = []
     for _ in range(a.rounds):
         for transport in a.transports:

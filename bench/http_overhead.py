@@ -168,7 +168,7 @@ async def protocol(db: str, n: int) -> dict[str, Any]:
         gc.freeze()
         gc.set_threshold(50_000, 20, 100)
         best = float("inf")
-        for _round in range(5):
+        for _round in range(int(os.environ.get("SALVO_BENCH_ROUNDS", "5"))):
             t0 = time.process_time()
             for _ in range(n):
                 transport.done = loop.create_future()

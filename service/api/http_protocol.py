@@ -214,10 +214,52 @@ def _direct_entry(config: Any) -> Any:
 
 
 class CoalescingHttpToolsProtocol(HttpToolsProtocol):
+    """uvicorn's protocol, with the coalescing transport, the direct POST /commands, and one keep-alive
+    timer per connection: uvicorn arms a fresh timer after every response and cancels it when the
+    next request's bytes come in; here the timer, when it fires, looks at when the connection went
+    idle and re-arms itself for what is left. The same timeout from the same moment, no timer per
+    request."""
+
     _direct: Any = None  # (SalvoApp, its direct entry), False for none; looked up at the first request
+    _idle = False  # no request on the connection since the last response completed
+    _idle_since = 0.0  # the loop's time then
 
     def connection_made(self, transport: Any) -> None:  # type: ignore[override]
         super().connection_made(CoalescingTransport(transport, self.loop))  # type: ignore[arg-type]
+
+    def _unset_keepalive_if_required(self) -> None:  # bytes came in (or the connection went): not idle
+        self._idle = False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        timer, self.timeout_keep_alive_task = self.timeout_keep_alive_task, None
+        if timer is not None:
+            timer.cancel()
+
+    def on_response_complete(self) -> None:
+        self.server_state.total_requests += 1
+        if self.transport.is_closing():
+            return
+        self.flow.resume_reading()
+        if self.pipeline:  # as uvicorn: the next pipelined request starts
+            self._idle = False
+            cycle, app = self.pipeline.pop()
+            self._start_asgi_task(cycle, app)
+            return
+        self._idle = True
+        self._idle_since = self.loop.time()
+        if self.timeout_keep_alive_task is None:
+            self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive, self._keep_alive_due)
+
+    def _keep_alive_due(self) -> None:
+        self.timeout_keep_alive_task = None
+        if not self._idle:  # a request came in since: its response arms the timer again
+            return
+        left = self._idle_since + self.timeout_keep_alive - self.loop.time()
+        if left > 0:
+            self.timeout_keep_alive_task = self.loop.call_later(left, self._keep_alive_due)
+        else:
+            self.timeout_keep_alive_handler()
 
     def on_headers_complete(self) -> None:
         if not self._start_direct():
