@@ -84,7 +84,7 @@ class CoalescingTransport:
 
 # the request target of a plain POST /commands: no query, no escapes, a game id of URL-safe characters
 _COMMANDS = re.compile(rb"/v1/games/([A-Za-z0-9_.~-]+)/commands")
-_LENGTHS = (b"content-length", b"transfer-encoding")
+_SEEN = frozenset((b"content-length", b"transfer-encoding", b"x-forwarded-for", b"x-forwarded-proto"))
 
 
 class _Flag:
@@ -192,8 +192,9 @@ class _DirectCommands:
 
 
 def _direct_entry(config: Any) -> Any:
-    """For this server: (the SalvoApp, the app a direct cycle runs), or None when the loaded app is not
-    a SalvoApp behind at most uvicorn's proxy-headers middleware (then every request goes uvicorn's way)."""
+    """For this server: (the SalvoApp, the app a direct cycle runs, the same behind the server's proxy-
+    headers step), or None when the loaded app is not a SalvoApp behind at most uvicorn's proxy-headers
+    middleware (then every request goes uvicorn's way)."""
     entry = getattr(config, "_salvo_direct", None)
     if entry is None:
         from .app import SalvoApp  # here: app.py is the caller's, not this module's, import
@@ -204,11 +205,11 @@ def _direct_entry(config: Any) -> Any:
         entry = False
         if type(app) is SalvoApp and not config.root_path:
             direct: Any = _DirectCommands(app)
+            proxied = direct
             if proxy is not None:
-                wrapped = ProxyHeadersMiddleware.__new__(ProxyHeadersMiddleware)
-                wrapped.app, wrapped.trusted_hosts = direct, proxy.trusted_hosts
-                direct = wrapped
-            entry = (app, direct)
+                proxied = ProxyHeadersMiddleware.__new__(ProxyHeadersMiddleware)
+                proxied.app, proxied.trusted_hosts = direct, proxy.trusted_hosts
+            entry = (app, direct, proxied)
         config._salvo_direct = entry
     return entry or None
 
@@ -220,7 +221,7 @@ class CoalescingHttpToolsProtocol(HttpToolsProtocol):
     idle and re-arms itself for what is left. The same timeout from the same moment, no timer per
     request."""
 
-    _direct: Any = None  # (SalvoApp, its direct entry), False for none; looked up at the first request
+    _direct: Any = None  # (SalvoApp, its direct entries), False for none; looked up at the first POST
     _idle = False  # no request on the connection since the last response completed
     _idle_since = 0.0  # the loop's time then
 
@@ -280,18 +281,24 @@ class CoalescingHttpToolsProtocol(HttpToolsProtocol):
                 or parser.get_http_version() != "1.1" or self.limit_concurrency is not None
                 or (self.cycle is not None and not self.cycle.response_complete)):
             return False
-        app, entry = direct
+        app, plain, proxied = direct
         if app.root_path:
             return False
         lean = app.lean_now()
         if lean is None:
             return False
         length = None
+        forwarded = False
         for name, value in self.headers:
-            if name in _LENGTHS:
-                if name != b"content-length" or length is not None:
-                    return False  # chunked, two lengths: uvicorn's way, and the lean endpoint's checks
-                length = value
+            if name in _SEEN:
+                if name == b"content-length":
+                    if length is not None:
+                        return False  # two lengths: uvicorn's way, and the lean endpoint's checks
+                    length = value
+                elif name == b"transfer-encoding":
+                    return False  # chunked: as well
+                else:
+                    forwarded = True
         if length is None or not length.isdigit() or int(length[:20]) > lean.limit:
             return False
         scope = self.scope
@@ -305,7 +312,8 @@ class CoalescingHttpToolsProtocol(HttpToolsProtocol):
             default_headers=self.server_state.default_headers, message_event=_Flag(),  # type: ignore[arg-type]
             expect_100_continue=False, keep_alive=parser.should_keep_alive(), on_response=self.on_response_complete)
         cycle.game_id = match.group(1).decode("ascii")
-        self._start_asgi_task(cycle, entry)
+        # without X-Forwarded-* the proxy-headers step would change nothing: it is left out
+        self._start_asgi_task(cycle, proxied if forwarded else plain)
         return True
 
     def handle_websocket_upgrade(self) -> None:

@@ -145,6 +145,14 @@ def exchange(tmp: Any, protocol: type) -> list[Any]:
         red = f"Authorization: Bearer {game['seats']['red']}\r\n"
         blue = f"Authorization: Bearer {game['seats']['blue']}\r\n"
         out: list[Any] = []
+        addresses: list[str] = []  # the client's address as the gate sees it (rate limits go by it)
+        viewer = app.state.gate.viewer
+
+        async def recording(game_id: str, token: Any, address: str) -> Any:
+            addresses.append(address)
+            return await viewer(game_id, token, address)
+
+        app.state.gate.viewer = recording
 
         def answer(conn: Conn = c) -> None:
             out.append(shape(conn.response(), game))
@@ -188,16 +196,18 @@ def exchange(tmp: Any, protocol: type) -> list[Any]:
         c = Conn(port)
         c.send(post(url, SHOOT, red))  # and the next one is a 201 again
         answer(c)
+    out.append(("addresses", addresses))
     return out
 
 
 def test_the_direct_path_writes_what_uvicorns_cycle_writes(tmp_path):
     direct = exchange(tmp_path, Direct)
     reference = exchange(tmp_path, Uvicorns)
-    statuses = [r[0].split(b" ")[1] for r in direct if r[0] != "closed"]
+    statuses = [r[0].split(b" ")[1] for r in direct if r[0] not in ("closed", "addresses")]
     assert statuses == [b"201", b"422", b"401", b"403", b"413", b"201", b"201", b"201", b"100", b"201", b"307",
                         b"201", b"201", b"201", b"201", b"500", b"201"]
     assert [r for r in direct if r[0] == "closed"] == [("closed", True)] * 3
+    assert direct[-1][1].count("10.1.2.3") == 1 and set(direct[-1][1]) == {"127.0.0.1", "10.1.2.3"}
     assert direct == reference
     # taken for the plain ones only: 201, 422, 401, 403, forwarded, the first pipelined, close, 500, 201
     assert Direct.taken == [False,  # POST /v1/games
