@@ -7,6 +7,11 @@ not depend on the CPU share the server gets on a busy machine as a throughput do
 
     python bench/http_overhead.py [--connections 50] [--seconds 8] [--checkout DIR]
     PYTHONPATH=DIR python bench/http_overhead.py --in-process 20000   # the ASGI app alone, no sockets
+    PYTHONPATH=DIR python bench/http_overhead.py --protocol 20000     # + the server's HTTP protocol, no sockets
+
+``--protocol`` feeds the request's bytes to the server's protocol (serving.uvicorn_config's) on a uvloop
+loop with a transport that only collects what is written: parsing, the request's Task, the app and the
+response write, without the kernel's share (the figure a CPU-time A/B on a loaded machine can trust).
 
 ``--checkout`` serves another Salvo checkout (a before/after comparison with the same client).
 """
@@ -104,6 +109,78 @@ async def in_process(db: str, n: int) -> dict[str, Any]:
     return {"inProcessUsPerRequest": round(best * 1e6, 1), "requests": n}
 
 
+class _Transport:
+    """What the protocol writes to, kept in memory; ``done`` is set when a whole response is out."""
+
+    def __init__(self) -> None:
+        self.out = bytearray()
+        self.done: asyncio.Future[None] | None = None
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        self.out += data
+        end = self.out.find(b"\r\n\r\n")
+        if end >= 0 and self.done is not None and not self.done.done():
+            head = bytes(self.out[:end]).lower()
+            length = int(head.split(b"content-length: ", 1)[1].split(b"\r\n", 1)[0])
+            if len(self.out) >= end + 4 + length:
+                self.done.set_result(None)
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"peername": ("127.0.0.1", 50000), "sockname": ("127.0.0.1", 8000)}.get(name, default)
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def close(self) -> None:
+        self.closed = True
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+
+async def protocol(db: str, n: int) -> dict[str, Any]:
+    """The app behind the server's HTTP protocol, bytes in and out, no sockets: CPU per request."""
+    from uvicorn.server import ServerState
+
+    from service.api.serving import uvicorn_config
+
+    app = stubbed_app(db)
+    config = uvicorn_config(app, app.state.settings, "127.0.0.1", 8000, "warning")
+    config.load()
+    state = ServerState()
+    state.default_headers = [(b"date", b"Tue, 01 Dec 2026 14:00:00 GMT"), *config.encoded_headers]
+    body = b'{"command":{"type":"tiny.shoot","shooter":"red","target":"blue"}}'
+    request = (b"POST /v1/games/g_0123456789abcdef/commands HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+               b"Authorization: Bearer salvo.token.x\r\nContent-Type: application/json\r\n"
+               b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+    loop = asyncio.get_running_loop()
+    transport = _Transport()
+    proto = config.http_protocol_class(config=config, server_state=state, app_state={}, _loop=loop)
+    proto.connection_made(transport)
+    async with app.router.lifespan_context(app):
+        gc.freeze()
+        gc.set_threshold(50_000, 20, 100)
+        best = float("inf")
+        for _round in range(int(os.environ.get("SALVO_BENCH_ROUNDS", "5"))):
+            t0 = time.process_time()
+            for _ in range(n):
+                transport.done = loop.create_future()
+                transport.out.clear()
+                proto.data_received(request)
+                await transport.done
+            best = min(best, (time.process_time() - t0) / n)
+            assert transport.out.startswith(b"HTTP/1.1 201 "), bytes(transport.out[:200])
+        proto.connection_lost(None)
+    return {"protocolUsPerRequest": round(best * 1e6, 1), "requests": n}
+
+
 async def load(port: int, pid: int, connections: int, seconds: float, warmup: float) -> dict[str, Any]:
     body = b'{"command":{"type":"tiny.shoot","shooter":"red","target":"blue"}}'
     state = {"measuring": False, "stop": False, "n": 0}
@@ -145,6 +222,7 @@ def main() -> None:
     p.add_argument("--warmup", type=float, default=2.0)
     p.add_argument("--checkout", default=str(ROOT))
     p.add_argument("--in-process", type=int, default=0, metavar="N", help="N requests to the app alone, no server")
+    p.add_argument("--protocol", type=int, default=0, metavar="N", help="N requests through the protocol, no sockets")
     p.add_argument("--serve", type=int, default=0, help=argparse.SUPPRESS)
     p.add_argument("--db", default="", help=argparse.SUPPRESS)
     a = p.parse_args()
@@ -154,6 +232,12 @@ def main() -> None:
     if a.in_process:  # run this one in the checkout: PYTHONPATH=DIR python bench/http_overhead.py --in-process N
         with tempfile.TemporaryDirectory() as tmp:
             print(asyncio.run(in_process(f"{tmp}/s.sqlite", a.in_process)), flush=True)
+        return
+    if a.protocol:  # as --in-process, in the checkout
+        import uvloop
+
+        with tempfile.TemporaryDirectory() as tmp:
+            print(uvloop.run(protocol(f"{tmp}/s.sqlite", a.protocol)), flush=True)
         return
     from peer_table import free_port, pinned  # type: ignore[import-not-found]
 

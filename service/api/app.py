@@ -67,9 +67,8 @@ class SalvoApp(FastAPI):
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["method"] == "POST":
-            lean = self._lean if self._lean_looked else self._lean_commands()
-            routes = self.router.routes
-            if lean is not None and routes and routes[0] is self._lean_route:
+            lean = self.lean_now()
+            if lean is not None:
                 if self.root_path:
                     scope["root_path"] = self.root_path
                 game_id = lean.game_of(scope)
@@ -78,6 +77,14 @@ class SalvoApp(FastAPI):
                     await lean(scope, receive, send, game_id)
                     return
         await super().__call__(scope, receive, send)
+
+    def lean_now(self) -> LeanCommands | None:
+        """The lean path for a POST /commands now: the app's own stack, the lean route still first."""
+        lean = self._lean if self._lean_looked else self._lean_commands()
+        routes = self.router.routes
+        if lean is not None and routes and routes[0] is self._lean_route:
+            return lean
+        return None
 
     def _lean_commands(self) -> LeanCommands | None:
         """The lean path when the middleware is exactly the stack create_app builds, else None."""

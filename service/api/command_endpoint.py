@@ -82,14 +82,18 @@ def status_of(outcome: Any) -> int:
 
 
 async def respond(outcome: Any, scope: Any, receive: Any, send: Any,
-                  tail: tuple[tuple[bytes, bytes], ...] = ()) -> None:
-    """Send a result or a problem; ``tail`` goes after the response's own headers."""
+                  tail: tuple[tuple[bytes, bytes], ...] = (), write: Any = None) -> None:
+    """Send a result or a problem; ``tail`` goes after the response's own headers. ``write``, when
+    given, may put a result on the wire itself (the server's direct path, http_protocol.DirectCycle):
+    the same head and body as the two messages below; when it declines, they are sent."""
     if isinstance(outcome, Response):
         if tail:
             outcome.raw_headers = [*outcome.raw_headers, *tail]
         await outcome(scope, receive, send)
         return
     payload = outcome.body
+    if write is not None and write(outcome.status, payload, tail):
+        return
     await send({"type": "http.response.start", "status": outcome.status,
                 "headers": [(b"content-length", str(len(payload)).encode()), (b"content-type", _JSON), *tail]})
     await send({"type": "http.response.body", "body": payload})
@@ -131,7 +135,8 @@ class LeanCommands:
         match = _PATH.match(get_route_path(scope))
         return match.group(1) if match else None
 
-    async def __call__(self, scope: Any, receive: Any, send: Any, game_id: str) -> None:
+    async def __call__(self, scope: Any, receive: Any, send: Any, game_id: str, write: Any = None) -> None:
+        """``write``: see ``respond``."""
         authorization = key = if_match = given = None
         oversized = False
         limit = self.limit
@@ -161,7 +166,7 @@ class LeanCommands:
                 else:
                     outcome = await decide(scope, receive, game_id, authorization, key, if_match, limit)
                 status = status_of(outcome)
-                await respond(outcome, scope, receive, send, tail)
+                await respond(outcome, scope, receive, send, tail, write)
             finally:
                 self.context.finished(scope, 500 if status is None else status, started)
                 logs.request_id.reset(tokens[0])

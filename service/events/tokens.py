@@ -14,6 +14,7 @@ from .errors import Unauthorized
 from .event_store import EventStore
 
 TOKEN_CACHE = 100_000
+DIGESTS_KEPT = 10_000  # tokens whose digest is kept (any string a client sent: bounded, cleared when full)
 
 
 def hash_token(token: str) -> str:
@@ -25,6 +26,9 @@ class TokenBook:
         self.store = store
         self.capacity = capacity
         self._known: OrderedDict[str, tuple[str, Viewer]] = OrderedDict()  # least recently used first
+        # the digest of each token seen lately: an HTTP command authenticates on every request, a sha256
+        # each time otherwise (the digest is all _known is keyed on)
+        self._digests: dict[str, str] = {}
         # a game linked from another (a campaign battle): the other game's tokens open its seats
         self.linked: Callable[[str], Awaitable[Any]] | None = None
 
@@ -44,7 +48,11 @@ class TokenBook:
         """The viewer a token stands for in this game (a spectator without one); Unauthorized otherwise."""
         if not token:
             return Viewer("spectator")
-        digest = hash_token(token)
+        digest = self._digests.get(token)
+        if digest is None:
+            if len(self._digests) >= DIGESTS_KEPT:
+                self._digests.clear()
+            digest = self._digests[token] = hash_token(token)
         known = self._known.get(digest)
         if known is None:
             row = await self.store.seat_for_token(digest)
