@@ -1,10 +1,8 @@
 """The SQL store's writer: one thread that commits whatever is queued as one transaction (group
 commit), on a DB-API connection of its own.
 
-A loop's submissions reach the writer once per pass of its ready callbacks (one hand-off, one wake-up
-of the writer). Per group: one statement per table carrying all of the group's rows of it (text built
-once per table and column set), one commit, and one wake-up of the event loop resolving every future of
-the group — a byte on a pipe the loop watches, written with the GIL let go (``_Waker``).
+Per group: one statement per table carrying all of the group's rows of it (text built once per table
+and column set), one commit, and one wake-up of the event loop resolving every future of the group.
 SQLite: a prepared ``executemany`` (sqlite3 caches the prepared statement). PostgreSQL (psycopg): a
 ``COPY ... FROM STDIN``, whose rows psycopg encodes in C (executemany, even pipelined, spends ~12 µs of
 Python per row), or for a few rows one multi-row INSERT (one round trip where COPY takes two). No
@@ -18,10 +16,8 @@ duplicate key fails only its own batch: the group is retried one batch per trans
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import logging
-import os
 import queue
 import threading
 import time
@@ -39,8 +35,8 @@ log = logging.getLogger(__name__)
 GROUP_LIMIT = 256  # batches per transaction; bounds latency of a very busy writer
 VALUES_ROWS = 4  # PostgreSQL: up to this many rows of a table go as one INSERT, more as a COPY
 
-# (batch, the submitting loop's waker, its future, perf_counter at submission or 0.0 when nobody observes)
-_Job = tuple[WriteBatch, "_Waker", "asyncio.Future[None]", float]
+# (batch, the submitter's loop, its future, perf_counter at submission or 0.0 when nobody observes)
+_Job = tuple[WriteBatch, asyncio.AbstractEventLoop, "asyncio.Future[None]", float]
 # (future, None when durable or why not)
 _Outcome = tuple["asyncio.Future[None]", BaseException | None]
 
@@ -58,7 +54,6 @@ class GroupWriter:
         # per submitting loop, its batches not yet handed to the writer (only that loop's thread touches
         # its list; the hand-off is scheduled on it with the first one)
         self._pending: dict[asyncio.AbstractEventLoop, list[_Job]] = {}
-        self._wakers: dict[asyncio.AbstractEventLoop, _Waker] = {}  # per submitting loop
         self._thread: threading.Thread | None = None
         self._connection: Any = None  # the pool's connection, held for the writer's life
         self._statements: dict[tuple[str, tuple[str, ...], int], str] = {}  # (table, columns, rows) -> SQL
@@ -82,9 +77,6 @@ class GroupWriter:
             self._queue.put(None)
             self._thread.join()
             self._thread = None
-        wakers, self._wakers = self._wakers, {}
-        for waker in wakers.values():
-            waker.close()
 
     # --- the loop's side ---------------------------------------------------------------------------
 
@@ -97,8 +89,7 @@ class GroupWriter:
         only wakes to wait for the GIL, twice over on one core, and groups fewer batches)."""
         loop = asyncio.get_running_loop()
         future = loop.create_future()
-        waker = self._wakers.get(loop) or self._waker(loop)
-        job = (batch, waker, future, time.perf_counter() if self.observe_write is not None else 0.0)
+        job = (batch, loop, future, time.perf_counter() if self.observe_write is not None else 0.0)
         pending = self._pending.get(loop)
         if pending is None:
             self._pending[loop] = [job]
@@ -106,11 +97,6 @@ class GroupWriter:
         else:
             pending.append(job)
         return future
-
-    def _waker(self, loop: asyncio.AbstractEventLoop) -> _Waker:
-        """The loop's waker, made on its first submission; closed by stop() once the writer ended."""
-        waker = self._wakers[loop] = _Waker(loop)
-        return waker
 
     def _hand_off(self, loop: asyncio.AbstractEventLoop) -> None:
         """On the loop: give what it submitted since its last hand-off to the writer, in one put."""
@@ -155,10 +141,7 @@ class GroupWriter:
                     answered = {id(future) for future, _ in outcomes}
                     outcomes.extend((job[2], exc) for job in jobs if id(job[2]) not in answered)
                     log.exception("the writer failed a group")
-                try:  # more to commit: keep the GIL (the loop is busy anyway), else let go of it to wake
-                    _wake(jobs, outcomes, busy=bool(carry) or not self._queue.empty())
-                except Exception:  # noqa: BLE001 - the writer goes on for the groups after this one
-                    log.exception("the writer could not wake a loop")
+                _wake(jobs, outcomes)
         finally:
             self._release()
 
@@ -335,101 +318,23 @@ def _fail(job: _Job, exc: BaseException, outcomes: list[_Outcome]) -> None:
     outcomes.append((job[2], exc))
 
 
-def _wake(jobs: list[_Job], outcomes: list[_Outcome], busy: bool = False) -> None:
-    """One wake-up of each submitting loop (there is one, the service's) for the whole group."""
-    waker = jobs[0][1]
-    if all(job[1] is waker for job in jobs):
-        waker.wake(outcomes, busy)
+def _wake(jobs: list[_Job], outcomes: list[_Outcome]) -> None:
+    """One call into each submitting loop (there is one, the service's) for the whole group."""
+    loop = jobs[0][1]
+    if all(job[1] is loop for job in jobs):
+        _call(loop, outcomes)
         return
-    by_waker: dict[_Waker, list[_Outcome]] = {}
-    wakers = {id(job[2]): job[1] for job in jobs}
+    by_loop: dict[asyncio.AbstractEventLoop, list[_Outcome]] = {}
+    loops = {id(job[2]): job[1] for job in jobs}
     for outcome in outcomes:
-        by_waker.setdefault(wakers[id(outcome[0])], []).append(outcome)
-    for each, settled in by_waker.items():
-        each.wake(settled, busy)
+        by_loop.setdefault(loops[id(outcome[0])], []).append(outcome)
+    for each, settled in by_loop.items():
+        _call(each, settled)
 
 
-class _Waker:
-    """How the writer hands a group's outcomes back to one loop: they are queued here and the loop is
-    signalled once until it drained them. An idle writer signals with one byte on a pipe the loop watches
-    (add_reader), written with ``os.write``, which lets go of the GIL before the loop can wake:
-    ``call_soon_threadsafe`` signals while the writer still holds the GIL, so the woken loop's first act
-    was to wait for it (two more switches per group on one core). A writer with the next group queued
-    signals with ``call_soon_threadsafe`` and keeps the GIL for that group: the loop is busy then, and
-    every time the writer lets go of the GIL it may wait long for it back."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self._settled: collections.deque[list[_Outcome]] = collections.deque()
-        self._signalled = False
-        self._lock = threading.Lock()  # the pipe is closed only between two writes, never under one
-        self._open = True
-        self._read, self._write = os.pipe()
-        os.set_blocking(self._read, False)
-        os.set_blocking(self._write, False)
-        loop.add_reader(self._read, self._drain)
-
-    def wake(self, outcomes: list[_Outcome], busy: bool = False) -> None:
-        """The writer thread: queue the outcomes, and signal the loop unless a signal is pending."""
-        self._settled.append(outcomes)
-        if self._signalled:
-            return  # the loop has not drained since the last signal: it takes these with those
-        self._signalled = True
-        with self._lock:
-            if self._open and busy:
-                with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits there
-                    self.loop.call_soon_threadsafe(self._settle_queued)
-                return
-            if self._open:
-                try:
-                    os.write(self._write, b"\0")
-                    return
-                except BlockingIOError:  # a byte is still unread: the loop is woken anyway
-                    return
-                except OSError:
-                    log.exception("the writer could not wake its loop through the pipe")
-        with contextlib.suppress(RuntimeError):  # closed: settle on the loop as before, if it still runs
-            self.loop.call_soon_threadsafe(self._settle_queued)
-
-    def _drain(self) -> None:
-        """On the loop, the pipe readable: take the byte, then settle what is queued."""
-        if self._open:
-            with contextlib.suppress(OSError):
-                os.read(self._read, 4096)
-        self._settle_queued()
-
-    def _settle_queued(self) -> None:
-        """On the loop: settle every group queued so far, in the order the writer committed them."""
-        self._signalled = False  # before draining: what the writer queues from now on is signalled anew
-        settled = self._settled
-        while settled:
-            _settle(settled.popleft())
-
-    def close(self) -> None:
-        """Stop watching the pipe and close it (outcomes still queued are settled on the loop)."""
-        loop = self.loop
-        try:
-            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop or loop.is_closed() or not loop.is_running():
-            self._close()
-        else:  # the loop runs in another thread: only it may touch its selector
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(self._close)
-
-    def _close(self) -> None:
-        with self._lock:
-            if not self._open:
-                return
-            self._open = False
-            if not self.loop.is_closed():
-                with contextlib.suppress(Exception):
-                    self.loop.remove_reader(self._read)
-                if self._settled:
-                    self.loop.call_soon(self._settle_queued)
-            os.close(self._read)
-            os.close(self._write)
+def _call(loop: asyncio.AbstractEventLoop, outcomes: list[_Outcome]) -> None:
+    with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits there any more
+        loop.call_soon_threadsafe(_settle, outcomes)
 
 
 def _settle(outcomes: list[_Outcome]) -> None:
