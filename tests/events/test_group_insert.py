@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from service.events import sql_writer
 from service.events.event_store import PredecessorFailed
 from service.events.store import Conflict, SqlEventStore, WriteBatch
 
@@ -220,3 +221,56 @@ def test_text_and_bytes_come_back_as_written_through_copy(store: SqlEventStore) 
         response = conn.exec_driver_sql("select response from idempotency where game_id = 'g_text'").scalar()
     assert [tuple(r) for r in rows] == [(awkward, None)] * 8
     assert bytes(response) == bytes(range(256))
+
+
+async def test_what_a_loop_submits_in_one_pass_is_one_group(store: SqlEventStore) -> None:
+    commits = store.commits
+    futures = [store.submit(_batch(f"g_p{i}")) for i in range(20)]  # no await in between: one hand-off
+    await asyncio.gather(*futures)
+    assert store.commits - commits == 1
+    assert all([await store.head(f"g_p{i}") == 2 for i in range(20)])
+
+
+async def test_a_hand_off_beyond_the_group_limit_commits_in_order_over_several_groups(
+    store: SqlEventStore, monkeypatch
+) -> None:
+    monkeypatch.setattr(sql_writer, "GROUP_LIMIT", 4)
+    commits = store.commits
+    first = _batch("g_l")
+    chain = [first] + [WriteBatch("g_l", events=[_event("g_l", seq)]) for seq in range(3, 13)]
+    for before, batch in zip(chain, chain[1:], strict=False):
+        batch.follows = before
+    await asyncio.gather(*(store.submit(b) for b in chain))  # 11 batches: groups of 4, 4 and 3
+    assert store.commits - commits == 3
+    assert [r.seq for r in await store.read_events("g_l")] == list(range(1, 13))
+
+
+async def test_a_failed_group_fails_what_follows_it_in_the_next_group_of_the_same_hand_off(
+    store: SqlEventStore, monkeypatch
+) -> None:
+    monkeypatch.setattr(sql_writer, "GROUP_LIMIT", 1)  # one hand-off, one batch a group
+    _, fail = _record(store, monkeypatch)
+    first = _batch("g_n")
+    on_top = WriteBatch("g_n", events=[_event("g_n", 3)], follows=first)
+    other = _batch("g_n_other")
+    fail.append(RuntimeError("disk on fire"))
+    results = await asyncio.gather(store.submit(first), store.submit(on_top), store.submit(other),
+                                   return_exceptions=True)
+    assert isinstance(results[0], RuntimeError)
+    assert isinstance(results[1], PredecessorFailed) and on_top.failed is results[1]  # never written
+    assert results[2] is None  # not decided on the failed one: committed in its own group
+    assert await store.head("g_n") == 0 and await store.head("g_n_other") == 2
+
+
+async def test_stop_commits_what_was_submitted_but_not_yet_handed_off(sqlite_url: str) -> None:
+    s = SqlEventStore(sqlite_url)
+    s.start()
+    future = s.submit(_batch("g_late"))  # its hand-off is still scheduled on this loop
+    s.close()  # from the loop's own thread, before that hand-off ran
+    again = SqlEventStore(sqlite_url)
+    again.start()
+    try:
+        assert await again.head("g_late") == 2
+    finally:
+        again.close()
+    await asyncio.wait_for(future, 30)  # and acknowledged (the bound only keeps a regression from hanging)
