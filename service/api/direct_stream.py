@@ -37,7 +37,17 @@ from service.events.inputs import check_json
 
 from .fanout import Fanout, Sink, text_frame
 from .rawsocket import RawSocket
-from .streaming import BAD_DATA_CODE, RESTART_CODE, TOO_BIG_CODE, UNSUPPORTED_CODE, Stream
+from .streaming import (
+    BAD_DATA_CODE,
+    RESTART_CODE,
+    TOO_BIG_CODE,
+    UNSUPPORTED_CODE,
+    Stream,
+    command_error,
+    command_request,
+    result_message,
+    socket_message,
+)
 from .wsprotocol import Wire
 
 PING = text_frame(b'{"kind":"ping"}')
@@ -163,14 +173,41 @@ class DirectStream(Stream):
             on_end()
 
     async def _answer(self) -> None:
+        """The inbox's commands, one at a time, each answered straight after its result: ``command``
+        (and ``Stream.command``) inline, so a command resumes through four coroutine levels, not seven."""
         inbox = self._inbox
+        gate, carry, sink = self.gate, self.results_carry_events, self.sink
         try:
             while inbox and not self.closing:
                 raw = inbox.pop(0)
                 if self.wire is not None:
                     self.wire.resume_reading()
-                answer, result = await self.command(raw)
-                await self.reply(answer, result)
+                if carry:  # as ``command``: the fan-out holds this socket's frames while it flies
+                    self._in_flight += 1
+                    if sink.held is None and not sink.behind:
+                        sink.held, sink.held_bytes = [], 0
+                message = None
+                try:
+                    message = socket_message(raw)
+                    done = await gate.command(self.game_id, self.viewer, self.token, self.address, b"",
+                                              message.idempotency_key, message.expected_version,
+                                              command_request(message))
+                    answer, result = result_message(message.ref, done.body), done
+                except Exception as exc:  # noqa: BLE001 - every failure is answered with its problem
+                    answer, result = command_error(exc, message), None
+                except BaseException:
+                    if carry:
+                        self._in_flight -= 1
+                        asyncio.get_running_loop().call_soon(self._resume)
+                    raise
+                if carry:
+                    self._in_flight -= 1
+                    try:
+                        await self.reply(answer, result)
+                    finally:  # live again, or the frames after it (another seat's, say) from the store
+                        self._resume()
+                else:
+                    await self.reply(answer, result)
         except TimeoutError:  # the client stopped reading: its result waited past ws_send_timeout
             self._worker = None
             await self.slow_consumer()
