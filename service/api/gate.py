@@ -7,7 +7,7 @@ import logging
 from typing import Any
 
 from service.domain.core import RuleViolation, Viewer
-from service.events.application import CommandResult, GameService, hash_token
+from service.events.application import CommandRequest, CommandResult, GameService, hash_token
 from service.events.errors import AppError, Unauthorized
 
 from .logs import game_id as game_context
@@ -60,13 +60,16 @@ class Gate:
     async def command(
         self, game_id: str, viewer: Viewer, token: str | None, address: str, body: bytes,
         idempotency_key: str | None = None, expected_version: int | None = None,
+        request: CommandRequest | None = None,
     ) -> CommandResult:
+        """``request``: the body decoded already (a websocket message's); ``body`` is then not read."""
         head = self.service.heads.cached(game_id)
         ruleset = head.ruleset.name if head is not None else "unknown"
         outcome = "error"
         try:
             self.limits.command(self._digest(token), address)
-            result = await self.service.handle_command(game_id, viewer, body, idempotency_key, expected_version)
+            result = await self.service.handle_command(game_id, viewer, body, idempotency_key, expected_version,
+                                                       request)
             outcome = "accepted"
             if log.isEnabledFor(logging.DEBUG):
                 log.debug("command accepted", extra={"seq": result.version, "viewer": viewer.label})

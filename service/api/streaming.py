@@ -12,7 +12,7 @@ import msgspec
 from fastapi import WebSocket, WebSocketDisconnect
 
 from service.domain.core import Viewer
-from service.events.application import audience_key
+from service.events.application import CommandRequest, audience_key
 from service.events.decide_append import CommandResult
 from service.events.errors import AppError, InvalidRequest
 from service.events.inputs import check_json, text_bytes
@@ -41,6 +41,9 @@ class _SocketCommand(msgspec.Struct, forbid_unknown_fields=True):
     salt: str = ""
     idempotency_key: str | None = None
     expected_version: int | None = None
+
+
+_decode_message = msgspec.json.Decoder(_SocketCommand).decode
 
 
 def offered_token(ws: WebSocket) -> str | None:
@@ -238,23 +241,38 @@ class Stream:
     async def command(self, raw: bytes) -> tuple[str, CommandResult | None]:
         """{"kind":"command","command":{...},"ref":"r1"} → {"kind":"result","ref":"r1","version":N,"events":[…]}
         or {"kind":"error","ref":"r1",problem…}: the same gate, decide path and errors as POST /commands."""
-        ref = None
+        message: _SocketCommand | None = None
         try:
-            try:
-                request = msgspec.json.decode(raw, type=_SocketCommand)
-            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-                raise InvalidRequest(f"not a command message: {exc}", field="$") from None
-            ref = request.ref
-            if request.kind != "command":
-                raise InvalidRequest(f"unknown message kind {request.kind!r}", field="kind")
-            body = b'{"command":' + bytes(request.command) + b',"salt":' + msgspec.json.encode(request.salt) + b"}"
-            result = await self.gate.command(self.game_id, self.viewer, self.token, self.address, body,
-                                             request.idempotency_key, request.expected_version)
+            message = socket_message(raw)
+            result = await self.gate.command(self.game_id, self.viewer, self.token, self.address, b"",
+                                             message.idempotency_key, message.expected_version,
+                                             command_request(message))
         except Exception as exc:  # noqa: BLE001 - every failure is answered with its problem, never a drop
-            if problem_of(exc)["status"] >= 500:
-                log.exception("command over the socket failed")
-            return error_message(exc, ref), None
-        return result_message(ref, result.body), result
+            return command_error(exc, message), None
+        return result_message(message.ref, result.body), result
+
+
+def socket_message(raw: bytes) -> _SocketCommand:
+    """The message, decoded once: its ``command`` goes down to the pipeline as it is (``command_request``)."""
+    try:
+        return _decode_message(raw)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise InvalidRequest(f"not a command message: {exc}", field="$") from None
+
+
+def command_request(message: _SocketCommand) -> CommandRequest:
+    """The request POST /commands would decode from ``{"command":…,"salt":…}`` (errors the same: the
+    command is decoded, and fails, as that body's would)."""
+    if message.kind != "command":
+        raise InvalidRequest(f"unknown message kind {message.kind!r}", field="kind")
+    return CommandRequest(message.command, message.salt)
+
+
+def command_error(exc: Exception, message: _SocketCommand | None) -> str:
+    """A command's failure as its error message (``ref`` once the message was decoded)."""
+    if problem_of(exc)["status"] >= 500:
+        log.exception("command over the socket failed")
+    return error_message(exc, message.ref if message is not None else None)
 
 
 def result_message(ref: str | None, body: bytes) -> str:

@@ -8,7 +8,7 @@ files use only the public methods below.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from service.domain.core import Actor, Viewer
@@ -83,15 +83,22 @@ class GameService:
 
     # --- commands ----------------------------------------------------------------------------------
 
-    async def handle_command(
+    def handle_command(
         self,
         game_id: str,
         actor: Actor,
         body: bytes,
         idempotency_key: str | None = None,
         expected_version: int | None = None,
-    ) -> CommandResult:
-        result = await self.commands.handle(game_id, actor, body, idempotency_key, expected_version)
+        request: CommandRequest | None = None,
+    ) -> Coroutine[Any, Any, CommandResult]:
+        """The pipeline's (``request``: the body decoded already); with no process manager to react,
+        its own coroutine is returned, not wrapped in one more (one level fewer to resume per command)."""
+        handled = self.commands.handle(game_id, actor, body, idempotency_key, expected_version, request)
+        return self._reacting(game_id, handled) if self.on_command else handled
+
+    async def _reacting(self, game_id: str, handled: Coroutine[Any, Any, CommandResult]) -> CommandResult:
+        result = await handled
         for react in self.on_command:
             await react(game_id, result)
         return result
@@ -115,15 +122,19 @@ class GameService:
             await self.publish(game_id, [(seq, None)])
 
     # ``publish`` may be replaced after construction (tests spy on it): look it up on every call
-    async def _publish(self, game_id: str, items: FrameItems) -> None:
-        if self.publish is not None:
-            await self.publish(game_id, items)
+    def _publish(self, game_id: str, items: FrameItems) -> Awaitable[None]:
+        publish = self.publish
+        return publish(game_id, items) if publish is not None else _nothing()
 
     def _frames(self, head: GameHead, fresh: list[FreshEvent]) -> FrameItems:
         if self.publish is None:
             return []
         wanted = self.listening(head.game_id) if self.listening is not None else None
         return live_frames(head, fresh, wanted)
+
+
+async def _nothing() -> None:
+    return None
 
 
 __all__ = [

@@ -18,7 +18,7 @@ from service.domain.core import Actor, Command, Ruleset
 from .decide_append import CommandResult, CommandWriter, Decision
 from .errors import Forbidden, IdempotencyMismatch, MalformedCommand, VersionConflict, field_of
 from .event_store import Conflict, EventStore, WriteBatch
-from .frames import Publisher
+from .frames import FrameItems, Publisher
 from .head import GameHead
 from .head_cache import HeadCache
 from .inputs import decode_json
@@ -45,12 +45,17 @@ def command_decoder(ruleset: Ruleset) -> msgspec.json.Decoder[Any]:
 
 def decode_command(ruleset: Ruleset, body: bytes) -> tuple[CommandRequest, Command]:
     request = decode_json(body, CommandRequest, MalformedCommand)
+    return request, request_command(ruleset, request)
+
+
+def request_command(ruleset: Ruleset, request: CommandRequest) -> Command:
+    """The request's command, decoded for the ruleset (a request decoded already: the websocket's
+    message is decoded once, its ``command`` handed down as is; the errors are those of the body's)."""
     try:
-        command = command_decoder(ruleset).decode(request.command)
+        return command_decoder(ruleset).decode(request.command)  # type: ignore[no-any-return]
     except msgspec.ValidationError as exc:
         path = "$.command" + field_of(str(exc))[1:]
         raise MalformedCommand(str(exc).replace("`$", "`$.command"), field=path) from None
-    return request, command
 
 
 def request_fingerprint(actor: Actor, command: Command, salt: str) -> str:
@@ -119,15 +124,24 @@ class CommandPipeline:
         body: bytes,
         idempotency_key: str | None = None,
         expected_version: int | None = None,
+        request: CommandRequest | None = None,
     ) -> CommandResult:
+        """``request``: the body decoded already (the websocket's message); ``body`` is then not read."""
         if actor.kind == "spectator":
             raise Forbidden("spectators cannot issue commands; use a seat or umpire token")
         known = self.heads.hit(game_id)
-        request, command = decode_command((known or await self.heads.get(game_id)).ruleset, body)
+        ruleset = (known or await self.heads.get(game_id)).ruleset
+        if request is None:
+            request, command = decode_command(ruleset, body)
+        else:
+            command = request_command(ruleset, request)
         # what an Idempotency-Key is bound to: only a keyed request stores or checks it
         request_hash = request_fingerprint(actor, command, request.salt) if idempotency_key else ""
         for _attempt in range(ATTEMPTS):
-            async with self.heads.lock(game_id):
+            lock = self.heads.lock(game_id)
+            if not lock.try_acquire():  # free and nobody waiting (the usual case): no coroutine to take it
+                await lock.acquire()
+            try:
                 run = self._current_run(game_id) or await self._run_for(game_id)
                 if idempotency_key or _needs_settled_store(run.ahead):
                     # the store must answer for everything decided so far (a retried key, a ledger read)
@@ -156,42 +170,53 @@ class CommandPipeline:
                 mine = _InFlight(decision, committed, asyncio.get_running_loop().create_future(), before)
                 run.last = mine
                 self.pipelined += before is not None
+            finally:
+                lock.release()
+            # landing: after the commit (and the command before it), apply to the durable head and publish
             try:
-                await self._land(game_id, run, mine)
-            except Conflict:
-                continue  # another process appended (or what this was decided on did): reload, decide again
+                await committed
+                if before is not None:
+                    await asyncio.shield(before.settled)  # acknowledged in seq order
+            except asyncio.CancelledError:  # the caller went away; the batch's fate is still the writer's
+                self._abandon(game_id, run, mine)
+                raise
+            except Conflict:  # another process appended (or what this was decided on did): reload, decide again
+                await self._failed(game_id, run, mine)
+                continue
+            except BaseException:
+                await self._failed(game_id, run, mine)
+                raise
+            try:
+                frames = self._durable(game_id, run, mine)
+                if frames and self.publish is not None:
+                    await self.publish(game_id, frames)
+            finally:
+                _settle(mine)
             return decision.result
         raise VersionConflict("the game kept changing under this command; retry", field=None)
 
-    async def _land(self, game_id: str, run: _Run, mine: _InFlight) -> None:
-        """Wait for the commit, then (after the command before it) apply it to the durable head and
-        publish its frames; on failure drop both heads so the next command starts from the store."""
-        try:
-            await mine.committed
-            if mine.before is not None:
-                await asyncio.shield(mine.before.settled)  # acknowledged in seq order
-        except asyncio.CancelledError:  # the caller went away; the batch's fate is still the writer's
-            self._drop(game_id, run)
-            mine.committed.add_done_callback(lambda _f: _settle(mine))
-            raise
-        except BaseException:
-            if mine.before is not None:
-                await asyncio.shield(mine.before.settled)  # failures handled in seq order too
-            self._drop(game_id, run)
-            _settle(mine)
-            raise
-        try:
-            durable = run.durable
-            if durable.seq == mine.decision.result.after:
-                self.writer.apply(durable, mine.decision)
-            if self.heads.cached(game_id) is not durable or durable.seq != mine.decision.result.version:
-                self.heads.forget(game_id)  # evicted and reloaded mid-flight, or out of step: read it again
-            if self.publish is not None:
-                frames = self.writer.frames_for(durable, mine.decision)
-                if frames:
-                    await self.publish(game_id, frames)
-        finally:
-            _settle(mine)
+    def _abandon(self, game_id: str, run: _Run, mine: _InFlight) -> None:
+        """The caller was cancelled while its batch was in flight: the heads are dropped, and the batch
+        settles when the writer is done with it (the append is not lost)."""
+        self._drop(game_id, run)
+        mine.committed.add_done_callback(lambda _f: _settle(mine))
+
+    async def _failed(self, game_id: str, run: _Run, mine: _InFlight) -> None:
+        """A failed (or conflicting) commit: after the command before it, both heads go."""
+        if mine.before is not None:
+            await asyncio.shield(mine.before.settled)  # failures handled in seq order too
+        self._drop(game_id, run)
+        _settle(mine)
+
+    def _durable(self, game_id: str, run: _Run, mine: _InFlight) -> FrameItems:
+        """The command is durable (and the one before it settled): apply it to the durable head; the
+        frames to publish."""
+        durable = run.durable
+        if durable.seq == mine.decision.result.after:
+            self.writer.apply(durable, mine.decision)
+        if self.heads.cached(game_id) is not durable or durable.seq != mine.decision.result.version:
+            self.heads.forget(game_id)  # evicted and reloaded mid-flight, or out of step: read it again
+        return self.writer.frames_for(durable, mine.decision) if self.publish is not None else []
 
     def _drop(self, game_id: str, run: _Run) -> None:
         if self._runs.get(game_id) is run:

@@ -22,6 +22,20 @@ from .head import MARKER_TYPES, GameHead, build_head, decode_state
 DEFAULT_CAPACITY = 2000
 
 
+class GameLock(asyncio.Lock):
+    """A game's lock, with a synchronous ``try_acquire`` for the uncontended case: the command pipeline
+    takes a free lock without the ``async with`` coroutines (``acquire``/``release`` as asyncio's)."""
+
+    _locked: bool  # asyncio.Lock's own flag (acquire's first test, done here synchronously)
+
+    def try_acquire(self) -> bool:
+        """Take the lock now if ``acquire`` would without waiting (free, and nobody queued for it)."""
+        if not self._locked and (self._waiters is None or all(w.cancelled() for w in self._waiters)):
+            self._locked = True
+            return True
+        return False
+
+
 class HeadCache:
     def __init__(self, store: EventStore, capacity: int = DEFAULT_CAPACITY, verify_reads: bool = False) -> None:
         self.store = store
@@ -30,10 +44,10 @@ class HeadCache:
         # be behind the log: reads then compare it with the stored head seq first
         self.verify_reads = verify_reads
         self._heads: OrderedDict[str, GameHead] = OrderedDict()
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._locks: weakref.WeakValueDictionary[str, GameLock] = weakref.WeakValueDictionary()
         # the locks of cached heads, held strongly while the head is (one per cached game at most): the
         # weak mapping's lookup and a fresh Lock per command were a measurable part of a command
-        self._held: dict[str, asyncio.Lock] = {}
+        self._held: dict[str, GameLock] = {}
         # the highest seq this process has queued for a game: a stored head up to it is our own commit
         # whose head update is on its way (the command pipeline), not another writer's append
         self._own: dict[str, int] = {}
@@ -111,13 +125,13 @@ class HeadCache:
             self._held.pop(evicted, None)
         return head
 
-    def lock(self, game_id: str) -> asyncio.Lock:
+    def lock(self, game_id: str) -> GameLock:
         lock = self._held.get(game_id)  # a game being commanded: a plain dict lookup
         if lock is not None:
             return lock
         lock = self._locks.get(game_id)
         if lock is None:
-            lock = asyncio.Lock()
+            lock = GameLock()
             self._locks[game_id] = lock
         if game_id in self._heads:
             self._held[game_id] = lock
