@@ -11,8 +11,14 @@
 /** @typedef {import("../types/salvo").Envelope} Envelope */
 /** @typedef {import("../types/salvo").ErrorFrame} ErrorFrame */
 /** @typedef {import("../types/salvo").Command} Command */
+/** @typedef {import("../types/salvo").Problem} Problem */
+/** @typedef {import("../types/salvo").ServerFrame} ServerFrame */
+/** @typedef {import("../types/openapi").components["schemas"]["Rewound"]} Rewound */
+/** A problem+json body as far as the server (or the network) filled it in.
+ * @typedef {Partial<Problem>} ProblemLike */
 
 export class ApiError extends Error {
+  /** @param {ProblemLike} problem @param {number} status (0: no answer, a network error) */
   constructor(problem, status) {
     super(problem.detail || problem.title || `HTTP ${status}`);
     this.problem = problem;
@@ -24,14 +30,18 @@ export class ApiError extends Error {
 }
 
 export class Api {
+  /** @param {string | null} [token] @param {string} [base] */
   constructor(token = null, base = "") {
     this.token = token || null;
     this.base = base;
   }
 
+  /** @param {string} method @param {string} path @param {unknown} [body] sent as JSON when given */
   async request(method, path, body) {
+    /** @type {Record<string, string>} */
     const headers = { Accept: "application/json" };
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
+    /** @type {RequestInit} */
     const init = { method, headers };
     if (body !== undefined) {
       headers["Content-Type"] = "application/json";
@@ -52,49 +62,55 @@ export class Api {
 
   /** @returns {Promise<RulesetList>} */
   rulesets() { return this.request("GET", "/v1/rulesets"); }
-  /** @returns {Promise<ScenarioResponse>} */
+  /** @param {string} ruleset @param {string} name @returns {Promise<ScenarioResponse>} */
   scenario(ruleset, name) {
     return this.request("GET", `/v1/rulesets/${enc(ruleset)}/scenarios/${enc(name)}`);
   }
-  /** @returns {Promise<GameCreated>} */
+  /** @param {string} ruleset @param {string} scenario @param {Record<string, unknown>} [options]
+   * @returns {Promise<GameCreated>} */
   createGame(ruleset, scenario, options = {}) {
     return this.request("POST", "/v1/games", { ruleset, scenario, options });
   }
-  /** @returns {Promise<GameSummary>} */
+  /** @param {string} id @param {number | null} [at] the seq to show (null: live) @returns {Promise<GameSummary>} */
   game(id, at = null) {
     return this.request("GET", `/v1/games/${enc(id)}` + (at == null ? "" : `?at=${at}`));
   }
-  /** @returns {Promise<OptionsResponse>} */
+  /** @param {string} id @returns {Promise<OptionsResponse>} */
   options(id) { return this.request("GET", `/v1/games/${enc(id)}/options`); }
-  /** @returns {Promise<EventsPage>} */
+  /** @param {string} id @param {number} [after] @param {number} [limit] @returns {Promise<EventsPage>} */
   events(id, after = 0, limit = 1000) {
     return this.request("GET", `/v1/games/${enc(id)}/events?after=${after}&limit=${limit}`);
   }
-  /** @returns {Promise<TurnReplay>} */
+  /** @param {string} id @param {number} n @param {string | null} [phase] @returns {Promise<TurnReplay>} */
   turn(id, n, phase = null) {
     return this.request("GET", `/v1/games/${enc(id)}/turns/${n}` + (phase ? `?phase=${enc(phase)}` : ""));
   }
-  /** @returns {Promise<CommandAccepted>} */
+  /** @param {string} id @param {Command} command @param {string} [salt] @returns {Promise<CommandAccepted>} */
   command(id, command, salt = "") {
     return this.request("POST", `/v1/games/${enc(id)}/commands`, salt ? { command, salt } : { command });
   }
+  /** @param {string} id @param {number | null} [at] @returns {Promise<GameCreated>} */
   fork(id, at = null) {
     return this.request("POST", `/v1/games/${enc(id)}/fork` + (at == null ? "" : `?at=${at}`));
   }
+  /** @param {string} id @param {number} toSeq @param {string} reason @returns {Promise<Rewound>} */
   rewind(id, toSeq, reason) {
     return this.request("POST", `/v1/games/${enc(id)}/rewind`, { to_seq: toSeq, reason });
   }
   // The battle file as text (the caller's envelopes; the token decides what it holds).
+  /** @param {string} id @returns {Promise<string>} */
   async exportText(id) {
     const headers = this.token ? { Authorization: `Bearer ${this.token}` } : {};
     const resp = await fetch(this.base + `/v1/games/${enc(id)}/export`, { headers });
     const text = await resp.text();
-    if (!resp.ok) { let p = {}; try { p = JSON.parse(text); } catch { p = { detail: text }; } throw new ApiError(p, resp.status); }
+    if (!resp.ok) { /** @type {ProblemLike} */ let p = {}; try { p = JSON.parse(text); } catch { p = { detail: text }; } throw new ApiError(p, resp.status); }
     return text;
   }
+  /** @param {string} text the battle file (JSON lines) @returns {Promise<GameCreated>} */
   importFile(text) {
     return this.requestRaw("POST", "/v1/games/import", text);
   }
+  /** @param {string} method @param {string} path @param {string} text sent as application/x-ndjson */
   async requestRaw(method, path, text) {
     const resp = await fetch(this.base + path, { method, headers: { Accept: "application/json", "Content-Type": "application/x-ndjson" }, body: text });
     const body = await resp.text();
@@ -105,6 +121,7 @@ export class Api {
   }
 }
 
+/** @param {string | number} s */
 function enc(s) { return encodeURIComponent(s); }
 
 // A resumable event stream: reconnects with ?after=<last seq seen> on any drop (code 1013 included).
@@ -147,6 +164,7 @@ export class GameStream {
     const ws = new WebSocket(this.url(), this.protocols());
     this.ws = ws;
     ws.onmessage = (msg) => {
+      /** @type {ServerFrame} */
       let m;
       try { m = JSON.parse(msg.data); } catch { return; }
       if (m.kind === "event") {

@@ -3,6 +3,15 @@ import { el, clear, fmt, humanize } from "./dom.js";
 import { labelStarfinder, STARFINDER_GROUPS, seatShipId } from "./starfinder-ui.js";
 import { labelFtcampaign, FTCAMPAIGN_GROUPS } from "./ftcampaign-ui.js";
 
+/** @typedef {import("../types/salvo").Command} Command */
+/** @typedef {import("../types/salvo").GameView} GameView */
+/** @typedef {import("../types/openapi").components["schemas"]["Leg"]} Leg */
+/** The parts of a GSC2 view the labels read: ship names and battery names (the views are not in the OpenAPI document).
+ * @typedef {{phase?: string, ships?: {id: string, name?: string,
+ *   data_sheet?: {beams?: {id: string, name?: string}[], missiles?: {id: string, name?: string}[]}}[]}} LabelView */
+/** A view as the page holds it (read here as a LabelView). @typedef {GameView | null | undefined} AnyView */
+
+/** @type {Record<string, string>} command type -> its button group */
 const GROUPS = {
   "gsc2.start": "Game", "gsc2.choose_order": "Order", "gsc2.move": "Move", "gsc2.pass": "Order",
   "gsc2.fire_tractor": "Tractor beams", "gsc2.launch": "Launch missiles", "gsc2.move_missiles": "Move missiles",
@@ -15,13 +24,17 @@ const GROUPS = {
 const ORDER = ["Game", "Set-up", "Order", "Move", "Engineering", "Helm", "Helm stunts", "Science", "Gunnery", "Captain",
   "Orders", "Contacts", "Economy", "Crew", "Phase", "Umpire"];
 
-function shipName(view, id) {
+/** @param {AnyView} state @param {string} id */
+function shipName(state, id) {
+  const view = /** @type {LabelView} */ (state);
   const ships = (view && view.ships) || [];
   const s = ships.find((x) => x.id === id);
   return (s && s.name) || id;
 }
 
-function batteryName(view, shipId, battery) {
+/** @param {AnyView} state @param {string} shipId @param {string} battery */
+function batteryName(state, shipId, battery) {
+  const view = /** @type {LabelView} */ (state);
   const s = ((view && view.ships) || []).find((x) => x.id === shipId);
   const sheet = s && s.data_sheet;
   const all = sheet ? [...(sheet.beams || []), ...(sheet.missiles || [])] : [];
@@ -29,8 +42,10 @@ function batteryName(view, shipId, battery) {
   return b && b.name ? `${b.name} (${battery})` : battery;
 }
 
+/** @param {Leg[] | null | undefined} legs */
 export function describeLegs(legs) {
   if (!legs || !legs.length) return "stay put";
+  /** @type {string[]} */
   const parts = [];
   for (const leg of legs) {
     if (leg.turn) parts.push(`turn ${Math.abs(leg.turn)}° ${leg.turn < 0 ? "left" : "right"}`);
@@ -39,11 +54,12 @@ export function describeLegs(legs) {
   return parts.join(", ") || "stay put";
 }
 
+/** @param {Command} cmd @param {AnyView} view */
 export function labelCommand(cmd, view) {
   const t = cmd.type;
   if (t.startsWith("starfinder.")) { const l = labelStarfinder(cmd, view); if (l) return l; }
   if (t.startsWith("ftcampaign.")) { const l = labelFtcampaign(cmd, view); if (l) return l; }
-  const n = (id) => shipName(view, id);
+  const n = (/** @type {string} */ id) => shipName(view, id);
   switch (t) {
     case "gsc2.start": return "Start the game";
     case "gsc2.choose_order":
@@ -72,11 +88,14 @@ export function labelCommand(cmd, view) {
   }
 }
 
+/** @param {Command} cmd */
 export function groupOf(cmd) {
   return GROUPS[cmd.type] || humanize(cmd.type).replace(/^./, (c) => c.toUpperCase());
 }
 
 // Render the option buttons; onPick(cmd) sends it. selected: the selected ship id (its commands first).
+/** @param {HTMLElement} root @param {Command[]} commands @param {AnyView} view @param {(cmd: Command) => void} onPick
+ * @param {{selected?: string | null, disabled?: boolean, note?: string}} [how] */
 export function renderCommands(root, commands, view, onPick, { selected = null, disabled = false, note = "" } = {}) {
   clear(root);
   if (note) root.append(el("p", { class: "note" }, note));
@@ -84,14 +103,18 @@ export function renderCommands(root, commands, view, onPick, { selected = null, 
     root.append(el("p", { class: "muted" }, disabled ? "" : "Nothing to do right now."));
     return;
   }
+  /** @type {Map<string, Command[]>} */
   const groups = new Map();
   for (const cmd of commands) {
     const g = groupOf(cmd);
     if (!groups.has(g)) groups.set(g, []);
     groups.get(g).push(cmd);
   }
-  const rank = (g) => { const i = ORDER.indexOf(g); return i < 0 ? ORDER.indexOf("Crew") : i; }; // unknown: before Phase
-  const shipOf = (cmd) => cmd.ship ?? seatShipId(cmd.seat);
+  const rank = (/** @type {string} */ g) => { const i = ORDER.indexOf(g); return i < 0 ? ORDER.indexOf("Crew") : i; }; // unknown: before Phase
+  const shipOf = (/** @type {Command} */ cmd) => {
+    const c = /** @type {{ship?: string, seat?: string}} */ (cmd); // a GSC2 ship's command, or a Starfinder seat's
+    return c.ship ?? seatShipId(c.seat);
+  };
   for (const [name, cmds] of [...groups].sort((a, b) => rank(a[0]) - rank(b[0]))) {
     // @ts-expect-error booleans subtract as 0/1 here on purpose: the selected ship's commands first
     cmds.sort((a, b) => (shipOf(b) === selected) - (shipOf(a) === selected));

@@ -3,6 +3,9 @@
 import { el, fill } from "./dom.js";
 import { pageUrl } from "./links.js";
 
+/** @typedef {import("../types/salvo").GameCreated} GameCreated */
+
+/** @param {string} name @param {string} text */
 function download(name, text) {
   const url = URL.createObjectURL(new Blob([text], { type: "application/x-ndjson" }));
   const a = el("a", { href: url, download: name, class: "button small", id: "export-link" }, `Save ${name}`);
@@ -10,8 +13,9 @@ function download(name, text) {
   return a;
 }
 
+/** @param {GameCreated} created */
 function linksOf(created) {
-  const link = (token) => pageUrl(created.game_id, token);
+  const link = (/** @type {string | null} */ token) => pageUrl(created.game_id, token);
   return el("ul", { class: "links" },
     ...Object.entries(created.seats || {}).map(([seat, t]) => el("li", { dataset: { role: `seat:${seat}` } }, el("a", { href: link(t) }, `Seat ${seat}`))),
     created.umpire_token ? el("li", { dataset: { role: "umpire" } }, el("a", { href: link(created.umpire_token) }, "Umpire")) : null,
@@ -19,6 +23,8 @@ function linksOf(created) {
 }
 
 // at: the seq shown (null = live); viewer: "umpire" | "seat:x" | "spectator"
+/** @param {import("./api.js").Api} api @param {string} gameId
+ * @param {{at: number | null, version: number, viewer: string, onError: (err: unknown) => void}} how */
 export function disputesBlock(api, gameId, { at, version, viewer, onError }) {
   const out = el("div", { class: "disputes-out", "aria-live": "polite" });
   const shownSeq = at ?? version;

@@ -6,8 +6,40 @@
 import { el, fmt } from "./dom.js";
 import { legsPath, hexNeighbours, hexDistance, place, HEX_DIRS } from "./geometry.js";
 
+/** @typedef {import("../types/salvo").Form} Form */
+/** @typedef {import("../types/salvo").Command} Command */
+/** @typedef {import("../types/salvo").Drawing} Drawing */
+/** @typedef {import("../types/salvo").DrawBoard} DrawBoard */
+/** @typedef {import("../types/salvo").XY} XY */
+/** @typedef {import("../types/openapi").components["schemas"]["PieceChoices"]} PieceChoices */
+/** @typedef {import("../types/openapi").components["schemas"]["Field"]} Field */
+/** @typedef {import("../types/openapi").components["schemas"]["Leg"]} Leg */
+/** @typedef {import("./board.js").Handle} Handle */
+/** A hex as the limits and drafts give it: [q, r], {q, r} or {x, y} (GSC2's start is a point).
+ * @typedef {number[] | {q?: number, r?: number, x?: number, y?: number}} HexLike */
+/** The `limits` keys the page reads (the rules' move limits, docs/view-contract.md): a legs field's
+ * (service/domain/gsc2/movement.py move_limits) and a hexpath field's (ASC, Starfinder options).
+ * @typedef {{max_distance_left?: number, max_distance?: number, turn_degrees?: number, paid_turn_cost?: number,
+ *   turn_distance?: number, free_turn_after?: number, end_of_move_turn?: boolean,
+ *   start?: HexLike, facing?: number, turn_cost?: number, max_cost?: number, map_radius?: number,
+ *   costs?: Record<string, number>, step_cost?: number}} Limits */
+/** A piece's draft: field key -> value. @typedef {Record<string, unknown>} Draft */
+/** A target's choice the tray offers (options.js targetActions). @typedef {{label: string, apply: () => void}} Setter */
+/** A hex the path may take next, and what tapping it does. @typedef {{q: number, r: number, label: string, text: string, apply: () => void}} Cell */
+/** What a piece's draft lays on the map (Board.render's decor) and the target setters.
+ * @typedef {{targets: Map<string, string>, plan: {points: XY[], ok: boolean, marks: {at: XY, text: string}[]} | null,
+ *   cells: Cell[], handle: Handle | null, setters: Map<string, Setter[]>}} FormDecor */
+/** @typedef {(redraw: boolean) => void} OnChange */
+/** Sets the field's draft value (and redraws unless told not to). @typedef {(x: unknown, redraw?: boolean) => void} SetValue */
+
 const EPS = 1e-6;
 
+/** @param {Field} field */
+const limitsOf = (field) => /** @type {Limits} */ (field.limits || {});
+/** The value a control's change event carries. @param {Event} e */
+const valueOf = (e) => /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value;
+
+/** @param {Field} f @returns {unknown} */
 export function defaultValue(f) {
   if (f.default != null) return structuredClone(f.default);
   // an optional choice (required: false, e.g. a final facing) starts unset, not at its first value
@@ -17,12 +49,13 @@ export function defaultValue(f) {
   return [];
 }
 
-const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
-const hexOf = (h) => (Array.isArray(h) ? [h[0], h[1]] : h && typeof h === "object" ? [h.q ?? h.x, h.r ?? h.y] : null);
+const same = (/** @type {unknown} */ a, /** @type {unknown} */ b) => JSON.stringify(a) === JSON.stringify(b);
+const hexOf = (/** @type {HexLike | null | undefined} */ h) => /** @type {XY | null} */ (Array.isArray(h) ? [h[0], h[1]] : h && typeof h === "object" ? [h.q ?? h.x, h.r ?? h.y] : null);
 
 // ---- legs: live legality from the move limits (GSC2-MOV-3/4 as the limits describe them) ----------
+/** @param {Leg[]} legs @param {Field} field */
 export function checkLegs(legs, field) {
-  const lim = field.limits || {};
+  const lim = limitsOf(field);
   const maxDist = lim.max_distance_left ?? lim.max_distance ?? field.max ?? Infinity;
   const deg = lim.turn_degrees;
   const paidCost = lim.paid_turn_cost;
@@ -30,6 +63,7 @@ export function checkLegs(legs, field) {
   let need = lim.free_turn_after ?? 0; // distance still to go before a free turn
   let left = maxDist;
   let total = 0;
+  /** @type {string[]} */
   const problems = [];
   legs.forEach((leg, i) => {
     const turn = Number(leg.turn) || 0, dist = Number(leg.distance) || 0;
@@ -53,6 +87,7 @@ export function checkLegs(legs, field) {
 }
 
 // ---- hexpath ---------------------------------------------------------------------------------------
+/** @param {Limits} lim @param {XY} hex */
 function stepCost(lim, hex) {
   const costs = lim.costs || {};
   return costs[`${hex[0]},${hex[1]}`] ?? lim.step_cost ?? 1;
@@ -60,8 +95,9 @@ function stepCost(lim, hex) {
 
 // A path's cost: each hex's cost, plus (when the limits give a facing and a turn cost) the hexsides
 // turned to face each step (ASC-MOV-2: half a point a hexside).
+/** @param {XY[]} path @param {Field} field */
 export function pathCost(path, field) {
-  const lim = field.limits || {};
+  const lim = limitsOf(field);
   let cost = 0;
   let at = hexOf(lim.start);
   let facing = lim.facing;
@@ -80,8 +116,9 @@ export function pathCost(path, field) {
   return cost;
 }
 
+/** @param {XY[]} path @param {Field} field @param {Pick<DrawBoard, "radius"> | null | undefined} board */
 export function nextHexes(path, field, board) {
-  const lim = field.limits || {};
+  const lim = limitsOf(field);
   const start = hexOf(lim.start) || [0, 0];
   const last = path.length ? path[path.length - 1] : start;
   const max = lim.max_cost ?? field.max ?? Infinity;
@@ -96,20 +133,32 @@ export function nextHexes(path, field, board) {
 // ---- the drafts ------------------------------------------------------------------------------------
 export class Drafts {
   constructor() {
-    this.forms = []; this.values = new Map(); this.included = new Map(); this.active = null;
+    /** @type {Form[]} */
+    this.forms = [];
+    /** @type {Map<string, Draft>} key(form, piece) -> the piece's draft */
+    this.values = new Map();
+    /** @type {Map<string, boolean>} key(form, piece) -> in the command (forms with optional_pieces) */
+    this.included = new Map();
+    this.active = null;
     /** @type {string | null} the command whose hex path takes the map's taps */
     this.activePath = null;
   }
 
+  /** @param {Form} form @param {string} piece */
   key(form, piece) { return `${form.command}|${form.label}|${piece}`; }
 
+  /** @param {Form[] | null | undefined} forms */
   update(forms) {
     this.forms = forms || [];
-    const keep = new Map(), inc = new Map();
+    /** @type {Map<string, Draft>} */
+    const keep = new Map();
+    /** @type {Map<string, boolean>} */
+    const inc = new Map();
     for (const form of this.forms) {
       for (const pc of form.pieces) {
         const k = this.key(form, pc.piece);
         const old = this.values.get(k) || {};
+        /** @type {Draft} */
         const vals = {};
         for (const f of pc.fields) vals[f.key] = f.key in old && this.stillValid(f, old[f.key]) ? old[f.key] : defaultValue(f);
         keep.set(k, vals);
@@ -120,14 +169,17 @@ export class Drafts {
     this.included = inc;
   }
 
+  /** @param {Field} f @param {unknown} v */
   stillValid(f, v) {
     if (f.kind === "choice") return (f.values || []).some((x) => same(x.value, v));
     if (f.kind === "number") return typeof v === "number" && (f.min == null || v >= f.min) && (f.max == null || v <= f.max);
     return true;
   }
 
+  /** @param {Form} form @param {PieceChoices} pc @param {Field} f @returns {unknown} */
   get(form, pc, f) { return (this.values.get(this.key(form, pc.piece)) || {})[f.key]; }
 
+  /** @param {Form} form @param {PieceChoices} pc @param {Field} f @param {unknown} v */
   set(form, pc, f, v) {
     const k = this.key(form, pc.piece);
     if (f.kind === "hexpath") this.activePath = form.command;
@@ -135,9 +187,12 @@ export class Drafts {
     if (form.optional_pieces) this.included.set(k, true);
   }
 
+  /** @param {Form} form @param {PieceChoices} pc @param {boolean} on */
   include(form, pc, on) { this.included.set(this.key(form, pc.piece), on); }
+  /** @param {Form} form @param {PieceChoices} pc */
   isIncluded(form, pc) { return this.included.get(this.key(form, pc.piece)); }
 
+  /** @param {Form} form */
   reset(form) {
     for (const pc of form.pieces) {
       const k = this.key(form, pc.piece);
@@ -147,10 +202,13 @@ export class Drafts {
   }
 
   // core.choices.compose, with the drafts as the picks
+  /** @param {Form} form @returns {Command} the command as the form builds it (the server checks it as any command) */
   compose(form) {
+    /** @type {Record<string, unknown>[]} */
     const entries = [];
     for (const pc of form.pieces) {
       if (!this.isIncluded(form, pc)) continue;
+      /** @type {Record<string, unknown>} */
       const entry = { [form.piece_key || "id"]: pc.piece, ...(pc.fixed || {}) };
       for (const f of pc.fields) {
         const v = this.get(form, pc, f);
@@ -158,14 +216,17 @@ export class Drafts {
       }
       entries.push(entry);
     }
+    /** @type {Record<string, unknown>} */
     const body = { type: form.command, ...(form.fixed || {}) };
     if (form.list_key != null) body[form.list_key] = entries;
     else if (entries.length) Object.assign(body, entries[0]);
-    return body;
+    return /** @type {Command} */ (body);
   }
 
   // Every (form, piece choices) for a piece id
+  /** @param {string} piece @returns {[Form, PieceChoices][]} */
   of(piece) {
+    /** @type {[Form, PieceChoices][]} */
     const out = [];
     for (const form of this.forms) for (const pc of form.pieces) if (pc.piece === piece) out.push([form, pc]);
     return out;
@@ -175,7 +236,9 @@ export class Drafts {
 // ---- what a piece's draft puts on the map ----------------------------------------------------------
 // decor for Board.render: form targets (choice values pointing at pieces), the legs plan with its drag
 // handle, or the hexpath with its next hexes.
+/** @param {Drafts} drafts @param {string | null | undefined} piece @param {Drawing} drawing @param {OnChange} onChange */
 export function formDecor(drafts, piece, drawing, onChange) {
+  /** @type {FormDecor} */
   const out = { targets: new Map(), plan: null, cells: [], handle: null, setters: new Map() };
   if (!piece) return out;
   const p = (drawing.pieces || []).find((x) => x.id === piece);
@@ -195,11 +258,12 @@ export function formDecor(drafts, piece, drawing, onChange) {
           out.setters.get(v.piece).push({ label: `${whose} — ${f.label}: ${v.label}`, apply: () => drafts.set(form, pc, f, v.value) });
         }
       } else if (f.kind === "legs" && p && board.kind === "plane") {
-        const legs = drafts.get(form, pc, f) || [];
+        const legs = /** @type {Leg[]} */ (drafts.get(form, pc, f) || []);
         const start = place(board, p.at);
         const { pts, heading } = legsPath(start, p.facing || 0, legs);
         const check = checkLegs(legs, f);
         let run = 0;
+        /** @type {{at: XY, text: string}[]} */
         const marks = [];
         legs.forEach((leg, i) => {
           run += Number(leg.distance) || 0;
@@ -213,7 +277,7 @@ export function formDecor(drafts, piece, drawing, onChange) {
           at: end, value: last ? last.distance : 0,
           label: `Drag to set the move's last leg: ${fmt(check.total)}" of ${fmt(check.maxDist)}", heading ${fmt(heading)}°`,
           onDrag: (ux, uy, done) => {
-            const cur = [...(drafts.get(form, pc, f) || [])];
+            const cur = [.../** @type {Leg[]} */ (drafts.get(form, pc, f) || [])];
             if (!cur.length) cur.push({ turn: 0, distance: 0 });
             const before = legsPath(start, p.facing || 0, cur.slice(0, -1));
             const h = (((before.heading + (Number(cur.at(-1).turn) || 0)) * Math.PI) / 180);
@@ -226,7 +290,7 @@ export function formDecor(drafts, piece, drawing, onChange) {
             onChange(done);
           },
           onKey: (k) => {
-            const cur = [...(drafts.get(form, pc, f) || [])];
+            const cur = [.../** @type {Leg[]} */ (drafts.get(form, pc, f) || [])];
             if (!cur.length) cur.push({ turn: 0, distance: 0 });
             const d = Number(cur.at(-1).distance) || 0;
             cur[cur.length - 1] = { ...cur.at(-1), distance: Math.max(0, d + (k === "ArrowUp" || k === "ArrowRight" ? 0.5 : -0.5)) };
@@ -235,14 +299,14 @@ export function formDecor(drafts, piece, drawing, onChange) {
           },
         };
       } else if (f.kind === "hexpath" && board.kind === "hex" && form === pathForm && !out.cells.length) {
-        const path = (drafts.get(form, pc, f) || []).map(hexOf);
-        const start = hexOf((f.limits || {}).start) || (p ? [p.at.x, p.at.y] : [0, 0]);
+        const path = /** @type {HexLike[]} */ (drafts.get(form, pc, f) || []).map(hexOf);
+        const start = hexOf(limitsOf(f).start) || (p ? [p.at.x, p.at.y] : [0, 0]);
         out.plan = { points: [start, ...path].map((h) => place(board, { x: h[0], y: h[1] })), ok: true,
           marks: path.map((h, i) => ({ at: place(board, { x: h[0], y: h[1] }), text: String(pathCost(path.slice(0, i + 1), f)) })) };
         out.cells = nextHexes(path, f, board).map(({ hex, cost, max }) => ({
           q: hex[0], r: hex[1], text: String(cost),
           label: `Add hex ${hex[0]}, ${hex[1]} to ${pc.label}'s path: cost ${cost} of ${max}`,
-          apply: () => { drafts.set(form, pc, f, [...(drafts.get(form, pc, f) || []), [hex[0], hex[1]]]); },
+          apply: () => { drafts.set(form, pc, f, [.../** @type {HexLike[]} */ (drafts.get(form, pc, f) || []), [hex[0], hex[1]]]); },
         }));
       }
     }
@@ -251,34 +315,37 @@ export function formDecor(drafts, piece, drawing, onChange) {
 }
 
 // ---- the pane ------------------------------------------------------------------------------------
+/** @param {Drafts} drafts @param {Form} form @param {PieceChoices} pc @param {Field} f @param {OnChange} onChange
+ * @param {boolean} disabled */
 function fieldControl(drafts, form, pc, f, onChange, disabled) {
   const id = `f-${form.command}-${pc.piece}-${f.key}`.replace(/[^a-zA-Z0-9_-]/g, "_");
   const v = drafts.get(form, pc, f);
+  /** @type {SetValue} */
   const set = (x, redraw = true) => { drafts.set(form, pc, f, x); onChange(redraw); };
   const label = el("label", { for: id }, f.label + (f.unit ? ` (${f.unit})` : ""));
   switch (f.kind) {
     case "choice": {
       const optional = f.required === false;
       const sel = el("select", { id, disabled, "data-key": f.key,
-        onchange: (e) => set(e.target.value === "" ? null : f.values[Number(e.target.value)].value) },
+        onchange: (/** @type {Event} */ e) => set(valueOf(e) === "" ? null : f.values[Number(valueOf(e))].value) },
         optional ? el("option", { value: "", selected: v == null }, "—") : null,
         ...(f.values || []).map((x, i) => el("option", { value: i, selected: same(x.value, v) }, x.label)));
       return el("div", { class: "field" }, label, sel);
     }
     case "number": {
       const input = el("input", { id, type: "number", min: f.min, max: f.max, step: f.step ?? "any", value: v ?? "", disabled,
-        "data-key": f.key, onchange: (e) => set(e.target.value === "" ? null : Number(e.target.value)) });
+        "data-key": f.key, onchange: (/** @type {Event} */ e) => set(valueOf(e) === "" ? null : Number(valueOf(e))) });
       return el("div", { class: "field" }, label, input);
     }
     case "flag": {
-      const box = el("input", { id, type: "checkbox", checked: !!v, disabled, "data-key": f.key, onchange: (e) => set(e.target.checked) });
+      const box = el("input", { id, type: "checkbox", checked: !!v, disabled, "data-key": f.key, onchange: (/** @type {Event} */ e) => set(/** @type {HTMLInputElement} */ (e.target).checked) });
       return el("div", { class: "field flag" }, box, label);
     }
     case "legs": return legsEditor(id, drafts, form, pc, f, set, disabled);
     case "hexpath": {
-      const path = v || [];
+      const path = /** @type {HexLike[]} */ (v || []);
       const cost = pathCost(path.map(hexOf), f);
-      const max = (f.limits || {}).max_cost ?? f.max;
+      const max = limitsOf(f).max_cost ?? f.max;
       return el("div", { class: "field hexpath", "data-key": f.key },
         el("span", { class: "lbl" }, f.label),
         el("p", { class: "path-text", "aria-live": "polite" }, path.length
@@ -291,24 +358,26 @@ function fieldControl(drafts, form, pc, f, onChange, disabled) {
   }
 }
 
+/** @param {string} id @param {Drafts} drafts @param {Form} form @param {PieceChoices} pc @param {Field} f
+ * @param {SetValue} set @param {boolean} disabled */
 function legsEditor(id, drafts, form, pc, f, set, disabled) {
-  const legs = drafts.get(form, pc, f) || [];
-  const lim = f.limits || {};
+  const legs = /** @type {Leg[]} */ (drafts.get(form, pc, f) || []);
+  const lim = limitsOf(f);
   const deg = lim.turn_degrees || 45;
   const check = checkLegs(legs, f);
   const rows = legs.map((leg, i) => {
-    const upd = (patch, redraw = true) => { const next = legs.map((l, j) => (j === i ? { ...l, ...patch } : l)); set(next, redraw); };
+    const upd = (/** @type {Leg} */ patch, redraw = true) => { const next = legs.map((l, j) => (j === i ? { ...l, ...patch } : l)); set(next, redraw); };
     const turn = el("select", { id: `${id}-turn-${i}`, "aria-label": `Leg ${i + 1} turn`, disabled, class: "leg-turn",
-      onchange: (e) => upd({ turn: Number(e.target.value) }) },
+      onchange: (/** @type {Event} */ e) => upd({ turn: Number(valueOf(e)) }) },
     ...[-deg, 0, deg].map((t) => el("option", { value: t, selected: (Number(leg.turn) || 0) === t },
       t === 0 ? "straight on" : `${Math.abs(t)}° ${t < 0 ? "left" : "right"}`)));
     const max = Math.max(0, check.left + (Number(leg.distance) || 0));
     const dist = el("input", { type: "number", id: `${id}-dist-${i}`, class: "leg-distance", "aria-label": `Leg ${i + 1} distance in inches`,
-      min: 0, step: 0.1, value: leg.distance ?? 0, disabled, onchange: (e) => upd({ distance: Number(e.target.value) || 0 }) });
+      min: 0, step: 0.1, value: leg.distance ?? 0, disabled, onchange: (/** @type {Event} */ e) => upd({ distance: Number(valueOf(e)) || 0 }) });
     const slider = el("input", { type: "range", class: "leg-slider", "aria-label": `Leg ${i + 1} distance`, min: 0, max: fmt(max, 2),
       step: 0.1, value: leg.distance ?? 0, disabled,
-      oninput: (e) => { dist.value = e.target.value; upd({ distance: Number(e.target.value) }, false); },
-      onchange: (e) => upd({ distance: Number(e.target.value) }) });
+      oninput: (/** @type {Event} */ e) => { dist.value = valueOf(e); upd({ distance: Number(valueOf(e)) }, false); },
+      onchange: (/** @type {Event} */ e) => upd({ distance: Number(valueOf(e)) }) });
     return el("li", { class: "leg", dataset: { i } }, el("span", { class: "lbl" }, `Leg ${i + 1}`), turn, dist, el("span", {}, '"'),
       slider, el("button", { type: "button", class: "small", "aria-label": `Remove leg ${i + 1}`, disabled, onclick: () => set(legs.filter((_, j) => j !== i)) }, "✕"));
   });
@@ -322,13 +391,16 @@ function legsEditor(id, drafts, form, pc, f, set, disabled) {
 }
 
 // One form: a block per piece (only the selected piece's block open when there are many), one submit.
+/** @param {Drafts} drafts @param {Form} form
+ * @param {{selected?: string | null, disabled: boolean, onChange: OnChange, onSend: (command: Command, form: Form) => void,
+ *   onShow: (piece: string) => void}} how */
 export function formBlock(drafts, form, { selected, disabled, onChange, onSend, onShow }) {
   const many = form.pieces.length > 3;
   const blocks = form.pieces.map((pc) => {
     const inc = drafts.isIncluded(form, pc);
     const head = el("div", { class: "pc-head" },
       form.optional_pieces ? el("input", { type: "checkbox", checked: inc, disabled, "aria-label": `Include ${pc.label}`,
-        onchange: (e) => { drafts.include(form, pc, e.target.checked); onChange(true); } }) : null,
+        onchange: (/** @type {Event} */ e) => { drafts.include(form, pc, /** @type {HTMLInputElement} */ (e.target).checked); onChange(true); } }) : null,
       el("strong", {}, pc.label),
       el("button", { type: "button", class: "small show", disabled, "aria-label": `Show ${pc.label} on the map`, onclick: () => onShow(pc.piece) }, "Map"));
     const open = !many || pc.piece === selected;

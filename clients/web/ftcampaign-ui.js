@@ -2,7 +2,20 @@
 // "ftcampaign.*" commands, and a campaign sheet (players, the viewer's economy and task groups).
 import { el, humanize } from "./dom.js";
 
+/** @typedef {import("../types/salvo").Command} Command */
+/** @typedef {import("../types/salvo").GameView} GameView */
+/** @typedef {import("../types/openapi").components["schemas"]["StrategicOrder"]} StrategicOrder */
+/** The parts of a campaign player's or umpire's view this sheet reads (the views are not in the OpenAPI
+ * document; the state's shapes are CampaignState's).
+ * @typedef {{title?: string, turn?: number, phase?: string,
+ *   players?: {id: string, name?: string, species?: string, orders_sealed?: boolean, ready?: boolean}[],
+ *   map?: {worlds?: {id: string, hex?: number[]}[]}, economy?: Record<string, unknown>,
+ *   groups?: {id: string, hex?: unknown, owner?: string, cloaked?: boolean, ships?: {id: string, name?: string, design?: string}[]}[],
+ *   rulings?: (string | {text?: string})[]}} CampaignView */
+
+/** @param {string} group @param {string[]} types @returns {Record<string, string>} */
 const G = (group, types) => Object.fromEntries(types.map((t) => [`ftcampaign.${t}`, group]));
+/** @type {Record<string, string>} command type -> its button group */
 export const FTCAMPAIGN_GROUPS = {
   ...G("Set-up", ["generate_map", "claim_homeworld", "expand", "ready", "approve_technology", "approve_standard_navy"]),
   ...G("Orders", ["submit_orders", "split_group", "merge_groups", "set_cloak", "scout"]),
@@ -13,30 +26,37 @@ export const FTCAMPAIGN_GROUPS = {
   ...G("Umpire", ["record_ruling", "close_turn", "record_battle", "resolve_disengagement", "end_campaign"]),
 };
 
+/** @param {GameView | CampaignView | null | undefined} view */
 export function isCampaign(view) {
-  return !!(view && view.map && Array.isArray(view.map.worlds) && Array.isArray(view.players));
+  const v = /** @type {CampaignView} */ (view);
+  return !!(v && v.map && Array.isArray(v.map.worlds) && Array.isArray(v.players));
 }
 
+/** @param {CampaignView | null | undefined} view @param {string} id */
 function playerName(view, id) {
   const p = ((view && view.players) || []).find((x) => x.id === id);
   return (p && p.name) || id;
 }
 
+/** @param {CampaignView | null | undefined} view @param {unknown} hex */
 function place(view, hex) {
   if (!Array.isArray(hex)) return String(hex ?? "?");
   const w = ((view && view.map && view.map.worlds) || []).find((x) => x.hex && x.hex[0] === hex[0] && x.hex[1] === hex[1]);
   return w ? `${w.id} (${hex[0]},${hex[1]})` : `hex ${hex[0]},${hex[1]}`;
 }
 
-const list = (xs) => (xs || []).map(humanize).join(", ");
+const list = (/** @type {string[] | null | undefined} */ xs) => (xs || []).map(humanize).join(", ");
 
+/** @param {CampaignView | null | undefined} view @param {StrategicOrder} o */
 function describeOrder(view, o) {
   const route = o.route ? ` by route ${humanize(o.route)}` : "";
   return `${o.group} → ${place(view, o.to)}${o.posture ? ` (${humanize(o.posture)})` : ""}${route}`;
 }
 
-export function labelFtcampaign(cmd, view) {
-  const P = (id) => playerName(view, id);
+/** @param {Command} cmd @param {GameView | CampaignView | null | undefined} state @returns {string | null} */
+export function labelFtcampaign(cmd, state) {
+  const view = /** @type {CampaignView} */ (state);
+  const P = (/** @type {string} */ id) => playerName(view, id);
   switch (cmd.type) {
     case "ftcampaign.generate_map": return "Generate the star map";
     case "ftcampaign.claim_homeworld": return "Claim a homeworld";
@@ -83,6 +103,7 @@ export function labelFtcampaign(cmd, view) {
     case "ftcampaign.close_turn": return "Close the turn";
     case "ftcampaign.end_campaign": return `End the campaign${cmd.reason ? ` (${cmd.reason})` : ""}`;
     case "ftcampaign.record_battle": {
+      /** @type {string[]} */
       const bits = [];
       const ships = cmd.ships || [];
       const lost = ships.filter((s) => s.destroyed).map((s) => s.ship);
@@ -100,13 +121,16 @@ export function labelFtcampaign(cmd, view) {
   }
 }
 
+/** @param {Record<string, unknown> | null | undefined} obj */
 function scalarFacts(obj) {
   const rows = Object.entries(obj || {}).filter(([, v]) => v == null || typeof v !== "object");
   return el("dl", { class: "facts" }, ...rows.flatMap(([k, v]) => [el("dt", {}, humanize(k)), el("dd", {}, String(v ?? "—"))]));
 }
 
 // The panel for a campaign: players and their sealed orders, then (for a player) its economy and task groups.
-export function campaignSheet(view) {
+/** @param {GameView | CampaignView} state */
+export function campaignSheet(state) {
+  const view = /** @type {CampaignView} */ (state);
   /** @type {HTMLElement[]} */
   const out = [el("h3", {}, view.title || "Campaign",
     el("small", {}, ` turn ${view.turn ?? "?"} · ${humanize(view.phase || "")}`))];

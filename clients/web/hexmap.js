@@ -4,28 +4,64 @@
 // flight, enemy ships a gunner may fire at, and every hex a pilot's helm options reach (click to move there).
 import { svg, clear, sideColor } from "./dom.js";
 
+/** @typedef {import("../types/salvo").Command} Command */
+/** @typedef {import("../types/salvo").Envelope} Envelope */
+/** @typedef {import("../types/salvo").GameView} GameView */
+/** @typedef {import("../types/salvo").XY} XY */
+/** What a map renderer (renderHex, renderGsc2, renderStarmap) is handed by the game page.
+ * @typedef {{viewer?: string, selected?: string | null, options?: Command[], events?: Envelope[], at?: number | null,
+ *   label?: (cmd: Command) => string, onSelect: (id: string) => void, onCommand: (cmd: Command) => void,
+ *   onChoose?: (cmds: Command[], title: string) => void}} MapCtx */
+/** The parts of a hex ruleset's view (ASC, Starfinder) this map reads; the views are not in the OpenAPI document.
+ * @typedef {{ruleset?: string, map_radius?: number, planet_hexes?: unknown[],
+ *   map?: {radius?: number, planet_hexes?: unknown[]}, sides?: string[] | Record<string, unknown>,
+ *   side_names?: Record<string, unknown>}} HexView */
+/** A Starfinder weapon on a ship's data sheet. @typedef {{id: string, name?: string, arc?: string, range?: string,
+ *   damage?: string, linked?: boolean, kind?: string}} Weapon */
+/** An object of the view that stands on a hex, as hexItems finds it (its own fields, plus the hex and the
+ * view key it was under): a vessel, a bogey, a Starfinder ship or projectile.
+ * @typedef {{id: string, _hex: XY, _group?: string, name?: string, side?: string, facing?: number,
+ *   status?: unknown, destroyed?: boolean, bogey?: string | number | null, vessel?: string,
+ *   hull?: number, max_hull?: number, shields?: Record<string, number>, max_shields?: number,
+ *   data_sheet?: {shields?: Record<string, number>, weapons?: Weapon[]}, effects?: {barrel_roll?: unknown},
+ *   fired?: string[], battle_stations?: boolean, ship?: string, target?: string, weapon?: string}} HexItem */
+/** The command fields the map reads to place a move or a shot (hex, to, path, ...).
+ * @typedef {{type: string, seat?: string, hex?: unknown, to?: unknown, path?: string[], vessel?: string,
+ *   target?: string, hexes?: number, side?: string}} MapCommand */
+/** A hex a move option reaches: the commands that go there, and the facings they end with.
+ * @typedef {{hex: XY, cmds: Command[], facings: Set<number>}} MoveTarget */
+/** An end of a move. @typedef {{hex: XY, facing: number}} MoveEnd */
+
 const SQ3 = Math.sqrt(3);
 // service/domain/core/hexgrid.py DIRECTIONS: the axial step through hexside k (0 = N, clockwise)
 const DIRS = [[0, -1], [1, -1], [1, 0], [0, 1], [-1, 1], [-1, 0]];
 const FACINGS = ["N", "NE", "SE", "S", "SW", "NW"];
 // Starfinder arcs and shield quadrants, degrees clockwise from the bow (SF-GUN-3/4): forward and aft are
 // 120° wide, port and starboard 60°
+/** @type {Record<string, [number, number]>} */
 const QUADRANTS = { forward: [-60, 60], starboard: [60, 120], aft: [120, 240], port: [240, 300] };
+/** @type {Record<string, number>} */
 const RANGE_HEXES = { short: 5, medium: 10, long: 20 }; // SF-GUN-5 range increments
 const ARC_COLORS = ["#f5a524", "#58a6ff", "#30a46c", "#e5484d", "#8e4ec6", "#12a594"];
 const FIRE = "starfinder.fire";
 const SHIELD = "#4cc9f0";
+/** @type {Record<string, string>} */
 const HULL_COLORS = { ok: "#30a46c", warn: "#f5a524", bad: "#e5484d" };
 
+/** @param {number} q @param {number} r @returns {XY} */
 export function hexCenter(q, r) { return [1.5 * q, SQ3 * (r + q / 2)]; }
 
+/** @param {unknown} h @returns {XY | null} */
 function asHex(h) {
   if (Array.isArray(h) && h.length >= 2 && h.every((n) => typeof n === "number")) return [h[0], h[1]];
-  if (h && typeof h === "object" && typeof h.q === "number" && typeof h.r === "number") return [h.q, h.r];
+  const o = /** @type {{q?: unknown, r?: unknown}} */ (h);
+  if (h && typeof h === "object" && typeof o.q === "number" && typeof o.r === "number") return [o.q, o.r];
   return null;
 }
 
+/** @param {number} cx @param {number} cy @param {number} [size] */
 function corners(cx, cy, size = 1) {
+  /** @type {string[]} */
   const pts = [];
   for (let k = 0; k < 6; k++) {
     const a = (Math.PI / 3) * k;
@@ -34,11 +70,13 @@ function corners(cx, cy, size = 1) {
   return pts.join(" ");
 }
 
+/** @param {XY} a @param {XY} b */
 function distance(a, b) {
   const dq = a[0] - b[0], dr = a[1] - b[1];
   return (Math.abs(dq) + Math.abs(dr) + Math.abs(dq + dr)) / 2;
 }
 
+/** @param {XY} hex @param {number} dir @param {number} [n] @returns {XY} */
 function step(hex, dir, n = 1) {
   const d = DIRS[((dir % 6) + 6) % 6];
   return [hex[0] + d[0] * n, hex[1] + d[1] * n];
@@ -46,6 +84,7 @@ function step(hex, dir, n = 1) {
 
 // Where a move path (F = forward, L/R = one hexside anticlockwise/clockwise) ends, and facing: asc.move,
 // and starfinder.move / evade / flyby.
+/** @param {XY} hex @param {number} facing @param {string[] | null | undefined} path @returns {MoveEnd} */
 export function pathEnd(hex, facing, path) {
   let [q, r] = hex;
   let f = ((facing % 6) + 6) % 6;
@@ -58,9 +97,11 @@ export function pathEnd(hex, facing, path) {
 }
 
 // Where a Starfinder helm option would leave the ship if it succeeds (null: it does not leave its hex).
+/** @param {Partial<HexItem> & {hex?: unknown}} ship @param {MapCommand} cmd @returns {MoveEnd | null} */
 export function helmEnd(ship, cmd) {
   const hex = ship._hex || asHex(ship.hex);
   const f = typeof ship.facing === "number" ? ship.facing : 0;
+  /** @type {MoveEnd} */
   let end = null;
   switch (cmd.type) {
     case "starfinder.move": case "starfinder.evade": case "starfinder.flyby":
@@ -75,13 +116,17 @@ export function helmEnd(ship, cmd) {
 }
 
 // Every object in the view (one or two levels deep) that stands on a hex.
+/** @param {unknown} view @returns {HexItem[]} */
 export function hexItems(view) {
+  /** @type {HexItem[]} */
   const out = [];
+  /** @param {unknown} value @param {string | undefined} group @param {string | undefined} key @param {number} depth */
   const visit = (value, group, key, depth) => {
     if (!value || typeof value !== "object" || depth > 3) return;
     if (Array.isArray(value)) { value.forEach((v) => visit(v, group, undefined, depth + 1)); return; }
-    const hex = asHex(value.hex);
-    if (hex) { out.push({ ...value, id: value.id ?? value.vessel ?? value.bogey ?? key, _hex: hex, _group: group }); return; }
+    const obj = /** @type {Record<string, unknown>} */ (value);
+    const hex = asHex(obj.hex);
+    if (hex) { out.push(/** @type {HexItem} */ ({ ...obj, id: obj.id ?? obj.vessel ?? obj.bogey ?? key, _hex: hex, _group: group })); return; }
     for (const [k, v] of Object.entries(value)) {
       if (v && typeof v === "object") visit(v, depth === 0 ? k : group, k, depth + 1);
     }
@@ -90,35 +135,43 @@ export function hexItems(view) {
   return out;
 }
 
+/** @param {{ruleset?: unknown} | null | undefined} view */
 function isStarfinder(view) { return view && view.ruleset === "starfinder"; }
 
 // The ship a Starfinder seat crews: "sunrise/pilot" -> "sunrise" (from the viewer label or the seat's options).
+/** @param {MapCtx} ctx */
 function seatShip(ctx) {
   const viewer = typeof ctx.viewer === "string" ? ctx.viewer.replace(/^seat:/, "") : "";
   if (viewer.includes("/")) return viewer.split("/")[0];
-  const o = (ctx.options || []).find((c) => typeof c.seat === "string" && c.seat.includes("/"));
+  const o = /** @type {MapCommand[]} */ (ctx.options || []).find((c) => typeof c.seat === "string" && c.seat.includes("/"));
   return o ? o.seat.split("/")[0] : null;
 }
 
 // (x, y) on a circle of radius r at `deg` degrees clockwise from "up"
+/** @param {number} r @param {number} deg @returns {XY} */
 function polar(r, deg) {
   const a = (deg * Math.PI) / 180;
   return [r * Math.sin(a), -r * Math.cos(a)];
 }
 
+/** @param {number} r @param {number} a1 @param {number} a2 */
 function ring(r, a1, a2) {
   const [x1, y1] = polar(r, a1), [x2, y2] = polar(r, a2);
   return `M ${x1.toFixed(3)} ${y1.toFixed(3)} A ${r} ${r} 0 ${a2 - a1 > 180 ? 1 : 0} 1 ${x2.toFixed(3)} ${y2.toFixed(3)}`;
 }
 
+/** @param {number} r @param {number} a1 @param {number} a2 */
 function wedge(r, a1, a2) {
   const [x1, y1] = polar(r, a1), [x2, y2] = polar(r, a2);
   return `M 0 0 L ${x1.toFixed(3)} ${y1.toFixed(3)} A ${r} ${r} 0 ${a2 - a1 > 180 ? 1 : 0} 1 ${x2.toFixed(3)} ${y2.toFixed(3)} Z`;
 }
 
 // Clickable destinations: hex key -> {hex, cmds: [...], facings: Set}
+/** @param {HexView} view @param {MapCtx} ctx @param {HexItem[]} items @returns {Map<string, MoveTarget>} */
 function moveTargets(view, ctx, items) {
+  /** @type {Map<string, MoveTarget>} */
   const targets = new Map();
+  /** @param {XY} hex @param {Command} cmd @param {number} facing */
   const add = (hex, cmd, facing) => {
     const key = `${hex[0]},${hex[1]}`;
     if (!targets.has(key)) targets.set(key, { hex, cmds: [], facings: new Set() });
@@ -127,16 +180,18 @@ function moveTargets(view, ctx, items) {
     if (typeof facing === "number") t.facings.add(facing);
   };
   if (isStarfinder(view)) {
-    for (const o of ctx.options || []) {
+    for (const cmd of ctx.options || []) {
+      const o = /** @type {MapCommand} */ (cmd);
       if (typeof o.seat !== "string") continue;
       const ship = items.find((it) => it._group === "ships" && it.id === o.seat.split("/")[0]);
       const end = ship && helmEnd(ship, o);
-      if (end) add(end.hex, o, end.facing);
+      if (end) add(end.hex, cmd, end.facing);
     }
     return targets;
   }
   const selectedItem = items.find((it) => it.id === ctx.selected && it.bogey == null);
-  for (const o of ctx.options || []) {
+  for (const cmd of ctx.options || []) {
+    const o = /** @type {MapCommand} */ (cmd);
     let h = asHex(o.hex) || asHex(o.to);
     // asc.move carries a path, not a destination: trace it from the selected vessel (options come
     // shortest first, so the first path to reach a hex is the one a click sends)
@@ -145,14 +200,17 @@ function moveTargets(view, ctx, items) {
       if (end.hex[0] !== selectedItem._hex[0] || end.hex[1] !== selectedItem._hex[1]) h = end.hex;
     }
     const key = h && `${h[0]},${h[1]}`;
-    if (h && (!o.vessel || o.vessel === ctx.selected) && !targets.has(key)) targets.set(key, { hex: h, cmds: [o], facings: new Set() });
+    if (h && (!o.vessel || o.vessel === ctx.selected) && !targets.has(key)) targets.set(key, { hex: h, cmds: [cmd], facings: new Set() });
   }
   return targets;
 }
 
 // The hexes to draw: a hexagon of `radius` round the centre (the ASC map), or the box round everything of
 // interest with a margin (Starfinder's open space, where ships wander far from where they started).
+/** @param {number | null} radius @param {XY[]} interest @param {number} aspect
+ * @returns {{hexes: XY[], box: number[]}} */
 function gridHexes(radius, interest, aspect) {
+  /** @type {XY[]} */
   const hexes = [];
   if (typeof radius === "number") {
     for (let q = -radius; q <= radius; q++) {
@@ -161,7 +219,7 @@ function gridHexes(radius, interest, aspect) {
     const ext = 1.5 * radius + 1.5, exty = SQ3 * (radius + 0.5) + 0.5;
     return { hexes, box: [-ext, -exty, 2 * ext, 2 * exty] };
   }
-  const pts = (interest.length ? interest : [[0, 0]]).map((h) => hexCenter(...h));
+  const pts = (interest.length ? interest : [/** @type {XY} */ ([0, 0])]).map((h) => hexCenter(...h));
   let x0 = Math.min(...pts.map((p) => p[0])), x1 = Math.max(...pts.map((p) => p[0]));
   let y0 = Math.min(...pts.map((p) => p[1])), y1 = Math.max(...pts.map((p) => p[1]));
   const pad = 2.6;
@@ -182,12 +240,14 @@ function gridHexes(radius, interest, aspect) {
   return { hexes, box: [x0, y0, x1 - x0, y1 - y0] };
 }
 
-export function renderHex(root, view, ctx) {
+/** @param {SVGSVGElement} root @param {GameView} state @param {MapCtx} ctx */
+export function renderHex(root, state, ctx) {
+  const view = /** @type {HexView} */ (state);
   clear(root);
   delete root.dataset.full;
   root.setAttribute("data-ruleset", view.ruleset || "hex");
   const sf = isStarfinder(view);
-  const items = hexItems(view);
+  const items = hexItems(state);
   const planets = (view.planet_hexes || (view.map && view.map.planet_hexes) || []).map(asHex).filter(Boolean);
   const targets = moveTargets(view, ctx, items);
   let radius = view.map_radius ?? (view.map && view.map.radius);
@@ -207,6 +267,7 @@ export function renderHex(root, view, ctx) {
   const mine = sf ? seatShip(ctx) : null;
   const focus = byId.get(ctx.selected) || (mine && byId.get(mine)) || null;
 
+  /** @param {Command[]} cmds @param {string} title */
   const send = (cmds, title) => {
     if (cmds.length > 1 && ctx.onChoose) ctx.onChoose(cmds, title);
     else ctx.onCommand(cmds[0]);
@@ -223,7 +284,7 @@ export function renderHex(root, view, ctx) {
       points: corners(cx, cy, 0.98),
       class: `hex${planetSet.has(key) ? " planet" : ""}${t ? " move-target" : ""}`,
       dataset: t ? { q, r, moves: t.cmds.length } : { q, r },
-      onclick: t ? (e) => { e.stopPropagation(); send(t.cmds, `Move to ${q},${r}`); } : null,
+      onclick: t ? (/** @type {MouseEvent} */ e) => { e.stopPropagation(); send(t.cmds, `Move to ${q},${r}`); } : null,
     }, svg("title", {}, `hex ${q},${r}${label}`)));
   }
   root.append(grid);
@@ -233,13 +294,16 @@ export function renderHex(root, view, ctx) {
   if (sf) root.append(projectiles(items, byId, sides));
 
   // which enemy ships the seat's gunner may fire at now (tap one: choose the weapon)
+  /** @type {Map<string, Command[]>} target -> the fire options at it */
   const fires = new Map();
-  for (const o of ctx.options || []) {
-    if (o.type === FIRE && o.target) fires.set(o.target, [...(fires.get(o.target) || []), o]);
+  for (const cmd of ctx.options || []) {
+    const o = /** @type {MapCommand} */ (cmd);
+    if (o.type === FIRE && o.target) fires.set(o.target, [...(fires.get(o.target) || []), cmd]);
   }
 
   // several pieces in one hex (stacks, a bogey sharing a hex with a vessel) are fanned out, not overdrawn
   const drawn = sf ? ships : items;
+  /** @type {Map<string, HexItem[]>} */
   const perHex = new Map();
   for (const it of drawn) {
     const key = `${it._hex[0]},${it._hex[1]}`;
@@ -270,7 +334,7 @@ export function renderHex(root, view, ctx) {
         ...(sf ? { facing: it.facing, status, hull: it.hull } : {}) },
       transform: `translate(${cx} ${cy})${scale !== 1 ? ` scale(${scale})` : ""}`,
       style: status === "disabled" ? "opacity:0.6" : null,
-      onclick: (e) => {
+      onclick: (/** @type {MouseEvent} */ e) => {
         e.stopPropagation();
         if (target) send(target, `Fire at ${it.name || it.id}`);
         else ctx.onSelect(it.id);
@@ -293,6 +357,7 @@ export function renderHex(root, view, ctx) {
   root.append(layer);
 }
 
+/** @param {HexItem} it @param {Command[] | undefined} target */
 function shipTitle(it, target) {
   const sh = it.shields || {};
   const shields = Object.keys(QUADRANTS).map((q) => `${q[0].toUpperCase()}${sh[q] ?? 0}`).join(" ");
@@ -304,6 +369,7 @@ function shipTitle(it, target) {
 }
 
 // Four shield quadrants round the hull, each as strong as its points against the ship's starting share.
+/** @param {HexItem} it */
 function shieldRing(it) {
   const g = svg("g", { class: "shields" });
   const now = it.shields || {};
@@ -323,6 +389,7 @@ function shieldRing(it) {
   return g;
 }
 
+/** @param {HexItem} it */
 function hullBar(it) {
   const max = Math.max(1, it.max_hull || it.hull || 1);
   const frac = Math.max(0, Math.min(1, (it.hull || 0) / max));
@@ -335,6 +402,7 @@ function hullBar(it) {
 
 // The focused ship's weapons: one sector per weapon out to its first range increment (no range penalty);
 // a turret is a circle. A barrel roll swaps port and starboard (SF-STUNT-2); a fired weapon is dashed.
+/** @param {HexItem} ship @param {HexView} view */
 function weaponArcs(ship, view) {
   const [cx, cy] = hexCenter(...ship._hex);
   const facing = typeof ship.facing === "number" ? ship.facing : 0;
@@ -359,6 +427,7 @@ function weaponArcs(ship, view) {
 }
 
 // A tick per facing the ship would end with in each clickable destination.
+/** @param {Map<string, MoveTarget>} targets */
 function destinations(targets) {
   const g = svg("g", { class: "destinations" });
   for (const t of targets.values()) {
@@ -372,6 +441,7 @@ function destinations(targets) {
 }
 
 // Tracking projectiles in flight (SF-GUN-8): a diamond in the launcher's colour, a dashed line to the target.
+/** @param {HexItem[]} items @param {Map<string, HexItem>} ships @param {string[]} sides */
 function projectiles(items, ships, sides) {
   const g = svg("g", { class: "projectiles" });
   for (const p of items.filter((it) => it._group === "projectiles")) {
@@ -392,8 +462,9 @@ function projectiles(items, ships, sides) {
   return g;
 }
 
+/** @param {GameView} view */
 export function hexPieces(view) {
-  const sf = isStarfinder(view);
+  const sf = isStarfinder(/** @type {HexView} */ (view));
   return hexItems(view).filter((it) => !sf || it._group === "ships").map((it) => ({
     id: it.id, name: it.name || it.bogey || it.id, side: it.side,
     status: typeof it.status === "string" && it.status !== "active" ? it.status : it.destroyed ? "destroyed" : "",

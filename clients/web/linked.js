@@ -3,9 +3,14 @@
 import { el } from "./dom.js";
 import { pageUrl } from "./links.js";
 
-/** The campaign sheet's battles: each with its linked game, if it is being fought in this service. */
+/** @typedef {import("../types/salvo").GameView} GameView */
+/** @typedef {import("../types/openapi").components["schemas"]["Battle"]} Battle */
+/** @typedef {import("../types/openapi").components["schemas"]["BattleLink"]} BattleLink */
+
+/** The campaign sheet's battles: each with its linked game, if it is being fought in this service.
+ * @param {GameView | null | undefined} view (a campaign's: CampaignState's battles) @param {string | null} token */
 export function battleList(view, token) {
-  const battles = (view && view.battles) || [];
+  const battles = /** @type {Battle[]} */ ((view && view.battles) || []);
   if (!battles.length) return [];
   return [el("h4", {}, "Battles"), el("ul", { class: "ftc-battles" }, ...battles.map((b) => el("li", { dataset: { battle: b.id } },
     el("strong", {}, `Battle ${b.id}`), ` at ${(b.hex || []).join(",")}: `,
@@ -15,8 +20,10 @@ export function battleList(view, token) {
       : el("span", { class: "muted" }, "result by the umpire"))))];
 }
 
-/** For a linked tactical game: a link back to its campaign (null when the game is not linked). */
+/** For a linked tactical game: a link back to its campaign (null when the game is not linked).
+ * @param {import("./api.js").Api} api @param {string} gameId @param {string | null} token */
 export async function campaignLink(api, gameId, token) {
+  /** @type {BattleLink} */
   let link;
   try { link = await api.request("GET", `/v1/games/${encodeURIComponent(gameId)}/link`); } catch { return null; }
   if (!link || !link.campaign) return null;

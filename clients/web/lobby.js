@@ -4,34 +4,45 @@ import { importBlock } from "./disputes.js";
 import { Api } from "./api.js";
 import { pageUrl, readLink } from "./links.js";
 
+/** @typedef {import("../types/salvo").GameCreated} GameCreated */
+/** @typedef {import("../types/openapi").components["schemas"]["RulesetInfo"]} RulesetInfo */
+/** A game this browser created (localStorage), with its links. @typedef {GameCreated & {scenario: string}} RecentGame */
+/** What the seat links are made from. @typedef {Pick<GameCreated, "game_id" | "seats" | "umpire_token">} Seats */
+
 const RECENT = "salvo.recentGames";
 
+/** @returns {RecentGame[]} */
 function recent() {
   try { return JSON.parse(localStorage.getItem(RECENT) || "[]"); } catch { return []; }
 }
 
+/** @param {RecentGame} entry */
 function remember(entry) {
   const list = [entry, ...recent().filter((g) => g.game_id !== entry.game_id)].slice(0, 8);
   try { localStorage.setItem(RECENT, JSON.stringify(list)); } catch { /* private mode */ }
 }
 
+/** @param {string} text */
 function copyButton(text) {
-  return el("button", { type: "button", class: "small", onclick: async (e) => {
-    try { await navigator.clipboard.writeText(text); e.target.textContent = "Copied"; } catch {
-      e.target.textContent = "Select & copy";
+  return el("button", { type: "button", class: "small", onclick: async (/** @type {MouseEvent} */ e) => {
+    const button = /** @type {HTMLElement} */ (e.target);
+    try { await navigator.clipboard.writeText(text); button.textContent = "Copied"; } catch {
+      button.textContent = "Select & copy";
     }
   } }, "Copy");
 }
 
+/** @param {string} label @param {string} href @param {string} role */
 function linkRow(label, href, role) {
   return el("li", { class: "link-row", dataset: { role } },
     el("strong", {}, label),
-    el("input", { type: "text", readonly: true, value: href, class: "link", "aria-label": `${label} link`, onfocus: (e) => e.target.select() }),
+    el("input", { type: "text", readonly: true, value: href, class: "link", "aria-label": `${label} link`, onfocus: (/** @type {FocusEvent} */ e) => /** @type {HTMLInputElement} */ (e.target).select() }),
     copyButton(href),
     el("a", { href, class: "button small" }, "Open"));
 }
 
 // "Play against the computer": the seat's holder hands the seat to the rules-aware bot (POST /bots).
+/** @param {string} gameId @param {string} seat @param {string} token the seat's */
 function botButton(gameId, seat, token) {
   const btn = el("button", { type: "button", class: "small bot", dataset: { seat }, "aria-label": `Computer plays seat ${seat}`,
     onclick: async () => {
@@ -44,6 +55,7 @@ function botButton(gameId, seat, token) {
   return btn;
 }
 
+/** @param {Seats} created */
 export function gameLinks(created) {
   const id = created.game_id;
   return el("ul", { class: "links" },
@@ -56,6 +68,8 @@ export function gameLinks(created) {
     linkRow("Spectators", pageUrl(id, null), "spectator"));
 }
 
+/** A pasted link or id, and a token typed apart: the game and the token to open it with.
+ * @param {string | null | undefined} text @param {string | null | undefined} token */
 export function parseJoin(text, token) {
   const s = String(text || "").trim();
   let game = s, tok = String(token || "").trim() || null;
@@ -69,6 +83,7 @@ export function parseJoin(text, token) {
   return { game, token: tok };
 }
 
+/** @param {HTMLElement} root @param {Api} api @param {{onJoin: (game: string, token: string | null) => void}} how */
 export async function renderLobby(root, api, { onJoin }) {
   clear(root);
   const status = el("p", { class: "muted" }, "Loading rulesets…");
@@ -96,6 +111,7 @@ export async function renderLobby(root, api, { onJoin }) {
 
   root.append(el("div", { class: "lobby" }, create, join, importBlock(api, {}), recentBox));
 
+  /** @type {RulesetInfo[]} */
   let rulesets = [];
   try {
     rulesets = (await api.rulesets()).rulesets || [];
@@ -119,7 +135,7 @@ export async function renderLobby(root, api, { onJoin }) {
     if (!scenarioSel.value) return;
     try {
       const s = await api.scenario(rulesetSel.value, scenarioSel.value);
-      desc.textContent = (s.scenario && s.scenario.description) || "";
+      desc.textContent = String((s.scenario && s.scenario.description) || ""); // Setup.description
     } catch { /* optional */ }
   };
   rulesetSel.addEventListener("change", fillScenarios);

@@ -3,12 +3,33 @@ import { el, clear, fmt, humanize, sideColor } from "./dom.js";
 import { isStarfinder, starfinderSheet } from "./starfinder-ui.js";
 import { isCampaign, campaignSheet } from "./ftcampaign-ui.js";
 
+/** @typedef {import("../types/salvo").GameView} GameView */
+/** @typedef {import("./starfinder-ui.js").SfShip} SfShip */
+/** A system's state on a GSC2 ship (a beam battery's too). @typedef {{kind?: string, level?: number, max?: number,
+ *   hits?: number, damaged?: boolean, destroyed?: boolean}} SysState */
+/** A GSC2 ship's data sheet as the view shows it.
+ * @typedef {{crew?: number, speed?: number, armor?: unknown, aspect?: unknown, size?: number, turn_distance?: number,
+ *   beams?: {id: string, name?: string, class?: string, arc?: string, weapons?: number, damage?: string, targeting?: number}[],
+ *   missiles?: {id: string, name?: string, missiles?: number, damage?: string}[], chart?: string[][]}} Gsc2Sheet */
+/** A GSC2 ship as the view shows it (GSC2's ShipState, with its sheet and limits spelled out for the page).
+ * @typedef {{id: string, name?: string, side?: string, status?: string, captured_by?: string | null, hull?: number,
+ *   max_hull?: number, crew?: number, speed?: number, heading?: number, moved?: number, move_state?: string,
+ *   shield_pool?: number, held?: boolean, systems?: Record<string, SysState>, used_this_turn?: string[],
+ *   missiles_left?: Record<string, number>, boarders?: Record<string, {assault?: number, heavy?: number}>,
+ *   move_limits?: {max_distance_left?: number, turn_degrees?: number, free_turn_after?: number, paid_turn_cost?: number},
+ *   data_sheet?: Gsc2Sheet}} Gsc2Ship */
+/** The piece the panel shows: any view object with an id (a GSC2 or Starfinder ship has a data sheet).
+ * @typedef {{id: string, name?: string, bogey?: unknown, data_sheet?: object} & Record<string, unknown>} Piece */
+/** A chip in the piece list. @typedef {{id: string, name?: string, side?: string, status?: string}} PieceChip */
+
+/** @param {number} value @param {number} max @param {string} [cls] */
 function bar(value, max, cls = "") {
   const pct = max > 0 ? Math.max(0, Math.min(100, (100 * value) / max)) : 0;
   return el("div", { class: `bar ${cls}`, role: "meter", "aria-valuenow": value, "aria-valuemax": max },
     el("span", { style: `width:${pct}%` }), el("em", {}, `${value} / ${max}`));
 }
 
+/** @param {SysState} sys @returns {[string, string]} the state's words and class */
 function sysState(sys) {
   if (sys.destroyed) return ["destroyed", "bad"];
   if (sys.damaged) return ["damaged", "warn"];
@@ -17,19 +38,22 @@ function sysState(sys) {
   return ["ok", "ok"];
 }
 
+/** @param {Gsc2Ship} ship @param {{sides?: string[] | Record<string, unknown>}} view */
 function gsc2Sheet(ship, view) {
+  /** @type {Gsc2Sheet} */
   const sheet = ship.data_sheet || {};
+  /** @type {HTMLElement[]} */
   const out = [];
   out.push(el("h3", {}, el("span", { class: "dot", style: `background:${sideColor(ship.side, view.sides || [])}` }),
     `${ship.name || ship.id} `, el("small", {}, `${ship.side} · ${ship.status}${ship.captured_by ? ` by ${ship.captured_by}` : ""}`)));
   out.push(el("div", { class: "stat" }, el("label", {}, "Hull"), bar(ship.hull, ship.max_hull, "hull")));
   out.push(el("dl", { class: "facts" },
-    ...[["Crew", `${ship.crew} / ${sheet.crew ?? "?"}`], ["Speed", `${ship.speed} (sheet ${sheet.speed ?? "?"})`],
+    .../** @type {[string, unknown][]} */ ([["Crew", `${ship.crew} / ${sheet.crew ?? "?"}`], ["Speed", `${ship.speed} (sheet ${sheet.speed ?? "?"})`],
       ["Heading", `${fmt(ship.heading)}°`], ["Moved", `${fmt(ship.moved || 0)}" (${humanize(ship.move_state || "")})`],
       ["Shield pool", ship.shield_pool], ["Armor", sheet.armor], ["Aspect", sheet.aspect], ["Size", sheet.size],
       ["Turn distance", sheet.turn_distance != null ? `${fmt(sheet.turn_distance)}"` : null],
       ["Held by tractor", ship.held ? "yes" : null],
-    ].filter(([, v]) => v != null && v !== "").flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, String(v))])));
+    ]).filter(([, v]) => v != null && v !== "").flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, String(v))])));
   if (ship.move_limits) {
     const ml = ship.move_limits;
     out.push(el("p", { class: "muted" }, `May still move ${fmt(ml.max_distance_left)}"; free ${ml.turn_degrees}° turn after ${fmt(ml.free_turn_after)}"; paid turn costs ${fmt(ml.paid_turn_cost)}".`));
@@ -77,8 +101,11 @@ function gsc2Sheet(ship, view) {
   return out;
 }
 
+/** @param {Piece} piece */
 function genericSheet(piece) {
+  /** @type {HTMLElement[]} */
   const rows = [];
+  /** @type {HTMLElement[]} */
   const nested = [];
   for (const [k, v] of Object.entries(piece)) {
     if (k.startsWith("_")) continue;
@@ -89,9 +116,12 @@ function genericSheet(piece) {
 }
 
 // extra: { viewer } (the viewer label, e.g. "seat:sunrise/pilot": marks the seat in a Starfinder crew list)
-export function renderPanel(root, view, piece, pieces, onSelect, extra = {}) {
+/** @param {HTMLElement} root @param {GameView} state @param {Piece | null} piece @param {PieceChip[]} pieces
+ * @param {(id: string) => void} onSelect @param {{viewer?: string | null}} [extra] */
+export function renderPanel(root, state, piece, pieces, onSelect, extra = {}) {
+  const view = /** @type {{sides?: string[] | Record<string, unknown>}} */ (state);
   clear(root);
-  if (isCampaign(view) && !piece) { root.append(...campaignSheet(view)); return; }
+  if (isCampaign(state) && !piece) { root.append(...campaignSheet(state)); return; }
   const list = el("div", { class: "piece-list" });
   for (const p of pieces) {
     list.append(el("button", {
@@ -101,6 +131,6 @@ export function renderPanel(root, view, piece, pieces, onSelect, extra = {}) {
   }
   root.append(list);
   if (!piece) { root.append(el("p", { class: "muted" }, "Tap a ship on the map to see its data sheet.")); return; }
-  root.append(...(isStarfinder(view, piece) && piece.data_sheet ? starfinderSheet(piece, view, extra)
-    : piece.data_sheet ? gsc2Sheet(piece, view) : genericSheet(piece)));
+  root.append(...(isStarfinder(state, piece) && piece.data_sheet ? starfinderSheet(/** @type {SfShip} */ (piece), state, extra)
+    : piece.data_sheet ? gsc2Sheet(/** @type {Gsc2Ship} */ (piece), view) : genericSheet(piece)));
 }

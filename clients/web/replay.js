@@ -4,13 +4,22 @@ import { el, clear, fill, humanize } from "./dom.js";
 import { verifyTurn } from "./dice.js";
 import { ruleLink } from "./rules.js";
 
+/** @typedef {import("../types/salvo").Envelope} Envelope */
+/** @typedef {import("../types/openapi").components["schemas"]["Roll"]} Roll */
+/** A turn's dice check (dice.js verifyTurn). @typedef {Awaited<ReturnType<typeof verifyTurn>>} Verified */
+
+/** Each turn and the seq it starts at, in turn order. @param {Envelope[]} events @returns {[number, number][]} */
 export function turnStarts(events) {
+  /** @type {Map<number, number>} */
   const starts = new Map();
   for (const e of events) if (!starts.has(e.turn)) starts.set(e.turn, e.seq);
   return [...starts.entries()].sort((a, b) => a[0] - b[0]);
 }
 
 // The scrubber under the board. at = null means live.
+/** @param {HTMLElement} root
+ * @param {{version: number, at: number | null, events: Envelope[], turn: number, phase: string,
+ *   onScrub: (seq: number) => void, onLive: () => void, onStep?: (delta: number) => void}} how */
 export function renderTimeline(root, { version, at, events, turn, phase, onScrub, onLive, onStep }) {
   clear(root);
   const shown = at ?? version;
@@ -18,6 +27,7 @@ export function renderTimeline(root, { version, at, events, turn, phase, onScrub
     type: "range", id: "scrub", min: 1, max: Math.max(1, version), step: 1, value: shown,
     "aria-label": "Timeline (event seq)",
   });
+  /** @type {ReturnType<typeof setTimeout> | null} */
   let t = null;
   range.addEventListener("input", () => {
     out.textContent = `seq ${range.value} / ${version}`;
@@ -42,6 +52,7 @@ export function renderTimeline(root, { version, at, events, turn, phase, onScrub
   root.append(el("div", { class: "timeline-row" }, prev, range, next, out, live), el("div", { class: "timeline-row" }, where, chips));
 }
 
+/** @param {Roll} roll @param {boolean | null} verified against the revealed seed (null: not known) @param {string} ruleset */
 function rollLine(roll, verified, ruleset) {
   const mods = (roll.modifiers || []).map((m) => el("li", {},
     `${m.value >= 0 ? "+" : "−"}${Math.abs(m.value)} ${m.why} `, ruleLink(ruleset, m.rule)));
@@ -56,18 +67,24 @@ function rollLine(roll, verified, ruleset) {
 }
 
 export class ReplayPanel {
+  /** @param {import("./api.js").Api} api @param {string} gameId
+   * @param {{getEvents: () => Envelope[], onShowSeq: (seq: number) => void, ruleset?: () => string}} how */
   constructor(api, gameId, { getEvents, onShowSeq, ruleset }) {
     this.ruleset = ruleset || (() => "");
     this.api = api;
     this.gameId = gameId;
     this.getEvents = getEvents;
     this.onShowSeq = onShowSeq;
-    this.verified = new Map(); // turn -> result (final ones only)
+    /** @type {Map<number, Verified>} turn -> result (final ones only) */
+    this.verified = new Map();
+    /** @type {number | null} */
     this.openTurnN = null;
   }
 
+  /** @param {number} turn @returns {Promise<Verified>} */
   async badge(turn) {
     if (this.verified.has(turn)) return this.verified.get(turn);
+    /** @type {Verified} */
     let res;
     try { res = await verifyTurn(this.getEvents(), turn); } catch (err) {
       res = { status: "unknown", checked: 0, bad: [], message: `cannot verify here: ${err.message || err}` };
@@ -76,11 +93,13 @@ export class ReplayPanel {
     return res;
   }
 
+  /** @param {Verified} res */
   badgeEl(res) {
-    const text = { verified: "✓ dice verified", mismatch: "✗ dice mismatch", pending: "… seed sealed", unknown: "? dice" }[res.status];
+    const text = /** @type {Record<string, string>} */ ({ verified: "✓ dice verified", mismatch: "✗ dice mismatch", pending: "… seed sealed", unknown: "? dice" })[res.status];
     return el("span", { class: `badge dice-${res.status}`, title: res.message, dataset: { status: res.status } }, text);
   }
 
+  /** @param {HTMLElement} root */
   async renderTurns(root) {
     const events = this.getEvents();
     const turns = turnStarts(events).map(([n]) => n);
@@ -96,9 +115,10 @@ export class ReplayPanel {
     if (this.openTurnN != null) await this.openTurn(root, this.openTurnN, false);
   }
 
+  /** @param {HTMLElement} root @param {number} n @param {boolean} [scroll] */
   async openTurn(root, n, scroll = true) {
     this.openTurnN = n;
-    const body = root.querySelector("#turn-replay") || root;
+    const body = /** @type {HTMLElement} */ (root.querySelector("#turn-replay")) || root;
     fill(body, el("p", { class: "muted" }, `Loading turn ${n}…`));
     let data;
     try { data = await this.api.turn(this.gameId, n); } catch (err) {
@@ -127,8 +147,9 @@ export class ReplayPanel {
   }
 
   // The shown step is marked in place: the list is never rebuilt for a click, so it keeps its scroll.
+  /** @param {ParentNode} root @param {number | null} at */
   markCurrent(root, at) {
-    for (const li of root.querySelectorAll("li.step")) {
+    for (const li of /** @type {NodeListOf<HTMLLIElement>} */ (root.querySelectorAll("li.step"))) {
       if (Number(li.dataset.seq) === at) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current");
     }
   }

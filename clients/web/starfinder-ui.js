@@ -2,45 +2,82 @@
 // weapons, critical conditions, speed) and readable labels/groups for "starfinder.*" commands.
 import { el, humanize, sideColor } from "./dom.js";
 
+/** @typedef {import("../types/salvo").Command} Command */
+/** @typedef {import("../types/salvo").GameView} GameView */
+/** A weapon on a ship's data sheet. @typedef {{id: string, name?: string, arc?: string, range?: string,
+ *   damage?: string, linked?: boolean, kind?: string, speed?: number}} SfWeapon */
+/** A crew member on the ship's data sheet: its id and skill bonuses. @typedef {{id: string} & Record<string, unknown>} SfCrewSpec */
+/** A seat crewing a ship (seat "ship/role"). @typedef {{seat: string, name?: string, role?: string,
+ *   next_role?: string, acted?: boolean, bonus?: number}} SfCrew */
+/** @typedef {{tier?: number, size?: string, speed?: number, maneuverability?: string, dt?: number, pcu?: number,
+ *   armor?: number, countermeasures?: number, shields?: Record<string, number>, crew?: SfCrewSpec[],
+ *   weapons?: SfWeapon[]}} SfSheet */
+/** A Starfinder ship as the view shows it.
+ * @typedef {{id: string, name?: string, side?: string, status?: string, hull?: number, max_hull?: number,
+ *   shields?: Record<string, number>, max_shields?: number, speed?: number, facing?: number, ac?: number, tl?: number,
+ *   dt?: number, critical_threshold?: number, battle_stations?: boolean,
+ *   effects?: {defence?: number, barrel_roll?: boolean, speed_bonus?: number, flyby?: string, lock_on?: string[],
+ *     countermeasures?: string[]},
+ *   crew?: SfCrew[], fired?: string[], arc_picks?: Record<string, string>,
+ *   critical_damage?: Record<string, {condition?: string, patched?: number, counts_as?: string}>,
+ *   data_sheet?: SfSheet}} SfShip */
+/** The parts of a Starfinder view this module reads (the views are not in the OpenAPI document).
+ * @typedef {{ruleset?: string, phase?: string, ships?: SfShip[], map?: {facings?: string[]},
+ *   sides?: string[] | Record<string, unknown>, awaiting?: string[], acting_ship?: string}} SfView */
+/** A view as the page holds it, read here as a Starfinder one. @typedef {GameView | SfView | null | undefined} AnyView */
+
 const QUADRANTS = ["forward", "port", "starboard", "aft"];
 const FACINGS = ["N", "NE", "SE", "S", "SW", "NW"];
+/** @type {Record<string, number>} */
 const RANGE_HEXES = { short: 5, medium: 10, long: 20 };
+/** @type {Record<string, string>} */
 const CONDITION_CLASS = { nominal: "ok", glitching: "warn", malfunctioning: "warn", wrecked: "bad" };
 
-const cap = (s) => { const t = humanize(s); return t.charAt(0).toUpperCase() + t.slice(1); };
+const cap = (/** @type {unknown} */ s) => { const t = humanize(s); return t.charAt(0).toUpperCase() + t.slice(1); };
 
-export function isStarfinder(view, piece) {
+/** @param {AnyView} state @param {Partial<SfShip> | null | undefined} piece */
+export function isStarfinder(state, piece) {
+  const view = /** @type {SfView} */ (state);
   if (view && view.ruleset === "starfinder") return true;
   return !!(piece && piece.shields && typeof piece.shields === "object" && Array.isArray(piece.crew)
     && piece.data_sheet && Array.isArray(piece.data_sheet.weapons));
 }
 
 // "sunrise/pilot" (or "seat:sunrise/pilot") -> "sunrise"
+/** @param {string | null | undefined} seat */
 export function seatShipId(seat) {
   const s = String(seat || "").replace(/^seat:/, "");
   return s.includes("/") ? s.split("/")[0] : null;
 }
 
-function ships(view) { return (view && Array.isArray(view.ships)) ? view.ships : []; }
+/** @param {AnyView} view @returns {SfShip[]} */
+function ships(view) { const v = /** @type {SfView} */ (view); return (v && Array.isArray(v.ships)) ? v.ships : []; }
+/** @param {AnyView} view @param {string} id */
 function shipOf(view, id) { return ships(view).find((s) => s.id === id) || null; }
+/** @param {AnyView} view @param {string} id */
 export function shipName(view, id) { const s = shipOf(view, id); return (s && s.name) || id; }
 
+/** @param {AnyView} view @param {string} seat */
 function crewMember(view, seat) {
   const ship = shipOf(view, seatShipId(seat));
   return ship && Array.isArray(ship.crew) ? ship.crew.find((c) => c.seat === seat) || null : null;
 }
 
+/** @param {AnyView} view @param {string} seat @param {string} wid */
 function weaponOf(view, seat, wid) {
   const ship = shipOf(view, seatShipId(seat));
   const ws = (ship && ship.data_sheet && ship.data_sheet.weapons) || [];
   return ws.find((w) => w.id === wid) || null;
 }
 
+/** @param {{name?: string} | null | undefined} w @param {string} id */
 export function weaponName(w, id) { return (w && w.name) || humanize(id); }
 
 // "FFRF" -> "ahead 2, turn to starboard, ahead 1"
+/** @param {string | null | undefined} path */
 export function describePath(path) {
   if (!path) return "hold position";
+  /** @type {string[]} */
   const parts = [];
   for (const m of path.match(/F+|L+|R+/g) || []) {
     if (m[0] === "F") parts.push(`ahead ${m.length}`);
@@ -49,8 +86,9 @@ export function describePath(path) {
   return parts.join(", ");
 }
 
-const hexes = (n) => `${n} hex${n === 1 ? "" : "es"}`;
+const hexes = (/** @type {number} */ n) => `${n} hex${n === 1 ? "" : "es"}`;
 
+/** @type {Record<string, string>} command type -> its button group */
 export const STARFINDER_GROUPS = {
   "starfinder.patch": "Engineering", "starfinder.divert": "Engineering",
   "starfinder.move": "Helm",
@@ -65,8 +103,10 @@ export const STARFINDER_GROUPS = {
   "starfinder.force_phase": "Umpire",
 };
 
-export function labelStarfinder(cmd, view) {
-  const n = (id) => shipName(view, id);
+/** @param {Command} cmd @param {AnyView} state @returns {string | null} */
+export function labelStarfinder(cmd, state) {
+  const view = /** @type {SfView} */ (state);
+  const n = (/** @type {string} */ id) => shipName(view, id);
   switch (cmd.type) {
     case "starfinder.change_role": return `Take the ${humanize(cmd.role)} role (from next round)`;
     case "starfinder.battle_stations": return "Battle stations (activate targeting)";
@@ -107,7 +147,9 @@ export function labelStarfinder(cmd, view) {
 }
 
 // Who the game waits for, from `awaiting` (seats) and `acting_ship`.
-export function starfinderToAct(view, viewer) {
+/** @param {AnyView} state @param {string | null | undefined} viewer */
+export function starfinderToAct(state, viewer) {
+  const view = /** @type {SfView} */ (state);
   const awaiting = Array.isArray(view.awaiting) ? view.awaiting : [];
   const me = String(viewer || "").replace(/^seat:/, "");
   if (me && awaiting.includes(me)) return { text: "Your move", mine: true };
@@ -117,20 +159,26 @@ export function starfinderToAct(view, viewer) {
   return { text: `${byShip.join(", ") || awaiting.join(", ")} to act`, mine: false };
 }
 
+/** @param {number} value @param {number} max @param {string} [cls] */
 function bar(value, max, cls = "") {
   const pct = max > 0 ? Math.max(0, Math.min(100, (100 * value) / max)) : 0;
   return el("div", { class: `bar ${cls}`, role: "meter", "aria-valuenow": value, "aria-valuemax": max },
     el("span", { style: `width:${pct}%` }), el("em", {}, `${value} / ${max}`));
 }
 
+/** @param {[string, unknown][]} pairs */
 function facts(pairs) {
   return el("dl", { class: "facts" }, ...pairs.filter(([, v]) => v != null && v !== "" && v !== false)
     .flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, String(v))]));
 }
 
-export function starfinderSheet(ship, view, { viewer = "" } = {}) {
+/** @param {SfShip} ship @param {AnyView} state @param {{viewer?: string | null}} [how] */
+export function starfinderSheet(ship, state, { viewer = "" } = {}) {
+  const view = /** @type {SfView} */ (state);
+  /** @type {SfSheet} */
   const sheet = ship.data_sheet || {};
   const me = String(viewer || "").replace(/^seat:/, "");
+  /** @type {HTMLElement[]} */
   const out = [];
   out.push(el("h3", { class: "sf-ship", dataset: { ship: ship.id } },
     el("span", { class: "dot", style: `background:${sideColor(ship.side, view.sides || [])}` }),
@@ -178,6 +226,7 @@ export function starfinderSheet(ship, view, { viewer = "" } = {}) {
     out.push(el("table", { class: "sheet sf-crew" },
       el("tr", {}, ...["Name", "Role", "Skills", "State"].map((h) => el("th", {}, h))),
       ...crew.map((c) => {
+        /** @type {Record<string, unknown>} */
         const spec = specs.get(String(c.seat).split("/").slice(1).join("/")) || {};
         const skills = ["piloting", "gunnery", "engineering", "computers", "diplomacy"]
           .filter((k) => spec[k]).map((k) => `${cap(k)} +${spec[k]}`).join(", ");

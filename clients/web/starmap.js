@@ -4,11 +4,37 @@
 // orders this turn. A click on a world or a group selects it; its details show under the map.
 import { svg, el, fill, humanize, sideColor } from "./dom.js";
 
+/** @typedef {import("../types/salvo").GameView} GameView */
+/** @typedef {import("../types/salvo").XY} XY */
+/** @typedef {import("./hexmap.js").MapCtx} MapCtx */
+/** @typedef {import("../types/openapi").components["schemas"]["StrategicOrder"]} StrategicOrder */
+/** The parts of a campaign view the star map reads (the views are not in the OpenAPI document; the
+ * shapes follow CampaignState's worlds, groups and sightings).
+ * @typedef {{id: string, hex: number[], owner?: string | null, route?: boolean, income?: number, idp?: number,
+ *   idp_full?: number, capital?: boolean, interdicted?: boolean, closed?: boolean}} StarWorld */
+/** @typedef {{id: string, name?: string, size_class?: string, design?: string, hull?: number, hull_lost?: number,
+ *   systems?: {damaged?: boolean}[]}} StarShip */
+/** @typedef {{id: string, hex: number[], owner?: string, posture?: string, dummy?: boolean, cloaked?: boolean,
+ *   ftl_to?: number[] | null, ships?: StarShip[]}} StarGroup */
+/** A contact's counter as last seen. @typedef {{group: string, owner?: string, posture?: string, ships?: string[]}} StarCounter */
+/** @typedef {{hex: number[], turn?: number, counters?: StarCounter[]}} StarSighting */
+/** @typedef {{title?: string, turn?: number, economic_turn?: number, phase?: string, over?: boolean,
+ *   map?: {side?: number, worlds?: StarWorld[], routes?: number[][][]},
+ *   players?: {id: string, name?: string, orders_sealed?: boolean, ready?: boolean}[],
+ *   groups?: StarGroup[], sightings?: StarSighting[],
+ *   economy?: {cash?: number, maintenance?: unknown, keels?: unknown[]}}} StarView */
+/** Something selectable on the star map: a world, an own group, or a sighted counter (id "seen:<group>").
+ * @typedef {(StarWorld & {kind: "world"}) | (StarGroup & {kind: "group"})
+ *   | (StarCounter & {id: string, kind: "sighting", hex: number[], as_of?: number})} StarItem */
+
 const SQ3 = Math.sqrt(3);
 
+/** @param {number[]} h @returns {XY} */
 function center(h) { return [1.5 * h[0], SQ3 * (h[1] + h[0] / 2)]; }
 
+/** @param {number} cx @param {number} cy @param {number} [size] */
 function corners(cx, cy, size = 1) {
+  /** @type {string[]} */
   const pts = [];
   for (let k = 0; k < 6; k++) {
     const a = (Math.PI / 3) * k;
@@ -17,12 +43,15 @@ function corners(cx, cy, size = 1) {
   return pts.join(" ");
 }
 
-const hkey = (h) => `${h[0]},${h[1]}`;
-const isHex = (h) => Array.isArray(h) && h.length >= 2 && typeof h[0] === "number" && typeof h[1] === "number";
+const hkey = (/** @type {number[]} */ h) => `${h[0]},${h[1]}`;
+const isHex = (/** @type {unknown} */ h) => Array.isArray(h) && h.length >= 2 && typeof h[0] === "number" && typeof h[1] === "number";
 
 // Every selectable thing on the star map, by id: worlds ("q,r"), own groups, sighted counters.
-export function starmapItems(view) {
+/** @param {GameView | StarView | null | undefined} state @returns {StarItem[]} */
+export function starmapItems(state) {
+  const view = /** @type {StarView} */ (state);
   const map = (view && view.map) || {};
+  /** @type {StarItem[]} */
   const out = [];
   for (const w of map.worlds || []) if (isHex(w.hex)) out.push({ ...w, kind: "world" });
   for (const g of (view && view.groups) || []) if (isHex(g.hex)) out.push({ ...g, kind: "group" });
@@ -34,9 +63,10 @@ export function starmapItems(view) {
   return out;
 }
 
+/** @param {Element} board */
 function infoBox(board) {
   let box = document.getElementById("starmap-info");
-  const wrap = board.parentNode;
+  const wrap = /** @type {Element | null} */ (board.parentNode);
   if (!box && wrap && wrap.parentNode) {
     box = el("div", { id: "starmap-info", class: "starmap-info" });
     wrap.after(box);
@@ -44,11 +74,13 @@ function infoBox(board) {
   return box;
 }
 
+/** @param {[string, unknown][]} rows */
 function dl(rows) {
   return el("dl", { class: "facts" }, ...rows.filter(([, v]) => v != null && v !== "")
     .flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, String(v))]));
 }
 
+/** @param {StarItem | null} item @param {StarView} view @param {(id: string) => string} playerName */
 function details(item, view, playerName) {
   if (!item) return [el("p", { class: "muted" }, "Tap a world or a task group on the star map for its details.")];
   if (item.kind === "world") {
@@ -74,7 +106,9 @@ function details(item, view, playerName) {
     ["Ships", item.ships ? item.ships.join(", ") : "unknown"]])];
 }
 
-export function renderStarmap(root, view, ctx) {
+/** @param {SVGSVGElement} root @param {GameView} state @param {MapCtx} ctx */
+export function renderStarmap(root, state, ctx) {
+  const view = /** @type {StarView} */ (state);
   while (root.firstChild) root.removeChild(root.firstChild);
   delete root.dataset.full;
   root.setAttribute("data-ruleset", "ftcampaign");
@@ -83,14 +117,15 @@ export function renderStarmap(root, view, ctx) {
   const radius = Math.max(1, (map.side || 4) - 1);
   const players = (view.players || []).map((p) => p.id);
   const names = Object.fromEntries((view.players || []).map((p) => [p.id, p.name || p.id]));
-  const playerName = (id) => names[id] || id || "?";
-  const color = (id) => (id ? sideColor(id, players) : "#6e7681");
+  const playerName = (/** @type {string} */ id) => names[id] || id || "?";
+  const color = (/** @type {string | null | undefined} */ id) => (id ? sideColor(id, players) : "#6e7681");
   const ext = 1.5 * radius + 1.5;
   const exty = SQ3 * (radius + 0.5) + 0.5;
   root.setAttribute("viewBox", `${-ext} ${-exty} ${2 * ext} ${2 * exty}`);
-  const select = (id) => (e) => { e.stopPropagation(); ctx.onSelect(id); };
+  const select = (/** @type {string} */ id) => (/** @type {MouseEvent} */ e) => { e.stopPropagation(); ctx.onSelect(id); };
 
   // orders destinations of the selected own group (the single-order submit_orders options)
+  /** @type {Map<string, import("../types/salvo").Command>} hex -> the order that sends the group there */
   const targets = new Map();
   for (const o of ctx.options || []) {
     const order = o.type === "ftcampaign.submit_orders" && o.orders && o.orders.length === 1 ? o.orders[0] : null;
@@ -106,7 +141,7 @@ export function renderStarmap(root, view, ctx) {
       const cmd = targets.get(`${q},${r}`);
       grid.append(svg("polygon", {
         points: corners(cx, cy, 0.98), class: `hex${cmd ? " move-target" : ""}`, dataset: { q, r },
-        onclick: cmd ? (e) => { e.stopPropagation(); ctx.onCommand(cmd); } : null,
+        onclick: cmd ? (/** @type {MouseEvent} */ e) => { e.stopPropagation(); ctx.onCommand(cmd); } : null,
       }, svg("title", {}, `hex ${q},${r}${cmd && ctx.label ? " — " + ctx.label(cmd) : ""}`)));
     }
   }
@@ -140,6 +175,7 @@ export function renderStarmap(root, view, ctx) {
   root.append(worlds);
 
   // own groups (and, for the umpire, everyone's) and last-seen contacts, fanned out per hex
+  /** @type {{id: string, hex: number[], owner?: string, own: boolean, g?: StarGroup, c?: StarCounter, asOf?: number}[]} */
   const pieces = [];
   for (const g of view.groups || []) if (isHex(g.hex)) pieces.push({ id: g.id, hex: g.hex, owner: g.owner, own: true, g });
   for (const s of view.sightings || []) {
@@ -147,6 +183,7 @@ export function renderStarmap(root, view, ctx) {
       if (isHex(s.hex)) pieces.push({ id: `seen:${c.group}`, hex: s.hex, owner: c.owner, own: false, c, asOf: s.turn });
     }
   }
+  /** @type {Map<string, typeof pieces>} */
   const perHex = new Map();
   for (const p of pieces) perHex.set(hkey(p.hex), [...(perHex.get(hkey(p.hex)) || []), p]);
   const layer = svg("g", { class: "groups" });

@@ -1,23 +1,40 @@
 // GSC2: the open table in inches. y grows up the table; headings are degrees, 0 = up, clockwise.
 import { svg, clear, fmt, sideColor } from "./dom.js";
 
+/** @typedef {import("../types/salvo").Command} Command */
+/** @typedef {import("../types/salvo").GameView} GameView */
+/** @typedef {import("../types/openapi").components["schemas"]["Leg"]} Leg */
+/** @typedef {import("../types/openapi").components["schemas"]["service.domain.gsc2.commands.Move"]} Gsc2Move */
+/** @typedef {import("../types/openapi").components["schemas"]["service.domain.gsc2.events.ShipMoved"]} ShipMoved */
+/** @typedef {import("./hexmap.js").MapCtx} MapCtx */
+/** A GSC2 ship on the table: the panel's ship, where it stands (inches, y up). @typedef {import("./panel.js").Gsc2Ship & {x: number, y: number}} TableShip */
+/** The parts of a GSC2 view the table draws (the views are not in the OpenAPI document).
+ * @typedef {{table?: {width?: number, height?: number}, sides?: string[] | Record<string, unknown>, ships?: TableShip[],
+ *   terrain?: {id: string, kind?: string, x: number, y: number, radius?: number}[],
+ *   missiles?: {id: string, side?: string, target?: string, x: number, y: number, count?: number}[],
+ *   pods?: {id: string, side?: string, x: number, y: number, squad?: string}[], moving?: string | null, turn?: number}} Gsc2View */
+
 // arc code -> [centre relative to heading, width] (service/domain/gsc2/ships.py ARCS, GSC2-BEAM-2)
+/** @type {Record<string, [number, number]>} */
 export const ARCS = {
   F: [0, 90], A: [180, 90], L: [-90, 90], R: [90, 90],
   FS: [0, 180], AS: [180, 180], LS: [-90, 180], RS: [90, 180], T: [0, 360],
 };
 // normal range per beam class (GSC2-BEAM-4): the arc wedge is drawn that far, long range dashed beyond
+/** @type {Record<string, number>} */
 const NORMAL = { light: 12, medium: 24, heavy: 36 };
 const ARC_COLORS = ["#f5a524", "#12a594", "#8e4ec6", "#e93d82", "#0090ff", "#46a758"];
 
-/** @param {number[]} at @returns {[number, number]} */
+/** @param {number[]} at @param {number} heading @param {number} d @returns {[number, number]} */
 function advance([x, y], heading, d) {
   const r = (heading * Math.PI) / 180;
   return [x + d * Math.sin(r), y + d * Math.cos(r)];
 }
 
 // The path a move command would take: each leg turns, then goes ahead.
+/** @param {{x: number, y: number, heading?: number}} ship @param {Leg[] | null | undefined} legs */
 export function legsPath(ship, legs) {
+  /** @type {number[]} */
   let pos = [ship.x, ship.y];
   let heading = ship.heading || 0;
   const pts = [pos];
@@ -28,8 +45,9 @@ export function legsPath(ship, legs) {
   return { pts, heading };
 }
 
+/** @param {number} cx @param {number} cy @param {number} r @param {number} fromDeg @param {number} toDeg */
 function wedge(cx, cy, r, fromDeg, toDeg) {
-  const p = (a) => {
+  const p = (/** @type {number} */ a) => {
     const rad = (a * Math.PI) / 180;
     return `${(cx + r * Math.sin(rad)).toFixed(3)} ${(cy - r * Math.cos(rad)).toFixed(3)}`;
   };
@@ -37,12 +55,14 @@ function wedge(cx, cy, r, fromDeg, toDeg) {
   return `M ${cx} ${cy} L ${p(fromDeg)} A ${r} ${r} 0 ${large} 1 ${p(toDeg)} Z`;
 }
 
-export function renderGsc2(root, view, ctx) {
+/** @param {SVGSVGElement} root @param {GameView} state @param {MapCtx} ctx */
+export function renderGsc2(root, state, ctx) {
+  const view = /** @type {Gsc2View} */ (state);
   clear(root);
   delete root.dataset.full;
   const W = (view.table && view.table.width) || 48;
   const H = (view.table && view.table.height) || 48;
-  const sy = (y) => H - y; // table y (up) -> screen y (down)
+  const sy = (/** @type {number} */ y) => H - y; // table y (up) -> screen y (down)
   const m = 1.5;
   root.setAttribute("viewBox", `${-m} ${-m} ${W + 2 * m} ${H + 2 * m}`);
   root.setAttribute("data-ruleset", "gsc2");
@@ -107,9 +127,10 @@ export function renderGsc2(root, view, ctx) {
   const trails = svg("g", { class: "trails" });
   for (const ev of ctx.events || []) {
     if (ev.type !== "gsc2.ship_moved" || ev.turn !== view.turn || ev.seq > (ctx.at ?? Infinity)) continue;
-    const path = (ev.data && ev.data.path) || [];
+    const moved = /** @type {ShipMoved} */ (/** @type {unknown} */ (ev.data));
+    const path = (moved && moved.path) || [];
     if (path.length < 2) continue;
-    const s = byId[ev.data.ship];
+    const s = byId[moved.ship];
     trails.append(svg("polyline", {
       points: path.map(([x, y]) => `${x},${sy(y)}`).join(" "),
       stroke: sideColor(s && s.side, sides), dataset: { ship: ev.data.ship },
@@ -120,7 +141,7 @@ export function renderGsc2(root, view, ctx) {
   // move options of the selected ship (or the ship in the middle of its move): click to move
   const moverId = view.moving || ctx.selected;
   const mover = byId[moverId];
-  const moves = options.filter((o) => o.type === "gsc2.move" && o.ship === moverId && (o.legs || []).length);
+  const moves = /** @type {Gsc2Move[]} */ (options.filter((o) => o.type === "gsc2.move" && o.ship === moverId && (o.legs || []).length));
   if (mover && moves.length) {
     const g = svg("g", { class: "move-options" });
     for (const cmd of moves) {
@@ -128,7 +149,7 @@ export function renderGsc2(root, view, ctx) {
       const [ex, ey] = pts[pts.length - 1];
       const label = ctx.label ? ctx.label(cmd) : "move";
       const opt = svg("g", { class: "move-option", role: "button", tabindex: 0, dataset: { cmd: JSON.stringify(cmd) },
-        onclick: (e) => { e.stopPropagation(); ctx.onCommand(cmd); } },
+        onclick: (/** @type {MouseEvent} */ e) => { e.stopPropagation(); ctx.onCommand(cmd); } },
       svg("title", {}, label),
       svg("polyline", { points: pts.map(([x, y]) => `${x},${sy(y)}`).join(" ") }),
       svg("g", { transform: `translate(${ex} ${sy(ey)}) rotate(${heading})` },
@@ -157,7 +178,8 @@ export function renderGsc2(root, view, ctx) {
   root.append(small);
 
   // ships
-  const fireAt = new Map(); // target id -> fire/launch options from the selected ship
+  /** @type {Map<string, Command[]>} target id -> fire/launch options from the selected ship */
+  const fireAt = new Map();
   for (const o of options) {
     if ((o.type === "gsc2.fire" || o.type === "gsc2.launch" || o.type === "gsc2.fire_tractor") && o.ship === ctx.selected) {
       if (!fireAt.has(o.target)) fireAt.set(o.target, []);
@@ -174,7 +196,7 @@ export function renderGsc2(root, view, ctx) {
       class: cls, role: "button", tabindex: 0,
       dataset: { id: s.id, side: s.side, x: s.x, y: s.y, heading: s.heading },
       transform: `translate(${s.x} ${sy(s.y)})`,
-      onclick: (e) => {
+      onclick: (/** @type {MouseEvent} */ e) => {
         e.stopPropagation();
         if (cmds && cmds.length) ctx.onChoose(cmds, `Fire at ${s.name || s.id}`);
         else ctx.onSelect(s.id);
@@ -193,6 +215,8 @@ export function renderGsc2(root, view, ctx) {
 }
 
 // GSC2 ships for the side panel's ship list
-export function gsc2Pieces(view) {
+/** @param {GameView} state */
+export function gsc2Pieces(state) {
+  const view = /** @type {Gsc2View} */ (state);
   return (view.ships || []).map((s) => ({ id: s.id, name: s.name || s.id, side: s.side, status: s.status }));
 }
