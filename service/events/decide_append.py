@@ -83,6 +83,8 @@ class CommandWriter:
         service_events: list[Event] = []
         if not self.dice.turn_goes_on(head, end_turn, over):
             new_seeds, service_events = await self.dice.close_turns(head, state, rolled)
+        else:
+            self.dice.prepare(head)  # the next turn's seed and tree, built off the command path
         fresh += [FreshEvent(event, state, "system") for event in service_events]
         codec, game_id = head.codec, head.game_id
         recorded_at = now_iso()

@@ -98,3 +98,28 @@ def test_trees_of_other_sizes_are_the_verifiers_too(slots):
     from clients.verify_dice import merkle_root
 
     assert SlotTree.build(SEED, 3, slots).root == merkle_root(SEED, 3, slots)
+
+
+@pytest.mark.parametrize("slots", [1, 2, 8, 256, 1024])
+def test_a_tree_built_in_steps_is_the_tree_built_at_once(slots):
+    """TreeBuilder (a turn's tree built ahead, a step at a time) hashes exactly the tree ``build`` does, and
+    that is the Merkle tree of the slot keys (leaves sha256(0x00 || key), nodes sha256(0x01 || l || r))."""
+    from service.domain.core.merkle import TreeBuilder, node_hash
+
+    builder = TreeBuilder(SEED, 5, slots)
+    steps = 0
+    while not builder.step():
+        steps += 1
+        assert not builder.done
+    assert builder.done and builder.step()  # a whole tree takes no more steps
+    assert slots < 256 or steps > 2  # a full-size tree is split into several steps
+    stepped, at_once = builder.tree(), SlotTree.build(SEED, 5, slots)
+    assert stepped == at_once
+    level = [leaf_hash(slot_key(SEED, 5, r)) for r in range(slots)]
+    assert list(stepped.levels[0]) == level
+    while len(level) > 1:
+        level = [node_hash(level[i], level[i + 1]) for i in range(0, len(level), 2)]
+    assert stepped.root == level[0].hex()
+    half = TreeBuilder(SEED, 5, slots)
+    half.step()
+    assert half.tree() == at_once  # finished at once after some steps
