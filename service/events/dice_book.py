@@ -140,7 +140,7 @@ class DiceBook:
         """What a verifier needs besides the seed (or slot keys) to re-derive the rolls of the next command."""
         if not isinstance(dice, SlotDice):
             return DiceMaterial(turn=head.dice_turn, base=head.effective + 1, salt=salt)
-        salts = dice.salts()
+        salts = dice.pinned_salts() if salt == dice.salt else dice.salts()
         return DiceMaterial(turn=head.dice_turn, base=head.effective + 1, salt=salt, slot=dice.first_slot,
                             salts=salts if any(s != salt for s in salts) else ())
 

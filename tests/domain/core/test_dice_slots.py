@@ -123,3 +123,18 @@ def test_a_tree_built_in_steps_is_the_tree_built_at_once(slots):
     half = TreeBuilder(SEED, 5, slots)
     half.step()
     assert half.tree() == at_once  # finished at once after some steps
+
+
+def test_pinned_salts_name_only_the_salts_a_pinned_slot_changed():
+    """What a command's dice material records beside its salt: every roll's salt, only when one of its
+    slots kept another salt from its first use (a rewind), else nothing."""
+    fresh = SlotDice(SEED, "g_1", 2, first_slot=5, salt="now", pinned={1: "old", 4: "now"})
+    [fresh.roll(6, "p", "R") for _ in range(3)]  # slots 5..7: none pinned
+    assert fresh.salts() == ("now",) * 3 and fresh.pinned_salts() == ()
+    same = SlotDice(SEED, "g_1", 2, first_slot=4, salt="now", pinned={4: "now"})
+    same.roll(6, "p", "R")
+    assert same.pinned_salts() == ()  # pinned, but to the same salt
+    again = SlotDice(SEED, "g_1", 2, first_slot=0, salt="now", pinned={1: "old"})
+    [again.roll(6, "p", "R") for _ in range(3)]
+    assert again.pinned_salts() == again.salts() == ("now", "old", "now")
+    assert SlotDice(SEED, "g_1", 2, first_slot=0, salt="x").pinned_salts() == ()
