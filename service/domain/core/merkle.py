@@ -159,14 +159,17 @@ class TreeBuilder:
             if len(self._leaves) == self.slots:
                 self._levels.append(tuple(self._leaves))
         else:
-            below = self._levels[-1]
-            start = 2 * len(self._level)
-            stop = min(len(below), start + 2 * self.NODES_PER_STEP)
-            self._level += [_sha256(b"\x01" + left + right).digest()
-                            for left, right in zip(below[start:stop:2], below[start + 1:stop:2], strict=True)]
-            if 2 * len(self._level) == len(below):
-                self._levels.append(tuple(self._level))
-                self._level = []
+            budget = self.NODES_PER_STEP  # across levels: the top ones are a few nodes each
+            while budget > 0 and len(self._levels[-1]) > 1:
+                below = self._levels[-1]
+                start = 2 * len(self._level)
+                stop = min(len(below), start + 2 * budget)
+                self._level += [_sha256(b"\x01" + left + right).digest()
+                                for left, right in zip(below[start:stop:2], below[start + 1:stop:2], strict=True)]
+                budget -= (stop - start) // 2
+                if 2 * len(self._level) == len(below):
+                    self._levels.append(tuple(self._level))
+                    self._level = []
         if len(self._levels[-1] if self._levels else ()) == 1:
             self._done = SlotTree(tuple(self._levels))
         return self._done is not None

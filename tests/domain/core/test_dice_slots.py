@@ -112,7 +112,7 @@ def test_a_tree_built_in_steps_is_the_tree_built_at_once(slots):
         steps += 1
         assert not builder.done
     assert builder.done and builder.step()  # a whole tree takes no more steps
-    assert slots < 256 or steps > 2  # a full-size tree is split into several steps
+    assert slots < 1024 or steps > 2  # a full-size tree is split into several steps
     stepped, at_once = builder.tree(), SlotTree.build(SEED, 5, slots)
     assert stepped == at_once
     level = [leaf_hash(slot_key(SEED, 5, r)) for r in range(slots)]
