@@ -73,9 +73,10 @@ class CommandWriter:
         material = self.dice.material(head, salt, dice) if dice.count else None
         state = head.state
         fresh: list[FreshEvent] = []
+        evolve, actor_label = ruleset.evolve, actor.label
         for event in events:
-            state = ruleset.evolve(state, event)
-            fresh.append(FreshEvent(event, state, actor.label))
+            state = evolve(state, event)
+            fresh.append(FreshEvent(event, state, actor_label))
         materials = self.dice.stamp(head, material, fresh)
         rolled = list(zip(materials, events, strict=True))
         end_turn, over = ruleset.clock(state).turn, ruleset.is_over(state)
@@ -83,24 +84,32 @@ class CommandWriter:
         service_events: list[Event] = []
         if not self.dice.turn_goes_on(head, end_turn, over):
             new_seeds, service_events = await self.dice.close_turns(head, state, rolled)
+        else:
+            self.dice.prepare(head)  # the next turn's seed and tree, built off the command path
         fresh += [FreshEvent(event, state, "system") for event in service_events]
         codec, game_id = head.codec, head.game_id
         recorded_at = now_iso()
-        before = ruleset.clock(head.state)
         rows, decoded = [], []
+        seq = head.seq
+        clock_of = ruleset.clock
         for offset, f in enumerate(fresh):
-            seq = head.seq + 1 + offset
+            seq += 1
             event = f.event
-            # a reveal belongs to the turn whose dice it opens, not to the turn the command started
-            clock = before if isinstance(event, DiceRevealed) and event.turn == before.turn else ruleset.clock(f.after)
+            clock = clock_of(f.after)
+            if isinstance(event, DiceRevealed):
+                # a reveal belongs to the turn whose dice it opens, not to the turn the command started
+                before = clock_of(head.state)
+                if event.turn == before.turn:
+                    clock = before
             dice_material = materials[offset] if offset < len(materials) else None
             row = event_row(codec, game_id, seq, event, clock.turn, clock.phase, f.actor, command_id,
                             recorded_at, dice_material)
-            f.bind(row, dice_material)
+            f.bind(row, dice_material, material)  # served: the material before ``stamp`` added seen_by
             rows.append(row)
             decoded.append((Decoded(RowView(row), event), f.after))
         actor_view = actor if actor.kind != "spectator" else Viewer("spectator")
-        visible = [e for f in fresh if (e := f.envelope(codec, ruleset, game_id, actor_view)) is not None]
+        label = actor_view.label
+        visible = [e for f in fresh if (e := f.envelope(codec, ruleset, game_id, actor_view, label)) is not None]
         new_seq = head.seq + len(rows)
         body = result_body(new_seq, visible)
         batch = WriteBatch(game_id=game_id, events=rows, seeds=new_seeds)

@@ -7,16 +7,25 @@ events a command's new state calls for, and ``remember`` once its new seeds are 
 
 Rolls take slots of their turn, each with its own key under the turn's Merkle root and the salt of its
 first use (dice_slots.py, docs/dice.md): a rewind gives a re-decided command the faces it had.
+
+A turn's commitment needs its 1024-leaf Merkle tree (a couple of milliseconds of hashing). So that the
+command that changes the turn does not build it, ``prepare`` draws each game's next seed during the turn
+before and builds its tree a step per turn of the event loop (between other work, while commits are
+in flight); ``close_turns`` takes that spare when the turn it was drawn for comes. A spare is secret and
+only in memory until its commitment is stored, like any fresh seed; one drawn for a turn that does not
+come next (a rewind, another replica, a game over) is dropped.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections import OrderedDict
 from typing import Any
 
 import msgspec
 
 from service.domain.core import Dice, Event, SlotDice, commitment
-from service.domain.core.merkle import TREE_SLOTS
+from service.domain.core.merkle import TREE_SLOTS, SlotTree, TreeBuilder
 
 from . import ids
 from .dice_slots import TurnLedger, load_ledger, seen_by
@@ -24,14 +33,68 @@ from .envelope import DiceCommitted, DiceDisclosed, DiceMaterial, DiceRevealed
 from .event_store import EventStore
 from .frames import FreshEvent
 from .head import GameHead
-from .openings import tree_for
+from .openings import adopt, tree_for
 
 SeedRow = dict[str, Any]
 
 
+class Spare:
+    """A game's next seed, drawn ahead of its turn, and its tree on the way."""
+
+    __slots__ = ("builder", "seed", "touched", "turn")
+
+    def __init__(self, turn: int, seed: bytes, touched: int) -> None:
+        self.turn, self.seed, self.touched = turn, seed, touched
+        self.builder = TreeBuilder(seed, turn)
+
+
 class DiceBook:
+    SPARES = 64  # games holding a spare (~150 KB each, once its tree is built)
+
     def __init__(self, store: EventStore) -> None:
         self.store = store
+        self.spares: OrderedDict[str, Spare] = OrderedDict()  # game id -> its next turn's spare
+        self._prepared = 0  # ``prepare`` calls, the clock spares age by
+
+    def prepare(self, head: GameHead) -> None:
+        """Make sure a spare for the turn after the head's is drawn and on its way (a command that left the
+        dice turn open calls this). When every place is held by a game still being commanded (touched in
+        the last ``4 * SPARES`` calls) a new game gets none rather than evict one about to be used."""
+        self._prepared += 1
+        game_id, turn = head.game_id, head.dice_turn + 1
+        spares = self.spares
+        spare = spares.get(game_id)
+        if spare is not None:
+            if spare.turn == turn:
+                spare.touched = self._prepared
+                spares.move_to_end(game_id)
+                return
+            del spares[game_id]  # drawn for a turn that did not come next (a rewind): never used
+        if turn in head.committed or turn in head.seeds:
+            return  # that turn already has its seed
+        if len(spares) >= self.SPARES:
+            oldest = next(iter(spares.values()))
+            if self._prepared - oldest.touched < 4 * self.SPARES:
+                return
+            spares.popitem(last=False)
+        seed = ids.spare_dice_seed()
+        if seed is None:
+            return
+        spare = spares[game_id] = Spare(turn, seed, self._prepared)
+        asyncio.get_running_loop().call_soon(self._build, game_id, spare)
+
+    def _build(self, game_id: str, spare: Spare) -> None:
+        if self.spares.get(game_id) is spare and not spare.builder.step():
+            asyncio.get_running_loop().call_soon(self._build, game_id, spare)
+
+    def _seed_for(self, game_id: str, turn: int) -> tuple[SeedRow, DiceCommitted]:
+        """A fresh seed for ``turn``, the game's spare when it was drawn for that turn."""
+        spare = self.spares.pop(game_id, None)
+        if spare is None or spare.turn != turn:
+            return _fresh_seed(game_id, turn)
+        tree = spare.builder.tree()  # whatever is left of it
+        adopt(spare.seed, turn, tree)
+        return _seed_row(game_id, turn, spare.seed, tree)
 
     @staticmethod
     def open_game(game_id: str, turn: int) -> tuple[SeedRow, DiceCommitted]:
@@ -77,7 +140,7 @@ class DiceBook:
         """What a verifier needs besides the seed (or slot keys) to re-derive the rolls of the next command."""
         if not isinstance(dice, SlotDice):
             return DiceMaterial(turn=head.dice_turn, base=head.effective + 1, salt=salt)
-        salts = dice.salts()
+        salts = dice.pinned_salts() if salt == dice.salt else dice.salts()
         return DiceMaterial(turn=head.dice_turn, base=head.effective + 1, salt=salt, slot=dice.first_slot,
                             salts=salts if any(s != salt for s in salts) else ())
 
@@ -117,9 +180,11 @@ class DiceBook:
         # a turn's seed is only ever stored with its commitment (one batch), and the head knows every
         # commitment in the log (superseded ones included): no store read to tell whether one exists
         if new_turn != head.dice_turn and not over and new_turn not in head.committed and new_turn not in head.seeds:
-            row, committed = _fresh_seed(head.game_id, new_turn)
+            row, committed = self._seed_for(head.game_id, new_turn)
             seeds.append(row)
             events.append(committed)
+        if over:
+            self.spares.pop(head.game_id, None)
         return seeds, events
 
     @staticmethod
@@ -150,6 +215,9 @@ class DiceBook:
 
 def _fresh_seed(game_id: str, turn: int) -> tuple[SeedRow, DiceCommitted]:
     seed = ids.dice_seed()
-    committed = DiceCommitted(turn=turn, commitment=commitment(seed), root=tree_for(seed, turn).root,
-                              slots=TREE_SLOTS)
+    return _seed_row(game_id, turn, seed, tree_for(seed, turn))
+
+
+def _seed_row(game_id: str, turn: int, seed: bytes, tree: SlotTree) -> tuple[SeedRow, DiceCommitted]:
+    committed = DiceCommitted(turn=turn, commitment=commitment(seed), root=tree.root, slots=TREE_SLOTS)
     return {"game_id": game_id, "turn": turn, "seed": seed.hex(), "commitment": committed.commitment}, committed

@@ -14,7 +14,7 @@ from service.domain.core import Event
 
 from .envelope import DiceMaterial
 from .event_store import EventStore
-from .frames import FreshEvent, audiences
+from .frames import FreshEvent, labelled_audiences
 from .head import GameHead
 from .replay import effective_rewinds, superseded_seqs
 
@@ -39,7 +39,10 @@ class TurnLedger:
             if effective:
                 self.next_slot = max(self.next_slot, slot + 1)
             for audience in material.seen_by:
-                self.seen.setdefault(audience, set()).add(slot)
+                slots = self.seen.get(audience)
+                if slots is None:
+                    slots = self.seen[audience] = set()
+                slots.add(slot)
 
     def openings(self, pending: Iterable[tuple[DiceMaterial | None, Event]]) -> dict[str, list[int]]:
         """Per audience, the slots it saw, counting a command not yet recorded."""
@@ -74,8 +77,8 @@ def seen_by(head: GameHead, fresh: FreshEvent) -> tuple[str, ...]:
     if not head.ruleset.hidden_information or not event.rolls:
         return ()
     out = []
-    for viewer in audiences(head)[1:]:  # the spectator, then each seat
-        shown = fresh.view(head.ruleset, viewer)
+    for viewer, label in labelled_audiences(head)[1:]:  # the spectator, then each seat
+        shown = fresh.view(head.ruleset, viewer, label)
         if shown is not None and len(shown.rolls) == len(event.rolls):
-            out.append(viewer.label)
+            out.append(label)
     return tuple(out)

@@ -15,7 +15,7 @@ import msgspec
 from service.domain.core import UMPIRE, Event, Ruleset, Viewer
 
 from .codec import EventCodec
-from .envelope import DiceMaterial, Envelope
+from .envelope import SERVICE_EVENT_TYPES, DiceMaterial, Envelope
 from .head import GameHead
 from .replay import visible_event
 
@@ -25,6 +25,7 @@ Publisher = Callable[[str, FrameItems], Awaitable[None]]
 
 _encoder = msgspec.json.Encoder()
 _AUDIENCES: dict[tuple[str, ...], list[Viewer]] = {}
+_LABELLED: dict[tuple[str, ...], list[tuple[Viewer, str]]] = {}
 
 
 def audiences(head: GameHead) -> list[Viewer]:
@@ -35,6 +36,15 @@ def audiences(head: GameHead) -> list[Viewer]:
     return viewers
 
 
+def labelled_audiences(head: GameHead) -> list[tuple[Viewer, str]]:
+    """``audiences`` with each one's label."""
+    seats = tuple(head.seats)
+    labelled = _LABELLED.get(seats)
+    if labelled is None:
+        labelled = _LABELLED[seats] = [(v, v.label) for v in audiences(head)]
+    return labelled
+
+
 def audience_key(viewer: Viewer) -> str:
     return viewer.label
 
@@ -43,7 +53,7 @@ class FreshEvent:
     """One event a command is appending, with the state right after it, and (once its row is built,
     ``bind``) what its envelope says: the same fields a read of the stored row gives."""
 
-    __slots__ = ("_data", "_envelopes", "_header", "_views", "actor", "after", "event", "material", "seq")
+    __slots__ = ("_data", "_envelopes", "_header", "_rolls", "_views", "actor", "after", "event", "material", "seq")
 
     def __init__(self, event: Event, after: Any, actor: str) -> None:
         self.event = event
@@ -53,30 +63,45 @@ class FreshEvent:
         self.material: DiceMaterial | None = None
         self._header: tuple[Any, ...] = ()
         self._data: msgspec.Raw | None = None
+        self._rolls: msgspec.Raw | tuple[()] = ()
         self._views: dict[str, Event | None] = {}
         self._envelopes: dict[int, bytes] = {}  # id(view) -> envelope bytes; the views keep the ids alive
 
-    def bind(self, row: dict[str, Any], material: DiceMaterial | None) -> None:
+    def bind(self, row: dict[str, Any], material: DiceMaterial | None, served: DiceMaterial | None = None) -> None:
+        """``served``: ``material`` without its ``seen_by``, when the caller has it."""
         self.seq = row["seq"]
         self.material = material
-        served = msgspec.structs.replace(material, seen_by=()) if material and material.seen_by else material
+        if served is None or material is None:
+            served = msgspec.structs.replace(material, seen_by=()) if material and material.seen_by else material
         self._header = (row["type"], row["turn"], row["phase"], row["actor"], row["recorded_at"],
                         row["command_id"], served)
         self._data = msgspec.Raw(row["data"])  # the stored data: the envelope's, where nothing is redacted
+        self._rolls = msgspec.Raw(row["rolls"]) if self.event.rolls else ()  # the stored rolls, likewise
 
-    def view(self, ruleset: Ruleset[Any, Any], viewer: Viewer) -> Event | None:
-        """What ``viewer`` may see of the event (``visible_event``, once per audience)."""
-        label = viewer.label
+    def view(self, ruleset: Ruleset[Any, Any], viewer: Viewer, label: str | None = None) -> Event | None:
+        """What ``viewer`` (whose ``label`` the caller may know) may see of the event (``visible_event``,
+        once per audience)."""
+        if label is None:
+            label = viewer.label
         views = self._views
         if label in views:
             return views[label]
-        shown = views[label] = visible_event(ruleset, self.event, viewer, self.after)
+        event = self.event
+        shown: Event | None
+        if viewer.kind == "umpire":
+            shown = event
+        elif isinstance(event, SERVICE_EVENT_TYPES):
+            shown = visible_event(ruleset, event, viewer, self.after)
+        else:  # a ruleset's event: visible_event's last case
+            shown = ruleset.redact(event, viewer, self.after)
+        views[label] = shown
         return shown
 
-    def envelope(self, codec: EventCodec, ruleset: Ruleset[Any, Any], game_id: str, viewer: Viewer) -> bytes | None:
+    def envelope(self, codec: EventCodec, ruleset: Ruleset[Any, Any], game_id: str, viewer: Viewer,
+                 label: str | None = None) -> bytes | None:
         """The viewer's envelope, encoded (None: the event is hidden from it); audiences that see the
         same view share the bytes."""
-        shown = self.view(ruleset, viewer)
+        shown = self.view(ruleset, viewer, label)
         if shown is None:
             return None
         encoded = self._envelopes.get(id(shown))
@@ -86,7 +111,7 @@ class FreshEvent:
                 game_id=game_id, seq=self.seq, type=tag, v=type(shown).version, turn=turn, phase=phase,
                 actor=actor, recorded_at=recorded_at, command_id=command_id,
                 data=self._data if shown is self.event else codec.to_data(shown),  # type: ignore[arg-type]
-                rolls=shown.rolls, dice=dice))
+                rolls=self._rolls if shown is self.event else shown.rolls, dice=dice))  # type: ignore[arg-type]
         return encoded
 
 
@@ -105,19 +130,20 @@ def live_frames(head: GameHead, fresh: list[FreshEvent], wanted: set[str] | None
     distinct view, not once per connection; an audience missing from the frames reads the event from
     the store."""
     out: FrameItems = []
-    viewers = [v for v in audiences(head) if wanted is None or v.label in wanted]
+    labelled = labelled_audiences(head)
+    viewers = labelled if wanted is None else [(v, label) for v, label in labelled if label in wanted]
     codec, ruleset, game_id = head.codec, head.ruleset, head.game_id
     for f in fresh:
         per: dict[str, bytes | None] = {}
         framed: dict[int, bytes] = {}
-        for viewer in viewers:
-            env = f.envelope(codec, ruleset, game_id, viewer)
+        for viewer, label in viewers:
+            env = f.envelope(codec, ruleset, game_id, viewer, label)
             if env is None:
-                per[viewer.label] = None
+                per[label] = None
                 continue
             frame = framed.get(id(env))
             if frame is None:
                 frame = framed[id(env)] = event_frame(env)
-            per[viewer.label] = frame
+            per[label] = frame
         out.append((f.seq, per))
     return out

@@ -100,6 +100,9 @@ def advance(head: GameHead, steps: Sequence[tuple[Decoded, Any]], dice_turn: tup
     turn after it, or None once the game is over)."""
     if not steps:
         return
+    if dice_turn is not None:  # the live path: the rows of one command (one command id), decided together
+        _advance_command(head, steps, dice_turn)
+        return
     ruleset = head.ruleset
     rewound = False
     last = len(steps) - 1
@@ -120,6 +123,28 @@ def advance(head: GameHead, steps: Sequence[tuple[Decoded, Any]], dice_turn: tup
     if rewound:
         _recount_effective(head)
     else:  # rows after the last rewind are never superseded
+        head.effective += len(steps)
+
+
+_MARKERS = (DiceCommitted, DiceRevealed, DiceDisclosed, GameRewound)
+
+
+def _advance_command(head: GameHead, steps: Sequence[tuple[Decoded, Any]], dice_turn: tuple[int | None]) -> None:
+    """``advance`` for one command's rows: what the general loop does when every row has the same
+    command id (only the markers among them and the command's dice turn count)."""
+    rewound = False
+    for d, _after in steps:
+        if isinstance(d.event, _MARKERS):
+            _note_marker(head, d)
+            rewound = rewound or isinstance(d.event, GameRewound)
+    if dice_turn[0] is not None:
+        head.dice_turn = dice_turn[0]
+    last = steps[-1]
+    head.state = last[1]
+    head.seq = last[0].seq
+    if rewound:
+        _recount_effective(head)
+    else:
         head.effective += len(steps)
 
 

@@ -51,3 +51,13 @@ def token() -> str:
 
 def dice_seed() -> bytes:
     return secrets.token_bytes(32)
+
+
+_SECRETS = secrets
+
+
+def spare_dice_seed() -> bytes | None:
+    """A turn seed drawn ahead of its turn (dice_book's spares), or None while ``secrets`` is replaced
+    (tests seed it): a reproducible source must give each seed at its turn change, in the order the log
+    asks for them, so nothing is drawn ahead of time then."""
+    return _SECRETS.token_bytes(32) if secrets is _SECRETS else None

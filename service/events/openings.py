@@ -33,6 +33,14 @@ def tree_for(seed: bytes, turn: int, slots: int = TREE_SLOTS) -> SlotTree:
     return tree
 
 
+def adopt(seed: bytes, turn: int, tree: SlotTree) -> None:
+    """Keep a tree built elsewhere (ahead of its turn) as ``tree_for(seed, turn)``'s."""
+    _TREES[(seed.hex(), turn)] = tree
+    _TREES.move_to_end((seed.hex(), turn))
+    if len(_TREES) > _KEEP:
+        _TREES.popitem(last=False)
+
+
 def opened_for(event: DiceRevealed, viewer: Viewer) -> DiceRevealed:
     """The reveal as ``viewer`` sees it: the seed and the other audiences' openings withheld."""
     keys: list[SlotOpening] = []

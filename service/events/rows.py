@@ -12,6 +12,7 @@ from service.domain.core import Event
 
 from .envelope import DiceMaterial
 
+_encoder = msgspec.json.Encoder()
 _second = [-1, ""]  # the last second formatted, and its text up to the microseconds
 
 
@@ -35,7 +36,7 @@ def event_row(
     return {
         "game_id": game_id, "seq": seq, "type": tag, "v": version, "data": data.decode(),
         "rolls": rolls.decode(), "turn": turn, "phase": phase, "actor": actor, "command_id": command_id,
-        "recorded_at": recorded_at, "dice": msgspec.json.encode(material).decode() if material else None,
+        "recorded_at": recorded_at, "dice": _encoder.encode(material).decode() if material else None,
     }
 
 

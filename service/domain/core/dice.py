@@ -73,6 +73,10 @@ class Dice:
     def count(self) -> int:
         return self._next
 
+    @property
+    def salt(self) -> str:
+        return self._salt
+
     def _face(self, i: int, sides: int) -> int:
         return derive_face(self._seed, self._game_id, self._base_seq, i, sides, self._salt)
 
@@ -147,7 +151,17 @@ class SlotDice(Dice):
 
     def salts(self) -> tuple[str, ...]:
         """The salt each roll used, in roll order (the verifier needs them where some were pinned)."""
+        if not self._pinned:
+            return (self._salt,) * self.count
         return tuple(self.salt_of(i) for i in range(self.count))
+
+    def pinned_salts(self) -> tuple[str, ...]:
+        """``salts()`` when some roll kept a pinned salt other than this command's, else ()."""
+        pinned, first = self._pinned, self.first_slot
+        if not pinned or not any(first + i in pinned for i in range(self.count)):
+            return ()
+        salts = self.salts()
+        return salts if any(s != self._salt for s in salts) else ()
 
     def _face(self, i: int, sides: int) -> int:
         slot = self.first_slot + i

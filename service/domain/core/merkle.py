@@ -64,16 +64,16 @@ def slot_key(seed: bytes, turn: int, slot: int) -> bytes:
 _SLOT_SUFFIXES = [str(r).encode() for r in range(TREE_SLOTS)]  # the "<r>" ending every slot's message
 
 
-def slot_leaves(seed: bytes, turn: int, slots: int) -> tuple[bytes, ...]:
-    """``leaf_hash(slot_key(seed, turn, r))`` for every slot, the HMAC inlined (1024 per turn), its
-    inner hash carried past the message's common prefix "salvo-slot|<turn>|" once."""
+def slot_leaves(seed: bytes, turn: int, slots: int, start: int = 0) -> tuple[bytes, ...]:
+    """``leaf_hash(slot_key(seed, turn, r))`` for the slots ``start``..``slots - 1``, the HMAC inlined
+    (1024 per turn), its inner hash carried past the message's common prefix "salvo-slot|<turn>|" once."""
     inner, outer = _seed_pads(seed)
     prefixed = inner.copy()
     prefixed.update(f"salvo-slot|{turn}|".encode())
     inner_copy, outer_copy = prefixed.copy, outer.copy
     suffixes = _SLOT_SUFFIXES if slots <= TREE_SLOTS else [str(r).encode() for r in range(slots)]
     out = []
-    for r in range(slots):
+    for r in range(start, slots):
         i = inner_copy()
         i.update(suffixes[r])
         o = outer_copy()
@@ -98,15 +98,7 @@ class SlotTree:
 
     @classmethod
     def build(cls, seed: bytes, turn: int, slots: int = TREE_SLOTS) -> SlotTree:
-        if slots < 1 or slots & (slots - 1):
-            raise ValueError("a slot tree has a power-of-two number of leaves")
-        level = slot_leaves(seed, turn, slots)
-        levels = [level]
-        while len(level) > 1:
-            pairs = zip(level[0::2], level[1::2], strict=True)
-            level = tuple([_sha256(b"\x01" + left + right).digest() for left, right in pairs])
-            levels.append(level)
-        return cls(tuple(levels))
+        return TreeBuilder(seed, turn, slots).tree()
 
     @property
     def slots(self) -> int:
@@ -134,6 +126,60 @@ class SlotTree:
                     out[f"{depth}:{index ^ 1}"] = level[index ^ 1].hex()
             known = {index // 2 for index in known}
         return out
+
+
+class TreeBuilder:
+    """``SlotTree.build`` in steps, for a tree built ahead of its turn a little at a time (between other
+    work): each ``step`` hashes a bounded share of the leaves or inner nodes; ``tree`` does the rest at
+    once. The steps hash exactly what ``build`` does, in the same order: the same tree."""
+
+    LEAVES_PER_STEP = 128  # about a tenth of a millisecond
+    NODES_PER_STEP = 512
+
+    def __init__(self, seed: bytes, turn: int, slots: int = TREE_SLOTS) -> None:
+        if slots < 1 or slots & (slots - 1):
+            raise ValueError("a slot tree has a power-of-two number of leaves")
+        self.seed, self.turn, self.slots = seed, turn, slots
+        self._leaves: list[bytes] = []
+        self._levels: list[tuple[bytes, ...]] = []
+        self._level: list[bytes] = []  # the level being hashed, above self._levels[-1]
+        self._done: SlotTree | None = None
+
+    @property
+    def done(self) -> bool:
+        return self._done is not None
+
+    def step(self) -> bool:
+        """Hash one share; True once the tree is whole."""
+        if self._done is not None:
+            return True
+        if len(self._leaves) < self.slots:
+            stop = min(self.slots, len(self._leaves) + self.LEAVES_PER_STEP)
+            self._leaves += slot_leaves(self.seed, self.turn, stop, len(self._leaves))
+            if len(self._leaves) == self.slots:
+                self._levels.append(tuple(self._leaves))
+        else:
+            budget = self.NODES_PER_STEP  # across levels: the top ones are a few nodes each
+            while budget > 0 and len(self._levels[-1]) > 1:
+                below = self._levels[-1]
+                start = 2 * len(self._level)
+                stop = min(len(below), start + 2 * budget)
+                self._level += [_sha256(b"\x01" + left + right).digest()
+                                for left, right in zip(below[start:stop:2], below[start + 1:stop:2], strict=True)]
+                budget -= (stop - start) // 2
+                if 2 * len(self._level) == len(below):
+                    self._levels.append(tuple(self._level))
+                    self._level = []
+        if len(self._levels[-1] if self._levels else ()) == 1:
+            self._done = SlotTree(tuple(self._levels))
+        return self._done is not None
+
+    def tree(self) -> SlotTree:
+        """The whole tree (its remaining steps done now)."""
+        while not self.step():
+            pass
+        assert self._done is not None
+        return self._done
 
 
 def verify_path(key: bytes, slot: int, path: list[str], root: str) -> bool:

@@ -98,3 +98,43 @@ def test_trees_of_other_sizes_are_the_verifiers_too(slots):
     from clients.verify_dice import merkle_root
 
     assert SlotTree.build(SEED, 3, slots).root == merkle_root(SEED, 3, slots)
+
+
+@pytest.mark.parametrize("slots", [1, 2, 8, 256, 1024])
+def test_a_tree_built_in_steps_is_the_tree_built_at_once(slots):
+    """TreeBuilder (a turn's tree built ahead, a step at a time) hashes exactly the tree ``build`` does, and
+    that is the Merkle tree of the slot keys (leaves sha256(0x00 || key), nodes sha256(0x01 || l || r))."""
+    from service.domain.core.merkle import TreeBuilder, node_hash
+
+    builder = TreeBuilder(SEED, 5, slots)
+    steps = 0
+    while not builder.step():
+        steps += 1
+        assert not builder.done
+    assert builder.done and builder.step()  # a whole tree takes no more steps
+    assert slots < 1024 or steps > 2  # a full-size tree is split into several steps
+    stepped, at_once = builder.tree(), SlotTree.build(SEED, 5, slots)
+    assert stepped == at_once
+    level = [leaf_hash(slot_key(SEED, 5, r)) for r in range(slots)]
+    assert list(stepped.levels[0]) == level
+    while len(level) > 1:
+        level = [node_hash(level[i], level[i + 1]) for i in range(0, len(level), 2)]
+    assert stepped.root == level[0].hex()
+    half = TreeBuilder(SEED, 5, slots)
+    half.step()
+    assert half.tree() == at_once  # finished at once after some steps
+
+
+def test_pinned_salts_name_only_the_salts_a_pinned_slot_changed():
+    """What a command's dice material records beside its salt: every roll's salt, only when one of its
+    slots kept another salt from its first use (a rewind), else nothing."""
+    fresh = SlotDice(SEED, "g_1", 2, first_slot=5, salt="now", pinned={1: "old", 4: "now"})
+    [fresh.roll(6, "p", "R") for _ in range(3)]  # slots 5..7: none pinned
+    assert fresh.salts() == ("now",) * 3 and fresh.pinned_salts() == ()
+    same = SlotDice(SEED, "g_1", 2, first_slot=4, salt="now", pinned={4: "now"})
+    same.roll(6, "p", "R")
+    assert same.pinned_salts() == ()  # pinned, but to the same salt
+    again = SlotDice(SEED, "g_1", 2, first_slot=0, salt="now", pinned={1: "old"})
+    [again.roll(6, "p", "R") for _ in range(3)]
+    assert again.pinned_salts() == again.salts() == ("now", "old", "now")
+    assert SlotDice(SEED, "g_1", 2, first_slot=0, salt="x").pinned_salts() == ()
