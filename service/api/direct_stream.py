@@ -2,7 +2,7 @@
 ``fanout.Fanout`` (built once per audience, one ``transport.write`` per socket), catch-up and results
 are framed here and written the same way. Per socket there is its reader (``wsprotocol.Wire``, or the
 ASGI task under another protocol), one heartbeat timer, and a Task only while it catches up from the
-store or closes.
+store, answers a command or closes.
 
 The socket is live (``sink.behind`` False) only when it has everything the fan-out has published for
 the game; while it reads the store the fan-out skips it and it catches up afterwards: no gap, no
@@ -13,9 +13,8 @@ pass ``SALVO_WS_BUFFER_LIMIT`` during live delivery, or that does not drain with
 ``SALVO_WS_SEND_TIMEOUT`` during catch-up, is closed with 1013 and the seq to resume after.
 
 Under Salvo's own uvicorn protocol (``wsprotocol``) the stream *detaches* right after the handshake:
-the ASGI task returns, and the ``Wire`` calls ``on_text`` from ``data_received`` with each message (the
-command is decided there and answered from its commit's callback: no Task, see ``_Answering``) and
-``on_lost`` when the connection is gone. Under
+the ASGI task returns, and the ``Wire`` calls ``on_text`` from ``data_received`` with each message (a
+Task runs only while a command is being answered) and ``on_lost`` when the connection is gone. Under
 any other uvicorn protocol it reads the client through ASGI (``watch_client``), as before.
 """
 
@@ -61,46 +60,6 @@ class _NoSubscription:
         return None
 
 
-class _Answering:
-    """A socket's inbox being answered: ``DirectStream._answer`` driven by hand instead of by a Task. It
-    runs at once, in ``on_text`` (so the command is decided and queued for the writer there), up to its
-    first wait — the commit, usually — and goes on from the done-callback of what it waits on: no Task
-    and no loop turn per message, and an answer ready at once is written before ``on_text`` returns.
-    Nothing cancels it (as the Task it replaces: a command in flight is not cancelled)."""
-
-    __slots__ = ("context", "coro")
-
-    def __init__(self, context: contextvars.Context | None) -> None:
-        self.context = context if context is not None else contextvars.copy_context()
-        self.coro: Coroutine[Any, Any, None] | None = None
-
-    def start(self, coro: Coroutine[Any, Any, None]) -> None:
-        self.coro = coro
-        self.context.run(self.step)
-
-    def step(self, _done: object = None) -> None:
-        """One step, in the stream's context (``start``, or the callbacks, run it there)."""
-        coro = self.coro
-        assert coro is not None
-        try:
-            waiting = coro.send(None)  # as a Task resumes: the awaited future's result is read inside
-        except StopIteration:
-            self.coro = None
-            return
-        except asyncio.CancelledError:  # what it awaited was cancelled and it did not handle that
-            self.coro = None
-            return
-        except Exception:
-            self.coro = None
-            log.exception("answering a socket's commands failed")
-            return
-        if waiting is None:  # a bare yield (sleep(0)): on in the loop's next turn
-            asyncio.get_running_loop().call_soon(self.step, context=self.context)
-            return
-        waiting._asyncio_future_blocking = False  # an asyncio future, yielded by its __await__
-        waiting.add_done_callback(self.step, context=self.context)
-
-
 class DirectStream(Stream):
     def __init__(self, ws: WebSocket, game_id: str, viewer: Viewer, token: str | None, after: int,
                  raw: RawSocket, fanout: Fanout) -> None:
@@ -117,10 +76,10 @@ class DirectStream(Stream):
         self._replying = 0  # results waiting for the store read in progress (``reply``)
         self._caught_up_sent = False
         self._heartbeat: asyncio.TimerHandle | None = None
-        # detached (wsprotocol): the connection's reader, the messages waiting to be answered, their answerer
+        # detached (wsprotocol): the connection's reader, the messages waiting for the command Task
         self.wire: Wire | None = None
         self._inbox: list[bytes] | None = None
-        self._worker: _Answering | None = None
+        self._worker: asyncio.Task[None] | None = None
         self._context: contextvars.Context | None = None  # the request's (log fields) for our Tasks
         self._on_end: Callable[[], object] | None = None
 
@@ -180,8 +139,8 @@ class DirectStream(Stream):
     # --- a detached connection's reader (wsprotocol.Wire calls these) -----------------------------------
 
     def on_text(self, payload: bytes) -> None:
-        """A command message, checked as ``watch_client`` checks it, answered in order by one ``_Answering``
-        that lives while messages wait; with one waiting, the connection stops reading (as uvicorn's queue)."""
+        """A command message, checked as ``watch_client`` checks it, answered in order by one Task that
+        lives while messages wait; with one waiting, the connection stops reading (as uvicorn's queue)."""
         if self.closing:
             return
         limit = self.settings.max_body_bytes
@@ -197,8 +156,7 @@ class DirectStream(Stream):
             self._inbox = []
         self._inbox.append(payload)
         if self._worker is None:
-            self._worker = worker = _Answering(self._context)
-            worker.start(self._answer(worker))
+            self._worker = self._spawn(self._answer())
         elif self.wire is not None:
             self.wire.pause_reading()
 
@@ -215,7 +173,7 @@ class DirectStream(Stream):
         if on_end is not None:
             on_end()
 
-    async def _answer(self, me: _Answering) -> None:
+    async def _answer(self) -> None:
         """The inbox's commands, one at a time, each answered straight after its result: ``command``
         (and ``Stream.command``) inline, so a command resumes through four coroutine levels, not seven."""
         inbox = self._inbox
@@ -257,7 +215,7 @@ class DirectStream(Stream):
         except (WebSocketDisconnect, RuntimeError, ConnectionError):
             pass
         finally:
-            if self._worker is me:
+            if self._worker is asyncio.current_task():
                 self._worker = None
 
     # --- writing ---------------------------------------------------------------------------------------
