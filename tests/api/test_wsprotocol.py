@@ -348,3 +348,58 @@ def test_a_reader_stalled_during_catch_up_gets_1013_behind_its_frames(impatient)
 def test_the_resume_seq_of_a_reader_stalled_during_catch_up_is_its_last_frame(impatient):
     close, seqs, _, _ = _stall_during_catch_up(impatient)
     assert close == (1013, f"slow consumer; resume after={seqs[-1]}"), (close, seqs[-1:])
+
+
+def _masked(payload: bytes) -> bytes:
+    """One masked text frame (a zero mask: the payload goes as it is)."""
+    n = len(payload)
+    head = bytes((0x81, 0x80 | n)) if n < 126 else bytes((0x81, 0x80 | 126)) + struct.pack("!H", n)
+    return head + b"\0\0\0\0" + payload
+
+
+def test_socket_errors_are_the_http_problems_and_a_burst_is_answered_in_order(running):
+    """The message is decoded once and its command handed down (no body rebuilt): each failure is the
+    problem POST /commands answers for the same request, field for field. Answers that are ready at once
+    (refusals) and those that wait for their commit, sent in one write, come back in the order sent."""
+    game = _game(running)
+    gid = game["game_id"]
+    red = _red(game)
+
+    def http(body: dict, headers: dict[str, str] | None = None) -> dict:
+        r = httpx.post(f"{running.url}/v1/games/{gid}/commands", json=body, headers={**red, **(headers or {})})
+        return r.json()
+
+    bad_field = {"type": "tiny.shoot", "shooter": 5, "target": "blue"}
+    client = RawClient(running.port, f"/v1/games/{gid}/stream?own_events=result", red)
+    try:
+        client.caught_up()
+        # one write: a refusal, a command, a refusal, a command, a message that is not a command
+        burst = [
+            {"kind": "command", "ref": "e1", "command": bad_field},
+            {"kind": "command", "ref": "c1", "command": SHOOT},
+            {"kind": "command", "ref": "e2", "command": SHOOT, "expected_version": 1},
+            {"kind": "command", "ref": "c2", "command": SHOOT, "expected_version": 3},
+            {"kind": "nope", "ref": "e3", "command": {}},
+        ]
+        client.sock.sendall(b"".join(_masked(json.dumps(m).encode()) for m in burst) + _masked(b"[1]"))
+        answers = []
+        while len(answers) < 6:
+            frame = client.frame()
+            assert frame is not None
+            msg = json.loads(frame[1])
+            if msg["kind"] in ("result", "error"):
+                answers.append(msg)
+        assert [m.get("ref") for m in answers] == ["e1", "c1", "e2", "c2", "e3", None]
+        assert [m.get("version") for m in answers if m["kind"] == "result"] == [3, 4]
+        e1, _, e2, _, e3, e4 = answers
+        assert e1 == {"kind": "error", "ref": "e1", **http({"command": bad_field})}
+        assert e1["field"] == "$.command.shooter"
+        problem = http({"command": SHOOT}, {"If-Match": '"1"'})  # the game has moved on by one since
+        assert problem["detail"] == "expected version 1, the game is at 4"
+        assert e2 == {"kind": "error", "ref": "e2", **problem, "detail": "expected version 1, the game is at 3"}
+        assert e2["field"] == "If-Match"
+        assert e3["status"] == 422 and e3["field"] == "kind" and e3["detail"] == "unknown message kind 'nope'"
+        assert e4["status"] == 422 and e4["field"] == "$" and e4["detail"].startswith("not a command message: ")
+    finally:
+        client.close()
+    assert httpx.get(f"{running.url}/v1/games/{gid}").json()["version"] == 4  # the refusals appended nothing

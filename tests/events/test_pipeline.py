@@ -198,3 +198,44 @@ async def test_runs_are_bounded_by_the_head_cache_and_an_evicted_game_starts_fro
     assert result.version == await store.head(first)
     folded = head_from_rows(first, await store.game(first), await store.read_events(first))
     assert (await service.head(first)).state == folded.state
+
+
+async def test_a_held_game_lock_makes_a_command_wait_and_a_free_one_is_taken_at_once() -> None:
+    """The pipeline takes a free game lock synchronously (``GameLock.try_acquire``) and waits for a held
+    one as ``async with`` would: a command behind a rewind-like writer holding the lock decides after it,
+    on what it wrote."""
+    service, gid, published = await _game(GatedStore())
+    at = (await service.head(gid)).seq
+    lock = service.heads.lock(gid)
+    assert lock.try_acquire() and lock.locked() and not lock.try_acquire()  # free: taken; held: not
+    waiting = asyncio.create_task(service.handle_command(gid, seat("red"), _hide("red", 1)))
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert not waiting.done() and (await service.head(gid)).seq == at and published == [at]  # waits
+    assert not lock.try_acquire()  # still held
+    lock.release()
+    assert not lock.try_acquire()  # free, but the queued command goes first (as asyncio.Lock's acquire)
+    result = await waiting
+    assert result.version == at + 1 and published == [at, at + 1]
+    assert lock.try_acquire()  # free again, nobody queued
+    lock.release()
+
+
+async def test_a_decoded_request_is_the_body_it_stands_for() -> None:
+    """``request=``: the command decoded once (the websocket's); the same result, the same errors."""
+    from service.events.command_pipeline import CommandRequest
+    from service.events.errors import MalformedCommand
+
+    service, gid, _ = await _game(GatedStore())
+    at = (await service.head(gid)).seq
+    raw = msgspec.Raw(b'{"type":"tiny.hide","seat":"red","secret":3}')
+    result = await service.handle_command(gid, seat("red"), b"", request=CommandRequest(raw, "s"))
+    assert result.version == at + 1 and b'"tiny.hidden"' in result.body
+    errors = []
+    for call in (lambda: service.handle_command(gid, seat("red"), b'{"command":{"type":"tiny.hide","seat":1}}'),
+                 lambda: service.handle_command(gid, seat("red"), b"", request=CommandRequest(
+                     msgspec.Raw(b'{"type":"tiny.hide","seat":1}')))):
+        with pytest.raises(MalformedCommand) as caught:
+            await call()
+        errors.append((caught.value.detail, caught.value.field))
+    assert errors[0] == errors[1] and errors[0][1] == "$.command.seat"
