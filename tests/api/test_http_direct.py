@@ -9,18 +9,13 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
-import uvicorn
-
 from service.api.app import create_app
 from service.api.http_protocol import CoalescingHttpToolsProtocol
-from service.api.serving import uvicorn_config
 from service.settings import Settings
-from tests.support.server import free_port
+from tests.support.server import uvicorn_in_thread
 
 LIMIT = 2048
 SHOOT = json.dumps({"command": {"type": "tiny.shoot", "shooter": "red", "target": "blue"}}).encode()
@@ -53,21 +48,8 @@ def serving(tmp: Any, protocol: type) -> Iterator[tuple[Any, int]]:
     settings = Settings(database_url=f"sqlite:///{tmp}/{protocol.__name__}.db", snapshot_every=50,
                         max_body_bytes=LIMIT)
     app = create_app(settings)
-    port = free_port()
-    config = uvicorn_config(app, settings, "127.0.0.1", port, "warning")
-    config.http = protocol
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.02)
-    try:
+    with uvicorn_in_thread(app, settings, http=protocol) as (_server, port):
         yield app, port
-    finally:
-        server.should_exit = True
-        thread.join(20)
 
 
 class Conn:

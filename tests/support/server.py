@@ -40,9 +40,10 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 @contextlib.contextmanager
-def uvicorn_in_thread(app: Any, settings: Any, ws: Any = None) -> Iterator[tuple[Any, int]]:
+def uvicorn_in_thread(app: Any, settings: Any, ws: Any = None, http: Any = None) -> Iterator[tuple[Any, int]]:
     """The app under ``salvo serve``'s uvicorn config (our websocket protocol unless ``ws`` names
-    another), in a daemon thread on a free port: yields (server, port), stops it afterwards."""
+    another, its HTTP protocol unless ``http`` does), in a daemon thread on a free port: yields
+    (server, port), stops it afterwards."""
     import uvicorn
 
     from service.api.serving import uvicorn_config
@@ -50,6 +51,8 @@ def uvicorn_in_thread(app: Any, settings: Any, ws: Any = None) -> Iterator[tuple
 
     port = free_port()
     config = uvicorn_config(app, settings, "127.0.0.1", port, "warning", ws=ws or SalvoWebSocketProtocol)
+    if http is not None:
+        config.http = http
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
