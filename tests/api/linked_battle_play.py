@@ -97,10 +97,12 @@ def start_linked_battle(client: httpx.Client, seed: int) -> tuple[dict[str, Any]
     return game, battle, r.json()
 
 
-def battle_records(client: httpx.Client, game: dict[str, Any]) -> list[dict[str, Any]]:
-    """The campaign's ``battle_recorded`` events (umpire's log)."""
+def battle_records(client: httpx.Client, game: dict[str, Any], tactical: str | None = None) -> list[dict[str, Any]]:
+    """The campaign's ``battle_recorded`` events (umpire's log); with ``tactical``, only those of that linked
+    game (an unseeded campaign may have had a three-force battle entered by hand before it)."""
     events = get(client, game["game_id"], "/events", game["umpire_token"], limit=10000)["events"]
-    return [e for e in events if e["type"] == "ftcampaign.battle_recorded"]
+    return [e for e in events if e["type"] == "ftcampaign.battle_recorded"
+            and (tactical is None or e["data"].get("tactical_game_id") == tactical)]
 
 
 def play_gsc2(client: httpx.Client, gid: str, tokens: dict[str, str], seed: int,

@@ -65,7 +65,7 @@ def test_ftc_arr_8_kill_9_between_the_tactical_end_and_the_campaign_record(tmp_p
         # held: the tactical game is over in the store, the campaign has not heard of it
         with httpx.Client(base_url=server.url, timeout=60.0) as client:
             assert get(client, tid, "", None)["over"]
-            assert not battle_records(client, game)
+            assert not battle_records(client, game, tid)
         server.kill()  # SIGKILL, right between the two appends
         assert server.proc is not None and server.proc.returncode == -9
         player.join(30)
@@ -75,7 +75,7 @@ def test_ftc_arr_8_kill_9_between_the_tactical_end_and_the_campaign_record(tmp_p
         for _restart in range(2):  # the first start reconciles; the second finds nothing left to do
             server.start()
             with httpx.Client(base_url=server.url, timeout=60.0) as client:
-                recorded = battle_records(client, game)
+                recorded = battle_records(client, game, tid)
                 assert len(recorded) == 1, f"recorded {len(recorded)} times"
                 rec = recorded[0]["data"]
                 final = get(client, tid, "", None)["state"]
