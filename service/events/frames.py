@@ -15,7 +15,7 @@ import msgspec
 from service.domain.core import UMPIRE, Event, Ruleset, Viewer
 
 from .codec import EventCodec
-from .envelope import SERVICE_EVENT_TYPES, DiceMaterial, Envelope
+from .envelope import DiceMaterial, Envelope
 from .head import GameHead
 from .replay import visible_event
 
@@ -86,15 +86,7 @@ class FreshEvent:
         views = self._views
         if label in views:
             return views[label]
-        event = self.event
-        shown: Event | None
-        if viewer.kind == "umpire":
-            shown = event
-        elif isinstance(event, SERVICE_EVENT_TYPES):
-            shown = visible_event(ruleset, event, viewer, self.after)
-        else:  # a ruleset's event: visible_event's last case
-            shown = ruleset.redact(event, viewer, self.after)
-        views[label] = shown
+        shown = views[label] = visible_event(ruleset, self.event, viewer, self.after)
         return shown
 
     def envelope(self, codec: EventCodec, ruleset: Ruleset[Any, Any], game_id: str, viewer: Viewer,
