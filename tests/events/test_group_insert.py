@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
@@ -274,3 +275,58 @@ async def test_stop_commits_what_was_submitted_but_not_yet_handed_off(sqlite_url
     finally:
         again.close()
     await asyncio.wait_for(future, 30)  # and acknowledged (the bound only keeps a regression from hanging)
+
+
+def _note_threads(store: SqlEventStore, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[str]]]:
+    """(committing thread's name, the groups' game ids) for each group the writer writes."""
+    seen: list[tuple[str, list[str]]] = []
+    write = store._writer._write
+
+    def noting(batches: list[WriteBatch]) -> None:
+        seen.append((threading.current_thread().name, [b.game_id for b in batches]))
+        write(batches)
+
+    monkeypatch.setattr(store._writer, "_write", noting)
+    return seen
+
+
+async def test_a_lone_batch_with_the_writer_idle_commits_on_the_loop_thread(sqlite_url: str, monkeypatch) -> None:
+    s = SqlEventStore(sqlite_url)
+    s.start()
+    try:
+        seen = _note_threads(s, monkeypatch)
+        await s.write(_batch("g_lone"))  # the only batch of its pass, nothing in the writer's hands
+        await asyncio.gather(s.write(_batch("g_two_a")), s.write(_batch("g_two_b")))  # two: the thread's
+        assert seen == [(threading.current_thread().name, ["g_lone"]), ("salvo-writer", ["g_two_a", "g_two_b"])]
+        assert await s.head("g_lone") == 2 and await s.head("g_two_b") == 2
+    finally:
+        s.close()
+
+
+async def test_a_lone_batch_waits_behind_what_the_thread_has_in_hand(sqlite_url: str, monkeypatch) -> None:
+    s = SqlEventStore(sqlite_url)  # the thread not started yet: what is handed to it stays in its hands
+    seen = _note_threads(s, monkeypatch)
+    try:
+        group = [s.submit(_batch("g_first_a")), s.submit(_batch("g_first_b"))]
+        await asyncio.sleep(0)  # handed off (to the thread's queue)
+        lone = s.submit(WriteBatch("g_first_a", events=[_event("g_first_a", 3)]))
+        await asyncio.sleep(0)
+        assert not lone.done() and seen == []  # not committed inline ahead of the group
+        s.start()
+        await asyncio.gather(*group, lone)
+        assert [g for _, games in seen for g in games] == ["g_first_a", "g_first_b", "g_first_a"]  # in order
+        assert {thread for thread, _ in seen} == {"salvo-writer"}
+        assert [r.seq for r in await s.read_events("g_first_a")] == [1, 2, 3]
+    finally:
+        s.close()
+
+
+async def test_postgresql_commits_every_batch_in_the_writer_thread(postgres_url: str, monkeypatch) -> None:
+    s = SqlEventStore(postgres_url)  # a commit there is a server round trip: the loop never blocks on it
+    s.start()
+    try:
+        seen = _note_threads(s, monkeypatch)
+        await s.write(_batch("g_pg_lone"))
+        assert seen == [("salvo-writer", ["g_pg_lone"])]
+    finally:
+        s.close()
