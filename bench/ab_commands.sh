@@ -4,12 +4,13 @@
 # the harness client (bench/peer/salvo_client.py) on CPU 1, 8 s windows after 2 s warm-up, two rounds
 # alternating checkouts so that each sees the same machine. Prints rate, server CPU per command, p99, foreign CPU.
 #   bash bench/ab_commands.sh /tmp/before .        (each DIR a checkout; this checkout's venv runs them all)
+#   KS="1 10 50" ROUNDS=3 bash bench/ab_commands.sh /tmp/before .   (games per run, rounds; defaults "1 10", 2)
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 PY=${PY:-$HERE/.venv/bin/python}
 CLIENT=$HERE/bench/peer/salvo_client.py
 PORT=18720
-for round in 1 2; do
- for K in 1 10; do
+for round in $(seq 1 "${ROUNDS:-2}"); do
+ for K in ${KS:-1 10}; do
   for D in "$@"; do
    PORT=$((PORT+1)); db=/tmp/ab-$PORT.sqlite; rm -f $db*
    (cd "$D" && PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$PWD" SALVO_RATE_COMMANDS_PER_TOKEN=off SALVO_RATE_COMMANDS_PER_ADDRESS=off SALVO_RULESETS="tiny=tests.support.tiny:RULESET" exec taskset -c 0 "$PY" -m service serve --host 127.0.0.1 --port $PORT --database-url sqlite:///$db --log-level warning > /tmp/ab-$PORT.log 2>&1) &
