@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from service.domain.core import Actor, Command, Event, RuleViolation, Viewer
 from service.domain.core.guards import guarded_decide
@@ -18,9 +17,8 @@ from .dice_book import DiceBook, SeedRow
 from .envelope import DiceMaterial, DiceRevealed
 from .event_store import EventStore, WriteBatch
 from .frames import FrameItems, FreshEvent, result_body
-from .head import GameHead, advance, encode_state
-from .replay import Decoded
-from .rows import RowView, event_row, now_iso
+from .head import GameHead, advance_command, encode_state
+from .rows import event_row, now_iso
 
 
 @dataclass
@@ -37,12 +35,11 @@ class Decision:
 
     result: CommandResult
     batch: WriteBatch
-    decoded: list[tuple[Decoded, Any]]  # each new event with the state right after it
-    fresh: list[FreshEvent]  # the same events, each audience's view redacted and encoded once
+    fresh: list[FreshEvent]  # each new event with the state after it, each audience's view redacted and encoded once
     seeds: list[SeedRow]
     service_events: list[Event]
     rolled: list[tuple[DiceMaterial | None, Event]]
-    dice_turn: tuple[int | None]  # the head's dice turn after it (None: the game is over, the turn stays)
+    dice_turn: int | None  # the head's dice turn after it (None: the game is over, the turn stays)
 
 
 @dataclass
@@ -89,7 +86,7 @@ class CommandWriter:
         fresh += [FreshEvent(event, state, "system") for event in service_events]
         codec, game_id = head.codec, head.game_id
         recorded_at = now_iso()
-        rows, decoded = [], []
+        rows = []
         seq = head.seq
         clock_of = ruleset.clock
         for offset, f in enumerate(fresh):
@@ -106,7 +103,6 @@ class CommandWriter:
                             recorded_at, dice_material)
             f.bind(row, dice_material, material)  # served: the material before ``stamp`` added seen_by
             rows.append(row)
-            decoded.append((Decoded(RowView(row), event), f.after))
         actor_view = actor if actor.kind != "spectator" else Viewer("spectator")
         label = actor_view.label
         visible = [e for f in fresh if (e := f.envelope(codec, ruleset, game_id, actor_view, label)) is not None]
@@ -119,14 +115,13 @@ class CommandWriter:
         if new_seq // self.snapshot_every > head.seq // self.snapshot_every:
             batch.snapshot = {"game_id": game_id, "seq": new_seq, "state": encode_state(state)}
         result = CommandResult(201, body, new_seq, head.seq)
-        return Decision(result, batch, decoded, fresh, new_seeds, service_events, rolled,
-                        (None if over else end_turn,))
+        return Decision(result, batch, fresh, new_seeds, service_events, rolled, None if over else end_turn)
 
     def apply(self, head: GameHead, decision: Decision) -> None:
         """Move ``head`` past a decided command (the speculative head at once, the durable one once the
         command's batch is durable)."""
         self.dice.remember(head, decision.seeds, decision.service_events, decision.rolled)
-        advance(head, decision.decoded, decision.dice_turn)
+        advance_command(head, decision.fresh, decision.dice_turn)
 
     def frames_for(self, head: GameHead, decision: Decision) -> FrameItems:
         return self.frames(head, decision.fresh) if self.frames is not None else []
