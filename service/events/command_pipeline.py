@@ -160,8 +160,10 @@ class CommandPipeline:
                     raise VersionConflict(
                         f"expected version {expected_version}, the game is at {head.seq}", field="If-Match"
                     )
-                decision = await self.writer.decide(head, actor, command, request.salt, idempotency_key,
-                                                    request_hash)
+                decision = self.writer.decide_now(head, actor, command, request.salt, idempotency_key,
+                                                  request_hash)
+                if not isinstance(decision, Decision):  # it needs the store (a seed, a ledger, a turn's end)
+                    decision = await decision
                 before = run.last if run.last is not None and not run.last.settled.done() else None
                 decision.batch.follows = before.decision.batch if before is not None else None
                 committed = _submit(self.store, decision.batch)  # queued in decision order, under the lock
