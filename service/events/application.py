@@ -26,6 +26,8 @@ from .head_cache import HeadCache
 from .rows import now_iso
 from .tokens import TokenBook, hash_token
 
+Reaction = Callable[[str, CommandResult], Awaitable[None]]
+
 
 class GameService:
     def __init__(
@@ -48,8 +50,10 @@ class GameService:
         self.dice = DiceBook(store)
         writer = CommandWriter(store, self.dice, snapshot_every, self._frames)
         self.commands = CommandPipeline(store, self.heads, writer, self._publish)
-        # process managers reacting to appended commands (linked battles); each must not fail the command
-        self.on_command: list[Callable[[str, CommandResult], Awaitable[None]]] = []
+        # process managers reacting to appended commands (linked battles), each with the rulesets whose
+        # games it reacts to (None: all); each must not fail the command
+        self.reactions: list[tuple[frozenset[str] | None, Reaction]] = []
+        self._reacted: frozenset[str] | None = frozenset()  # the rulesets some reaction wants (None: all)
 
     # --- games -------------------------------------------------------------------------------------
 
@@ -83,6 +87,13 @@ class GameService:
 
     # --- commands ----------------------------------------------------------------------------------
 
+    def react_to_commands(self, react: Reaction, rulesets: frozenset[str] | None = None) -> None:
+        """Call ``react(game_id, result)`` after each command handled for a game of ``rulesets`` (None:
+        of any ruleset)."""
+        self.reactions.append((rulesets, react))
+        wanted = self._reacted
+        self._reacted = None if wanted is None or rulesets is None else wanted | rulesets
+
     def handle_command(
         self,
         game_id: str,
@@ -92,15 +103,25 @@ class GameService:
         expected_version: int | None = None,
         request: CommandRequest | None = None,
     ) -> Coroutine[Any, Any, CommandResult]:
-        """The pipeline's (``request``: the body decoded already); with no process manager to react,
-        its own coroutine is returned, not wrapped in one more (one level fewer to resume per command)."""
+        """The pipeline's (``request``: the body decoded already); with no process manager to react to a
+        command of the game's ruleset, its own coroutine is returned, not wrapped in one more (one level
+        fewer to resume per command, and no reaction's coroutines)."""
         handled = self.commands.handle(game_id, actor, body, idempotency_key, expected_version, request)
-        return self._reacting(game_id, handled) if self.on_command else handled
+        wanted = self._reacted
+        if wanted is not None:
+            if not wanted:
+                return handled
+            head = self.heads.cached(game_id)  # a game's ruleset never changes
+            if head is not None and head.ruleset.name not in wanted:
+                return handled
+        return self._reacting(game_id, handled)
 
     async def _reacting(self, game_id: str, handled: Coroutine[Any, Any, CommandResult]) -> CommandResult:
         result = await handled
-        for react in self.on_command:
-            await react(game_id, result)
+        head = self.heads.cached(game_id)
+        for rulesets, react in self.reactions:
+            if rulesets is None or head is None or head.ruleset.name in rulesets:
+                await react(game_id, result)
         return result
 
     async def append_and_refold(

@@ -55,6 +55,7 @@ class EventCodec:
     def __init__(self, event_types: Iterable[type[Event]]) -> None:
         self._by_tag: dict[str, type[Event]] = {}
         self._decoders: dict[str, msgspec.json.Decoder[Any]] = {}
+        self._written: dict[type[Event], tuple[str, int]] = {}  # event type -> (tag, version), as encoded
         for event_type in (*SERVICE_EVENT_TYPES, *event_types):
             tag = tag_of(event_type)
             if tag in self._by_tag and self._by_tag[tag] is not event_type:
@@ -74,11 +75,14 @@ class EventCodec:
 
     def encode(self, event: Event) -> tuple[str, int, bytes, bytes]:
         """(tag, version, data without tag and rolls, rolls)."""
-        tag = tag_of(type(event))
+        kind = type(event)
+        written = self._written.get(kind)
+        if written is None:
+            written = self._written[kind] = (tag_of(kind), kind.version)
         data = msgspec.to_builtins(event)
         data.pop("type", None)
         rolls = data.pop("rolls", [])
-        return tag, type(event).version, _encoder.encode(data), _encoder.encode(rolls)
+        return written[0], written[1], _encoder.encode(data), _encoder.encode(rolls)
 
     def decode(self, tag: str, version: int, data: bytes | str, rolls: bytes | str = b"[]") -> Event:
         current = self.event_type(tag).version

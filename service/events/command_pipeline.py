@@ -66,14 +66,33 @@ def request_fingerprint(actor: Actor, command: Command, salt: str) -> str:
     return hashlib.sha256(canonical).hexdigest()
 
 
-@dataclass
 class _InFlight:
-    """One decided command on its way to the disk."""
+    """One decided command on its way to the disk: ``committed`` is the store's future (durable, or
+    failed); it is settled (applied to the durable head, or failed) in seq order. What waits for that gets
+    a future made on demand (``settled``): a game commanded one command at a time makes none."""
 
-    decision: Decision
-    committed: asyncio.Future[None]  # the store's: durable, or failed
-    settled: asyncio.Future[None]  # ours: applied to the durable head (or failed), in seq order
-    before: _InFlight | None
+    __slots__ = ("_waiter", "before", "committed", "decision", "done")
+
+    def __init__(self, decision: Decision, committed: asyncio.Future[None], before: _InFlight | None) -> None:
+        self.decision = decision
+        self.committed = committed
+        self.before = before
+        self.done = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    def settled(self) -> asyncio.Future[None]:
+        waiter = self._waiter
+        if waiter is None:
+            waiter = self._waiter = asyncio.get_running_loop().create_future()
+            if self.done:
+                waiter.set_result(None)
+        return waiter
+
+    def settle(self) -> None:
+        self.done = True
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
 
 @dataclass
@@ -87,7 +106,7 @@ class _Run:
     last: _InFlight | None = None
 
     def idle(self) -> bool:
-        return self.last is None or self.last.settled.done()
+        return self.last is None or self.last.done
 
 
 def fork(head: GameHead) -> GameHead:
@@ -160,14 +179,16 @@ class CommandPipeline:
                     raise VersionConflict(
                         f"expected version {expected_version}, the game is at {head.seq}", field="If-Match"
                     )
-                decision = await self.writer.decide(head, actor, command, request.salt, idempotency_key,
-                                                    request_hash)
-                before = run.last if run.last is not None and not run.last.settled.done() else None
+                decision = self.writer.decide_now(head, actor, command, request.salt, idempotency_key,
+                                                  request_hash)
+                if not isinstance(decision, Decision):  # it needs the store (a seed, a ledger, a turn's end)
+                    decision = await decision
+                before = run.last if run.last is not None and not run.last.done else None
                 decision.batch.follows = before.decision.batch if before is not None else None
                 committed = _submit(self.store, decision.batch)  # queued in decision order, under the lock
                 self.heads.note_own_write(game_id, head.seq + len(decision.batch.events))
                 self.writer.apply(head, decision)
-                mine = _InFlight(decision, committed, asyncio.get_running_loop().create_future(), before)
+                mine = _InFlight(decision, committed, before)
                 run.last = mine
                 self.pipelined += before is not None
             finally:
@@ -176,7 +197,7 @@ class CommandPipeline:
             try:
                 await committed
                 if before is not None:
-                    await asyncio.shield(before.settled)  # acknowledged in seq order
+                    await asyncio.shield(before.settled())  # acknowledged in seq order
             except asyncio.CancelledError:  # the caller went away; the batch's fate is still the writer's
                 self._abandon(game_id, run, mine)
                 raise
@@ -204,7 +225,7 @@ class CommandPipeline:
     async def _failed(self, game_id: str, run: _Run, mine: _InFlight) -> None:
         """A failed (or conflicting) commit: after the command before it, both heads go."""
         if mine.before is not None:
-            await asyncio.shield(mine.before.settled)  # failures handled in seq order too
+            await asyncio.shield(mine.before.settled())  # failures handled in seq order too
         self._drop(game_id, run)
         _settle(mine)
 
@@ -252,22 +273,21 @@ class CommandPipeline:
     async def settle(self, game_id: str) -> _Run:
         """Wait until nothing of the game is in flight (holding its lock); the run afterwards."""
         run = self._runs.get(game_id)
-        if run is not None and run.last is not None:
-            await asyncio.shield(run.last.settled)
+        if run is not None and run.last is not None and not run.last.done:
+            await asyncio.shield(run.last.settled())
         return await self._run_for(game_id)
 
     async def quiesce(self, game_id: str) -> None:
         """Wait for the game's commands in flight and drop its run (before a write outside the
         pipeline, such as a rewind, that refolds the head). Call it holding the game's lock."""
         run = self._runs.get(game_id)
-        if run is not None and run.last is not None:
-            await asyncio.shield(run.last.settled)
+        if run is not None and run.last is not None and not run.last.done:
+            await asyncio.shield(run.last.settled())
         self._runs.pop(game_id, None)
 
 
 def _settle(flight: _InFlight) -> None:
-    if not flight.settled.done():
-        flight.settled.set_result(None)
+    flight.settle()
     # the writer is done with this batch and the next one waits on ``settled`` only: drop the links
     # back, so a game that is never idle does not keep its whole run of batches alive
     flight.before = None

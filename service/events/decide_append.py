@@ -6,11 +6,11 @@ The command pipeline decides on a speculative head and applies to the durable on
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
-from service.domain.core import Actor, Command, Event, RuleViolation, Viewer
+from service.domain.core import Actor, Clock, Command, Dice, Event, RuleViolation, Viewer
 from service.domain.core.guards import guarded_decide
 
 from . import ids
@@ -18,9 +18,8 @@ from .dice_book import DiceBook, SeedRow
 from .envelope import DiceMaterial, DiceRevealed
 from .event_store import EventStore, WriteBatch
 from .frames import FrameItems, FreshEvent, result_body
-from .head import GameHead, advance, encode_state
-from .replay import Decoded
-from .rows import RowView, event_row, now_iso
+from .head import GameHead, advance_command, encode_state
+from .rows import event_row, now_iso
 
 
 @dataclass
@@ -31,18 +30,17 @@ class CommandResult:
     after: int | None = None  # the version it was decided on: its events are (after, version], all of them
 
 
-@dataclass
+@dataclass(slots=True)
 class Decision:
     """A decided command not yet applied to any head: what to write, and what the heads learn from it."""
 
     result: CommandResult
     batch: WriteBatch
-    decoded: list[tuple[Decoded, Any]]  # each new event with the state right after it
-    fresh: list[FreshEvent]  # the same events, each audience's view redacted and encoded once
+    fresh: list[FreshEvent]  # each new event with the state after it (and its dice material), each audience's
+    # view redacted and encoded once
     seeds: list[SeedRow]
     service_events: list[Event]
-    rolled: list[tuple[DiceMaterial | None, Event]]
-    dice_turn: tuple[int | None]  # the head's dice turn after it (None: the game is over, the turn stays)
+    dice_turn: int | None  # the head's dice turn after it (None: the game is over, the turn stays)
 
 
 @dataclass
@@ -52,6 +50,46 @@ class CommandWriter:
     snapshot_every: int
     # frames for the live streams, or None when nobody publishes them
     frames: Callable[[GameHead, list[FreshEvent]], FrameItems] | None = None
+
+    def decide_now(
+        self,
+        head: GameHead,
+        actor: Actor,
+        command: Command,
+        salt: str,
+        idempotency_key: str | None,
+        request_hash: str,
+        dice: tuple[Dice, str] | None = None,
+    ) -> Decision | Coroutine[Any, Any, Decision]:
+        """``decide`` without a coroutine when nothing needs the store (the usual case: the turn's seed and
+        slots are in memory and the turn goes on); otherwise the coroutine that finishes the decision.
+        One code path builds the decision either way: await what is not a ``Decision``. ``dice``: the
+        dice and salt read from the store (``dice_for``), when the caller has them."""
+        if dice is None:
+            dice = self.dice.dice_now(head, salt)
+            if dice is None:
+                return self._with_stored_dice(head, actor, command, salt, idempotency_key, request_hash)
+        rolling, salt = dice
+        ruleset = head.ruleset
+        events = guarded_decide(ruleset, head.state, command, actor, rolling)  # raises RuleViolation
+        if not events:
+            raise RuleViolation("SALVO-EMPTY", "the command changed nothing")
+        command_id = ids.command_id()  # drawn before a turn's end draws its seed (a seeded source's order)
+        material = self.dice.material(head, salt, rolling) if rolling.count else None
+        state = head.state
+        fresh: list[FreshEvent] = []
+        evolve, actor_label = ruleset.evolve, actor.label
+        for event in events:
+            state = evolve(state, event)
+            fresh.append(FreshEvent(event, state, actor_label))
+        materials = self.dice.stamp(head, material, fresh)
+        end, over = ruleset.clock(state), ruleset.is_over(state)
+        if not self.dice.turn_goes_on(head, end.turn, over):
+            return self._closing(head, actor, command_id, events, fresh, state, material, materials, end, over,
+                                 idempotency_key, request_hash)
+        self.dice.prepare(head)  # the next turn's seed and tree, built off the command path
+        return self._decision(head, actor, command_id, fresh, state, material, materials, end, over, [], [],
+                              idempotency_key, request_hash)
 
     async def decide(
         self,
@@ -63,70 +101,71 @@ class CommandWriter:
         request_hash: str,
     ) -> Decision:
         """The command's rows on top of ``head`` (which it does not change; a seed it reads is cached)."""
+        decision = self.decide_now(head, actor, command, salt, idempotency_key, request_hash)
+        return decision if isinstance(decision, Decision) else await decision
+
+    async def _with_stored_dice(self, head: GameHead, actor: Actor, command: Command, salt: str,
+                                idempotency_key: str | None, request_hash: str) -> Decision:
+        dice = await self.dice.dice_for(head, salt)
+        decision = self.decide_now(head, actor, command, salt, idempotency_key, request_hash, dice)
+        return decision if isinstance(decision, Decision) else await decision
+
+    async def _closing(self, head: GameHead, actor: Actor, command_id: str, events: list[Event],
+                       fresh: list[FreshEvent], state: Any, material: DiceMaterial | None,
+                       materials: list[DiceMaterial | None], end: Clock, over: bool, idempotency_key: str | None,
+                       request_hash: str) -> Decision:
+        """The decision of a command that ends its dice turn (or the game): the turn's service events."""
+        pending = list(zip(materials, events, strict=True))
+        new_seeds, service_events = await self.dice.close_turns(head, state, pending)
+        return self._decision(head, actor, command_id, fresh, state, material, materials, end, over, new_seeds,
+                              service_events, idempotency_key, request_hash)
+
+    def _decision(self, head: GameHead, actor: Actor, command_id: str, fresh: list[FreshEvent], state: Any,
+                  material: DiceMaterial | None, materials: list[DiceMaterial | None], end: Clock, over: bool,
+                  new_seeds: list[SeedRow], service_events: list[Event], idempotency_key: str | None,
+                  request_hash: str) -> Decision:
+        """The rows, the result and the batch of a decided command (and the service events it calls for)."""
         ruleset = head.ruleset
-        ready = self.dice.dice_now(head, salt)
-        dice, salt = ready if ready is not None else await self.dice.dice_for(head, salt)
-        events = guarded_decide(ruleset, head.state, command, actor, dice)  # raises RuleViolation
-        if not events:
-            raise RuleViolation("SALVO-EMPTY", "the command changed nothing")
-        command_id = ids.command_id()
-        material = self.dice.material(head, salt, dice) if dice.count else None
-        state = head.state
-        fresh: list[FreshEvent] = []
-        evolve, actor_label = ruleset.evolve, actor.label
-        for event in events:
-            state = evolve(state, event)
-            fresh.append(FreshEvent(event, state, actor_label))
-        materials = self.dice.stamp(head, material, fresh)
-        rolled = list(zip(materials, events, strict=True))
-        end_turn, over = ruleset.clock(state).turn, ruleset.is_over(state)
-        new_seeds: list[SeedRow] = []
-        service_events: list[Event] = []
-        if not self.dice.turn_goes_on(head, end_turn, over):
-            new_seeds, service_events = await self.dice.close_turns(head, state, rolled)
-        else:
-            self.dice.prepare(head)  # the next turn's seed and tree, built off the command path
-        fresh += [FreshEvent(event, state, "system") for event in service_events]
+        if service_events:
+            fresh += [FreshEvent(event, state, "system") for event in service_events]
         codec, game_id = head.codec, head.game_id
         recorded_at = now_iso()
-        rows, decoded = [], []
+        rows = []
         seq = head.seq
-        clock_of = ruleset.clock
+        clock_of, rolls = ruleset.clock, len(materials)
         for offset, f in enumerate(fresh):
             seq += 1
             event = f.event
-            clock = clock_of(f.after)
+            clock = end if f.after is state else clock_of(f.after)
             if isinstance(event, DiceRevealed):
                 # a reveal belongs to the turn whose dice it opens, not to the turn the command started
                 before = clock_of(head.state)
                 if event.turn == before.turn:
                     clock = before
-            dice_material = materials[offset] if offset < len(materials) else None
+            dice_material = materials[offset] if offset < rolls else None
             row = event_row(codec, game_id, seq, event, clock.turn, clock.phase, f.actor, command_id,
                             recorded_at, dice_material)
             f.bind(row, dice_material, material)  # served: the material before ``stamp`` added seen_by
             rows.append(row)
-            decoded.append((Decoded(RowView(row), event), f.after))
         actor_view = actor if actor.kind != "spectator" else Viewer("spectator")
         label = actor_view.label
         visible = [e for f in fresh if (e := f.envelope(codec, ruleset, game_id, actor_view, label)) is not None]
-        new_seq = head.seq + len(rows)
+        new_seq = seq
         body = result_body(new_seq, visible)
-        batch = WriteBatch(game_id=game_id, events=rows, seeds=new_seeds)
+        batch = WriteBatch(game_id, rows, seeds=new_seeds)
         if idempotency_key:
             batch.idempotency = {"game_id": game_id, "key": idempotency_key,
                                  "request_hash": request_hash, "status": 201, "response": body}
         if new_seq // self.snapshot_every > head.seq // self.snapshot_every:
             batch.snapshot = {"game_id": game_id, "seq": new_seq, "state": encode_state(state)}
-        result = CommandResult(201, body, new_seq, head.seq)
-        return Decision(result, batch, decoded, fresh, new_seeds, service_events, rolled,
-                        (None if over else end_turn,))
+        return Decision(CommandResult(201, body, new_seq, head.seq), batch, fresh, new_seeds, service_events,
+                        None if over else end.turn)
 
     def apply(self, head: GameHead, decision: Decision) -> None:
         """Move ``head`` past a decided command (the speculative head at once, the durable one once the
         command's batch is durable)."""
-        self.dice.remember(head, decision.seeds, decision.service_events, decision.rolled)
-        advance(head, decision.decoded, decision.dice_turn)
+        self.dice.remember(head, decision.seeds, decision.service_events, decision.fresh)
+        advance_command(head, decision.fresh, decision.dice_turn)
 
     def frames_for(self, head: GameHead, decision: Decision) -> FrameItems:
         return self.frames(head, decision.fresh) if self.frames is not None else []
@@ -145,3 +184,4 @@ class CommandWriter:
         await self.store.write(decision.batch)  # durable before anyone hears of it
         self.apply(head, decision)
         return decision.result, self.frames_for(head, decision)
+

@@ -189,17 +189,18 @@ class DiceBook:
 
     @staticmethod
     def remember(head: GameHead, seeds: list[SeedRow], events: list[Event] | None = None,
-                 rolled: list[tuple[DiceMaterial | None, Event]] | None = None) -> None:
-        """Cache the secret seeds just stored and account for the command's ``rolled`` events (with their
-        material) in the turn's slots; a turn committed by ``events`` starts with no slot used. (The
-        head's markers and dice turn move with ``head.advance``.)"""
+                 fresh: list[FreshEvent] | None = None) -> None:
+        """Cache the secret seeds just stored and account for the command's ``fresh`` events that rolled
+        (bound: with their material) in the turn's slots; a turn committed by ``events`` starts with no
+        slot used. (The head's markers and dice turn move with ``head.advance_command``.)"""
         ledger = head.dice_ledger
-        for material, event in rolled or []:
-            if ledger is not None and material is not None:
-                ledger.take(material, event)
+        if ledger is not None:
+            for f in fresh or ():
+                if f.material is not None:
+                    ledger.take(f.material, f.event)
         for row in seeds:
             head.seeds[row["turn"]] = bytes.fromhex(row["seed"])
-        for event in events or []:
+        for event in events or ():
             if isinstance(event, DiceCommitted):
                 head.dice_ledger = TurnLedger(event.turn, slotted=True)
 

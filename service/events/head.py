@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 
-from service.domain.core import Ruleset, find_ruleset
+from service.domain.core import Event, Ruleset, find_ruleset
 
 from .codec import EventCodec
 from .envelope import DiceCommitted, DiceDisclosed, DiceRevealed, GameCreated, GameRewound
@@ -90,18 +90,11 @@ def build_head(
     return head
 
 
-def advance(head: GameHead, steps: Sequence[tuple[Decoded, Any]], dice_turn: tuple[int | None] | None = None) -> None:
-    """Apply new events, each with the state right after it, to a head: the one way a head moves, for
-    the live path (a command's rows, once stored) and for a reload (the tail after a snapshot).
-
-    The dice turn follows the clock after each whole command (its rows share a command id) while the
-    game runs; a finished game keeps the turn it ended in, whose seed is the last one rolled. The live
-    path passes ``dice_turn``, what its decision already worked out for its one command: (the clock's
-    turn after it, or None once the game is over)."""
+def advance(head: GameHead, steps: Sequence[tuple[Decoded, Any]]) -> None:
+    """Apply stored events, each with the state right after it, to a head (a reload: the tail after a
+    snapshot). The dice turn follows the clock after each whole command (its rows share a command id)
+    while the game runs; a finished game keeps the turn it ended in, whose seed is the last one rolled."""
     if not steps:
-        return
-    if dice_turn is not None:  # the live path: the rows of one command (one command id), decided together
-        _advance_command(head, steps, dice_turn)
         return
     ruleset = head.ruleset
     rewound = False
@@ -112,12 +105,9 @@ def advance(head: GameHead, steps: Sequence[tuple[Decoded, Any]], dice_turn: tup
         command = d.row.command_id
         if command is None and isinstance(d.event, DiceCommitted):
             head.dice_turn = d.event.turn  # game creation: the first turn's seed
-        elif command is not None and (i == last or steps[i + 1][0].row.command_id != command):
-            if dice_turn is not None and i == last:
-                if dice_turn[0] is not None:
-                    head.dice_turn = dice_turn[0]
-            elif not ruleset.is_over(after):
-                head.dice_turn = ruleset.clock(after).turn
+        elif command is not None and (i == last or steps[i + 1][0].row.command_id != command) \
+                and not ruleset.is_over(after):
+            head.dice_turn = ruleset.clock(after).turn
     head.state = steps[-1][1]
     head.seq = steps[-1][0].seq
     if rewound:
@@ -126,29 +116,40 @@ def advance(head: GameHead, steps: Sequence[tuple[Decoded, Any]], dice_turn: tup
         head.effective += len(steps)
 
 
+class Step(Protocol):
+    """One new event of a command, as the live path has it (``frames.FreshEvent``)."""
+
+    event: Event
+    seq: int
+    after: Any
+
+
 _MARKERS = (DiceCommitted, DiceRevealed, DiceDisclosed, GameRewound)
 
 
-def _advance_command(head: GameHead, steps: Sequence[tuple[Decoded, Any]], dice_turn: tuple[int | None]) -> None:
-    """``advance`` for one command's rows: what the general loop does when every row has the same
-    command id (only the markers among them and the command's dice turn count)."""
+def advance_command(head: GameHead, steps: Sequence[Step], dice_turn: int | None) -> None:
+    """``advance`` for the live path: the new events of one command (one command id), each with its seq
+    and the state after it; ``dice_turn``: what the decision worked out for it (the clock's turn after
+    it, or None once the game is over: the turn stays). Only the markers among them count."""
+    if not steps:
+        return
     rewound = False
-    for d, _after in steps:
-        if isinstance(d.event, _MARKERS):
-            _note_marker(head, d)
-            rewound = rewound or isinstance(d.event, GameRewound)
-    if dice_turn[0] is not None:
-        head.dice_turn = dice_turn[0]
+    for step in steps:
+        if isinstance(step.event, _MARKERS):
+            _note_marker(head, step)
+            rewound = rewound or isinstance(step.event, GameRewound)
+    if dice_turn is not None:
+        head.dice_turn = dice_turn
     last = steps[-1]
-    head.state = last[1]
-    head.seq = last[0].seq
+    head.state = last.after
+    head.seq = last.seq
     if rewound:
         _recount_effective(head)
     else:
         head.effective += len(steps)
 
 
-def _note_marker(head: GameHead, d: Decoded) -> None:
+def _note_marker(head: GameHead, d: Decoded | Step) -> None:
     event = d.event
     if isinstance(event, DiceCommitted):
         head.committed.add(event.turn)
@@ -178,4 +179,7 @@ def _dice_turn_at(ruleset: Ruleset, state: Any, markers: list[Decoded]) -> int:
     return ruleset.clock(state).turn
 
 
-__all__ = ["GameCreated", "GameHead", "advance", "codec_for", "decode_state", "encode_state", "head_from_rows"]
+__all__ = [
+    "GameCreated", "GameHead", "advance", "advance_command", "codec_for", "decode_state", "encode_state",
+    "head_from_rows",
+]

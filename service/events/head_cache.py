@@ -30,7 +30,7 @@ class GameLock(asyncio.Lock):
 
     def try_acquire(self) -> bool:
         """Take the lock now if ``acquire`` would without waiting (free, and nobody queued for it)."""
-        if not self._locked and (self._waiters is None or all(w.cancelled() for w in self._waiters)):
+        if not self._locked and (not self._waiters or all(w.cancelled() for w in self._waiters)):
             self._locked = True
             return True
         return False

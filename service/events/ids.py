@@ -26,18 +26,24 @@ class _CommandIds:
 
     def next(self) -> str:
         if self._source is not secrets:
-            self._source = secrets
-            self._prefix = "c_" + secrets.token_hex(6)
-            self._counter = itertools.count(1)
+            self._redraw()
         return f"{self._prefix}{next(self._counter):04x}"
+
+    def _redraw(self) -> None:
+        self._source = secrets
+        self._prefix = "c_" + secrets.token_hex(6)
+        self._counter = itertools.count(1)
 
 
 _command_ids = _CommandIds()
 os.register_at_fork(after_in_child=_command_ids.reset)
 
 
-def command_id() -> str:
-    return _command_ids.next()
+def command_id(_ids: _CommandIds = _command_ids) -> str:
+    """``_CommandIds.next``, one call level fewer (once per command)."""
+    if _ids._source is not secrets:
+        _ids._redraw()
+    return f"{_ids._prefix}{next(_ids._counter):04x}"
 
 
 def token() -> str:

@@ -55,7 +55,7 @@ class LinkedBattles:
         self._links: OrderedDict[str, Link | None] = OrderedDict()  # game id -> its link (bounded)
         self._cache_size = cache_size
         self._hold_file = os.environ.get(HOLD_ENV) or None  # the crash-test hook (module docstring)
-        service.on_command.append(self.after_command)
+        service.react_to_commands(self.after_command, frozenset({TACTICAL}))
         service.tokens.linked = self.link_for
 
     async def link_for(self, game_id: str) -> Link | None:

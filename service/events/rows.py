@@ -1,4 +1,4 @@
-"""The rows the service writes, built in memory, and a read-alike view of them."""
+"""The rows the service writes, built in memory."""
 
 from __future__ import annotations
 
@@ -39,9 +39,3 @@ def event_row(
         "recorded_at": recorded_at, "dice": _encoder.encode(material).decode() if material else None,
     }
 
-
-class RowView:
-    """Attribute access over a row dict, so fresh rows render like stored ones."""
-
-    def __init__(self, row: dict[str, Any]) -> None:
-        self.__dict__.update(row)
