@@ -79,7 +79,8 @@ class DirectStream(Stream):
         # detached (wsprotocol): the connection's reader, the messages waiting for the command Task
         self.wire: Wire | None = None
         self._inbox: list[bytes] | None = None
-        self._worker: asyncio.Task[None] | None = None
+        self._worker: asyncio.Task[None] | None = None  # made at the first command, lives with the socket
+        self._wake: asyncio.Future[None] | None = None  # set while the worker waits for a message
         self._context: contextvars.Context | None = None  # the request's (log fields) for our Tasks
         self._on_end: Callable[[], object] | None = None
 
@@ -128,6 +129,9 @@ class DirectStream(Stream):
         if self._heartbeat is not None:
             self._heartbeat.cancel()
             self._heartbeat = None
+        wake, self._wake = self._wake, None
+        if wake is not None:  # the worker waits for a message: it ends (``closing``)
+            wake.set_result(None)
         # a command in flight is not cancelled (its append goes on; its answer finds the socket closed)
         for task in (self._pump, self._closer):
             if task is not None and not task.done():
@@ -152,10 +156,15 @@ class DirectStream(Stream):
         except AppError as exc:
             self._close_now(BAD_DATA_CODE, exc.detail[:120])
             return
-        if self._inbox is None:
-            self._inbox = []
-        self._inbox.append(payload)
-        if self._worker is None:
+        inbox = self._inbox
+        if inbox is None:
+            inbox = self._inbox = []
+        inbox.append(payload)
+        wake = self._wake
+        if wake is not None:  # the worker waits: on to it (a Future's wake-up, not a new Task per message)
+            self._wake = None
+            wake.set_result(None)
+        elif self._worker is None:
             self._worker = self._spawn(self._answer())
         elif self.wire is not None:
             self.wire.pause_reading()
@@ -174,12 +183,20 @@ class DirectStream(Stream):
             on_end()
 
     async def _answer(self) -> None:
-        """The inbox's commands, one at a time, each answered straight after its result: ``command``
-        (and ``Stream.command``) inline, so a command resumes through four coroutine levels, not seven."""
+        """The socket's worker: the inbox's commands, one at a time, each answered straight after its
+        result: ``command`` (and ``Stream.command``) inline, so a command resumes through four coroutine
+        levels, not seven. With the inbox empty it waits for ``on_text`` (``_wake``), until the socket
+        closes: one Task per commanding socket, not one per message."""
         inbox = self._inbox
+        assert inbox is not None
         gate, carry, sink = self.gate, self.results_carry_events, self.sink
+        loop = asyncio.get_running_loop()
         try:
-            while inbox and not self.closing:
+            while not self.closing:
+                if not inbox:
+                    wake = self._wake = loop.create_future()
+                    await wake
+                    continue
                 raw = inbox.pop(0)
                 if self.wire is not None:
                     self.wire.resume_reading()
@@ -216,7 +233,7 @@ class DirectStream(Stream):
             pass
         finally:
             if self._worker is asyncio.current_task():
-                self._worker = None
+                self._worker = self._wake = None  # a wake left by a cancel is done: not to be set
 
     # --- writing ---------------------------------------------------------------------------------------
 
