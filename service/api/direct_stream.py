@@ -45,7 +45,7 @@ from .streaming import (
     Stream,
     command_error,
     command_request,
-    result_message,
+    result_payload,
     socket_message,
 )
 from .wsprotocol import Wire
@@ -210,9 +210,9 @@ class DirectStream(Stream):
                     done = await gate.command(self.game_id, self.viewer, self.token, self.address, b"",
                                               message.idempotency_key, message.expected_version,
                                               command_request(message))
-                    answer, result = result_message(message.ref, done.body), done
+                    answer, result = result_payload(message.ref, done.body), done
                 except Exception as exc:  # noqa: BLE001 - every failure is answered with its problem
-                    answer, result = command_error(exc, message), None
+                    answer, result = command_error(exc, message).encode(), None
                 except BaseException:
                     if carry:
                         self._in_flight -= 1
@@ -221,7 +221,13 @@ class DirectStream(Stream):
                 if carry:
                     self._in_flight -= 1
                     try:
-                        await self.reply(answer, result)
+                        held = sink.held
+                        if held is not None and self._pump is None:  # ``reply``'s usual case, with no coroutine
+                            self._write_reply(held, answer, result)
+                            if self.raw.paused:
+                                await asyncio.wait_for(self.raw.drained(), self.settings.ws_send_timeout)
+                        else:
+                            await self.reply(answer, result)
                     finally:  # live again, or the frames after it (another seat's, say) from the store
                         self._resume()
                 else:
@@ -255,11 +261,11 @@ class DirectStream(Stream):
         if self.raw.paused:
             await asyncio.wait_for(self.raw.drained(), self.settings.ws_send_timeout)
 
-    async def reply(self, answer: str, result: CommandResult | None) -> None:
+    async def reply(self, answer: str | bytes, result: CommandResult | None) -> None:
         """With the frames held while the command was in flight (``Sink.held``), all written now, in one
-        synchronous step: those up to the result's ``after``, the result (its events accounted for),
-        then those past it; then live again, or the store for what the fan-out could not hold. A result
-        that comes while the socket reads the store (holding what lands meanwhile) waits for that read."""
+        synchronous step (``_write_reply``); then live again, or the store for what the fan-out could not
+        hold. A result that comes while the socket reads the store (holding what lands meanwhile) waits
+        for that read. ``answer``: the message's JSON (bytes from the worker, text from ``command``)."""
         sink = self.sink
         if sink.held is not None and self._pump is not None:
             self._replying += 1  # the read's end leaves the hold to this reply (``_resume``)
@@ -271,41 +277,57 @@ class DirectStream(Stream):
         held = sink.held
         if held is None:  # not held (behind when it started, or the hold overflowed): as before
             self.fanout.replies_unheld += 1
-            await super().reply(answer, result)
+            await super().reply(answer if isinstance(answer, str) else answer.decode(), result)
             if not self._in_flight:
                 self._resume()  # from the store what was published past it, holding meanwhile
             return
+        self._write_reply(held, answer if isinstance(answer, bytes) else answer.encode(), result)
+        if self.raw.paused:
+            await asyncio.wait_for(self.raw.drained(), self.settings.ws_send_timeout)
+
+    def _write_reply(self, held: list[tuple[int, bytes]], answer: bytes, result: CommandResult | None) -> None:
+        """``reply``'s writes, with ``held`` the sink's hold: those up to the result's ``after``, the result
+        (its events accounted for), then those past it, in one write; then live, holding on while another
+        command of this socket flies, or behind (the store) for what was published but not held."""
+        sink = self.sink
         transport = self.raw.transport
         if sink.closed or transport.is_closing():
             raise WebSocketDisconnect(1006)
         sink.held, sink.held_bytes = None, 0
-        if held and transport.get_write_buffer_size() > self.fanout.limit:
-            sink.closed = True  # a slow consumer, as Fanout.deliver would find it: 1013 after ``last``
-            self._on_slow(sink)
-            return
-        # one write for the lot (as one frame each from the fan-out, but one syscall, not one per frame)
-        out: list[bytes] = []
-        i, n = 0, len(held)
-        after = result.after if result is not None else None
-        while i < n and (after is None or held[i][0] <= after):  # no ``after`` (an error): all of them
-            seq, frame = held[i]
-            i += 1
-            if seq > sink.last:
-                out.append(frame)
-                sink.last = seq
-        if result is not None:
-            self.account_for(result)  # last = its version when it follows straight on
-        out.append(text_frame(answer.encode()))
-        for seq, frame in held[i:]:
-            if seq > sink.last:  # <= last: the result's own events
-                out.append(frame)
-                sink.last = seq
-        transport.write(b"".join(out) if len(out) > 1 else out[0])
         fanout = self.fanout
+        if not held:  # nothing else arrived while it flew (a game with one commanding socket): the result alone
+            if result is not None:
+                self.account_for(result)
+            transport.write(text_frame(answer))
+            written = 1
+        else:
+            if transport.get_write_buffer_size() > fanout.limit:
+                sink.closed = True  # a slow consumer, as Fanout.deliver would find it: 1013 after ``last``
+                self._on_slow(sink)
+                return
+            # one write for the lot (as one frame each from the fan-out, but one syscall, not one per frame)
+            out: list[bytes] = []
+            i, n = 0, len(held)
+            after = result.after if result is not None else None
+            while i < n and (after is None or held[i][0] <= after):  # no ``after`` (an error): all of them
+                seq, frame = held[i]
+                i += 1
+                if seq > sink.last:
+                    out.append(frame)
+                    sink.last = seq
+            if result is not None:
+                self.account_for(result)  # last = its version when it follows straight on
+            out.append(text_frame(answer))
+            for seq, frame in held[i:]:
+                if seq > sink.last:  # <= last: the result's own events
+                    out.append(frame)
+                    sink.last = seq
+            transport.write(b"".join(out) if len(out) > 1 else out[0])
+            written = len(out)
         fanout.replies_held += 1
         fanout.writes += 1
-        fanout.frames_written += len(out)
-        sink.written += len(out) - 1
+        fanout.frames_written += written
+        sink.written += written - 1
         sink.stamp = time.monotonic()
         sink.behind = False
         if self._in_flight:  # another command of this socket flies: hold on from here
@@ -313,8 +335,6 @@ class DirectStream(Stream):
         elif fanout.head(self.game_id) > sink.last:
             sink.behind = True  # published but not held (the hold began behind the head): the store
             self._resume()
-        if self.raw.paused:
-            await asyncio.wait_for(self.raw.drained(), self.settings.ws_send_timeout)
 
     def _write_held(self) -> None:
         """The end of a store read with no command of its own in flight: what the fan-out held

@@ -278,5 +278,14 @@ def command_error(exc: Exception, message: _SocketCommand | None) -> str:
 def result_message(ref: str | None, body: bytes) -> str:
     """{"kind":"result","ref":…,<the body's own fields>}: spliced from the stored JSON object's bytes
     (the same document POST /commands answers), not decoded and encoded again."""
-    return ('{"kind":"result","ref":' + _encode(ref).decode() + "," + body[1:].decode()) if body != b"{}" \
-        else '{"kind":"result","ref":' + _encode(ref).decode() + "}"
+    return result_payload(ref, body).decode()
+
+
+def result_payload(ref: str | None, body: bytes) -> bytes:
+    """``result_message`` as the bytes written to the socket (the stored body is UTF-8 JSON already)."""
+    if body == b"{}":
+        return _RESULT + _encode(ref) + b"}"
+    return _RESULT + _encode(ref) + b"," + body[1:]
+
+
+_RESULT = b'{"kind":"result","ref":'
