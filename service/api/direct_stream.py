@@ -81,6 +81,7 @@ class DirectStream(Stream):
         self._inbox: list[bytes] | None = None
         self._worker: asyncio.Task[None] | None = None  # made at the first command, lives with the socket
         self._wake: asyncio.Future[None] | None = None  # set while the worker waits for a message
+        self._reading_paused = False  # on_text paused the connection's reading (a message waits)
         self._context: contextvars.Context | None = None  # the request's (log fields) for our Tasks
         self._on_end: Callable[[], object] | None = None
 
@@ -167,6 +168,7 @@ class DirectStream(Stream):
         elif self._worker is None:
             self._worker = self._spawn(self._answer())
         elif self.wire is not None:
+            self._reading_paused = True
             self.wire.pause_reading()
 
     def on_binary(self) -> None:
@@ -187,9 +189,10 @@ class DirectStream(Stream):
         result: ``command`` (and ``Stream.command``) inline, so a command resumes through four coroutine
         levels, not seven. With the inbox empty it waits for ``on_text`` (``_wake``), until the socket
         closes: one Task per commanding socket, not one per message."""
-        inbox = self._inbox
-        assert inbox is not None
+        inbox, wire = self._inbox, self.wire
+        assert inbox is not None and wire is not None
         gate, carry, sink = self.gate, self.results_carry_events, self.sink
+        game_id, viewer, token, address = self.game_id, self.viewer, self.token, self.address
         loop = asyncio.get_running_loop()
         try:
             while not self.closing:
@@ -198,8 +201,9 @@ class DirectStream(Stream):
                     await wake
                     continue
                 raw = inbox.pop(0)
-                if self.wire is not None:
-                    self.wire.resume_reading()
+                if self._reading_paused:
+                    self._reading_paused = False
+                    wire.resume_reading()
                 if carry:  # as ``command``: the fan-out holds this socket's frames while it flies
                     self._in_flight += 1
                     if sink.held is None and not sink.behind:
@@ -207,29 +211,31 @@ class DirectStream(Stream):
                 message = None
                 try:
                     message = socket_message(raw)
-                    done = await gate.command(self.game_id, self.viewer, self.token, self.address, b"",
-                                              message.idempotency_key, message.expected_version,
-                                              command_request(message))
+                    done = await gate.command(game_id, viewer, token, address, b"", message.idempotency_key,
+                                              message.expected_version, command_request(message))
                     answer, result = result_payload(message.ref, done.body), done
                 except Exception as exc:  # noqa: BLE001 - every failure is answered with its problem
                     answer, result = command_error(exc, message).encode(), None
                 except BaseException:
                     if carry:
                         self._in_flight -= 1
-                        asyncio.get_running_loop().call_soon(self._resume)
+                        loop.call_soon(self._resume)
                     raise
                 if carry:
                     self._in_flight -= 1
+                    held, settled = sink.held, False
                     try:
-                        held = sink.held
-                        if held is not None and self._pump is None:  # ``reply``'s usual case, with no coroutine
-                            self._write_reply(held, answer, result)
-                            if self.raw.paused:
-                                await asyncio.wait_for(self.raw.drained(), self.settings.ws_send_timeout)
-                        else:
+                        if held is None or self._pump is not None:
                             await self.reply(answer, result)
+                        else:  # ``reply``'s usual case, with no coroutine
+                            self._write_reply(held, answer, result)
+                            if wire.paused:
+                                await asyncio.wait_for(wire.drained(), self.settings.ws_send_timeout)
+                            else:  # left live, reading the store, or closed: nothing for ``_resume`` to do
+                                settled = True
                     finally:  # live again, or the frames after it (another seat's, say) from the store
-                        self._resume()
+                        if not settled:
+                            self._resume()
                 else:
                     await self.reply(answer, result)
         except TimeoutError:  # the client stopped reading: its result waited past ws_send_timeout
@@ -296,8 +302,9 @@ class DirectStream(Stream):
         sink.held, sink.held_bytes = None, 0
         fanout = self.fanout
         if not held:  # nothing else arrived while it flew (a game with one commanding socket): the result alone
-            if result is not None:
-                self.account_for(result)
+            if result is not None and result.after == sink.last and result.version is not None \
+                    and self.results_carry_events:
+                sink.last = result.version  # as ``account_for``
             transport.write(text_frame(answer))
             written = 1
         else:

@@ -16,6 +16,7 @@ is read back from the store (past ``HOLD_FRAMES`` or ``limit`` bytes it falls ba
 
 from __future__ import annotations
 
+import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +25,10 @@ from typing import Protocol
 from .broadcast import Item
 
 TEXT = 0x81  # FIN + text opcode
+# the headers, built with the fewest objects: a table for payloads under 126 bytes, struct for the others
+_SHORT_HEADS = tuple(bytes((TEXT, n)) for n in range(126))
+_medium_head = struct.Struct(">BBH").pack
+_long_head = struct.Struct(">BBQ").pack
 
 
 class Transport(Protocol):
@@ -38,10 +43,10 @@ def text_frame(payload: bytes) -> bytes:
     """An unmasked, unfragmented websocket text frame (RFC 6455 §5.2): what the server sends."""
     n = len(payload)
     if n < 126:
-        return bytes((TEXT, n)) + payload
+        return _SHORT_HEADS[n] + payload
     if n < 1 << 16:
-        return bytes((TEXT, 126)) + n.to_bytes(2, "big") + payload
-    return bytes((TEXT, 127)) + n.to_bytes(8, "big") + payload
+        return _medium_head(TEXT, 126, n) + payload
+    return _long_head(TEXT, 127, n) + payload
 
 
 def _no_restart(sink: Sink) -> None:
