@@ -301,21 +301,22 @@ class DirectStream(Stream):
             raise WebSocketDisconnect(1006)
         sink.held, sink.held_bytes = None, 0
         fanout = self.fanout
-        if not held:  # nothing else arrived while it flew (a game with one commanding socket): the result alone
-            if result is not None and result.after == sink.last and result.version is not None \
-                    and self.results_carry_events:
-                sink.last = result.version  # as ``account_for``
+        if held and transport.get_write_buffer_size() > fanout.limit:
+            sink.closed = True  # a slow consumer, as Fanout.deliver would find it: 1013 after ``last``
+            self._on_slow(sink)
+            return
+        after, version = (result.after, result.version) if result is not None else (None, None)
+        if after is not None and version is not None and after == sink.last and self.results_carry_events \
+                and (not held or (held[0][0] > after and held[-1][0] <= version)):
+            # the usual case: nothing arrived while it flew but its own events (held contiguous), which the
+            # result carries: the result alone, accounted for (as the general case below would find)
+            sink.last = version
             transport.write(text_frame(answer))
             written = 1
         else:
-            if transport.get_write_buffer_size() > fanout.limit:
-                sink.closed = True  # a slow consumer, as Fanout.deliver would find it: 1013 after ``last``
-                self._on_slow(sink)
-                return
             # one write for the lot (as one frame each from the fan-out, but one syscall, not one per frame)
             out: list[bytes] = []
             i, n = 0, len(held)
-            after = result.after if result is not None else None
             while i < n and (after is None or held[i][0] <= after):  # no ``after`` (an error): all of them
                 seq, frame = held[i]
                 i += 1

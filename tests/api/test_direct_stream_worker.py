@@ -8,9 +8,11 @@ from __future__ import annotations
 import asyncio
 import json
 
+from service.api.fanout import text_frame
 from service.events.decide_append import CommandResult
 from tests.support.detached import detached_stream, masked
 
+ANSWER = b'{"kind":"result"}'
 BODY = '{"version":%d,"events":[{"seq":%d,"type":"tiny.shot"}]}'
 
 
@@ -84,5 +86,50 @@ def test_a_socket_lost_while_its_command_flies_lets_the_command_end() -> None:
             await asyncio.sleep(0)
         assert gate.version == 1 and worker.done() and not worker.cancelled()
         assert transport.messages() == []  # its answer found the socket closed
+
+    asyncio.run(run())
+
+
+def _reference_reply(held: list[tuple[int, bytes]], last: int, answer: bytes, result: CommandResult | None,
+                     carry: bool) -> tuple[bytes, int]:
+    """The reply's writes as DirectStream.reply wrote them before its single-frame case: the held frames up
+    to the result's ``after``, the result (accounted for), then those past it."""
+    out, i, after = [], 0, result.after if result is not None else None
+    while i < len(held) and (after is None or held[i][0] <= after):
+        seq, frame = held[i]
+        i += 1
+        if seq > last:
+            out.append(frame)
+            last = seq
+    if result is not None and carry and result.after is not None and result.version is not None \
+            and last == result.after:
+        last = result.version
+    out.append(text_frame(answer))
+    for seq, frame in held[i:]:
+        if seq > last:
+            out.append(frame)
+            last = seq
+    return b"".join(out), last
+
+
+def test_a_reply_writes_what_the_general_case_writes_for_every_hold_and_result() -> None:
+    async def run() -> None:
+        cases = 0
+        for carry in (True, False):
+            for last in (3, 5):
+                for first, count in [(last + 1, 0), (last + 1, 1), (last + 1, 3), (last + 2, 2), (last - 1, 3)]:
+                    held = [(seq, b"frame %d" % seq) for seq in range(first, first + count)]
+                    results: list[CommandResult | None] = [None, CommandResult(201, b"{}", None, None)]
+                    results += [CommandResult(201, b"{}", after + k, after) for after in range(last - 2, last + 5)
+                                for k in (1, 2, 3)]
+                    for result in results:
+                        stream, transport = detached_stream(Gate(), "g1", own_events=carry, last=last)
+                        stream.sink.held = list(held)
+                        stream._write_reply(stream.sink.held, ANSWER, result)
+                        expected = _reference_reply(held, last, ANSWER, result, carry)
+                        assert (b"".join(transport.chunks), stream.sink.last) == expected, (carry, last, held, result)
+                        assert stream.sink.held is None and len(transport.chunks) == 1
+                        cases += 1
+        assert cases > 300
 
     asyncio.run(run())
