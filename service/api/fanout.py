@@ -156,7 +156,7 @@ class Fanout:
         sinks = self._sinks.get(game_id)
         if not sinks or not items:
             return
-        top = max(seq for seq, _ in items)
+        top = items[0][0] if len(items) == 1 else max(seq for seq, _ in items)  # a command's one event, often
         if top > self._head.get(game_id, 0):
             self._head[game_id] = top
         now = time.monotonic()
@@ -169,7 +169,10 @@ class Fanout:
                     continue
                 held = sink.held
                 if held is not None:  # holding, live or behind its store read: contiguous after the hold
-                    last = held[-1][0] if held else max(sink.last, sink.hold_after)
+                    if held:
+                        last = held[-1][0]
+                    else:
+                        last = sink.last if sink.last >= sink.hold_after else sink.hold_after
                 elif sink.behind:
                     continue  # its reader owns it
                 else:
