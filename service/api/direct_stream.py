@@ -33,7 +33,6 @@ from fastapi import WebSocket, WebSocketDisconnect
 from service.domain.core import Viewer
 from service.events.decide_append import CommandResult
 from service.events.errors import AppError
-from service.events.inputs import check_json
 
 from .fanout import Fanout, Sink, text_frame
 from .rawsocket import RawSocket
@@ -43,9 +42,10 @@ from .streaming import (
     TOO_BIG_CODE,
     UNSUPPORTED_CODE,
     Stream,
+    check_message,
     command_error,
     command_request,
-    result_message,
+    result_payload,
     socket_message,
 )
 from .wsprotocol import Wire
@@ -79,7 +79,9 @@ class DirectStream(Stream):
         # detached (wsprotocol): the connection's reader, the messages waiting for the command Task
         self.wire: Wire | None = None
         self._inbox: list[bytes] | None = None
-        self._worker: asyncio.Task[None] | None = None
+        self._worker: asyncio.Task[None] | None = None  # made at the first command, lives with the socket
+        self._wake: asyncio.Future[None] | None = None  # set while the worker waits for a message
+        self._reading_paused = False  # on_text paused the connection's reading (a message waits)
         self._context: contextvars.Context | None = None  # the request's (log fields) for our Tasks
         self._on_end: Callable[[], object] | None = None
 
@@ -128,6 +130,9 @@ class DirectStream(Stream):
         if self._heartbeat is not None:
             self._heartbeat.cancel()
             self._heartbeat = None
+        wake, self._wake = self._wake, None
+        if wake is not None:  # the worker waits for a message: it ends (``closing``)
+            wake.set_result(None)
         # a command in flight is not cancelled (its append goes on; its answer finds the socket closed)
         for task in (self._pump, self._closer):
             if task is not None and not task.done():
@@ -148,16 +153,22 @@ class DirectStream(Stream):
             self._close_now(TOO_BIG_CODE, f"messages are limited to {limit} bytes")
             return
         try:
-            check_json(payload)  # not UTF-8, nested too deep, an integer beyond 64 bits
+            check_message(payload)  # not UTF-8, nested too deep, an integer beyond 64 bits
         except AppError as exc:
             self._close_now(BAD_DATA_CODE, exc.detail[:120])
             return
-        if self._inbox is None:
-            self._inbox = []
-        self._inbox.append(payload)
-        if self._worker is None:
+        inbox = self._inbox
+        if inbox is None:
+            inbox = self._inbox = []
+        inbox.append(payload)
+        wake = self._wake
+        if wake is not None:  # the worker waits: on to it (a Future's wake-up, not a new Task per message)
+            self._wake = None
+            wake.set_result(None)
+        elif self._worker is None:
             self._worker = self._spawn(self._answer())
         elif self.wire is not None:
+            self._reading_paused = True
             self.wire.pause_reading()
 
     def on_binary(self) -> None:
@@ -174,15 +185,25 @@ class DirectStream(Stream):
             on_end()
 
     async def _answer(self) -> None:
-        """The inbox's commands, one at a time, each answered straight after its result: ``command``
-        (and ``Stream.command``) inline, so a command resumes through four coroutine levels, not seven."""
-        inbox = self._inbox
+        """The socket's worker: the inbox's commands, one at a time, each answered straight after its
+        result: ``command`` (and ``Stream.command``) inline, so a command resumes through four coroutine
+        levels, not seven. With the inbox empty it waits for ``on_text`` (``_wake``), until the socket
+        closes: one Task per commanding socket, not one per message."""
+        inbox, wire = self._inbox, self.wire
+        assert inbox is not None and wire is not None
         gate, carry, sink = self.gate, self.results_carry_events, self.sink
+        game_id, viewer, token, address = self.game_id, self.viewer, self.token, self.address
+        loop = asyncio.get_running_loop()
         try:
-            while inbox and not self.closing:
+            while not self.closing:
+                if not inbox:
+                    wake = self._wake = loop.create_future()
+                    await wake
+                    continue
                 raw = inbox.pop(0)
-                if self.wire is not None:
-                    self.wire.resume_reading()
+                if self._reading_paused:
+                    self._reading_paused = False
+                    wire.resume_reading()
                 if carry:  # as ``command``: the fan-out holds this socket's frames while it flies
                     self._in_flight += 1
                     if sink.held is None and not sink.behind:
@@ -190,23 +211,31 @@ class DirectStream(Stream):
                 message = None
                 try:
                     message = socket_message(raw)
-                    done = await gate.command(self.game_id, self.viewer, self.token, self.address, b"",
-                                              message.idempotency_key, message.expected_version,
-                                              command_request(message))
-                    answer, result = result_message(message.ref, done.body), done
+                    done = await gate.command(game_id, viewer, token, address, b"", message.idempotency_key,
+                                              message.expected_version, command_request(message))
+                    answer, result = result_payload(message.ref, done.body), done
                 except Exception as exc:  # noqa: BLE001 - every failure is answered with its problem
-                    answer, result = command_error(exc, message), None
+                    answer, result = command_error(exc, message).encode(), None
                 except BaseException:
                     if carry:
                         self._in_flight -= 1
-                        asyncio.get_running_loop().call_soon(self._resume)
+                        loop.call_soon(self._resume)
                     raise
                 if carry:
                     self._in_flight -= 1
+                    held, settled = sink.held, False
                     try:
-                        await self.reply(answer, result)
+                        if held is None or self._pump is not None:
+                            await self.reply(answer, result)
+                        else:  # ``reply``'s usual case, with no coroutine
+                            self._write_reply(held, answer, result)
+                            if wire.paused:
+                                await asyncio.wait_for(wire.drained(), self.settings.ws_send_timeout)
+                            else:  # left live, reading the store, or closed: nothing for ``_resume`` to do
+                                settled = True
                     finally:  # live again, or the frames after it (another seat's, say) from the store
-                        self._resume()
+                        if not settled:
+                            self._resume()
                 else:
                     await self.reply(answer, result)
         except TimeoutError:  # the client stopped reading: its result waited past ws_send_timeout
@@ -216,7 +245,7 @@ class DirectStream(Stream):
             pass
         finally:
             if self._worker is asyncio.current_task():
-                self._worker = None
+                self._worker = self._wake = None  # a wake left by a cancel is done: not to be set
 
     # --- writing ---------------------------------------------------------------------------------------
 
@@ -238,11 +267,11 @@ class DirectStream(Stream):
         if self.raw.paused:
             await asyncio.wait_for(self.raw.drained(), self.settings.ws_send_timeout)
 
-    async def reply(self, answer: str, result: CommandResult | None) -> None:
+    async def reply(self, answer: str | bytes, result: CommandResult | None) -> None:
         """With the frames held while the command was in flight (``Sink.held``), all written now, in one
-        synchronous step: those up to the result's ``after``, the result (its events accounted for),
-        then those past it; then live again, or the store for what the fan-out could not hold. A result
-        that comes while the socket reads the store (holding what lands meanwhile) waits for that read."""
+        synchronous step (``_write_reply``); then live again, or the store for what the fan-out could not
+        hold. A result that comes while the socket reads the store (holding what lands meanwhile) waits
+        for that read. ``answer``: the message's JSON (bytes from the worker, text from ``command``)."""
         sink = self.sink
         if sink.held is not None and self._pump is not None:
             self._replying += 1  # the read's end leaves the hold to this reply (``_resume``)
@@ -254,41 +283,59 @@ class DirectStream(Stream):
         held = sink.held
         if held is None:  # not held (behind when it started, or the hold overflowed): as before
             self.fanout.replies_unheld += 1
-            await super().reply(answer, result)
+            await super().reply(answer if isinstance(answer, str) else answer.decode(), result)
             if not self._in_flight:
                 self._resume()  # from the store what was published past it, holding meanwhile
             return
+        self._write_reply(held, answer if isinstance(answer, bytes) else answer.encode(), result)
+        if self.raw.paused:
+            await asyncio.wait_for(self.raw.drained(), self.settings.ws_send_timeout)
+
+    def _write_reply(self, held: list[tuple[int, bytes]], answer: bytes, result: CommandResult | None) -> None:
+        """``reply``'s writes, with ``held`` the sink's hold: those up to the result's ``after``, the result
+        (its events accounted for), then those past it, in one write; then live, holding on while another
+        command of this socket flies, or behind (the store) for what was published but not held."""
+        sink = self.sink
         transport = self.raw.transport
         if sink.closed or transport.is_closing():
             raise WebSocketDisconnect(1006)
         sink.held, sink.held_bytes = None, 0
-        if held and transport.get_write_buffer_size() > self.fanout.limit:
+        fanout = self.fanout
+        if held and transport.get_write_buffer_size() > fanout.limit:
             sink.closed = True  # a slow consumer, as Fanout.deliver would find it: 1013 after ``last``
             self._on_slow(sink)
             return
-        # one write for the lot (as one frame each from the fan-out, but one syscall, not one per frame)
-        out: list[bytes] = []
-        i, n = 0, len(held)
-        after = result.after if result is not None else None
-        while i < n and (after is None or held[i][0] <= after):  # no ``after`` (an error): all of them
-            seq, frame = held[i]
-            i += 1
-            if seq > sink.last:
-                out.append(frame)
-                sink.last = seq
-        if result is not None:
-            self.account_for(result)  # last = its version when it follows straight on
-        out.append(text_frame(answer.encode()))
-        for seq, frame in held[i:]:
-            if seq > sink.last:  # <= last: the result's own events
-                out.append(frame)
-                sink.last = seq
-        transport.write(b"".join(out) if len(out) > 1 else out[0])
-        fanout = self.fanout
+        after, version = (result.after, result.version) if result is not None else (None, None)
+        if after is not None and version is not None and after == sink.last and self.results_carry_events \
+                and (not held or (held[0][0] > after and held[-1][0] <= version)):
+            # the usual case: nothing arrived while it flew but its own events (held contiguous), which the
+            # result carries: the result alone, accounted for (as the general case below would find)
+            sink.last = version
+            transport.write(text_frame(answer))
+            written = 1
+        else:
+            # one write for the lot (as one frame each from the fan-out, but one syscall, not one per frame)
+            out: list[bytes] = []
+            i, n = 0, len(held)
+            while i < n and (after is None or held[i][0] <= after):  # no ``after`` (an error): all of them
+                seq, frame = held[i]
+                i += 1
+                if seq > sink.last:
+                    out.append(frame)
+                    sink.last = seq
+            if result is not None:
+                self.account_for(result)  # last = its version when it follows straight on
+            out.append(text_frame(answer))
+            for seq, frame in held[i:]:
+                if seq > sink.last:  # <= last: the result's own events
+                    out.append(frame)
+                    sink.last = seq
+            transport.write(b"".join(out) if len(out) > 1 else out[0])
+            written = len(out)
         fanout.replies_held += 1
         fanout.writes += 1
-        fanout.frames_written += len(out)
-        sink.written += len(out) - 1
+        fanout.frames_written += written
+        sink.written += written - 1
         sink.stamp = time.monotonic()
         sink.behind = False
         if self._in_flight:  # another command of this socket flies: hold on from here
@@ -296,8 +343,6 @@ class DirectStream(Stream):
         elif fanout.head(self.game_id) > sink.last:
             sink.behind = True  # published but not held (the hold began behind the head): the store
             self._resume()
-        if self.raw.paused:
-            await asyncio.wait_for(self.raw.drained(), self.settings.ws_send_timeout)
 
     def _write_held(self) -> None:
         """The end of a store read with no command of its own in flight: what the fan-out held

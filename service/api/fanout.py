@@ -16,6 +16,7 @@ is read back from the store (past ``HOLD_FRAMES`` or ``limit`` bytes it falls ba
 
 from __future__ import annotations
 
+import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +25,10 @@ from typing import Protocol
 from .broadcast import Item
 
 TEXT = 0x81  # FIN + text opcode
+# the headers, built with the fewest objects: a table for payloads under 126 bytes, struct for the others
+_SHORT_HEADS = tuple(bytes((TEXT, n)) for n in range(126))
+_medium_head = struct.Struct(">BBH").pack
+_long_head = struct.Struct(">BBQ").pack
 
 
 class Transport(Protocol):
@@ -38,10 +43,10 @@ def text_frame(payload: bytes) -> bytes:
     """An unmasked, unfragmented websocket text frame (RFC 6455 §5.2): what the server sends."""
     n = len(payload)
     if n < 126:
-        return bytes((TEXT, n)) + payload
+        return _SHORT_HEADS[n] + payload
     if n < 1 << 16:
-        return bytes((TEXT, 126)) + n.to_bytes(2, "big") + payload
-    return bytes((TEXT, 127)) + n.to_bytes(8, "big") + payload
+        return _medium_head(TEXT, 126, n) + payload
+    return _long_head(TEXT, 127, n) + payload
 
 
 def _no_restart(sink: Sink) -> None:
@@ -151,7 +156,7 @@ class Fanout:
         sinks = self._sinks.get(game_id)
         if not sinks or not items:
             return
-        top = max(seq for seq, _ in items)
+        top = items[0][0] if len(items) == 1 else max(seq for seq, _ in items)  # a command's one event, often
         if top > self._head.get(game_id, 0):
             self._head[game_id] = top
         now = time.monotonic()
@@ -164,7 +169,10 @@ class Fanout:
                     continue
                 held = sink.held
                 if held is not None:  # holding, live or behind its store read: contiguous after the hold
-                    last = held[-1][0] if held else max(sink.last, sink.hold_after)
+                    if held:
+                        last = held[-1][0]
+                    else:
+                        last = sink.last if sink.last >= sink.hold_after else sink.hold_after
                 elif sink.behind:
                     continue  # its reader owns it
                 else:

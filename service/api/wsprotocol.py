@@ -188,7 +188,10 @@ class Wire(asyncio.Protocol):
                 break
             payload = apply_mask(buf[head + 4:stop], buf[head:head + 4])
             at = stop
-            self._frame_in(b0 & 0x80, opcode, payload)
+            if b0 == 0x81 and self._parts is None and not self.close_sent:  # the usual: a whole text message
+                self.handler.on_text(payload)
+            else:
+                self._frame_in(b0 & 0x80, opcode, payload)
         self._pending = buf[at:] if at < end and not transport.is_closing() else b""
 
     def _frame_in(self, fin: int, opcode: int, payload: bytes) -> None:

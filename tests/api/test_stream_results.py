@@ -9,7 +9,7 @@ import json
 import pytest
 
 from service.api.app import create_app
-from service.api.streaming import Stream, result_message
+from service.api.streaming import Stream, result_message, result_payload
 from service.events.decide_append import CommandResult
 from service.settings import Settings
 from tests.support.direct import client_on_path
@@ -42,6 +42,9 @@ def test_the_result_is_the_http_body_with_kind_and_ref():
                                           '"events":[{"seq":7,"type":"tiny.shot"}]}')
     assert result_message(None, b'{"version":3,"rewound_to":2}') == ('{"kind":"result","ref":null,"version":3,'
                                                                       '"rewound_to":2}')
+    # the socket's worker writes the same document as bytes (no str round trip)
+    assert result_payload("r1", body) == result_message("r1", body).encode()
+    assert result_payload(None, b"{}") == b'{"kind":"result","ref":null}' == result_message(None, b"{}").encode()
 
 
 def test_own_events_come_once_in_the_result_and_others_as_frames(client):

@@ -1,0 +1,135 @@
+"""A detached socket's commands are answered by one worker Task that lives with the socket (woken per
+message, not a Task per message): a real Task (what redis.asyncio's publish needs under the gate), the
+answers in the order sent whether they come in one read or several, a failure answered without ending
+the worker, and the worker gone once the connection is."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from service.api.fanout import text_frame
+from service.events.decide_append import CommandResult
+from tests.support.detached import detached_stream, masked
+
+ANSWER = b'{"kind":"result"}'
+BODY = '{"version":%d,"events":[{"seq":%d,"type":"tiny.shot"}]}'
+
+
+class Gate:
+    def __init__(self) -> None:
+        self.version = 0
+        self.tasks: list[asyncio.Task[object] | None] = []
+
+    async def command(self, game_id, viewer, token, address, body, idempotency_key=None, expected_version=None,
+                      request=None) -> CommandResult:
+        self.tasks.append(asyncio.current_task())
+        await asyncio.sleep(0)  # as a commit: the answer comes on a later turn of the loop
+        self.version += 1
+        v = self.version
+        return CommandResult(201, (BODY % (v, v)).encode(), v, v - 1)
+
+
+def _command(ref: str) -> bytes:
+    return masked(json.dumps({"kind": "command", "ref": ref, "command": {"type": "tiny.shoot"}}).encode())
+
+
+async def _settle(transport, count: int) -> None:
+    for _ in range(200):
+        if len(transport.messages()) >= count:
+            return
+        await asyncio.sleep(0)
+    raise AssertionError(f"{count} answers expected, got {transport.messages()}")
+
+
+def test_one_worker_task_answers_every_message_in_order_and_ends_with_the_socket() -> None:
+    async def run() -> None:
+        gate = Gate()
+        stream, transport = detached_stream(gate, "g1")
+        wire = transport.wire
+        assert wire is not None
+        for i in range(3):  # one message per read, each answered before the next
+            wire.data_received(_command(f"r{i}"))
+            await _settle(transport, i + 1)
+        worker = stream._worker
+        assert worker is not None and not worker.done()
+        wire.data_received(_command("b0") + masked(b'{"kind":"nope","command":{}}') + _command("b1"))
+        await _settle(transport, 6)
+        answers = transport.messages()
+        assert [(m["kind"], m["ref"]) for m in answers] == [
+            ("result", "r0"), ("result", "r1"), ("result", "r2"), ("result", "b0"), ("error", None), ("result", "b1")]
+        assert [m["version"] for m in answers if m["kind"] == "result"] == [1, 2, 3, 4, 5]
+        assert answers[4]["field"] == "kind"
+        assert stream._worker is worker  # the same Task throughout: none made per message
+        assert gate.tasks == [worker] * 5  # the gate runs inside that real Task
+        assert stream.sink.last == 5 and stream.sink.held is None
+        wire.connection_lost(None)
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        assert worker.done() and not worker.cancelled()
+        assert stream._worker is None and stream._wake is None
+
+    asyncio.run(run())
+
+
+def test_a_socket_lost_while_its_command_flies_lets_the_command_end() -> None:
+    async def run() -> None:
+        gate = Gate()
+        stream, transport = detached_stream(gate, "g1")
+        assert transport.wire is not None
+        transport.wire.data_received(_command("r0"))
+        await asyncio.sleep(0)  # the worker is inside the gate
+        worker = stream._worker
+        assert worker is not None and gate.tasks == [worker]
+        transport.wire.connection_lost(None)
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert gate.version == 1 and worker.done() and not worker.cancelled()
+        assert transport.messages() == []  # its answer found the socket closed
+
+    asyncio.run(run())
+
+
+def _reference_reply(held: list[tuple[int, bytes]], last: int, answer: bytes, result: CommandResult | None,
+                     carry: bool) -> tuple[bytes, int]:
+    """The reply's writes as DirectStream.reply wrote them before its single-frame case: the held frames up
+    to the result's ``after``, the result (accounted for), then those past it."""
+    out, i, after = [], 0, result.after if result is not None else None
+    while i < len(held) and (after is None or held[i][0] <= after):
+        seq, frame = held[i]
+        i += 1
+        if seq > last:
+            out.append(frame)
+            last = seq
+    if result is not None and carry and result.after is not None and result.version is not None \
+            and last == result.after:
+        last = result.version
+    out.append(text_frame(answer))
+    for seq, frame in held[i:]:
+        if seq > last:
+            out.append(frame)
+            last = seq
+    return b"".join(out), last
+
+
+def test_a_reply_writes_what_the_general_case_writes_for_every_hold_and_result() -> None:
+    async def run() -> None:
+        cases = 0
+        for carry in (True, False):
+            for last in (3, 5):
+                for first, count in [(last + 1, 0), (last + 1, 1), (last + 1, 3), (last + 2, 2), (last - 1, 3)]:
+                    held = [(seq, b"frame %d" % seq) for seq in range(first, first + count)]
+                    results: list[CommandResult | None] = [None, CommandResult(201, b"{}", None, None)]
+                    results += [CommandResult(201, b"{}", after + k, after) for after in range(last - 2, last + 5)
+                                for k in (1, 2, 3)]
+                    for result in results:
+                        stream, transport = detached_stream(Gate(), "g1", own_events=carry, last=last)
+                        stream.sink.held = list(held)
+                        stream._write_reply(stream.sink.held, ANSWER, result)
+                        expected = _reference_reply(held, last, ANSWER, result, carry)
+                        assert (b"".join(transport.chunks), stream.sink.last) == expected, (carry, last, held, result)
+                        assert stream.sink.held is None and len(transport.chunks) == 1
+                        cases += 1
+        assert cases > 300
+
+    asyncio.run(run())
