@@ -61,7 +61,8 @@ class _Recording:
 
 
 class _RecordingCursor:
-    """Notes the table and row count of each statement: an executemany (SQLite) or a COPY (psycopg)."""
+    """Notes the table and row count of each INSERT: an execute or executemany (SQLite), a multi-row
+    INSERT or a COPY (psycopg)."""
 
     def __init__(self, cursor: Any, seen: list[tuple[str, int]], fail: list[Exception]) -> None:
         self._cursor, self._seen, self._fail = cursor, seen, fail
@@ -72,7 +73,10 @@ class _RecordingCursor:
         self._seen.append((sql.split()[2], len(values)))
         self._cursor.executemany(sql, values)
 
-    def execute(self, sql: str, params: list[Any]) -> None:  # a multi-row INSERT (psycopg, few rows)
+    def execute(self, sql: str, params: Any = ()) -> None:  # one row (SQLite) or a multi-row INSERT (psycopg)
+        if not sql.startswith("INSERT"):  # the writer's own BEGIN and COMMIT (SQLite)
+            self._cursor.execute(sql)
+            return
         if self._fail:
             raise self._fail.pop()
         columns = sql.split("(", 2)[1].count(",") + 1
@@ -131,6 +135,33 @@ def test_rows_of_another_shape_get_their_own_insert(store: SqlEventStore, monkey
     with store.engine.connect() as conn:
         rolls = conn.exec_driver_sql("select rolls from events where game_id = 'g_shape' order by seq").all()
     assert [r[0] for r in rolls] == ["[]", "[]", "[]"]
+
+
+async def test_a_group_is_one_transaction_a_failure_in_a_later_table_leaves_nothing_of_the_earlier(
+    store: SqlEventStore,
+) -> None:
+    broken = _batch("g_atomic")
+    broken.events[1]["type"] = None  # NOT NULL: fails after the game, its seats and seeds went in
+    with pytest.raises(Conflict):
+        await store.write(broken)
+    assert await store.game("g_atomic") is None and await store.head("g_atomic") == 0
+    with store.engine.connect() as conn:
+        assert conn.exec_driver_sql("select count(*) from seats where game_id = 'g_atomic'").scalar() == 0
+        assert conn.exec_driver_sql("select count(*) from dice_seeds where game_id = 'g_atomic'").scalar() == 0
+    await store.write(_batch("g_atomic"))  # and the connection is out of that transaction
+    assert await store.head("g_atomic") == 2
+
+
+def test_the_sqlite_writer_gives_its_connection_back_in_the_drivers_own_transaction_mode(sqlite_url: str) -> None:
+    s = SqlEventStore(sqlite_url)
+    s.start()
+    try:
+        driver = s._writer._connect()
+        assert driver.isolation_level is None  # the writer's BEGIN and COMMIT, not the driver's implicit ones
+        s._writer.stop()  # the thread ends and gives its connection back to the pool
+        assert driver.isolation_level == ""
+    finally:
+        s.close()
 
 
 async def test_one_loop_wake_up_per_group_commit(store: SqlEventStore) -> None:
