@@ -5,8 +5,7 @@ command; the connection is never used by both at once).
 
 Per group: one statement per table carrying all of the group's rows of it (text built once per table
 and column set), one commit, and one wake-up of the event loop resolving every future of the group.
-SQLite: a prepared ``executemany`` (an ``execute`` for one row; sqlite3 caches the prepared statement),
-between the writer's own BEGIN and COMMIT (its connection is in autocommit mode). PostgreSQL (psycopg): a
+SQLite: a prepared ``executemany`` (sqlite3 caches the prepared statement). PostgreSQL (psycopg): a
 ``COPY ... FROM STDIN``, whose rows psycopg encodes in C (executemany, even pipelined, spends ~12 µs of
 Python per row), or for a few rows one multi-row INSERT (one round trip where COPY takes two). No
 SQLAlchemy execution per group: its per-statement context and events cost more than the insert.
@@ -52,11 +51,6 @@ class GroupWriter:
         self._integrity_error: type[Exception] = dbapi.IntegrityError
         self._mark = "?" if engine.dialect.paramstyle == "qmark" else "%s"
         self._copy = engine.dialect.driver == "psycopg"
-        # sqlite3 (pysqlite): the writer's connection in autocommit mode, its transactions opened and
-        # committed by statements the driver keeps prepared, where its implicit BEGIN and commit()
-        # prepare theirs anew each time; given back to the pool in the driver's own mode (_release)
-        self._own_transactions = engine.dialect.driver == "pysqlite"
-        self._driver_isolation: str | None = ""
         # lists of jobs, each what one loop submitted in one pass (None: stop)
         self._queue: queue.SimpleQueue[list[_Job] | None] = queue.SimpleQueue()
         # per submitting loop, its batches not yet handed to the writer (only that loop's thread touches
@@ -249,15 +243,9 @@ class GroupWriter:
             connection = self._connect()
             committing = False
             try:
-                cursor = connection.cursor()
-                if self._own_transactions:
-                    cursor.execute("BEGIN")  # deferred, as the driver's own; the group is one transaction
-                self._insert(cursor, batches)
+                self._insert(connection, batches)
                 committing = True
-                if self._own_transactions:
-                    cursor.execute("COMMIT")
-                else:
-                    connection.commit()
+                connection.commit()
                 return
             except self._integrity_error:
                 self._rollback()
@@ -268,13 +256,11 @@ class GroupWriter:
                 if attempt == 2 or committing or not broken:
                     raise
 
-    def _insert(self, cursor: Any, batches: list[WriteBatch]) -> None:
+    def _insert(self, connection: Any, batches: list[WriteBatch]) -> None:
+        cursor = connection.cursor()
         if not self._copy:
             for table, columns, values in self.rows(batches):  # sqlite3: prepared once, cached by the driver
-                if len(values) == 1:  # a lone command's rows: execute skips executemany's iteration
-                    cursor.execute(self._sql(table, columns), values[0])
-                else:
-                    cursor.executemany(self._sql(table, columns), values)
+                cursor.executemany(self._sql(table, columns), values)
             return
         for table, columns, values in self.rows(batches):
             if len(values) <= VALUES_ROWS:  # one round trip (COPY takes two); prepared by psycopg once reused
@@ -330,12 +316,7 @@ class GroupWriter:
 
     def _connect(self) -> Any:
         if self._connection is None:
-            connection = self.engine.raw_connection()  # checked out (pinged) once, kept
-            if self._own_transactions:
-                driver: Any = connection.driver_connection
-                self._driver_isolation = driver.isolation_level
-                driver.isolation_level = None  # autocommit: BEGIN and COMMIT are ours
-            self._connection = connection
+            self._connection = self.engine.raw_connection()  # checked out (pinged) once, kept
         return self._connection.driver_connection
 
     def _broken(self) -> bool:
@@ -361,8 +342,6 @@ class GroupWriter:
         connection, self._connection = self._connection, None
         if connection is not None:
             with contextlib.suppress(Exception):
-                if self._own_transactions:
-                    connection.driver_connection.isolation_level = self._driver_isolation
                 connection.close()  # back to the pool (which rolls back nothing: no transaction is open)
 
 

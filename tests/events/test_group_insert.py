@@ -61,8 +61,7 @@ class _Recording:
 
 
 class _RecordingCursor:
-    """Notes the table and row count of each INSERT: an execute or executemany (SQLite), a multi-row
-    INSERT or a COPY (psycopg)."""
+    """Notes the table and row count of each statement: an executemany (SQLite) or a COPY (psycopg)."""
 
     def __init__(self, cursor: Any, seen: list[tuple[str, int]], fail: list[Exception]) -> None:
         self._cursor, self._seen, self._fail = cursor, seen, fail
@@ -73,10 +72,7 @@ class _RecordingCursor:
         self._seen.append((sql.split()[2], len(values)))
         self._cursor.executemany(sql, values)
 
-    def execute(self, sql: str, params: Any = ()) -> None:  # one row (SQLite) or a multi-row INSERT (psycopg)
-        if not sql.startswith("INSERT"):  # the writer's own BEGIN and COMMIT (SQLite)
-            self._cursor.execute(sql)
-            return
+    def execute(self, sql: str, params: list[Any]) -> None:  # a multi-row INSERT (psycopg, few rows)
         if self._fail:
             raise self._fail.pop()
         columns = sql.split("(", 2)[1].count(",") + 1
@@ -150,18 +146,6 @@ async def test_a_group_is_one_transaction_a_failure_in_a_later_table_leaves_noth
         assert conn.exec_driver_sql("select count(*) from dice_seeds where game_id = 'g_atomic'").scalar() == 0
     await store.write(_batch("g_atomic"))  # and the connection is out of that transaction
     assert await store.head("g_atomic") == 2
-
-
-def test_the_sqlite_writer_gives_its_connection_back_in_the_drivers_own_transaction_mode(sqlite_url: str) -> None:
-    s = SqlEventStore(sqlite_url)
-    s.start()
-    try:
-        driver = s._writer._connect()
-        assert driver.isolation_level is None  # the writer's BEGIN and COMMIT, not the driver's implicit ones
-        s._writer.stop()  # the thread ends and gives its connection back to the pool
-        assert driver.isolation_level == ""
-    finally:
-        s.close()
 
 
 async def test_one_loop_wake_up_per_group_commit(store: SqlEventStore) -> None:
