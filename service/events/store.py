@@ -1,10 +1,10 @@
 """The event store on SQLAlchemy (SQLite by default, PostgreSQL by URL).
 
 Writes go through one writer thread that groups whatever is waiting into a single transaction (group
-commit, service/events/sql_writer.py; on SQLite a lone batch meeting an idle writer commits on the
-loop): a command is acknowledged only after its transaction committed durably (SQLite WAL with
-synchronous=FULL; PostgreSQL's own commit). Reads run on a small thread pool. A duplicate (game_id, seq)
-from a racing writer raises Conflict and writes nothing of that batch.
+commit, service/events/sql_writer.py; on SQLite a lone batch meeting an idle writer commits on the loop):
+a command is acknowledged only after its transaction committed durably (SQLite WAL with synchronous=FULL;
+PostgreSQL's own commit). Reads run on a small thread pool. A duplicate (game_id, seq) from a racing
+writer raises Conflict and writes nothing of that batch.
 """
 
 from __future__ import annotations
