@@ -191,16 +191,18 @@ class GroupWriter:
 
     def _commit_group(self, jobs: list[_Job], outcomes: list[_Outcome]) -> None:
         ready = []
+        batches = []
         for job in jobs:  # a batch decided on one that failed is not written (batches come in order)
             failure = predecessor_failure(job[0])
             if failure is None:
                 ready.append(job)
+                batches.append(job[0])
             else:
                 _fail(job, failure, outcomes)
         if not ready:
             return
         try:
-            self._write([job[0] for job in ready])
+            self._write(batches)
         except self._integrity_error as exc:
             if len(ready) == 1:
                 _fail(ready[0], Conflict(str(exc)), outcomes)
@@ -214,7 +216,8 @@ class GroupWriter:
             return
         self.commits += 1
         self.batches += len(ready)
-        outcomes.extend((job[2], None) for job in ready)
+        for job in ready:  # (a loop: a generator's setup costs more than one lone batch's append)
+            outcomes.append((job[2], None))
         self._observe(ready)
 
     def _observe(self, ready: list[_Job]) -> None:
@@ -276,6 +279,9 @@ class GroupWriter:
         for table, rows in _rows_by_table(batches):
             columns = tuple(rows[0])
             values_of = self._values_of(columns)
+            if len(rows) == 1:  # a lone row has its own columns
+                yield table, columns, [values_of(rows[0])]
+                continue
             try:  # every row has exactly the first one's columns (as every builder writes them)
                 values = list(map(values_of, rows))
                 if sum(map(len, rows)) == len(columns) * len(rows):
@@ -345,16 +351,39 @@ class GroupWriter:
                 connection.close()  # back to the pool (which rolls back nothing: no transaction is open)
 
 
+_GAMES, _SEATS, _SEEDS, _EVENTS, _IDEMPOTENCY, _SNAPSHOTS = (
+    t.name for t in (GAMES, SEATS, SEEDS, EVENTS, IDEMPOTENCY, SNAPSHOTS))
+
+
 def _rows_by_table(batches: list[WriteBatch]) -> list[tuple[str, list[dict[str, Any]]]]:
+    if len(batches) == 1:  # a lone command (most groups at one game): its lists as they are, in the same order
+        return _rows_of(batches[0])
     tables: list[tuple[str, list[dict[str, Any]]]] = [
-        (GAMES.name, [b.game for b in batches if b.game is not None]),
-        (SEATS.name, [row for b in batches for row in b.seats]),
-        (SEEDS.name, [row for b in batches for row in b.seeds]),
-        (EVENTS.name, [row for b in batches for row in b.events]),
-        (IDEMPOTENCY.name, [b.idempotency for b in batches if b.idempotency is not None]),
-        (SNAPSHOTS.name, [b.snapshot for b in batches if b.snapshot is not None]),
+        (_GAMES, [b.game for b in batches if b.game is not None]),
+        (_SEATS, [row for b in batches for row in b.seats]),
+        (_SEEDS, [row for b in batches for row in b.seeds]),
+        (_EVENTS, [row for b in batches for row in b.events]),
+        (_IDEMPOTENCY, [b.idempotency for b in batches if b.idempotency is not None]),
+        (_SNAPSHOTS, [b.snapshot for b in batches if b.snapshot is not None]),
     ]
     return [(name, rows) for name, rows in tables if rows]
+
+
+def _rows_of(b: WriteBatch) -> list[tuple[str, list[dict[str, Any]]]]:
+    tables: list[tuple[str, list[dict[str, Any]]]] = []
+    if b.game is not None:
+        tables.append((_GAMES, [b.game]))
+    if b.seats:
+        tables.append((_SEATS, b.seats))
+    if b.seeds:
+        tables.append((_SEEDS, b.seeds))
+    if b.events:
+        tables.append((_EVENTS, b.events))
+    if b.idempotency is not None:
+        tables.append((_IDEMPOTENCY, [b.idempotency]))
+    if b.snapshot is not None:
+        tables.append((_SNAPSHOTS, [b.snapshot]))
+    return tables
 
 
 def _fail(job: _Job, exc: BaseException, outcomes: list[_Outcome]) -> None:

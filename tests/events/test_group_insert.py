@@ -12,6 +12,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from sqlalchemy import create_engine
 
 from service.events import sql_writer
 from service.events.event_store import PredecessorFailed
@@ -131,6 +132,36 @@ def test_rows_of_another_shape_get_their_own_insert(store: SqlEventStore, monkey
     with store.engine.connect() as conn:
         rolls = conn.exec_driver_sql("select rolls from events where game_id = 'g_shape' order by seq").all()
     assert [r[0] for r in rolls] == ["[]", "[]", "[]"]
+
+
+async def test_a_group_is_one_transaction_a_failure_in_a_later_table_leaves_nothing_of_the_earlier(
+    store: SqlEventStore,
+) -> None:
+    broken = _batch("g_atomic")
+    broken.events[1]["type"] = None  # NOT NULL: fails after the game, its seats and seeds went in
+    with pytest.raises(Conflict):
+        await store.write(broken)
+    assert await store.game("g_atomic") is None and await store.head("g_atomic") == 0
+    with store.engine.connect() as conn:
+        assert conn.exec_driver_sql("select count(*) from seats where game_id = 'g_atomic'").scalar() == 0
+        assert conn.exec_driver_sql("select count(*) from dice_seeds where game_id = 'g_atomic'").scalar() == 0
+    await store.write(_batch("g_atomic"))  # and the connection is out of that transaction
+    assert await store.head("g_atomic") == 2
+
+
+@pytest.mark.parametrize("shape", ["whole", "events", "odd"])
+def test_a_lone_batchs_rows_are_what_the_group_path_makes_of_them(shape: str) -> None:
+    writer = sql_writer.GroupWriter(create_engine("sqlite://"))
+    lone = _batch("g_lone")  # a game's creation: every table
+    if shape == "events":  # a command: its events only
+        lone = WriteBatch("g_lone", events=[_event("g_lone", 3), _event("g_lone", 4)])
+    if shape == "odd":  # rows of another shape in one table, a single row in another
+        short = dict(_event("g_lone", 5))
+        del short["rolls"]
+        lone.events.append(short)
+        lone.seats = lone.seats[:1]
+    nothing = WriteBatch("g_other")  # adds no row: the group path, with the lone batch's rows alone
+    assert list(writer.rows([lone])) == list(writer.rows([lone, nothing]))
 
 
 async def test_one_loop_wake_up_per_group_commit(store: SqlEventStore) -> None:
