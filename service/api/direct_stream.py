@@ -33,6 +33,7 @@ from fastapi import WebSocket, WebSocketDisconnect
 from service.domain.core import Viewer
 from service.events.decide_append import CommandResult
 from service.events.errors import AppError
+from service.events.inputs import check_json
 
 from .fanout import Fanout, Sink, text_frame
 from .rawsocket import RawSocket
@@ -42,7 +43,6 @@ from .streaming import (
     TOO_BIG_CODE,
     UNSUPPORTED_CODE,
     Stream,
-    check_message,
     command_error,
     command_request,
     result_payload,
@@ -153,7 +153,7 @@ class DirectStream(Stream):
             self._close_now(TOO_BIG_CODE, f"messages are limited to {limit} bytes")
             return
         try:
-            check_message(payload)  # not UTF-8, nested too deep, an integer beyond 64 bits
+            check_json(payload)  # not UTF-8, nested too deep, an integer beyond 64 bits
         except AppError as exc:
             self._close_now(BAD_DATA_CODE, exc.detail[:120])
             return

@@ -15,7 +15,7 @@ from service.domain.core import Viewer
 from service.events.application import CommandRequest, audience_key
 from service.events.decide_append import CommandResult
 from service.events.errors import AppError, InvalidRequest
-from service.events.inputs import MAX_DEPTH, MAX_INT_DIGITS, check_json, text_bytes
+from service.events.inputs import check_json, text_bytes
 
 from .broadcast import Subscription
 from .history_pages import history_pages
@@ -212,7 +212,7 @@ class Stream:
                     if len(raw) > limit:
                         await self.close(TOO_BIG_CODE, f"messages are limited to {limit} bytes")
                         return
-                    check_message(raw)
+                    check_json(raw)
                 except AppError as exc:  # not UTF-8, nested too deep, an integer beyond 64 bits
                     await self.close(BAD_DATA_CODE, exc.detail[:120])
                     return
@@ -250,22 +250,6 @@ class Stream:
         except Exception as exc:  # noqa: BLE001 - every failure is answered with its problem, never a drop
             return command_error(exc, message), None
         return result_message(message.ref, result.body), result
-
-
-# check_message's one pass: a digit becomes "0", an opening bracket "[", anything else "."
-_SCAN = bytes(0x30 if 0x30 <= b <= 0x39 else 0x5B if b in b"[{" else 0x2E for b in range(256))
-_LONG_RUN = b"0" * MAX_INT_DIGITS
-
-
-def check_message(raw: bytes) -> None:
-    """``check_json`` (the same error, for the same bytes), skipping its scans for a message it surely
-    passes: all ASCII (so UTF-8), at most MAX_DEPTH opening brackets, no MAX_INT_DIGITS digits in a row
-    (what check_json tests before it looks closer; its digit search alone costs more than this)."""
-    if raw.isascii():
-        scan = raw.translate(_SCAN)
-        if scan.count(b"[") <= MAX_DEPTH and (scan.count(b"0") < MAX_INT_DIGITS or _LONG_RUN not in scan):
-            return
-    check_json(raw)
 
 
 def socket_message(raw: bytes) -> _SocketCommand:

@@ -1,14 +1,17 @@
-"""A socket message's check (streaming.check_message) is check_json's, error for error: its quick pass
-only skips check_json for bytes check_json passes anyway (ASCII, few brackets, no long digit run)."""
+"""check_json's quick pass (inputs._quick) only clears bytes its full scans (inputs._scan) pass anyway
+(ASCII, few brackets, no long digit run): check_json fails exactly as the scans alone, error for error."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.api.streaming import check_message
-from service.events.errors import AppError
-from service.events.inputs import MAX_DEPTH, check_json
+from service.events.errors import AppError, InvalidRequest
+from service.events.inputs import MAX_DEPTH, _scan, check_json
+
+
+def _scans_alone(raw: bytes) -> None:
+    _scan(raw, InvalidRequest, MAX_DEPTH)
 
 
 def _outcome(check, raw: bytes) -> tuple[str, str, str | None] | None:
@@ -20,7 +23,7 @@ def _outcome(check, raw: bytes) -> tuple[str, str, str | None] | None:
 
 
 def _same(raw: bytes) -> None:
-    assert _outcome(check_message, raw) == _outcome(check_json, raw), raw
+    assert _outcome(check_json, raw) == _outcome(_scans_alone, raw), raw
 
 
 # the bytes check_json looks at (digits, brackets, strings, escapes, numbers' signs and exponents), UTF-8
@@ -31,7 +34,7 @@ PIECES = [b"0", b"1", b"9", b"12345", b"9999999999", b"[", b"]", b"{", b"}", b'"
 
 @settings(max_examples=3000, deadline=None)
 @given(st.lists(st.sampled_from(PIECES), max_size=60))
-def test_check_message_fails_exactly_as_check_json(pieces: list[bytes]) -> None:
+def test_check_json_fails_exactly_as_its_scans_alone(pieces: list[bytes]) -> None:
     _same(b"".join(pieces))
 
 
@@ -48,7 +51,7 @@ def test_the_edges_of_the_quick_pass() -> None:
     ]
     for raw in cases:
         _same(raw)
-    assert _outcome(check_message, shoot) is None
-    assert _outcome(check_message, b'{"a":' + b"9" * 20 + b"}") is not None
-    assert _outcome(check_message, b"[" + nested + b"]") is not None
-    assert _outcome(check_message, b'{"k":"\xff"}') is not None
+    assert _outcome(check_json, shoot) is None
+    assert _outcome(check_json, b'{"a":' + b"9" * 20 + b"}") is not None
+    assert _outcome(check_json, b"[" + nested + b"]") is not None
+    assert _outcome(check_json, b'{"k":"\xff"}') is not None
