@@ -61,6 +61,21 @@ def slot_key(seed: bytes, turn: int, slot: int) -> bytes:
     return o.digest()
 
 
+_ZERO32 = bytes(32)
+
+
+def slot_mac(seed: bytes, turn: int, slot: int, msg: bytes) -> bytes:
+    """``hmac_sha256(slot_key(seed, turn, slot), msg)`` in one call (a roll's digest): a slot key is a
+    32-byte digest, so its HMAC block is the key and 32 zeros, and each pad's hash takes one buffer."""
+    inner, outer = _seed_pads(seed)
+    i = inner.copy()
+    i.update(f"salvo-slot|{turn}|{slot}".encode())
+    o = outer.copy()
+    o.update(i.digest())
+    block = o.digest() + _ZERO32
+    return _sha256(block.translate(_OPAD) + _sha256(block.translate(_IPAD) + msg).digest()).digest()
+
+
 _SLOT_SUFFIXES = [str(r).encode() for r in range(TREE_SLOTS)]  # the "<r>" ending every slot's message
 
 
