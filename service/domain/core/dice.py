@@ -161,10 +161,12 @@ class SlotDice(Dice):
     def pinned_salts(self) -> tuple[str, ...]:
         """``salts()`` when some roll kept a pinned salt other than this command's, else ()."""
         pinned, first = self._pinned, self.first_slot
-        if not pinned or not any(first + i in pinned for i in range(self.count)):
-            return ()
-        salts = self.salts()
-        return salts if any(s != self._salt for s in salts) else ()
+        if pinned:
+            for slot in range(first, first + self.count):
+                if slot in pinned:
+                    salts = self.salts()
+                    return salts if any(s != self._salt for s in salts) else ()
+        return ()
 
     def _face(self, i: int, sides: int) -> int:
         slot = self.first_slot + i
