@@ -187,3 +187,31 @@ def test_roll_under_and_roll_high_give_the_roll_that_roll_gives_with_its_outcome
             total = ref_high.value + sum(m.value for m in modifiers)
             assert high == msgspec.structs.replace(ref_high, outcome="success" if total >= 4 else "failure")
             assert dice.count == ref.count == 2
+
+
+def test_rolls_under_a_built_tree_use_its_kept_keys_and_roll_the_same():
+    """A tree build keeps its slot keys for ``slot_mac``: rolls before, during and after a stepped build
+    (and past the tree, and for another turn of the same seed) equal the keys computed from the seed."""
+    import hashlib
+    import hmac
+
+    from service.domain.core import merkle
+
+    seed = bytes(range(100, 132))
+
+    def check() -> None:
+        for turn in (4, 5):
+            for slot in (0, 1, 127, 128, 300, 1023, 1024, 5000):
+                msg = f"g_1|{turn}|{slot}|s|0".encode()
+                assert merkle.slot_mac(seed, turn, slot, msg) == hmac.new(
+                    slot_key(seed, turn, slot), msg, hashlib.sha256).digest()
+
+    check()
+    builder = merkle.TreeBuilder(seed, 4)
+    builder.step()
+    assert len(merkle._KEYS[seed][1]) == 32 * merkle.TreeBuilder.LEAVES_PER_STEP
+    check()
+    builder.tree()
+    merkle.TreeBuilder(seed, 4).tree()  # a second build keeps what the first kept
+    assert merkle._KEYS[seed][1] == b"".join(slot_key(seed, 4, r) for r in range(merkle.TREE_SLOTS))
+    check()
