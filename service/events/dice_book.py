@@ -142,18 +142,21 @@ class DiceBook:
             return DiceMaterial(turn=head.dice_turn, base=head.effective + 1, salt=salt)
         salts = dice.pinned_salts() if salt == dice.salt else dice.salts()
         return DiceMaterial(turn=head.dice_turn, base=head.effective + 1, salt=salt, slot=dice.first_slot,
-                            salts=salts if any(s != salt for s in salts) else ())
+                            salts=salts if salts and any(s != salt for s in salts) else ())
 
     @staticmethod
     def stamp(head: GameHead, material: DiceMaterial | None, fresh: list[FreshEvent]) -> list[DiceMaterial | None]:
         """Each new event's material: None without rolls; with who saw the rolls in a hidden-information
         game (their keys are opened to them when the turn ends)."""
+        if material is None:
+            return [None] * len(fresh)
+        slotted = material.slot is not None
         out: list[DiceMaterial | None] = []
         for f in fresh:
-            if material is None or not f.event.rolls:
+            if not f.event.rolls:
                 out.append(None)
                 continue
-            audiences = seen_by(head, f) if material.slot is not None else ()
+            audiences = seen_by(head, f) if slotted else ()
             out.append(msgspec.structs.replace(material, seen_by=audiences) if audiences else material)
         return out
 

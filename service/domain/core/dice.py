@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 import msgspec
 
-from .merkle import hmac_sha256, slot_key
+from .merkle import hmac_sha256, slot_key, slot_mac
 
 
 class Modifier(msgspec.Struct, frozen=True, gc=False):
@@ -90,9 +90,8 @@ class Dice:
         outcome: str | None = None,
     ) -> Roll:
         i = self._next
-        self._next += 1
-        value = self._face(i, sides)
-        return Roll(i, f"d{sides}", value, purpose, rule, target, modifiers, outcome)
+        self._next = i + 1
+        return Roll(i, f"d{sides}", self._face(i, sides), purpose, rule, target, modifiers, outcome)
 
     def roll_under(
         self,
@@ -109,10 +108,12 @@ class Dice:
         A target <= 0 always fails and a target >= sides always succeeds (GSC2's ruling; it is also
         what "roll equal to or less than N" means on a die with no face 0 or above ``sides``).
         """
-        target = base + sum(m.value for m in modifiers)
-        roll = self.roll(sides, purpose, rule, target, modifiers)
-        ok = target >= sides or (target > 0 and roll.value <= target)
-        return msgspec.structs.replace(roll, outcome=success if ok else failure)
+        target = base + sum(m.value for m in modifiers) if modifiers else base + 0  # + 0: the sum's type
+        i = self._next  # ``roll`` inlined: the Roll is built once, with its outcome
+        self._next = i + 1
+        value = self._face(i, sides)
+        ok = target >= sides or (target > 0 and value <= target)
+        return Roll(i, f"d{sides}", value, purpose, rule, target, modifiers, success if ok else failure)
 
     def roll_high(
         self,
@@ -125,9 +126,11 @@ class Dice:
         failure: str = "failure",
     ) -> Roll:
         """Roll-high test: succeeds on value + modifiers >= need. ``target`` records ``need``."""
-        roll = self.roll(sides, purpose, rule, need, modifiers)
-        total = roll.value + sum(m.value for m in modifiers)
-        return msgspec.structs.replace(roll, outcome=success if total >= need else failure)
+        i = self._next  # ``roll`` inlined: the Roll is built once, with its outcome
+        self._next = i + 1
+        value = self._face(i, sides)
+        total = value + sum(m.value for m in modifiers)
+        return Roll(i, f"d{sides}", value, purpose, rule, need, modifiers, success if total >= need else failure)
 
 
 class SlotDice(Dice):
@@ -158,20 +161,33 @@ class SlotDice(Dice):
     def pinned_salts(self) -> tuple[str, ...]:
         """``salts()`` when some roll kept a pinned salt other than this command's, else ()."""
         pinned, first = self._pinned, self.first_slot
-        if not pinned or not any(first + i in pinned for i in range(self.count)):
-            return ()
-        salts = self.salts()
-        return salts if any(s != self._salt for s in salts) else ()
+        if pinned:
+            for slot in range(first, first + self.count):
+                if slot in pinned:
+                    salts = self.salts()
+                    return salts if any(s != self._salt for s in salts) else ()
+        return ()
 
     def _face(self, i: int, sides: int) -> int:
         slot = self.first_slot + i
-        return slot_face(slot_key(self._seed, self.turn, slot), self._game_id, self.turn, slot,
-                         sides, self.salt_of(i))
+        pinned = self._pinned
+        return seed_slot_face(self._seed, self._game_id, self.turn, slot, sides,
+                              pinned.get(slot, self._salt) if pinned else self._salt)
 
 
 def slot_face(key: bytes, game_id: str, turn: int, slot: int, sides: int, salt: str = "") -> int:
     """The face of the roll in ``slot`` from that slot's key alone (what a seat given the key recomputes)."""
     return derive_face(key, game_id, turn, slot, sides, salt)
+
+
+def seed_slot_face(seed: bytes, game_id: str, turn: int, slot: int, sides: int, salt: str = "") -> int:
+    """``slot_face(slot_key(seed, turn, slot), ...)`` with the key's HMAC and the face's first digest in one
+    call (``slot_mac``); the rare rejection of the first word goes the general way."""
+    if sides >= 1:
+        word = int.from_bytes(slot_mac(seed, turn, slot, f"{game_id}|{turn}|{slot}|{salt}|0".encode())[:4], "big")
+        if word < (1 << 32) - ((1 << 32) % sides):
+            return word % sides + 1
+    return slot_face(slot_key(seed, turn, slot), game_id, turn, slot, sides, salt)
 
 
 def seeded_face(
@@ -180,7 +196,7 @@ def seeded_face(
     """Roll ``i`` of a command recomputed from its turn's seed: by slot (current games) or by base seq."""
     if slot is None:
         return derive_face(seed, game_id, base, i, sides, salt)
-    return slot_face(slot_key(seed, turn, slot + i), game_id, turn, slot + i, sides, salt)
+    return seed_slot_face(seed, game_id, turn, slot + i, sides, salt)
 
 
 def succeeded(roll: Roll, success: str = "success") -> bool:

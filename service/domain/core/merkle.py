@@ -24,6 +24,10 @@ _IPAD = bytes(x ^ 0x36 for x in range(256))
 _OPAD = bytes(x ^ 0x5C for x in range(256))
 _PADS: OrderedDict[bytes, tuple[hashlib._Hash, hashlib._Hash]] = OrderedDict()
 _KEEP_PADS = 256
+# slot keys a tree build computed, per seed: (turn, the keys of slots 0.. joined, 32 bytes each), so that
+# a roll of a slot under its turn's tree does not recompute the key (the last _KEEP_KEYS seeds, ~32 KB each)
+_KEYS: OrderedDict[bytes, tuple[int, bytes]] = OrderedDict()
+_KEEP_KEYS = 256
 
 
 def _block(key: bytes) -> bytes:
@@ -61,6 +65,26 @@ def slot_key(seed: bytes, turn: int, slot: int) -> bytes:
     return o.digest()
 
 
+_ZERO32 = bytes(32)
+
+
+def slot_mac(seed: bytes, turn: int, slot: int, msg: bytes) -> bytes:
+    """``hmac_sha256(slot_key(seed, turn, slot), msg)`` in one call (a roll's digest): the key is the one
+    the turn's tree build kept, else derived here; a slot key is a 32-byte digest, so its HMAC block is
+    the key and 32 zeros, and each pad's hash takes one buffer."""
+    known = _KEYS.get(seed)
+    if known is not None and known[0] == turn and 32 * slot < len(known[1]):
+        block = known[1][32 * slot : 32 * slot + 32] + _ZERO32
+    else:
+        inner, outer = _seed_pads(seed)
+        i = inner.copy()
+        i.update(f"salvo-slot|{turn}|{slot}".encode())
+        o = outer.copy()
+        o.update(i.digest())
+        block = o.digest() + _ZERO32
+    return _sha256(block.translate(_OPAD) + _sha256(block.translate(_IPAD) + msg).digest()).digest()
+
+
 _SLOT_SUFFIXES = [str(r).encode() for r in range(TREE_SLOTS)]  # the "<r>" ending every slot's message
 
 
@@ -73,13 +97,27 @@ def slot_leaves(seed: bytes, turn: int, slots: int, start: int = 0) -> tuple[byt
     inner_copy, outer_copy = prefixed.copy, outer.copy
     suffixes = _SLOT_SUFFIXES if slots <= TREE_SLOTS else [str(r).encode() for r in range(slots)]
     out = []
+    keys = []
     for r in range(start, slots):
         i = inner_copy()
         i.update(suffixes[r])
         o = outer_copy()
         o.update(i.digest())
-        out.append(_sha256(b"\x00" + o.digest()).digest())
+        key = o.digest()
+        keys.append(key)
+        out.append(_sha256(b"\x00" + key).digest())
+    _keep_keys(seed, turn, start, keys)
     return tuple(out)
+
+
+def _keep_keys(seed: bytes, turn: int, start: int, keys: list[bytes]) -> None:
+    """Remember the keys of slots ``start``.. when they extend what is kept of (seed, turn)."""
+    known = _KEYS.get(seed)
+    kept = known[1] if known is not None and known[0] == turn else b""
+    if len(kept) == 32 * start:
+        _KEYS[seed] = (turn, kept + b"".join(keys))
+        if len(_KEYS) > _KEEP_KEYS:
+            _KEYS.popitem(last=False)
 
 
 def leaf_hash(key: bytes) -> bytes:

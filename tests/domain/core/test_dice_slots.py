@@ -138,3 +138,80 @@ def test_pinned_salts_name_only_the_salts_a_pinned_slot_changed():
     [again.roll(6, "p", "R") for _ in range(3)]
     assert again.pinned_salts() == again.salts() == ("now", "old", "now")
     assert SlotDice(SEED, "g_1", 2, first_slot=0, salt="x").pinned_salts() == ()
+
+
+def test_a_slot_roll_in_one_call_rolls_what_the_slot_key_and_hmac_give():
+    """``seed_slot_face`` (the slot key's HMAC and the face's first digest in one call) against the
+    general path: ``slot_face`` of ``slot_key``, and ``slot_mac`` against ``hmac.new``; sides that reject
+    about half the words take the fallback."""
+    import hashlib
+    import hmac
+    import random
+
+    from service.domain.core.dice import seed_slot_face
+    from service.domain.core.merkle import slot_mac
+
+    rng = random.Random(7)
+    for _ in range(400):
+        seed, turn, slot = rng.randbytes(32), rng.randrange(50), rng.randrange(2000)
+        sides = rng.choice([1, 2, 6, 10, 20, 100, 2**31 + 1, 2**32 - 3])
+        salt, game = rng.choice(["", "mine", "sälz"]), f"g_{rng.randrange(9)}"
+        key = slot_key(seed, turn, slot)
+        assert seed_slot_face(seed, game, turn, slot, sides, salt) == slot_face(key, game, turn, slot, sides, salt)
+        msg = rng.randbytes(rng.randrange(90))
+        assert slot_mac(seed, turn, slot, msg) == hmac.new(key, msg, hashlib.sha256).digest()
+    with pytest.raises(ValueError):
+        seed_slot_face(SEED, "g_1", 1, 0, 0)
+
+
+def test_roll_under_and_roll_high_give_the_roll_that_roll_gives_with_its_outcome():
+    """The tests build their Roll once; ``roll`` plus the outcome is the reference (a bool base stays an
+    int target, as the sum made it)."""
+    import msgspec
+
+    from service.domain.core import Modifier
+
+    mods = (Modifier("r", "why", 2), Modifier("s", "why", -1))
+    for first in range(40):
+        for base, modifiers in ((5, ()), (True, ()), (3, mods), (0, ()), (10, ())):
+            dice, ref = SlotDice(SEED, "g_1", 2, first, "s"), SlotDice(SEED, "g_1", 2, first, "s")
+            got = dice.roll_under(10, "p", "R", base, modifiers, success="hit", failure="miss")
+            target = base + sum(m.value for m in modifiers)
+            want = ref.roll(10, "p", "R", target, modifiers)
+            ok = target >= 10 or (target > 0 and want.value <= target)
+            expected = msgspec.structs.replace(want, outcome="hit" if ok else "miss")
+            assert got == expected and msgspec.json.encode(got) == msgspec.json.encode(expected)
+            assert type(got.target) is int
+            high = dice.roll_high(6, "p", "R", 4, modifiers)
+            ref_high = ref.roll(6, "p", "R", 4, modifiers)
+            total = ref_high.value + sum(m.value for m in modifiers)
+            assert high == msgspec.structs.replace(ref_high, outcome="success" if total >= 4 else "failure")
+            assert dice.count == ref.count == 2
+
+
+def test_rolls_under_a_built_tree_use_its_kept_keys_and_roll_the_same():
+    """A tree build keeps its slot keys for ``slot_mac``: rolls before, during and after a stepped build
+    (and past the tree, and for another turn of the same seed) equal the keys computed from the seed."""
+    import hashlib
+    import hmac
+
+    from service.domain.core import merkle
+
+    seed = bytes(range(100, 132))
+
+    def check() -> None:
+        for turn in (4, 5):
+            for slot in (0, 1, 127, 128, 300, 1023, 1024, 5000):
+                msg = f"g_1|{turn}|{slot}|s|0".encode()
+                assert merkle.slot_mac(seed, turn, slot, msg) == hmac.new(
+                    slot_key(seed, turn, slot), msg, hashlib.sha256).digest()
+
+    check()
+    builder = merkle.TreeBuilder(seed, 4)
+    builder.step()
+    assert len(merkle._KEYS[seed][1]) == 32 * merkle.TreeBuilder.LEAVES_PER_STEP
+    check()
+    builder.tree()
+    merkle.TreeBuilder(seed, 4).tree()  # a second build keeps what the first kept
+    assert merkle._KEYS[seed][1] == b"".join(slot_key(seed, 4, r) for r in range(merkle.TREE_SLOTS))
+    check()
