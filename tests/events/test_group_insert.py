@@ -361,3 +361,23 @@ async def test_postgresql_commits_every_batch_in_the_writer_thread(postgres_url:
         assert seen == [("salvo-writer", ["g_pg_lone"])]
     finally:
         s.close()
+
+
+async def test_inline_commits_back_off_once_commands_queue_up_behind_one(sqlite_url: str, monkeypatch) -> None:
+    s = SqlEventStore(sqlite_url)
+    s.start()
+    try:
+        seen = _note_threads(s, monkeypatch)
+        here = threading.current_thread().name
+        await s.write(_batch("g_b1"))  # lone, writer idle: inline
+        await asyncio.gather(s.write(_batch("g_b2")), s.write(_batch("g_b3")))  # two queued up behind it
+        await s.write(_batch("g_b4"))  # lone, writer idle, but inside the back-off: the thread's
+        monkeypatch.setattr(sql_writer, "INLINE_BACK_OFF", 0.0)
+        await asyncio.gather(s.write(_batch("g_b5")), s.write(_batch("g_b6")))  # not after an inline commit
+        s._writer._inline_from = 0.0  # the back-off over
+        await s.write(_batch("g_b7"))
+        await s.write(_batch("g_b8"))  # lone after lone: inline again
+        assert seen == [(here, ["g_b1"]), ("salvo-writer", ["g_b2", "g_b3"]), ("salvo-writer", ["g_b4"]),
+                        ("salvo-writer", ["g_b5", "g_b6"]), (here, ["g_b7"]), (here, ["g_b8"])]
+    finally:
+        s.close()
