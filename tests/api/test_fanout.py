@@ -6,7 +6,6 @@ GameService publishing real frames of the tiny ruleset (whose seats hide secrets
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import msgspec
@@ -15,6 +14,7 @@ from service.api.fanout import Fanout, Sink, text_frame
 from service.domain.core import seat
 from service.events.application import GameService
 from service.events.memory_store import MemoryEventStore
+from tests.support.detached import text_frames
 
 AUDIENCES = ("seat:red", "seat:blue", "spectator", "umpire")
 SECRET = 734_211  # a value that appears nowhere else in a tiny game
@@ -37,17 +37,7 @@ class FakeTransport:
 
     def messages(self) -> list[dict[str, Any]]:
         """Parse the unmasked text frames written (what the client's websocket reads)."""
-        out, data = [], b"".join(self.chunks)
-        while data:
-            assert data[0] == 0x81
-            n, at = data[1], 2
-            if n == 126:
-                n, at = int.from_bytes(data[2:4], "big"), 4
-            elif n == 127:
-                n, at = int.from_bytes(data[2:10], "big"), 10
-            out.append(json.loads(data[at:at + n]))
-            data = data[at + n:]
-        return out
+        return text_frames(self.chunks)
 
 
 def _sink(audience: str, last: int, events: list[Any], transport: FakeTransport | None = None) -> Sink:

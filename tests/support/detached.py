@@ -69,17 +69,22 @@ class FakeTransport:
 
     def messages(self) -> list[Any]:
         """The unmasked text frames written, parsed (what the client reads)."""
-        out, data = [], b"".join(self.chunks)
-        while data:
-            assert data[0] == 0x81, data[:2]
-            n, at = data[1], 2
-            if n == 126:
-                n, at = int.from_bytes(data[2:4], "big"), 4
-            elif n == 127:
-                n, at = int.from_bytes(data[2:10], "big"), 10
-            out.append(json.loads(data[at:at + n]))
-            data = data[at + n:]
-        return out
+        return text_frames(self.chunks)
+
+
+def text_frames(chunks: list[bytes]) -> list[Any]:
+    """Server-to-client (unmasked) text frames in the bytes written, each parsed as JSON."""
+    out, data = [], b"".join(chunks)
+    while data:
+        assert data[0] == 0x81, data[:2]
+        n, at = data[1], 2
+        if n == 126:
+            n, at = int.from_bytes(data[2:4], "big"), 4
+        elif n == 127:
+            n, at = int.from_bytes(data[2:10], "big"), 10
+        out.append(json.loads(data[at:at + n]))
+        data = data[at + n:]
+    return out
 
 
 def detached_stream(gate: Any, game_id: str, viewer: Viewer | None = None, *, own_events: bool = True,
