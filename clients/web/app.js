@@ -7,7 +7,9 @@ import { GameView } from "./game.js";
 import { pageUrl, readLink } from "./links.js";
 
 const root = document.getElementById("app");
+/** @type {GameView | null} */
 let current = null;
+/** @type {string | null} */
 let shown = null; // "game|token" on screen: a hash change fires popstate and hashchange both
 
 function route() {

@@ -21,8 +21,43 @@ import { drawnSheet } from "./sheet.js";
 import { hexCentre } from "./geometry.js";
 import { focusKey, keyboardPieces, restoreFocus } from "./focus.js";
 
+/** @typedef {import("../types/salvo").GameSummary} GameSummary */
+/** @typedef {import("../types/salvo").Envelope} Envelope */
+/** @typedef {import("../types/salvo").Command} Command */
+/** @typedef {import("../types/salvo").Option} Option */
+/** @typedef {import("../types/salvo").Form} Form */
+/** @typedef {import("../types/salvo").Drawing} Drawing */
+/** @typedef {import("../types/salvo").Piece} Piece */
+/** @typedef {import("../types/salvo").Point2} Point2 */
+/** @typedef {import("./api.js").Api} Api */
+/** @typedef {import("./api.js").ProblemLike} ProblemLike */
+/** @typedef {import("./hexmap.js").MapCtx} MapCtx */
+/** @typedef {import("./focus.js").FocusKey} FocusKey */
+/** @typedef {import("./forms.js").Cell} Cell */
+/** @typedef {import("./options.js").TrayAct} TrayAct */
+/** @typedef {import("./board.js").Decor} Decor */
+/** @typedef {import("./status.js").Badge} Badge */
+/** A ship of an older renderer's view (GSC2, Starfinder), as far as the page reads it.
+ * @typedef {{id: string, name?: string, side?: string, status?: string, data_sheet?: object}} PageShip */
+/** The parts of a view the page reads itself, whatever the ruleset (the renderers read the rest; the views
+ * are not in the OpenAPI document).
+ * @typedef {import("../types/salvo").GameView & {ruleset?: string, table?: unknown, ships?: PageShip[],
+ *   map?: {worlds?: unknown} | null, players?: unknown, map_radius?: number | null, to_act?: string | null,
+ *   awaiting?: string[], acting_ship?: string | null, winner?: string | null, done?: string[]}} PageView */
+/** The tray under the map after tapping a target: its choices, and whether it takes the focus.
+ * @typedef {{title: string, actions: TrayAct[], target: string, focus: boolean}} Tray */
+/** What the Orders pane shows of a failure: an ApiError, a stream's error frame, a local one.
+ * @typedef {{title?: string, message?: string, rule?: string | null, field?: string | null, status?: number,
+ *   problem?: ProblemLike}} Rejection */
+/** The fields of an event's data the log's one-line summary reads (ship_moved, beam_fired, dice, phase_started).
+ * @typedef {{path?: (number[] | Point2)[], ship?: string, ship_name?: string, heading?: number,
+ *   battery?: string, target?: string, target_name?: string, hit?: boolean, turn?: number, phase?: string}} LogData */
+/** How a view is shown: drawn (board.js), by a fallback renderer, as JSON (generic), or not at all.
+ * @typedef {"none" | "drawn" | "gsc2" | "starmap" | "hex" | "generic"} ViewKind */
+
 const TABS = [["orders", "Orders"], ["ship", "Ship"], ["replay", "Replay"], ["log", "Log"]];
 
+/** @param {PageView | null | undefined} view @returns {ViewKind} */
 function kindOf(view) {
   if (!view || typeof view !== "object") return "none";
   if (view.draw) return "drawn";
@@ -38,31 +73,45 @@ const FOCUS_FALLBACK = "#board .piece.selected, #commands button, #commands sele
 // Keys on the map itself (the box around it has focus, not a piece on it): arrows pan by a fifth of the
 // view, + and − zoom, 0 shows the whole map. Pieces keep their own keys (Enter, Space, a handle's arrows).
 const PAN_STEP = 0.2;
+/** @type {Record<string, [number, number]>} */
 const MAP_PAN = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+/** @type {Record<string, number>} */
 const MAP_ZOOM = { "+": 1.6, "=": 1.6, "-": 1 / 1.6, "_": 1 / 1.6, "0": 0 };
 const MAP_LABEL = "Map: arrow keys pan, + and − zoom, 0 shows the whole map; Tab goes to its pieces";
 
-const typing = (t) => t && (t.closest("input, select, textarea, [contenteditable]") || t.closest("[data-handle]"));
+const typing = (/** @type {Element | null} */ t) => t && (t.closest("input, select, textarea, [contenteditable]") || t.closest("[data-handle]"));
 
 export class GameView {
+  /** @param {HTMLElement} root @param {Api} api @param {string} gameId @param {string | null} token
+   * @param {{onLeave: () => void}} how */
   constructor(root, api, gameId, token, { onLeave }) {
     this.root = root;
     this.api = api;
     this.gameId = gameId;
     this.token = token;
     this.onLeave = onLeave;
+    /** @type {Envelope[]} */
     this.events = [];
+    /** @type {GameSummary | null} */
     this.live = null; // the summary now
+    /** @type {GameSummary | null} */
     this.shown = null; // the summary displayed (live or ?at=)
+    /** @type {number | null} */
     this.at = null; // null = live
+    /** @type {Command[]} */
     this.options = []; // bare commands (fallback renderers)
+    /** @type {Option[]} */
     this.labelled = []; // Option objects
+    /** @type {Form[]} */
     this.forms = [];
     this.drafts = new Drafts();
+    /** @type {string | null} */
     this.selected = null;
+    /** @type {Tray | null} */
     this.tray = null; // {title, actions} after tapping a target
     this.tab = token ? "orders" : "ship";
     this.sending = false;
+    /** @type {ReturnType<typeof setTimeout> | null} */
     this.refreshTimer = null;
     this.replayKey = "";
     this.logSeq = 0;
@@ -99,8 +148,9 @@ export class GameView {
     this.svg.addEventListener("click", () => this.hideChooser());
     this.generic = el("pre", { id: "generic-state", hidden: true });
     this.chooser = el("div", { id: "chooser", class: "chooser", hidden: true });
+    /** @param {string} label @param {string} title @param {() => void} f */
     const zoomBtn = (label, title, f) => el("button", { type: "button", class: "small", title, "aria-label": title,
-      onclick: (e) => { e.stopPropagation(); f(); } }, label);
+      onclick: (/** @type {MouseEvent} */ e) => { e.stopPropagation(); f(); } }, label);
     this.zoomCtl = el("div", { class: "map-tools", role: "toolbar", "aria-label": "Map zoom" },
       zoomBtn("+", "Zoom in", () => this.zoomBy(1.6)), zoomBtn("−", "Zoom out", () => this.zoomBy(1 / 1.6)),
       zoomBtn("⤢", "Whole map", () => this.zoomBy(0)));
@@ -154,8 +204,8 @@ export class GameView {
           this.chooser, this.trayBox, this.timeline),
         panel)));
     this.setTab(this.tab);
-    document.addEventListener("keydown", this.keys = (e) => {
-      if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || typing(e.target)) return;
+    document.addEventListener("keydown", this.keys = (/** @type {KeyboardEvent} */ e) => {
+      if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || typing(/** @type {Element | null} */ (e.target))) return;
       if (e.key === "ArrowLeft" || e.key === "ArrowRight") {
         e.preventDefault();
         this.step(e.key === "ArrowLeft" ? -1 : 1);
@@ -163,6 +213,7 @@ export class GameView {
     });
   }
 
+  /** @param {string} id */
   setTab(id) {
     this.tab = id;
     for (const b of /** @type {HTMLCollectionOf<HTMLElement>} */ (this.tabs.children)) {
@@ -208,6 +259,7 @@ export class GameView {
   }
 
   async refresh() {
+    /** @type {{options: Option[], forms: Form[]}} */
     const none = { options: [], forms: [] };
     const [summary, options] = await Promise.all([
       this.api.game(this.gameId),
@@ -224,7 +276,7 @@ export class GameView {
   }
 
   pickDefault() {
-    const view = this.live && this.live.state;
+    const view = /** @type {PageView | null} */ (this.live && this.live.state);
     const draw = view && view.draw;
     if (draw) {
       const acting = new Set([...this.labelled.map((o) => o.piece), ...this.forms.flatMap((f) => f.pieces.map((p) => p.piece))]);
@@ -240,6 +292,7 @@ export class GameView {
     if (mine) this.selected = mine.id;
   }
 
+  /** @param {number} seq */
   async scrub(seq) {
     const version = this.version();
     if (seq >= version) { this.goLive(); return; }
@@ -253,6 +306,7 @@ export class GameView {
     } catch (err) { this.showRejection(err); }
   }
 
+  /** @param {number} d */
   step(d) {
     const now = this.at ?? this.version();
     const next = now + d;
@@ -267,7 +321,9 @@ export class GameView {
   }
 
   // Run a rebuild, keeping keyboard focus on the same control (focus.js).
+  /** @param {() => void} rebuild */
   keepFocus(rebuild) {
+    /** @type {FocusKey | null} */
     const key = focusKey(this.root) || (document.activeElement === document.body ? this.lostFocus : null);
     this.lostFocus = null;
     rebuild();
@@ -276,6 +332,7 @@ export class GameView {
 
   version() { return Math.max((this.live && this.live.version) || 0, this.stream ? this.stream.last : 0); }
 
+  /** @param {PageView} view */
   pieces(view) {
     const kind = kindOf(view);
     if (kind === "drawn") return (view.draw.pieces || []).map((p) => ({ id: p.id, name: p.label, side: p.side, status: p.status }));
@@ -285,6 +342,7 @@ export class GameView {
   }
 
   // ---- the map ----------------------------------------------------------------------------------
+  /** @param {number} f */
   zoomBy(f) {
     if (this.drawnNow) { if (f === 0) this.board.whole(); else this.board.zoom(f); return; }
     this.zoom = f === 0 ? 1 : Math.max(1, Math.min(6, this.zoom * f));
@@ -293,6 +351,7 @@ export class GameView {
   }
 
   // Pan by a fraction of the view (the old renderers: only once zoomed in, the whole map being shown).
+  /** @param {number} fx @param {number} fy */
   panBy(fx, fy) {
     if (this.drawnNow) { this.board.pan(fx, fy); return; }
     this.pan = [this.pan[0] + fx, this.pan[1] + fy];
@@ -309,6 +368,7 @@ export class GameView {
     else this.zoomBy(zoom);
   }
 
+  /** @param {Drawing} draw @param {boolean} live @returns {Decor} */
   decor(draw, live) {
     if (!live || !this.token) return { selected: this.selected };
     const fd = formDecor(this.drafts, this.selected, draw, (full) => this.onDraft(full));
@@ -323,6 +383,7 @@ export class GameView {
     return { selected: this.selected, targets, cells: fd.cells, plan: fd.plan, handle: fd.handle };
   }
 
+  /** @param {boolean} full */
   onDraft(full) {
     const view = this.shown && this.shown.state;
     if (view && view.draw) {
@@ -337,6 +398,7 @@ export class GameView {
     }
   }
 
+  /** @param {string} id */
   selectPiece(id) {
     this.selected = id;
     this.tray = null;
@@ -348,6 +410,7 @@ export class GameView {
   }
 
   // A hex path is built by tapping hexes: bring the hexes to tap (around the path's end) to a finger's size.
+  /** @param {Drawing} draw */
   fingerSized(draw) {
     if (!this.cells || !this.cells.length || draw.board.kind !== "hex") return;
     const at = this.cells.map((c) => hexCentre(draw.board, c.q, c.r));
@@ -356,15 +419,17 @@ export class GameView {
     this.board.focus(mid, Math.sqrt(3), 50);
   }
 
+  /** @param {string} id */
   tapTarget(id) {
     const view = this.shown && this.shown.state;
     const draw = view && view.draw;
     const acts = targetActions(this.labelled, this.setters || new Map(), this.selected, id);
+    /** @type {Pick<Piece, "label" | "at" | "mine"> | undefined} a piece or a node */
     const p = draw && ((draw.pieces || []).find((x) => x.id === id) || (draw.board.nodes || []).find((n) => n.id === id));
     const name = p ? p.label : id;
     if (acts.length === 1 && acts[0].apply) { acts[0].apply(); this.tray = null; this.render(); return; }
     if (p && p.mine) acts.push({ label: `Select ${name} instead`, apply: () => { this.selected = id; } });
-    const near = (c) => { const a = hexCentre(draw.board, c.q, c.r), b = hexCentre(draw.board, p.at.x, p.at.y); return Math.hypot(a[0] - b[0], a[1] - b[1]) < 1e-6; };
+    const near = (/** @type {Cell} */ c) => { const a = hexCentre(draw.board, c.q, c.r), b = hexCentre(draw.board, p.at.x, p.at.y); return Math.hypot(a[0] - b[0], a[1] - b[1]) < 1e-6; };
     const cell = p && p.at && draw.board.kind === "hex" && (this.cells || []).find(near);
     if (cell) acts.push({ label: cell.label, apply: cell.apply });
     // opened from the map by keyboard or tap: its first choice will take the focus
@@ -372,6 +437,7 @@ export class GameView {
     this.render();
   }
 
+  /** @param {string} id */
   tapNode(id) {
     // a world that is no target: show what the drawing says about it
     const draw = this.shown && this.shown.state && this.shown.state.draw;
@@ -381,6 +447,7 @@ export class GameView {
     this.keepFocus(() => this.renderTray());
   }
 
+  /** @param {number} q @param {number} r */
   tapCell(q, r) {
     const c = (this.cells || []).find((x) => x.q === q && x.r === r);
     if (c) { c.apply(); this.onDraft(true); }
@@ -402,6 +469,7 @@ export class GameView {
       const first = /** @type {HTMLElement | null} */ (this.trayBox.querySelector("button"));
       if (first) first.focus({ preventScroll: true });
     }
+    /** @type {Tray | null} */
     this.trayFocused = t;
   }
 
@@ -411,10 +479,11 @@ export class GameView {
   renderNow() {
     const s = this.shown;
     if (!s) return;
-    const view = s.state || {};
+    const view = /** @type {PageView} */ (s.state || {});
     const live = this.at == null;
     const kind = kindOf(view);
     this.drawnNow = kind === "drawn";
+    /** @type {MapCtx} */
     const ctx = {
       viewer: s.viewer, selected: this.selected, options: live ? this.options : [], events: this.events, at: s.at,
       label: (cmd) => labelCommand(cmd, view),
@@ -459,6 +528,7 @@ export class GameView {
     if (this.tab === "replay") this.renderReplay();
   }
 
+  /** @param {GameSummary} s @param {PageView} view @param {ViewKind} kind */
   renderHeader(s, view, kind) {
     const live = this.at == null;
     this.mode.dataset.mode = live ? "live" : "history";
@@ -466,6 +536,7 @@ export class GameView {
     this.conn.hidden = !live;
     const draw = kind === "drawn" ? view.draw : null;
     const me = this.mySide;
+    /** @type {Badge | null} */
     let toAct = null;
     if (draw) toAct = turnBadge(draw.status, s.viewer);
     else if (view.to_act != null) toAct = view.to_act ? { text: view.to_act === me ? "Your move" : `${view.to_act} to act`, mine: view.to_act === me } : null;
@@ -483,9 +554,9 @@ export class GameView {
   renderOrders() {
     const s = this.shown;
     if (!s) return;
-    const view = s.state || {};
+    const view = /** @type {PageView} */ (s.state || {});
     const live = this.at == null;
-    const liveView = (this.live && this.live.state) || view;
+    const liveView = /** @type {PageView} */ ((this.live && this.live.state) || view);
     const draw = liveView.draw;
     const note = !live ? `Viewing history (seq ${this.at}). Go back to live to give orders.`
       : !this.token ? "Spectators cannot give orders." : "";
@@ -501,7 +572,7 @@ export class GameView {
     }
     fill(this.statusLine, statusBox(draw.status, s.viewer));
     const disabled = this.sending || !live;
-    const labelOf = (id) => { const p = (draw.pieces || []).find((x) => x.id === id); return p ? p.label : id; };
+    const labelOf = (/** @type {string} */ id) => { const p = (draw.pieces || []).find((x) => x.id === id); return p ? p.label : id; };
     /** @type {(HTMLElement | null)[]} */
     const parts = [note ? el("p", { class: "note" }, note) : null];
     if (this.token && live) {
@@ -555,7 +626,7 @@ export class GameView {
 
   renderReplay() {
     fill(this.disputes, disputesBlock(this.api, this.gameId, {
-      at: this.at, version: this.version(), viewer: this.shown && this.shown.viewer, onError: (err) => this.showRejection(err, false),
+      at: this.at, version: this.version(), viewer: this.shown && this.shown.viewer, onError: (err) => this.showRejection(/** @type {Rejection} */ (err), false),
     }));
     const open = this.replay.openTurnN;
     const key = [turnStarts(this.events).length, this.events.filter((e) => e.type === "dice.revealed").length,
@@ -567,6 +638,7 @@ export class GameView {
     this.replay.markCurrent(this.replayBox, this.at);
   }
 
+  /** @param {Command[]} cmds @param {string} title @param {PageView} view */
   showChooser(cmds, title, view) {
     fill(this.chooser, el("h4", {}, title),
       ...cmds.map((c) => el("button", { type: "button", class: "cmd", dataset: { type: c.type, cmd: JSON.stringify(c) },
@@ -577,6 +649,7 @@ export class GameView {
 
   hideChooser() { this.chooser.hidden = true; }
 
+  /** @param {Rejection} err @param {boolean} [toOrders] */
   showRejection(err, toOrders = true) {
     const p = err.problem || {};
     fill(this.rejection,
@@ -590,11 +663,12 @@ export class GameView {
     if (!toOrders) this.disputes.append(this.rejection.cloneNode(true));
   }
 
+  /** @param {Command} cmd @param {string | null} [label] @returns {Promise<boolean>} */
   async send(cmd, label = null) {
     if (this.sending) return false;
     this.sending = true;
     this.rejection.hidden = true;
-    const view = (this.live && this.live.state) || {};
+    const view = /** @type {PageView} */ ((this.live && this.live.state) || {});
     const words = label || labelCommand(cmd, view);
     this.flash.textContent = `Sending: ${words}…`;
     let ok = false;
@@ -617,8 +691,9 @@ export class GameView {
   }
 }
 
+/** @param {Envelope} e */
 function summarize(e) {
-  const d = e.data || {};
+  const d = /** @type {LogData} */ (e.data || {});
   if (e.type.endsWith("ship_moved") && d.path && d.path.length) {
     const last = d.path[d.path.length - 1];
     const [x, y] = Array.isArray(last) ? last : [last.x, last.y];

@@ -20,7 +20,7 @@ import { isCampaign, campaignSheet } from "./ftcampaign-ui.js";
  *   data_sheet?: Gsc2Sheet}} Gsc2Ship */
 /** The piece the panel shows: any view object with an id (a GSC2 or Starfinder ship has a data sheet).
  * @typedef {{id: string, name?: string, bogey?: unknown, data_sheet?: object} & Record<string, unknown>} Piece */
-/** A chip in the piece list. @typedef {{id: string, name?: string, side?: string, status?: string}} PieceChip */
+/** A chip in the piece list (a bogey is named by its number). @typedef {{id: string, name?: string | number, side?: string, status?: string}} PieceChip */
 
 /** @param {number} value @param {number} max @param {string} [cls] */
 function bar(value, max, cls = "") {
