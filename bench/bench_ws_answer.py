@@ -58,6 +58,20 @@ def main() -> None:
             fanout.deliver(game_id, [(v, {"seat:red": b'{"kind":"event","event":' + envelope + b"}"})])
             return CommandResult(201, b'{"version":%d,"events":[%s]}' % (v, envelope), v, v - 1)
 
+        # the steps of ``command`` a checkout's socket worker may call instead (gate.Gate's)
+        def ruleset(self, game_id):  # noqa: ANN001, ANN201
+            return "tiny"
+
+        def start(self, game_id, viewer, token, address, body, idempotency_key, expected_version,  # noqa: ANN001, ANN201
+                  request):  # noqa: ANN001
+            return self.command(game_id, viewer, token, address, body, idempotency_key, expected_version, request)
+
+        def accepted(self, ruleset, viewer, result) -> None:  # noqa: ANN001
+            pass
+
+        def failed(self, ruleset, viewer, exc) -> None:  # noqa: ANN001
+            pass
+
     def written(data: bytes, wire) -> None:  # noqa: ANN001 - the client: the next command once answered
         left[0] -= 1
         if left[0] <= 0:

@@ -186,9 +186,10 @@ class DirectStream(Stream):
 
     async def _answer(self) -> None:
         """The socket's worker: the inbox's commands, one at a time, each answered straight after its
-        result: ``command`` (and ``Stream.command``) inline, so a command resumes through four coroutine
-        levels, not seven. With the inbox empty it waits for ``on_text`` (``_wake``), until the socket
-        closes: one Task per commanding socket, not one per message."""
+        result: ``command`` (and ``Stream.command``, ``Gate.command``) inline, so a command resumes through
+        three coroutine levels (this, the pipeline's ``handle``, the store's future), not seven. With the
+        inbox empty it waits for ``on_text`` (``_wake``), until the socket closes: one Task per commanding
+        socket, not one per message."""
         inbox, wire = self._inbox, self.wire
         assert inbox is not None and wire is not None
         gate, carry, sink = self.gate, self.results_carry_events, self.sink
@@ -208,15 +209,22 @@ class DirectStream(Stream):
                     self._in_flight += 1
                     if sink.held is None and not sink.behind:
                         sink.held, sink.held_bytes = [], 0
-                message = None
+                message = ruleset = None
                 try:
                     message = socket_message(raw)
-                    done = await gate.command(game_id, viewer, token, address, b"", message.idempotency_key,
-                                              message.expected_version, command_request(message))
+                    request = command_request(message)
+                    ruleset = gate.ruleset(game_id)  # ``gate.command``'s steps, its coroutine level left out
+                    done = await gate.start(game_id, viewer, token, address, b"", message.idempotency_key,
+                                            message.expected_version, request)
+                    gate.accepted(ruleset, viewer, done)
                     answer, result = result_payload(message.ref, done.body), done
                 except Exception as exc:  # noqa: BLE001 - every failure is answered with its problem
+                    if ruleset is not None:
+                        gate.failed(ruleset, viewer, exc)
                     answer, result = command_error(exc, message).encode(), None
-                except BaseException:
+                except BaseException as exc:
+                    if ruleset is not None:
+                        gate.failed(ruleset, viewer, exc)
                     if carry:
                         self._in_flight -= 1
                         loop.call_soon(self._resume)

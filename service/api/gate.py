@@ -4,6 +4,7 @@ authentication limit), command admission (rate limits per token and address) and
 from __future__ import annotations
 
 import logging
+from collections.abc import Coroutine
 from typing import Any
 
 from service.domain.core import RuleViolation, Viewer
@@ -26,16 +27,18 @@ class Gate:
         self.service = service
         self.limits = limits
         self.metrics = metrics
-        # per command: the counter child of its (ruleset, outcome) and the token's digest (the rate
-        # limit's key), each looked up once and kept, not rebuilt (labels(), sha256) every time
+        # per command: the count of its (ruleset, outcome) and the token's digest (the rate limit's key),
+        # each looked up once and kept, not rebuilt (labels(), sha256) every time
         self._counted: dict[tuple[str, str], Any] = {}
         self._digests: dict[str, str] = {}
+        # no command limit configured: no admission to run (its clock read and calls) per command
+        self._admits = limits.per_token is not None or limits.per_address is not None
 
     def _count(self, ruleset: str, outcome: str) -> None:
-        child = self._counted.get((ruleset, outcome))
-        if child is None:
-            child = self._counted[(ruleset, outcome)] = self.metrics.commands.labels(ruleset, outcome)
-        child.inc()
+        tally = self._counted.get((ruleset, outcome))
+        if tally is None:
+            tally = self._counted[(ruleset, outcome)] = self.metrics.commands.tally(ruleset, outcome)
+        tally.inc(1)
 
     def _digest(self, token: str | None) -> str | None:
         if not token or not self.limits.limits_tokens:
@@ -63,29 +66,50 @@ class Gate:
         request: CommandRequest | None = None,
     ) -> CommandResult:
         """``request``: the body decoded already (a websocket message's); ``body`` is then not read."""
-        head = self.service.heads.cached(game_id)
-        ruleset = head.ruleset.name if head is not None else "unknown"
-        outcome = "error"
+        ruleset = self.ruleset(game_id)
         try:
+            result = await self.start(game_id, viewer, token, address, body, idempotency_key, expected_version,
+                                      request)
+        except BaseException as exc:
+            self.failed(ruleset, viewer, exc)
+            raise
+        self.accepted(ruleset, viewer, result)
+        return result
+
+    # ``command`` in its steps, for a caller that awaits the service's coroutine itself (the socket's
+    # worker: one coroutine level fewer per command): ``ruleset``, ``start``, then ``accepted`` or ``failed``
+
+    def ruleset(self, game_id: str) -> str:
+        """The command's ruleset label, read before it runs."""
+        head = self.service.heads.cached(game_id)
+        return head.ruleset.name if head is not None else "unknown"
+
+    def start(
+        self, game_id: str, viewer: Viewer, token: str | None, address: str, body: bytes,
+        idempotency_key: str | None, expected_version: int | None, request: CommandRequest | None,
+    ) -> Coroutine[Any, Any, CommandResult]:
+        """Admit the command (rate limits: raises TooManyRequests) and return the coroutine handling it."""
+        if self._admits:
             self.limits.command(self._digest(token), address)
-            result = await self.service.handle_command(game_id, viewer, body, idempotency_key, expected_version,
-                                                       request)
-            outcome = "accepted"
-            if log.isEnabledFor(logging.DEBUG):
-                log.debug("command accepted", extra={"seq": result.version, "viewer": viewer.label})
-            return result
-        except TooManyRequests:
+        return self.service.handle_command(game_id, viewer, body, idempotency_key, expected_version, request)
+
+    def accepted(self, ruleset: str, viewer: Viewer, result: CommandResult) -> None:
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("command accepted", extra={"seq": result.version, "viewer": viewer.label})
+        self._count(ruleset, "accepted")
+
+    def failed(self, ruleset: str, viewer: Viewer, exc: BaseException) -> None:
+        """Count a command's failure (``start``'s or its coroutine's), by its kind."""
+        if isinstance(exc, TooManyRequests):
             outcome = "limited"
             self.metrics.rate_limited.labels("commands").inc()
-            raise
-        except RuleViolation as exc:
+        elif isinstance(exc, RuleViolation):
             outcome = "rejected"
             self.metrics.rejections.labels(exc.rule).inc()
             log.debug("command rejected", extra={"rule": exc.rule, "viewer": viewer.label})
-            raise
-        except AppError as exc:
+        elif isinstance(exc, AppError):
             outcome = "invalid"
             log.debug("command refused", extra={"status": exc.status, "field": exc.field})
-            raise
-        finally:
-            self._count(ruleset, outcome)
+        else:
+            outcome = "error"
+        self._count(ruleset, outcome)

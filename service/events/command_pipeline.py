@@ -8,6 +8,7 @@ import asyncio
 import dataclasses
 import hashlib
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -51,8 +52,9 @@ def decode_command(ruleset: Ruleset, body: bytes) -> tuple[CommandRequest, Comma
 def request_command(ruleset: Ruleset, request: CommandRequest) -> Command:
     """The request's command, decoded for the ruleset (a request decoded already: the websocket's
     message is decoded once, its ``command`` handed down as is; the errors are those of the body's)."""
+    decoder = _decoders.get(ruleset.name) or command_decoder(ruleset)
     try:
-        return command_decoder(ruleset).decode(request.command)  # type: ignore[no-any-return]
+        return decoder.decode(request.command)  # type: ignore[no-any-return]
     except msgspec.ValidationError as exc:
         path = "$.command" + field_of(str(exc))[1:]
         raise MalformedCommand(str(exc).replace("`$", "`$.command"), field=path) from None
@@ -93,6 +95,10 @@ class _InFlight:
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
+        # the writer is done with this batch and the next one waits on ``settled`` only: drop the links
+        # back, so a game that is never idle does not keep its whole run of batches alive
+        self.before = None
+        self.decision.batch.follows = None
 
 
 @dataclass
@@ -133,6 +139,8 @@ class CommandPipeline:
         self.heads = heads
         self.writer = writer
         self.publish = publish
+        # the store's queue (``submit``), or None for a store with ``write`` only (tasks start in order)
+        self._submit: Callable[[WriteBatch], asyncio.Future[None]] | None = getattr(store, "submit", None)
         self._runs: OrderedDict[str, _Run] = OrderedDict()  # least recently commanded first
         self.pipelined = 0  # commands decided while an earlier one of their game was in flight
 
@@ -185,7 +193,10 @@ class CommandPipeline:
                     decision = await decision
                 before = run.last if run.last is not None and not run.last.done else None
                 decision.batch.follows = before.decision.batch if before is not None else None
-                committed = _submit(self.store, decision.batch)  # queued in decision order, under the lock
+                # queued in decision order, under the lock
+                submit = self._submit
+                committed = submit(decision.batch) if submit is not None else asyncio.ensure_future(
+                    self.store.write(decision.batch))
                 self.heads.note_own_write(game_id, head.seq + len(decision.batch.events))
                 self.writer.apply(head, decision)
                 mine = _InFlight(decision, committed, before)
@@ -212,7 +223,7 @@ class CommandPipeline:
                 if frames and self.publish is not None:
                     await self.publish(game_id, frames)
             finally:
-                _settle(mine)
+                mine.settle()
             return decision.result
         raise VersionConflict("the game kept changing under this command; retry", field=None)
 
@@ -220,14 +231,14 @@ class CommandPipeline:
         """The caller was cancelled while its batch was in flight: the heads are dropped, and the batch
         settles when the writer is done with it (the append is not lost)."""
         self._drop(game_id, run)
-        mine.committed.add_done_callback(lambda _f: _settle(mine))
+        mine.committed.add_done_callback(lambda _f: mine.settle())
 
     async def _failed(self, game_id: str, run: _Run, mine: _InFlight) -> None:
         """A failed (or conflicting) commit: after the command before it, both heads go."""
         if mine.before is not None:
             await asyncio.shield(mine.before.settled())  # failures handled in seq order too
         self._drop(game_id, run)
-        _settle(mine)
+        mine.settle()
 
     def _durable(self, game_id: str, run: _Run, mine: _InFlight) -> FrameItems:
         """The command is durable (and the one before it settled): apply it to the durable head; the
@@ -286,22 +297,7 @@ class CommandPipeline:
         self._runs.pop(game_id, None)
 
 
-def _settle(flight: _InFlight) -> None:
-    flight.settle()
-    # the writer is done with this batch and the next one waits on ``settled`` only: drop the links
-    # back, so a game that is never idle does not keep its whole run of batches alive
-    flight.before = None
-    flight.decision.batch.follows = None
-
-
 def _needs_settled_store(head: GameHead) -> bool:
     """The next decision reads the turn's dice ledger from the store (not yet in memory)."""
     ledger = head.dice_ledger
     return ledger is None or ledger.turn != head.dice_turn
-
-
-def _submit(store: EventStore, batch: WriteBatch) -> asyncio.Future[None]:
-    submit = getattr(store, "submit", None)
-    if submit is not None:
-        return submit(batch)  # type: ignore[no-any-return]
-    return asyncio.ensure_future(store.write(batch))  # a store with write only: tasks start in order

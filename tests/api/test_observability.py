@@ -138,3 +138,26 @@ def test_cors_only_for_configured_origins(sqlite_url, origins, allowed):
         r = client.options("/v1/rulesets", headers={"Origin": "https://club.example",
                                                     "Access-Control-Request-Method": "GET"})
         assert (r.headers.get("access-control-allow-origin") == "https://club.example") is allowed
+
+
+def test_a_tallied_counter_is_exposed_as_a_counter_is():
+    from prometheus_client import CollectorRegistry, Counter, generate_latest
+
+    from service.api.metrics import TalliedCounter
+
+    plain_registry, tallied_registry = CollectorRegistry(), CollectorRegistry()
+    plain = Counter("salvo_x", "Things, by kind", ["ruleset", "outcome"], registry=plain_registry)
+    tallied = TalliedCounter("salvo_x", "Things, by kind", ["ruleset", "outcome"], registry=tallied_registry)
+    for labels in [("tiny", "accepted")] * 3 + [("tiny", "rejected"), ("gsc2", "accepted")]:
+        plain.labels(*labels).inc()
+        tallied.tally(*labels).inc(1)
+    tallied.labels("tiny", "invalid").inc(2)  # Counter.inc still works on a tallied child
+    plain.labels("tiny", "invalid").inc(2)
+
+    def page(registry: CollectorRegistry) -> list[str]:  # the _created lines carry each child's own time
+        return [line for line in generate_latest(registry).decode().splitlines() if "_created{" not in line]
+
+    assert page(tallied_registry) == page(plain_registry)
+    assert "salvo_x_total{outcome=\"accepted\",ruleset=\"tiny\"} 3.0" in page(tallied_registry)
+    assert tallied.labels("tiny", "accepted")._value.get() == 3.0
+    assert sum("salvo_x_created{" in line for line in generate_latest(tallied_registry).decode().splitlines()) == 4
