@@ -124,7 +124,9 @@ class Step(Protocol):
     after: Any
 
 
-_MARKERS = (DiceCommitted, DiceRevealed, DiceDisclosed, GameRewound)
+# exact types, not isinstance: a Struct class's isinstance goes through its metaclass (~800 instructions
+# per class tried), and no event type derives from a service event
+_MARKERS = frozenset((DiceCommitted, DiceRevealed, DiceDisclosed, GameRewound))
 
 
 def advance_command(head: GameHead, steps: Sequence[Step], dice_turn: int | None) -> None:
@@ -135,9 +137,10 @@ def advance_command(head: GameHead, steps: Sequence[Step], dice_turn: int | None
         return
     rewound = False
     for step in steps:
-        if isinstance(step.event, _MARKERS):
+        kind = type(step.event)
+        if kind in _MARKERS:
             _note_marker(head, step)
-            rewound = rewound or isinstance(step.event, GameRewound)
+            rewound = rewound or kind is GameRewound
     if dice_turn is not None:
         head.dice_turn = dice_turn
     last = steps[-1]
