@@ -40,10 +40,10 @@ class GameHead:
     committed: set[int] = field(default_factory=set)
     rewinds: list[tuple[int, int]] = field(default_factory=list)
     dice_ledger: Any = None  # the current dice turn's slots (dice_book.TurnLedger), loaded on first roll
+    codec: EventCodec = field(init=False, repr=False, compare=False)  # the ruleset's (read twice a command)
 
-    @property
-    def codec(self) -> EventCodec:
-        return codec_for(self.ruleset)
+    def __post_init__(self) -> None:
+        self.codec = codec_for(self.ruleset)
 
 
 def encode_state(state: Any) -> bytes:
