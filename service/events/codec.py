@@ -66,13 +66,16 @@ class EventCodec:
         self._by_tag: dict[str, type[Event]] = {}
         self._decoders: dict[str, msgspec.json.Decoder[Any]] = {}
         self._written: dict[type[Event], tuple[str, int]] = {}  # event type -> (tag, version), as encoded
-        self._split: dict[type[Event], tuple[str, int, int, bool] | None] = {}  # for encode_text, per type
+        self._split: dict[type[Event], tuple[str, int, int, bool]] = {}  # encode_text's cut, per event type
         for event_type in (*SERVICE_EVENT_TYPES, *event_types):
             tag = tag_of(event_type)
             if tag in self._by_tag and self._by_tag[tag] is not event_type:
                 raise ValueError(f"two event types share the tag {tag!r}")
             self._by_tag[tag] = event_type
             self._decoders[tag] = msgspec.json.Decoder(event_type)
+            split = _split_form(event_type)
+            if split is not None:
+                self._split[event_type] = split
 
     @classmethod
     def for_ruleset(cls, ruleset: Ruleset) -> EventCodec:
@@ -98,10 +101,7 @@ class EventCodec:
     def encode_text(self, event: Event) -> tuple[str, int, str, str]:
         """``encode`` with data and rolls as text (a row's columns), cut out of one encoding of the whole
         event (no ``to_builtins`` copy): ``{"type":<tag>,<data fields>,"rolls":[...]}``, rolls last."""
-        kind = type(event)
-        split = self._split.get(kind, False)
-        if split is False:
-            split = self._split[kind] = _split_form(kind)
+        split = self._split.get(type(event))
         if split is None:
             tag, version, data, rolls = self.encode(event)
             return tag, version, data.decode(), rolls.decode()
