@@ -49,6 +49,16 @@ def _with_rolls(data: bytes | str, rolls: bytes | str) -> bytes:
 _encoder = msgspec.json.Encoder()
 
 
+def _split_form(kind: type[Event]) -> tuple[str, int, int, bool] | None:
+    """(tag, version, where the data fields start, omits defaults) when an encoding of ``kind`` is
+    ``{"type":<tag>,...,"rolls":[...]}`` (None: ``encode_text`` goes the ``encode`` way)."""
+    config = kind.__struct_config__
+    if config.array_like or config.tag_field != "type" or kind.__struct_encode_fields__[-1:] != ("rolls",):
+        return None
+    tag = tag_of(kind)
+    return tag, kind.version, len('{"type":,') + len(_encoder.encode(tag).decode()), config.omit_defaults
+
+
 class EventCodec:
     """Encodes events to (type, version, data JSON, rolls JSON) and back, for one ruleset."""
 
@@ -56,12 +66,16 @@ class EventCodec:
         self._by_tag: dict[str, type[Event]] = {}
         self._decoders: dict[str, msgspec.json.Decoder[Any]] = {}
         self._written: dict[type[Event], tuple[str, int]] = {}  # event type -> (tag, version), as encoded
+        self._split: dict[type[Event], tuple[str, int, int, bool]] = {}  # encode_text's cut, per event type
         for event_type in (*SERVICE_EVENT_TYPES, *event_types):
             tag = tag_of(event_type)
             if tag in self._by_tag and self._by_tag[tag] is not event_type:
                 raise ValueError(f"two event types share the tag {tag!r}")
             self._by_tag[tag] = event_type
             self._decoders[tag] = msgspec.json.Decoder(event_type)
+            split = _split_form(event_type)
+            if split is not None:
+                self._split[event_type] = split
 
     @classmethod
     def for_ruleset(cls, ruleset: Ruleset) -> EventCodec:
@@ -83,6 +97,20 @@ class EventCodec:
         data.pop("type", None)
         rolls = data.pop("rolls", [])
         return written[0], written[1], _encoder.encode(data), _encoder.encode(rolls)
+
+    def encode_text(self, event: Event) -> tuple[str, int, str, str]:
+        """``encode`` with data and rolls as text (a row's columns), cut out of one encoding of the whole
+        event (no ``to_builtins`` copy): ``{"type":<tag>,<data fields>,"rolls":[...]}``, rolls last."""
+        split = self._split.get(type(event))
+        if split is None:
+            tag, version, data, rolls = self.encode(event)
+            return tag, version, data.decode(), rolls.decode()
+        tag, version, start, omits = split
+        full = _encoder.encode(event).decode()
+        if event.rolls or not omits:  # the top-level "rolls" is the last key: nothing after it names one
+            cut = full.rfind(',"rolls":')
+            return tag, version, "{" + full[start:cut] + "}", full[cut + 9:-1]
+        return tag, version, "{" + full[start:-1] + "}", "[]"
 
     def decode(self, tag: str, version: int, data: bytes | str, rolls: bytes | str = b"[]") -> Event:
         current = self.event_type(tag).version

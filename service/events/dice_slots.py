@@ -31,17 +31,20 @@ class TurnLedger:
 
     def take(self, material: DiceMaterial, event: Event, effective: bool = True) -> None:
         """Account for one event's rolls (in log order)."""
-        if material.slot is None or material.turn != self.turn or material.origin is not None:
+        first = material.slot
+        if first is None or material.turn != self.turn or material.origin is not None:
             return
+        pinned, seen, audiences = self.pinned, self.seen, material.seen_by
         for roll in event.rolls:
-            slot = material.slot + roll.i
-            self.pinned.setdefault(slot, material.salt_of(roll.i))
-            if effective:
-                self.next_slot = max(self.next_slot, slot + 1)
-            for audience in material.seen_by:
-                slots = self.seen.get(audience)
+            slot = first + roll.i
+            if slot not in pinned:
+                pinned[slot] = material.salt_of(roll.i)
+            if effective and slot >= self.next_slot:
+                self.next_slot = slot + 1
+            for audience in audiences:
+                slots = seen.get(audience)
                 if slots is None:
-                    slots = self.seen[audience] = set()
+                    slots = seen[audience] = set()
                 slots.add(slot)
 
     def openings(self, pending: Iterable[tuple[DiceMaterial | None, Event]]) -> dict[str, list[int]]:

@@ -40,10 +40,10 @@ class GameHead:
     committed: set[int] = field(default_factory=set)
     rewinds: list[tuple[int, int]] = field(default_factory=list)
     dice_ledger: Any = None  # the current dice turn's slots (dice_book.TurnLedger), loaded on first roll
+    codec: EventCodec = field(init=False, repr=False, compare=False)  # the ruleset's (read twice a command)
 
-    @property
-    def codec(self) -> EventCodec:
-        return codec_for(self.ruleset)
+    def __post_init__(self) -> None:
+        self.codec = codec_for(self.ruleset)
 
 
 def encode_state(state: Any) -> bytes:
@@ -124,7 +124,9 @@ class Step(Protocol):
     after: Any
 
 
-_MARKERS = (DiceCommitted, DiceRevealed, DiceDisclosed, GameRewound)
+# exact types, not isinstance: a Struct class's isinstance goes through its metaclass (~800 instructions
+# per class tried), and no event type derives from a service event
+_MARKERS = frozenset((DiceCommitted, DiceRevealed, DiceDisclosed, GameRewound))
 
 
 def advance_command(head: GameHead, steps: Sequence[Step], dice_turn: int | None) -> None:
@@ -135,9 +137,10 @@ def advance_command(head: GameHead, steps: Sequence[Step], dice_turn: int | None
         return
     rewound = False
     for step in steps:
-        if isinstance(step.event, _MARKERS):
+        kind = type(step.event)
+        if kind in _MARKERS:
             _note_marker(head, step)
-            rewound = rewound or isinstance(step.event, GameRewound)
+            rewound = rewound or kind is GameRewound
     if dice_turn is not None:
         head.dice_turn = dice_turn
     last = steps[-1]
