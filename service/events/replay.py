@@ -156,7 +156,7 @@ class Folder:
 
 def visible_event(ruleset: Ruleset, event: Event, viewer: Viewer, state_after: Any) -> Event | None:
     """What a viewer may see of one event (None: nothing at all). Applied on every read path."""
-    if viewer.is_umpire:
+    if viewer.kind == "umpire":  # Viewer.is_umpire without the property's call (3 a command)
         return event
     handling = _HANDLING[type(event)]
     if handling == _RULESET:
