@@ -102,7 +102,11 @@ class InProcessBroadcaster:
         self.fanout.deliver(game_id, items)
 
     def listening(self, game_id: str) -> set[str]:
-        return {sub.audience for sub in self._subs.get(game_id, ())} | self.fanout.listening(game_id)
+        heard = self.fanout.listening(game_id)  # a set of its own (asked once per command: no second set)
+        subs = self._subs.get(game_id)
+        if subs:
+            heard.update([sub.audience for sub in subs])
+        return heard
 
     def restart_all(self) -> int:
         """Ask every stream to close as resumable (graceful shutdown); returns how many there were."""

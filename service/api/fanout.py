@@ -25,10 +25,12 @@ from typing import Protocol
 from .broadcast import Item
 
 TEXT = 0x81  # FIN + text opcode
-# the headers, built with the fewest objects: a table for payloads under 126 bytes, struct for the others
-_SHORT_HEADS = tuple(bytes((TEXT, n)) for n in range(126))
+# the headers, built with the fewest objects: a table for payloads under 4 KiB (an event's or a result's,
+# mostly), struct for the others
 _medium_head = struct.Struct(">BBH").pack
 _long_head = struct.Struct(">BBQ").pack
+_TABLED = 4096
+_HEADS = tuple(bytes((TEXT, n)) if n < 126 else _medium_head(TEXT, 126, n) for n in range(_TABLED))
 
 
 class Transport(Protocol):
@@ -42,8 +44,8 @@ class Transport(Protocol):
 def text_frame(payload: bytes) -> bytes:
     """An unmasked, unfragmented websocket text frame (RFC 6455 §5.2): what the server sends."""
     n = len(payload)
-    if n < 126:
-        return _SHORT_HEADS[n] + payload
+    if n < _TABLED:
+        return _HEADS[n] + payload
     if n < 1 << 16:
         return _medium_head(TEXT, 126, n) + payload
     return _long_head(TEXT, 127, n) + payload
@@ -159,7 +161,7 @@ class Fanout:
         top = items[0][0] if len(items) == 1 else max(seq for seq, _ in items)  # a command's one event, often
         if top > self._head.get(game_id, 0):
             self._head[game_id] = top
-        now = time.monotonic()
+        now = 0.0  # time.monotonic(), read at the first write
         limit = self.limit
         snapshot = tuple(sinks)  # callbacks may add or remove sinks
         for seq, frames in items:
@@ -214,5 +216,7 @@ class Fanout:
                 self.writes += 1
                 self.frames_written += 1
                 sink.written += 1
+                if not now:
+                    now = time.monotonic()
                 sink.stamp = now
                 sink.last = seq  # sent (a hidden seq as its caught_up frame): accounted for

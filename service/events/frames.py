@@ -53,7 +53,8 @@ class FreshEvent:
     """One event a command is appending, with the state right after it, and (once its row is built,
     ``bind``) what its envelope says: the same fields a read of the stored row gives."""
 
-    __slots__ = ("_data", "_envelopes", "_header", "_rolls", "_views", "actor", "after", "event", "material", "seq")
+    __slots__ = ("_data", "_encoded", "_envelopes", "_header", "_rolls", "_views", "actor", "after", "event",
+                 "material", "seq")
 
     def __init__(self, event: Event, after: Any, actor: str) -> None:
         self.event = event
@@ -66,6 +67,7 @@ class FreshEvent:
         self._rolls: msgspec.Raw | tuple[()] = ()
         self._views: dict[str, Event | None] = {}
         self._envelopes: dict[int, bytes] = {}  # id(view) -> envelope bytes; the views keep the ids alive
+        self._encoded: dict[str, bytes | None] = {}  # label -> its envelope (None: hidden), once asked for
 
     def bind(self, row: dict[str, Any], material: DiceMaterial | None, served: DiceMaterial | None = None) -> None:
         """``served``: ``material`` without its ``seen_by``, when the caller has it."""
@@ -93,18 +95,28 @@ class FreshEvent:
                  label: str | None = None) -> bytes | None:
         """The viewer's envelope, encoded (None: the event is hidden from it); audiences that see the
         same view share the bytes."""
+        if label is None:
+            label = viewer.label
+        encoded = self._encoded.get(label, _UNSEEN)
+        if encoded is not _UNSEEN:
+            return encoded  # type: ignore[no-any-return]
         shown = self.view(ruleset, viewer, label)
-        if shown is None:
-            return None
-        encoded = self._envelopes.get(id(shown))
-        if encoded is None:
-            tag, turn, phase, actor, recorded_at, command_id, dice = self._header
-            encoded = self._envelopes[id(shown)] = _encoder.encode(Envelope(
-                game_id=game_id, seq=self.seq, type=tag, v=type(shown).version, turn=turn, phase=phase,
-                actor=actor, recorded_at=recorded_at, command_id=command_id,
-                data=self._data if shown is self.event else codec.to_data(shown),  # type: ignore[arg-type]
-                rolls=self._rolls if shown is self.event else shown.rolls, dice=dice))  # type: ignore[arg-type]
+        if shown is not None:
+            encoded = self._envelopes.get(id(shown))
+            if encoded is None:
+                tag, turn, phase, actor, recorded_at, command_id, dice = self._header
+                redacted = shown is not self.event
+                encoded = self._envelopes[id(shown)] = _encoder.encode(Envelope(  # positional: field order
+                    game_id, self.seq, tag, type(shown).version, turn, phase, actor, recorded_at,
+                    codec.to_data(shown) if redacted else self._data, command_id,  # type: ignore[arg-type]
+                    shown.rolls if redacted else self._rolls, dice))  # type: ignore[arg-type]
+        else:
+            encoded = None
+        self._encoded[label] = encoded
         return encoded
+
+
+_UNSEEN: Any = object()  # not encoded for that audience yet
 
 
 def result_body(version: int, envelopes: list[bytes]) -> bytes:
@@ -123,13 +135,20 @@ def live_frames(head: GameHead, fresh: list[FreshEvent], wanted: set[str] | None
     the store."""
     out: FrameItems = []
     labelled = labelled_audiences(head)
-    viewers = labelled if wanted is None else [(v, label) for v, label in labelled if label in wanted]
-    codec, ruleset, game_id = head.codec, head.ruleset, head.game_id
+    ruleset, game_id = head.ruleset, head.game_id
+    codec: EventCodec | None = None  # a lookup: wanted only for an envelope not encoded yet (the result's is)
     for f in fresh:
         per: dict[str, bytes | None] = {}
         framed: dict[int, bytes] = {}
-        for viewer, label in viewers:
-            env = f.envelope(codec, ruleset, game_id, viewer, label)
+        encoded = f._encoded
+        for viewer, label in labelled:
+            if wanted is not None and label not in wanted:
+                continue
+            env = encoded.get(label, _UNSEEN)
+            if env is _UNSEEN:
+                if codec is None:
+                    codec = head.codec
+                env = f.envelope(codec, ruleset, game_id, viewer, label)
             if env is None:
                 per[label] = None
                 continue

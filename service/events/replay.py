@@ -96,6 +96,23 @@ def effective_rewinds(rewinds: Sequence[tuple[int, int]]) -> list[tuple[int, int
     return result
 
 
+class _Handling(dict[type, int]):
+    """Event class -> what the fold and ``visible_event`` do with its events, worked out once per class:
+    ``isinstance`` against a msgspec Struct class other than the instance's own is a slow call through
+    StructMeta's ``__instancecheck__`` (against the tuple of service types, one per member)."""
+
+    def __missing__(self, cls: type) -> int:
+        handling = self[cls] = (
+            _CREATED if issubclass(cls, GameCreated) else _REVEALED if issubclass(cls, DiceRevealed)
+            else _REWOUND if issubclass(cls, GameRewound) else _SERVICE if issubclass(cls, SERVICE_EVENT_TYPES)
+            else _RULESET)
+        return handling
+
+
+_RULESET, _SERVICE, _CREATED, _REVEALED, _REWOUND = range(5)  # all but _RULESET are service events
+_HANDLING = _Handling()
+
+
 class Folder:
     """Applies decoded events to a ruleset state in log order.
 
@@ -108,7 +125,7 @@ class Folder:
         self.ruleset = ruleset
 
     def apply(self, state: Any, event: Event) -> Any:
-        if isinstance(event, SERVICE_EVENT_TYPES):
+        if _HANDLING[type(event)] != _RULESET:  # a service event
             return state
         return self.ruleset.evolve(state, event)
 
@@ -118,12 +135,12 @@ class Folder:
         """Yield each event with the state right after it. Every rewind target must lie at or after
         the seq ``state`` was taken at (callers start from a snapshot before the earliest target), or be
         given in ``earlier`` (seq -> the state at that seq)."""
-        targets = {d.event.to_seq for d in decoded if isinstance(d.event, GameRewound)}
+        targets = {d.event.to_seq for d in decoded if _HANDLING[type(d.event)] == _REWOUND}  # type: ignore[attr-defined]
         checkpoints: dict[int, Any] = dict(earlier or {})
         start_state = state
         for d in decoded:
-            if isinstance(d.event, GameRewound):
-                state = checkpoints.get(d.event.to_seq, start_state)
+            if _HANDLING[type(d.event)] == _REWOUND:
+                state = checkpoints.get(d.event.to_seq, start_state)  # type: ignore[attr-defined]
             else:
                 state = self.apply(state, d.event)
             if d.seq in targets:
@@ -139,15 +156,16 @@ class Folder:
 
 def visible_event(ruleset: Ruleset, event: Event, viewer: Viewer, state_after: Any) -> Event | None:
     """What a viewer may see of one event (None: nothing at all). Applied on every read path."""
-    if viewer.is_umpire:
+    if viewer.kind == "umpire":  # Viewer.is_umpire without the property's call (3 a command)
         return event
-    if isinstance(event, GameCreated):
-        return msgspec.structs.replace(event, setup=ruleset.redact_setup(event.setup, viewer))
-    if isinstance(event, DiceRevealed) and ruleset.hidden_information:
-        return opened_for(event, viewer)  # the seed is withheld until dice.disclosed (game over)
-    if isinstance(event, SERVICE_EVENT_TYPES):
-        return event
-    return ruleset.redact(event, viewer, state_after)
+    handling = _HANDLING[type(event)]
+    if handling == _RULESET:
+        return ruleset.redact(event, viewer, state_after)
+    if handling == _CREATED:
+        return msgspec.structs.replace(event, setup=ruleset.redact_setup(event.setup, viewer))  # type: ignore[attr-defined]
+    if handling == _REVEALED and ruleset.hidden_information:
+        return opened_for(event, viewer)  # type: ignore[arg-type]  # the seed is withheld until dice.disclosed
+    return event
 
 
 def _served_material(raw: Any) -> DiceMaterial:
