@@ -40,7 +40,9 @@ def test_campaign_star_map_in_the_browser(browser, server):
         # the umpire generates the map from its labelled button
         umpire = console.watch(desk.new_page(), "umpire")
         _open(umpire, links["umpire"])
-        gen = umpire.wait_for_selector(f"{OPT}[data-type='ftcampaign.generate_map']")
+        # a locator, not an element handle: the options panel may re-render (the stream catching up) between
+        # finding the button and clicking it, and a locator finds it again
+        gen = umpire.locator(f"{OPT}[data-type='ftcampaign.generate_map']")
         assert "star map" in gen.inner_text().lower()
         gen.click()
         umpire.wait_for_selector("#board [data-node]", state="attached")
