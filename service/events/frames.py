@@ -135,20 +135,14 @@ def live_frames(head: GameHead, fresh: list[FreshEvent], wanted: set[str] | None
     the store."""
     out: FrameItems = []
     labelled = labelled_audiences(head)
-    ruleset, game_id = head.ruleset, head.game_id
-    codec: EventCodec | None = None  # a lookup: wanted only for an envelope not encoded yet (the result's is)
+    codec, ruleset, game_id = head.codec, head.ruleset, head.game_id
     for f in fresh:
         per: dict[str, bytes | None] = {}
         framed: dict[int, bytes] = {}
-        encoded = f._encoded
         for viewer, label in labelled:
             if wanted is not None and label not in wanted:
                 continue
-            env = encoded.get(label, _UNSEEN)
-            if env is _UNSEEN:
-                if codec is None:
-                    codec = head.codec
-                env = f.envelope(codec, ruleset, game_id, viewer, label)
+            env = f.envelope(codec, ruleset, game_id, viewer, label)  # the result's audience: encoded already
             if env is None:
                 per[label] = None
                 continue
