@@ -314,8 +314,8 @@ class DirectStream(Stream):
             sink.closed = True  # a slow consumer, as Fanout.deliver would find it: 1013 after ``last``
             self._on_slow(sink)
             return
-        after, version = (result.after, result.version) if result is not None else (None, None)
-        if after is not None and version is not None and after == sink.last and self.results_carry_events \
+        if result is not None and (after := result.after) is not None and after == sink.last \
+                and (version := result.version) is not None and self.results_carry_events \
                 and (not held or (held[0][0] > after and held[-1][0] <= version)):
             # the usual case: nothing arrived while it flew but its own events (held contiguous), which the
             # result carries: the result alone, accounted for (as the general case below would find)
@@ -325,7 +325,7 @@ class DirectStream(Stream):
         else:
             # one write for the lot (as one frame each from the fan-out, but one syscall, not one per frame)
             out: list[bytes] = []
-            i, n = 0, len(held)
+            i, n, after = 0, len(held), result.after if result is not None else None
             while i < n and (after is None or held[i][0] <= after):  # no ``after`` (an error): all of them
                 seq, message = held[i]
                 i += 1

@@ -54,6 +54,7 @@ def text_frame(payload: bytes) -> bytes:
 
 _MISSING: Any = object()  # an audience the frames were not encoded for
 _NO_AUDIENCES: dict[str, int] = {}
+_HIDDEN = b'{"kind":"caught_up","seq":%d}'  # an event hidden from the audience: its seq alone, so a page refreshes
 
 
 def _no_restart(sink: Sink) -> None:
@@ -179,42 +180,44 @@ class Fanout:
                     continue
                 held = sink.held
                 if held is not None:  # holding, live or behind its store read: contiguous after the hold
-                    if held:
-                        last = held[-1][0]
-                    else:
-                        last = sink.last if sink.last >= sink.hold_after else sink.hold_after
-                elif sink.behind:
+                    last = held[-1][0] if held else sink.last if sink.last >= sink.hold_after else sink.hold_after
+                    if seq <= last:
+                        continue
+                    message = frames.get(sink.audience, _MISSING) if seq == last + 1 and frames is not None \
+                        else _MISSING
+                    if message is _MISSING:  # a gap, a bare notification, an audience not encoded: the store
+                        self.holds_broken += 1
+                        self._to_reader(sink, seq)
+                        continue
+                    # kept unframed for DirectStream.reply (the result's own event, mostly: never framed,
+                    # then) or for the end of its store read
+                    if message is None:
+                        message = _HIDDEN % seq
+                    held.append((seq, message))
+                    n = len(message)  # counted as its frame: ``text_frame``'s header added
+                    sink.held_bytes += n + (2 if n < 126 else 4 if n < 1 << 16 else 10)
+                    if len(held) > HOLD_FRAMES or sink.held_bytes > limit:
+                        self.holds_overflowed += 1  # too much to keep: its reader reads the store afterwards
+                        self._to_reader(sink, seq)
+                    continue
+                if sink.behind:
                     continue  # its reader owns it
-                else:
-                    last = sink.last
+                last = sink.last
                 if seq <= last:
                     continue
                 audience = sink.audience
                 # the audience's frame, built for a socket before this one (``framed``: ``frames`` is not None)
-                frame = framed.get(audience) if framed is not None and held is None and seq == last + 1 else None
+                frame = framed.get(audience) if framed is not None and seq == last + 1 else None
                 if frame is None:
-                    # not in frames (a gap, a bare notification, an audience not encoded before it
-                    # listened): the store has it
                     message = frames.get(audience, _MISSING) if seq == last + 1 and frames is not None \
                         else _MISSING
-                    if message is _MISSING:
-                        if held is not None:
-                            self.holds_broken += 1
-                        self._to_reader(sink, seq)
+                    if message is _MISSING:  # a gap, a bare notification, an audience not encoded before it
+                        self._to_reader(sink, seq)  # listened: the store has it
                         continue
-                    if message is None:  # hidden from this audience: the seq alone, so a page refreshes
-                        message = b'{"kind":"caught_up","seq":%d}' % seq
-                    elif held is None:
+                    if message is None:
+                        message = _HIDDEN % seq
+                    else:
                         self.frames_built += 1
-                    if held is not None:  # kept unframed for DirectStream.reply (the result's own event,
-                        # mostly: never framed, then) or for the end of its store read
-                        held.append((seq, message))
-                        n = len(message)  # counted as its frame: ``text_frame``'s header added
-                        sink.held_bytes += n + (2 if n < 126 else 4 if n < 1 << 16 else 10)
-                        if len(held) > HOLD_FRAMES or sink.held_bytes > limit:
-                            self.holds_overflowed += 1  # too much to keep: its reader reads the store afterwards
-                            self._to_reader(sink, seq)
-                        continue
                     if framed is None:
                         framed = {}
                     frame = framed[audience] = text_frame(message)
