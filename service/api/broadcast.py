@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Set as AbstractSet
 from typing import Protocol
 
 Frames = dict[str, bytes | None]  # audience ("umpire", "spectator", "seat:red") -> frame, None = hidden
@@ -57,7 +58,7 @@ class Subscription:
 class Broadcaster(Protocol):
     def subscribe(self, game_id: str, maxsize: int, audience: str = "spectator") -> Subscription: ...
 
-    def listening(self, game_id: str) -> set[str]: ...
+    def listening(self, game_id: str) -> AbstractSet[str]: ...
 
     def unsubscribe(self, sub: Subscription) -> None: ...
 
@@ -96,16 +97,18 @@ class InProcessBroadcaster:
         self.deliver(game_id, items)
 
     def deliver(self, game_id: str, items: list[Item]) -> None:
-        for sub in list(self._subs.get(game_id, ())):
-            for item in items:
-                sub.push(item)
-        self.fanout.deliver(game_id, items)
-
-    def listening(self, game_id: str) -> set[str]:
-        heard = self.fanout.listening(game_id)  # a set of its own (asked once per command: no second set)
         subs = self._subs.get(game_id)
         if subs:
-            heard.update([sub.audience for sub in subs])
+            for sub in list(subs):
+                for item in items:
+                    sub.push(item)
+        self.fanout.deliver(game_id, items)
+
+    def listening(self, game_id: str) -> AbstractSet[str]:
+        heard = self.fanout.listening(game_id)  # a view: copied only when subscriptions add to it
+        subs = self._subs.get(game_id)
+        if subs:
+            return heard | {sub.audience for sub in subs}
         return heard
 
     def restart_all(self) -> int:

@@ -300,9 +300,10 @@ class DirectStream(Stream):
             await asyncio.wait_for(self.raw.drained(), self.settings.ws_send_timeout)
 
     def _write_reply(self, held: list[tuple[int, bytes]], answer: bytes, result: CommandResult | None) -> None:
-        """``reply``'s writes, with ``held`` the sink's hold: those up to the result's ``after``, the result
-        (its events accounted for), then those past it, in one write; then live, holding on while another
-        command of this socket flies, or behind (the store) for what was published but not held."""
+        """``reply``'s writes, with ``held`` the sink's hold (messages, framed here): those up to the result's
+        ``after``, the result (its events accounted for), then those past it, in one write; then live, holding
+        on while another command of this socket flies, or behind (the store) for what was published but not
+        held."""
         sink = self.sink
         transport = self.raw.transport
         if sink.closed or transport.is_closing():
@@ -313,42 +314,41 @@ class DirectStream(Stream):
             sink.closed = True  # a slow consumer, as Fanout.deliver would find it: 1013 after ``last``
             self._on_slow(sink)
             return
-        after, version = (result.after, result.version) if result is not None else (None, None)
-        if after is not None and version is not None and after == sink.last and self.results_carry_events \
+        if result is not None and (after := result.after) is not None and after == sink.last \
+                and (version := result.version) is not None and self.results_carry_events \
                 and (not held or (held[0][0] > after and held[-1][0] <= version)):
             # the usual case: nothing arrived while it flew but its own events (held contiguous), which the
             # result carries: the result alone, accounted for (as the general case below would find)
             sink.last = version
             transport.write(text_frame(answer))
-            written = 1
+            fanout.frames_written += 1
         else:
             # one write for the lot (as one frame each from the fan-out, but one syscall, not one per frame)
             out: list[bytes] = []
-            i, n = 0, len(held)
+            i, n, after = 0, len(held), result.after if result is not None else None
             while i < n and (after is None or held[i][0] <= after):  # no ``after`` (an error): all of them
-                seq, frame = held[i]
+                seq, message = held[i]
                 i += 1
                 if seq > sink.last:
-                    out.append(frame)
+                    out.append(text_frame(message))
                     sink.last = seq
             if result is not None:
                 self.account_for(result)  # last = its version when it follows straight on
             out.append(text_frame(answer))
-            for seq, frame in held[i:]:
+            for seq, message in held[i:]:
                 if seq > sink.last:  # <= last: the result's own events
-                    out.append(frame)
+                    out.append(text_frame(message))
                     sink.last = seq
             transport.write(b"".join(out) if len(out) > 1 else out[0])
-            written = len(out)
+            fanout.frames_written += len(out)
+            sink.written += len(out) - 1
         fanout.replies_held += 1
         fanout.writes += 1
-        fanout.frames_written += written
-        sink.written += written - 1
         sink.stamp = time.monotonic()
         sink.behind = False
         if self._in_flight:  # another command of this socket flies: hold on from here
             sink.held, sink.hold_after = [], sink.last
-        elif fanout.head(self.game_id) > sink.last:
+        elif fanout.published.get(self.game_id, 0) > sink.last:  # (``fanout.head``, one call fewer)
             sink.behind = True  # published but not held (the hold began behind the head): the store
             self._resume()
 
@@ -357,7 +357,7 @@ class DirectStream(Stream):
         meanwhile (contiguous after ``last``) in one write, then live."""
         sink = self.sink
         held, sink.held, sink.held_bytes = sink.held or [], None, 0
-        out = [frame for seq, frame in held if seq > sink.last]
+        out = [text_frame(message) for seq, message in held if seq > sink.last]
         if out:
             transport = self.raw.transport
             if transport.is_closing():

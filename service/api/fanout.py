@@ -6,8 +6,8 @@ one ``transport.write``. No Task, timer or queue per frame: a socket whose trans
 passes ``limit`` bytes is a slow consumer and is closed (1013 with the seq to resume after) through its
 ``on_slow`` callback. A socket that is not current (a gap, a bare notification, frames encoded before it
 listened) is handed to its ``on_behind`` callback, which reads the store, as the queued stream does.
-A socket whose own command is in flight has its frames *held* (``Sink.held``), not written: the stream
-writes them around the command's result, so the result's own events are not sent twice and nothing
+A socket whose own command is in flight has its messages *held* (``Sink.held``), unframed, not written:
+the stream frames and writes them around the command's result, so the result's own events are not sent twice and nothing
 is read back from the store (past ``HOLD_FRAMES`` or ``limit`` bytes it falls back to the store).
 
 ``direct_stream.DirectStream`` serves a websocket through this when the server's transport is reachable
@@ -19,8 +19,9 @@ from __future__ import annotations
 import struct
 import time
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from .broadcast import Item
 
@@ -51,6 +52,11 @@ def text_frame(payload: bytes) -> bytes:
     return _long_head(TEXT, 127, n) + payload
 
 
+_MISSING: Any = object()  # an audience the frames were not encoded for
+_NO_AUDIENCES: dict[str, int] = {}
+_HIDDEN = b'{"kind":"caught_up","seq":%d}'  # an event hidden from the audience: its seq alone, so a page refreshes
+
+
 def _no_restart(sink: Sink) -> None:
     sink.closed = True
 
@@ -68,10 +74,11 @@ class Sink:
     on_restart: Callable[[Sink], None] = _no_restart  # close 1012, "resume after=<last>"
     behind: bool = False  # while True the socket's own reader owns it; deliver() skips it
     # while its own command is in flight (own_events=result), or while it reads the store after a gap:
-    # the frames it would be written, in seq order, contiguous after max(``last``, ``hold_after``); the
-    # stream writes them around the result (DirectStream.reply) or once its read has reached ``hold_after``
+    # the messages it would be written (unframed: the result's own event is mostly dropped, so never
+    # framed), in seq order, contiguous after max(``last``, ``hold_after``); the stream frames and writes
+    # them around the result (DirectStream.reply) or once its read has reached ``hold_after``
     held: list[tuple[int, bytes]] | None = None
-    held_bytes: int = 0
+    held_bytes: int = 0  # the held messages' bytes as frames
     hold_after: int = 0  # a hold that starts ahead of ``last`` (where the store read will end)
     closed: bool = False
     written: int = 0
@@ -88,7 +95,7 @@ class Fanout:
         self.limit = limit  # write-buffer bytes above which a socket is a slow consumer
         self._sinks: dict[str, set[Sink]] = {}
         self._audiences: dict[str, dict[str, int]] = {}  # game -> audience -> sockets (listening() is per command)
-        self._head: dict[str, int] = {}  # game -> highest seq delivered while it had sinks
+        self.published: dict[str, int] = {}  # game -> highest seq delivered while it had sinks (``head``)
         self.frames_built = 0  # frames built (once per event and audience, whatever the socket count)
         # counters (read by metrics.Metrics.watch_fanout and the busy-game benches): why sockets left the
         # direct path, and how many frames each write to a transport carried
@@ -132,15 +139,16 @@ class Fanout:
             del counts[sink.audience]
         if not sinks:
             del self._sinks[game_id], self._audiences[game_id]
-            self._head.pop(game_id, None)
+            self.published.pop(game_id, None)
 
-    def listening(self, game_id: str) -> set[str]:
-        return set(self._audiences.get(game_id, ()))
+    def listening(self, game_id: str) -> AbstractSet[str]:
+        """The audiences with a sink on the game: a live view, not a copy (asked once per command)."""
+        return self._audiences.get(game_id, _NO_AUDIENCES).keys()
 
     def head(self, game_id: str) -> int:
         """The highest seq published for the game since its first sink was added (0: none yet). A sink
         that has read the store up to at least this may go live: anything later reaches it here."""
-        return self._head.get(game_id, 0)
+        return self.published.get(game_id, 0)
 
     def sinks(self, game_id: str) -> tuple[Sink, ...]:
         return tuple(self._sinks.get(game_id, ()))
@@ -159,51 +167,60 @@ class Fanout:
         if not sinks or not items:
             return
         top = items[0][0] if len(items) == 1 else max(seq for seq, _ in items)  # a command's one event, often
-        if top > self._head.get(game_id, 0):
-            self._head[game_id] = top
+        published = self.published
+        if top > published.get(game_id, 0):
+            published[game_id] = top
         now = 0.0  # time.monotonic(), read at the first write
         limit = self.limit
         snapshot = tuple(sinks)  # callbacks may add or remove sinks
         for seq, frames in items:
-            framed: dict[str, bytes] = {}
+            framed: dict[str, bytes] | None = None  # audience -> its frame, built at its first live write
             for sink in snapshot:
                 if sink.closed:
                     continue
                 held = sink.held
                 if held is not None:  # holding, live or behind its store read: contiguous after the hold
-                    if held:
-                        last = held[-1][0]
-                    else:
-                        last = sink.last if sink.last >= sink.hold_after else sink.hold_after
-                elif sink.behind:
-                    continue  # its reader owns it
-                else:
-                    last = sink.last
-                if seq <= last:
-                    continue
-                frame: bytes | None = None
-                if seq == last + 1 and frames is not None:
-                    audience = sink.audience
-                    frame = framed.get(audience)
-                    if frame is None and audience in frames:  # not in frames: encoded before it listened
-                        payload = frames[audience]
-                        if payload is None:  # hidden from this audience: the seq alone, so a page refreshes
-                            payload = b'{"kind":"caught_up","seq":%d}' % seq
-                        else:
-                            self.frames_built += 1
-                        frame = framed[audience] = text_frame(payload)
-                if frame is None:  # a gap, a bare notification, an audience not encoded: the store has it
-                    if held is not None:
+                    last = held[-1][0] if held else sink.last if sink.last >= sink.hold_after else sink.hold_after
+                    if seq <= last:
+                        continue
+                    message = frames.get(sink.audience, _MISSING) if seq == last + 1 and frames is not None \
+                        else _MISSING
+                    if message is _MISSING:  # a gap, a bare notification, an audience not encoded: the store
                         self.holds_broken += 1
-                    self._to_reader(sink, seq)
-                    continue
-                if held is not None:  # kept for DirectStream.reply, or for the end of its store read
-                    held.append((seq, frame))
-                    sink.held_bytes += len(frame)
+                        self._to_reader(sink, seq)
+                        continue
+                    # kept unframed for DirectStream.reply (the result's own event, mostly: never framed,
+                    # then) or for the end of its store read
+                    if message is None:
+                        message = _HIDDEN % seq
+                    held.append((seq, message))
+                    n = len(message)  # counted as its frame: ``text_frame``'s header added
+                    sink.held_bytes += n + (2 if n < 126 else 4 if n < 1 << 16 else 10)
                     if len(held) > HOLD_FRAMES or sink.held_bytes > limit:
                         self.holds_overflowed += 1  # too much to keep: its reader reads the store afterwards
                         self._to_reader(sink, seq)
                     continue
+                if sink.behind:
+                    continue  # its reader owns it
+                last = sink.last
+                if seq <= last:
+                    continue
+                audience = sink.audience
+                # the audience's frame, built for a socket before this one (``framed``: ``frames`` is not None)
+                frame = framed.get(audience) if framed is not None and seq == last + 1 else None
+                if frame is None:
+                    message = frames.get(audience, _MISSING) if seq == last + 1 and frames is not None \
+                        else _MISSING
+                    if message is _MISSING:  # a gap, a bare notification, an audience not encoded before it
+                        self._to_reader(sink, seq)  # listened: the store has it
+                        continue
+                    if message is None:
+                        message = _HIDDEN % seq
+                    else:
+                        self.frames_built += 1
+                    if framed is None:
+                        framed = {}
+                    frame = framed[audience] = text_frame(message)
                 transport = sink.transport
                 if transport.is_closing():
                     sink.closed = True

@@ -30,6 +30,7 @@ class Gate:
         # per command: the count of its (ruleset, outcome) and the token's digest (the rate limit's key),
         # each looked up once and kept, not rebuilt (labels(), sha256) every time
         self._counted: dict[tuple[str, str], Any] = {}
+        self._accepted: dict[str, Any] = {}  # ruleset -> its "accepted" count: no key tuple per command
         self._digests: dict[str, str] = {}
         # no command limit configured: no admission to run (its clock read and calls) per command
         self._admits = limits.per_token is not None or limits.per_address is not None
@@ -96,7 +97,10 @@ class Gate:
     def accepted(self, ruleset: str, viewer: Viewer, result: CommandResult) -> None:
         if log.isEnabledFor(logging.DEBUG):
             log.debug("command accepted", extra={"seq": result.version, "viewer": viewer.label})
-        self._count(ruleset, "accepted")
+        tally = self._accepted.get(ruleset)
+        if tally is None:
+            tally = self._accepted[ruleset] = self.metrics.commands.tally(ruleset, "accepted")
+        tally.inc(1)
 
     def failed(self, ruleset: str, viewer: Viewer, exc: BaseException) -> None:
         """Count a command's failure (``start``'s or its coroutine's), by its kind."""

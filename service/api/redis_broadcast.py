@@ -29,6 +29,7 @@ import contextlib
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
+from collections.abc import Set as AbstractSet
 
 import msgspec
 import redis.asyncio as redis
@@ -99,7 +100,7 @@ class RedisBroadcaster(InProcessBroadcaster):
             await self._pubsub.psubscribe(CHANNEL_PREFIX + "*")
         self._listener = asyncio.create_task(self._listen(self._pubsub))
 
-    def listening(self, game_id: str) -> set[str]:
+    def listening(self, game_id: str) -> AbstractSet[str]:
         return super().listening(game_id) | {"spectator"}  # other replicas' spectators
 
     # --- per-game subscriptions ------------------------------------------------------------------------

@@ -162,6 +162,18 @@ class Wire(asyncio.Protocol):
         handler.on_lost()
 
     def data_received(self, data: bytes) -> None:
+        n = len(data)
+        # the usual read: one whole masked text message under 126 bytes (a command), nothing pending, no
+        # fragmented message, no close: straight on, as ``_frames`` would (its checks, in short)
+        if 6 <= n <= 131 and data[0] == 0x81 and data[1] == n + 0x7A and not self._pending \
+                and self._parts is None and not self.close_sent and n - 6 <= self.max_size \
+                and not self.transport.is_closing():
+            self.handler.on_text(apply_mask(data[6:], data[2:6]))
+            return
+        self._frames(data)
+
+    def _frames(self, data: bytes) -> None:
+        """Whatever the bytes hold: frames (complete ones handled, the rest kept for the next read)."""
         buf = self._pending + data if self._pending else data
         end, at = len(buf), 0
         transport = self.transport

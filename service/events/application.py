@@ -9,6 +9,7 @@ files use only the public methods below.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from service.domain.core import Actor, Viewer
@@ -35,7 +36,7 @@ class GameService:
         store: EventStore,
         snapshot_every: int = 500,
         publish: Publisher | None = None,
-        listening: Callable[[str], set[str]] | None = None,
+        listening: Callable[[str], AbstractSet[str]] | None = None,
         head_cache_size: int = 2000,
         token_cache_size: int = 100_000,
         verify_reads: bool = False,

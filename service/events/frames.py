@@ -8,6 +8,7 @@ and the commanding seat's result carries the very bytes its frame does."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 import msgspec
@@ -129,7 +130,7 @@ def event_frame(envelope: bytes) -> bytes:
     return b'{"kind":"event","event":' + envelope + b"}"
 
 
-def live_frames(head: GameHead, fresh: list[FreshEvent], wanted: set[str] | None) -> FrameItems:
+def live_frames(head: GameHead, fresh: list[FreshEvent], wanted: AbstractSet[str] | None) -> FrameItems:
     """Frames of a command's events for the audiences in ``wanted`` (all when None), encoded once per
     distinct view, not once per connection; an audience missing from the frames reads the event from
     the store."""

@@ -105,22 +105,22 @@ def test_a_socket_lost_while_its_command_flies_lets_the_command_end() -> None:
 
 def _reference_reply(held: list[tuple[int, bytes]], last: int, answer: bytes, result: CommandResult | None,
                      carry: bool) -> tuple[bytes, int]:
-    """The reply's writes as DirectStream.reply wrote them before its single-frame case: the held frames up
-    to the result's ``after``, the result (accounted for), then those past it."""
+    """The reply's writes as DirectStream.reply wrote them before its single-frame case: the held messages
+    (framed) up to the result's ``after``, the result (accounted for), then those past it."""
     out, i, after = [], 0, result.after if result is not None else None
     while i < len(held) and (after is None or held[i][0] <= after):
-        seq, frame = held[i]
+        seq, message = held[i]
         i += 1
         if seq > last:
-            out.append(frame)
+            out.append(text_frame(message))
             last = seq
     if result is not None and carry and result.after is not None and result.version is not None \
             and last == result.after:
         last = result.version
     out.append(text_frame(answer))
-    for seq, frame in held[i:]:
+    for seq, message in held[i:]:
         if seq > last:
-            out.append(frame)
+            out.append(text_frame(message))
             last = seq
     return b"".join(out), last
 

@@ -144,9 +144,12 @@ def test_a_held_socket_keeps_its_audiences_frames_and_nothing_is_written() -> No
         await _command(service, gid, "red", {"type": "tiny.shoot", "shooter": "red", "target": "blue"})
         assert events == [] and held.transport.chunks == []  # type: ignore[attr-defined]
         assert held.last == head and [seq for seq, _ in held.held] == [head + 1, head + 2]
-        # the same bytes the live socket got (a seq hidden from it would be its caught_up frame), redacted
-        assert b"".join(frame for _, frame in held.held) == b"".join(live.transport.chunks)  # type: ignore[attr-defined]
-        assert str(SECRET).encode() not in b"".join(frame for _, frame in held.held)
+        # the same bytes, framed, the live socket got (a seq hidden from it would be its caught_up frame),
+        # redacted
+        framed = b"".join(text_frame(message) for _, message in held.held)
+        assert framed == b"".join(live.transport.chunks)  # type: ignore[attr-defined]
+        assert held.held_bytes == len(framed)  # counted as frames (the limit is on those)
+        assert str(SECRET).encode() not in framed
 
     asyncio.run(run())
 
