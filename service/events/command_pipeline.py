@@ -189,7 +189,8 @@ class CommandPipeline:
                     )
                 decision = self.writer.decide_now(head, actor, command, request.salt, idempotency_key,
                                                   request_hash)
-                if not isinstance(decision, Decision):  # it needs the store (a seed, a ledger, a turn's end)
+                # not isinstance: a Struct class's check of another type goes through its metaclass
+                if type(decision) is not Decision:  # it needs the store (a seed, a ledger, a turn's end)
                     decision = await decision
                 before = run.last if run.last is not None and not run.last.done else None
                 decision.batch.follows = before.decision.batch if before is not None else None
@@ -246,7 +247,7 @@ class CommandPipeline:
         durable = run.durable
         if durable.seq == mine.decision.result.after:
             self.writer.apply(durable, mine.decision)
-        if self.heads.cached(game_id) is not durable or durable.seq != mine.decision.result.version:
+        if self.heads.peek(game_id) is not durable or durable.seq != mine.decision.result.version:
             self.heads.forget(game_id)  # evicted and reloaded mid-flight, or out of step: read it again
         return self.writer.frames_for(durable, mine.decision) if self.publish is not None else []
 
@@ -258,8 +259,8 @@ class CommandPipeline:
     def _current_run(self, game_id: str) -> _Run | None:
         """The game's run if it can go on (holding its lock): its durable head is still the cached one,
         or something of it is in flight; None when ``_run_for`` must start a fresh one."""
-        run = self._runs.get(game_id)
-        if run is not None and (self.heads.cached(game_id) is run.durable or not run.idle()):
+        run = self._runs.get(game_id)  # peek: the head's place in the eviction order is its use's (``handle``)
+        if run is not None and (self.heads.peek(game_id) is run.durable or not run.idle()):
             self._runs.move_to_end(game_id)
             return run
         return None

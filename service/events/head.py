@@ -41,6 +41,9 @@ class GameHead:
     rewinds: list[tuple[int, int]] = field(default_factory=list)
     dice_ledger: Any = None  # the current dice turn's slots (dice_book.TurnLedger), loaded on first roll
     codec: EventCodec = field(init=False, repr=False, compare=False)  # the ruleset's (read twice a command)
+    # the state a command left the game running in (``is_over`` was false), by identity: while it is still
+    # ``state`` the next command's guard need not ask ``is_over`` again (states are immutable values)
+    running: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.codec = codec_for(self.ruleset)
@@ -141,9 +144,10 @@ def advance_command(head: GameHead, steps: Sequence[Step], dice_turn: int | None
         if kind in _MARKERS:
             _note_marker(head, step)
             rewound = rewound or kind is GameRewound
+    last = steps[-1]
     if dice_turn is not None:
         head.dice_turn = dice_turn
-    last = steps[-1]
+        head.running = last.after
     head.state = last.after
     head.seq = last.seq
     if rewound:

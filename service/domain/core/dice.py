@@ -144,7 +144,8 @@ class SlotDice(Dice):
         self, seed: bytes, game_id: str, turn: int, first_slot: int, salt: str = "",
         pinned: Mapping[int, str] | None = None,
     ) -> None:
-        super().__init__(seed, game_id, first_slot, salt)
+        # Dice.__init__'s fields set here, one call fewer (one SlotDice a command)
+        self._seed, self._game_id, self._base_seq, self._salt, self._next = seed, game_id, first_slot, salt, 0
         self.turn = turn
         self.first_slot = first_slot
         self._pinned = pinned or {}
