@@ -170,8 +170,10 @@ class CommandPipeline:
                 await lock.acquire()
             try:
                 run = self._current_run(game_id) or await self._run_for(game_id)
-                if idempotency_key or _needs_settled_store(run.ahead):
-                    # the store must answer for everything decided so far (a retried key, a ledger read)
+                ledger = run.ahead.dice_ledger
+                if idempotency_key or ledger is None or ledger.turn != run.ahead.dice_turn:
+                    # the store must answer for everything decided so far (a retried key, or the next
+                    # decision reads the turn's dice ledger from the store: it is not in memory yet)
                     run = await self.settle(game_id)
                 if idempotency_key:
                     done = await self.store.idempotency(game_id, idempotency_key)
@@ -249,7 +251,8 @@ class CommandPipeline:
             self.writer.apply(durable, mine.decision)
         if self.heads.peek(game_id) is not durable or durable.seq != mine.decision.result.version:
             self.heads.forget(game_id)  # evicted and reloaded mid-flight, or out of step: read it again
-        return self.writer.frames_for(durable, mine.decision) if self.publish is not None else []
+        frames = self.writer.frames  # ``frames_for``, one call fewer
+        return frames(durable, mine.decision.fresh) if frames is not None and self.publish is not None else []
 
     def _drop(self, game_id: str, run: _Run) -> None:
         if self._runs.get(game_id) is run:
@@ -296,9 +299,3 @@ class CommandPipeline:
         if run is not None and run.last is not None and not run.last.done:
             await asyncio.shield(run.last.settled())
         self._runs.pop(game_id, None)
-
-
-def _needs_settled_store(head: GameHead) -> bool:
-    """The next decision reads the turn's dice ledger from the store (not yet in memory)."""
-    ledger = head.dice_ledger
-    return ledger is None or ledger.turn != head.dice_turn

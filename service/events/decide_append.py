@@ -153,7 +153,7 @@ class CommandWriter:
             f.bind(row, dice_material, material)  # served: the material before ``stamp`` added seen_by
             rows.append(row)
         actor_view = actor if actor.kind != "spectator" else Viewer("spectator")
-        label = actor_view.label
+        label = fresh[0].actor  # ``actor_view.label``, as decide_now took it for the command's events
         visible = []  # a loop, not a comprehension: no function object and frame for it (3.11)
         for f in fresh:
             envelope = f.envelope(codec, ruleset, game_id, actor_view, label)
