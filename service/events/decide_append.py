@@ -173,7 +173,8 @@ class CommandWriter:
     def apply(self, head: GameHead, decision: Decision) -> None:
         """Move ``head`` past a decided command (the speculative head at once, the durable one once the
         command's batch is durable)."""
-        self.dice.remember(head, decision.seeds, decision.service_events, decision.fresh)
+        if head.dice_ledger is not None or decision.seeds or decision.service_events:  # else nothing to remember
+            self.dice.remember(head, decision.seeds, decision.service_events, decision.fresh)
         advance_command(head, decision.fresh, decision.dice_turn)
 
     def frames_for(self, head: GameHead, decision: Decision) -> FrameItems:

@@ -75,9 +75,10 @@ class HeadCache:
         return self._heads.get(game_id)
 
     def hit(self, game_id: str) -> GameHead | None:
-        """The cached head, counted as a hit (None: ``get`` must load it)."""
-        head = self.cached(game_id)
+        """The cached head, counted as a hit (None: ``get`` must load it); ``cached`` inlined (once a command)."""
+        head = self._heads.get(game_id)
         if head is not None:
+            self._heads.move_to_end(game_id)
             self.hits += 1
         return head
 
