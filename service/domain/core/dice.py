@@ -163,7 +163,7 @@ class SlotDice(Dice):
         """``salts()`` when some roll kept a pinned salt other than this command's, else ()."""
         pinned, first = self._pinned, self.first_slot
         if pinned:
-            for slot in range(first, first + self.count):
+            for slot in range(first, first + self._next):  # ``count``, without the property's call
                 if slot in pinned:
                     salts = self.salts()
                     return salts if any(s != self._salt for s in salts) else ()
