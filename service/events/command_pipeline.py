@@ -170,8 +170,10 @@ class CommandPipeline:
                 await lock.acquire()
             try:
                 run = self._current_run(game_id) or await self._run_for(game_id)
-                if idempotency_key or _needs_settled_store(run.ahead):
-                    # the store must answer for everything decided so far (a retried key, a ledger read)
+                ledger = run.ahead.dice_ledger
+                if idempotency_key or ledger is None or ledger.turn != run.ahead.dice_turn:
+                    # the store must answer for everything decided so far (a retried key, or the next
+                    # decision reads the turn's dice ledger from the store: it is not in memory yet)
                     run = await self.settle(game_id)
                 if idempotency_key:
                     done = await self.store.idempotency(game_id, idempotency_key)
@@ -189,7 +191,8 @@ class CommandPipeline:
                     )
                 decision = self.writer.decide_now(head, actor, command, request.salt, idempotency_key,
                                                   request_hash)
-                if not isinstance(decision, Decision):  # it needs the store (a seed, a ledger, a turn's end)
+                # not isinstance: a Struct class's check of another type goes through its metaclass
+                if type(decision) is not Decision:  # it needs the store (a seed, a ledger, a turn's end)
                     decision = await decision
                 before = run.last if run.last is not None and not run.last.done else None
                 decision.batch.follows = before.decision.batch if before is not None else None
@@ -246,9 +249,10 @@ class CommandPipeline:
         durable = run.durable
         if durable.seq == mine.decision.result.after:
             self.writer.apply(durable, mine.decision)
-        if self.heads.cached(game_id) is not durable or durable.seq != mine.decision.result.version:
+        if self.heads.peek(game_id) is not durable or durable.seq != mine.decision.result.version:
             self.heads.forget(game_id)  # evicted and reloaded mid-flight, or out of step: read it again
-        return self.writer.frames_for(durable, mine.decision) if self.publish is not None else []
+        frames = self.writer.frames  # ``frames_for``, one call fewer
+        return frames(durable, mine.decision.fresh) if frames is not None and self.publish is not None else []
 
     def _drop(self, game_id: str, run: _Run) -> None:
         if self._runs.get(game_id) is run:
@@ -258,8 +262,8 @@ class CommandPipeline:
     def _current_run(self, game_id: str) -> _Run | None:
         """The game's run if it can go on (holding its lock): its durable head is still the cached one,
         or something of it is in flight; None when ``_run_for`` must start a fresh one."""
-        run = self._runs.get(game_id)
-        if run is not None and (self.heads.cached(game_id) is run.durable or not run.idle()):
+        run = self._runs.get(game_id)  # peek: the head's place in the eviction order is its use's (``handle``)
+        if run is not None and (self.heads.peek(game_id) is run.durable or not run.idle()):
             self._runs.move_to_end(game_id)
             return run
         return None
@@ -295,9 +299,3 @@ class CommandPipeline:
         if run is not None and run.last is not None and not run.last.done:
             await asyncio.shield(run.last.settled())
         self._runs.pop(game_id, None)
-
-
-def _needs_settled_store(head: GameHead) -> bool:
-    """The next decision reads the turn's dice ledger from the store (not yet in memory)."""
-    ledger = head.dice_ledger
-    return ledger is None or ledger.turn != head.dice_turn

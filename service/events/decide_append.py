@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, final
 
 import msgspec
 
@@ -33,9 +33,11 @@ class CommandResult(msgspec.Struct, gc=False):
     after: int | None = None  # the version it was decided on: its events are (after, version], all of them
 
 
-@dataclass(slots=True)
-class Decision:
-    """A decided command not yet applied to any head: what to write, and what the heads learn from it."""
+@final  # no subclass: ``type(d) is Decision`` tells a decision from the coroutine finishing one
+class Decision(msgspec.Struct, gc=False):
+    """A decided command not yet applied to any head: what to write, and what the heads learn from it.
+    (A Struct built in C, not a dataclass' generated ``__init__``; never in a reference cycle: nothing it
+    holds refers back to it, so the collector need not track it.)"""
 
     result: CommandResult
     batch: WriteBatch
@@ -74,12 +76,12 @@ class CommandWriter:
                 return self._with_stored_dice(head, actor, command, salt, idempotency_key, request_hash)
         rolling, salt = dice
         ruleset = head.ruleset
-        events = guarded_decide(ruleset, head.state, command, actor, rolling)  # raises RuleViolation
+        state = head.state
+        events = guarded_decide(ruleset, state, command, actor, rolling, head.running is state)  # RuleViolation
         if not events:
             raise RuleViolation("SALVO-EMPTY", "the command changed nothing")
         command_id = ids.command_id()  # drawn before a turn's end draws its seed (a seeded source's order)
         material = self.dice.material(head, salt, rolling) if rolling.count else None
-        state = head.state
         fresh: list[FreshEvent] = []
         evolve, actor_label = ruleset.evolve, actor.label
         for event in events:
@@ -105,13 +107,13 @@ class CommandWriter:
     ) -> Decision:
         """The command's rows on top of ``head`` (which it does not change; a seed it reads is cached)."""
         decision = self.decide_now(head, actor, command, salt, idempotency_key, request_hash)
-        return decision if isinstance(decision, Decision) else await decision
+        return decision if type(decision) is Decision else await decision
 
     async def _with_stored_dice(self, head: GameHead, actor: Actor, command: Command, salt: str,
                                 idempotency_key: str | None, request_hash: str) -> Decision:
         dice = await self.dice.dice_for(head, salt)
         decision = self.decide_now(head, actor, command, salt, idempotency_key, request_hash, dice)
-        return decision if isinstance(decision, Decision) else await decision
+        return decision if type(decision) is Decision else await decision
 
     async def _closing(self, head: GameHead, actor: Actor, command_id: str, events: list[Event],
                        fresh: list[FreshEvent], state: Any, material: DiceMaterial | None,
@@ -151,8 +153,12 @@ class CommandWriter:
             f.bind(row, dice_material, material)  # served: the material before ``stamp`` added seen_by
             rows.append(row)
         actor_view = actor if actor.kind != "spectator" else Viewer("spectator")
-        label = actor_view.label
-        visible = [e for f in fresh if (e := f.envelope(codec, ruleset, game_id, actor_view, label)) is not None]
+        label = fresh[0].actor  # ``actor_view.label``, as decide_now took it for the command's events
+        visible = []  # a loop, not a comprehension: no function object and frame for it (3.11)
+        for f in fresh:
+            envelope = f.envelope(codec, ruleset, game_id, actor_view, label)
+            if envelope is not None:
+                visible.append(envelope)
         new_seq = seq
         body = result_body(new_seq, visible)
         batch = WriteBatch(game_id, rows, seeds=new_seeds)
@@ -167,7 +173,8 @@ class CommandWriter:
     def apply(self, head: GameHead, decision: Decision) -> None:
         """Move ``head`` past a decided command (the speculative head at once, the durable one once the
         command's batch is durable)."""
-        self.dice.remember(head, decision.seeds, decision.service_events, decision.fresh)
+        if head.dice_ledger is not None or decision.seeds or decision.service_events:  # else nothing to remember
+            self.dice.remember(head, decision.seeds, decision.service_events, decision.fresh)
         advance_command(head, decision.fresh, decision.dice_turn)
 
     def frames_for(self, head: GameHead, decision: Decision) -> FrameItems:

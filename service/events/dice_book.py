@@ -204,7 +204,7 @@ class DiceBook:
         for row in seeds:
             head.seeds[row["turn"]] = bytes.fromhex(row["seed"])
         for event in events or ():
-            if isinstance(event, DiceCommitted):
+            if type(event) is DiceCommitted:  # not isinstance: a Struct class's check costs ~800 instructions
                 head.dice_ledger = TurnLedger(event.turn, slotted=True)
 
     async def seed(self, head: GameHead, turn: int) -> bytes:

@@ -34,11 +34,12 @@ class TurnLedger:
         first = material.slot
         if first is None or material.turn != self.turn or material.origin is not None:
             return
-        pinned, seen, audiences = self.pinned, self.seen, material.seen_by
+        pinned, seen, audiences, salts = self.pinned, self.seen, material.seen_by, material.salts
         for roll in event.rolls:
-            slot = first + roll.i
+            i = roll.i
+            slot = first + i
             if slot not in pinned:
-                pinned[slot] = material.salt_of(roll.i)
+                pinned[slot] = salts[i] if i < len(salts) else material.salt  # DiceMaterial.salt_of, inlined
             if effective and slot >= self.next_slot:
                 self.next_slot = slot + 1
             for audience in audiences:
@@ -80,8 +81,9 @@ def seen_by(head: GameHead, fresh: FreshEvent) -> tuple[str, ...]:
     if not head.ruleset.hidden_information or not event.rolls:
         return ()
     out = []
+    ruleset, rolls = head.ruleset, len(event.rolls)
     for viewer, label in labelled_audiences(head)[1:]:  # the spectator, then each seat
-        shown = fresh.view(head.ruleset, viewer, label)
-        if shown is not None and len(shown.rolls) == len(event.rolls):
+        shown = fresh.view(ruleset, viewer, label)
+        if shown is not None and len(shown.rolls) == rolls:
             out.append(label)
     return tuple(out)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+import msgspec
 
 
 class Conflict(Exception):
@@ -22,15 +23,15 @@ class PredecessorFailed(Exception):
     would leave a gap in seq, or record a decision taken on a state that never became durable)."""
 
 
-@dataclass
-class WriteBatch:
-    """Everything one command (or game creation) writes, atomically."""
+class WriteBatch(msgspec.Struct):
+    """Everything one command (or game creation) writes, atomically. (A Struct, built in C: one a command;
+    an empty list default is a fresh list for each batch, as a dataclass' ``default_factory=list``.)"""
 
     game_id: str
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = []
     game: dict[str, Any] | None = None
-    seats: list[dict[str, Any]] = field(default_factory=list)
-    seeds: list[dict[str, Any]] = field(default_factory=list)
+    seats: list[dict[str, Any]] = []
+    seeds: list[dict[str, Any]] = []
     idempotency: dict[str, Any] | None = None
     snapshot: dict[str, Any] | None = None
     # the batch of the same game this one was decided on top of while it was still being committed;

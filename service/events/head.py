@@ -41,6 +41,9 @@ class GameHead:
     rewinds: list[tuple[int, int]] = field(default_factory=list)
     dice_ledger: Any = None  # the current dice turn's slots (dice_book.TurnLedger), loaded on first roll
     codec: EventCodec = field(init=False, repr=False, compare=False)  # the ruleset's (read twice a command)
+    # the state a command left the game running in (``is_over`` was false), by identity: while it is still
+    # ``state`` the next command's guard need not ask ``is_over`` again (states are immutable values)
+    running: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.codec = codec_for(self.ruleset)
@@ -90,6 +93,11 @@ def build_head(
     return head
 
 
+# exact types, not isinstance: a Struct class's isinstance goes through its metaclass (~800 instructions
+# per class tried), and no event type derives from a service event
+_MARKERS = frozenset((DiceCommitted, DiceRevealed, DiceDisclosed, GameRewound))
+
+
 def advance(head: GameHead, steps: Sequence[tuple[Decoded, Any]]) -> None:
     """Apply stored events, each with the state right after it, to a head (a reload: the tail after a
     snapshot). The dice turn follows the clock after each whole command (its rows share a command id)
@@ -100,11 +108,13 @@ def advance(head: GameHead, steps: Sequence[tuple[Decoded, Any]]) -> None:
     rewound = False
     last = len(steps) - 1
     for i, (d, after) in enumerate(steps):
-        _note_marker(head, d)
-        rewound = rewound or isinstance(d.event, GameRewound)
+        kind = type(d.event)
+        if kind in _MARKERS:
+            _note_marker(head, d)
+            rewound = rewound or kind is GameRewound
         command = d.row.command_id
-        if command is None and isinstance(d.event, DiceCommitted):
-            head.dice_turn = d.event.turn  # game creation: the first turn's seed
+        if command is None and kind is DiceCommitted:
+            head.dice_turn = d.event.turn  # type: ignore[attr-defined]  # game creation: the first turn's seed
         elif command is not None and (i == last or steps[i + 1][0].row.command_id != command) \
                 and not ruleset.is_over(after):
             head.dice_turn = ruleset.clock(after).turn
@@ -124,9 +134,6 @@ class Step(Protocol):
     after: Any
 
 
-# exact types, not isinstance: a Struct class's isinstance goes through its metaclass (~800 instructions
-# per class tried), and no event type derives from a service event
-_MARKERS = frozenset((DiceCommitted, DiceRevealed, DiceDisclosed, GameRewound))
 
 
 def advance_command(head: GameHead, steps: Sequence[Step], dice_turn: int | None) -> None:
@@ -141,9 +148,10 @@ def advance_command(head: GameHead, steps: Sequence[Step], dice_turn: int | None
         if kind in _MARKERS:
             _note_marker(head, step)
             rewound = rewound or kind is GameRewound
+    last = steps[-1]
     if dice_turn is not None:
         head.dice_turn = dice_turn
-    last = steps[-1]
+        head.running = last.after
     head.state = last.after
     head.seq = last.seq
     if rewound:
@@ -154,14 +162,15 @@ def advance_command(head: GameHead, steps: Sequence[Step], dice_turn: int | None
 
 def _note_marker(head: GameHead, d: Decoded | Step) -> None:
     event = d.event
-    if isinstance(event, DiceCommitted):
-        head.committed.add(event.turn)
-    elif isinstance(event, DiceRevealed):
-        head.revealed.add(event.turn)
-    elif isinstance(event, DiceDisclosed):
+    kind = type(event)  # exact types, as ``_MARKERS``
+    if kind is DiceCommitted:
+        head.committed.add(event.turn)  # type: ignore[attr-defined]
+    elif kind is DiceRevealed:
+        head.revealed.add(event.turn)  # type: ignore[attr-defined]
+    elif kind is DiceDisclosed:
         head.disclosed = True
-    elif isinstance(event, GameRewound) and (d.seq, event.to_seq) not in head.rewinds:
-        head.rewinds.append((d.seq, event.to_seq))
+    elif kind is GameRewound and (d.seq, event.to_seq) not in head.rewinds:  # type: ignore[attr-defined]
+        head.rewinds.append((d.seq, event.to_seq))  # type: ignore[attr-defined]
 
 
 def _recount_effective(head: GameHead) -> None:
@@ -176,7 +185,7 @@ def _dice_turn_at(ruleset: Ruleset, state: Any, markers: list[Decoded]) -> int:
     if not ruleset.is_over(state):
         return ruleset.clock(state).turn
     for kind in (DiceRevealed, DiceCommitted):
-        turns = [d.event.turn for d in markers if isinstance(d.event, kind)]
+        turns = [d.event.turn for d in markers if type(d.event) is kind]  # type: ignore[attr-defined]
         if turns:
             return turns[-1]
     return ruleset.clock(state).turn

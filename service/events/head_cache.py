@@ -35,6 +35,13 @@ class GameLock(asyncio.Lock):
             return True
         return False
 
+    def release(self) -> None:
+        """asyncio's ``release``, without its call to wake a waiter when nobody waits (the usual case)."""
+        if self._locked and not self._waiters:
+            self._locked = False
+        else:
+            super().release()
+
 
 class HeadCache:
     def __init__(self, store: EventStore, capacity: int = DEFAULT_CAPACITY, verify_reads: bool = False) -> None:
@@ -63,10 +70,15 @@ class HeadCache:
             self._heads.move_to_end(game_id)
         return head
 
+    def peek(self, game_id: str) -> GameHead | None:
+        """The cached head, its place in the eviction order left as it is (a caller that just used it)."""
+        return self._heads.get(game_id)
+
     def hit(self, game_id: str) -> GameHead | None:
-        """The cached head, counted as a hit (None: ``get`` must load it)."""
-        head = self.cached(game_id)
+        """The cached head, counted as a hit (None: ``get`` must load it); ``cached`` inlined (once a command)."""
+        head = self._heads.get(game_id)
         if head is not None:
+            self._heads.move_to_end(game_id)
             self.hits += 1
         return head
 
@@ -144,10 +156,12 @@ class HeadCache:
 
     def note_own_write(self, game_id: str, seq: int) -> None:
         """This process queued rows of ``game_id`` up to ``seq`` (they reach the cached head once durable)."""
-        self._own[game_id] = max(seq, self._own.get(game_id, 0))
-        if len(self._own) > 2 * self.capacity:  # games no longer held
-            for gid in [g for g in self._own if g not in self._heads]:
-                del self._own[gid]
+        own = self._own
+        if seq > own.get(game_id, 0):
+            own[game_id] = seq
+        if len(own) > 2 * self.capacity:  # games no longer held
+            for gid in [g for g in own if g not in self._heads]:
+                del own[gid]
 
     def note_remote_append(self, game_id: str, seq: int) -> None:
         """Another replica appended up to ``seq``: a cached head that is behind must be refolded."""

@@ -239,3 +239,24 @@ async def test_a_decoded_request_is_the_body_it_stands_for() -> None:
             await call()
         errors.append((caught.value.detail, caught.value.field))
     assert errors[0] == errors[1] and errors[0][1] == "$.command.seat"
+
+
+async def test_the_guard_asks_is_over_only_of_a_state_no_command_left_running() -> None:
+    """A command that leaves the game running marks its state (``GameHead.running``): the next command's
+    game-over guard skips ``is_over`` on it; the command that ends the game does not mark its state, so
+    the next one is refused with GAME-OVER on the live head (no reload)."""
+    from service.domain.core import RuleViolation
+
+    service = GameService(MemoryEventStore())
+    gid = (await service.create_game("tiny", {"hull": 1000, "turn_limit": 1})).game_id
+    await service.handle_command(gid, seat("red"), _shot("red"))
+    head = service.commands._runs[gid].ahead
+    assert head.running is head.state and (await service.head(gid)).running is (await service.head(gid)).state
+    for s in ("red", "blue", "red", "blue"):  # both phases of the only turn: the last command ends the game
+        await service.handle_command(gid, seat(s), msgspec.json.encode(
+            {"command": {"type": "tiny.end_phase", "seat": s}}))
+    head = service.commands._runs[gid].ahead
+    assert head.ruleset.is_over(head.state) and head.running is not head.state
+    with pytest.raises(RuleViolation) as info:
+        await service.handle_command(gid, seat("red"), _shot("red"))
+    assert info.value.rule == "GAME-OVER"

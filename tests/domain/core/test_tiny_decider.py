@@ -45,3 +45,32 @@ def test_views_strip_secrets_of_others():
     assert R.view(state, seat("blue"))["secrets"] == {}
     assert R.view(state, SPECTATOR)["secrets"] == {}
     assert R.redact(tiny.Hidden(seat="red", secret=9), seat("blue"), state).secret is None
+
+
+def test_the_game_over_guard_trusts_a_caller_that_knows_the_state_runs():
+    """``guarded_decide(running=True)``: the caller asked ``is_over`` of this state already; without it
+    the guard asks (and a finished game is refused before any ruleset rule)."""
+    from service.domain.core import Dice, RuleViolation
+    from service.domain.core.guards import GAME_OVER, guarded_decide
+
+    class Counting(type(R)):  # type: ignore[misc]
+        asked = 0
+
+        def is_over(self, state):  # type: ignore[no-untyped-def]
+            Counting.asked += 1
+            return super().is_over(state)
+
+    ruleset = Counting()
+    state = given(R, {"hull": 3})
+    shoot = tiny.Shoot(shooter="red", target="blue")
+    guarded_decide(ruleset, state, shoot, seat("red"), Dice(b"k", "g", 1), running=True)
+    asked = Counting.asked
+    guarded_decide(ruleset, state, shoot, seat("red"), Dice(b"k", "g", 1))
+    assert Counting.asked == asked + 2  # the guard's, then the ruleset's own
+    over = given(R, {"hull": 3, "turn_limit": 0})
+    try:
+        guarded_decide(ruleset, over, shoot, seat("red"), Dice(b"k", "g", 1))
+    except RuleViolation as violation:
+        assert violation.rule == GAME_OVER
+    else:
+        raise AssertionError("a finished game was not refused")
