@@ -148,9 +148,9 @@ class GroupWriter:
         if not self._connection_lock.acquire(blocking=False):
             return False
         try:
-            with self._count_lock:
-                idle = self._handed == self._finished
-            if not idle:
+            # two int reads (atomic under the GIL; _count_lock serialises the hand-offs' increments, and a
+            # hand-off landing just after this read would have landed just after the lock's release too)
+            if self._handed != self._finished:
                 return False
             outcomes = self._commit_collecting(jobs)
         finally:
