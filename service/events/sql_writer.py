@@ -61,12 +61,16 @@ class GroupWriter:
         # inline commits: a hand-off that finds the writer idle commits on the loop's own thread (below)
         self.inline = engine.dialect.name == "sqlite"
         self._connection_lock = threading.Lock()  # whoever commits holds it: the thread or an inline hand-off
-        self._handed = 0  # jobs put on the queue (the loops' side, under _count_lock)
-        self._finished = 0  # of those, jobs the thread has committed or failed (under _connection_lock)
+        self._handed = 0  # jobs put on the queue (the loops' side, under _count_lock: several loops may hand off)
+        # of those, jobs the thread has committed or failed: written by the thread alone, under
+        # _connection_lock, so whoever holds that lock reads it settled
+        self._finished = 0
         self._count_lock = threading.Lock()
         self._after_inline = False  # the last hand-off was committed inline
         self._inline_from = 0.0  # perf_counter before which no hand-off is committed inline (backing off)
         self._connection: Any = None  # the pool's connection, held for the writer's life
+        self._cursor: Any = None  # the groups' cursor, made once for the connection in _cursor_of
+        self._cursor_of: Any = None
         self._statements: dict[tuple[str, tuple[str, ...], int], str] = {}  # (table, columns, rows) -> SQL
         self._getters: dict[tuple[str, ...], Callable[[dict[str, Any]], tuple[Any, ...]]] = {}
         self.commits = 0  # transactions committed (group commit makes this < batches)
@@ -144,9 +148,9 @@ class GroupWriter:
         if not self._connection_lock.acquire(blocking=False):
             return False
         try:
-            with self._count_lock:
-                idle = self._handed == self._finished
-            if not idle:
+            # two int reads (atomic under the GIL; _count_lock serialises the hand-offs' increments, and a
+            # hand-off landing just after this read would have landed just after the lock's release too)
+            if self._handed != self._finished:
                 return False
             outcomes = self._commit_collecting(jobs)
         finally:
@@ -172,11 +176,8 @@ class GroupWriter:
                     if handed is None:
                         return
                     carry = handed
-                while len(carry) < GROUP_LIMIT and not stop:
-                    try:
-                        more = self._queue.get_nowait()
-                    except queue.Empty:
-                        break
+                while len(carry) < GROUP_LIMIT and not stop and not self._queue.empty():
+                    more = self._queue.get_nowait()  # (this thread is the only getter; no Empty raised per group)
                     if more is None:
                         stop = True  # commit what came before it, then end
                     else:
@@ -187,8 +188,7 @@ class GroupWriter:
                     jobs, carry = carry, []
                 with self._connection_lock:
                     outcomes = self._commit_collecting(jobs)
-                    with self._count_lock:
-                        self._finished += len(jobs)
+                    self._finished += len(jobs)
                 _wake(jobs, outcomes)
         finally:
             self._release()
@@ -207,7 +207,7 @@ class GroupWriter:
         ready = []
         batches = []
         for job in jobs:  # a batch decided on one that failed is not written (batches come in order)
-            failure = predecessor_failure(job[0])
+            failure = None if job[0].follows is None else predecessor_failure(job[0])
             if failure is None:
                 ready.append(job)
                 batches.append(job[0])
@@ -274,7 +274,9 @@ class GroupWriter:
                     raise
 
     def _insert(self, connection: Any, batches: list[WriteBatch]) -> None:
-        cursor = connection.cursor()
+        if self._cursor_of is not connection:  # one cursor per connection, not one per group
+            self._cursor, self._cursor_of = connection.cursor(), connection
+        cursor = self._cursor
         if not self._copy:
             for table, columns, values in self.rows(batches):  # sqlite3: prepared once, cached by the driver
                 cursor.executemany(self._sql(table, columns), values)
@@ -354,12 +356,13 @@ class GroupWriter:
                 raise ConnectionError("broken")
             connection.driver_connection.rollback()
         except Exception:  # noqa: BLE001 - the connection is unusable: the pool forgets it
-            self._connection = None
+            self._connection = self._cursor = self._cursor_of = None
             with contextlib.suppress(Exception):
                 connection.invalidate()
 
     def _release(self) -> None:
         connection, self._connection = self._connection, None
+        self._cursor = self._cursor_of = None
         if connection is not None:
             with contextlib.suppress(Exception):
                 connection.close()  # back to the pool (which rolls back nothing: no transaction is open)
@@ -372,14 +375,26 @@ _GAMES, _SEATS, _SEEDS, _EVENTS, _IDEMPOTENCY, _SNAPSHOTS = (
 def _rows_by_table(batches: list[WriteBatch]) -> list[tuple[str, list[dict[str, Any]]]]:
     if len(batches) == 1:  # a lone command (most groups at one game): its lists as they are, in the same order
         return _rows_of(batches[0])
-    tables: list[tuple[str, list[dict[str, Any]]]] = [
-        (_GAMES, [b.game for b in batches if b.game is not None]),
-        (_SEATS, [row for b in batches for row in b.seats]),
-        (_SEEDS, [row for b in batches for row in b.seeds]),
-        (_EVENTS, [row for b in batches for row in b.events]),
-        (_IDEMPOTENCY, [b.idempotency for b in batches if b.idempotency is not None]),
-        (_SNAPSHOTS, [b.snapshot for b in batches if b.snapshot is not None]),
-    ]
+    games: list[dict[str, Any]] = []
+    seats: list[dict[str, Any]] = []
+    seeds: list[dict[str, Any]] = []
+    events: list[dict[str, Any]] = []
+    idempotency: list[dict[str, Any]] = []
+    snapshots: list[dict[str, Any]] = []
+    for b in batches:  # one pass (not six comprehensions over the group); most batches carry events alone
+        if b.game is not None:
+            games.append(b.game)
+        if b.seats:
+            seats += b.seats
+        if b.seeds:
+            seeds += b.seeds
+        events += b.events
+        if b.idempotency is not None:
+            idempotency.append(b.idempotency)
+        if b.snapshot is not None:
+            snapshots.append(b.snapshot)
+    tables = ((_GAMES, games), (_SEATS, seats), (_SEEDS, seeds), (_EVENTS, events), (_IDEMPOTENCY, idempotency),
+              (_SNAPSHOTS, snapshots))
     return [(name, rows) for name, rows in tables if rows]
 
 
@@ -408,7 +423,10 @@ def _fail(job: _Job, exc: BaseException, outcomes: list[_Outcome]) -> None:
 def _wake(jobs: list[_Job], outcomes: list[_Outcome]) -> None:
     """One call into each submitting loop (there is one, the service's) for the whole group."""
     loop = jobs[0][1]
-    if all(job[1] is loop for job in jobs):
+    for job in jobs:  # (a loop, not all() over a generator)
+        if job[1] is not loop:
+            break
+    else:
         _call(loop, outcomes)
         return
     by_loop: dict[asyncio.AbstractEventLoop, list[_Outcome]] = {}
@@ -420,8 +438,10 @@ def _wake(jobs: list[_Job], outcomes: list[_Outcome]) -> None:
 
 
 def _call(loop: asyncio.AbstractEventLoop, outcomes: list[_Outcome]) -> None:
-    with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits there any more
+    try:  # (not contextlib.suppress: its object and two Python-level calls, once per group)
         loop.call_soon_threadsafe(_settle, outcomes)
+    except RuntimeError:  # that loop is closed: nobody waits there any more
+        pass
 
 
 def _settle(outcomes: list[_Outcome]) -> None:

@@ -381,3 +381,20 @@ async def test_inline_commits_back_off_once_commands_queue_up_behind_one(sqlite_
                         ("salvo-writer", ["g_b5", "g_b6"]), (here, ["g_b7"]), (here, ["g_b8"])]
     finally:
         s.close()
+
+
+async def test_groups_on_one_connection_share_a_cursor_and_a_new_connection_gets_its_own(store: SqlEventStore) -> None:
+    writer = store._writer
+    await store.write(_batch("g_cursor_a"))
+    cursor = writer._cursor
+    assert cursor is not None and writer._cursor_of is writer._connection.driver_connection
+    await asyncio.gather(store.write(_batch("g_cursor_b")), store.write(_batch("g_cursor_c")))
+    assert writer._cursor is cursor
+    writer._rollback()  # (nothing open) the connection stays, and so does its cursor
+    assert writer._cursor is cursor
+    writer._release()  # back to the pool: the next group checks out a connection and makes its cursor anew
+    assert writer._cursor is None
+    await store.write(_batch("g_cursor_d"))
+    assert writer._cursor is not None and writer._cursor is not cursor
+    assert writer._cursor_of is writer._connection.driver_connection
+    assert [await store.head(g) for g in ("g_cursor_a", "g_cursor_b", "g_cursor_c", "g_cursor_d")] == [2, 2, 2, 2]
