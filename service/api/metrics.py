@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -60,6 +61,28 @@ class TalliedCounter(Counter):
         return self.labels(*labelvalues)._value  # type: ignore[no-any-return]
 
 
+class TalliedHistogram(Histogram):
+    """A Histogram whose sum and buckets count in ``Tally`` values, observed with one bisect: no lock, no
+    observability check and no bucket scan per observation (``Histogram.observe`` costs ~9.5k instructions,
+    and the writer observes twice a command, ~3 % of a websocket command). Exposed as any Histogram's. Its
+    observers must not run concurrently: the store's writer observes under its connection lock (the
+    writer thread or an inline commit, never both at once). Unlabelled only (a parent has no buckets)."""
+
+    def _metric_init(self) -> None:
+        super()._metric_init()
+        self._fast = not self._sum._multiprocess
+        if self._fast:
+            self._sum = Tally()  # type: ignore[assignment]
+            self._buckets = [Tally() for _ in self._upper_bounds]  # type: ignore[misc]
+
+    def observe(self, amount: float, exemplar: dict[str, str] | None = None) -> None:
+        if not self._fast or exemplar:
+            super().observe(amount, exemplar)
+            return
+        self._sum.value += amount  # type: ignore[attr-defined]
+        self._buckets[bisect_left(self._upper_bounds, amount)].value += 1  # type: ignore[attr-defined]
+
+
 class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
@@ -69,10 +92,10 @@ class Metrics:
                                 ["ruleset", "outcome"], registry=r)
         self.rejections = Counter("salvo_rule_rejections", "Commands refused by a rule, by rule id",
                                   ["rule"], registry=r)
-        self.append_seconds = Histogram(
+        self.append_seconds = TalliedHistogram(
             "salvo_append_seconds", "From a write's submission to its durable commit", registry=r,
             buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5))
-        self.group_size = Histogram("salvo_group_commit_size", "Write batches per database transaction",
+        self.group_size = TalliedHistogram("salvo_group_commit_size", "Write batches per database transaction",
                                     registry=r, buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256))
         self.sockets = Gauge("salvo_sockets", "Open live streams, by audience kind", ["audience"], registry=r)
         self.direct_sockets = Gauge("salvo_direct_sockets", "Open live streams written straight to their "

@@ -161,3 +161,25 @@ def test_a_tallied_counter_is_exposed_as_a_counter_is():
     assert "salvo_x_total{outcome=\"accepted\",ruleset=\"tiny\"} 3.0" in page(tallied_registry)
     assert tallied.labels("tiny", "accepted")._value.get() == 3.0
     assert sum("salvo_x_created{" in line for line in generate_latest(tallied_registry).decode().splitlines()) == 4
+
+
+def test_a_tallied_histogram_is_exposed_as_a_histogram_is():
+    from prometheus_client import CollectorRegistry, Histogram, generate_latest
+
+    from service.api.metrics import TalliedHistogram
+
+    plain_registry, tallied_registry = CollectorRegistry(), CollectorRegistry()
+    buckets = (1, 2, 4, 8)
+    plain = Histogram("salvo_y", "Sizes", registry=plain_registry, buckets=buckets)
+    tallied = TalliedHistogram("salvo_y", "Sizes", registry=tallied_registry, buckets=buckets)
+    for amount in (0, 1, 1.5, 2, 3, 8, 9, 1000, 0.25):  # on a bound, between bounds, past the last one
+        plain.observe(amount)
+        tallied.observe(amount)
+
+    def page(registry: CollectorRegistry) -> list[str]:
+        return [line for line in generate_latest(registry).decode().splitlines() if "_created" not in line]
+
+    assert page(tallied_registry) == page(plain_registry)
+    assert 'salvo_y_bucket{le="2.0"} 5.0' in page(tallied_registry)  # 0, 0.25, 1, 1.5, 2
+    assert 'salvo_y_bucket{le="+Inf"} 9.0' in page(tallied_registry)
+    assert "salvo_y_sum 1024.75" in page(tallied_registry)
