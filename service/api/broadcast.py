@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Awaitable
 from collections.abc import Set as AbstractSet
 from typing import Protocol
 
@@ -62,7 +63,8 @@ class Broadcaster(Protocol):
 
     def unsubscribe(self, sub: Subscription) -> None: ...
 
-    async def publish(self, game_id: str, items: list[Item]) -> None: ...
+    def publish(self, game_id: str, items: list[Item]) -> Awaitable[None] | None:
+        """Hand the items to live streams; an awaitable only when delivery has to wait (Redis)."""
 
     def restart_all(self) -> int: ...
 
@@ -93,8 +95,10 @@ class InProcessBroadcaster:
             if not subs:
                 del self._subs[sub.game_id]
 
-    async def publish(self, game_id: str, items: list[Item]) -> None:
+    def publish(self, game_id: str, items: list[Item]) -> Awaitable[None] | None:
+        """Delivered at once: nothing to await (no coroutine per command)."""
         self.deliver(game_id, items)
+        return None
 
     def deliver(self, game_id: str, items: list[Item]) -> None:
         subs = self._subs.get(game_id)

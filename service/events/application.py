@@ -140,23 +140,19 @@ class GameService:
 
     async def announce(self, game_id: str, seq: int) -> None:
         """Tell live streams the log goes up to ``seq`` (they read what they need from the store)."""
-        if self.publish is not None:
-            await self.publish(game_id, [(seq, None)])
+        if self.publish is not None and (waiting := self.publish(game_id, [(seq, None)])) is not None:
+            await waiting
 
     # ``publish`` may be replaced after construction (tests spy on it): look it up on every call
-    def _publish(self, game_id: str, items: FrameItems) -> Awaitable[None]:
+    def _publish(self, game_id: str, items: FrameItems) -> Awaitable[None] | None:
         publish = self.publish
-        return publish(game_id, items) if publish is not None else _nothing()
+        return publish(game_id, items) if publish is not None else None
 
     def _frames(self, head: GameHead, fresh: list[FreshEvent]) -> FrameItems:
         if self.publish is None:
             return []
         wanted = self.listening(head.game_id) if self.listening is not None else None
         return live_frames(head, fresh, wanted)
-
-
-async def _nothing() -> None:
-    return None
 
 
 __all__ = [

@@ -223,8 +223,8 @@ class CommandPipeline:
                 raise
             try:
                 frames = self._durable(game_id, run, mine)
-                if frames and self.publish is not None:
-                    await self.publish(game_id, frames)
+                if frames and self.publish is not None and (waiting := self.publish(game_id, frames)) is not None:
+                    await waiting  # only a publisher that must wait (Redis) returns an awaitable
             finally:
                 mine.settle()
             return decision.result

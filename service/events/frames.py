@@ -21,8 +21,9 @@ from .head import GameHead
 from .replay import visible_event
 
 FrameItems = list[tuple[int, dict[str, bytes | None] | None]]
-# (game id, [(seq, {audience: frame bytes or None})]) -> published to live streams
-Publisher = Callable[[str, FrameItems], Awaitable[None]]
+# (game id, [(seq, {audience: frame bytes or None})]) -> published to live streams; what it returns is
+# awaited when not None (the in-process broadcaster delivers at once and returns None)
+Publisher = Callable[[str, FrameItems], Awaitable[None] | None]
 
 _encoder = msgspec.json.Encoder()
 _AUDIENCES: dict[tuple[str, ...], list[Viewer]] = {}
@@ -52,9 +53,13 @@ def audience_key(viewer: Viewer) -> str:
 
 class FreshEvent:
     """One event a command is appending, with the state right after it, and (once its row is built,
-    ``bind``) what its envelope says: the same fields a read of the stored row gives."""
+    ``bind``) what its envelope says: the same fields a read of the stored row gives.
 
-    __slots__ = ("_data", "_encoded", "_envelopes", "_header", "_rolls", "_views", "actor", "after", "event",
+    Each audience's view is asked for once (``_views``). The envelope of the event itself, what most
+    audiences see, is kept in ``_plain``; a dict for redacted views' envelopes is made only when an
+    audience sees one."""
+
+    __slots__ = ("_data", "_header", "_plain", "_redacted", "_rolls", "_views", "actor", "after", "event",
                  "material", "seq")
 
     def __init__(self, event: Event, after: Any, actor: str) -> None:
@@ -66,9 +71,9 @@ class FreshEvent:
         self._header: tuple[Any, ...] = ()
         self._data: msgspec.Raw | None = None
         self._rolls: msgspec.Raw | tuple[()] = ()
-        self._views: dict[str, Event | None] = {}
-        self._envelopes: dict[int, bytes] = {}  # id(view) -> envelope bytes; the views keep the ids alive
-        self._encoded: dict[str, bytes | None] = {}  # label -> its envelope (None: hidden), once asked for
+        self._views: dict[str, Event | None] = {}  # label -> its view (None: hidden)
+        self._plain: bytes | None = None  # the envelope of ``event`` unredacted, once asked for
+        self._redacted: dict[int, bytes] | None = None  # id(view) -> envelope; the views keep the ids alive
 
     def bind(self, row: dict[str, Any], material: DiceMaterial | None, served: DiceMaterial | None = None) -> None:
         """``served``: ``material`` without its ``seen_by``, when the caller has it."""
@@ -98,26 +103,38 @@ class FreshEvent:
         same view share the bytes."""
         if label is None:
             label = viewer.label
-        encoded = self._encoded.get(label, _UNSEEN)
-        if encoded is not _UNSEEN:
-            return encoded  # type: ignore[no-any-return]
-        shown = self.view(ruleset, viewer, label)
-        if shown is not None:
-            encoded = self._envelopes.get(id(shown))
-            if encoded is None:
-                tag, turn, phase, actor, recorded_at, command_id, dice = self._header
-                redacted = shown is not self.event
-                encoded = self._envelopes[id(shown)] = _encoder.encode(Envelope(  # positional: field order
-                    game_id, self.seq, tag, type(shown).version, turn, phase, actor, recorded_at,
-                    codec.to_data(shown) if redacted else self._data, command_id,  # type: ignore[arg-type]
-                    shown.rolls if redacted else self._rolls, dice))  # type: ignore[arg-type]
+        shown = self._views.get(label, _UNSEEN)
+        if shown is _UNSEEN:
+            shown = self.view(ruleset, viewer, label)
+        if shown is None:
+            return None
+        plain = shown is self.event
+        data: Any
+        rolls: Any
+        if plain:
+            encoded = self._plain
+            if encoded is not None:
+                return encoded
+            data, rolls = self._data, self._rolls
         else:
-            encoded = None
-        self._encoded[label] = encoded
+            redacted = self._redacted
+            if redacted is None:
+                redacted = self._redacted = {}
+            elif (encoded := redacted.get(id(shown))) is not None:
+                return encoded
+            data, rolls = codec.to_data(shown), shown.rolls
+        tag, turn, phase, actor, recorded_at, command_id, dice = self._header
+        encoded = _encoder.encode(Envelope(  # positional: field order
+            game_id, self.seq, tag, type(shown).version, turn, phase, actor, recorded_at, data, command_id,
+            rolls, dice))
+        if plain:
+            self._plain = encoded
+        else:
+            redacted[id(shown)] = encoded  # type: ignore[index]  # made above, for a redacted view
         return encoded
 
 
-_UNSEEN: Any = object()  # not encoded for that audience yet
+_UNSEEN: Any = object()  # no view asked for that audience yet
 
 
 def result_body(version: int, envelopes: list[bytes]) -> bytes:

@@ -148,9 +148,9 @@ def test_frames_are_encoded_once_per_audience(client):
     broadcaster = client.app.state.broadcaster
     original = broadcaster.publish
 
-    async def spy(game_id, items):
+    def spy(game_id, items):
         published.extend(items)
-        await original(game_id, items)
+        return original(game_id, items)
 
     broadcaster.publish = spy
     client.app.state.service.publish = spy

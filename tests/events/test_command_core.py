@@ -88,3 +88,49 @@ def test_a_limit_switched_off_counts_nothing(spec):
     for _ in range(1000):
         limits.command("digest", "127.0.0.1")
     assert not limits.limits_tokens
+
+
+async def test_audiences_that_see_one_view_share_its_bytes_whichever_audience_asks_first():
+    """A hidden secret: the umpire and its seat see the event itself, the spectator and the other seat
+    its redaction. The redacted audience asked in between does not split the plain audiences' bytes."""
+    frames: dict[int, dict[str, bytes | None]] = {}
+
+    def publish(game_id: str, items: Any) -> None:  # synchronous: nothing to await
+        for seq, per in items:
+            frames[seq] = per
+
+    service = GameService(MemoryEventStore(), publish=publish)
+    game = await service.create_game("tiny", "long")
+    hide = {"type": "tiny.hide", "seat": "red", "secret": 7}
+    result = await service.handle_command(game.game_id, seat("red"), msgspec.json.encode({"command": hide}))
+    per = frames[result.version]  # published before the command was answered
+    assert b'"secret":7' in per["umpire"] and per["umpire"] is per["seat:red"]  # type: ignore[operator]
+    assert per["spectator"] == per["seat:blue"] and b'"secret":null' in per["spectator"]  # type: ignore[operator]
+    assert per["umpire"] != per["spectator"]
+
+
+async def test_the_in_process_broadcaster_delivers_at_once_and_gives_nothing_to_await():
+    from service.api.broadcast import InProcessBroadcaster
+
+    broadcaster = InProcessBroadcaster()
+    sub = broadcaster.subscribe("g", 10, "seat:red")
+    assert broadcaster.publish("g", [(3, {"seat:red": b"x"})]) is None
+    assert await sub.next(0) == (3, {"seat:red": b"x"})
+
+
+def test_a_fresh_event_shares_the_plain_bytes_when_a_redacted_audience_asks_first():
+    from service.events.frames import FreshEvent
+    from service.events.head import codec_for
+    from service.events.rows import event_row
+    from tests.support import tiny
+
+    codec, ruleset = codec_for(tiny.RULESET), tiny.RULESET
+    event = tiny.Hidden(seat="red", secret=7)
+    fresh = FreshEvent(event, None, "seat:red")
+    fresh.bind(event_row(codec, "g", 3, event, 1, "fire", "seat:red", "c", "2026-12-02T00:00:00Z", None), None)
+    spectator = fresh.envelope(codec, ruleset, "g", Viewer("spectator"))
+    red = fresh.envelope(codec, ruleset, "g", seat("red"))
+    blue = fresh.envelope(codec, ruleset, "g", seat("blue"))
+    assert fresh.envelope(codec, ruleset, "g", UMPIRE) is red and b'"secret":7' in red  # type: ignore[operator]
+    assert spectator == blue and b'"secret":null' in spectator  # type: ignore[operator]
+    assert fresh.envelope(codec, ruleset, "g", seat("blue"), "seat:blue") is blue  # asked again: the same bytes

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 import msgspec
@@ -17,8 +18,11 @@ S = TypeVar("S")
 P = TypeVar("P")
 
 
-class Viewer(msgspec.Struct, frozen=True):
-    """Who is looking: ``umpire`` sees everything, ``seat`` its side's view, ``spectator`` the public."""
+class Viewer(msgspec.Struct, frozen=True, dict=True):
+    """Who is looking: ``umpire`` sees everything, ``seat`` its side's view, ``spectator`` the public.
+
+    ``dict=True`` only holds the cached ``label`` (asked several times a command; a socket keeps its
+    viewer): not a field, so equality, hashing and encoding stay those of ``kind`` and ``seat``."""
 
     kind: str  # "umpire" | "seat" | "spectator"
     seat: str | None = None
@@ -27,7 +31,7 @@ class Viewer(msgspec.Struct, frozen=True):
     def is_umpire(self) -> bool:
         return self.kind == "umpire"
 
-    @property
+    @cached_property
     def label(self) -> str:
         return f"seat:{self.seat}" if self.kind == "seat" else self.kind
 
