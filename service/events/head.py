@@ -134,8 +134,6 @@ class Step(Protocol):
     after: Any
 
 
-
-
 def advance_command(head: GameHead, steps: Sequence[Step], dice_turn: int | None) -> None:
     """``advance`` for the live path: the new events of one command (one command id), each with its seq
     and the state after it; ``dice_turn``: what the decision worked out for it (the clock's turn after
