@@ -369,6 +369,8 @@ async def test_inline_commits_back_off_once_commands_queue_up_behind_one(sqlite_
     try:
         seen = _note_threads(s, monkeypatch)
         here = threading.current_thread().name
+        # a back-off no busy machine outlasts between two awaits (20 ms did, once, under valgrind load)
+        monkeypatch.setattr(sql_writer, "INLINE_BACK_OFF", 60.0)
         await s.write(_batch("g_b1"))  # lone, writer idle: inline
         await asyncio.gather(s.write(_batch("g_b2")), s.write(_batch("g_b3")))  # two queued up behind it
         await s.write(_batch("g_b4"))  # lone, writer idle, but inside the back-off: the thread's
