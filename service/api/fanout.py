@@ -52,6 +52,11 @@ def text_frame(payload: bytes) -> bytes:
     return _long_head(TEXT, 127, n) + payload
 
 
+def text_frame_size(n: int) -> int:
+    """``len(text_frame(payload))`` for a payload of ``n`` bytes, without building it (a held message)."""
+    return n + (2 if n < 126 else 4 if n < 1 << 16 else 10)
+
+
 _MISSING: Any = object()  # an audience the frames were not encoded for
 _NO_AUDIENCES: dict[str, int] = {}
 _HIDDEN = b'{"kind":"caught_up","seq":%d}'  # an event hidden from the audience: its seq alone, so a page refreshes
@@ -194,8 +199,7 @@ class Fanout:
                     if message is None:
                         message = _HIDDEN % seq
                     held.append((seq, message))
-                    n = len(message)  # counted as its frame: ``text_frame``'s header added
-                    sink.held_bytes += n + (2 if n < 126 else 4 if n < 1 << 16 else 10)
+                    sink.held_bytes += text_frame_size(len(message))  # counted as its frame
                     if len(held) > HOLD_FRAMES or sink.held_bytes > limit:
                         self.holds_overflowed += 1  # too much to keep: its reader reads the store afterwards
                         self._to_reader(sink, seq)

@@ -29,16 +29,17 @@ class Gate:
         self.metrics = metrics
         # per command: the count of its (ruleset, outcome) and the token's digest (the rate limit's key),
         # each looked up once and kept, not rebuilt (labels(), sha256) every time
-        self._counted: dict[tuple[str, str], Any] = {}
-        self._accepted: dict[str, Any] = {}  # ruleset -> its "accepted" count: no key tuple per command
+        self._counted: dict[str, dict[str, Any]] = {}  # outcome -> ruleset -> its count
+        self._accepted = self._counted["accepted"] = {}  # the usual outcome's, read straight (no key tuple)
         self._digests: dict[str, str] = {}
         # no command limit configured: no admission to run (its clock read and calls) per command
         self._admits = limits.per_token is not None or limits.per_address is not None
 
     def _count(self, ruleset: str, outcome: str) -> None:
-        tally = self._counted.get((ruleset, outcome))
+        by_ruleset = self._counted.setdefault(outcome, {})
+        tally = by_ruleset.get(ruleset)
         if tally is None:
-            tally = self._counted[(ruleset, outcome)] = self.metrics.commands.tally(ruleset, outcome)
+            tally = by_ruleset[ruleset] = self.metrics.commands.tally(ruleset, outcome)
         tally.inc(1)
 
     def _digest(self, token: str | None) -> str | None:

@@ -194,3 +194,10 @@ def test_a_socket_reading_the_store_holds_what_lands_past_its_read() -> None:
         assert fanout.counters()["holds_broken"] == 1
 
     asyncio.run(run())
+
+
+def test_a_held_message_is_counted_as_the_frame_it_would_be_written_as():
+    from service.api.fanout import text_frame, text_frame_size
+
+    for n in (0, 1, 125, 126, 127, 4095, 4096, 65535, 65536, 70000):
+        assert text_frame_size(n) == len(text_frame(b"x" * n)), n
