@@ -68,31 +68,29 @@ def request_fingerprint(actor: Actor, command: Command, salt: str) -> str:
     return hashlib.sha256(canonical).hexdigest()
 
 
-class _InFlight:
+class _InFlight(msgspec.Struct):
     """One decided command on its way to the disk: ``committed`` is the store's future (durable, or
     failed); it is settled (applied to the durable head, or failed) in seq order. What waits for that gets
-    a future made on demand (``settled``): a game commanded one command at a time makes none."""
+    a future made on demand (``settled``): a game commanded one command at a time makes none. A Struct:
+    made once a command, its positional init runs in C (no Python ``__init__`` frame)."""
 
-    __slots__ = ("_waiter", "before", "committed", "decision", "done")
-
-    def __init__(self, decision: Decision, committed: asyncio.Future[None], before: _InFlight | None) -> None:
-        self.decision = decision
-        self.committed = committed
-        self.before = before
-        self.done = False
-        self._waiter: asyncio.Future[None] | None = None
+    decision: Decision
+    committed: asyncio.Future[None]
+    before: _InFlight | None
+    done: bool = False
+    waiter: asyncio.Future[None] | None = None
 
     def settled(self) -> asyncio.Future[None]:
-        waiter = self._waiter
+        waiter = self.waiter
         if waiter is None:
-            waiter = self._waiter = asyncio.get_running_loop().create_future()
+            waiter = self.waiter = asyncio.get_running_loop().create_future()
             if self.done:
                 waiter.set_result(None)
         return waiter
 
     def settle(self) -> None:
         self.done = True
-        waiter = self._waiter
+        waiter = self.waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
         # the writer is done with this batch and the next one waits on ``settled`` only: drop the links
