@@ -82,8 +82,9 @@ class Gate:
     # worker: one coroutine level fewer per command): ``ruleset``, ``start``, then ``accepted`` or ``failed``
 
     def ruleset(self, game_id: str) -> str:
-        """The command's ruleset label, read before it runs."""
-        head = self.service.heads.cached(game_id)
+        """The command's ruleset label, read before it runs (the head's place in the eviction order is
+        left to the command's own use of it)."""
+        head = self.service.heads.peek(game_id)
         return head.ruleset.name if head is not None else "unknown"
 
     def start(

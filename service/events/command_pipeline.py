@@ -19,7 +19,7 @@ from service.domain.core import Actor, Command, Ruleset
 from .decide_append import CommandResult, CommandWriter, Decision
 from .errors import Forbidden, IdempotencyMismatch, MalformedCommand, VersionConflict, field_of
 from .event_store import Conflict, EventStore, WriteBatch
-from .frames import FrameItems, Publisher
+from .frames import Publisher
 from .head import GameHead
 from .head_cache import HeadCache
 from .inputs import decode_json
@@ -68,31 +68,29 @@ def request_fingerprint(actor: Actor, command: Command, salt: str) -> str:
     return hashlib.sha256(canonical).hexdigest()
 
 
-class _InFlight:
+class _InFlight(msgspec.Struct):
     """One decided command on its way to the disk: ``committed`` is the store's future (durable, or
     failed); it is settled (applied to the durable head, or failed) in seq order. What waits for that gets
-    a future made on demand (``settled``): a game commanded one command at a time makes none."""
+    a future made on demand (``settled``): a game commanded one command at a time makes none. A Struct:
+    made once a command, its positional init runs in C (no Python ``__init__`` frame)."""
 
-    __slots__ = ("_waiter", "before", "committed", "decision", "done")
-
-    def __init__(self, decision: Decision, committed: asyncio.Future[None], before: _InFlight | None) -> None:
-        self.decision = decision
-        self.committed = committed
-        self.before = before
-        self.done = False
-        self._waiter: asyncio.Future[None] | None = None
+    decision: Decision
+    committed: asyncio.Future[None]
+    before: _InFlight | None
+    done: bool = False
+    waiter: asyncio.Future[None] | None = None
 
     def settled(self) -> asyncio.Future[None]:
-        waiter = self._waiter
+        waiter = self.waiter
         if waiter is None:
-            waiter = self._waiter = asyncio.get_running_loop().create_future()
+            waiter = self.waiter = asyncio.get_running_loop().create_future()
             if self.done:
                 waiter.set_result(None)
         return waiter
 
     def settle(self) -> None:
         self.done = True
-        waiter = self._waiter
+        waiter = self.waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
         # the writer is done with this batch and the next one waits on ``settled`` only: drop the links
@@ -156,20 +154,27 @@ class CommandPipeline:
         """``request``: the body decoded already (the websocket's message); ``body`` is then not read."""
         if actor.kind == "spectator":
             raise Forbidden("spectators cannot issue commands; use a seat or umpire token")
-        known = self.heads.hit(game_id)
-        ruleset = (known or await self.heads.get(game_id)).ruleset
+        heads = self.heads
+        known = heads.hit(game_id)
+        ruleset = (known or await heads.get(game_id)).ruleset
         if request is None:
             request, command = decode_command(ruleset, body)
         else:
             command = request_command(ruleset, request)
         # what an Idempotency-Key is bound to: only a keyed request stores or checks it
         request_hash = request_fingerprint(actor, command, request.salt) if idempotency_key else ""
+        runs = self._runs
         for _attempt in range(ATTEMPTS):
-            lock = self.heads.lock(game_id)
+            lock = heads.lock(game_id)
             if not lock.try_acquire():  # free and nobody waiting (the usual case): no coroutine to take it
                 await lock.acquire()
             try:
-                run = self._current_run(game_id) or await self._run_for(game_id)
+                # ``_current_run``'s usual case inline (once a command); ``_run_for`` for a fresh run
+                run = runs.get(game_id)
+                if run is not None and (heads.peek(game_id) is run.durable or not run.idle()):
+                    runs.move_to_end(game_id)
+                else:
+                    run = await self._run_for(game_id)
                 ledger = run.ahead.dice_ledger
                 if idempotency_key or ledger is None or ledger.turn != run.ahead.dice_turn:
                     # the store must answer for everything decided so far (a retried key, or the next
@@ -194,23 +199,24 @@ class CommandPipeline:
                 # not isinstance: a Struct class's check of another type goes through its metaclass
                 if type(decision) is not Decision:  # it needs the store (a seed, a ledger, a turn's end)
                     decision = await decision
-                before = run.last if run.last is not None and not run.last.done else None
-                decision.batch.follows = before.decision.batch if before is not None else None
+                last = run.last
+                before = last if last is not None and not last.done else None
+                batch = decision.batch
+                batch.follows = before.decision.batch if before is not None else None
                 # queued in decision order, under the lock
                 submit = self._submit
-                committed = submit(decision.batch) if submit is not None else asyncio.ensure_future(
-                    self.store.write(decision.batch))
-                self.heads.note_own_write(game_id, head.seq + len(decision.batch.events))
+                committed = submit(batch) if submit is not None else asyncio.ensure_future(self.store.write(batch))
+                heads.note_own_write(game_id, head.seq + len(batch.events))
                 self.writer.apply(head, decision)
-                mine = _InFlight(decision, committed, before)
-                run.last = mine
-                self.pipelined += before is not None
+                mine = run.last = _InFlight(decision, committed, before)
+                if before is not None:
+                    self.pipelined += 1
             finally:
                 lock.release()
             # landing: after the commit (and the command before it), apply to the durable head and publish
             try:
                 await committed
-                if before is not None:
+                if before is not None and not before.done:  # settled already: nothing to wait for
                     await asyncio.shield(before.settled())  # acknowledged in seq order
             except asyncio.CancelledError:  # the caller went away; the batch's fate is still the writer's
                 self._abandon(game_id, run, mine)
@@ -222,12 +228,19 @@ class CommandPipeline:
                 await self._failed(game_id, run, mine)
                 raise
             try:
-                frames = self._durable(game_id, run, mine)
-                if frames and self.publish is not None and (waiting := self.publish(game_id, frames)) is not None:
+                # durable (and the one before it settled): apply it to the durable head; publish its frames
+                durable, result = run.durable, decision.result
+                if durable.seq == result.after:
+                    self.writer.apply(durable, decision)
+                if heads.peek(game_id) is not durable or durable.seq != result.version:
+                    heads.forget(game_id)  # evicted and reloaded mid-flight, or out of step: read it again
+                publish, frames = self.publish, self.writer.frames  # ``frames_for``, one call fewer
+                if (publish is not None and frames is not None and (items := frames(durable, decision.fresh))
+                        and (waiting := publish(game_id, items)) is not None):
                     await waiting  # only a publisher that must wait (Redis) returns an awaitable
             finally:
                 mine.settle()
-            return decision.result
+            return result
         raise VersionConflict("the game kept changing under this command; retry", field=None)
 
     def _abandon(self, game_id: str, run: _Run, mine: _InFlight) -> None:
@@ -242,17 +255,6 @@ class CommandPipeline:
             await asyncio.shield(mine.before.settled())  # failures handled in seq order too
         self._drop(game_id, run)
         mine.settle()
-
-    def _durable(self, game_id: str, run: _Run, mine: _InFlight) -> FrameItems:
-        """The command is durable (and the one before it settled): apply it to the durable head; the
-        frames to publish."""
-        durable = run.durable
-        if durable.seq == mine.decision.result.after:
-            self.writer.apply(durable, mine.decision)
-        if self.heads.peek(game_id) is not durable or durable.seq != mine.decision.result.version:
-            self.heads.forget(game_id)  # evicted and reloaded mid-flight, or out of step: read it again
-        frames = self.writer.frames  # ``frames_for``, one call fewer
-        return frames(durable, mine.decision.fresh) if frames is not None and self.publish is not None else []
 
     def _drop(self, game_id: str, run: _Run) -> None:
         if self._runs.get(game_id) is run:

@@ -110,6 +110,29 @@ async def test_commands_are_decided_while_the_commit_is_in_flight_and_acknowledg
     assert live.state == folded.state
 
 
+async def test_a_command_whose_predecessor_settled_already_is_acknowledged_without_waiting_on_it():
+    store = GatedStore()
+    service, gid, published = await _game(store)
+    start = (await service.head(gid)).seq
+    store.gated = True
+    first = asyncio.create_task(service.handle_command(gid, seat("blue"), _hide("blue", 1)))
+    await _until(lambda: len(store.waiting) == 1)
+    earlier = service.commands._runs[gid].last
+    second = asyncio.create_task(service.handle_command(gid, seat("red"), _hide("red", 2)))
+    await _until(lambda: len(store.waiting) == 2)
+    assert service.commands.pipelined == 1
+    later, store.waiting = store.waiting[1:], store.waiting[:1]
+    store.release()  # the first alone is durable: acknowledged and published before the second is
+    assert (await first).version == start + 1
+    assert earlier is not None and earlier.done and published == [start, start + 1]
+    store.waiting = later
+    store.release()
+    assert (await second).version == start + 2
+    assert earlier.waiter is None  # settled before the second landed: no future made to wait on it
+    assert published == [start, start + 1, start + 2]
+    assert (await service.head(gid)).seq == start + 2 == await store.head(gid)
+
+
 async def test_a_failed_commit_fails_every_command_decided_on_it_and_the_head_is_reloaded():
     store = GatedStore()
     service, gid, published = await _game(store)
