@@ -34,11 +34,12 @@ _encode = msgspec.json.Encoder().encode
 log = logging.getLogger("salvo.stream")
 
 
-class _SocketCommand(msgspec.Struct, forbid_unknown_fields=True):
+class _SocketCommand(CommandRequest, kw_only=True, forbid_unknown_fields=True):
+    """The message: its ``command`` and ``salt`` fields are CommandRequest's, so the decoded message is
+    the request POST /commands would decode (``command_request`` makes no second object)."""
+
     kind: str
-    command: msgspec.Raw
     ref: str | None = None
-    salt: str = ""
     idempotency_key: str | None = None
     expected_version: int | None = None
 
@@ -265,7 +266,7 @@ def command_request(message: _SocketCommand) -> CommandRequest:
     command is decoded, and fails, as that body's would)."""
     if message.kind != "command":
         raise InvalidRequest(f"unknown message kind {message.kind!r}", field="kind")
-    return CommandRequest(message.command, message.salt)
+    return message
 
 
 def command_error(exc: Exception, message: _SocketCommand | None) -> str:
@@ -283,9 +284,13 @@ def result_message(ref: str | None, body: bytes) -> str:
 
 def result_payload(ref: str | None, body: bytes) -> bytes:
     """``result_message`` as the bytes written to the socket (the stored body is UTF-8 JSON already)."""
+    if ref is None:  # (a client that sends no ref: the prefix is a constant)
+        return _RESULT_NO_REF + body[1:] if body != b"{}" else _RESULT_EMPTY
     if body == b"{}":
         return _RESULT + _encode(ref) + b"}"
     return _RESULT + _encode(ref) + b"," + body[1:]
 
 
 _RESULT = b'{"kind":"result","ref":'
+_RESULT_NO_REF = _RESULT + b"null,"
+_RESULT_EMPTY = _RESULT + b"null}"

@@ -23,7 +23,7 @@ _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _LONG_DIGITS = re.compile(rb"\d{%d}" % MAX_INT_DIGITS)
 _NUMBER = re.compile(rb"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _PAIRS = bytes.maketrans(b"{}", b"[]")
-# _quick's one pass: a digit becomes "0", an opening bracket "[", anything else "."
+# check_json's quick pass: a digit becomes "0", an opening bracket "[", anything else "."
 _QUICK = bytes(0x30 if 0x30 <= b <= 0x39 else 0x5B if b in b"[{" else 0x2E for b in range(256))
 _LONG_RUN = b"0" * MAX_INT_DIGITS
 
@@ -32,18 +32,14 @@ T = TypeVar("T")
 
 def check_json(raw: bytes, error: type[AppError] = InvalidRequest, max_depth: int = MAX_DEPTH) -> None:
     """Refuse bytes that are not UTF-8, nest deeper than ``max_depth`` or hold an integer outside 64
-    bits. Cheap for ordinary bodies: one pass (``_quick``) clears what surely passes; the scans run
-    only for the rest, and every error is theirs."""
-    if raw.isascii() and _quick(raw, max_depth):
-        return
+    bits. Cheap for ordinary bodies: one pass over ASCII bytes clears what surely passes (at most
+    ``max_depth`` opening brackets and no MAX_INT_DIGITS digits in a row: the digit regex alone costs more
+    than this pass); the scans run only for the rest, and every error is theirs."""
+    if raw.isascii():  # (inline, not a helper's call: every command goes through here)
+        scan = raw.translate(_QUICK)
+        if scan.count(b"[") <= max_depth and (scan.count(b"0") < MAX_INT_DIGITS or _LONG_RUN not in scan):
+            return
     _scan(raw, error, max_depth)
-
-
-def _quick(ascii_raw: bytes, max_depth: int) -> bool:
-    """True when ``_scan`` surely passes ASCII bytes (so UTF-8): at most ``max_depth`` opening brackets
-    and no MAX_INT_DIGITS digits in a row (the digit regex alone costs more than this pass)."""
-    scan = ascii_raw.translate(_QUICK)
-    return scan.count(b"[") <= max_depth and (scan.count(b"0") < MAX_INT_DIGITS or _LONG_RUN not in scan)
 
 
 def _scan(raw: bytes, error: type[AppError], max_depth: int) -> None:

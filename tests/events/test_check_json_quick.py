@@ -1,4 +1,4 @@
-"""check_json's quick pass (inputs._quick) only clears bytes its full scans (inputs._scan) pass anyway
+"""check_json's quick pass only clears bytes its full scans (inputs._scan) pass anyway
 (ASCII, few brackets, no long digit run): check_json fails exactly as the scans alone, error for error."""
 
 from __future__ import annotations
