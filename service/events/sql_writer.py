@@ -69,6 +69,7 @@ class GroupWriter:
         self._after_inline = False  # the last hand-off was committed inline
         self._inline_from = 0.0  # perf_counter before which no hand-off is committed inline (backing off)
         self._connection: Any = None  # the pool's connection, held for the writer's life
+        self._driver: Any = None  # its DB-API connection (read once: the pool's proxy property costs ~2k a group)
         self._cursor: Any = None  # the groups' cursor, made once for the connection in _cursor_of
         self._cursor_of: Any = None
         self._statements: dict[tuple[str, tuple[str, ...], int], str] = {}  # (table, columns, rows) -> SQL
@@ -339,7 +340,8 @@ class GroupWriter:
     def _connect(self) -> Any:
         if self._connection is None:
             self._connection = self.engine.raw_connection()  # checked out (pinged) once, kept
-        return self._connection.driver_connection
+            self._driver = self._connection.driver_connection
+        return self._driver
 
     def _broken(self) -> bool:
         connection = self._connection
@@ -356,13 +358,13 @@ class GroupWriter:
                 raise ConnectionError("broken")
             connection.driver_connection.rollback()
         except Exception:  # noqa: BLE001 - the connection is unusable: the pool forgets it
-            self._connection = self._cursor = self._cursor_of = None
+            self._connection = self._driver = self._cursor = self._cursor_of = None
             with contextlib.suppress(Exception):
                 connection.invalidate()
 
     def _release(self) -> None:
         connection, self._connection = self._connection, None
-        self._cursor = self._cursor_of = None
+        self._driver = self._cursor = self._cursor_of = None
         if connection is not None:
             with contextlib.suppress(Exception):
                 connection.close()  # back to the pool (which rolls back nothing: no transaction is open)
