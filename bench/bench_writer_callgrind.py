@@ -24,7 +24,6 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = r"""
 import asyncio, sys, tempfile, os
 from service.events.store import SqlEventStore, WriteBatch
-from service.events.creation import *  # noqa: the import cost of the real server's modules, same both runs
 K, R = int(sys.argv[1]), int(sys.argv[2])
 seen = []
 

@@ -163,18 +163,12 @@ class CommandPipeline:
             command = request_command(ruleset, request)
         # what an Idempotency-Key is bound to: only a keyed request stores or checks it
         request_hash = request_fingerprint(actor, command, request.salt) if idempotency_key else ""
-        runs = self._runs
         for _attempt in range(ATTEMPTS):
             lock = heads.lock(game_id)
             if not lock.try_acquire():  # free and nobody waiting (the usual case): no coroutine to take it
                 await lock.acquire()
             try:
-                # ``_current_run``'s usual case inline (once a command); ``_run_for`` for a fresh run
-                run = runs.get(game_id)
-                if run is not None and (heads.peek(game_id) is run.durable or not run.idle()):
-                    runs.move_to_end(game_id)
-                else:
-                    run = await self._run_for(game_id)
+                run = self._current_run(game_id) or await self._run_for(game_id)
                 ledger = run.ahead.dice_ledger
                 if idempotency_key or ledger is None or ledger.turn != run.ahead.dice_turn:
                     # the store must answer for everything decided so far (a retried key, or the next
