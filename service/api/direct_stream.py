@@ -84,6 +84,8 @@ class DirectStream(Stream):
         self._reading_paused = False  # on_text paused the connection's reading (a message waits)
         self._context: contextvars.Context | None = None  # the request's (log fields) for our Tasks
         self._on_end: Callable[[], object] | None = None
+        self._ref: str | None = None  # the command message's ref, while it is answered (``_answer_durable``)
+        self._answered = False  # ``_answer_durable`` wrote its result
 
     # ``last`` is the sink's: the fan-out advances it as it writes
     @property  # type: ignore[override]
@@ -194,6 +196,7 @@ class DirectStream(Stream):
         assert inbox is not None and wire is not None
         gate, carry, sink = self.gate, self.results_carry_events, self.sink
         game_id, viewer, token, address = self.game_id, self.viewer, self.token, self.address
+        early = self._answer_durable if carry else None
         loop = asyncio.get_running_loop()
         try:
             while not self.closing:
@@ -210,26 +213,39 @@ class DirectStream(Stream):
                     if sink.held is None and not sink.behind:
                         sink.held, sink.held_bytes = [], 0
                 message = ruleset = None
+                self._answered = False
                 try:
                     message = socket_message(raw)
                     request = command_request(message)
                     ruleset = gate.ruleset(game_id)  # ``gate.command``'s steps, its coroutine level left out
+                    self._ref = message.ref
                     done = await gate.start(game_id, viewer, token, address, b"", message.idempotency_key,
-                                            message.expected_version, request)
+                                            message.expected_version, request, early)
                     gate.accepted(ruleset, viewer, done)
                     answer, result = result_payload(message.ref, done.body), done
                 except Exception as exc:  # noqa: BLE001 - every failure is answered with its problem
                     if ruleset is not None:
                         gate.failed(ruleset, viewer, exc)
-                    answer, result = command_error(exc, message).encode(), None
+                    if self._answered:  # durable and answered: what failed after that is the server's
+                        log.exception("after a command's result was written")
+                        answer, result = b"", None
+                    else:
+                        answer, result = command_error(exc, message).encode(), None
                 except BaseException as exc:
                     if ruleset is not None:
                         gate.failed(ruleset, viewer, exc)
-                    if carry:
+                    if carry and not self._answered:
                         self._in_flight -= 1
                         loop.call_soon(self._resume)
                     raise
-                if carry:
+                if self._answered:  # written by ``_answer_durable`` before the game's landing
+                    self._answered = False
+                    if wire.paused:
+                        try:
+                            await asyncio.wait_for(wire.drained(), self.settings.ws_send_timeout)
+                        finally:
+                            self._resume()
+                elif carry:
                     self._in_flight -= 1
                     held, settled = sink.held, False
                     try:
@@ -254,6 +270,20 @@ class DirectStream(Stream):
         finally:
             if self._worker is asyncio.current_task():
                 self._worker = self._wake = None  # a wake left by a cancel is done: not to be set
+
+    def _answer_durable(self, result: CommandResult) -> None:
+        """The pipeline's ``on_durable``: ``reply``'s usual case written as soon as the command is durable
+        (and acknowledged in order), before the game's heads and other sockets learn of it: that work then
+        overlaps the client's reading of the result, not precedes it (one game commanded one command at a
+        time waits for it otherwise). The other cases (no hold, a store read in progress, a closed socket)
+        are left to the worker, after the command returns, as before. Never raises."""
+        sink = self.sink
+        held = sink.held
+        if held is None or self._pump is not None or sink.closed or self.raw.transport.is_closing():
+            return
+        self._in_flight -= 1
+        self._answered = True
+        self._write_reply(held, result_payload(self._ref, result.body), result)
 
     # --- writing ---------------------------------------------------------------------------------------
 

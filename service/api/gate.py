@@ -4,7 +4,7 @@ authentication limit), command admission (rate limits per token and address) and
 from __future__ import annotations
 
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from service.domain.core import RuleViolation, Viewer
@@ -90,11 +90,14 @@ class Gate:
     def start(
         self, game_id: str, viewer: Viewer, token: str | None, address: str, body: bytes,
         idempotency_key: str | None, expected_version: int | None, request: CommandRequest | None,
+        on_durable: Callable[[CommandResult], None] | None = None,
     ) -> Coroutine[Any, Any, CommandResult]:
-        """Admit the command (rate limits: raises TooManyRequests) and return the coroutine handling it."""
+        """Admit the command (rate limits: raises TooManyRequests) and return the coroutine handling it
+        (``on_durable``: the pipeline's early answer, see ``CommandPipeline.handle``)."""
         if self._admits:
             self.limits.command(self._digest(token), address)
-        return self.service.handle_command(game_id, viewer, body, idempotency_key, expected_version, request)
+        return self.service.handle_command(game_id, viewer, body, idempotency_key, expected_version, request,
+                                           on_durable)
 
     def accepted(self, ruleset: str, viewer: Viewer, result: CommandResult) -> None:
         if log.isEnabledFor(logging.DEBUG):

@@ -103,18 +103,22 @@ class GameService:
         idempotency_key: str | None = None,
         expected_version: int | None = None,
         request: CommandRequest | None = None,
+        on_durable: Callable[[CommandResult], None] | None = None,
     ) -> Coroutine[Any, Any, CommandResult]:
         """The pipeline's (``request``: the body decoded already); with no process manager to react to a
         command of the game's ruleset, its own coroutine is returned, not wrapped in one more (one level
-        fewer to resume per command, and no reaction's coroutines)."""
-        handled = self.commands.handle(game_id, actor, body, idempotency_key, expected_version, request)
+        fewer to resume per command, and no reaction's coroutines). ``on_durable`` (the pipeline's: an
+        early answer) only then: where reactions follow a command, its answer waits for them."""
         wanted = self._reacted
         if wanted is not None:
             if not wanted:
-                return handled
+                return self.commands.handle(game_id, actor, body, idempotency_key, expected_version, request,
+                                            on_durable)
             head = self.heads.cached(game_id)  # a game's ruleset never changes
             if head is not None and head.ruleset.name not in wanted:
-                return handled
+                return self.commands.handle(game_id, actor, body, idempotency_key, expected_version, request,
+                                            on_durable)
+        handled = self.commands.handle(game_id, actor, body, idempotency_key, expected_version, request)
         return self._reacting(game_id, handled)
 
     async def _reacting(self, game_id: str, handled: Coroutine[Any, Any, CommandResult]) -> CommandResult:

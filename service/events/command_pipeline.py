@@ -108,6 +108,18 @@ class _Run:
     durable: GameHead
     ahead: GameHead
     last: _InFlight | None = None
+    # the last decision, queued but not yet applied to ``ahead``: applied by whoever reads ``ahead`` next
+    # (the next command, holding the lock) or by its own landing, whichever comes first; so a lone
+    # command's commit is not kept waiting for it (``CommandPipeline.handle``)
+    unapplied: Decision | None = None
+
+    def catch_up(self, writer: CommandWriter) -> GameHead:
+        """``ahead``, with the last decision applied to it (holding the game's lock)."""
+        decision = self.unapplied
+        if decision is not None:
+            self.unapplied = None
+            writer.apply(self.ahead, decision)
+        return self.ahead
 
     def idle(self) -> bool:
         return self.last is None or self.last.done
@@ -150,8 +162,13 @@ class CommandPipeline:
         idempotency_key: str | None = None,
         expected_version: int | None = None,
         request: CommandRequest | None = None,
+        on_durable: Callable[[CommandResult], None] | None = None,
     ) -> CommandResult:
-        """``request``: the body decoded already (the websocket's message); ``body`` is then not read."""
+        """``request``: the body decoded already (the websocket's message); ``body`` is then not read.
+        ``on_durable``: called with the result once it is durable and acknowledged in order, before the
+        heads learn of it and its frames are published (so the caller can answer first, and that work
+        overlaps the client's; nothing awaits between the call and the landing, so no other command or
+        read sees the game in between). It must not raise. Not called for a replayed idempotent result."""
         if actor.kind == "spectator":
             raise Forbidden("spectators cannot issue commands; use a seat or umpire token")
         heads = self.heads
@@ -169,11 +186,13 @@ class CommandPipeline:
                 await lock.acquire()
             try:
                 run = self._current_run(game_id) or await self._run_for(game_id)
-                ledger = run.ahead.dice_ledger
-                if idempotency_key or ledger is None or ledger.turn != run.ahead.dice_turn:
+                head = run.catch_up(self.writer)
+                ledger = head.dice_ledger
+                if idempotency_key or ledger is None or ledger.turn != head.dice_turn:
                     # the store must answer for everything decided so far (a retried key, or the next
                     # decision reads the turn's dice ledger from the store: it is not in memory yet)
                     run = await self.settle(game_id)
+                    head = run.catch_up(self.writer)
                 if idempotency_key:
                     done = await self.store.idempotency(game_id, idempotency_key)
                     if done is not None:
@@ -183,7 +202,6 @@ class CommandPipeline:
                                 field="Idempotency-Key",
                             )
                         return CommandResult(int(done.status), bytes(done.response))
-                head = run.ahead
                 if expected_version is not None and expected_version != head.seq:
                     raise VersionConflict(
                         f"expected version {expected_version}, the game is at {head.seq}", field="If-Match"
@@ -201,7 +219,7 @@ class CommandPipeline:
                 submit = self._submit
                 committed = submit(batch) if submit is not None else asyncio.ensure_future(self.store.write(batch))
                 heads.note_own_write(game_id, head.seq + len(batch.events))
-                self.writer.apply(head, decision)
+                run.unapplied = decision  # applied to ``ahead`` after the commit's hand-off, or before the next
                 mine = run.last = _InFlight(decision, committed, before)
                 if before is not None:
                     self.pipelined += 1
@@ -221,7 +239,11 @@ class CommandPipeline:
             except BaseException:
                 await self._failed(game_id, run, mine)
                 raise
+            if on_durable is not None:
+                on_durable(decision.result)
             try:
+                if run.unapplied is decision:  # no command came after it: ``ahead`` learns of it now
+                    run.catch_up(self.writer)
                 # durable (and the one before it settled): apply it to the durable head; publish its frames
                 durable, result = run.durable, decision.result
                 if durable.seq == result.after:

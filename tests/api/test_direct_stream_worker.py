@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 
 from service.api.fanout import text_frame
 from service.events.decide_append import CommandResult
@@ -20,21 +21,32 @@ class Gate:
     def __init__(self) -> None:
         self.version = 0
         self.tasks: list[asyncio.Task[object] | None] = []
+        self.landing: Callable[[], None] | None = None  # what the game does once the answer may go out
+        self.fail_landing = False  # the landing raises (after the command is durable)
 
     async def command(self, game_id, viewer, token, address, body, idempotency_key=None, expected_version=None,
-                      request=None) -> CommandResult:
+                      request=None, on_durable=None) -> CommandResult:
         self.tasks.append(asyncio.current_task())
         await asyncio.sleep(0)  # as a commit: the answer comes on a later turn of the loop
         self.version += 1
         v = self.version
-        return CommandResult(201, (BODY % (v, v)).encode(), v, v - 1)
+        result = CommandResult(201, (BODY % (v, v)).encode(), v, v - 1)
+        if on_durable is not None:  # as CommandPipeline.handle: durable, then the answer, then the landing
+            on_durable(result)
+        if self.landing is not None:
+            self.landing()
+        if self.fail_landing:
+            raise RuntimeError("the landing failed")
+        return result
 
     # the steps of ``command`` the socket's worker calls (gate.Gate's): the count is left out here
     def ruleset(self, game_id: str) -> str:
         return "tiny"
 
-    def start(self, game_id, viewer, token, address, body, idempotency_key, expected_version, request):
-        return self.command(game_id, viewer, token, address, body, idempotency_key, expected_version, request)
+    def start(self, game_id, viewer, token, address, body, idempotency_key, expected_version, request,
+              on_durable=None):
+        return self.command(game_id, viewer, token, address, body, idempotency_key, expected_version, request,
+                            on_durable)
 
     def accepted(self, ruleset, viewer, result) -> None:
         pass
@@ -99,6 +111,38 @@ def test_a_socket_lost_while_its_command_flies_lets_the_command_end() -> None:
             await asyncio.sleep(0)
         assert gate.version == 1 and worker.done() and not worker.cancelled()
         assert transport.messages() == []  # its answer found the socket closed
+
+    asyncio.run(run())
+
+
+def test_a_durable_result_is_written_before_the_landing_and_a_failure_after_it_is_not_answered() -> None:
+    """The worker hands the pipeline its early answer: the result is on the wire when the game's heads and
+    other sockets learn of the command (the landing), not after; should the landing fail, the command is
+    durable and answered already: no error follows it, and the worker goes on."""
+    async def run() -> None:
+        gate = Gate()
+        stream, transport = detached_stream(gate, "g1")
+        wire = transport.wire
+        assert wire is not None
+        on_the_wire: list[list[str]] = []
+        gate.landing = lambda: on_the_wire.append([m["ref"] for m in transport.messages()])
+        wire.data_received(_command("r0"))
+        await _settle(transport, 1)
+        assert on_the_wire == [["r0"]]  # written before the landing ran
+        assert stream.sink.last == 1 and stream.sink.held is None and stream._in_flight == 0
+        gate.fail_landing = True
+        wire.data_received(_command("r1"))
+        await _settle(transport, 2)
+        gate.fail_landing = False
+        wire.data_received(_command("r2"))
+        await _settle(transport, 3)
+        for _ in range(5):
+            await asyncio.sleep(0)
+        answers = transport.messages()
+        assert [(m["kind"], m["ref"], m.get("version")) for m in answers] == [
+            ("result", "r0", 1), ("result", "r1", 2), ("result", "r2", 3)]  # no error after r1's result
+        assert stream.sink.last == 3 and stream._in_flight == 0 and not stream._answered
+        wire.connection_lost(None)
 
     asyncio.run(run())
 

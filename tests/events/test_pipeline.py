@@ -133,6 +133,41 @@ async def test_a_command_whose_predecessor_settled_already_is_acknowledged_witho
     assert (await service.head(gid)).seq == start + 2 == await store.head(gid)
 
 
+async def test_the_early_answer_comes_once_durable_in_seq_order_before_its_landing():
+    """``on_durable`` (the socket's early answer) is called for each command once it is durable and the one
+    before it acknowledged, before the durable head moves and its frames are published; a replayed
+    idempotent result gets none. Afterwards both heads agree (the speculative head learned of it too)."""
+    store = GatedStore()
+    service, gid, published = await _game(store)
+    start = (await service.head(gid)).seq
+    store.gated = True
+    answered: list[tuple[int, int, int, int]] = []  # (i, version, frames published, durable head seq)
+
+    def answer(i: int) -> Any:
+        def on_durable(result: Any) -> None:
+            head = service.heads.peek(gid)
+            answered.append((i, result.version, len(published), head.seq if head is not None else -1))
+        return on_durable
+
+    tasks = [asyncio.create_task(service.handle_command(gid, seat(who), _hide(who, i), on_durable=answer(i)))
+             for i, who in enumerate(["red", "blue", "red"])]
+    await _until(lambda: len(store.waiting) == 3)
+    assert answered == []  # decided and queued: nothing durable, nothing answered
+    store.release()
+    results = await asyncio.gather(*tasks)
+    assert [r.version for r in results] == [start + 1, start + 2, start + 3]
+    assert answered == [(0, start + 1, 1, start), (1, start + 2, 2, start + 1), (2, start + 3, 3, start + 2)]
+    run = service.commands._runs[gid]
+    assert run.unapplied is None and run.ahead.seq == run.durable.seq == start + 3
+    assert run.ahead.state == run.durable.state
+    store.gated = False
+    keyed: list[Any] = []
+    body = _hide("blue", 9)
+    first = await service.handle_command(gid, seat("blue"), body, idempotency_key="k1", on_durable=keyed.append)
+    again = await service.handle_command(gid, seat("blue"), body, idempotency_key="k1", on_durable=keyed.append)
+    assert keyed == [first] and again.body == first.body  # the replay is answered by its caller alone
+
+
 async def test_a_failed_commit_fails_every_command_decided_on_it_and_the_head_is_reloaded():
     store = GatedStore()
     service, gid, published = await _game(store)
