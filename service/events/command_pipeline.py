@@ -10,6 +10,7 @@ import hashlib
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Union
 
 import msgspec
@@ -215,6 +216,10 @@ class CommandPipeline:
                 before = last if last is not None and not last.done else None
                 batch = decision.batch
                 batch.follows = before.decision.batch if before is not None else None
+                # nothing of the game to acknowledge before it: a store committing on this thread may
+                # answer it straight after its commit (``WriteBatch.on_durable``), else it is answered below
+                early = batch.on_durable = partial(on_durable, decision.result) \
+                    if on_durable is not None and before is None else None
                 # queued in decision order, under the lock
                 submit = self._submit
                 committed = submit(batch) if submit is not None else asyncio.ensure_future(self.store.write(batch))
@@ -239,7 +244,8 @@ class CommandPipeline:
             except BaseException:
                 await self._failed(game_id, run, mine)
                 raise
-            if on_durable is not None:
+            if on_durable is not None and (early is None or batch.on_durable is not None):
+                batch.on_durable = None  # not answered by the store: answered here
                 on_durable(decision.result)
             try:
                 if run.unapplied is decision:  # no command came after it: ``ahead`` learns of it now

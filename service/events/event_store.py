@@ -38,6 +38,10 @@ class WriteBatch(msgspec.Struct):
     # the store writes this one only if that one was written
     follows: WriteBatch | None = None
     failed: BaseException | None = None  # set by the store when this batch was not written
+    # called (once, then cleared) by a store that commits on the submitting loop's thread, straight after
+    # this batch's commit and before its future is settled: the command's early answer, when nothing
+    # of its game is still to be acknowledged before it (``CommandPipeline.handle``). Must not raise.
+    on_durable: Callable[[], None] | None = None
 
 
 def predecessor_failure(batch: WriteBatch) -> BaseException | None:

@@ -143,7 +143,8 @@ class GroupWriter:
         an inline commit brings several batches, commands queued up behind it (several games busy): no
         inline commit for INLINE_BACK_OFF (lone inline commits cost 10 games 3–5 % without it). Order
         holds: nothing handed to the thread is still uncommitted, and the thread cannot start while this
-        holds the lock."""
+        holds the lock. Once committed, the batch's ``on_durable`` (the command's early answer) is called
+        here, before the metrics and before its future wakes the command: one loop pass sooner."""
         if self._inline_from and time.perf_counter() < self._inline_from:
             return False
         if not self._connection_lock.acquire(blocking=False):
@@ -153,10 +154,20 @@ class GroupWriter:
             # hand-off landing just after this read would have landed just after the lock's release too)
             if self._handed != self._finished:
                 return False
-            outcomes = self._commit_collecting(jobs)
+            outcomes = self._commit_collecting(jobs, observe=False)
         finally:
             self._connection_lock.release()
         self._after_inline = True
+        if outcomes[0][1] is None:  # durable: the early answer first, then the metrics, then the wake-up
+            batch = jobs[0][0]
+            answer = batch.on_durable
+            if answer is not None:
+                batch.on_durable = None
+                try:
+                    answer()
+                except Exception:  # noqa: BLE001 - an answer's failure is not the commit's
+                    log.exception("an early answer failed")
+            self._observe(jobs)
         _settle(outcomes)
         return True
 
@@ -194,17 +205,18 @@ class GroupWriter:
         finally:
             self._release()
 
-    def _commit_collecting(self, jobs: list[_Job]) -> list[_Outcome]:
+    def _commit_collecting(self, jobs: list[_Job], observe: bool = True) -> list[_Outcome]:
+        """``observe``: the committed jobs' metrics now (else the caller's, once it has answered)."""
         outcomes: list[_Outcome] = []
         try:
-            self._commit_group(jobs, outcomes)
+            self._commit_group(jobs, outcomes, observe)
         except BaseException as exc:  # a bug here must not leave commands waiting forever
             answered = {id(future) for future, _ in outcomes}
             outcomes.extend((job[2], exc) for job in jobs if id(job[2]) not in answered)
             log.exception("the writer failed a group")
         return outcomes
 
-    def _commit_group(self, jobs: list[_Job], outcomes: list[_Outcome]) -> None:
+    def _commit_group(self, jobs: list[_Job], outcomes: list[_Outcome], observe: bool = True) -> None:
         ready = []
         batches = []
         for job in jobs:  # a batch decided on one that failed is not written (batches come in order)
@@ -223,7 +235,7 @@ class GroupWriter:
                 _fail(ready[0], Conflict(str(exc)), outcomes)
                 return
             for job in ready:  # isolate the conflicting batch; the others still commit
-                self._commit_group([job], outcomes)
+                self._commit_group([job], outcomes, observe)
             return
         except Exception as exc:  # noqa: BLE001 - handed to the waiting commands, never swallowed
             for job in ready:
@@ -233,7 +245,8 @@ class GroupWriter:
         self.batches += len(ready)
         for job in ready:  # (a loop: a generator's setup costs more than one lone batch's append)
             outcomes.append((job[2], None))
-        self._observe(ready)
+        if observe:
+            self._observe(ready)
 
     def _observe(self, ready: list[_Job]) -> None:
         """Metrics, in this thread (off the event loop); a failing observer fails nothing durable."""

@@ -168,6 +168,37 @@ async def test_the_early_answer_comes_once_durable_in_seq_order_before_its_landi
     assert keyed == [first] and again.body == first.body  # the replay is answered by its caller alone
 
 
+async def test_a_store_committing_on_the_loop_answers_a_lone_command_straight_after_its_commit(sqlite_url):
+    """SQLite commits a lone batch on the loop's thread (``GroupWriter._commit_inline``): the early answer
+    is called there, once, after the commit and before the command's future is settled; a command with
+    one of its game still unacknowledged before it is answered by the pipeline instead, in order."""
+    store = SqlEventStore(sqlite_url)
+    store.start()
+    try:
+        service, gid, _published = await _game(store)
+        writer = store._writer
+        seen: list[tuple[int | None, bool, int]] = []  # (version, its future settled?, commits so far)
+
+        def on_durable(result: Any) -> None:
+            run = service.commands._runs[gid]
+            assert run.last is not None
+            seen.append((result.version, run.last.committed.done(), writer.commits))
+
+        start = (await service.head(gid)).seq
+        commits = writer.commits
+        result = await service.handle_command(gid, seat("red"), _hide("red", 1), on_durable=on_durable)
+        assert result.version == start + 1
+        assert seen == [(start + 1, False, commits + 1)]  # committed, not yet settled: the store called it
+        assert result.version == await store.head(gid)
+        seen.clear()
+        pair = await asyncio.gather(*(service.handle_command(gid, seat(who), _hide(who, 2), on_durable=on_durable)
+                                      for who in ("red", "blue")))
+        assert [v for v, _done, _c in seen] == [r.version for r in pair] == [start + 2, start + 3]
+        assert seen[1][1]  # decided on the first while it flew: answered by the pipeline, once settled
+    finally:
+        store.close()
+
+
 async def test_a_failed_commit_fails_every_command_decided_on_it_and_the_head_is_reloaded():
     store = GatedStore()
     service, gid, published = await _game(store)
