@@ -1,6 +1,8 @@
 """The command pipeline: decode the request, replay an idempotent retry, check the expected version,
 decide under the game's lock on the head ahead of the disk and queue the write, then acknowledge and
-publish in order once it is durable (decide again after a racing writer's Conflict)."""
+publish in order once it is durable (decide again after a racing writer's Conflict). A caller that
+answers its client itself (the websocket) is called back as soon as the command is durable and in order
+(``on_durable``), before the heads and the fan-out learn of it, so that work overlaps the client's."""
 
 from __future__ import annotations
 
