@@ -38,9 +38,9 @@ class WriteBatch(msgspec.Struct):
     # the store writes this one only if that one was written
     follows: WriteBatch | None = None
     failed: BaseException | None = None  # set by the store when this batch was not written
-    # called (once, then cleared) by a store that commits on the submitting loop's thread, straight after
-    # this batch's commit and before its future is settled: the command's early answer, when nothing
-    # of its game is still to be acknowledged before it (``CommandPipeline.handle``). Must not raise.
+    # called (once; taken off the batch by the store) on the submitting loop by a store that supports it
+    # (``GroupWriter``), once this batch is durable and before its future is settled: the command's early
+    # answer, when nothing of its game is still to be acknowledged before it (``CommandPipeline.handle``).
     on_durable: Callable[[], None] | None = None
 
 

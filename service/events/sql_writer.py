@@ -4,7 +4,9 @@ committed on the submitting loop's thread instead (``_commit_inline``: no thread
 command; the connection is never used by both at once).
 
 Per group: one statement per table carrying all of the group's rows of it (text built once per table
-and column set), one commit, and one wake-up of the event loop resolving every future of the group.
+and column set), one commit, and one wake-up of the event loop resolving every future of the group,
+after calling the early answers its batches carry (``WriteBatch.on_durable``: a command's result is
+written to its socket before any command of the group lands).
 SQLite: a prepared ``executemany`` (sqlite3 caches the prepared statement). PostgreSQL (psycopg): a
 ``COPY ... FROM STDIN``, whose rows psycopg encodes in C (executemany, even pipelined, spends ~12 µs of
 Python per row), or for a few rows one multi-row INSERT (one round trip where COPY takes two). No
@@ -40,8 +42,8 @@ VALUES_ROWS = 4  # PostgreSQL: up to this many rows of a table go as one INSERT,
 
 # (batch, the submitter's loop, its future, perf_counter at submission or 0.0 when nobody observes)
 _Job = tuple[WriteBatch, asyncio.AbstractEventLoop, "asyncio.Future[None]", float]
-# (future, None when durable or why not)
-_Outcome = tuple["asyncio.Future[None]", BaseException | None]
+# (future, None when durable or why not, the batch's early answer when durable and it has one)
+_Outcome = tuple["asyncio.Future[None]", BaseException | None, Callable[[], None] | None]
 
 
 class GroupWriter:
@@ -144,7 +146,7 @@ class GroupWriter:
         inline commit for INLINE_BACK_OFF (lone inline commits cost 10 games 3–5 % without it). Order
         holds: nothing handed to the thread is still uncommitted, and the thread cannot start while this
         holds the lock. Once committed, the batch's ``on_durable`` (the command's early answer) is called
-        here, before the metrics and before its future wakes the command: one loop pass sooner."""
+        here (``_settle``), before the metrics and before its future wakes the command."""
         if self._inline_from and time.perf_counter() < self._inline_from:
             return False
         if not self._connection_lock.acquire(blocking=False):
@@ -158,17 +160,9 @@ class GroupWriter:
         finally:
             self._connection_lock.release()
         self._after_inline = True
-        if outcomes[0][1] is None:  # durable: the early answer first, then the metrics, then the wake-up
-            batch = jobs[0][0]
-            answer = batch.on_durable
-            if answer is not None:
-                batch.on_durable = None
-                try:
-                    answer()
-                except Exception:  # noqa: BLE001 - an answer's failure is not the commit's
-                    log.exception("an early answer failed")
-            self._observe(jobs)
         _settle(outcomes)
+        if outcomes[0][1] is None:  # the metrics after the answer (nothing runs before this returns)
+            self._observe(jobs)
         return True
 
     def _hand_off_all(self) -> None:
@@ -211,8 +205,8 @@ class GroupWriter:
         try:
             self._commit_group(jobs, outcomes, observe)
         except BaseException as exc:  # a bug here must not leave commands waiting forever
-            answered = {id(future) for future, _ in outcomes}
-            outcomes.extend((job[2], exc) for job in jobs if id(job[2]) not in answered)
+            answered = {id(outcome[0]) for outcome in outcomes}
+            outcomes.extend((job[2], exc, None) for job in jobs if id(job[2]) not in answered)
             log.exception("the writer failed a group")
         return outcomes
 
@@ -244,7 +238,11 @@ class GroupWriter:
         self.commits += 1
         self.batches += len(ready)
         for job in ready:  # (a loop: a generator's setup costs more than one lone batch's append)
-            outcomes.append((job[2], None))
+            batch = job[0]
+            answer = batch.on_durable
+            if answer is not None:
+                batch.on_durable = None  # taken: the command knows it is answered
+            outcomes.append((job[2], None, answer))
         if observe:
             self._observe(ready)
 
@@ -432,7 +430,7 @@ def _rows_of(b: WriteBatch) -> list[tuple[str, list[dict[str, Any]]]]:
 
 def _fail(job: _Job, exc: BaseException, outcomes: list[_Outcome]) -> None:
     job[0].failed = exc  # at once, before any later batch is looked at: the writer is one thread
-    outcomes.append((job[2], exc))
+    outcomes.append((job[2], exc, None))
 
 
 def _wake(jobs: list[_Job], outcomes: list[_Outcome]) -> None:
@@ -460,7 +458,15 @@ def _call(loop: asyncio.AbstractEventLoop, outcomes: list[_Outcome]) -> None:
 
 
 def _settle(outcomes: list[_Outcome]) -> None:
-    for future, exc in outcomes:
+    """On the submitting loop: the group's early answers first (each command's, written as soon as it is
+    durable), then the futures (each command's landing, on the loop's next pass)."""
+    for future, _exc, answer in outcomes:
+        if answer is not None and not future.done():
+            try:
+                answer()
+            except Exception:  # noqa: BLE001 - an answer's failure is not the commit's
+                log.exception("an early answer failed")
+    for future, exc, _answer in outcomes:
         if future.done():  # cancelled by its waiter
             continue
         if exc is None:

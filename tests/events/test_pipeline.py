@@ -168,10 +168,11 @@ async def test_the_early_answer_comes_once_durable_in_seq_order_before_its_landi
     assert keyed == [first] and again.body == first.body  # the replay is answered by its caller alone
 
 
-async def test_a_store_committing_on_the_loop_answers_a_lone_command_straight_after_its_commit(sqlite_url):
-    """SQLite commits a lone batch on the loop's thread (``GroupWriter._commit_inline``): the early answer
-    is called there, once, after the commit and before the command's future is settled; a command with
-    one of its game still unacknowledged before it is answered by the pipeline instead, in order."""
+async def test_the_sql_store_answers_a_command_straight_after_its_commit(sqlite_url):
+    """SQLite commits a lone batch on the loop's thread (``GroupWriter._commit_inline``), a group on the
+    writer thread: either way the early answer is called on the loop, once, after the commit and before
+    the command's future is settled; a command with one of its game still unacknowledged before it is
+    answered by the pipeline instead, in order."""
     store = SqlEventStore(sqlite_url)
     store.start()
     try:
@@ -194,7 +195,15 @@ async def test_a_store_committing_on_the_loop_answers_a_lone_command_straight_af
         pair = await asyncio.gather(*(service.handle_command(gid, seat(who), _hide(who, 2), on_durable=on_durable)
                                       for who in ("red", "blue")))
         assert [v for v, _done, _c in seen] == [r.version for r in pair] == [start + 2, start + 3]
-        assert seen[1][1]  # decided on the first while it flew: answered by the pipeline, once settled
+        # the pair went to the writer thread as one group: the first answered on the loop before its future
+        # settled, the second (decided on the first while it flew) by the pipeline once the first landed
+        assert [done for _v, done, _c in seen] == [False, True]
+        seen.clear()
+        other = (await service.create_game("tiny", "long")).game_id
+        await service.handle_command(other, seat("red"), _shot("red"))
+        two = await asyncio.gather(service.handle_command(gid, seat("red"), _hide("red", 3), on_durable=on_durable),
+                                   service.handle_command(other, seat("red"), _hide("red", 3)))
+        assert [v for v, _done, _c in seen] == [two[0].version] and seen[0][1] is False  # two games, one group
     finally:
         store.close()
 
