@@ -155,6 +155,11 @@ class Fanout:
         that has read the store up to at least this may go live: anything later reaches it here."""
         return self.published.get(game_id, 0)
 
+    def size(self, game_id: str) -> int:
+        """How many sockets listen to the game (asked once per command answered early)."""
+        sinks = self._sinks.get(game_id)
+        return len(sinks) if sinks is not None else 0
+
     def sinks(self, game_id: str) -> tuple[Sink, ...]:
         return tuple(self._sinks.get(game_id, ()))
 

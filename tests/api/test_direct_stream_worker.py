@@ -147,6 +147,33 @@ def test_a_durable_result_is_written_before_the_landing_and_a_failure_after_it_i
     asyncio.run(run())
 
 
+def test_a_game_with_a_large_audience_answers_after_the_landing(monkeypatch) -> None:
+    """Past EARLY_ANSWER_SOCKETS listening sockets the result waits for the landing (its fan-out): the
+    commanding client is paced by what the audience can be sent."""
+    from service.api import direct_stream
+
+    async def run() -> None:
+        gate = Gate()
+        stream, transport = detached_stream(gate, "g1")
+        wire = transport.wire
+        assert wire is not None
+        on_the_wire: list[list[str]] = []
+        gate.landing = lambda: on_the_wire.append([m["ref"] for m in transport.messages()])
+        monkeypatch.setattr(direct_stream, "EARLY_ANSWER_SOCKETS", 1)
+        wire.data_received(_command("r0"))  # one socket: answered first
+        await _settle(transport, 1)
+        monkeypatch.setattr(direct_stream, "EARLY_ANSWER_SOCKETS", 0)
+        wire.data_received(_command("r1"))  # "more than 0" listen: after the landing
+        await _settle(transport, 2)
+        assert on_the_wire == [["r0"], ["r0"]]
+        assert [(m["kind"], m["ref"], m["version"]) for m in transport.messages()] == [
+            ("result", "r0", 1), ("result", "r1", 2)]
+        assert stream.sink.last == 2 and stream._in_flight == 0
+        wire.connection_lost(None)
+
+    asyncio.run(run())
+
+
 def _reference_reply(held: list[tuple[int, bytes]], last: int, answer: bytes, result: CommandResult | None,
                      carry: bool) -> tuple[bytes, int]:
     """The reply's writes as DirectStream.reply wrote them before its single-frame case: the held messages
