@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
+from typing import Any
 
 from service.api.fanout import text_frame
 from service.events.decide_append import CommandResult
@@ -115,17 +116,23 @@ def test_a_socket_lost_while_its_command_flies_lets_the_command_end() -> None:
     asyncio.run(run())
 
 
+def _watched_landing() -> tuple[Gate, Any, Any, Any, list[list[str]]]:
+    """A detached stream on a gate whose landing records the refs already on the wire when it runs."""
+    gate = Gate()
+    stream, transport = detached_stream(gate, "g1")
+    wire = transport.wire
+    assert wire is not None
+    on_the_wire: list[list[str]] = []
+    gate.landing = lambda: on_the_wire.append([m["ref"] for m in transport.messages()])
+    return gate, stream, transport, wire, on_the_wire
+
+
 def test_a_durable_result_is_written_before_the_landing_and_a_failure_after_it_is_not_answered() -> None:
     """The worker hands the pipeline its early answer: the result is on the wire when the game's heads and
     other sockets learn of the command (the landing), not after; should the landing fail, the command is
     durable and answered already: no error follows it, and the worker goes on."""
     async def run() -> None:
-        gate = Gate()
-        stream, transport = detached_stream(gate, "g1")
-        wire = transport.wire
-        assert wire is not None
-        on_the_wire: list[list[str]] = []
-        gate.landing = lambda: on_the_wire.append([m["ref"] for m in transport.messages()])
+        gate, stream, transport, wire, on_the_wire = _watched_landing()
         wire.data_received(_command("r0"))
         await _settle(transport, 1)
         assert on_the_wire == [["r0"]]  # written before the landing ran
@@ -153,12 +160,7 @@ def test_a_game_with_a_large_audience_answers_after_the_landing(monkeypatch) -> 
     from service.api import direct_stream
 
     async def run() -> None:
-        gate = Gate()
-        stream, transport = detached_stream(gate, "g1")
-        wire = transport.wire
-        assert wire is not None
-        on_the_wire: list[list[str]] = []
-        gate.landing = lambda: on_the_wire.append([m["ref"] for m in transport.messages()])
+        gate, stream, transport, wire, on_the_wire = _watched_landing()
         monkeypatch.setattr(direct_stream, "EARLY_ANSWER_SOCKETS", 1)
         wire.data_received(_command("r0"))  # one socket: answered first
         await _settle(transport, 1)
