@@ -485,7 +485,12 @@ export class Board {
     const nodes = /** @type {SVGGElement[]} */ ([...this.root.querySelectorAll("[data-px]")]); // px() groups
     /** @type {(ux: number, uy: number) => XY} */
     const toScreen = (ux, uy) => [(ux - vb[0]) / k, (uy - vb[1]) / k];
-    const offsets = this.spread(nodes.filter((n) => n.classList.contains("piece")), toScreen);
+    // the board's visible area in those screen units, a hit radius in from each edge ("meet": the
+    // viewBox is centred in the element): a fanned-out cluster is kept inside it
+    const rect = this.root.getBoundingClientRect(), cw = vb[2] / k, ch = vb[3] / k;
+    const inside = [(cw - rect.width) / 2 + HIT_RADIUS, (ch - rect.height) / 2 + HIT_RADIUS,
+      (cw + rect.width) / 2 - HIT_RADIUS, (ch + rect.height) / 2 - HIT_RADIUS];
+    const offsets = this.spread(nodes.filter((n) => n.classList.contains("piece")), toScreen, inside);
     /** @type {number[][]} screen boxes taken: pieces, nodes, labels placed */
     const boxes = [];
     /** @type {[SVGGElement, number, number][]} each node and its screen place */
@@ -530,9 +535,12 @@ export class Board {
   }
 
   // Pieces whose hit areas would overlap on screen are fanned out around their common centre (px
-  // offsets), far enough apart that each keeps its whole hit area; clusters that still touch merge.
-  /** @param {SVGElement[]} nodes @param {(ux: number, uy: number) => XY} toScreen @returns {Map<SVGElement, XY>} */
-  spread(nodes, toScreen) {
+  // offsets), far enough apart that each keeps its whole hit area; clusters that still touch merge. A
+  // fan that would reach past `inside` ([x0, y0, x1, y1], screen units) is moved in whole, so a cluster
+  // at the board's edge (ships that left the table) is not fanned out under what borders the board.
+  /** @param {SVGElement[]} nodes @param {(ux: number, uy: number) => XY} toScreen @param {number[]} [inside]
+   * @returns {Map<SVGElement, XY>} */
+  spread(nodes, toScreen, inside) {
     const near = 2 * HIT_RADIUS + 2;
     const home = nodes.map((n) => toScreen(Number(n.dataset.ux), Number(n.dataset.uy)));
     let groups = nodes.map((_, i) => [i]);
@@ -558,6 +566,7 @@ export class Board {
           const ang = (2 * Math.PI * k) / g.length - Math.PI / 2;
           spots[i] = [cx + r * Math.cos(ang), cy + r * Math.sin(ang)];
         });
+        if (inside) inwards(g.map((i) => spots[i]), inside);
       }
     }
     const out = new Map();
@@ -577,6 +586,16 @@ function offTowards(from, to, px) {
   const dx = to[0] - from[0], dy = to[1] - from[1], d = Math.hypot(dx, dy);
   if (!(d > 0)) return null;
   return [Number((dx / d * px).toFixed(2)), Number((dy / d * px).toFixed(2))];
+}
+
+/** Move these points together (in place) so that all lie inside [x0, y0, x1, y1], where they fit.
+ * @param {number[][]} points @param {number[]} inside */
+function inwards(points, [x0, y0, x1, y1]) {
+  const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
+  /** @type {(lo: number, hi: number, min: number, max: number) => number} */
+  const shift = (lo, hi, min, max) => (max - min > hi - lo ? 0 : min < lo ? lo - min : max > hi ? hi - max : 0);
+  const dx = shift(x0, x1, Math.min(...xs), Math.max(...xs)), dy = shift(y0, y1, Math.min(...ys), Math.max(...ys));
+  for (const p of points) { p[0] += dx; p[1] += dy; }
 }
 
 /** Do two boxes [x, y, w, h] overlap? @param {number[]} a @param {number[]} b */
