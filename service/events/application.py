@@ -109,17 +109,20 @@ class GameService:
         command of the game's ruleset, its own coroutine is returned, not wrapped in one more (one level
         fewer to resume per command, and no reaction's coroutines). ``on_durable`` (the pipeline's: an
         early answer) only then: where reactions follow a command, its answer waits for them."""
-        wanted = self._reacted
-        if wanted is not None:
-            if not wanted:
-                return self.commands.handle(game_id, actor, body, idempotency_key, expected_version, request,
-                                            on_durable)
-            head = self.heads.cached(game_id)  # a game's ruleset never changes
-            if head is not None and head.ruleset.name not in wanted:
-                return self.commands.handle(game_id, actor, body, idempotency_key, expected_version, request,
-                                            on_durable)
+        if not self._reacts_to(game_id):
+            return self.commands.handle(game_id, actor, body, idempotency_key, expected_version, request, on_durable)
         handled = self.commands.handle(game_id, actor, body, idempotency_key, expected_version, request)
         return self._reacting(game_id, handled)
+
+    def _reacts_to(self, game_id: str) -> bool:
+        """Whether a process manager may react to a command of the game (an unknown ruleset: it may)."""
+        wanted = self._reacted
+        if wanted is None:
+            return True
+        if not wanted:
+            return False
+        head = self.heads.cached(game_id)  # a game's ruleset never changes
+        return head is None or head.ruleset.name in wanted
 
     async def _reacting(self, game_id: str, handled: Coroutine[Any, Any, CommandResult]) -> CommandResult:
         result = await handled
