@@ -1,0 +1,57 @@
+#!/bin/bash
+# The one-game row against its ceiling on this machine, in the same minutes: per round, boardgame.io's raw
+# socket.io client (the harness's bench_moves.js, in-memory server), the ideal server (bench/k1_ideal.py)
+# answering at once, after an fdatasync, and after a SQLite WAL FULL commit, and Salvo itself; each a fresh
+# server pinned to CPU 0, its client on CPU 1, 10 s windows, as the shared harness runs them. Prints each
+# run's rate, p99 and server CPU per command, and each rate over the same round's bgio raw rate.
+#   BGIO_DIR=/tmp/peer/boardgameio ROUNDS=3 bash bench/k1_ideal.sh            (this checkout as Salvo)
+#   SALVO=/tmp/other BGIO_DIR=... bash bench/k1_ideal.sh                       (another checkout as Salvo)
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+PY=${PY:-$HERE/.venv/bin/python}
+CLIENT=$HERE/bench/peer/salvo_client.py
+SALVO=${SALVO:-$HERE}
+: "${BGIO_DIR:?set BGIO_DIR to the boardgame.io harness folder (npm install done)}"
+SECS=${SECS:-10}
+OUT=${OUT:-/tmp/k1-ideal}
+mkdir -p "$OUT"
+PORT=18740
+up() { for _ in $(seq 100); do curl -sf "$1" >/dev/null && return 0; sleep 0.1; done; echo "no server at $1"; return 1; }
+field() { "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); r=d.get('perSec') or d.get('movesPerSec'); \
+cpu=d['serverCpuPct'] if 'serverCpuPct' in d else d['server']['avgCpuPct']; print(r, d['latencyMs']['p99'], round(cpu*1e4/r), d.get('foreignCpuPct'))" "$1"; }
+for round in $(seq 1 "${ROUNDS:-3}"); do
+  declare -A rate=()
+  for run in bgio-raw ideal-none ideal-fdatasync ideal-sqlite salvo; do
+    PORT=$((PORT+1)); out=$OUT/$run-r$round.json; rm -f "$out"
+    case $run in
+      bgio-raw)
+        (cd "$BGIO_DIR" && PORT=$PORT NODE_ENV=production BENCH_SERVER_MAX_S=120 exec taskset -c 0 node --expose-gc server.js) \
+          > "$OUT/server-$run.log" 2>&1 &
+        SP=$!; up "http://127.0.0.1:$PORT/games" || exit 1
+        (cd "$BGIO_DIR" && PORT=$PORT NODE_ENV=production taskset -c 1 node bench_moves.js --matches 1 --duration "$SECS" \
+          --max-moves-per-match 1000000 --client raw --server-pid $SP --label $run --out "$out") > /dev/null 2>&1 ;;
+      ideal-*)
+        taskset -c 0 "$PY" "$HERE/bench/k1_ideal.py" --port $PORT --sync "${run#ideal-}" --dir /tmp > "$OUT/server-$run.log" 2>&1 &
+        SP=$!; up "http://127.0.0.1:$PORT/healthz" || exit 1
+        taskset -c 1 "$PY" "$CLIENT" commands --transport ws --workload shoot --games 1 --seconds "$SECS" --warmup 2 \
+          --port $PORT --server-pid $SP --label $run --out "$out" > /dev/null 2>&1 ;;
+      salvo)
+        db=/tmp/k1-ideal-salvo.sqlite; rm -f $db*
+        (cd "$SALVO" && PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$SALVO" SALVO_RATE_COMMANDS_PER_TOKEN=off \
+          SALVO_RATE_COMMANDS_PER_ADDRESS=off SALVO_RULESETS="tiny=tests.support.tiny:RULESET" exec taskset -c 0 "$PY" -m service \
+          serve --host 127.0.0.1 --port $PORT --database-url sqlite:///$db --log-level warning) > "$OUT/server-$run.log" 2>&1 &
+        SP=$!; up "http://127.0.0.1:$PORT/healthz" || exit 1
+        taskset -c 1 "$PY" "$CLIENT" commands --transport ws --workload shoot --games 1 --seconds "$SECS" --warmup 2 \
+          --port $PORT --server-pid $SP --label $run --out "$out" > /dev/null 2>&1 ;;
+    esac
+    kill $SP 2>/dev/null; wait $SP 2>/dev/null
+    if [[ -f $out ]]; then
+      read -r r p99 us foreign <<< "$(field "$out")"
+      rate[$run]=$r
+      ratio=$(awk -v a="$r" -v b="${rate[bgio-raw]:-0}" 'BEGIN{if (b > 0) printf "%.2fx", a / b; else print "-"}')
+      printf "round %d  %-16s %6s/s  p99 %6s ms  server CPU %4s us/command  foreign %4s%%  / bgio raw %s\n" \
+        "$round" "$run" "$r" "$p99" "$us" "$foreign" "$ratio"
+    else
+      echo "round $round  $run: no result (see $OUT/server-$run.log)"
+    fi
+  done
+done
