@@ -2,8 +2,9 @@
 # The one-game row against its ceiling on this machine, in the same minutes: per round, boardgame.io's raw
 # socket.io client (the harness's bench_moves.js, in-memory server), the ideal server (bench/k1_ideal.py)
 # answering at once, after an fdatasync, and after a SQLite WAL FULL commit, and Salvo itself; each a fresh
-# server pinned to CPU 0, its client on CPU 1, 10 s windows, as the shared harness runs them. Prints each
-# run's rate, p99 and server CPU per command, and each rate over the same round's bgio raw rate.
+# server pinned to CPU 0, its client on CPU 1, 10 s windows, as the shared harness runs them; each round starts
+# one run later than the last. Prints each run's rate, p99 and server CPU per command, and each rate over the
+# same round's bgio raw rate.
 #   BGIO_DIR=/tmp/peer/boardgameio ROUNDS=3 bash bench/k1_ideal.sh            (this checkout as Salvo)
 #   SALVO=/tmp/other BGIO_DIR=... bash bench/k1_ideal.sh                       (another checkout as Salvo)
 HERE=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,9 +19,11 @@ PORT=18740
 up() { for _ in $(seq 100); do curl -sf "$1" >/dev/null && return 0; sleep 0.1; done; echo "no server at $1"; return 1; }
 field() { "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); r=d.get('perSec') or d.get('movesPerSec'); \
 cpu=d['serverCpuPct'] if 'serverCpuPct' in d else d['server']['avgCpuPct']; print(r, d['latencyMs']['p99'], round(cpu*1e4/r), d.get('foreignCpuPct'))" "$1"; }
+RUNS=(bgio-raw ideal-none ideal-fdatasync ideal-sqlite salvo)
 for round in $(seq 1 "${ROUNDS:-3}"); do
-  declare -A rate=()
-  for run in bgio-raw ideal-none ideal-fdatasync ideal-sqlite salvo; do
+  declare -A line=() rate=()
+  for k in "${!RUNS[@]}"; do
+    run=${RUNS[$(( (k + round - 1) % ${#RUNS[@]} ))]}  # each round starts one run later: no run always first
     PORT=$((PORT+1)); out=$OUT/$run-r$round.json; rm -f "$out"
     case $run in
       bgio-raw)
@@ -47,11 +50,13 @@ for round in $(seq 1 "${ROUNDS:-3}"); do
     if [[ -f $out ]]; then
       read -r r p99 us foreign <<< "$(field "$out")"
       rate[$run]=$r
-      ratio=$(awk -v a="$r" -v b="${rate[bgio-raw]:-0}" 'BEGIN{if (b > 0) printf "%.2fx", a / b; else print "-"}')
-      printf "round %d  %-16s %6s/s  p99 %6s ms  server CPU %4s us/command  foreign %4s%%  / bgio raw %s\n" \
-        "$round" "$run" "$r" "$p99" "$us" "$foreign" "$ratio"
+      line[$run]=$(printf "%6s/s  p99 %6s ms  server CPU %4s us/command  foreign %4s%%" "$r" "$p99" "$us" "$foreign")
     else
-      echo "round $round  $run: no result (see $OUT/server-$run.log)"
+      line[$run]="no result (see $OUT/server-$run.log)"
     fi
+  done
+  for run in "${RUNS[@]}"; do
+    ratio=$(awk -v a="${rate[$run]:-0}" -v b="${rate[bgio-raw]:-0}" 'BEGIN{if (a > 0 && b > 0) printf "%.2fx", a / b; else print "-"}')
+    printf "round %d  %-16s %s  / bgio raw %s\n" "$round" "$run" "${line[$run]}" "$ratio"
   done
 done
