@@ -385,6 +385,65 @@ async def test_inline_commits_back_off_once_commands_queue_up_behind_one(sqlite_
         s.close()
 
 
+async def test_after_two_lone_passes_a_pass_commits_its_first_batch_at_once(sqlite_url: str, monkeypatch) -> None:
+    """One game commanded one command at a time: once two passes in a row each brought one batch, committed
+    inline by their hand-off, ``submit`` commits the next pass's first batch itself (its future is settled
+    when ``submit`` returns, no loop pass before the commit); a batch submitted after it in the same pass
+    is queued up behind it, so it goes to the thread and inline commits back off."""
+    s = SqlEventStore(sqlite_url)
+    s.start()
+    try:
+        seen = _note_threads(s, monkeypatch)
+        here = threading.current_thread().name
+        monkeypatch.setattr(sql_writer, "INLINE_BACK_OFF", 60.0)
+        first = s.submit(_batch("g_e1"))
+        assert not first.done()  # the first lone pass: committed by the hand-off, a pass later
+        await first
+        await s.write(_batch("g_e2"))  # the second
+        third = s.submit(_batch("g_e3"))
+        assert third.done() and third.result() is None  # committed before submit returned
+        assert seen[-1] == (here, ["g_e3"])
+        await asyncio.sleep(0)  # the pass's (empty) hand-off: a third lone pass
+        fourth, fifth = s.submit(_batch("g_e4")), s.submit(_batch("g_e5"))  # two in one pass
+        assert fourth.done() and not fifth.done()  # the first at once, the second behind it
+        await fifth
+        assert seen == [(here, ["g_e1"]), (here, ["g_e2"]), (here, ["g_e3"]), (here, ["g_e4"]),
+                        ("salvo-writer", ["g_e5"])]
+        sixth = s.submit(_batch("g_e6"))  # backing off (commands queued up behind one): the thread's
+        assert not sixth.done()
+        await sixth
+        assert seen[-1] == ("salvo-writer", ["g_e6"])
+        assert [await s.head(f"g_e{i}") for i in range(1, 7)] == [2] * 6
+    finally:
+        s.close()
+
+
+async def test_a_batch_committed_at_once_is_answered_before_submit_returns(sqlite_url: str, monkeypatch) -> None:
+    """The batch's early answer (``on_durable``) is called after its commit, inside ``submit``, before the
+    future is settled; a failed commit settles the future with its error and answers nothing."""
+    s = SqlEventStore(sqlite_url)
+    s.start()
+    try:
+        writer = s._writer
+        for game in ("g_a1", "g_a2"):  # two lone passes
+            await s.write(_batch(game))
+        heard: list[tuple[int, bool]] = []
+        batch = _batch("g_a3")
+        future: asyncio.Future[None] | None = None
+        batch.on_durable = lambda: heard.append((writer.commits, future is None))
+        commits = writer.commits
+        future = s.submit(batch)
+        assert heard == [(commits + 1, True)] and future.done()  # answered, then settled, before the return
+        await asyncio.sleep(0)
+        again = _batch("g_a1")  # a duplicate game: the commit fails
+        again.on_durable = lambda: heard.append((-1, False))
+        failed = s.submit(again)
+        assert failed.done() and isinstance(failed.exception(), Conflict)
+        assert heard == [(commits + 1, True)]
+    finally:
+        s.close()
+
+
 async def test_groups_on_one_connection_share_a_cursor_and_a_new_connection_gets_its_own(store: SqlEventStore) -> None:
     writer = store._writer
     await store.write(_batch("g_cursor_a"))

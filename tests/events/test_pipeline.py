@@ -11,6 +11,7 @@ import msgspec
 import pytest
 
 from service.domain.core import seat
+from service.events import sql_writer
 from service.events.application import GameService
 from service.events.event_store import Conflict, PredecessorFailed, WriteBatch
 from service.events.head import head_from_rows
@@ -168,11 +169,13 @@ async def test_the_early_answer_comes_once_durable_in_seq_order_before_its_landi
     assert keyed == [first] and again.body == first.body  # the replay is answered by its caller alone
 
 
-async def test_the_sql_store_answers_a_command_straight_after_its_commit(sqlite_url):
+async def test_the_sql_store_answers_a_command_straight_after_its_commit(sqlite_url, monkeypatch):
     """SQLite commits a lone batch on the loop's thread (``GroupWriter._commit_inline``), a group on the
     writer thread: either way the early answer is called on the loop, once, after the commit and before
     the command's future is settled; a command with one of its game still unacknowledged before it is
-    answered by the pipeline instead, in order."""
+    answered by the pipeline instead, in order. (A lone batch's commit by its hand-off: the commit at
+    once inside ``submit`` is the next test's.)"""
+    monkeypatch.setattr(sql_writer, "EAGER_AFTER", 10**9)
     store = SqlEventStore(sqlite_url)
     store.start()
     try:
@@ -204,6 +207,43 @@ async def test_the_sql_store_answers_a_command_straight_after_its_commit(sqlite_
         two = await asyncio.gather(service.handle_command(gid, seat("red"), _hide("red", 3), on_durable=on_durable),
                                    service.handle_command(other, seat("red"), _hide("red", 3)))
         assert [v for v, _done, _c in seen] == [two[0].version] and seen[0][1] is False  # two games, one group
+    finally:
+        store.close()
+
+
+async def test_a_command_committed_at_once_is_answered_inside_submit_before_its_game_lands(sqlite_url, monkeypatch):
+    """One game commanded one command at a time: after two lone inline commits the store commits the next
+    command's batch inside ``submit`` (``GroupWriter.submit``) and answers it there, before the pipeline
+    has moved the durable head or published its frames; the game then lands as before."""
+    store = SqlEventStore(sqlite_url)
+    store.start()
+    try:
+        service, gid, published = await _game(store)
+        for i in range(2):  # each in a pass of its own, as commands read from a socket come
+            await service.handle_command(gid, seat("red"), _hide("red", i))
+            await asyncio.sleep(0)
+        inside: list[bool] = []
+        submit = store._writer.submit
+
+        def noting(batch: WriteBatch) -> Any:
+            inside.append(True)
+            try:
+                return submit(batch)
+            finally:
+                inside.pop()
+
+        monkeypatch.setattr(store._writer, "submit", noting)
+        seen: list[tuple[int | None, bool, int, int]] = []
+
+        def on_durable(result: Any) -> None:
+            seen.append((result.version, bool(inside), service.commands._runs[gid].durable.seq, len(published)))
+
+        start, frames = (await service.head(gid)).seq, len(published)
+        result = await service.handle_command(gid, seat("red"), _hide("red", 9), on_durable=on_durable)
+        assert result.version == start + 1
+        assert seen == [(start + 1, True, start, frames)]  # inside submit, before the head moved and the frames
+        assert (await service.head(gid)).seq == start + 1 and published[-1] == start + 1
+        assert [r.seq for r in await store.read_events(gid)][-1] == start + 1
     finally:
         store.close()
 
