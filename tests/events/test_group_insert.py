@@ -363,59 +363,57 @@ async def test_postgresql_commits_every_batch_in_the_writer_thread(postgres_url:
         s.close()
 
 
-async def test_inline_commits_back_off_once_commands_queue_up_behind_one(sqlite_url: str, monkeypatch) -> None:
+@pytest.fixture
+def noted(sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[SqlEventStore, list[Any], str]]:
+    """A started SQLite store, its groups noted (``_note_threads``), this thread's name, and an inline back-off
+    no busy machine outlasts between two awaits (20 ms did, once, under valgrind load)."""
     s = SqlEventStore(sqlite_url)
     s.start()
+    monkeypatch.setattr(sql_writer, "INLINE_BACK_OFF", 60.0)
     try:
-        seen = _note_threads(s, monkeypatch)
-        here = threading.current_thread().name
-        # a back-off no busy machine outlasts between two awaits (20 ms did, once, under valgrind load)
-        monkeypatch.setattr(sql_writer, "INLINE_BACK_OFF", 60.0)
-        await s.write(_batch("g_b1"))  # lone, writer idle: inline
-        await asyncio.gather(s.write(_batch("g_b2")), s.write(_batch("g_b3")))  # two queued up behind it
-        await s.write(_batch("g_b4"))  # lone, writer idle, but inside the back-off: the thread's
-        monkeypatch.setattr(sql_writer, "INLINE_BACK_OFF", 0.0)
-        await asyncio.gather(s.write(_batch("g_b5")), s.write(_batch("g_b6")))  # not after an inline commit
-        s._writer._inline_from = 0.0  # the back-off over
-        await s.write(_batch("g_b7"))
-        await s.write(_batch("g_b8"))  # lone after lone: inline again
-        assert seen == [(here, ["g_b1"]), ("salvo-writer", ["g_b2", "g_b3"]), ("salvo-writer", ["g_b4"]),
-                        ("salvo-writer", ["g_b5", "g_b6"]), (here, ["g_b7"]), (here, ["g_b8"])]
+        yield s, _note_threads(s, monkeypatch), threading.current_thread().name
     finally:
         s.close()
 
 
-async def test_after_two_lone_passes_a_pass_commits_its_first_batch_at_once(sqlite_url: str, monkeypatch) -> None:
+async def test_inline_commits_back_off_once_commands_queue_up_behind_one(noted, monkeypatch) -> None:
+    s, seen, here = noted
+    await s.write(_batch("g_b1"))  # lone, writer idle: inline
+    await asyncio.gather(s.write(_batch("g_b2")), s.write(_batch("g_b3")))  # two queued up behind it
+    await s.write(_batch("g_b4"))  # lone, writer idle, but inside the back-off: the thread's
+    monkeypatch.setattr(sql_writer, "INLINE_BACK_OFF", 0.0)
+    await asyncio.gather(s.write(_batch("g_b5")), s.write(_batch("g_b6")))  # not after an inline commit
+    s._writer._inline_from = 0.0  # the back-off over
+    await s.write(_batch("g_b7"))
+    await s.write(_batch("g_b8"))  # lone after lone: inline again
+    assert seen == [(here, ["g_b1"]), ("salvo-writer", ["g_b2", "g_b3"]), ("salvo-writer", ["g_b4"]),
+                    ("salvo-writer", ["g_b5", "g_b6"]), (here, ["g_b7"]), (here, ["g_b8"])]
+
+
+async def test_after_two_lone_passes_a_pass_commits_its_first_batch_at_once(noted) -> None:
     """One game commanded one command at a time: once two passes in a row each brought one batch, committed
     inline by their hand-off, ``submit`` commits the next pass's first batch itself (its future is settled
     when ``submit`` returns, no loop pass before the commit); a batch submitted after it in the same pass
     is queued up behind it, so it goes to the thread and inline commits back off."""
-    s = SqlEventStore(sqlite_url)
-    s.start()
-    try:
-        seen = _note_threads(s, monkeypatch)
-        here = threading.current_thread().name
-        monkeypatch.setattr(sql_writer, "INLINE_BACK_OFF", 60.0)
-        first = s.submit(_batch("g_e1"))
-        assert not first.done()  # the first lone pass: committed by the hand-off, a pass later
-        await first
-        await s.write(_batch("g_e2"))  # the second
-        third = s.submit(_batch("g_e3"))
-        assert third.done() and third.result() is None  # committed before submit returned
-        assert seen[-1] == (here, ["g_e3"])
-        await asyncio.sleep(0)  # the pass's (empty) hand-off: a third lone pass
-        fourth, fifth = s.submit(_batch("g_e4")), s.submit(_batch("g_e5"))  # two in one pass
-        assert fourth.done() and not fifth.done()  # the first at once, the second behind it
-        await fifth
-        assert seen == [(here, ["g_e1"]), (here, ["g_e2"]), (here, ["g_e3"]), (here, ["g_e4"]),
-                        ("salvo-writer", ["g_e5"])]
-        sixth = s.submit(_batch("g_e6"))  # backing off (commands queued up behind one): the thread's
-        assert not sixth.done()
-        await sixth
-        assert seen[-1] == ("salvo-writer", ["g_e6"])
-        assert [await s.head(f"g_e{i}") for i in range(1, 7)] == [2] * 6
-    finally:
-        s.close()
+    s, seen, here = noted
+    first = s.submit(_batch("g_e1"))
+    assert not first.done()  # the first lone pass: committed by the hand-off, a pass later
+    await first
+    await s.write(_batch("g_e2"))  # the second
+    third = s.submit(_batch("g_e3"))
+    assert third.done() and third.result() is None  # committed before submit returned
+    assert seen[-1] == (here, ["g_e3"])
+    await asyncio.sleep(0)  # the pass's (empty) hand-off: a third lone pass
+    fourth, fifth = s.submit(_batch("g_e4")), s.submit(_batch("g_e5"))  # two in one pass
+    assert fourth.done() and not fifth.done()  # the first at once, the second behind it
+    await fifth
+    assert seen == [(here, ["g_e1"]), (here, ["g_e2"]), (here, ["g_e3"]), (here, ["g_e4"]),
+                    ("salvo-writer", ["g_e5"])]
+    sixth = s.submit(_batch("g_e6"))  # backing off (commands queued up behind one): the thread's
+    assert not sixth.done()
+    await sixth
+    assert seen[-1] == ("salvo-writer", ["g_e6"])
+    assert [await s.head(f"g_e{i}") for i in range(1, 7)] == [2] * 6
 
 
 async def test_a_batch_committed_at_once_is_answered_before_submit_returns(sqlite_url: str, monkeypatch) -> None:
