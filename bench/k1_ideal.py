@@ -14,6 +14,12 @@ does no decoding, deciding, rolling or encoding beyond unmasking the frame, and,
   sqlite    inserts one row like Salvo's event row into SQLite (WAL, synchronous=FULL) and commits on the
             loop's thread before answering: what Salvo's store does for a lone command, with no code
             around it
+  group     the same rows committed by a writer thread, every command that arrived while the last commit
+            was in flight in one transaction (group commit, as Salvo's store does for several busy games),
+            each answered once its transaction committed: the ceiling of the 10- and 50-game rows
+
+Each ``POST /v1/games`` makes a new game id, and each socket's rows carry its game's id (the stream's path),
+so that several games' rows fall into different pages of the primary key's index, as Salvo's do.
 
 uvloop, as Salvo's server. Run it pinned as the harness pins servers; ``bench/k1_ideal.sh`` does that,
 alternating it with boardgame.io's raw client and Salvo itself.
@@ -31,12 +37,17 @@ import json
 import os
 import sqlite3
 import tempfile
+import threading
+from itertools import count
 
 import uvloop
 
 GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC11B85"
 GAME = {"game_id": "g_ideal000000000", "ruleset": "tiny", "seats": {"red": "r" * 32, "blue": "b" * 32},
         "version": 2}
+GAME_IDS = (f"g_ideal{n:09d}" for n in count())
+INSERT = ("INSERT INTO events VALUES (?, ?, 'tiny.shot', 1, 'fire', 'seat:red', ?, '2026-12-03T13:21:09.796263Z', "
+          "?, ?)")
 RESULT_HEAD = b'{"kind":"result","ref":null,"version":'
 # the rest of a shoot's result as Salvo writes it (433 bytes with a one-digit version)
 RESULT_TAIL = (b',"events":[{"game_id":"g_ideal000000000","seq":3,"type":"tiny.shot","v":1,"turn":1,'
@@ -71,7 +82,7 @@ class Durable:
             self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             os.write(self.fd, bytes(RING))  # written and synced once: later syncs change no size or extent
             os.fsync(self.fd)
-        elif sync == "sqlite":
+        elif sync in ("sqlite", "group"):
             path = os.path.join(directory, f"k1-ideal-{os.getpid()}.sqlite")
             for suffix in ("", "-wal", "-shm"):
                 if os.path.exists(path + suffix):
@@ -83,7 +94,11 @@ class Durable:
                             "actor TEXT, command_id TEXT, recorded_at TEXT, data TEXT, rolls TEXT, "
                             "PRIMARY KEY (game_id, seq))")
 
-    def append(self, command: bytes) -> int:
+    def row(self, game_id: str, command: bytes) -> tuple[str, int, str, str, str]:
+        self.seq += 1
+        return (game_id, self.seq, f"c_{self.seq:016x}", command.decode(), RECORD.decode())
+
+    def append(self, game_id: str, command: bytes) -> int:
         self.seq += 1
         if self.fd >= 0:
             record = command + RECORD
@@ -95,18 +110,55 @@ class Durable:
         elif self.db is not None:
             db = self.db
             db.execute("BEGIN")
-            db.execute("INSERT INTO events VALUES (?, ?, 'tiny.shot', 1, 'fire', 'seat:red', ?, "
-                       "'2026-12-03T13:21:09.796263Z', ?, ?)",
-                       (GAME["game_id"], self.seq, f"c_{self.seq:016x}", command.decode(), RECORD.decode()))
+            db.execute(INSERT, (game_id, self.seq, f"c_{self.seq:016x}", command.decode(), RECORD.decode()))
             db.execute("COMMIT")
         return self.seq
 
 
+class GroupWriter:
+    """One thread committing whatever arrived since its last commit as one transaction; each command is
+    answered on the loop once its transaction committed."""
+
+    def __init__(self, durable: Durable, loop: asyncio.AbstractEventLoop) -> None:
+        self.durable, self.loop = durable, loop
+        self.pending: list[tuple[tuple[str, int, str, str, str], asyncio.Transport]] = []
+        self.lock = threading.Lock()
+        self.wake = threading.Event()
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def submit(self, game_id: str, command: bytes, transport: asyncio.Transport) -> None:
+        with self.lock:
+            self.pending.append((self.durable.row(game_id, command), transport))
+        self.wake.set()
+
+    def _run(self) -> None:
+        db = self.durable.db
+        assert db is not None
+        while True:
+            self.wake.wait()
+            with self.lock:
+                group, self.pending = self.pending, []
+                self.wake.clear()
+            if not group:
+                continue
+            db.execute("BEGIN")
+            db.executemany(INSERT, [row for row, _ in group])
+            db.execute("COMMIT")
+            self.loop.call_soon_threadsafe(_answer, group)
+
+
+def _answer(group: list[tuple[tuple[str, int, str, str, str], asyncio.Transport]]) -> None:
+    for row, transport in group:
+        transport.write(text_frame(RESULT_HEAD + str(row[1]).encode() + RESULT_TAIL))
+
+
 class Connection(asyncio.Protocol):
-    def __init__(self, durable: Durable) -> None:
+    def __init__(self, durable: Durable, writer: GroupWriter | None) -> None:
         self.durable = durable
+        self.writer = writer
         self.buf = b""
         self.ws = False
+        self.game_id = GAME["game_id"]
         self.transport: asyncio.Transport | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -140,10 +192,14 @@ class Connection(asyncio.Protocol):
                                 b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
                 transport.write(text_frame(b'{"kind":"caught_up","seq":%d}' % self.durable.seq))
                 self.ws = True
+                if path.startswith("/v1/games/"):
+                    self.game_id = path.split("/")[3]
                 self._frames()
                 return
-            status, body = (201, json.dumps(GAME).encode()) if method == "POST" and path == "/v1/games" \
-                else (200, b'{"status":"ok"}') if path == "/healthz" else (404, b"{}")
+            if method == "POST" and path == "/v1/games":
+                status, body = 201, json.dumps({**GAME, "game_id": next(GAME_IDS)}).encode()
+            else:
+                status, body = (200, b'{"status":"ok"}') if path == "/healthz" else (404, b"{}")
             transport.write(b"HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
                             % (status, len(body)) + body)
 
@@ -169,14 +225,18 @@ class Connection(asyncio.Protocol):
             if opcode != 0x1:
                 continue
             payload = bytes(b ^ mask[i & 3] for i, b in enumerate(masked))
-            version = self.durable.append(payload)
+            if self.writer is not None:
+                self.writer.submit(self.game_id, payload, transport)
+                continue
+            version = self.durable.append(self.game_id, payload)
             transport.write(text_frame(RESULT_HEAD + str(version).encode() + RESULT_TAIL))
         self.buf = buf
 
 
 async def serve(port: int, durable: Durable) -> None:
     loop = asyncio.get_running_loop()
-    server = await loop.create_server(lambda: Connection(durable), "127.0.0.1", port)
+    writer = GroupWriter(durable, loop) if durable.sync == "group" else None
+    server = await loop.create_server(lambda: Connection(durable, writer), "127.0.0.1", port)
     async with server:
         await server.serve_forever()
 
@@ -184,7 +244,7 @@ async def serve(port: int, durable: Durable) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--sync", choices=("none", "fdatasync", "sqlite"), default="sqlite")
+    parser.add_argument("--sync", choices=("none", "fdatasync", "sqlite", "group"), default="sqlite")
     parser.add_argument("--dir", default=tempfile.gettempdir(), help="where the log or database file goes")
     args = parser.parse_args()
     uvloop.run(serve(args.port, Durable(args.sync, args.dir)))
