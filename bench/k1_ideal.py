@@ -1,6 +1,7 @@
-"""The ideal server for the harness's one-game row: the least any server could do to answer the harness's
-own client (``bench/peer/salvo_client.py commands --transport ws --workload shoot``), so that its rate on
-this machine, beside boardgame.io's in the same minutes, says what the row can reach at all.
+"""The ideal server for the harness's command rows (one game; several with ``--sync group``): the least
+any server could do to answer the harness's own client (``bench/peer/salvo_client.py commands --transport ws
+--workload shoot``), so that its rate on this machine, beside boardgame.io's in the same minutes, says what
+the row can reach at all.
 
 It speaks just enough of Salvo's wire for that client: ``POST /v1/games`` (a game id and two seat
 tokens), ``GET /healthz``, and the stream websocket (the handshake, ``caught_up``, then per command text
@@ -99,6 +100,12 @@ class Durable:
         return (game_id, self.seq, f"c_{self.seq:016x}", command.decode(), RECORD.decode())
 
     def append(self, game_id: str, command: bytes) -> int:
+        if self.db is not None:
+            db = self.db
+            db.execute("BEGIN")
+            db.execute(INSERT, self.row(game_id, command))
+            db.execute("COMMIT")
+            return self.seq
         self.seq += 1
         if self.fd >= 0:
             record = command + RECORD
@@ -107,11 +114,6 @@ class Durable:
             os.pwrite(self.fd, record, self.offset)
             self.offset += len(record)
             os.fdatasync(self.fd)
-        elif self.db is not None:
-            db = self.db
-            db.execute("BEGIN")
-            db.execute(INSERT, (game_id, self.seq, f"c_{self.seq:016x}", command.decode(), RECORD.decode()))
-            db.execute("COMMIT")
         return self.seq
 
 
@@ -147,9 +149,13 @@ class GroupWriter:
             self.loop.call_soon_threadsafe(_answer, group)
 
 
+def result_frame(version: int) -> bytes:
+    return text_frame(RESULT_HEAD + str(version).encode() + RESULT_TAIL)
+
+
 def _answer(group: list[tuple[tuple[str, int, str, str, str], asyncio.Transport]]) -> None:
     for row, transport in group:
-        transport.write(text_frame(RESULT_HEAD + str(row[1]).encode() + RESULT_TAIL))
+        transport.write(result_frame(row[1]))
 
 
 class Connection(asyncio.Protocol):
@@ -228,8 +234,7 @@ class Connection(asyncio.Protocol):
             if self.writer is not None:
                 self.writer.submit(self.game_id, payload, transport)
                 continue
-            version = self.durable.append(self.game_id, payload)
-            transport.write(text_frame(RESULT_HEAD + str(version).encode() + RESULT_TAIL))
+            transport.write(result_frame(self.durable.append(self.game_id, payload)))
         self.buf = buf
 
 
