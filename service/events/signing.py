@@ -19,19 +19,11 @@ from typing import Any
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from sqlalchemy import Column, Engine, MetaData, String, Table, Text, select, update
+from sqlalchemy import Engine, select, update
+
+from .tables import KEYS_TABLE
 
 ALG = "Ed25519"
-
-KEYS_TABLE = Table(
-    "signing_keys",
-    MetaData(),
-    Column("key_id", String, primary_key=True),
-    Column("private_key", Text, nullable=False),  # raw 32 bytes, hex
-    Column("public_key", String, nullable=False),  # raw 32 bytes, hex
-    Column("created_at", String, nullable=False),
-    Column("retired_at", String, nullable=True),
-)
 
 
 class SignatureProblem(Exception):
