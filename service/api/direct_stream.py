@@ -162,7 +162,7 @@ class DirectStream(Stream):
             self._close_now(TOO_BIG_CODE, f"messages are limited to {limit} bytes")
             return
         try:
-            check_json(payload)  # not UTF-8, nested too deep, an integer beyond 64 bits
+            check_json(payload, integers=False)  # not UTF-8, nested too deep (integers: ``socket_message``)
         except AppError as exc:
             self._close_now(BAD_DATA_CODE, exc.detail[:120])
             return

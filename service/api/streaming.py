@@ -15,7 +15,7 @@ from service.domain.core import Viewer
 from service.events.application import CommandRequest, audience_key
 from service.events.decide_append import CommandResult
 from service.events.errors import AppError, InvalidRequest
-from service.events.inputs import check_json, text_bytes
+from service.events.inputs import check_integers, check_json, text_bytes
 
 from .broadcast import Subscription
 from .history_pages import history_pages
@@ -213,8 +213,8 @@ class Stream:
                     if len(raw) > limit:
                         await self.close(TOO_BIG_CODE, f"messages are limited to {limit} bytes")
                         return
-                    check_json(raw)
-                except AppError as exc:  # not UTF-8, nested too deep, an integer beyond 64 bits
+                    check_json(raw, integers=False)  # an integer beyond 64 bits is answered, not closed
+                except AppError as exc:  # not UTF-8, nested too deep
                     await self.close(BAD_DATA_CODE, exc.detail[:120])
                     return
                 answer, result = await self.command(raw)
@@ -254,7 +254,9 @@ class Stream:
 
 
 def socket_message(raw: bytes) -> _SocketCommand:
-    """The message, decoded once: its ``command`` goes down to the pipeline as it is (``command_request``)."""
+    """The message, decoded once: its ``command`` goes down to the pipeline as it is (``command_request``).
+    An integer beyond 64 bits is refused first, naming its field (an error message; the socket stays open)."""
+    check_integers(raw)
     try:
         return _decode_message(raw)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:

@@ -7,6 +7,7 @@ overflow; each failure is an InvalidRequest naming the field (problem+json, noth
 
 from __future__ import annotations
 
+import json
 import re
 from typing import TypeVar
 
@@ -21,7 +22,8 @@ MAX_INT_DIGITS = 19  # len(str(INT64_MAX)): longer integers never fit the store'
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _LONG_DIGITS = re.compile(rb"\d{%d}" % MAX_INT_DIGITS)
-_NUMBER = re.compile(rb"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
+# a JSON token for the integer walk: a whole string, a number, or a structural character
+_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|[\[\]{}:,]')
 _PAIRS = bytes.maketrans(b"{}", b"[]")
 # check_json's quick pass: a digit becomes "0", an opening bracket "[", anything else "."
 _QUICK = bytes(0x30 if 0x30 <= b <= 0x39 else 0x5B if b in b"[{" else 0x2E for b in range(256))
@@ -30,37 +32,88 @@ _LONG_RUN = b"0" * MAX_INT_DIGITS
 T = TypeVar("T")
 
 
-def check_json(raw: bytes, error: type[AppError] = InvalidRequest, max_depth: int = MAX_DEPTH) -> None:
-    """Refuse bytes that are not UTF-8, nest deeper than ``max_depth`` or hold an integer outside 64
-    bits. Cheap for ordinary bodies: one pass over ASCII bytes clears what surely passes (at most
+def check_json(raw: bytes, error: type[AppError] = InvalidRequest, max_depth: int = MAX_DEPTH,
+               integers: bool = True) -> None:
+    """Refuse bytes that are not UTF-8, nest deeper than ``max_depth`` or (``integers``) hold an integer
+    outside 64 bits. Cheap for ordinary bodies: one pass over ASCII bytes clears what surely passes (at most
     ``max_depth`` opening brackets and no MAX_INT_DIGITS digits in a row: the digit regex alone costs more
-    than this pass); the scans run only for the rest, and every error is theirs."""
+    than this pass); the scans run only for the rest, and every error is theirs. A socket leaves
+    ``integers`` out: its message is decodable, so an integer out of range is answered (``check_integers``
+    in ``socket_message``), not a reason to close."""
     if raw.isascii():  # (inline, not a helper's call: every command goes through here)
         scan = raw.translate(_QUICK)
-        if scan.count(b"[") <= max_depth and (scan.count(b"0") < MAX_INT_DIGITS or _LONG_RUN not in scan):
+        if scan.count(b"[") <= max_depth and (not integers or scan.count(b"0") < MAX_INT_DIGITS
+                                               or _LONG_RUN not in scan):
             return
-    _scan(raw, error, max_depth)
+    _scan(raw, error, max_depth, integers)
 
 
-def _scan(raw: bytes, error: type[AppError], max_depth: int) -> None:
+def check_integers(raw: bytes, error: type[AppError] = InvalidRequest) -> None:
+    """Refuse an integer literal outside 64 bits, naming its field, before anything decodes it: counted in
+    digits, never converted (Python refuses to convert more than 4,300 digits: that was a 500)."""
+    if _LONG_DIGITS.search(raw) is not None:
+        _refuse_long_integers(raw, error)
+
+
+def _scan(raw: bytes, error: type[AppError], max_depth: int, integers: bool = True) -> None:
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise error(f"the body is not UTF-8 (invalid byte at offset {exc.start})", field="$") from None
     deep = raw.count(b"[") + raw.count(b"{") > max_depth
-    long = _LONG_DIGITS.search(raw) is not None
+    long = integers and _LONG_DIGITS.search(raw) is not None
     if not (deep or long):
         return
-    bare = _STRING.sub(b'""', raw)  # brackets and digits inside strings do not count
-    if deep and _too_deep(bare, max_depth):
+    if deep and _too_deep(_STRING.sub(b'""', raw), max_depth):  # brackets inside strings do not count
         raise error(f"the body nests deeper than {max_depth} levels (or its brackets do not balance)", field="$")
     if long:
-        for match in _NUMBER.finditer(bare):
-            token = match.group()
-            if b"." in token or b"e" in token or b"E" in token:
-                continue  # a float: msgspec bounds it (1e999 is out of range)
-            if len(token.lstrip(b"-")) >= MAX_INT_DIGITS and not INT64_MIN <= int(token) <= INT64_MAX:
-                raise error(f"the integer {token[:24].decode()}… does not fit in 64 bits", field="$")
+        _refuse_long_integers(raw, error)
+
+
+def _refuse_long_integers(raw: bytes, error: type[AppError]) -> None:
+    """Walk the JSON's tokens (strings skipped whole), keeping the path to where it is, and refuse the first
+    integer that does not fit in 64 bits with that path as its field (``$.command.n``, msgspec's form)."""
+    path: list[str | int] = []  # one entry per open container: its current key or index
+    expecting_key = False
+    for match in _TOKEN.finditer(raw):
+        token = match.group()
+        first = token[0]
+        if first == 0x22:  # '"': a key when an object waits for one, else a string value
+            if expecting_key:
+                path[-1] = _key(token)
+                expecting_key = False
+        elif first == 0x7B:  # '{'
+            path.append("")
+            expecting_key = True
+        elif first == 0x5B:  # '['
+            path.append(0)
+            expecting_key = False
+        elif first in b"]}":
+            if path:
+                path.pop()
+            expecting_key = False
+        elif first == 0x2C:  # ','
+            if path and isinstance(path[-1], int):
+                path[-1] += 1
+            else:
+                expecting_key = bool(path)
+        elif first == 0x3A:  # ':'
+            expecting_key = False
+        elif not any(c in token for c in b".eE"):  # a float is msgspec's to bound (1e999 is out of range)
+            digits = token.lstrip(b"-").lstrip(b"0")
+            if len(digits) > MAX_INT_DIGITS or (len(digits) == MAX_INT_DIGITS
+                                                 and not INT64_MIN <= int(token) <= INT64_MAX):
+                field = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+                raise error(f"the integer {token[:24].decode()}… ({len(digits)} digits) at {field} does not fit "
+                            f"in 64 bits", field=field)
+
+
+def _key(token: bytes) -> str:
+    try:
+        key = json.loads(token)
+    except ValueError:
+        key = token[1:-1].decode("utf-8", "replace")
+    return str(key)[:64]
 
 
 def _too_deep(bare: bytes, max_depth: int) -> bool:
@@ -102,4 +155,4 @@ def text_bytes(text: str, error: type[AppError] = InvalidRequest) -> bytes:
         raise error("the message is not valid UTF-8 text", field="$") from None
 
 
-__all__ = ["INT64_MAX", "MAX_DEPTH", "check_json", "check_lines", "decode_json", "text_bytes"]
+__all__ = ["INT64_MAX", "MAX_DEPTH", "check_integers", "check_json", "check_lines", "decode_json", "text_bytes"]

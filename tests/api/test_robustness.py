@@ -74,7 +74,8 @@ async def _game_count(store) -> int:
     ("raw", "field"),
     [
         (b'{"command":{"type":"tiny.shoot","shooter":"red","target":"blue"},"salt":"\\ud800"}', "$"),
-        (b'{"command":{"type":"tiny.shoot","shooter":"red","target":"blue","n":18446744073709551616}}', "$"),
+        (b'{"command":{"type":"tiny.shoot","shooter":"red","target":"blue","n":18446744073709551616}}',
+         "$.command.n"),
         (b'{"command":' + b'{"a":' * 40 + b"1" + b"}" * 40 + b"}", "$"),
     ],
 )

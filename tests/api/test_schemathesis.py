@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 import schemathesis
@@ -72,6 +73,8 @@ def _fuzz(client, game, operation, tokens, rng, failures) -> None:
             case.path_parameters["game_id"] = game["game_id"]
             case.headers = {**(case.headers or {}), "Authorization": f"Bearer {rng.choice(tokens)}"}
         kwargs = case.as_transport_kwargs(base_url="http://testserver")
+        if kwargs.get("json") is not None and rng.random() < 0.25:
+            _with_a_huge_integer(kwargs, rng)
         response = client.request(**{k: v for k, v in kwargs.items() if k in (
             "method", "url", "headers", "params", "json", "content", "data", "files")})
         if response.status_code >= 500:
@@ -79,3 +82,21 @@ def _fuzz(client, game, operation, tokens, rng, failures) -> None:
                             f"{kwargs.get('url')} {kwargs.get('params')} {str(kwargs.get('json'))[:200]}")
 
     run()
+
+
+_INTEGER = re.compile(r'(?<=[:\[,] )-?\d+(?=[,\]}])|(?<=[:\[,])-?\d+(?=[,\]}])')
+
+
+def _with_a_huge_integer(kwargs, rng) -> None:
+    """Issue 33: the generated JSON body with one integer literal (or, where it has none, the whole body)
+    made 19 to 6,000 digits long: past 64 bits and past Python's 4,300-digit conversion limit."""
+    text = json.dumps(kwargs.pop("json"))
+    huge = rng.choice(["", "-"]) + "9" * rng.choice([19, 20, 400, 4301, 6000])
+    spots = list(_INTEGER.finditer(text))
+    if spots:
+        spot = rng.choice(spots)
+        text = text[:spot.start()] + huge + text[spot.end():]
+    else:
+        text = huge
+    kwargs["content"] = text.encode()
+    kwargs["headers"] = {**(kwargs.get("headers") or {}), "content-type": "application/json"}
