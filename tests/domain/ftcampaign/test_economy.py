@@ -114,6 +114,18 @@ def test_ftc_eco_2_cash_from_economic_turn_2_and_no_credit() -> None:
     then_violation(R, poor, C.BuyShip(design="dd", world="0,0"), "FTC-ECO-2", RED)
 
 
+def test_ftc_eco_2_exactly_the_cash_held_is_spent_one_point_more_is_credit() -> None:
+    """FTC-ECO-2 boundary: a 100-pt destroyer is bought with exactly 100 held (cash 0 after); 99 is refused."""
+    st7 = Camp().world((0, 0), "red").at(7).build()
+    exact = replace(st7, economies={**st7.economies, "red": replace(econ_of(st7, "red"), cash=100)})
+    bought = of(when(R, exact, C.BuyShip(design="dd", world="0,0"), RED), E.ShipBought)
+    assert [b.price for b in bought] == [100]
+    assert fold(exact, bought).economies["red"].cash == 0
+    short = replace(st7, economies={**st7.economies, "red": replace(econ_of(st7, "red"), cash=99)})
+    v = then_violation(R, short, C.BuyShip(design="dd", world="0,0"), "FTC-ECO-2", RED)
+    assert "only 99 are held" in v.detail
+
+
 def test_ftc_eco_3_maintenance_ten_percent_of_list_plus_half_ordnance() -> None:
     """FTC-ECO-3: outcome and rejection."""
     st = Camp().world((0, 0), "red", 0).ship("red", "dd", (0, 0)).ship("red", "frt", (0, 0)).at(6).build()

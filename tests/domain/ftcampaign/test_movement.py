@@ -59,6 +59,21 @@ def test_ftc_mov_2_one_hex_or_two_between_worlds_across_an_empty_hex() -> None:
     then_violation(R, empty, order("red-1,0", (3, 0)), "FTC-MOV-2", RED)
 
 
+def test_ftc_mov_2_three_hexes_between_worlds_is_too_far_not_a_blocked_two_hex_jump() -> None:
+    """FTC-MOV-2 boundary: worlds three hexes apart across empty hexes are out of one jump's reach; the refusal
+    says the jump is too long (not that the hex between is occupied), and the plain reach lists only the two-hex
+    world."""
+    from service.domain.ftcampaign.movement import plain_reach
+
+    st = Camp().world((0, 0), "red").world((3, 0), None, None).world((2, 0), None, None).ship("red", "dd", (0, 0)) \
+        .build()
+    v = then_violation(R, st, order("red-0,0", (3, 0)), "FTC-MOV-2", RED)
+    assert "one jump is one hex" in v.detail
+    assert "empty hex between" not in v.detail
+    assert (2, 0) in plain_reach(st, (0, 0)) and (3, 0) not in plain_reach(st, (0, 0))
+    assert of(when(R, st, order("red-0,0", (2, 0)), RED), E.OrdersSubmitted)
+
+
 def _route_camp() -> Camp:
     return (Camp().world((0, 0), "red", route=True).world((2, 0), "red", route=True)
             .world((4, 0), "blue", route=True).world((4, 1), None, None, route=True)

@@ -178,6 +178,35 @@ def test_ftc_cap_2_rebuild_needs_two_rows_and_three_majors_plus_20_if_new_type()
     then_violation(R, st, order("red-0,0", (1, 0)), "FTC-CAP-2", RED)
 
 
+def _hulk_with_majors(*damaged: str, hull_lost: int = 0) -> tuple[State, str]:
+    """A captured light cruiser (16 hull in 4 rows of 4) listing all five major systems: three cores, a drive
+    and an FTL drive; ``damaged`` names the broken ones."""
+    from service.domain.ftcampaign.state import ShipSystem
+
+    st = Camp().world((0, 0), "red").ship("red", "cl", (0, 0)).at(7).build()
+    sid = st.groups["red-0,0"].ships[0]
+    ship = st.ships[sid]
+    majors = tuple(ShipSystem(id=i, kind=k, cost=c) for i, k, c in (
+        ("core2", "core", 0), ("core3", "core", 0), ("drv", "drive", 8), ("ftl", "ftl", 6)))
+    ship = replace(ship, systems=ship.systems + majors, hulk=True)
+    st = replace(st, ships={**st.ships, sid: ship})
+    return damage(replace(st, ships={**st.ships, sid: replace(ship, hulk=True)}), sid, *damaged, hull=hull_lost), sid
+
+
+def test_ftc_cap_2_boundaries_exactly_three_majors_and_exactly_two_rows() -> None:
+    """FTC-CAP-2 boundaries: three of the five major systems working and exactly two intact hull rows rebuild;
+    exactly two working majors, or one intact row, are refused."""
+    three, sid = _hulk_with_majors("core", "drv", hull_lost=8)  # 8 lost of 4-box rows: rows 3 and 4 gone
+    assert of(when(R, three, C.RebuildCapture(ship=sid), RED), E.CaptureRebuilt)
+    two, sid = _hulk_with_majors("core", "drv", "ftl")
+    v = then_violation(R, two, C.RebuildCapture(ship=sid), "FTC-CAP-2", RED)
+    assert "3 of the 5 major systems" in v.detail
+    cores_out, sid = _hulk_with_majors("core", "core2", "core3")
+    then_violation(R, cores_out, C.RebuildCapture(ship=sid), "FTC-CAP-2", RED)
+    one_row, sid = _hulk_with_majors(hull_lost=9)
+    then_violation(R, one_row, C.RebuildCapture(ship=sid), "FTC-CAP-2", RED)
+
+
 def test_ftc_cap_3_sell_for_scrap_or_strip_parts() -> None:
     """FTC-CAP-3: outcome and rejection."""
     st = docked("dd", "dd")
