@@ -1,11 +1,11 @@
 """Salvo's side of the shared peer benchmark, and the ratio table against boardgame.io's figures.
 
-Runs the same workloads as ../shared/peer-bench/side-by-side/run.sh for Salvo only (a fresh server per
+Runs the same workloads as bench/peer/run.sh for Salvo only (a fresh server per
 scenario pinned to CPU 0, the generator bench/peer/salvo_client.py pinned to CPU 1, foreign CPU recorded
 in every window), then prints the side-by-side tables of bench/peer/summarize.py with the goals of
 issue 11 checked row by row.
 
-    .venv/bin/python bench/peer_table.py --peer ../shared/peer-bench/side-by-side/RESULTS.md
+    .venv/bin/python bench/peer_table.py --peer <run.sh results dir>
     .venv/bin/python bench/peer_table.py --peer <run.sh results dir> --only commands,fanout
     .venv/bin/python bench/peer_table.py --peer <RESULTS.md or dir> --salvo <dir of Salvo JSON>  # no run
 

@@ -1,5 +1,5 @@
 # ruff: noqa: E501
-# Copied from ../shared/peer-bench/side-by-side/ (read-only there); changes here: see bench/peer/README.md.
+# Part of the peer benchmark (bench/peer/README.md).
 """Top costs from a py-spy raw (folded) profile: per thread, self time by function, inclusive time by
 function, and self time by package. Percentages are of all non-idle samples (py-spy without --idle).
 

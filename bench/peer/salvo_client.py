@@ -1,5 +1,5 @@
 # ruff: noqa: E501
-# Copied from ../shared/peer-bench/side-by-side/ (read-only there); changes here: see bench/peer/README.md.
+# Part of the peer benchmark (bench/peer/README.md).
 """Load generator for Salvo, side by side with the boardgame.io harness (same method, same windows).
 
 Run with the Salvo venv's python, pinned to the generator CPU (run.sh does this). Loopback only.

@@ -1,5 +1,5 @@
 # ruff: noqa: E501
-# Copied from ../shared/peer-bench/side-by-side/ (read-only there); changes here: see bench/peer/README.md.
+# Part of the peer benchmark (bench/peer/README.md).
 """Side-by-side tables (Markdown) from the JSON files run.sh writes. Ratios are Salvo / boardgame.io.
 
     python summarize.py RESULTS_DIR > table.md      (also writes RESULTS_DIR/summary.json)

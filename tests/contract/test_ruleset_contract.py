@@ -1,4 +1,4 @@
-"""The contract every registered ruleset passes (RULESET-SHAPE.md): one suite, parametrized over the
+"""The contract every registered ruleset passes (docs/view-contract.md): one suite, parametrized over the
 registry, so a new ruleset gets all of it by registering. No database, no server.
 
 Rulesets listed in PENDING have not been moved onto the common shape yet: their cases are expected to
@@ -83,7 +83,7 @@ def _package(ruleset: Ruleset[Any, Any]) -> str:
 
 @pytest.mark.parametrize("name", CASES)
 def test_one_layout(name: str) -> None:
-    """The same file for the same role (RULESET-SHAPE.md)."""
+    """The same file for the same role (docs/view-contract.md)."""
     pkg = _package(find_ruleset(name))
     for role in ("commands", "events", "state", "scenario", "decide", "evolve", "options", "view", "explain",
                  "ruleset"):

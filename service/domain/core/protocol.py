@@ -73,7 +73,7 @@ class Clock(msgspec.Struct, frozen=True):
 class Ruleset(Protocol[S, P]):
     """What the events and API layers need of a ruleset, generic over its state ``S`` and setup ``P``.
 
-    See ARCHITECTURE.md, "The decider", and docs/view-contract.md for ``draw``, ``options`` and ``forms``.
+    See docs/architecture.md, "The decider", and docs/view-contract.md for ``draw``, ``options`` and ``forms``.
     The service calls ``decide`` through ``core.guards.guarded_decide`` (game over, no seat) only.
     """
 

@@ -6,12 +6,13 @@ import importlib
 
 from .protocol import Ruleset
 
-_PATHS: dict[str, str] = {
+BUILTIN_RULESETS: dict[str, str] = {
     "gsc2": "service.domain.gsc2:RULESET",
     "asc": "service.domain.asc:RULESET",
     "starfinder": "service.domain.starfinder:RULESET",
     "ftcampaign": "service.domain.ftcampaign:RULESET",
 }
+_PATHS: dict[str, str] = dict(BUILTIN_RULESETS)
 _LOADED: dict[str, Ruleset] = {}
 
 

@@ -1,4 +1,4 @@
-"""GSC2: a pure event-sourced ruleset (see /work/shared/rules/gsc2.md and docs/rulings-gsc2.md)."""
+"""GSC2: a pure event-sourced ruleset (see docs/rules/gsc2.md and docs/rulings-gsc2.md)."""
 
 from .ruleset import Gsc2Ruleset
 
