@@ -54,12 +54,14 @@ class Gate:
 
     async def viewer(self, game_id: str, token: str | None, address: str) -> Viewer:
         game_context.set(game_id)
-        if token:
-            self.limits.before_authentication(address)
         try:
             return await self.service.authenticate(game_id, token)
         except Unauthorized:
-            self.limits.authentication_failed(address)
+            try:
+                self.limits.authentication_failed(address)  # past the limit: 429 for this failure
+            except TooManyRequests:
+                self.metrics.rate_limited.labels("authentication").inc()
+                raise
             raise
 
     async def command(

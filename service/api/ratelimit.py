@@ -1,5 +1,5 @@
 """Rate limits, in memory per process: commands per token and per address, failed authentications per
-address. Over a limit: 429 with Retry-After.
+address (which refuses only further failures, never a valid token). Over a limit: 429 with Retry-After.
 
 The specs are parsed by the `limits` library ("100/second", "30/minute"); the counting is a fixed window
 per key here, with the library's memory-storage semantics (a key's window opens at its first hit and
@@ -73,16 +73,17 @@ class RateLimits:
             self._hit(self.per_token, token_digest, now, "commands for this token")
         self._hit(self.per_address, address, now, "commands from this address")
 
-    def before_authentication(self, address: str) -> None:
-        """An address that failed authentication too often is refused before its token is looked at."""
-        window, now = self.auth_failures, time.monotonic()
-        if window is not None and not window.test(address, now):
-            raise TooManyRequests("too many failed authentications from this address; retry later",
-                                  window.retry_after(address, now))
-
     def authentication_failed(self, address: str) -> None:
-        if self.auth_failures is not None:
-            self.auth_failures.hit(address, time.monotonic())
+        """Count a failed authentication from ``address``; past the limit, this failure is answered 429
+        instead of 401. Only failures are counted and only failures refused: a valid token from the same
+        address always passes (one player's typo, or a guesser behind the table's shared NAT, must not
+        lock the table out)."""
+        window = self.auth_failures
+        if window is not None:
+            now = time.monotonic()
+            if not window.hit(address, now):
+                raise TooManyRequests("too many failed authentications from this address; retry later",
+                                      window.retry_after(address, now))
 
     @staticmethod
     def _hit(window: FixedWindow | None, key: str, now: float, what: str) -> None:
