@@ -7,7 +7,6 @@ Tokens shown once by `new` (or given to `join`) are kept in $SALVO_HOME/sessions
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import sys
@@ -16,12 +15,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import httpx
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 
-from . import calls, sessions
+from . import calls, sessions, verify
 from .client import SalvoClient
-from .errors import ApiError, raise_for
+from .errors import ApiError, UsageError, raise_for
 from .play import play
 from .watch import replay, watch
 
@@ -132,27 +132,42 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _verifier() -> Any:
-    """clients/verify_dice.py: the standard-library verifier, shipped beside this package."""
-    path = Path(__file__).resolve().parents[2] / "verify_dice.py"
-    spec = importlib.util.spec_from_file_location("verify_dice", path)
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"the dice verifier is missing ({path})")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _trusted_keys(args: argparse.Namespace) -> dict[str, str]:
+    """--key (a public key in hex, or a saved salvo-keys file), else the keys the server publishes."""
+    if not args.key:
+        with httpx.Client(base_url=_url(args), timeout=10) as http:
+            r = http.get("/.well-known/salvo-keys")
+            raise_for(r.status_code, r.content)
+        try:
+            return verify.published_keys(r.json())
+        except ValueError as exc:
+            raise UsageError(f"{_url(args)}/.well-known/salvo-keys: {exc}") from None
+    keys: dict[str, str] = {}
+    for given in args.key:
+        if Path(given).is_file():
+            try:
+                keys.update(verify.published_keys(json.loads(Path(given).read_text(encoding="utf-8"))))
+            except ValueError as exc:
+                raise UsageError(f"--key {given}: {exc}") from None
+        elif len(given) == 64 and all(c in "0123456789abcdefABCDEF" for c in given):
+            keys[verify.ANY_KEY_ID] = given.lower()
+        else:
+            raise UsageError(f"--key {given!r}: expected an Ed25519 public key in hex (64 digits) or a file "
+                             "saved from /.well-known/salvo-keys")
+    return keys
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    raw = Path(args.file).read_text(encoding="utf-8").splitlines()
-    lines = []
-    with Progress(console=Console(stderr=True), transient=True) as progress:
-        for text in progress.track(raw, description="reading"):
-            if text.strip():
-                lines.append(json.loads(text))
-    ok, message = _verifier().verify(lines)
-    print(message)
-    return 0 if ok else 1
+    if args.key and args.url:
+        raise UsageError("give --url (trust the keys that server publishes) or --key, not both")
+    raw = Path(args.file).read_bytes()
+    try:
+        verify.read_battle(raw)
+    except verify.NotABattleFile as exc:
+        raise UsageError(f"{args.file} is not a battle file: {exc}") from None
+    checks = verify.check_battle(raw, _trusted_keys(args))
+    print(verify.report(checks, json.loads(raw.split(b"\n", 1)[0])))
+    return 0 if all(c.ok for c in checks) else 1
 
 
 VERBS: dict[str, tuple[str, Handler]] = {
@@ -163,7 +178,7 @@ VERBS: dict[str, tuple[str, Handler]] = {
     "replay": ("a turn (or 2-4, or all) explained", cmd_replay),
     "export": ("download a battle file", cmd_export),
     "import": ("replay a battle file into a new game", cmd_import),
-    "verify": ("check every die of a battle file against its revealed seeds", cmd_verify),
+    "verify": ("check a battle file: hash chain, signature, record and every revealed roll", cmd_verify),
 }
 
 
@@ -187,18 +202,41 @@ def add_verbs(sub: Any) -> dict[str, Handler]:
     parsers["export"].add_argument("-o", "--output", default="-")
     parsers["import"].add_argument("file")
     parsers["verify"].add_argument("file")
+    parsers["verify"].add_argument("--key", action="append", metavar="KEY",
+                                   help="trust this Ed25519 public key (hex) or saved salvo-keys file instead of "
+                                        "the server's /.well-known/salvo-keys (repeatable)")
     return {name: handler for name, (_help, handler) in VERBS.items()}
 
 
 def run(handler: Handler, args: argparse.Namespace) -> int:
+    """The verb, with every failure a person can cause or meet said in one line on stderr (exit 1; 2 for a
+    command line it cannot act on) instead of a traceback."""
     try:
         return handler(args)
     except ApiError as exc:
         named = exc.rule or exc.field
-        print(f"error: {exc}" + (f" ({named})" if named else ""), file=sys.stderr)
-        return 1
+        return _fail(f"{exc}" + (f" ({named})" if named else ""))
+    except UsageError as exc:
+        return _fail(str(exc), 2)
+    except httpx.TransportError as exc:
+        where = _url(args)
+        with_reason = f" ({exc})" if str(exc) else f" ({type(exc).__name__})"
+        return _fail(f"cannot reach the Salvo server at {where}{with_reason}: is it running? (--url or SALVO_URL)")
+    except httpx.HTTPError as exc:  # e.g. a malformed --url
+        return _fail(f"{_url(args)}: {exc}", 2)
+    except json.JSONDecodeError as exc:  # a scenario file that is not JSON
+        return _fail(f"{getattr(args, 'scenario', 'the file')} is not JSON: {exc}", 2)
+    except OSError as exc:  # a file named on the command line
+        return _fail(f"{exc.filename or getattr(args, 'file', '')}: {exc.strerror or exc}")
+    except EOFError:  # input ended (Ctrl-D at a prompt): as if `q` was answered
+        return 0
     except KeyboardInterrupt:
         return 130
+
+
+def _fail(message: str, code: int = 1) -> int:
+    print(f"error: {' '.join(message.split())}", file=sys.stderr)
+    return code
 
 
 def main(argv: list[str] | None = None) -> None:

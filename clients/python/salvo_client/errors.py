@@ -7,6 +7,10 @@ import msgspec
 from .models import Problem
 
 
+class UsageError(Exception):
+    """A command line the client cannot act on (a bad argument): said in one line, no traceback."""
+
+
 class ApiError(Exception):
     def __init__(self, status: int, problem: Problem) -> None:
         super().__init__(f"{status} {problem.title}: {problem.detail}")

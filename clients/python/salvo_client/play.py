@@ -93,7 +93,7 @@ def play(client: SalvoClient, game_id: str, console: Console | None = None, ask:
             console.print(line)
         answer = ask(PROMPT).strip().lower()
         if answer in ("q", "quit"):
-            return 1
+            return 0  # leaving is what was asked for: not a failure
         command = None if answer in ("r", "") else choose(opts, answer, ask, console)
         if command is None:
             continue

@@ -1,20 +1,24 @@
-#!/usr/bin/env python3
-"""Standalone verifier for Salvo battle files (GET /v1/games/{id}/export). Standard library only; the
-signature check uses the `cryptography` package where it is installed (and says so when it is not).
+"""The battle-file verifier (GET /v1/games/{id}/export): standard library only, so it also runs as the
+single file behind clients/verify_dice.py; the signature check uses the `cryptography` package (a dependency
+of salvo-client; the standalone script says so when it is missing).
 
-    python clients/verify_dice.py game.salvo.jsonl [--keys keys.json | --server https://salvo.example]
-                                  [--require-signature]
+`salvo verify FILE [--url BASE | --key KEY]` runs ``check_battle`` and holds a file only when every check does:
 
-1. The hash chain (salvo-battle/2): digests[k] = sha256(digests[k-1] "\\n" line k), from
+1. chain: the hash chain (salvo-battle/2): digests[k] = sha256(digests[k-1] "\\n" line k), from
    sha256("salvo-battle/2"); the first line that breaks it is named.
-2. The signature (Ed25519) over the header's canonical form and the chain head, with the keys in
-   --keys (a saved GET /.well-known/salvo-keys) or fetched from --server. Without keys it is not checked.
-3. The dice (docs/dice.md): every opened seed against its turn's commitment and Merkle root; every slot
-   key a viewer was given against the root (with the reveal's proof); then every roll it can: slot r's face is the
-   unbiased map of HMAC-SHA256(key_r, "game|turn|r|salt|counter") onto the die, key_r =
-   HMAC-SHA256(seed, "salvo-slot|turn|r") (older games: HMAC-SHA256(seed, "game|base|i|salt|counter")).
-A seat's export is that seat's redacted record: it verifies the rolls that seat saw, nothing more.
-Prints OK (first line) or MISMATCH naming the line, seq or roll; exits non-zero on any mismatch.
+2. signature: Ed25519 over the header's canonical form and the chain head, with trusted keys (a saved or
+   fetched GET /.well-known/salvo-keys, or a bare public key).
+3. record: events dense from seq 1, all of the header's game, as many as the header counts, game.created first.
+4. dice (docs/dice.md): every opened seed against its turn's commitment and Merkle root; every slot key a viewer
+   was given against the root (with the reveal's proof); then every roll it can: slot r's face is the unbiased
+   map of HMAC-SHA256(key_r, "game|turn|r|salt|counter") onto the die, key_r = HMAC-SHA256(seed,
+   "salvo-slot|turn|r") (older games: HMAC-SHA256(seed, "game|base|i|salt|counter")).
+A seat's export is that seat's redacted record: it verifies the rolls that seat saw, nothing more. What needs
+the rules themselves (actors, event versions, the fold's state hash) is covered by the signature: a server
+signs only what it checked.
+
+``verify_file`` (the standalone script's check) prints OK (first line) or MISMATCH naming the line, seq or
+roll; the signature is checked there only when keys are given.
 """
 
 from __future__ import annotations
@@ -25,10 +29,40 @@ import hmac
 import json
 import sys
 import urllib.request
+from dataclasses import dataclass
 from typing import Any
 
 FORMAT = "salvo-battle/2"
 CHAIN_START = hashlib.sha256(FORMAT.encode()).hexdigest()
+
+
+class NotABattleFile(ValueError):
+    """The file is no battle file at all (not JSON lines, or no header): nothing to verify."""
+
+
+def read_battle(raw: bytes) -> tuple[list[bytes], list[dict[str, Any]]]:
+    """The file's non-empty lines as written, and decoded; NotABattleFile when it is none."""
+    raw_lines = [ln for ln in raw.split(b"\n") if ln.strip()]
+    if not raw_lines:
+        raise NotABattleFile("the file is empty")
+    lines: list[dict[str, Any]] = []
+    for number, line in enumerate(raw_lines, start=1):
+        try:
+            value = json.loads(line)
+        except ValueError:
+            raise NotABattleFile(f"line {number} is not JSON (a battle file is JSON lines)") from None
+        if not isinstance(value, dict):
+            raise NotABattleFile(f"line {number} is not a JSON object")
+        lines.append(value)
+    header = lines[0]
+    if not isinstance(header.get("format"), str) or not str(header["format"]).startswith("salvo-battle/"):
+        raise NotABattleFile("line 1 is not a battle file header (no salvo-battle format)")
+    if not isinstance(header.get("game_id"), str):
+        raise NotABattleFile("line 1 is not a battle file header (no game_id)")
+    for number, env in enumerate(lines[1:], start=2):
+        if not {"seq", "type", "data"} <= env.keys() or not isinstance(env["data"], dict):
+            raise NotABattleFile(f"line {number} is not an event (seq, type and data are missing)")
+    return raw_lines, lines
 
 
 def derive_face(seed: bytes, game_id: str, base: int, i: int, sides: int, salt: str = "") -> int:
@@ -77,6 +111,8 @@ def check_signature(header: dict[str, Any], keys: dict[str, str] | None) -> tupl
     signature = header.get("signature")
     if not signature:
         return None, "signature: none (the file is not signed)"
+    if not isinstance(signature, dict) or not isinstance(signature.get("value"), str):
+        return False, "MISMATCH signature: the header's signature is not {alg, key_id, value}"
     if keys is None:
         return None, f"signature: not checked (give --keys or --server to check key {signature.get('key_id')})"
     try:
@@ -84,7 +120,7 @@ def check_signature(header: dict[str, Any], keys: dict[str, str] | None) -> tupl
         from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
     except ImportError:
         return None, "signature: not checked (the cryptography package is not installed: pip install cryptography)"
-    public = keys.get(str(signature.get("key_id")))
+    public = keys.get(str(signature.get("key_id")), keys.get(ANY_KEY_ID))
     if public is None:
         return False, f"MISMATCH signature: key {signature.get('key_id')} is not among the trusted keys"
     try:
@@ -95,16 +131,29 @@ def check_signature(header: dict[str, Any], keys: dict[str, str] | None) -> tupl
     return True, f"signature: OK (Ed25519, key {signature['key_id']})"
 
 
+ANY_KEY_ID = "*"  # a bare public key given by hand: trusted whatever key id the file names
+
+
+def published_keys(data: Any) -> dict[str, str]:
+    """key id -> public key (hex) from a GET /.well-known/salvo-keys answer; ValueError when it is none."""
+    try:
+        return {str(k["key_id"]): str(k["public_key"]) for k in data["keys"]}
+    except (KeyError, TypeError):
+        raise ValueError("not a salvo-keys document ({\"keys\": [{\"key_id\", \"public_key\"}...]})") from None
+
+
+def fetch_keys(server: str, timeout: float = 10) -> dict[str, str]:
+    with urllib.request.urlopen(server.rstrip("/") + "/.well-known/salvo-keys", timeout=timeout) as response:
+        return published_keys(json.load(response))
+
+
 def load_keys(keys_file: str | None, server: str | None) -> dict[str, str] | None:
     if keys_file:
         with open(keys_file, encoding="utf-8") as fh:
-            data = json.load(fh)
-    elif server:
-        with urllib.request.urlopen(server.rstrip("/") + "/.well-known/salvo-keys", timeout=10) as response:
-            data = json.load(response)
-    else:
-        return None
-    return {k["key_id"]: k["public_key"] for k in data.get("keys", [])}
+            return published_keys(json.load(fh))
+    if server:
+        return fetch_keys(server)
+    return None
 
 
 # --- the dice (mirrors service/domain/core/dice.py and merkle.py) --------------------------------------
@@ -253,6 +302,78 @@ def verify_file(raw: bytes, keys: dict[str, str] | None = None, require_signatur
     if header.get("unverified"):
         notes.append(f"provenance: UNVERIFIED origin ({header['unverified']})")
     return ok and chained and signed is not False, "\n".join(notes)
+
+
+# --- the whole check, each part named (salvo verify) -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str  # chain, signature, record, dice
+    ok: bool
+    note: str
+
+
+def check_record(header: dict[str, Any], events: list[dict[str, Any]]) -> tuple[bool, str]:
+    """What the file says of itself: dense seqs from 1, one game, the header's count, game.created first."""
+    for number, env in enumerate(events, start=2):
+        if env.get("seq") != number - 1:
+            return False, f"line {number}: seq {env.get('seq')!r} where {number - 1} was expected"
+        if env.get("game_id", header["game_id"]) != header["game_id"]:
+            return False, f"line {number}: game {env.get('game_id')!r} is not the header's {header['game_id']}"
+    if header.get("events") != len(events):
+        return False, f"line 1: the header counts {header.get('events')!r} events, the file has {len(events)}"
+    if events and events[0]["type"] != "game.created":
+        return False, "line 2: the first event is not game.created"
+    if events and events[0]["data"].get("ruleset") != header.get("ruleset"):
+        return False, "line 2: game.created names another ruleset than the header"
+    return True, f"{len(events)} events of game {header['game_id']}"
+
+
+def _dice_check(lines: list[dict[str, Any]]) -> tuple[bool, str]:
+    try:
+        ok, note = verify(lines)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        return False, f"an event's dice cannot be read ({type(exc).__name__}: {exc})"
+    return ok, note
+
+
+def check_battle(raw: bytes, keys: dict[str, str] | None) -> list[Check]:
+    """Every check of a battle file, in order: chain, signature, record, dice. Without trusted keys (None)
+    or without `cryptography` the signature check fails: nothing here passes unchecked."""
+    raw_lines, lines = read_battle(raw)
+    header, events = lines[0], lines[1:]
+    if header.get("format") == FORMAT:
+        chained, chain_note = check_chain(header, raw_lines[1:])
+    else:
+        chained, chain_note = False, f"chain: none ({header.get('format')} files are not chained)"
+    signed, signature_note = check_signature(header, keys)
+    recorded, record_note = check_record(header, events)
+    rolled, dice_note = _dice_check(lines)
+    return [Check("chain", chained, _bare(chain_note, "chain")),
+            Check("signature", signed is True, _bare(signature_note, "signature")),
+            Check("record", recorded, record_note),
+            Check("dice", rolled, _bare(dice_note, "dice"))]
+
+
+def _bare(note: str, name: str) -> str:
+    """A note without the verdict words the report puts in front of it."""
+    for prefix in ("MISMATCH ", f"{name}: ", "MISMATCH ", "OK "):
+        note = note.removeprefix(prefix)
+    return note
+
+
+def report(checks: list[Check], header: dict[str, Any] | None = None) -> str:
+    """OK (first line) only when every check holds, else FAILED naming each check that did not."""
+    failed = [c.name for c in checks if not c.ok]
+    lines = [f"FAILED {', '.join(failed)}" if failed else "OK: hash chain, signature, record and every revealed roll"]
+    lines += [f"{c.name}: {'OK' if c.ok else 'FAILED'} {c.note}" for c in checks]
+    viewer = (header or {}).get("viewer", "umpire")
+    if viewer != "umpire":
+        lines.append(f"viewer: {viewer}'s redacted export (it verifies what {viewer} saw, nothing more)")
+    if header and header.get("unverified"):
+        lines.append(f"provenance: UNVERIFIED origin ({header['unverified']})")
+    return "\n".join(lines)
 
 
 def main(argv: list[str]) -> int:

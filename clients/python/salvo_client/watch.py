@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .client import SalvoClient
+from .errors import UsageError
 from .models import CaughtUpFrame, Envelope, ErrorFrame, EventFrame, GameSummary, TurnReplay
 from .stream import SyncGameStream
 
@@ -164,17 +165,21 @@ def render_turn(replay: TurnReplay) -> Table:
     return table
 
 
+def turn_numbers(turns: str) -> list[int]:
+    """"3" -> [3], "2-4" -> [2, 3, 4]; anything else is a UsageError saying what is expected."""
+    first, dash, last = turns.partition("-")
+    if not first.isdigit() or (dash and not last.isdigit()) or int(first) < 1:
+        raise UsageError(f"turn {turns!r}: expected a turn number (1, 2…), a range such as 2-4, or all")
+    if dash and int(last) < int(first):
+        raise UsageError(f"turn {turns!r}: the range ends before it starts")
+    return list(range(int(first), int(last if dash else first) + 1))
+
+
 def replay(client: SalvoClient, game_id: str, turns: str, phase: str | None = None,
            console: Console | None = None) -> int:
     """``turns``: a number, a range "2-4", or "all"."""
     console = console or Console()
-    if turns == "all":
-        numbers = list(range(1, client.game(game_id).turn + 1))
-    elif "-" in turns:
-        first, last = (int(x) for x in turns.split("-", 1))
-        numbers = list(range(first, last + 1))
-    else:
-        numbers = [int(turns)]
+    numbers = list(range(1, client.game(game_id).turn + 1)) if turns == "all" else turn_numbers(turns)
     replays = []
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("replaying", total=len(numbers))
