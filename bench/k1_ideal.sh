@@ -5,15 +5,15 @@
 # server pinned to CPU 0, its client on CPU 1, 10 s windows, as the shared harness runs them; each round starts
 # one run later than the last. Prints each run's rate, p99 and server CPU per command, and each rate over the
 # same round's stronger boardgame.io rate.
-#   BGIO_DIR=/tmp/peer/boardgameio ROUNDS=3 bash bench/k1_ideal.sh            (this checkout as Salvo)
-#   SALVO=/tmp/other BGIO_DIR=... bash bench/k1_ideal.sh                       (another checkout as Salvo)
-#   GAMES=10 RUNS="bgio-official bgio-raw ideal-group salvo" BGIO_DIR=... bash bench/k1_ideal.sh
+#   ROUNDS=3 bash bench/k1_ideal.sh                                (this checkout as Salvo)
+#   SALVO=/tmp/other bash bench/k1_ideal.sh                        (another checkout as Salvo)
+#   GAMES=10 RUNS="bgio-official bgio-raw ideal-group salvo" bash bench/k1_ideal.sh
 #       (the 10-game row: bgio's two clients, the group-committing ideal server and Salvo, 10 games each)
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 PY=${PY:-$HERE/.venv/bin/python}
 CLIENT=$HERE/bench/peer/salvo_client.py
 SALVO=${SALVO:-$HERE}
-: "${BGIO_DIR:?set BGIO_DIR to the boardgame.io harness folder (npm install done)}"
+BGIO_DIR=${BGIO_DIR:-$HERE/bench/peer/boardgameio}  # npm install done there (bench/peer/README.md)
 SECS=${SECS:-10}
 OUT=${OUT:-/tmp/k1-ideal}
 mkdir -p "$OUT"

@@ -1,6 +1,6 @@
 """A detached ``DirectStream`` (as ``wsprotocol`` leaves it after the handshake) on a fake transport, with
 a stand-in gate: the socket side of a websocket command alone (``Wire.data_received`` → ``on_text`` →
-the socket's worker → ``reply`` → ``transport.write``), for tests and for bench/bench_ws_answer.py.
+the socket's worker → ``reply`` → ``transport.write``), for tests.
 
     stream, transport = detached_stream(gate, "g1")
     transport.wire.data_received(masked(b'{"kind":"command",...}'))
