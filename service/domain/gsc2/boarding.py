@@ -95,7 +95,7 @@ def move_pod(state: GameState, cmd: MovePod, side: str) -> PodMoved:
         dest = target.pos
     else:
         dest = Point(cmd.x, cmd.y)
-        if not on_table(dest, state.table):
+        if not state.open_table and not on_table(dest, state.table):
             raise RuleViolation(EDGE_RULE, f"({cmd.x:g}, {cmd.y:g}) is off the table: a pod flies only over it")
     dist = pod.pos.distance_to(dest)
     if dist > left + EPSILON:

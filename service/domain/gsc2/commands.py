@@ -22,6 +22,13 @@ class Move(Command, frozen=True, tag="gsc2.move"):
     done: bool = True
 
 
+class Disengage(Command, frozen=True, tag="gsc2.disengage"):
+    """On an open table (linked campaign battles), an unmoved ship's move is an attempt to break away
+    (GSC2-R-20, FTC-ARR-11)."""
+
+    ship: str
+
+
 class Pass(Command, frozen=True, tag="gsc2.pass"):
     """End my batch of moves (GSC2-MOV-2) or stop launching missiles (GSC2-MSL-2)."""
 
@@ -122,6 +129,6 @@ class Start(Command, frozen=True, tag="gsc2.start"):
 
 
 COMMANDS: tuple[type[Command], ...] = (
-    Move, Pass, ChooseOrder, FireTractor, Launch, MoveMissiles, Fire, Board, LaunchPod, MovePod, SendSaboteurs,
-    CasualtyOrder, Repair, EndPhase, ForcePhase, MakeRuling, Start,
+    Move, Disengage, Pass, ChooseOrder, FireTractor, Launch, MoveMissiles, Fire, Board, LaunchPod, MovePod,
+    SendSaboteurs, CasualtyOrder, Repair, EndPhase, ForcePhase, MakeRuling, Start,
 )

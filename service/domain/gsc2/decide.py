@@ -5,7 +5,7 @@ from __future__ import annotations
 from service.domain.core import Actor, Command, Dice, Event, NotYourPiece, RuleViolation
 from service.domain.core.acc import Acc
 
-from . import beams, boarding, missiles, movement, repairs
+from . import beams, boarding, disengage, missiles, movement, repairs
 from . import commands as C
 from .events import OrderSet, RulingMade, SideDone
 from .evolve import evolve
@@ -26,7 +26,8 @@ SYSTEM_PHASE = {
     C.CasualtyOrder: ("boarding", "boarding troops"),
     C.Repair: ("repairs", "repair systems"),
 }
-PLAIN_PHASE = {C.Move: ("movement",), C.Pass: ("movement", "missiles"), C.ChooseOrder: ("movement", "missiles")}
+PLAIN_PHASE = {C.Move: ("movement",), C.Disengage: ("movement",), C.Pass: ("movement", "missiles"),
+               C.ChooseOrder: ("movement", "missiles")}
 
 
 def _act_for(actor: Actor, side: str) -> None:
@@ -92,6 +93,12 @@ def decide(state: GameState, cmd: Command, actor: Actor, dice: Dice) -> list[Eve
         acc.add(moved)
         if moved.finished:
             acc.add(OrderSet(order=movement.after_ship_moved(acc.state)))
+    elif isinstance(cmd, C.Disengage):
+        ship = _own_ship(state, actor, cmd.ship, disengage.RULE)
+        _not_done(state, ship.side)
+        movement.check_turn_to_move(state, ship)
+        acc.add(disengage.disengage(state, ship, dice))
+        acc.add(OrderSet(order=movement.after_ship_moved(acc.state)))
     elif isinstance(cmd, C.FireTractor):
         ship = _own_ship(state, actor, cmd.ship, "GSC2-MOV-6")
         _not_done(state, ship.side)

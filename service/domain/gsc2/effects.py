@@ -89,6 +89,9 @@ def _damage(st: GameState, ev: E.DamageApplied) -> list[dict[str, Any]]:
 
 
 def _moved(st: GameState, ev: E.ShipMoved) -> list[dict[str, Any]]:
+    if ev.disengaged:
+        return [{"kind": "left", "text": f"{name(st, ev.ship)} disengages and leaves the battle", "target": ev.ship,
+                 "at": ev.path[-1], "rule": "GSC2-R-20"}]
     if not ev.left_table:
         return []
     return [{"kind": "left", "text": f"{name(st, ev.ship)} sails off the table and leaves play", "target": ev.ship,

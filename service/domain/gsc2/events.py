@@ -55,6 +55,8 @@ class ShipMoved(Event, frozen=True, tag="gsc2.ship_moved"):
     finished: bool
     contacts: tuple[str, ...] = ()  # GSC2-MOV-7
     left_table: bool = False  # GSC2-R-18: the move crossed the table edge; the ship has left play
+    # GSC2-R-20: None for a move; True the ship disengaged (left play, status "left"); False the attempt failed
+    disengaged: bool | None = None
 
 
 class TractorFired(Event, frozen=True, tag="gsc2.tractor_fired"):

@@ -55,6 +55,11 @@ def _ship_moved(ev: E.ShipMoved) -> str:
     end = ev.path[-1]
     more = "" if ev.finished else f", pausing with {inches(ev.move_left)} left"
     touch = f", in contact with {', '.join(ev.contacts)}" if ev.contacts else ""
+    if ev.disengaged is not None:
+        rolls = "; ".join(f"{r.purpose}: {r.value}" for r in ev.rolls)
+        how = f" ({rolls})" if rolls else " (clearly faster than the pursuit)"
+        return (f"{ev.ship} disengages and leaves the battle{how} (GSC2-R-20)." if ev.disengaged else
+                f"{ev.ship} tries to disengage but the pursuit keeps up ({rolls}); it stays where it is (GSC2-R-20).")
     if ev.left_table:
         more = ", where it crosses the table edge and leaves play (GSC2-R-18)"
     return (f"{ev.ship} moves {inches(ev.distance)} ({inches(ev.moved)} this turn) to ({end.x:g}, {end.y:g}) "

@@ -60,8 +60,9 @@ def allowance(ship: ShipState) -> float:
 
 
 def end_turn_allowed(ship: ShipState, turn_distance: float) -> bool:
-    """GSC2-MOV-4: speed below the turn distance allows one free turn after the move (not at speed 0)."""
-    return 0 < ship.speed < turn_distance - EPSILON
+    """GSC2-MOV-4: speed below the turn distance allows one free turn after the move; speed 0 is below it too
+    (GSC2-R-5: the digest's ruling has no exception for a ship that cannot move)."""
+    return ship.speed < turn_distance - EPSILON
 
 
 def plan_move(state: GameState, cmd: Move) -> ShipMoved:
@@ -102,7 +103,7 @@ def plan_move(state: GameState, cmd: Move) -> ShipMoved:
             raise RuleViolation("GSC2-MOV-3", f"leg {i}: cannot move {inches(leg.distance)}: {why}")
         run = leg.distance
         end = pos.advanced(heading, run) if run > 0 else pos
-        exit_at = table_exit(pos, end, state.table) if run > 0 else None
+        exit_at = table_exit(pos, end, state.table) if run > 0 and not state.open_table else None
         if exit_at is not None:  # GSC2-R-18: the ship sails off the table here and leaves play
             run = round(run * exit_at, 9)
             end = _clamp(Point(pos.x + (end.x - pos.x) * exit_at, pos.y + (end.y - pos.y) * exit_at), state.table)
@@ -275,7 +276,7 @@ def example_legs(state: GameState, ship: ShipState) -> list[tuple[Leg, ...]]:
     if left > EPSILON:
         out.append((Leg(distance=round(left, 6)),))
     if ship.speed <= 0 and ship.move_state != "moving":
-        return out
+        return out + ([(Leg(turn=t),) for t in (-45, 45)] if end_turn_allowed(ship, td) else [])
     first_free = max(0.0, td - since)
     if first_free <= left + EPSILON:  # free turn after the turn distance
         for t in (-45, 45):
@@ -306,10 +307,12 @@ def move_limits(state: GameState, ship: ShipState) -> dict[str, Any]:
         "end_of_move_turn": end_turn_allowed(ship, td),  # GSC2-MOV-4: one free turn as the last leg
         "held": ship.held,
         "heading": ship.heading,
-        "edge_ahead": edge_distance(ship.pos, ship.heading, state.table),
+        "edge_ahead": None if state.open_table else edge_distance(ship.pos, ship.heading, state.table),
         "table": {"width": state.table[0], "height": state.table[1]},
-        "off_table": f"{EDGE_RULE}: a ship whose move crosses the table edge leaves play there and counts as "
-                     "lost for victory",
+        "off_table": ("GSC2-R-20: an open table: a ship may go past the drawn table and stays in the battle; it "
+                      "leaves only by gsc2.disengage" if state.open_table else
+                      f"{EDGE_RULE}: a ship whose move crosses the table edge leaves play there and counts as "
+                      "lost for victory"),
         "how": "legs run in order, each turning first then going ahead; a turn is free once the ship has gone "
                "free_turn_after (then turn_distance again) since its last turn, else it costs paid_turn_cost of "
                "the inches left; distances plus paid turns stay within max_distance_left; with end_of_move_turn "

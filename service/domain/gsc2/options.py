@@ -12,6 +12,7 @@ from service.domain.core.choices import Field, Form, Option, PieceChoices
 from service.domain.core.plane import EPSILON
 
 from . import commands as C
+from . import disengage
 from .beams import beam_to_hit, fire_problem
 from .boarding import POD_MOVE, TELEPORT_RANGE, squads
 from .combat import inches
@@ -112,6 +113,10 @@ def _movement(state: GameState, side: str) -> list[Option]:
         out += _tractors(state, side)
     for ship in movers(state, side):
         out += [_move_option(state, ship, legs) for legs in example_legs(state, ship)]
+        if state.open_table and state.moving is None and disengage.refusal(state, ship) is None:
+            out.append(Option(command=C.Disengage(ship=ship.id), label=f"{_name(state, ship.id)}: disengage "
+                              "(leaves the battle if it outruns the pursuit)", piece=ship.id, group="move",
+                              rule=disengage.RULE))
         has_tractor = any(sp.kind == "tractor_beam" and ship.sys[sp.id].working for sp in state.specs[ship.id].systems)
         if state.moving is None and has_tractor and allowance(ship) >= 2:  # stop half way to use the tractor
             out.append(_move_option(state, ship, (C.Leg(distance=allowance(ship) / 2),), done=False))

@@ -26,6 +26,8 @@ class TerrainSpec(Spec, frozen=True):
 class Table(Spec, frozen=True):
     width: float = 72.0
     height: float = 48.0
+    # False: an open table with no edge (GSC2-R-20, linked campaign battles): a ship leaves only by disengaging
+    edge: bool = True
 
 
 class Scenario(Spec, frozen=True):

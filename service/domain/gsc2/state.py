@@ -184,6 +184,7 @@ class GameState(msgspec.Struct, frozen=True):
     terrain: dict[str, TerrainState]
     table: tuple[float, float]
     turn_limit: int | None
+    open_table: bool = False  # GSC2-R-20: no table edge; ships leave only by gsc2.disengage
     turn: int = 0
     phase: str = "setup"
     done: tuple[str, ...] = ()
@@ -247,7 +248,8 @@ def initial_state(setup: Scenario) -> GameState:
         )
     terrain = {t.id: TerrainState(spec=t, pos=Point(float(t.x), float(t.y))) for t in setup.terrain}
     return GameState(sides=tuple(setup.sides), specs={s.id: s for s in setup.ships}, ships=ships, terrain=terrain,
-                     table=(setup.table.width, setup.table.height), turn_limit=setup.turn_limit)
+                     table=(setup.table.width, setup.table.height), turn_limit=setup.turn_limit,
+                     open_table=not setup.table.edge)
 
 
 def clock(state: GameState) -> Clock:

@@ -82,9 +82,22 @@ def test_gsc2_r_5_turning_in_place_is_not_standing_still() -> None:
     st = at_phase(moved(started(raw, [9, 1]), "b", 0, turns=1), "beams")
     [ev] = when(R, st, C.Fire(ship="a", battery="b1", target="b"), RED, [1])
     assert {m.why: m.value for m in ev.rolls[0].modifiers}["target moved 0\" (≤ 4\")"] == 1
+
+
+
+def test_gsc2_r_5_a_speed_0_ship_makes_one_end_of_move_turn() -> None:
+    """GSC2-R-5 with GSC2-MOV-4's ruling: speed 0 is below the turn distance, so one 45° turn at the end of the
+    (0") move is allowed and offered; a second turn, or a turn followed by movement, is refused (GSC2-MOV-3)."""
     slow = started(scenario(ship("a", "red", speed=0), ship("b", "blue", y=10)), [9, 1])
     slow = apply(R, slow, when(R, slow, C.ChooseOrder(side="red", leader="red"), RED))
-    then_violation(R, slow, C.Move(ship="a", legs=(C.Leg(turn=45),)), "GSC2-MOV-3", actor=RED)
+    offered_legs = [o.command.legs for o in R.options(slow, RED) if isinstance(o.command, C.Move)]
+    assert (C.Leg(turn=45),) in offered_legs and (C.Leg(turn=-45),) in offered_legs
+    then_violation(R, slow, C.Move(ship="a", legs=(C.Leg(turn=45), C.Leg(turn=45))), "GSC2-MOV-3", actor=RED)
+    then_violation(R, slow, C.Move(ship="a", legs=(C.Leg(turn=45, distance=1),)), "GSC2-MOV-3", actor=RED)
+    ev = when(R, slow, C.Move(ship="a", legs=(C.Leg(turn=45),)), RED)[0]
+    assert (ev.turns, ev.paid_turns, ev.distance, ev.heading) == (1, 0, 0, 45)
+    turned = apply(R, slow, [ev])
+    assert turned.ships["a"].immobilized and turned.ships["a"].heading == 45
 
 
 def test_gsc2_r_6_and_r_8_internal_defense_and_thrusters_below_zero() -> None:
