@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from service.domain.core import Dice, Modifier, RuleViolation
+from service.domain.core import Dice, Modifier, Roll, RuleViolation
 
 from .combat import inches
 from .events import ShipMoved
@@ -50,7 +50,7 @@ def disengage(state: GameState, ship: ShipState, dice: Dice) -> ShipMoved:
     if why is not None:
         raise RuleViolation(*why)
     mine, theirs = ship.speed, pursuer_speed(state, ship)
-    rolls = ()
+    rolls: tuple[Roll, ...] = ()
     if mine >= theirs + CLEARLY:
         escaped = True
     else:
