@@ -339,7 +339,8 @@ function fieldControl(drafts, form, pc, f, onChange, disabled) {
     }
     case "flag": {
       const box = el("input", { id, type: "checkbox", checked: !!v, disabled, "data-key": f.key, onchange: (/** @type {Event} */ e) => set(/** @type {HTMLInputElement} */ (e.target).checked) });
-      return el("div", { class: "field flag" }, box, label);
+      // the whole row is the label: a finger-sized target around a small box
+      return el("label", { class: "field flag", for: id }, box, f.label + (f.unit ? ` (${f.unit})` : ""));
     }
     case "legs": return legsEditor(id, drafts, form, pc, f, set, disabled);
     case "hexpath": {
@@ -399,8 +400,8 @@ export function formBlock(drafts, form, { selected, disabled, onChange, onSend, 
   const blocks = form.pieces.map((pc) => {
     const inc = drafts.isIncluded(form, pc);
     const head = el("div", { class: "pc-head" },
-      form.optional_pieces ? el("input", { type: "checkbox", checked: inc, disabled, "aria-label": `Include ${pc.label}`,
-        onchange: (/** @type {Event} */ e) => { drafts.include(form, pc, /** @type {HTMLInputElement} */ (e.target).checked); onChange(true); } }) : null,
+      form.optional_pieces ? el("label", { class: "tick" }, el("input", { type: "checkbox", checked: inc, disabled, "aria-label": `Include ${pc.label}`,
+        onchange: (/** @type {Event} */ e) => { drafts.include(form, pc, /** @type {HTMLInputElement} */ (e.target).checked); onChange(true); } })) : null,
       el("strong", {}, pc.label),
       el("button", { type: "button", class: "small show", disabled, "aria-label": `Show ${pc.label} on the map`, onclick: () => onShow(pc.piece) }, "Map"));
     const open = !many || pc.piece === selected;

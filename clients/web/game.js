@@ -132,9 +132,11 @@ export class GameView {
     this.conn = el("span", { id: "conn", class: "conn", dataset: { state: "connecting" } }, "connecting");
     this.mode = el("span", { id: "mode", class: "mode", dataset: { mode: "live" } }, "Live");
     this.head = el("div", { class: "game-info" });
+    // on a phone the orders come first and the map under them: one tap brings it up (and back)
+    this.toMap = el("button", { type: "button", class: "small to-map", id: "to-map", onclick: () => this.showMap() }, "Map ↓");
     const bar = this.bar = el("header", { class: "gamebar" },
       el("button", { type: "button", class: "small", id: "to-lobby", onclick: () => this.onLeave() }, "← Lobby"),
-      this.head, this.mode, this.conn);
+      this.head, this.mode, this.conn, this.toMap);
     this.svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
     this.svg.id = "board";
     this.svg.setAttribute("role", "group");
@@ -153,7 +155,8 @@ export class GameView {
       onclick: (/** @type {MouseEvent} */ e) => { e.stopPropagation(); f(); } }, label);
     this.zoomCtl = el("div", { class: "map-tools", role: "toolbar", "aria-label": "Map zoom" },
       zoomBtn("+", "Zoom in", () => this.zoomBy(1.6)), zoomBtn("−", "Zoom out", () => this.zoomBy(1 / 1.6)),
-      zoomBtn("⤢", "Whole map", () => this.zoomBy(0)));
+      zoomBtn("⤢", "Whole map", () => this.zoomBy(0)),
+      el("button", { type: "button", class: "small to-orders", id: "to-orders", onclick: () => this.showOrders() }, "Orders ↑"));
     this.zoom = 1;
     this.pan = [0, 0]; // the old renderers' pan, in views from the zoom's centre
     this.mapBox = el("div", { class: "board-wrap", tabindex: 0, role: "region", "aria-label": MAP_LABEL,
@@ -197,7 +200,7 @@ export class GameView {
     this.replayBox = el("div", { id: "replay-turns" });
     this.disputes = el("div", { id: "disputes" });
     this.sections.replay.append(this.disputes, this.replayBox);
-    const panel = el("aside", { class: "panel", "aria-label": "Orders and details" }, this.tabs, ...Object.values(this.sections));
+    const panel = this.panel = el("aside", { class: "panel", "aria-label": "Orders and details" }, this.tabs, ...Object.values(this.sections));
     this.root.append(el("div", { class: "game" }, bar,
       el("main", { class: "battle" },
         el("div", { class: "board-col" }, this.mapBox, this.zoomCtl,
@@ -211,6 +214,17 @@ export class GameView {
         this.step(e.key === "ArrowLeft" ? -1 : 1);
       }
     });
+  }
+
+  // The map brought into view (a phone shows it under the orders); nothing moves when it is in view already.
+  showMap() {
+    const r = this.mapBox.getBoundingClientRect();
+    if (r.top < 0 || r.bottom > innerHeight) this.mapBox.scrollIntoView({ block: "start", behavior: "instant" });
+  }
+
+  showOrders() {
+    this.setTab(this.token ? "orders" : this.tab);
+    this.panel.scrollIntoView({ block: "start", behavior: "instant" });
   }
 
   /** @param {string} id */
@@ -545,7 +559,7 @@ export class GameView {
     fill(this.head,
       el("strong", {}, `${s.ruleset} · ${this.gameId}`),
       el("span", { id: "viewer", class: "viewer" }, s.viewer),
-      el("span", { id: "clock" }, `Turn ${s.turn} · ${phase}`),
+      el("span", { id: "clock", title: `Turn ${s.turn} · ${phase}` }, `Turn ${s.turn} · ${phase}`),
       s.over ? el("span", { class: "badge over" }, `Game over${view.winner ? `: ${view.winner} wins` : draw && draw.status.result ? `: ${draw.status.result}` : ""}`) : null,
       toAct && !(s.over && toAct.over) ? el("span", { id: "to-act", class: `to-act${toAct.mine && live ? " mine" : ""}`, title: toAct.text },
         live ? toAct.text : `then: ${toAct.text}`) : null);
@@ -580,7 +594,7 @@ export class GameView {
         selected: this.selected, disabled,
         onChange: (full) => this.onDraft(full),
         onSend: (body, f) => this.send(body, f.label).then((ok) => { if (ok) this.drafts.reset(f); }),
-        onShow: (id) => this.selectPiece(id),
+        onShow: (id) => { this.selectPiece(id); this.showMap(); },
       })));
       parts.push(...optionsBlock(this.labelled, { selected: this.selected, disabled, pieceLabel: labelOf,
         onSend: (cmd, label) => this.send(cmd, label) }));

@@ -154,7 +154,8 @@ export async function renderLobby(root, api, { onJoin }) {
       result.append(el("h3", {}, `Game ${created.game_id} created`),
         el("p", { class: "muted" }, "Share one link per seat. Tokens are shown only once; the umpire link can see everything."),
         gameLinks(entry),
-        el("p", { class: "muted small" }, `Dice commitment (turn 1): ${created.dice_commitment}`));
+        // a 64-character hash: it wraps (a phone page must not widen to fit it)
+        el("p", { class: "muted small commitment" }, "Dice commitment (turn 1): ", el("code", {}, created.dice_commitment)));
     } catch (err) {
       result.append(el("p", { class: "error" }, `${err.title}: ${err.message}`));
     } finally {

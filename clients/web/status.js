@@ -27,7 +27,22 @@ export function statusBox(status, viewer) {
     el("p", { class: `you${badge.mine ? " mine" : ""}` }, el("strong", {}, badge.text)),
     el("p", { class: "muted" }, `Turn ${status.turn} · ${status.phase_label || status.phase}${status.sealed ? " · orders are sealed: others' choices stay hidden until all are in" : ""}`),
     status.umpire && viewer !== "umpire" ? el("p", { class: "muted" }, `The umpire must ${status.umpire}.`) : null,
-    (status.seats || []).length ? el("ul", { class: "seats" }, ...status.seats.map((s) => el("li", {
+    (status.seats || []).length ? seatsList(status.seats) : null);
+}
+
+// Every seat's line, folded away on a narrow screen (eight crew seats would push the orders off the first
+// screen) and open on a wide one; a fold the reader opened or closed stays so across re-renders.
+/** @type {boolean | null} */
+let seatsOpen = null;
+
+/** @param {DrawStatus["seats"]} seats */
+function seatsList(seats) {
+  const acting = seats.filter((s) => s.must_act).length;
+  const open = seatsOpen ?? !matchMedia("(max-width: 900px)").matches;
+  const box = el("details", { class: "seats-box", open, ontoggle: () => { seatsOpen = box.open; } },
+    el("summary", {}, `Every seat: ${acting} must act, ${seats.length - acting} wait${seats.length - acting === 1 ? "s" : ""}`),
+    el("ul", { class: "seats" }, ...seats.map((s) => el("li", {
       class: s.must_act ? "acting" : "", dataset: { seat: s.seat, mustAct: String(s.must_act) },
-    }, el("span", { class: "seat-name" }, s.seat), ` ${s.must_act ? "must act" : "waits"}: ${s.why}`))) : null);
+    }, el("span", { class: "seat-name" }, s.seat), ` ${s.must_act ? "must act" : "waits"}: ${s.why}`))));
+  return box;
 }

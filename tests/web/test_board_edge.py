@@ -48,6 +48,7 @@ def test_a_cluster_of_ships_past_the_top_edge_is_fanned_out_inside_the_board(bro
         page.goto(page_url(server.url, gid, seats["red"]))
         page.wait_for_selector("#conn[data-state=live]")
         page.wait_for_function("() => window.salvo && salvo.live")
+        page.tap("#to-map")  # a phone shows the orders first: one tap brings the map up
         hits = page.evaluate(HIT_JS, ["r1", "r2"])
         assert abs(hits[0]["y"] - hits[1]["y"]) >= 48 or abs(hits[0]["x"] - hits[1]["x"]) >= 48  # fanned out
         assert all(h["inside"] and h["mine"] for h in hits), hits  # whole hit areas on the board, nothing over them
