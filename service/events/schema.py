@@ -3,8 +3,10 @@
 Every process runs ``migrate`` at start-up, and compose starts several at once: on PostgreSQL the upgrade
 runs under a transaction-level advisory lock, so the first process migrates while the others wait, then
 find the schema at head and do nothing (without it two of them both create ``alembic_version`` and one
-dies with a unique violation). SQLite needs none: its write lock is the whole file's, and the upgrade's
-first write takes it (``busy_timeout`` makes the others wait).
+dies with a unique violation). On SQLite the upgrade's transaction begins IMMEDIATE, taking the file's
+write lock before its first statement (the others wait on ``busy_timeout``): Python's sqlite3 never opens
+a transaction before DDL by itself, so without it each CREATE TABLE commits alone and a second process
+runs into "table games already exists".
 """
 
 from __future__ import annotations
@@ -27,9 +29,11 @@ def alembic_config() -> Config:
 
 
 def lock_for_migration(connection: Connection) -> None:
-    """Waits for, then holds until the transaction ends, the database-wide migration lock (PostgreSQL)."""
+    """Waits for, then holds until the transaction ends, the database-wide migration lock."""
     if connection.dialect.name == "postgresql":
         connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
+    elif connection.dialect.name == "sqlite":
+        connection.exec_driver_sql("BEGIN IMMEDIATE")  # the write lock now, for the whole upgrade
 
 
 def migrate(engine: Engine, revision: str = "head") -> None:

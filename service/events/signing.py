@@ -21,6 +21,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from sqlalchemy import Engine, select, update
 
+from .schema import lock_for_migration
 from .tables import KEYS_TABLE
 
 ALG = "Ed25519"
@@ -107,6 +108,9 @@ def load_keyring(engine: Engine, key_file: str | None = None, trusted_file: str 
         return Keyring(kid, private, {kid: PublicKey(kid, public, "active")}, trusted)
 
     with engine.begin() as conn:
+        # under the migration lock: replicas starting together would each create a key, and one that read
+        # before another's insert committed would sign with a key its peers do not publish yet
+        lock_for_migration(conn)
         current = conn.execute(select(KEYS_TABLE).where(KEYS_TABLE.c.retired_at.is_(None))).all()
         if not current:
             _insert_new(conn)
@@ -163,7 +167,7 @@ def _db_keys(engine: Engine) -> dict[str, PublicKey]:
 
 def _from_db(engine: Engine, trusted: dict[str, PublicKey]) -> Keyring:
     rows = _rows(engine)
-    # replicas starting together may each create a key: all of them converge on the oldest live one
+    # a rotation racing another (salvo keys rotate twice at once) may leave two live keys: take the oldest
     live = next(r for r in rows if r.retired_at is None)
     private = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(live.private_key))
     return Keyring(live.key_id, private, _db_keys(engine), trusted, engine)
