@@ -52,12 +52,28 @@ def register_plugin_rulesets(settings: Settings) -> None:
         register_ruleset(name, path)
 
 
+def require_rulesets() -> None:
+    """Refuse to start while any declared ruleset (built in, an installed package's ``salvo.rulesets`` entry
+    point, or SALVO_RULESETS) cannot be loaded: a broken package is the operator's to fix, never a ruleset
+    that silently disappears from GET /v1/rulesets. Every failure is logged, then the process exits."""
+    import logging
+
+    from service.domain.core.registry import check_rulesets
+
+    failures = check_rulesets()
+    for failure in failures:
+        logging.getLogger("salvo.rulesets").error("%s", failure, exc_info=failure.__cause__)
+    if failures:
+        raise SystemExit("salvo: not starting: " + "; ".join(str(f) for f in failures))
+
+
 def serve(args: argparse.Namespace) -> None:
     from service.api.app import create_app
     from service.api.serving import masked, run
 
     settings = Settings.from_env(database_url=args.database_url)
     register_plugin_rulesets(settings)
+    require_rulesets()
     if args.demo:
         demo = asyncio.run(create_demo_game(settings, args.host, args.port))
         print("Demo game created:", json.dumps(demo, indent=2), flush=True)

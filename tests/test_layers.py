@@ -1,13 +1,72 @@
-"""Imports flow downward only (api -> events -> domain) and the domain stays pure (import-linter)."""
+"""Imports flow downward only (api -> events -> domain), the domain stays pure, and rulesets never import
+each other (import-linter). The rulesets' independence contract is built from the registry, so a ruleset
+added there cannot be left out of it."""
 
+import json
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
+from service.domain.core.registry import BUILTIN_RULESETS, ENTRY_POINT_GROUP
+
 ROOT = Path(__file__).resolve().parents[1]
+INDEPENDENCE = "Rulesets never import each other"
 
 
-def test_import_contracts_hold():
+def pyproject() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def ruleset_packages() -> list[str]:
+    """The package of every built-in ruleset, from its registry target ("service.domain.gsc2:RULESET")."""
+    return [target.partition(":")[0] for target in BUILTIN_RULESETS.values()]
+
+
+def toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    return json.dumps(value)  # a JSON string is a valid TOML basic string
+
+
+def contracts_from_the_registry() -> str:
+    """pyproject's import-linter configuration with the independence contract's modules taken from the
+    registry, as TOML."""
+    config = pyproject()["tool"]["importlinter"]
+    lines = ["[tool.importlinter]"]
+    lines += [f"{key} = {toml_value(value)}" for key, value in config.items() if key != "contracts"]
+    for contract in config["contracts"]:
+        if contract["name"] == INDEPENDENCE:
+            contract = {**contract, "modules": ruleset_packages()}
+        lines.append("\n[[tool.importlinter.contracts]]")
+        lines += [f"{key} = {toml_value(value)}" for key, value in contract.items()]
+    return "\n".join(lines) + "\n"
+
+
+def test_import_contracts_hold(tmp_path: Path) -> None:
+    config = tmp_path / "importlinter.toml"
+    config.write_text(contracts_from_the_registry(), encoding="utf-8")
     linter = Path(sys.executable).with_name("lint-imports")
-    result = subprocess.run([str(linter), "--no-cache", "pyproject.toml"], cwd=ROOT, capture_output=True, text=True)
+    result = subprocess.run([str(linter), "--no-cache", str(config)], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+    contracts = len(pyproject()["tool"]["importlinter"]["contracts"])
+    assert f"Contracts: {contracts} kept, 0 broken" in result.stdout, result.stdout
+    for package in ruleset_packages():
+        assert package in config.read_text(encoding="utf-8")
+
+
+def test_pyprojects_independence_contract_lists_every_registered_ruleset() -> None:
+    """`lint-imports` run by hand reads pyproject.toml: its list must be the registry's."""
+    contracts = {c["name"]: c for c in pyproject()["tool"]["importlinter"]["contracts"]}
+    assert sorted(contracts[INDEPENDENCE]["modules"]) == sorted(ruleset_packages())
+
+
+def test_pyprojects_entry_points_declare_the_builtin_rulesets() -> None:
+    """An installed Salvo declares its own rulesets in the `salvo.rulesets` entry-point group, exactly the
+    registry's built-in ones (a checkout run without installing falls back on the registry's list)."""
+    declared = pyproject()["project"]["entry-points"][ENTRY_POINT_GROUP]
+    assert declared == BUILTIN_RULESETS

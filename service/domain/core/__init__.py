@@ -3,7 +3,14 @@
 from .dice import Dice, Modifier, Roll, SlotDice, commitment, derive_face, seeded_face, slot_face
 from .errors import InvalidScenario, NotYourPiece, RuleViolation
 from .protocol import SPECTATOR, UMPIRE, Actor, Clock, Command, Event, Ruleset, Viewer, seat
-from .registry import available_rulesets, find_ruleset, register_ruleset, unregister_ruleset
+from .registry import (
+    RulesetLoadError,
+    UnknownRuleset,
+    available_rulesets,
+    find_ruleset,
+    register_ruleset,
+    unregister_ruleset,
+)
 
 __all__ = [
     "SPECTATOR",
@@ -20,6 +27,8 @@ __all__ = [
     "SlotDice",
     "RuleViolation",
     "Ruleset",
+    "RulesetLoadError",
+    "UnknownRuleset",
     "Viewer",
     "available_rulesets",
     "commitment",

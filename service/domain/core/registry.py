@@ -1,11 +1,25 @@
-"""Rulesets found by name, python-chess style. Entries are import paths, loaded on first use."""
+"""Rulesets found by name, python-chess style. Entries are import paths ("package.module:ATTR"), loaded
+on first use.
+
+Names come from three places: the built-in rulesets below; the ``salvo.rulesets`` entry-point group of
+every installed distribution (a club's ruleset is a package that ``pip install`` makes available, as pytest
+finds its plugins); and ``register_ruleset`` (``SALVO_RULESETS``, tests). A ruleset that is named but cannot
+be loaded is an error (``RulesetLoadError``), never a silent absence: ``available_rulesets`` raises it as
+well, so a broken package fails ``salvo serve`` at start-up (``check_rulesets``) and fails the contract suite,
+instead of quietly vanishing from ``GET /v1/rulesets``.
+"""
 
 from __future__ import annotations
 
 import importlib
+from importlib import metadata
 
 from .protocol import Ruleset
 
+ENTRY_POINT_GROUP = "salvo.rulesets"
+
+# Also declared as entry points in pyproject.toml (a test keeps the two equal); listed here too so that a
+# checkout run from its directory without being installed still has them.
 BUILTIN_RULESETS: dict[str, str] = {
     "gsc2": "service.domain.gsc2:RULESET",
     "asc": "service.domain.asc:RULESET",
@@ -14,14 +28,68 @@ BUILTIN_RULESETS: dict[str, str] = {
 }
 _PATHS: dict[str, str] = dict(BUILTIN_RULESETS)
 _LOADED: dict[str, Ruleset] = {}
+_CONFLICTS: dict[str, str] = {}  # name -> why it cannot be loaded (declared twice, differently)
+_FROM_ENTRY_POINTS: set[str] = set()
+_discovered = False
 
 
 class UnknownRuleset(LookupError):
-    pass
+    """No ruleset of that name is declared anywhere."""
+
+
+class RulesetLoadError(RuntimeError):
+    """A declared ruleset that cannot be loaded: its module fails to import, lacks the named object, the
+    object is not a ruleset, or two declarations disagree. The message names the ruleset and the cause."""
+
+    def __init__(self, name: str, target: str, reason: str) -> None:
+        super().__init__(f"ruleset {name!r} ({target}) cannot be loaded: {reason}")
+        self.name = name
+        self.target = target
+        self.reason = reason
+
+
+def entry_point_rulesets() -> dict[str, str]:
+    """The ``salvo.rulesets`` entry points of the installed distributions: name -> "module:ATTR"."""
+    found: dict[str, str] = {}
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name in found and found[ep.name] != ep.value:
+            _CONFLICTS[ep.name] = f"declared twice as an entry point: {found[ep.name]} and {ep.value}"
+        found.setdefault(ep.name, ep.value)
+    return found
+
+
+def _discover() -> None:
+    """Read the entry points once. An explicit registration keeps its own path; a built-in name claimed by
+    another target is a conflict (an installed package must not silently replace a built-in ruleset)."""
+    global _discovered
+    if _discovered:
+        return
+    _discovered = True
+    for name, target in entry_point_rulesets().items():
+        if name in BUILTIN_RULESETS and target != BUILTIN_RULESETS[name]:
+            _CONFLICTS[name] = f"an entry point names {target}, the built-in ruleset is {BUILTIN_RULESETS[name]}"
+        if name not in _PATHS:
+            _PATHS[name] = target
+            _FROM_ENTRY_POINTS.add(name)
+    for name in _CONFLICTS:
+        _LOADED.pop(name, None)  # a conflict found now outranks what was loaded before
+
+
+def rediscover() -> None:
+    """Forget what the entry points said and read them again (after installing a package; tests)."""
+    global _discovered
+    for name in _FROM_ENTRY_POINTS:
+        _PATHS.pop(name, None)
+        _LOADED.pop(name, None)
+    _FROM_ENTRY_POINTS.clear()
+    _CONFLICTS.clear()
+    _discovered = False
 
 
 def register_ruleset(name: str, path_or_ruleset: str | Ruleset) -> None:
     """Add a ruleset by import path ("pkg.mod:NAME") or instance (tests register tiny ones)."""
+    _discover()
+    _CONFLICTS.pop(name, None)
     if isinstance(path_or_ruleset, str):
         _PATHS[name] = path_or_ruleset
         _LOADED.pop(name, None)
@@ -33,32 +101,58 @@ def register_ruleset(name: str, path_or_ruleset: str | Ruleset) -> None:
 def unregister_ruleset(name: str) -> None:
     _PATHS.pop(name, None)
     _LOADED.pop(name, None)
+    _CONFLICTS.pop(name, None)
+
+
+def declared_rulesets() -> dict[str, str]:
+    """Every declared name and its target, loaded or not."""
+    _discover()
+    return dict(_PATHS)
 
 
 def available_rulesets() -> list[str]:
-    names = []
-    for name in _PATHS:
-        try:
-            find_ruleset(name)
-        except (UnknownRuleset, ImportError, AttributeError):
-            continue  # a ruleset whose package is not installed yet is simply not offered
-        names.append(name)
+    """Every declared ruleset's name, each loaded; raises ``RulesetLoadError`` for the first that fails."""
+    _discover()
+    names = list(_PATHS)
+    for name in names:
+        find_ruleset(name)
     return names
 
 
+def check_rulesets() -> list[RulesetLoadError]:
+    """Load every declared ruleset and return what failed (empty: all load). For start-up checks that
+    report every broken ruleset at once rather than the first."""
+    _discover()
+    failures = []
+    for name in list(_PATHS):
+        try:
+            find_ruleset(name)
+        except RulesetLoadError as exc:
+            failures.append(exc)
+    return failures
+
+
 def find_ruleset(name: str) -> Ruleset:
+    _discover()
     if name in _LOADED:
         return _LOADED[name]
     path = _PATHS.get(name)
     if path is None:
         raise UnknownRuleset(name)
+    if name in _CONFLICTS:
+        raise RulesetLoadError(name, path, _CONFLICTS[name])
     module_name, _, attr = path.partition(":")
+    if not module_name or not attr:
+        raise RulesetLoadError(name, path, "the target must read 'package.module:ATTR'")
     try:
         module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name and module_name.startswith(exc.name):
-            raise UnknownRuleset(name) from exc
-        raise
-    ruleset: Ruleset = getattr(module, attr)
+    except Exception as exc:  # noqa: BLE001 - whatever breaks an import, the operator must see it
+        raise RulesetLoadError(name, path, f"importing {module_name} failed: {type(exc).__name__}: {exc}") from exc
+    ruleset = getattr(module, attr, None)
+    if ruleset is None:
+        raise RulesetLoadError(name, path, f"module {module_name} has no {attr!r}")
+    missing = [part for part in ("decide", "evolve", "initial_state") if not callable(getattr(ruleset, part, None))]
+    if missing:
+        raise RulesetLoadError(name, path, f"{attr} is not a ruleset (no {', '.join(missing)})")
     _LOADED[name] = ruleset
-    return ruleset
+    return ruleset  # type: ignore[no-any-return]
