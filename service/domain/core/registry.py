@@ -52,6 +52,8 @@ def entry_point_rulesets() -> dict[str, str]:
     """The ``salvo.rulesets`` entry points of the installed distributions: name -> "module:ATTR"."""
     found: dict[str, str] = {}
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if ep.dist is not None and ep.dist.name == "salvo" and ep.name in BUILTIN_RULESETS:
+            continue  # Salvo's own, as installed: the code's list wins over metadata a reinstall has not refreshed
         if ep.name in found and found[ep.name] != ep.value:
             _CONFLICTS[ep.name] = f"declared twice as an entry point: {found[ep.name]} and {ep.value}"
         found.setdefault(ep.name, ep.value)

@@ -116,6 +116,13 @@ def test_an_entry_point_cannot_replace_a_builtin_ruleset(packages: Path) -> None
         find_ruleset("gsc2")
 
 
+def test_salvos_own_stale_metadata_does_not_override_the_code(packages: Path) -> None:
+    """An editable install's entry points go stale until it is reinstalled: for its own built-in names the
+    code's list wins."""
+    install(packages, "salvo", {"gsc2": "service.domain.gsc2:OLD_NAME"})
+    assert find_ruleset("gsc2").name == "gsc2"
+
+
 def test_two_packages_declaring_one_name_differently_conflict(packages: Path) -> None:
     install(packages, "club_one", {"club": "tests.support.template:RULESET"})
     install(packages, "club_two", {"club": "tests.support.tiny:RULESET"})
