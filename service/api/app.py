@@ -20,7 +20,7 @@ from service.events.signing import load_keyring
 from service.events.store import SqlEventStore
 from service.settings import Settings
 
-from . import command_endpoint, docs, openapi_schema, problems
+from . import allowed, command_endpoint, docs, openapi_schema, problems
 from .bot_runner import BotRunner
 from .broadcast import Broadcaster, InProcessBroadcaster
 from .command_endpoint import LeanCommands
@@ -29,7 +29,7 @@ from .logs import RequestContext
 from .metrics import CONTENT_TYPE_LATEST, Metrics
 from .ratelimit import RateLimits
 from .rawsocket import RawSocketMiddleware
-from .routes import battles, bots, games, keys, replay, rulesets, stream
+from .routes import battles, bots, games, keys, problem_pages, replay, rulesets, stream
 from .security import SecurityHeaders, install_cors
 
 WEB_ROOT = Path(__file__).resolve().parents[2] / "clients" / "web"
@@ -162,6 +162,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.metrics = metrics
     problems.install(app)
+    app.add_exception_handler(405, allowed.method_not_allowed)  # with the Allow header
     app.include_router(rulesets.router)
     app.include_router(replay.router)
     app.include_router(keys.router)
@@ -169,6 +170,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(bots.router)
     app.include_router(battles.router)
     app.include_router(stream.router)
+    app.include_router(problem_pages.router)  # the pages behind every problem's `type`
     command_endpoint.install(app.router)  # POST /commands without the dependency machinery
     openapi_schema.install(app)
     docs.install(app)

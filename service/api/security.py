@@ -10,6 +10,8 @@ from starlette.middleware.cors import CORSMiddleware
 
 from service.settings import Settings
 
+from .allowed import every_method
+
 # the page loads only its own ES modules and stylesheet; style *attributes* (bar widths, side colours)
 # are set by the page's scripts, hence style-src-attr
 PAGE_CSP = (
@@ -62,11 +64,14 @@ def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...
 
 
 def install_cors(app: FastAPI, settings: Settings) -> None:
+    """CORS for the origins in SALVO_CORS_ORIGINS, allowing every method some operation takes (DELETE
+    included): called once all routes are added."""
     if settings.cors_origins:
+        methods = every_method(app)
         app.add_middleware(
             CORSMiddleware,
             allow_origins=list(settings.cors_origins),
-            allow_methods=["GET", "POST"],
+            allow_methods=methods,
             allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-Match", "X-Request-Id"],
             expose_headers=["Retry-After", "X-Request-Id"],
             max_age=600,
