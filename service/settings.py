@@ -23,6 +23,9 @@ class Settings:
     snapshot_every: int = 500
     max_body_bytes: int = 64 * 1024
     max_import_bytes: int = 64 * 1024 * 1024  # battle files are long logs
+    max_import_events: int = 200_000  # event lines one battle file may hold
+    head_cache_bytes: int = 256 * 1024 * 1024  # all cached heads' states, as encoded (LRU evicts past it)
+    max_game_bytes: int = 16 * 1024 * 1024  # one game's state, as encoded: a larger game is refused (507/413)
     ws_queue_size: int = 1024
     ws_send_timeout: float = 10.0  # a socket that takes longer to accept one frame is a slow consumer
     ws_close_timeout: float = 30.0  # how long a slow consumer's close frame waits behind its backlog
@@ -42,6 +45,7 @@ class Settings:
     rate_commands_per_token: str = "100/second"
     rate_commands_per_address: str = "1000/second"
     rate_auth_failures_per_address: str = "30/minute"
+    rate_imports_per_address: str = "10/minute"  # POST /v1/games/import
     ws_origins: tuple[str, ...] = ()  # extra Origins allowed on websockets (same-origin always is; "*": any)
     cors_origins: tuple[str, ...] = ()  # Origins allowed by CORS on the HTTP API (none by default)
     log_format: str = "json"  # or "text"
@@ -53,6 +57,9 @@ class Settings:
             "snapshot_every": int(_env("SALVO_SNAPSHOT_EVERY", str(cls.snapshot_every))),
             "max_body_bytes": int(_env("SALVO_MAX_BODY_BYTES", str(cls.max_body_bytes))),
             "max_import_bytes": int(_env("SALVO_MAX_IMPORT_BYTES", str(cls.max_import_bytes))),
+            "max_import_events": int(_env("SALVO_MAX_IMPORT_EVENTS", str(cls.max_import_events))),
+            "head_cache_bytes": int(_env("SALVO_HEAD_CACHE_BYTES", str(cls.head_cache_bytes))),
+            "max_game_bytes": int(_env("SALVO_MAX_GAME_BYTES", str(cls.max_game_bytes))),
             "ws_queue_size": int(_env("SALVO_WS_QUEUE_SIZE", str(cls.ws_queue_size))),
             "ws_send_timeout": float(_env("SALVO_WS_SEND_TIMEOUT", str(cls.ws_send_timeout))),
             "ws_close_timeout": float(_env("SALVO_WS_CLOSE_TIMEOUT", str(cls.ws_close_timeout))),
@@ -71,6 +78,7 @@ class Settings:
             "rate_commands_per_address": _env("SALVO_RATE_COMMANDS_PER_ADDRESS", cls.rate_commands_per_address),
             "rate_auth_failures_per_address": _env("SALVO_RATE_AUTH_FAILURES_PER_ADDRESS",
                                                    cls.rate_auth_failures_per_address),
+            "rate_imports_per_address": _env("SALVO_RATE_IMPORTS_PER_ADDRESS", cls.rate_imports_per_address),
             "ws_origins": _list("SALVO_WS_ORIGINS"),
             "cors_origins": _list("SALVO_CORS_ORIGINS"),
             "log_format": _env("SALVO_LOG_FORMAT", cls.log_format),

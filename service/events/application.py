@@ -23,7 +23,7 @@ from .envelope import Envelope
 from .event_store import EventStore, WriteBatch
 from .frames import FrameItems, FreshEvent, Publisher, audience_key, audiences, live_frames
 from .head import GameHead
-from .head_cache import HeadCache
+from .head_cache import DEFAULT_BUDGET_BYTES, DEFAULT_MAX_GAME_BYTES, HeadCache
 from .rows import now_iso
 from .tokens import TokenBook, hash_token
 
@@ -40,13 +40,15 @@ class GameService:
         head_cache_size: int = 2000,
         token_cache_size: int = 100_000,
         verify_reads: bool = False,
+        head_cache_bytes: int = DEFAULT_BUDGET_BYTES,
+        max_game_bytes: int = DEFAULT_MAX_GAME_BYTES,
     ):
         self.store = store
         self.snapshot_every = snapshot_every
         self.publish = publish
         # which audiences have a live socket on a game: frames are encoded for those only
         self.listening = listening
-        self.heads = HeadCache(store, head_cache_size, verify_reads)
+        self.heads = HeadCache(store, head_cache_size, verify_reads, snapshot_every, head_cache_bytes, max_game_bytes)
         self.tokens = TokenBook(store, token_cache_size)
         self.dice = DiceBook(store)
         writer = CommandWriter(store, self.dice, snapshot_every, self._frames)

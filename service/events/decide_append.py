@@ -166,7 +166,9 @@ class CommandWriter:
             batch.idempotency = {"game_id": game_id, "key": idempotency_key,
                                  "request_hash": request_hash, "status": 201, "response": body}
         if new_seq // self.snapshot_every > head.seq // self.snapshot_every:
-            batch.snapshot = {"game_id": game_id, "seq": new_seq, "state": encode_state(state)}
+            encoded = encode_state(state)
+            head.state_bytes = len(encoded)  # the head cache's budget follows a game that grows
+            batch.snapshot = {"game_id": game_id, "seq": new_seq, "state": encoded}
         return Decision(CommandResult(201, body, new_seq, head.seq), batch, fresh, new_seeds, service_events,
                         None if over else end.turn)
 

@@ -48,6 +48,21 @@ class MalformedCommand(AppError):
     title = "Malformed command"
 
 
+class GameTooLarge(AppError):
+    """A game whose state is past this server's memory budget for one game: refused, never folded into an
+    out-of-memory (SALVO_MAX_GAME_BYTES)."""
+
+    status = 507
+    title = "Game too large"
+
+
+class ImportTooLarge(AppError):
+    """A battle file past the operator's import limits (events, bytes, or the state it folds to)."""
+
+    status = 413
+    title = "Battle file too large"
+
+
 class InvalidRequest(AppError):
     status = 422
     title = "Invalid request"

@@ -13,6 +13,8 @@ from typing import Any, Protocol
 
 import msgspec
 
+from .storage_faults import StorageFull, StorageUnavailable
+
 
 class Conflict(Exception):
     """Another writer appended at the same seq (or reused an idempotency key) first."""
@@ -46,13 +48,15 @@ class WriteBatch(msgspec.Struct):
 
 def predecessor_failure(batch: WriteBatch) -> BaseException | None:
     """Why ``batch`` must not be written (its predecessor failed), or None. A predecessor's Conflict
-    makes this one a Conflict too (the command is decided again on a reloaded head); any other
-    failure makes it PredecessorFailed."""
+    makes this one a Conflict too (the command is decided again on a reloaded head), the storage's failure
+    the same failure (503 / 507: nothing of either was written); any other failure makes it PredecessorFailed."""
     before = batch.follows
     if before is None or before.failed is None:
         return None
     if isinstance(before.failed, Conflict):
         return Conflict(f"decided on a command that conflicted: {before.failed}")
+    if isinstance(before.failed, StorageUnavailable | StorageFull):  # the same answer: nothing written, retry
+        return type(before.failed)()
     return PredecessorFailed(f"decided on a command whose commit failed: {before.failed!r}")
 
 
@@ -90,6 +94,8 @@ class EventStore(Protocol):
     async def games_of_ruleset(self, ruleset: str) -> list[str]: ...
 
     async def games_with_event_types(self, types: tuple[str, ...]) -> list[str]: ...
+
+    async def rows_of_types(self, types: tuple[str, ...]) -> list[Any]: ...
 
     async def seat_for_token(self, token_hash: str) -> Any | None: ...
 

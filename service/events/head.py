@@ -12,7 +12,7 @@ from service.domain.core import Event, Ruleset, find_ruleset
 
 from .codec import EventCodec
 from .envelope import DiceCommitted, DiceDisclosed, DiceRevealed, GameCreated, GameRewound
-from .replay import Decoded, Folder, decode_rows, effective_rewinds, superseded_seqs
+from .replay import Decoded, Folder, Walker, decode_rows, effective_rewinds, superseded_seqs
 
 _CODECS: dict[str, EventCodec] = {}
 
@@ -44,6 +44,8 @@ class GameHead:
     # the state a command left the game running in (``is_over`` was false), by identity: while it is still
     # ``state`` the next command's guard need not ask ``is_over`` again (states are immutable values)
     running: Any = field(default=None, repr=False, compare=False)
+    # the state's encoded size when last measured (at a load, at each snapshot): the head cache's budget
+    state_bytes: int = field(default=0, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.codec = codec_for(self.ruleset)
@@ -73,35 +75,97 @@ def build_head(
 ) -> GameHead:
     """A head from a starting state (initial or a snapshot), the rows after it, and the log's markers
     (dice commitments, reveals and rewinds, read by a small query instead of a full scan)."""
-    codec = codec_for(ruleset)
-    earlier = decode_rows(codec, [m for m in markers if int(m.seq) <= start_seq])
-    head = GameHead(
-        game_id=game_id,
-        ruleset=ruleset,
-        setup=setup,
-        state=start_state,
-        seq=start_seq,
-        effective=start_seq,
-        dice_turn=_dice_turn_at(ruleset, start_state, earlier),
-        seats=ruleset.seats(setup),
-    )
-    for d in earlier:
-        _note_marker(head, d)
-    advance(head, list(Folder(ruleset).walk(start_state, decode_rows(codec, tail))))
-    if head.rewinds:
-        _recount_effective(head)
-    return head
+    builder = HeadBuilder(game_id, ruleset, setup, start_state, start_seq, markers)
+    builder.feed(tail)
+    return builder.finish()
 
 
 # exact types, not isinstance: a Struct class's isinstance goes through its metaclass (~800 instructions
 # per class tried), and no event type derives from a service event
 _MARKERS = frozenset((DiceCommitted, DiceRevealed, DiceDisclosed, GameRewound))
+_END = object()  # "no next row": the last row fed ends its command
+
+
+class HeadBuilder:
+    """A head folded from a starting state over the rows after it, fed page by page: it holds the state
+    being folded and one row of look-ahead (whether a row ends its command), never the states before.
+
+    ``boundaries``: (seq, state) at each command boundary folded since the caller last took them, when
+    ``watch_boundaries`` is set (the head cache writes snapshots there: a snapshot is taken at a command
+    boundary, as the command path takes them)."""
+
+    def __init__(
+        self, game_id: str, ruleset: Ruleset, setup: Any, start_state: Any, start_seq: int, markers: list[Any],
+        watch_boundaries: bool = False,
+    ) -> None:
+        codec = codec_for(ruleset)
+        self.codec = codec
+        earlier = decode_rows(codec, [m for m in markers if int(m.seq) <= start_seq])
+        head = self.head = GameHead(
+            game_id=game_id,
+            ruleset=ruleset,
+            setup=setup,
+            state=start_state,
+            seq=start_seq,
+            effective=start_seq,
+            dice_turn=_dice_turn_at(ruleset, start_state, earlier),
+            seats=ruleset.seats(setup),
+        )
+        for d in earlier:
+            _note_marker(head, d)
+        targets = {int(msgspec.json.decode(m.data)["to_seq"]) for m in markers if m.type == "game.rewound"}
+        self._step = Walker(Folder(ruleset), start_state, targets).step
+        self._pending: tuple[Decoded, Any] | None = None
+        self._rewound = False
+        self.folded = 0
+        self.watch_boundaries = watch_boundaries
+        self.boundaries: list[tuple[int, Any]] = []
+
+    def feed(self, rows: list[Any]) -> None:
+        """Fold the next rows of the log (in seq order, right after the ones fed before)."""
+        step = self._step
+        for d in decode_rows(self.codec, rows):
+            after = step(d)
+            if self._pending is not None:
+                self._settle(*self._pending, d.row.command_id)
+            self._pending = (d, after)
+        self.folded += len(rows)
+
+    def finish(self) -> GameHead:
+        head = self.head
+        if self._pending is not None:
+            self._settle(*self._pending, _END)
+            self._pending = None
+        if self._rewound or head.rewinds:
+            _recount_effective(head)
+        else:  # rows after the last rewind are never superseded
+            head.effective = head.seq
+        return head
+
+    def _settle(self, d: Decoded, after: Any, next_command: Any) -> None:
+        """One row, now that the next row's command id (or the end) is known. The dice turn follows the
+        clock after each whole command (its rows share a command id) while the game runs; a finished game
+        keeps the turn it ended in, whose seed is the last one rolled."""
+        head = self.head
+        kind = type(d.event)
+        if kind in _MARKERS:
+            _note_marker(head, d)
+            self._rewound = self._rewound or kind is GameRewound
+        command = d.row.command_id
+        ends_command = next_command is _END or next_command != command
+        if command is None and kind is DiceCommitted:
+            head.dice_turn = d.event.turn  # type: ignore[attr-defined]  # game creation: the first turn's seed
+        elif command is not None and ends_command and not head.ruleset.is_over(after):
+            head.dice_turn = head.ruleset.clock(after).turn
+        head.state = after
+        head.seq = d.seq
+        if self.watch_boundaries and ends_command:
+            self.boundaries.append((d.seq, after))
 
 
 def advance(head: GameHead, steps: Sequence[tuple[Decoded, Any]]) -> None:
-    """Apply stored events, each with the state right after it, to a head (a reload: the tail after a
-    snapshot). The dice turn follows the clock after each whole command (its rows share a command id)
-    while the game runs; a finished game keeps the turn it ended in, whose seed is the last one rolled."""
+    """Apply stored events, each with the state right after it, to a head (tests and tools; loads go
+    through ``HeadBuilder``, which folds as it goes)."""
     if not steps:
         return
     ruleset = head.ruleset
@@ -114,7 +178,7 @@ def advance(head: GameHead, steps: Sequence[tuple[Decoded, Any]]) -> None:
             rewound = rewound or kind is GameRewound
         command = d.row.command_id
         if command is None and kind is DiceCommitted:
-            head.dice_turn = d.event.turn  # type: ignore[attr-defined]  # game creation: the first turn's seed
+            head.dice_turn = d.event.turn  # type: ignore[attr-defined]
         elif command is not None and (i == last or steps[i + 1][0].row.command_id != command) \
                 and not ruleset.is_over(after):
             head.dice_turn = ruleset.clock(after).turn
@@ -122,7 +186,7 @@ def advance(head: GameHead, steps: Sequence[tuple[Decoded, Any]]) -> None:
     head.seq = steps[-1][0].seq
     if rewound:
         _recount_effective(head)
-    else:  # rows after the last rewind are never superseded
+    else:
         head.effective += len(steps)
 
 
@@ -190,6 +254,6 @@ def _dice_turn_at(ruleset: Ruleset, state: Any, markers: list[Decoded]) -> int:
 
 
 __all__ = [
-    "GameCreated", "GameHead", "advance", "advance_command", "codec_for", "decode_state", "encode_state",
+    "GameCreated", "GameHead", "HeadBuilder", "advance", "advance_command", "codec_for", "decode_state", "encode_state",
     "head_from_rows",
 ]

@@ -15,11 +15,14 @@ import msgspec
 
 from service.domain.core import find_ruleset
 
-from .errors import GameNotFound
-from .event_store import EventStore
-from .head import MARKER_TYPES, GameHead, build_head, decode_state
+from .errors import GameNotFound, GameTooLarge
+from .event_store import Conflict, EventStore, WriteBatch
+from .head import MARKER_TYPES, GameHead, HeadBuilder, decode_state, encode_state
 
 DEFAULT_CAPACITY = 2000
+DEFAULT_BUDGET_BYTES = 256 * 2**20  # all cached heads' states, as encoded (SALVO_HEAD_CACHE_BYTES)
+DEFAULT_MAX_GAME_BYTES = 16 * 2**20  # one game's state, as encoded (SALVO_MAX_GAME_BYTES)
+PAGE_ROWS = 1000  # rows read from the store at a time while folding a log
 
 
 class GameLock(asyncio.Lock):
@@ -44,9 +47,22 @@ class GameLock(asyncio.Lock):
 
 
 class HeadCache:
-    def __init__(self, store: EventStore, capacity: int = DEFAULT_CAPACITY, verify_reads: bool = False) -> None:
+    """``budget_bytes``: the cached heads' states together, measured as their encoded size (a state's
+    objects in memory take a few times that: docs/benchmarks.md); the least recently used are evicted
+    past it as past ``capacity``. ``max_game_bytes``: one game's state; a load that folds past it is
+    refused (GameTooLarge), never an out-of-memory. ``snapshot_every``: a load that folds more events
+    than this writes snapshots on its way (imports, forks and rewound games get them as commands do)."""
+
+    def __init__(
+        self, store: EventStore, capacity: int = DEFAULT_CAPACITY, verify_reads: bool = False,
+        snapshot_every: int = 500, budget_bytes: int = DEFAULT_BUDGET_BYTES,
+        max_game_bytes: int = DEFAULT_MAX_GAME_BYTES,
+    ) -> None:
         self.store = store
         self.capacity = max(1, capacity)
+        self.snapshot_every = max(1, snapshot_every)
+        self.budget_bytes = budget_bytes
+        self.max_game_bytes = max_game_bytes
         # without a broadcaster telling this process about other replicas' appends, a cached head may
         # be behind the log: reads then compare it with the stored head seq first
         self.verify_reads = verify_reads
@@ -113,7 +129,9 @@ class HeadCache:
 
     async def load(self, game_id: str) -> GameHead:
         """Latest usable snapshot + the tail after it (a snapshot taken after the earliest rewind target
-        cannot be used: the fold must pass that target to restore it). Call it holding the game's lock."""
+        cannot be used: the fold must pass that target to restore it). Call it holding the game's lock.
+        The tail is read and folded a page at a time; every ``snapshot_every`` events folded a snapshot is
+        written (at a command boundary), so the next load of this game folds at most that many."""
         game_row = await self.store.game(game_id)
         if game_row is None:
             raise GameNotFound(f"no game {game_id!r}")
@@ -127,15 +145,57 @@ class HeadCache:
             start_state, start_seq = ruleset.initial_state(setup), 0
         else:
             start_state, start_seq = decode_state(ruleset, bytes(snap.state)), int(snap.seq)
-        tail = await self.store.read_events(game_id, after=start_seq)
-        head = build_head(game_id, ruleset, setup, start_state, start_seq, tail, markers)
+        # snapshots past the earliest rewind target would never be used (see above): none written there
+        builder = HeadBuilder(game_id, ruleset, setup, start_state, start_seq, markers, watch_boundaries=limit is None)
+        last_snapshot = start_seq
+        after = start_seq
+        while True:
+            rows = await self.store.read_events(game_id, after=after, limit=PAGE_ROWS)
+            if not rows:
+                break
+            builder.feed(rows)
+            after = int(rows[-1].seq)
+            for seq, state in builder.boundaries:
+                if seq - last_snapshot >= self.snapshot_every:
+                    await self._snapshot(game_id, seq, state)
+                    last_snapshot = seq
+            builder.boundaries.clear()
+            if len(rows) < PAGE_ROWS:
+                break
+        head = builder.finish()
+        size = len(encode_state(head.state))
+        if size > self.max_game_bytes:
+            raise GameTooLarge(f"game {game_id} holds {size:,} bytes of state, more than this server's budget of "
+                               f"{self.max_game_bytes:,} for one game (SALVO_MAX_GAME_BYTES)")
+        head.state_bytes = size
         self._heads[game_id] = head
         self._heads.move_to_end(game_id)
-        while len(self._heads) > self.capacity:
-            evicted, _ = self._heads.popitem(last=False)
-            self._own.pop(evicted, None)
-            self._held.pop(evicted, None)
+        total = self.bytes
+        while len(self._heads) > 1 and (len(self._heads) > self.capacity or total > self.budget_bytes):
+            evicted, gone = self._heads.popitem(last=False)
+            self._drop(evicted)
+            total -= gone.state_bytes
         return head
+
+    @property
+    def bytes(self) -> int:
+        """The cached heads' states, as encoded when last measured (at a load, at each snapshot)."""
+        return sum(head.state_bytes for head in self._heads.values())
+
+    async def _snapshot(self, game_id: str, seq: int, state: object) -> None:
+        data = encode_state(state)
+        if len(data) > self.max_game_bytes:
+            raise GameTooLarge(f"game {game_id} holds {len(data):,} bytes of state at seq {seq}, more than this "
+                               f"server's budget of {self.max_game_bytes:,} for one game (SALVO_MAX_GAME_BYTES)")
+        try:
+            await self.store.write(WriteBatch(game_id=game_id, snapshot={"game_id": game_id, "seq": seq,
+                                                                         "state": data}))
+        except Conflict:  # written meanwhile (by a command or another replica): the same state
+            pass
+
+    def _drop(self, game_id: str) -> None:
+        self._own.pop(game_id, None)
+        self._held.pop(game_id, None)
 
     def lock(self, game_id: str) -> GameLock:
         lock = self._held.get(game_id)  # a game being commanded: a plain dict lookup
@@ -151,8 +211,7 @@ class HeadCache:
 
     def forget(self, game_id: str) -> None:
         self._heads.pop(game_id, None)
-        self._own.pop(game_id, None)
-        self._held.pop(game_id, None)
+        self._drop(game_id)
 
     def note_own_write(self, game_id: str, seq: int) -> None:
         """This process queued rows of ``game_id`` up to ``seq`` (they reach the cached head once durable)."""

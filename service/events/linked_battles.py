@@ -7,7 +7,8 @@ player's campaign token opens its own tactical seat and the campaign umpire's to
 (``link_for``, used by token authentication). End: when the tactical game is over, its outcome is sent to
 the campaign as the umpire's ``ftcampaign.record_battle`` with an idempotency key naming the battle and
 the tactical game, so it is appended exactly once however often it is retried; ``reconcile`` retries
-every pending link at start-up, which is what survives a crash between the two appends.
+every unsettled link after start-up (found by an index of the link events, loading no other game's head),
+which is what survives a crash between the two appends.
 
 Test hook (crash tests only, never set in production): with ``SALVO_TEST_HOLD_BEFORE_LINKED_RESULT`` naming
 a file, ``settle`` writes the tactical game's id to that file and then holds, forever, at the exact point
@@ -31,7 +32,7 @@ from service.domain.links.campaign_gsc2 import battle_of, campaign_result, tacti
 
 from .application import GameService
 from .envelope import GameCreated
-from .errors import Forbidden, InvalidRequest
+from .errors import Forbidden, GameNotFound, InvalidRequest
 from .replay import decode_rows
 
 log = logging.getLogger("salvo.linked")
@@ -40,6 +41,8 @@ TACTICAL = "gsc2"
 PLAYERS_MAY_START = "players_start_battles"  # a campaign created with this option true lets players start
 _encode = msgspec.json.Encoder().encode
 HOLD_ENV = "SALVO_TEST_HOLD_BEFORE_LINKED_RESULT"
+# the campaign's link events (tags of ftcampaign's BattleLinked, BattleRecorded), indexed: migration 0004
+LINK_EVENT_TYPES = ("ftcampaign.battle_linked", "ftcampaign.battle_recorded")
 
 
 @dataclass(frozen=True)
@@ -147,17 +150,36 @@ class LinkedBattles:
         await asyncio.to_thread(_write, self._hold_file, tactical_game_id)
         await asyncio.Event().wait()
 
+    async def unsettled(self) -> list[tuple[str, str, str]]:
+        """(campaign, battle, tactical game) of every battle linked and not yet recorded, from the indexed
+        link events alone: no game head is loaded to find them."""
+        linked: dict[tuple[str, str], str] = {}
+        for row in await self.service.store.rows_of_types(LINK_EVENT_TYPES):
+            data = msgspec.json.decode(row.data)
+            key = (row.game_id, str(data.get("battle")))
+            if row.type == LINK_EVENT_TYPES[0] and data.get("tactical_game_id"):
+                linked[key] = str(data["tactical_game_id"])
+            else:
+                linked.pop(key, None)
+        return [(campaign, battle, tactical) for (campaign, battle), tactical in linked.items()]
+
     async def reconcile(self) -> int:
-        """Settle every finished linked battle whose campaign has not heard of its end (after a crash)."""
+        """Settle every finished linked battle whose campaign has not heard of its end (after a crash).
+        Only each unsettled battle's own heads are loaded (its tactical game; its campaign if that game
+        is over); a link naming a game this server does not hold (an imported campaign's) is skipped."""
         sent = 0
-        for campaign_id in await self.service.store.games_of_ruleset(CAMPAIGN):
-            head = await self.service.head(campaign_id)
-            for battle in head.state.battles:
-                if battle.tactical_game_id is not None:
-                    try:
-                        sent += await self.settle(battle.tactical_game_id)
-                    except Exception:
-                        log.exception("linked battle %s of %s not settled", battle.id, campaign_id)
+        for campaign_id, battle_id, tactical_id in await self.unsettled():
+            try:
+                link = await self.link_for(tactical_id)
+                if link is None or link.campaign != campaign_id or link.battle != battle_id:
+                    continue
+                sent += await self.settle(tactical_id)
+            except GameNotFound:
+                continue
+            except Exception:
+                log.exception("linked battle %s of %s not settled", battle_id, campaign_id)
+        if sent:
+            log.info("settled %d linked battles that ended while the service was down", sent)
         return sent
 
 

@@ -120,6 +120,10 @@ class MemoryEventStore:
     async def games_with_event_types(self, types: tuple[str, ...]) -> list[str]:
         return sorted(gid for gid, rows in self._events.items() if any(r.type in types for r in rows.values()))
 
+    async def rows_of_types(self, types: tuple[str, ...]) -> list[Any]:
+        return [row for gid in sorted(self._events) for _seq, row in sorted(self._events[gid].items())
+                if row.type in types]
+
     async def seat_for_token(self, token_hash: str) -> Any | None:
         return self._seats.get(token_hash)
 

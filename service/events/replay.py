@@ -136,22 +136,40 @@ class Folder:
         the seq ``state`` was taken at (callers start from a snapshot before the earliest target), or be
         given in ``earlier`` (seq -> the state at that seq)."""
         targets = {d.event.to_seq for d in decoded if _HANDLING[type(d.event)] == _REWOUND}  # type: ignore[attr-defined]
-        checkpoints: dict[int, Any] = dict(earlier or {})
-        start_state = state
+        walker = Walker(self, state, targets, earlier)
+        step = walker.step
         for d in decoded:
-            if _HANDLING[type(d.event)] == _REWOUND:
-                state = checkpoints.get(d.event.to_seq, start_state)  # type: ignore[attr-defined]
-            else:
-                state = self.apply(state, d.event)
-            if d.seq in targets:
-                checkpoints[d.seq] = state
-            yield d, state
+            yield d, step(d)
 
     def fold(self, state: Any, decoded: Sequence[Decoded]) -> Any:
         result = state
         for _d, result in self.walk(state, decoded):  # noqa: B007 - the last state is the answer
             pass
         return result
+
+
+class Walker:
+    """``Folder.walk`` one event at a time, for a log read in pages: it keeps only the current state and
+    the states at rewind targets (``targets``: every ``to_seq`` of the log's rewinds, from its markers)."""
+
+    __slots__ = ("apply", "checkpoints", "start_state", "state", "targets")
+
+    def __init__(self, folder: Folder, state: Any, targets: set[int], earlier: dict[int, Any] | None = None) -> None:
+        self.apply = folder.apply
+        self.state = self.start_state = state
+        self.targets = targets
+        self.checkpoints: dict[int, Any] = dict(earlier or {})
+
+    def step(self, d: Decoded) -> Any:
+        """The state right after ``d``."""
+        if _HANDLING[type(d.event)] == _REWOUND:
+            state = self.checkpoints.get(d.event.to_seq, self.start_state)  # type: ignore[attr-defined]
+        else:
+            state = self.apply(self.state, d.event)
+        if d.seq in self.targets:
+            self.checkpoints[d.seq] = state
+        self.state = state
+        return state
 
 
 def visible_event(ruleset: Ruleset, event: Event, viewer: Viewer, state_after: Any) -> Event | None:

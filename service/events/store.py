@@ -20,6 +20,7 @@ from sqlalchemy import Engine, create_engine, event, func, select, text
 from .event_store import Conflict, WriteBatch
 from .schema import migrate
 from .sql_writer import GroupWriter
+from .storage_faults import as_storage_error
 from .tables import EVENTS, GAMES, IDEMPOTENCY, SEATS, SEEDS, SNAPSHOTS
 
 
@@ -110,7 +111,13 @@ class SqlEventStore:
     # --- reads -------------------------------------------------------------------------------------
 
     async def _run(self, fn: Any, *args: Any) -> Any:
-        return await asyncio.get_running_loop().run_in_executor(self._readers, fn, *args)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._readers, fn, *args)
+        except Exception as exc:  # the database away or full: StorageUnavailable / StorageFull (503 / 507)
+            error = as_storage_error(exc)
+            if error is exc:
+                raise
+            raise error from exc
 
     def _fetch(self, stmt: Any) -> list[Any]:
         with self.engine.connect() as conn:
@@ -158,6 +165,12 @@ class SqlEventStore:
         stmt = select(EVENTS.c.game_id).where(EVENTS.c.type.in_(types)).distinct().order_by(EVENTS.c.game_id)
         rows = await self._run(self._fetch, stmt)
         return [r.game_id for r in rows]
+
+    async def rows_of_types(self, types: tuple[str, ...]) -> list[Any]:
+        """(game_id, seq, type, data) of every event of these (rare, indexed) types, in every game."""
+        stmt = (select(EVENTS.c.game_id, EVENTS.c.seq, EVENTS.c.type, EVENTS.c.data)
+                .where(EVENTS.c.type.in_(types)).order_by(EVENTS.c.game_id, EVENTS.c.seq))
+        return await self._run(self._fetch, stmt)
 
     async def seat_for_token(self, token_hash: str) -> Any | None:
         rows = await self._run(self._fetch, select(SEATS).where(SEATS.c.token_hash == token_hash))

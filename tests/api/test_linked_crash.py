@@ -4,7 +4,7 @@ The service runs as its own process (tests.support.server). With the crash-test 
 (``SALVO_TEST_HOLD_BEFORE_LINKED_RESULT``, service/events/linked_battles.py) the process manager stops at
 the exact point where the GSC2 game's last event is stored and the campaign's ``record_battle`` is not:
 it writes the tactical game's id to a file and holds. The test sees the file, sends SIGKILL, restarts
-the server without the hook on the same database, and finds the start-up reconcile has linked the result
+the server without the hook on the same database, and finds the reconcile after start-up has linked the result
 exactly once — then restarts again and finds it still once.
 """
 
@@ -75,7 +75,12 @@ def test_ftc_arr_8_kill_9_between_the_tactical_end_and_the_campaign_record(tmp_p
         for _restart in range(2):  # the first start reconciles; the second finds nothing left to do
             server.start()
             with httpx.Client(base_url=server.url, timeout=60.0) as client:
+                # the reconcile runs beside the started service (a start loads no game head): poll for it
+                deadline = time.monotonic() + 60.0
                 recorded = battle_records(client, game, tid)
+                while not recorded and time.monotonic() < deadline:
+                    time.sleep(0.1)
+                    recorded = battle_records(client, game, tid)
                 assert len(recorded) == 1, f"recorded {len(recorded)} times"
                 rec = recorded[0]["data"]
                 final = get(client, tid, "", None)["state"]

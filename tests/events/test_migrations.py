@@ -15,11 +15,14 @@ from pathlib import Path
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, inspect, text
 
-from service.events.schema import migrate
+from service.events.schema import alembic_config, migrate
 from service.events.signing import KEYS_TABLE
 from service.events.tables import METADATA
+
+HEAD_REVISION = ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -154,7 +157,7 @@ def test_three_processes_starting_at_once_on_an_empty_database_all_come_up(backe
             engine = create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
             try:
                 with engine.connect() as conn:
-                    assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == "0003"
+                    assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == HEAD_REVISION
             finally:
                 engine.dispose()
     finally:
