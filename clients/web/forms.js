@@ -409,9 +409,32 @@ export function formBlock(drafts, form, { selected, disabled, onChange, onSend, 
       head, open ? el("div", { class: "pc-fields" }, ...pc.fields.map((f) => fieldControl(drafts, form, pc, f, onChange, disabled)))
         : el("p", { class: "muted small" }, inc ? "Ordered — tap Map to edit." : "No new order."));
   });
+  // a move the page already knows the rules refuse is not sent: Send waits, saying why (the legs' own lines)
+  const problems = formProblems(drafts, form);
+  const whyId = `why-${form.command}-${form.label}`.replace(/[^a-zA-Z0-9_-]/g, "_");
   return el("section", { class: "form", dataset: { command: form.command, group: form.group || "" } },
     el("h4", {}, form.label),
     ...blocks,
-    el("button", { type: "button", class: "primary send-form", disabled, dataset: { command: form.command },
+    problems.length ? el("p", { class: "send-why problem", id: whyId, role: "status" },
+      `Cannot send yet: ${problems.join("; ")}.`) : null,
+    el("button", { type: "button", class: "primary send-form", disabled: disabled || problems.length > 0,
+      "aria-describedby": problems.length ? whyId : null, dataset: { command: form.command },
       onclick: () => onSend(drafts.compose(form), form) }, `Send: ${form.label}`));
+}
+
+// What the move limits already refuse in a form's drafts (checkLegs), piece by piece; the numbering is the
+// editor's and the server's (leg 1 is the first).
+/** @param {Drafts} drafts @param {Form} form @returns {string[]} */
+export function formProblems(drafts, form) {
+  /** @type {string[]} */
+  const out = [];
+  for (const pc of form.pieces) {
+    if (!drafts.isIncluded(form, pc)) continue;
+    for (const f of pc.fields) {
+      if (f.kind !== "legs") continue;
+      const check = checkLegs(/** @type {Leg[]} */ (drafts.get(form, pc, f) || []), f);
+      out.push(...check.problems.map((p) => (form.pieces.length > 1 ? `${pc.label} ${p}` : p)));
+    }
+  }
+  return out;
 }

@@ -471,16 +471,17 @@ export class GameView {
     const t = this.tray;
     if (!t || this.at != null) { this.trayBox.hidden = true; clear(this.trayBox); return; }
     fill(this.trayBox, el("h4", {}, t.title),
-      ...t.actions.map((a, i) => el("button", { type: "button", class: "cmd tray-act", dataset: { i, type: a.command ? a.command.type : "set" },
+      ...t.actions.map((a, i) => el("button", { type: "button", class: `cmd tray-act${a.why ? " refused" : ""}`, disabled: !!a.why,
+        dataset: { i, type: a.command ? a.command.type : "set" },
         onclick: () => {
           this.tray = null;
           if (a.apply) { a.apply(); this.render(); } else this.send(a.command, a.label);
-        } }, a.label)),
+        } }, a.label, a.why ? el("span", { class: "why" }, ` — ${a.why}`) : null)),
       el("button", { type: "button", class: "small", id: "tray-close", onclick: () => { this.tray = null; this.keepFocus(() => this.renderTray()); } }, t.actions.length ? "Cancel" : "Close"));
     this.trayBox.hidden = false;
     // a tray just opened from the map: its first choice takes the focus (a keyboard user is there at once)
     if (this.trayFocused !== t && t.focus) {
-      const first = /** @type {HTMLElement | null} */ (this.trayBox.querySelector("button"));
+      const first = /** @type {HTMLElement | null} */ (this.trayBox.querySelector("button:not(:disabled)"));
       if (first) first.focus({ preventScroll: true });
     }
     /** @type {Tray | null} */

@@ -7,7 +7,7 @@ import { el, humanize } from "./dom.js";
 /** @typedef {import("../types/salvo").Command} Command */
 /** @typedef {(command: Command, label: string) => void} OnSend */
 /** A choice in the tray: an option to send, or a form field to set (forms.js formDecor's setters).
- * @typedef {{label: string, command?: Command, rule?: string | null, apply?: () => void}} TrayAct */
+ * @typedef {{label: string, command?: Command, rule?: string | null, apply?: () => void, why?: string | null}} TrayAct */
 
 const ORDER = ["game", "setup", "order", "move", "helm", "engineering", "science", "gunnery", "fire", "launch",
   "captain", "orders", "phase", "umpire"];
@@ -15,10 +15,28 @@ const MANY = 40;
 
 const groupRank = (/** @type {string | null | undefined} */ g) => { const i = ORDER.indexOf(String(g || "").toLowerCase()); return i < 0 ? ORDER.length - 2 : i; };
 
+// An option the rules allow but that cannot do anything, as its own label says (a GSC2 shot "(cannot hit)":
+// its to-hit number is 0 or less after range and modifiers): shown, not offered, with the reason.
+/** @param {Option} o @returns {string | null} */
+export function pointless(o) {
+  if (/\(cannot hit\)/i.test(o.label)) {
+    return `cannot hit: after range and modifiers no roll succeeds${o.rule ? ` (${o.rule})` : ""}`;
+  }
+  return null;
+}
+
+// the label without the words the reason repeats
+/** @param {Option} o */
+const bareLabel = (o) => o.label.replace(/\s*\(cannot hit\)/i, "");
+
 /** @param {Option} o @param {OnSend} onSend @param {boolean} disabled @param {number} i */
 function optionButton(o, onSend, disabled, i) {
-  return el("button", { type: "button", class: "cmd opt", disabled, dataset: { type: o.command.type, i, piece: o.piece || "", target: o.target || "", group: o.group || "" },
-    title: o.rule ? `${o.label} (${o.rule})` : o.label, onclick: () => onSend(o.command, o.label) }, o.label);
+  const why = pointless(o);
+  const label = why ? bareLabel(o) : o.label;
+  return el("button", { type: "button", class: `cmd opt${why ? " refused" : ""}`, disabled: disabled || !!why,
+    dataset: { type: o.command.type, i, piece: o.piece || "", target: o.target || "", group: o.group || "" },
+    title: o.rule ? `${o.label} (${o.rule})` : o.label, onclick: () => onSend(o.command, o.label) },
+  label, why ? el("span", { class: "why" }, ` — ${why}`) : null);
 }
 
 /** @param {Option[]} options
@@ -62,7 +80,7 @@ export function optionsBlock(options, { selected, disabled, onSend, pieceLabel }
 export function targetActions(options, setters, piece, target) {
   /** @type {TrayAct[]} */
   const acts = options.filter((o) => o.target === target && (!piece || o.piece === piece || !o.piece))
-    .map((o) => ({ label: o.label, command: o.command, rule: o.rule }));
+    .map((o) => { const why = pointless(o); return { label: why ? bareLabel(o) : o.label, command: o.command, rule: o.rule, why }; });
   for (const s of setters.get(target) || []) acts.push({ label: s.label, apply: s.apply });
   return acts;
 }

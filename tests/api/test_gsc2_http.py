@@ -209,7 +209,7 @@ async def test_illegal_leg_is_a_rule_violation(api):
     for legs, rule in (([{"turn": 30, "distance": 1}], "GSC2-MOV-3"), ([{"distance": 40}], "GSC2-MOV-3"),
                        ([{"distance": -1}], "GSC2-MOV-3")):
         r = await post(api, game, game["seats"][mover], {"type": "gsc2.move", "ship": ship, "legs": legs})
-        assert r.status_code == 422 and r.json()["rule"] == rule and "leg 0" in r.json()["detail"], r.json()
+        assert r.status_code == 422 and r.json()["rule"] == rule and "leg 1" in r.json()["detail"], r.json()
     assert await version(api, game) == before
     r = await post(api, game, game["seats"][mover], {"type": "gsc2.move", "ship": ship, "legs": [{"distance": 3}]})
     assert r.status_code == 201 and r.json()["version"] > before

@@ -105,15 +105,18 @@ class Seat:
         self.see(f"#board .target[data-id='{piece}'] > .hit")
         self.press(f"#board .target[data-id='{piece}'] > .hit")
         self.page.wait_for_selector("#tray:not([hidden]) .tray-act")
-        pick = "#tray .tray-act" + (f":has-text('{choose}')" if choose else "")
+        pick = "#tray .tray-act:not(:disabled)" + (f":has-text('{choose}')" if choose else "")
         return self.act(pick, f"target {piece}")
 
     def option(self, command_type: str, text: str | None = None) -> int:
-        sel = f"#commands button.opt[data-type='{command_type}']" + (f":has-text('{text}')" if text else "")
+        sel = f"#commands button.opt[data-type='{command_type}']:not(:disabled)"
+        sel += f":has-text('{text}')" if text else ""
         return self.act(sel, f"{command_type} {text or ''}".strip())
 
     def option_types(self) -> list[str]:
-        return self.page.eval_on_selector_all("#commands button.opt", "els => els.map((e) => e.dataset.type)")
+        # what may be pressed: an option shown refused (a shot that cannot hit) is not one
+        return self.page.eval_on_selector_all("#commands button.opt:not(.refused)",
+                                              "els => els.map((e) => e.dataset.type)")
 
     def send_form(self, command: str, piece: str | None = None) -> int:
         scope = f"section.form[data-command='{command}']" + (f":has(.pc[data-piece='{piece}'])" if piece else "")

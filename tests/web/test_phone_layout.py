@@ -1,7 +1,7 @@
 """The phone layout (390×844, touch), issue 38: every sample scenario of every ruleset, opened as each
 of its seats and as its umpire, shows no control smaller than 44×44 CSS px, is no wider than the screen,
-and puts the seat's first order control (or, with nothing to do, the line saying why) on the first screen. The lobby, with a
-game just created (its links and dice commitment), is no wider than the screen either.
+and puts the seat's first order control (or, with nothing to do, the line saying why) on the first
+screen. The lobby, with a game just created (its links and dice commitment), is no wider than the screen either.
 
 One server, one phone page for the module; the games are created over the API.
 """
@@ -28,7 +28,8 @@ CONTROLS_JS = """() => {
     const r = box.getBoundingClientRect();
     if (!r.width && !r.height) continue;  // not rendered (a hidden pane, a closed disclosure's content)
     if (getComputedStyle(n).visibility === 'hidden') continue;
-    const name = n.id ? '#' + n.id : n.tagName.toLowerCase() + (n.className ? '.' + String(n.className).split(' ')[0] : '');
+    const name = n.id ? '#' + n.id
+      : n.tagName.toLowerCase() + (n.className ? '.' + String(n.className).split(' ')[0] : '');
     out.push({ what: name + ' ' + (n.textContent || n.getAttribute('aria-label') || '').trim().slice(0, 30),
       w: Math.round(r.width * 10) / 10, h: Math.round(r.height * 10) / 10 });
   }

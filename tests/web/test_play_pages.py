@@ -89,7 +89,7 @@ def _end_or_first(seat: Seat, prefer: tuple[str, ...]) -> int:
     for t in prefer:
         if t in types:
             return seat.option(t)
-    return seat.act("#commands button.opt", "first option")
+    return seat.act("#commands button.opt:not(:disabled)", "first option")
 
 
 def test_gsc2_duel_to_its_end_through_the_page(browser, server, contexts):

@@ -75,13 +75,14 @@ def plan_move(state: GameState, cmd: Move) -> ShipMoved:
     travelled = 0.0
     turns = paid = 0
     left_table = False
-    for i, leg in enumerate(cmd.legs):
+    # legs are numbered from 1 in messages, as the page's legs editor numbers them ("leg 1" is the first)
+    for i, leg in enumerate(cmd.legs, start=1):
         if leg.turn not in (-45, 0, 45):
             raise RuleViolation("GSC2-MOV-3", f"leg {i}: turns are 45° left (-45) or right (45), not {leg.turn}")
         if leg.distance < 0:
             raise RuleViolation("GSC2-MOV-3", f"leg {i}: a ship cannot move backwards")
         if leg.turn:
-            last = i == len(cmd.legs) - 1
+            last = i == len(cmd.legs)
             if since >= td - EPSILON:
                 pass  # free turn after the turn distance
             elif last and cmd.done and leg.distance == 0 and end_turn_allowed(ship, td) and turns == 0:

@@ -141,6 +141,16 @@ def test_gsc2_mov_3_straight_segments_up_to_speed_and_45_degree_turns() -> None:
                    actor=RED)
 
 
+def test_gsc2_mov_3_a_refused_leg_is_numbered_from_1_as_the_page_numbers_it() -> None:
+    """GSC2-MOV-3: the message names the leg as the page's legs editor does (issue 38: it said "leg 1" for
+    the page's "Leg 2")."""
+    st = _solo()
+    v = then_violation(R, st, C.Move(ship="a", legs=(_leg(distance=7), _leg(distance=3))), "GSC2-MOV-3", actor=RED)
+    assert v.detail.startswith("leg 2: ") and 'only 1"' in v.detail, v.detail
+    v = then_violation(R, st, C.Move(ship="a", legs=(_leg(90, 1),)), "GSC2-MOV-3", actor=RED)
+    assert v.detail.startswith("leg 1: "), v.detail
+
+
 def test_gsc2_mov_4_a_slow_ship_may_turn_once_after_its_move() -> None:
     """GSC2-MOV-4."""
     st = _solo(speed=3, turn_distance=4)
