@@ -1,0 +1,187 @@
+"""The conformance kit: behaviour every ruleset must show, checked on random legal play of its sample
+scenarios (tests/support/randomplay.py), whatever its rules are.
+
+- **other seats are refused**: an option offered to a seat for one of its pieces, sent by any other seat,
+  is refused as not-your-piece (``NotYourPiece``, 403), neither accepted nor refused for another reason
+  first (an option naming no piece is the sender's own: exempt);
+- **decide's state is the fold of its events**: the state ``decide`` accumulated (``core.acc.Acc``) equals
+  ``evolve`` folded over the events it returned, so what it decided on is what a replay rebuilds;
+- **same dice, same events**: deciding twice with the same dice gives the same events;
+- **every die is a recorded fact**: the events' ``rolls`` are exactly the dice ``decide`` drew, in order,
+  with the faces those dice gave (none drawn and dropped, none invented);
+- **every option is accepted**: each option offered to a seat or the umpire, decided as that viewer, is
+  accepted.
+
+``findings(ruleset)`` returns what failed, each naming its check; an empty list is a pass. Its own tests
+(tests/contract/test_kit.py) plant one defect per check in the template ruleset and see it caught.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from service.domain.core import UMPIRE, Command, Dice, NotYourPiece, Ruleset, RuleViolation, Viewer, seat
+from service.domain.core.acc import Acc
+from service.domain.core.choices import option_commands
+from service.domain.core.dice import derive_face
+from service.domain.core.guards import guarded_decide
+from tests.support.randomplay import Step, play
+
+OTHER_SEAT = "other-seat-refused"
+STATE_IS_FOLD = "decide-state-is-fold"
+SAME_DICE = "same-dice-same-events"
+DICE_RECORDED = "every-die-recorded"
+OPTIONS_ACCEPTED = "options-accepted"
+CHECKS = (OTHER_SEAT, STATE_IS_FOLD, SAME_DICE, DICE_RECORDED, OPTIONS_ACCEPTED)
+
+SEED = b"conformance-kit"
+GAME = "g_kit"
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.check}: {self.detail}"
+
+
+@contextmanager
+def accumulators() -> Iterator[list[tuple[Any, Acc[Any]]]]:
+    """Every ``Acc`` made while the block runs, with the state it started from."""
+    made: list[tuple[Any, Acc[Any]]] = []
+    original = Acc.__init__
+
+    def init(self: Acc[Any], state: Any, evolve: Any) -> None:
+        original(self, state, evolve)
+        made.append((state, self))
+
+    Acc.__init__ = init  # type: ignore[method-assign]
+    try:
+        yield made
+    finally:
+        Acc.__init__ = original  # type: ignore[method-assign]
+
+
+def _same_state(a: Any, b: Any) -> bool:
+    if a == b:
+        return True
+    try:  # structures compared by identity (shared, persistent ones) still encode alike when equal
+        return bool(msgspec.json.encode(a) == msgspec.json.encode(b))
+    except (TypeError, msgspec.EncodeError):
+        return False
+
+
+def _label(command: Command) -> str:
+    return msgspec.json.encode(command).decode()[:160]
+
+
+def _decide(ruleset: Ruleset[Any, Any], state: Any, command: Command, actor: Viewer, n: int) -> tuple[Dice, Any]:
+    """(dice, events) or (dice, the RuleViolation raised)."""
+    dice = Dice(SEED, GAME, n)
+    try:
+        return dice, guarded_decide(ruleset, state, command, actor, dice)
+    except RuleViolation as exc:
+        return dice, exc
+
+
+def check_other_seats(ruleset: Ruleset[Any, Any], state: Any, seats: list[str], n: int,
+                      budget: int = 60) -> list[Finding]:
+    """Each option naming the piece it acts for, sent by another seat, is refused as not-your-piece.
+    Options that name no piece (start the game, claim a homeworld) are the sender's own and exempt.
+    At most ``budget`` replays a state, spread over every seat's options (a Starfinder crew has many)."""
+    replays = [(owner, option, other) for owner in seats for option in ruleset.options(state, seat(owner))
+               if option.piece is not None for other in [s for s in seats if s != owner][:2]]
+    out = []
+    for owner, option, other in replays[::max(1, len(replays) // budget)]:
+        _, result = _decide(ruleset, state, option.command, seat(other), n)
+        if isinstance(result, NotYourPiece):
+            continue
+        why = f"refused as {result.rule} ({type(result).__name__})" if isinstance(result, RuleViolation) else "accepted"
+        out.append(Finding(OTHER_SEAT, f"seat:{owner}'s {_label(option.command)} (piece {option.piece}) "
+                                       f"as seat:{other}: {why}"))
+    return out
+
+
+def check_state_is_fold(ruleset: Ruleset[Any, Any], step: Step, n: int) -> list[Finding]:
+    with accumulators() as made:
+        _, events = _decide(ruleset, step.state_before, step.command, step.actor, n)
+    if isinstance(events, RuleViolation):
+        return []  # the random game's dice differ from the kit's: this roll refuses; nothing to fold
+    mine = [acc for start, acc in made if start is step.state_before]
+    if not mine:
+        return []  # decide made no accumulator over this state: nothing to compare
+    folded = step.state_before
+    for event in events:
+        folded = ruleset.evolve(folded, event)
+    if _same_state(mine[0].state, folded):
+        return []
+    return [Finding(STATE_IS_FOLD, f"{_label(step.command)}: the state decide ended with is not evolve folded "
+                                   f"over its {len(events)} events")]
+
+
+def check_dice(ruleset: Ruleset[Any, Any], step: Step, n: int) -> list[Finding]:
+    dice, first = _decide(ruleset, step.state_before, step.command, step.actor, n)
+    _, again = _decide(ruleset, step.state_before, step.command, step.actor, n)
+    out = []
+    if isinstance(first, RuleViolation) or isinstance(again, RuleViolation):
+        if type(first) is not type(again) or str(first) != str(again):
+            out.append(Finding(SAME_DICE, f"{_label(step.command)}: the same dice gave {first!r} then {again!r}"))
+        return out
+    if first != again:
+        out.append(Finding(SAME_DICE, f"{_label(step.command)}: the same dice gave different events"))
+    rolls = [roll for event in first for roll in getattr(event, "rolls", ())]
+    if [r.i for r in rolls] != list(range(dice.count)):
+        out.append(Finding(DICE_RECORDED, f"{_label(step.command)}: drew {dice.count} dice, the events record "
+                                          f"positions {[r.i for r in rolls]}"))
+        return out
+    for roll in rolls:
+        sides = int(roll.die[1:]) if roll.die[1:].isdigit() else None
+        if sides and roll.value != derive_face(SEED, GAME, n, roll.i, sides, dice.salt):
+            out.append(Finding(DICE_RECORDED, f"{_label(step.command)}: die {roll.i} ({roll.die}) recorded "
+                                              f"{roll.value}, the dice gave another face"))
+    return out
+
+
+def check_options(ruleset: Ruleset[Any, Any], state: Any, seats: list[str], n: int, limit: int = 24) -> list[Finding]:
+    out = []
+    for viewer in [*(seat(s) for s in seats), UMPIRE]:
+        for command in option_commands(ruleset.options(state, viewer))[:limit]:
+            _, result = _decide(ruleset, state, command, viewer, n)
+            if isinstance(result, RuleViolation):
+                out.append(Finding(OPTIONS_ACCEPTED, f"{viewer.label} was offered {_label(command)}, refused: "
+                                                     f"{result}"))
+    return out
+
+
+def findings(ruleset: Ruleset[Any, Any], seeds: tuple[int, ...] = (1,), max_steps: int = 80,
+             options_every: int = 4) -> list[Finding]:
+    """Every check over random play of every sample scenario; at most a few findings per check."""
+    found: dict[str, list[Finding]] = {check: [] for check in CHECKS}
+    for _name, raw in sorted(ruleset.scenarios().items()):
+        for s in seeds:
+            game = play(ruleset, raw, seed=s, max_steps=max_steps)
+            seats = ruleset.seats(game.setup)
+            for n, step in enumerate(game.steps, start=1):
+                step_findings = [*check_state_is_fold(ruleset, step, n), *check_dice(ruleset, step, n)]
+                if n % options_every == 1:
+                    step_findings += check_other_seats(ruleset, step.state_before, seats, n)
+                    step_findings += check_options(ruleset, step.state_before, seats, n)
+                for f in step_findings:
+                    if len(found[f.check]) < 3:
+                        found[f.check].append(f)
+    return [f for check in CHECKS for f in found[check]]
+
+
+def failed_checks(items: list[Finding]) -> set[str]:
+    return {f.check for f in items}
+
+
+__all__ = ["CHECKS", "DICE_RECORDED", "OPTIONS_ACCEPTED", "OTHER_SEAT", "SAME_DICE", "STATE_IS_FOLD", "Finding",
+           "failed_checks", "findings"]

@@ -1,0 +1,119 @@
+"""The conformance kit catches what it is for: one defect planted in the template ruleset per check, each
+reported by its check, while the intact template passes every check. A ruleset that cannot import fails
+before any check runs (the registry's RulesetLoadError)."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from service.domain.core import UMPIRE, Actor, Command, Dice, Event, Viewer, register_ruleset, unregister_ruleset
+from service.domain.core.choices import Option
+from service.domain.core.registry import RulesetLoadError, find_ruleset
+from tests.contract import kit
+from tests.support.template import RULESET as TEMPLATE
+from tests.support.template import events as template_events
+from tests.support.template.commands import Fire
+
+SEEDS = (1, 2, 3, 4)  # the template's games are short: several give every check something to see
+
+
+class Planted:
+    """The template ruleset with one part replaced: everything else is the template's own."""
+
+    def __init__(self, **parts: Any) -> None:
+        self._parts = parts
+
+    def __getattr__(self, name: str) -> Any:
+        return self._parts[name] if name in self._parts else getattr(TEMPLATE, name)
+
+
+def whose_piece_guard_removed() -> Planted:
+    """Any seat may act for any ship: decide runs as if the umpire had sent the command (TPL-1 lost)."""
+    return Planted(decide=lambda state, cmd, actor, dice: TEMPLATE.decide(state, cmd, UMPIRE, dice))
+
+
+def evolve_drops_the_score() -> Planted:
+    """evolve forgets the damage a shot did, while decide (folding with the template's own evolve) counts it:
+    live play and a replay of the log disagree on the hull."""
+    def evolve(state: Any, event: Event) -> Any:
+        after = TEMPLATE.evolve(state, event)
+        if isinstance(event, template_events.Fired):
+            return msgspec.structs.replace(after, hull=state.hull)
+        return after
+    return Planted(evolve=evolve)
+
+
+def a_side_rolls_twice() -> Planted:
+    """A shot rolls an extra die that no event records (a re-roll nobody can audit)."""
+    def decide(state: Any, cmd: Command, actor: Actor, dice: Dice) -> list[Event]:
+        if isinstance(cmd, Fire):
+            dice.roll(6, "a second look", "TPL-2")
+        return TEMPLATE.decide(state, cmd, actor, dice)
+    return Planted(decide=decide)
+
+
+class _Sixes(Dice):
+    def _face(self, i: int, sides: int) -> int:
+        return 6
+
+
+def a_die_fixed_at_six() -> Planted:
+    """Every die shows 6, whatever the game's dice say."""
+    return Planted(decide=lambda state, cmd, actor, dice: TEMPLATE.decide(state, cmd, actor, _Sixes(b"6", "g", 0)))
+
+
+def chance_outside_the_dice() -> Planted:
+    """decide draws on something that is not its dice (here a counter standing in for a global RNG or clock):
+    the same command on the same dice decides differently from one call to the next."""
+    calls = itertools.count()
+
+    def decide(state: Any, cmd: Command, actor: Actor, dice: Dice) -> list[Event]:
+        return TEMPLATE.decide(state, cmd, actor, Dice(b"elsewhere-%d" % next(calls), "g", 0))
+    return Planted(decide=decide)
+
+
+def an_option_decide_refuses() -> Planted:
+    """options offers a shot of power 4, which TPL-2 forbids."""
+    def options(state: Any, viewer: Viewer) -> list[Option]:
+        offered = list(TEMPLATE.options(state, viewer))
+        for option in list(offered):
+            if isinstance(option.command, Fire):
+                too_strong = msgspec.structs.replace(option.command, power=4)
+                offered.append(msgspec.structs.replace(option, command=too_strong, label="fire at power 4"))
+                break
+        return offered
+    return Planted(options=options)
+
+
+def test_the_intact_template_passes_every_check() -> None:
+    assert kit.findings(TEMPLATE, seeds=SEEDS) == []
+
+
+@pytest.mark.parametrize(("planted", "check"), [
+    (whose_piece_guard_removed, kit.OTHER_SEAT),
+    (evolve_drops_the_score, kit.STATE_IS_FOLD),
+    (a_side_rolls_twice, kit.DICE_RECORDED),
+    (a_die_fixed_at_six, kit.DICE_RECORDED),
+    (chance_outside_the_dice, kit.SAME_DICE),
+    (an_option_decide_refuses, kit.OPTIONS_ACCEPTED),
+], ids=lambda p: getattr(p, "__name__", p))
+def test_each_planted_defect_is_caught_by_its_check(planted: Any, check: str) -> None:
+    found = kit.findings(planted(), seeds=SEEDS)
+    assert check in kit.failed_checks(found), [str(f) for f in found]
+
+
+def test_a_ruleset_that_cannot_import_fails_before_any_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "kit_broken_ruleset.py").write_text("from tests.support.template import NoSuchPart\n",
+                                                    encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    register_ruleset("kitbroken", "kit_broken_ruleset:RULESET")
+    try:
+        with pytest.raises(RulesetLoadError, match="kitbroken.*NoSuchPart"):
+            kit.findings(find_ruleset("kitbroken"))
+    finally:
+        unregister_ruleset("kitbroken")
