@@ -12,7 +12,12 @@ from service.domain.core.guards import UnknownEvent
 
 from . import events as E
 from .effects import note
-from .state import Economy, Group, Rebuild, Repulse, State, StoredModule, World, key
+from .state import RECENT_NOTICES, Economy, Group, Rebuild, Repulse, State, StoredModule, World, key
+
+
+def recent(notices: tuple[str, ...], notice: str) -> tuple[str, ...]:
+    """``notices`` with ``notice`` added, keeping the last RECENT_NOTICES (the log keeps every one)."""
+    return (*notices[-(RECENT_NOTICES - 1):], notice)
 
 
 def _econ(state: State, player: str, **changes: Any) -> State:
@@ -382,9 +387,9 @@ HANDLERS: dict[type[Event], Callable[[State, Any], State]] = {
     E.PicksForfeited: lambda s, e: _forfeit(s, e),
     E.PhaseChanged: lambda s, e: replace(s, phase=e.phase, current=e.current),
     E.TechnologyApproved: lambda s, e: _econ(
-        replace(s, approvals=(*s.approvals, f"{e.player}: {e.design}")), e.player,
+        replace(s, approvals=recent(s.approvals, f"{e.player}: {e.design}")), e.player,
         approved=(*_econ_of(s, e.player).approved, e.design)),
-    E.RulingRecorded: lambda s, e: replace(s, rulings=(*s.rulings, e.text)),
+    E.RulingRecorded: lambda s, e: replace(s, rulings=recent(s.rulings, e.text)),
     E.PlayerReady: lambda s, e: _econ(s, e.player, ready=True),
     E.TurnStarted: lambda s, e: replace(s, turn=e.turn, phase="orders", orders={}, steps=(), battles=(),
                                         settled=(), standoff_done=(), bonus=()),

@@ -229,6 +229,12 @@ class Happening(msgspec.Struct, frozen=True, kw_only=True):
     rule: str | None = None
 
 
+# Rulings and technology notices are the umpire's words for the table, which no rule reads back: the state
+# keeps the most recent ones for the view, the log keeps them all. Kept whole, a campaign of months grew
+# its state (and every fold's copying) with the number of rulings ever made.
+RECENT_NOTICES = 50
+
+
 class CampaignState(msgspec.Struct, frozen=True, kw_only=True):
     setup: Setup
     phase: str = "map"  # map | homeworlds | expansion | deployment | orders | contacts | over
@@ -247,8 +253,8 @@ class CampaignState(msgspec.Struct, frozen=True, kw_only=True):
     settled: tuple[str, ...] = ()  # hexes whose contacts are over this turn
     standoff_done: tuple[str, ...] = ()
     intel: dict[str, dict[str, Sighting]] = {}
-    rulings: tuple[str, ...] = ()
-    approvals: tuple[str, ...] = ()  # public notices of approved technology (FTC-BLD-4)
+    rulings: tuple[str, ...] = ()  # the last RECENT_NOTICES umpire rulings (every one stays in the log)
+    approvals: tuple[str, ...] = ()  # the last RECENT_NOTICES public notices of approved technology (FTC-BLD-4)
     bonus: tuple[str, ...] = ()  # hexes where a defending fleet was defeated (FTC-DEF-2 +1)
     counter: int = 0  # step / battle ids
     over: bool = False

@@ -14,7 +14,7 @@ from . import events as E
 from .beams import pending_from_beam
 from .effects import noted
 from .missiles import pending_from_attack
-from .state import GameState, Order, Pod, Ruling, Salvo, ShipState, Sys, TerrainState, Troops
+from .state import RECENT_RULINGS, GameState, Order, Pod, Ruling, Salvo, ShipState, Sys, TerrainState, Troops
 
 rep = msgspec.structs.replace
 
@@ -65,7 +65,7 @@ def _order_set(state: GameState, ev: E.OrderSet) -> GameState:
 
 def _ruling_made(state: GameState, ev: E.RulingMade) -> GameState:
     ruling = Ruling(turn=state.turn, ship=ev.ship, system=ev.system, effect=ev.effect)
-    return rep(state, rulings=(*state.rulings, ruling))
+    return rep(state, rulings=(*state.rulings[-(RECENT_RULINGS - 1):], ruling))
 
 
 def _ship_moved(state: GameState, ev: E.ShipMoved) -> GameState:

@@ -177,6 +177,11 @@ class Ruling(msgspec.Struct, frozen=True):
     effect: str
 
 
+# the umpire's rulings are shown, never read back by a rule: the state keeps the most recent for the view, the
+# log keeps them all (kept whole, a long game's state and every fold's copying grew with them)
+RECENT_RULINGS = 50
+
+
 class GameState(msgspec.Struct, frozen=True):
     sides: tuple[str, ...]
     specs: dict[str, ShipSpec]
@@ -196,7 +201,7 @@ class GameState(msgspec.Struct, frozen=True):
     boarding: tuple[BoardOrder, ...] = ()
     sabotage: tuple[Sabotage, ...] = ()
     casualty_order: dict[str, tuple[str, ...]] = {}
-    rulings: tuple[Ruling, ...] = ()
+    rulings: tuple[Ruling, ...] = ()  # the last RECENT_RULINGS (no rule reads them back; the log keeps all)
     counter: int = 0  # for salvo and pod ids
     over: bool = False
     winner: str | None = None

@@ -192,3 +192,17 @@ def test_gsc2_ump_1_umpire_rulings_for_open_systems() -> None:
     st = R.evolve(st, ev)
     assert st.rulings[0].effect == "-2 to be hit while cloaked"
     assert R.view(st, UMPIRE)["rulings"][0]["system"] == "cl"
+
+
+def test_gsc2_ump_1_the_state_keeps_the_last_rulings_the_log_keeps_all() -> None:
+    """GSC2-UMP-1: rulings are shown, never read back by a rule: a long game's state keeps the last
+    RECENT_RULINGS of them (issue 31: the state and each fold's copying no longer grow with the log)."""
+    from service.domain.gsc2.state import RECENT_RULINGS
+
+    cloak = {"id": "cl", "kind": "cloak", "level": 1}
+    st = started(scenario(ship("a", "red", systems=[cloak]), ship("b", "blue", y=30)), [9, 1])
+    for i in range(RECENT_RULINGS + 3):
+        [ev] = when(R, st, C.MakeRuling(ship="a", system="cl", effect=f"ruling {i}"), UMPIRE)
+        st = R.evolve(st, ev)
+    assert len(st.rulings) == RECENT_RULINGS
+    assert [r.effect for r in st.rulings[:1] + st.rulings[-1:]] == ["ruling 3", f"ruling {RECENT_RULINGS + 2}"]
