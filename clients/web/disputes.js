@@ -23,10 +23,12 @@ function linksOf(created) {
 }
 
 // at: the seq shown (null = live); viewer: "umpire" | "seat:x" | "spectator"
+// out: where the answers go (the page's own, kept across rebuilds); onRewound: after a rewind (back to live)
 /** @param {import("./api.js").Api} api @param {string} gameId
- * @param {{at: number | null, version: number, viewer: string, onError: (err: unknown) => void}} how */
-export function disputesBlock(api, gameId, { at, version, viewer, onError }) {
-  const out = el("div", { class: "disputes-out", "aria-live": "polite" });
+ * @param {{at: number | null, version: number, viewer: string, onError: (err: unknown) => void,
+ *   out?: HTMLElement, onRewound?: () => void}} how */
+export function disputesBlock(api, gameId, { at, version, viewer, onError, out, onRewound }) {
+  out = out || el("div", { class: "disputes-out", "aria-live": "polite" });
   const shownSeq = at ?? version;
   const exportBtn = el("button", { type: "button", id: "export", onclick: async () => {
     try { fill(out, download(`${gameId}.salvo.jsonl`, await api.exportText(gameId))); } catch (err) { onError(err); }
@@ -44,8 +46,10 @@ export function disputesBlock(api, gameId, { at, version, viewer, onError }) {
     const rewindBtn = el("button", { type: "button", id: "rewind", disabled: at == null, onclick: async () => {
       if (!reason.value.trim()) { reason.focus(); fill(out, el("p", { class: "error" }, "A rewind needs a reason.")); return; }
       try {
-        const res = await api.rewind(gameId, at, reason.value.trim());
-        fill(out, el("p", {}, `Rewound to seq ${at} (now v${res.version ?? "?"}).`));
+        const why = reason.value.trim();
+        const res = await api.rewind(gameId, at, why);
+        fill(out, el("p", { id: "rewind-done" }, `Rewound to seq ${res.rewound_to ?? at} (the game is now at seq ${res.version ?? "?"}): ${why}`));
+        if (onRewound) onRewound();
       } catch (err) { onError(err); }
     } }, at == null ? "Rewind: pick a moment in history first" : `Rewind to seq ${at}`);
     parts.push(el("div", { class: "rewind" }, reason, rewindBtn));

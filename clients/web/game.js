@@ -49,9 +49,10 @@ import { focusKey, keyboardPieces, restoreFocus } from "./focus.js";
 /** What the Orders pane shows of a failure: an ApiError, a stream's error frame, a local one.
  * @typedef {{title?: string, message?: string, rule?: string | null, field?: string | null, status?: number,
  *   problem?: ProblemLike}} Rejection */
-/** The fields of an event's data the log's one-line summary reads (ship_moved, beam_fired, dice, phase_started).
+/** The fields of an event's data the log's one-line summary reads (ship_moved, beam_fired, dice, phase_started, rewound).
  * @typedef {{path?: (number[] | Point2)[], ship?: string, ship_name?: string, heading?: number,
- *   battery?: string, target?: string, target_name?: string, hit?: boolean, turn?: number, phase?: string}} LogData */
+ *   battery?: string, target?: string, target_name?: string, hit?: boolean, turn?: number, phase?: string,
+ *   to_seq?: number, reason?: string}} LogData */
 /** How a view is shown: drawn (board.js), by a fallback renderer, as JSON (generic), or not at all.
  * @typedef {"none" | "drawn" | "gsc2" | "starmap" | "hex" | "generic"} ViewKind */
 
@@ -119,6 +120,7 @@ export class GameView {
       getEvents: () => this.events,
       onShowSeq: (seq) => this.scrub(seq),
       ruleset: () => (this.live && this.live.ruleset) || "",
+      unverified: () => (this.live && this.live.unverified) || null,
     });
   }
 
@@ -199,8 +201,12 @@ export class GameView {
     this.sections.log.append(this.log);
     this.replayBox = el("div", { id: "replay-turns" });
     this.disputes = el("div", { id: "disputes" });
+    // the disputes block is rebuilt with every update; what a rewind or a fork answered stays here
+    this.disputesOut = el("div", { id: "disputes-out", class: "disputes-out", "aria-live": "polite" });
+    // a rewind, told to every seat (and spectators) with the umpire's reason, above whichever tab is open
+    this.rewindNote = el("p", { id: "rewind-note", class: "note rewind-note", role: "status", hidden: true });
     this.sections.replay.append(this.disputes, this.replayBox);
-    const panel = this.panel = el("aside", { class: "panel", "aria-label": "Orders and details" }, this.tabs, ...Object.values(this.sections));
+    const panel = this.panel = el("aside", { class: "panel", "aria-label": "Orders and details" }, this.rewindNote, this.tabs, ...Object.values(this.sections));
     this.root.append(el("div", { class: "game" }, bar,
       el("main", { class: "battle" },
         el("div", { class: "board-col" }, this.mapBox, this.zoomCtl,
@@ -539,6 +545,7 @@ export class GameView {
     }
     this.renderOrders();
     this.renderTray();
+    this.renderRewind();
     this.renderLog();
     if (this.tab === "replay") this.renderReplay();
   }
@@ -561,6 +568,7 @@ export class GameView {
       el("strong", {}, `${s.ruleset} · ${this.gameId}`),
       el("span", { id: "viewer", class: "viewer" }, s.viewer),
       el("span", { id: "clock", title: `Turn ${s.turn} · ${phase}` }, `Turn ${s.turn} · ${phase}`),
+      s.unverified ? el("span", { id: "unverified", class: "badge unverified", title: `Unverified origin: ${s.unverified}` }, "unverified") : null,
       s.over ? el("span", { class: "badge over" }, `Game over${view.winner ? `: ${view.winner} wins` : draw && draw.status.result ? `: ${draw.status.result}` : ""}`) : null,
       toAct && !(s.over && toAct.over) ? el("span", { id: "to-act", class: `to-act${toAct.mine && live ? " mine" : ""}`, title: toAct.text },
         live ? toAct.text : `then: ${toAct.text}`) : null);
@@ -622,19 +630,42 @@ export class GameView {
     this.svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
   }
 
+  // The latest rewind in words, for everyone: the umpire's reason is what a seat needs to trust the table.
+  renderRewind() {
+    const last = [...this.events].reverse().find((e) => e.type === "game.rewound");
+    this.rewindNote.hidden = !last;
+    if (!last) return;
+    const d = /** @type {{to_seq?: number, reason?: string}} */ (last.data || {});
+    fill(this.rewindNote, el("strong", {}, "⟲ Rewound: "),
+      `the umpire took the game back to seq ${d.to_seq} (at seq ${last.seq}, turn ${last.turn}) — `,
+      d.reason ? el("q", { class: "reason" }, d.reason) : el("em", {}, "no reason given"),
+      ". The events in between stay in the log, struck through.");
+  }
+
+  /** The seqs a rewind superseded: (to_seq, the rewind's seq) of each. @returns {(seq: number) => boolean} */
+  supersededSeqs() {
+    const spans = this.events.filter((e) => e.type === "game.rewound")
+      .map((e) => [Number(/** @type {{to_seq?: number}} */ (e.data || {}).to_seq), e.seq]);
+    return (seq) => spans.some(([from, to]) => seq > from && seq < to);
+  }
+
   // The log grows at the end only: a click on an event never rebuilds it (the list keeps its place).
   renderLog() {
     if (this.events.length && this.events[this.events.length - 1].seq < this.logSeq) { clear(this.log); this.logSeq = 0; }
+    const unverified = (this.live && this.live.unverified) || null; // the dice of an unverified import vouch for nothing
     for (const e of this.events) {
       if (e.seq <= this.logSeq) continue;
       this.logSeq = e.seq;
       this.log.prepend(el("li", { dataset: { seq: e.seq, type: e.type } },
         el("button", { type: "button", class: "seq-link", "aria-label": `Show the table after event ${e.seq}`, onclick: () => this.scrub(e.seq) }, `#${e.seq}`),
         ` T${e.turn} ${e.phase} · `, el("strong", {}, humanize(e.type)), ` ${summarize(e)}`,
-        e.rolls && e.rolls.length ? el("span", { class: "muted" }, ` · ${e.rolls.map((r) => `${r.die}=${r.value}`).join(" ")}`) : null));
+        e.rolls && e.rolls.length ? el("span", { class: "muted" }, ` · ${e.rolls.map((r) => `${r.die}=${r.value}`).join(" ")}`) : null,
+        e.rolls && e.rolls.length && unverified ? el("span", { class: "unverified", title: unverified }, " · unverified") : null));
       while (this.log.children.length > 150) this.log.lastChild.remove();
     }
+    const superseded = this.supersededSeqs();
     for (const li of /** @type {HTMLCollectionOf<HTMLElement>} */ (this.log.children)) {
+      li.classList.toggle("superseded", superseded(Number(li.dataset.seq)));
       if (Number(li.dataset.seq) === this.at) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current");
     }
   }
@@ -642,6 +673,7 @@ export class GameView {
   renderReplay() {
     fill(this.disputes, disputesBlock(this.api, this.gameId, {
       at: this.at, version: this.version(), viewer: this.shown && this.shown.viewer, onError: (err) => this.showRejection(/** @type {Rejection} */ (err), false),
+      out: this.disputesOut, onRewound: () => this.goLive(),
     }));
     const open = this.replay.openTurnN;
     const key = [turnStarts(this.events).length, this.events.filter((e) => e.type === "dice.revealed").length,
@@ -716,6 +748,7 @@ function summarize(e) {
   }
   if (e.type.endsWith("beam_fired")) return `${d.ship_name || d.ship} ${d.battery} → ${d.target_name || d.target}: ${d.hit ? "hit" : "miss"}`;
   if (e.type === "dice.committed" || e.type === "dice.revealed") return `turn ${d.turn}`;
+  if (e.type === "game.rewound") return `back to seq ${d.to_seq}${d.reason ? `: ${d.reason}` : ""}`;
   if (e.type.endsWith("phase_started")) return `${d.phase}`;
   return e.actor ? `(${e.actor})` : "";
 }

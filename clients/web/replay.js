@@ -68,9 +68,12 @@ function rollLine(roll, verified, ruleset) {
 
 export class ReplayPanel {
   /** @param {import("./api.js").Api} api @param {string} gameId
-   * @param {{getEvents: () => Envelope[], onShowSeq: (seq: number) => void, ruleset?: () => string}} how */
-  constructor(api, gameId, { getEvents, onShowSeq, ruleset }) {
+   * @param {{getEvents: () => Envelope[], onShowSeq: (seq: number) => void, ruleset?: () => string,
+   *   unverified?: () => string | null}} how */
+  constructor(api, gameId, { getEvents, onShowSeq, ruleset, unverified }) {
     this.ruleset = ruleset || (() => "");
+    // an import accepted unverified: its dice may reconcile with its seeds and still prove nothing
+    this.unverified = unverified || (() => null);
     this.api = api;
     this.gameId = gameId;
     this.getEvents = getEvents;
@@ -95,6 +98,11 @@ export class ReplayPanel {
 
   /** @param {Verified} res */
   badgeEl(res) {
+    const why = this.unverified();
+    if (why) {
+      return el("span", { class: "badge dice-unverified", title: `Unverified origin: ${why}. ${res.message || ""}`, dataset: { status: "unverified" } },
+        "⚠ unverified: dice not vouched for");
+    }
     const text = /** @type {Record<string, string>} */ ({ verified: "✓ dice verified", mismatch: "✗ dice mismatch", pending: "… seed sealed", unknown: "? dice" })[res.status];
     return el("span", { class: `badge dice-${res.status}`, title: res.message, dataset: { status: res.status } }, text);
   }
@@ -129,7 +137,7 @@ export class ReplayPanel {
     const bad = new Set((res.bad || []).map((b) => `${b.seq}/${b.i}`));
     const steps = data.events.map(({ event, text }) => {
       const rolls = (event.rolls || []).map((r) => rollLine(r,
-        res.status === "verified" ? true : bad.has(`${event.seq}/${r.i}`) ? false : null, this.ruleset()));
+        res.status === "verified" && !this.unverified() ? true : bad.has(`${event.seq}/${r.i}`) ? false : null, this.ruleset()));
       return el("li", { class: `step${event.superseded ? " superseded" : ""}`, dataset: { seq: event.seq, type: event.type } },
         el("div", { class: "step-head" },
           el("button", { type: "button", class: "seq-link", title: "Show the table after this event",
