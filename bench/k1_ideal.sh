@@ -13,7 +13,7 @@ HERE=$(cd "$(dirname "$0")/.." && pwd)
 PY=${PY:-$HERE/.venv/bin/python}
 CLIENT=$HERE/bench/peer/salvo_client.py
 SALVO=${SALVO:-$HERE}
-BGIO_DIR=${BGIO_DIR:-$HERE/bench/peer/boardgameio}  # npm install done there (bench/peer/README.md)
+BGIO_DIR=${BGIO_DIR:-$HERE/bench/peer/boardgameio}  # npm ci done there (bench/peer/README.md)
 SECS=${SECS:-10}
 OUT=${OUT:-/tmp/k1-ideal}
 mkdir -p "$OUT"

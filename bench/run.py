@@ -23,7 +23,7 @@ class Bench(NamedTuple):
 
 BENCHES: dict[str, Bench] = {
     "peer": Bench("peer/run.sh", "Salvo beside boardgame.io, every row of the side-by-side table (~25 min; "
-                                 "npm install in bench/peer/boardgameio first)"),
+                                 "npm ci in bench/peer/boardgameio first)"),
     "peer-table": Bench("peer_table.py", "Salvo's rows of the peer table alone, against an earlier run's results "
                                          "(--peer DIR), plus the busy-game rows (--only busy)"),
     "ab": Bench("ab_commands.sh", "A/B of websocket commands at 1 and 10 games between two checkouts, "

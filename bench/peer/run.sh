@@ -10,7 +10,7 @@
 # Environment (the defaults run this checkout against the harness beside this script):
 #   SALVO_DIR    a Salvo checkout (default: this one; read-only use, PYTHONDONTWRITEBYTECODE=1)
 #   SALVO_VENV   a virtualenv with Salvo's dependencies (default: $SALVO_DIR/.venv)
-#   BGIO_DIR     the boardgame.io side (default: bench/peer/boardgameio, after `npm install` there)
+#   BGIO_DIR     the boardgame.io side (default: bench/peer/boardgameio, after `npm ci` there)
 # Optional:
 #   WORK (work dir, default $TMPDIR/perf), PORT_BASE (18500), MEASURE_S (measured seconds, 10), WARMUP (2), ATTEMPTS (3),
 #   FOREIGN_MAX (10), OUT (default: $WORK/side-by-side/results), ONLY (all|commands|fanout|catchup|profile),
@@ -20,7 +20,7 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 SALVO_DIR="${SALVO_DIR:-$(cd "$HERE/../.." && pwd)}"
 SALVO_VENV="${SALVO_VENV:-$SALVO_DIR/.venv}"
 BGIO_DIR="${BGIO_DIR:-$HERE/boardgameio}"
-[[ -d "$BGIO_DIR/node_modules/boardgame.io" ]] || { echo "run 'npm install' in $BGIO_DIR first"; exit 2; }
+[[ -d "$BGIO_DIR/node_modules/boardgame.io" ]] || { echo "run 'npm ci' in $BGIO_DIR first"; exit 2; }
 WORK="${WORK:-${TMPDIR:-/tmp}/perf}"
 PORT_BASE="${PORT_BASE:-18500}"
 SECONDS_MEASURED="${MEASURE_S:-10}"
