@@ -20,7 +20,7 @@ from .common import econ, hulkless
 from .economy import standard_navy_ok
 from .movement import can_move, neighbours, reachable
 from .starmap import unowned
-from .state import POSTURES, Group, HexT, State, SystemKit, key
+from .state import POSTURES, Group, HexT, State, SystemKit, ceil_pct, key
 from .umpire import close_error
 from .view import group_label
 from .visibility import known_owner
@@ -135,17 +135,19 @@ def _economy(state: State, player: str) -> list[Option]:  # noqa: C901 - one blo
         joins = next((g for g in sorted(state.groups.values(), key=lambda g: g.id) if g.owner == player
                       and g.hex is not None and key(g.hex) == home and not g.dummy), None)
         into = f", joining {joins.id}" if joins else ""
+        # each purchase's label carries its price, as the rules charge it (discounts and surcharges in)
         for d in state.setup.designs:
             out.append(_opt(C.BuyShip(design=d.id, world=home, group=joins.id if joins else None),
-                            f"Buy a {d.name} ({d.size_class}) at {home}{into}", "build", "FTC-BLD-2", target=home))
-        out += [_opt(C.BuySpares(world=home, value=100), f"Buy 100 pts of spares at {home}", "build", "FTC-ECO-1",
-                     target=home),
+                            f"Buy a {d.name} ({d.size_class}) at {home}{into}: {economy.price_of(state, player, d)} "
+                            "pts", "build", "FTC-BLD-2", target=home))
+        out += [_opt(C.BuySpares(world=home, value=100),
+                     f"Buy 100 pts of spares at {home}: {ceil_pct(100, 750)} pts", "build", "FTC-ECO-1", target=home),
                 _opt(C.PlaceDummy(world=home), f"Place a dummy counter at {home}", "build", "FTC-TG-2", target=home)]
-        out += [_opt(C.BuyModule(module=m.id, world=home), f"Buy module {m.name} at {home}", "build", "FTC-ECO-6",
-                     target=home) for m in state.setup.modules]
+        out += [_opt(C.BuyModule(module=m.id, world=home), f"Buy module {m.name} at {home}: {m.cost} pts", "build",
+                     "FTC-ECO-6", target=home) for m in state.setup.modules]
     for w in mine[:3]:
-        out.append(_opt(C.BuyDefences(world=w, points=10), f"Add 10 IDP of defences at {w}", "build", "FTC-ECO-1",
-                        target=w))
+        out.append(_opt(C.BuyDefences(world=w, points=10), f"Add 10 IDP of defences at {w}: 10 pts", "build",
+                        "FTC-ECO-1", target=w))
     if state.phase != "orders":
         return out
     if home:
@@ -279,8 +281,9 @@ def _battle_results(state: State) -> list[Option]:
                 if ship is not None and ship.systems:
                     dmg.append(C.ShipResult(ship=s, hull_lost=1, damaged=(ship.systems[0].id,),
                                             jury_rigged=tuple(x.id for x in ship.systems[1:2])))
-            out.append(_opt(C.RecordBattle(battle=b.id, ships=tuple(dmg), ordnance={f.player: 10}),
-                            f"Battle {b.id}: a draw with damage on both sides", "umpire", rule))
+            if f is b.forces[0]:  # one draw per battle, not one per force
+                out.append(_opt(C.RecordBattle(battle=b.id, ships=tuple(dmg), ordnance={f.player: 10}),
+                                f"Battle {b.id}: a draw with damage on both sides", "umpire", rule))
         for f in b.forces:
             for gid in f.groups:
                 g = state.groups.get(gid)
