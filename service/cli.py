@@ -69,7 +69,7 @@ def require_rulesets() -> None:
 
 def serve(args: argparse.Namespace) -> None:
     from service.api.app import create_app
-    from service.api.serving import masked, run
+    from service.api.serving import connection_limits, run
 
     settings = Settings.from_env(database_url=args.database_url)
     register_plugin_rulesets(settings)
@@ -82,9 +82,11 @@ def serve(args: argparse.Namespace) -> None:
     # rarer young-generation collections cut the command-latency tail (see docs/benchmarks.md)
     gc.freeze()
     gc.set_threshold(50_000, 20, 100)
-    print(f"Salvo on http://{args.host}:{args.port}/ (API docs at /docs), database {masked(settings.database_url)}",
-          flush=True)
-    run(create_app(settings), settings, args.host, args.port, args.log_level, reuse_port=args.reuse_port)
+    # (the start-up line is the log's first: JSON like every other line unless SALVO_LOG_FORMAT=text)
+    limits = connection_limits(header_timeout=args.header_timeout, max_header_bytes=args.max_header_bytes,
+                               max_connections=args.max_connections, keep_alive_timeout=args.keep_alive_timeout)
+    run(create_app(settings), settings, args.host, args.port, args.log_level, reuse_port=args.reuse_port,
+        limits=limits, forwarded_allow_ips=args.forwarded_allow_ips)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -99,6 +101,20 @@ def main(argv: list[str] | None = None) -> None:
                    help="bind with SO_REUSEPORT: several processes on one port, the kernel spreads connections")
     p.add_argument("--log-level", default=os.environ.get("SALVO_LOG_LEVEL", "warning"),
                    help="debug, info, warning (default: SALVO_LOG_LEVEL or warning)")
+    # connections (docs/operations.md); each defaults to its environment variable
+    p.add_argument("--forwarded-allow-ips", default=None,
+                   help="addresses/networks whose X-Forwarded-For is believed: the proxy's own, never * "
+                        "(default: FORWARDED_ALLOW_IPS or 127.0.0.1)")
+    p.add_argument("--header-timeout", type=float, default=None,
+                   help="seconds a request's head may take, from the connection or its first byte "
+                        "(default: SALVO_HEADER_TIMEOUT or 10)")
+    p.add_argument("--keep-alive-timeout", type=int, default=None,
+                   help="seconds an idle connection stays open (default: SALVO_KEEP_ALIVE_TIMEOUT or 5)")
+    p.add_argument("--max-header-bytes", type=int, default=None,
+                   help="largest request line + headers, 431 past it (default: SALVO_MAX_HEADER_BYTES or 65536)")
+    p.add_argument("--max-connections", type=int, default=None,
+                   help="open connections past which a new one is closed, 0 for none (default: "
+                        "SALVO_MAX_CONNECTIONS or the descriptor limit less 256)")
     o = sub.add_parser("openapi", help="print the OpenAPI document")
     o.add_argument("--output", default="-")
     a = sub.add_parser("asyncapi", help="print the AsyncAPI document of the websocket stream")

@@ -16,12 +16,22 @@ endpoint behind uvicorn's own proxy-headers step, in a ``DirectCycle`` — uvico
 send, error handling and keep-alive), which writes a 201 in one piece from header blocks built once
 instead of through the generic ``send``. Anything else goes uvicorn's way, and any problem answer takes
 the generic ``send`` either way: the bytes on the wire are the same (tests/api/test_http_direct.py).
+
+Connections are bounded (``ConnectionLimits``, set by ``salvo serve``): uvicorn arms its idle timer only
+after a response, so a connection that never completes a request head (slowloris: a header byte every few
+seconds, or nothing at all) would stay open forever; here a request's head must be complete within
+``header_timeout`` of the connection opening or of the request's first byte, and within
+``max_header_bytes`` (431 past it: httptools has no limit of its own, h11's ``h11_max_incomplete_event_size``
+does not apply). Past ``max_connections`` open connections (websockets included) a new one is closed at
+once, so idle sockets cannot take the descriptors the database, Redis and the live streams need.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
@@ -80,6 +90,24 @@ class CoalescingTransport:
 
     def __getattr__(self, name: str) -> Any:  # everything else is the transport's own
         return getattr(self.transport, name)
+
+
+log = logging.getLogger("salvo.server")
+
+
+@dataclass(frozen=True)
+class ConnectionLimits:
+    """How long and how much a client may take to send a request's head, and how many connections a
+    process holds (docs/operations.md; read by ``service.api.serving.connection_limits``)."""
+
+    header_timeout: float = 10.0  # seconds from a connection's opening, or a request's first byte, to its head
+    max_header_bytes: int = 64 * 1024  # a request line and headers larger than this: 431, connection closed
+    max_connections: int | None = None  # open connections (websockets too) past which a new one is closed
+    keep_alive_timeout: int = 5  # seconds an idle connection stays open after a response (uvicorn's own)
+
+
+HEADERS_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
+                     b"connection: close\r\ncontent-length: 32\r\n\r\nrequest header fields too large\n")
 
 
 # the request target of a plain POST /commands: no query, no escapes, a game id of URL-safe characters
@@ -224,9 +252,56 @@ class CoalescingHttpToolsProtocol(HttpToolsProtocol):
     _direct: Any = None  # (SalvoApp, its direct entries), False for none; looked up at the first POST
     _idle = False  # no request on the connection since the last response completed
     _idle_since = 0.0  # the loop's time then
+    _limits = ConnectionLimits()
+    _awaiting_head = False  # the connection is open, or a request has begun, and its head is not complete
+    _head_since = 0.0  # the loop's time the wait began
+    _head_bytes = 0  # bytes received while waiting
+    _head_timer: Any = None  # one per connection, re-armed for what is left (as the keep-alive timer)
+    _refused = 0  # connections closed at once for max_connections (class-wide: one log line per 1,000)
 
     def connection_made(self, transport: Any) -> None:  # type: ignore[override]
         super().connection_made(CoalescingTransport(transport, self.loop))  # type: ignore[arg-type]
+        limits = self._limits = getattr(self.config, "salvo_limits", None) or self._limits
+        if limits.max_connections is not None and len(self.connections) > limits.max_connections:
+            if CoalescingHttpToolsProtocol._refused % 1000 == 0:
+                log.warning("connection refused: %d connections open (SALVO_MAX_CONNECTIONS)",
+                            len(self.connections) - 1, extra={"refused": CoalescingHttpToolsProtocol._refused + 1})
+            CoalescingHttpToolsProtocol._refused += 1
+            self.transport.close()
+            return
+        self._await_head()
+
+    def _await_head(self) -> None:
+        self._awaiting_head = True
+        self._head_since = self.loop.time()
+        self._head_bytes = 0
+        if self._head_timer is None:
+            self._head_timer = self.loop.call_later(self._limits.header_timeout, self._head_due)
+
+    def _head_due(self) -> None:
+        self._head_timer = None
+        if not self._awaiting_head:  # the head came: the next request's first byte arms a timer again
+            return
+        left = self._head_since + self._limits.header_timeout - self.loop.time()
+        if left > 0:
+            self._head_timer = self.loop.call_later(left, self._head_due)
+        elif not self.transport.is_closing():
+            self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        if self._awaiting_head:
+            self._head_bytes += len(data)
+            if self._head_bytes > self._limits.max_header_bytes:
+                self._awaiting_head = False
+                self.transport.write(HEADERS_TOO_LARGE)
+                self.transport.close()
+                return
+        super().data_received(data)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        if not self._awaiting_head:  # a later request on a kept-alive connection: its own head's clock
+            self._await_head()
 
     def _unset_keepalive_if_required(self) -> None:  # bytes came in (or the connection went): not idle
         self._idle = False
@@ -236,6 +311,10 @@ class CoalescingHttpToolsProtocol(HttpToolsProtocol):
         timer, self.timeout_keep_alive_task = self.timeout_keep_alive_task, None
         if timer is not None:
             timer.cancel()
+        self._awaiting_head = False
+        head, self._head_timer = self._head_timer, None
+        if head is not None:
+            head.cancel()
 
     def on_response_complete(self) -> None:
         self.server_state.total_requests += 1
@@ -263,6 +342,7 @@ class CoalescingHttpToolsProtocol(HttpToolsProtocol):
             self.timeout_keep_alive_handler()
 
     def on_headers_complete(self) -> None:
+        self._awaiting_head = False
         if not self._start_direct():
             super().on_headers_complete()
 

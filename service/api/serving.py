@@ -1,12 +1,17 @@
 """Running the app under uvicorn: our JSON logs, the socket size limit, Salvo's websocket protocol
 (``wsprotocol``: live streams leave ASGI once accepted), and a graceful shutdown that closes every live
-stream with 1012 and its resume seq before uvicorn drops the connections."""
+stream with 1012 and its resume seq before uvicorn drops the connections; the connection limits
+(``ConnectionLimits``: header-read and idle timeouts, header size, open connections) and whose
+X-Forwarded-For is believed (``FORWARDED_ALLOW_IPS``)."""
 
 from __future__ import annotations
 
 import logging
+import os
 import re
+import resource
 import socket
+from dataclasses import asdict
 from typing import Any
 
 import uvicorn
@@ -16,7 +21,7 @@ from service.settings import Settings
 
 from . import logs
 from .app import close_streams
-from .http_protocol import CoalescingHttpToolsProtocol
+from .http_protocol import CoalescingHttpToolsProtocol, ConnectionLimits
 from .wsprotocol import SalvoWebSocketProtocol
 
 log = logging.getLogger("salvo.server")
@@ -25,6 +30,30 @@ log = logging.getLogger("salvo.server")
 def masked(url: str) -> str:
     """A database URL fit for a log line: no password."""
     return re.sub(r"(://[^/:@]*:)[^@/]*@", r"\1***@", url)
+
+
+# descriptors kept free of client connections: the database pool, Redis, log files, the listening socket
+RESERVED_DESCRIPTORS = 256
+
+
+def connection_limits(**overrides: object) -> ConnectionLimits:
+    """From SALVO_HEADER_TIMEOUT, SALVO_MAX_HEADER_BYTES, SALVO_MAX_CONNECTIONS and SALVO_KEEP_ALIVE_TIMEOUT
+    (``salvo serve``'s options override them). SALVO_MAX_CONNECTIONS defaults to this process's descriptor
+    limit less RESERVED_DESCRIPTORS: past it, connections would fail the database's and the sockets' own."""
+    env = os.environ.get
+    nofile = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    by_limit = None if nofile == resource.RLIM_INFINITY else max(64, nofile - RESERVED_DESCRIPTORS)
+    given = env("SALVO_MAX_CONNECTIONS")
+    values: dict[str, object] = {
+        "header_timeout": float(env("SALVO_HEADER_TIMEOUT", str(ConnectionLimits.header_timeout))),
+        "max_header_bytes": int(env("SALVO_MAX_HEADER_BYTES", str(ConnectionLimits.max_header_bytes))),
+        "max_connections": by_limit if not given else None if given == "off" else int(given),
+        "keep_alive_timeout": int(env("SALVO_KEEP_ALIVE_TIMEOUT", str(ConnectionLimits.keep_alive_timeout))),
+    }
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    if values["max_connections"] == 0:  # --max-connections 0: no limit
+        values["max_connections"] = None
+    return ConnectionLimits(**values)  # type: ignore[arg-type]
 
 
 class SalvoServer(uvicorn.Server):
@@ -51,9 +80,15 @@ def reuse_port_socket(host: str, port: int) -> socket.socket:
 
 
 def uvicorn_config(app: FastAPI, settings: Settings, host: str, port: int, log_level: str,
-                   ws: Any = SalvoWebSocketProtocol) -> uvicorn.Config:
-    return uvicorn.Config(
+                   ws: Any = SalvoWebSocketProtocol, limits: ConnectionLimits | None = None,
+                   forwarded_allow_ips: str | None = None) -> uvicorn.Config:
+    """``forwarded_allow_ips``: the addresses (or networks) whose X-Forwarded-For is believed; None:
+    uvicorn's FORWARDED_ALLOW_IPS, else 127.0.0.1. Never "*" behind a proxy others can reach around."""
+    limits = limits or connection_limits()
+    config = uvicorn.Config(
         app, host=host, port=port, log_level=log_level, log_config=None, access_log=False,
+        forwarded_allow_ips=forwarded_allow_ips,
+        timeout_keep_alive=limits.keep_alive_timeout,
         # httptools' C parser (never h11's pure-Python one), writing each response in one piece
         http=CoalescingHttpToolsProtocol,
         # uvicorn's websockets-sansio protocol, plus detaching a live stream from ASGI once accepted
@@ -64,10 +99,18 @@ def uvicorn_config(app: FastAPI, settings: Settings, host: str, port: int, log_l
         # seq; the stream's own heartbeat and send timeout close it with 1013 once it really falls behind
         ws_ping_interval=None,
     )
+    config.salvo_limits = limits  # type: ignore[attr-defined]  # read by CoalescingHttpToolsProtocol
+    return config
 
 
-def run(app: FastAPI, settings: Settings, host: str, port: int, log_level: str, reuse_port: bool = False) -> None:
-    logs.configure(log_level, settings.log_format)
-    log.info("Salvo listening", extra={"url": f"http://{host}:{port}/", "database": masked(settings.database_url)})
-    config = uvicorn_config(app, settings, host, port, log_level)
+def run(app: FastAPI, settings: Settings, host: str, port: int, log_level: str, reuse_port: bool = False,
+        limits: ConnectionLimits | None = None, forwarded_allow_ips: str | None = None) -> None:
+    handler = logs.configure(log_level, settings.log_format)
+    limits = limits or connection_limits()
+    # the start-up line, in the log's own format, whatever the level (a warning-level log shows it too)
+    handler.handle(log.makeRecord(log.name, logging.INFO, __file__, 0, "Salvo on %s (API docs at /docs)",
+                                  (f"http://{host}:{port}/",), None, extra={
+                                      "database": masked(settings.database_url), "limits": asdict(limits)}))
+    config = uvicorn_config(app, settings, host, port, log_level, limits=limits,
+                            forwarded_allow_ips=forwarded_allow_ips)
     SalvoServer(config, app).run(sockets=[reuse_port_socket(host, port)] if reuse_port else None)
