@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import random
 import statistics
 import sys
@@ -30,81 +29,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import msgspec
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from service.domain.core import UMPIRE, RuleViolation, Viewer, seat  # noqa: E402
-from service.domain.core.choices import option_commands  # noqa: E402
-from service.events.application import GameService  # noqa: E402
-from service.events.memory_store import MemoryEventStore  # noqa: E402
-from service.events.portability import export_game  # noqa: E402
+from tests.support.long_games import SCENARIOS, build_file  # noqa: E402
 from tests.support.server import ServerProcess  # noqa: E402
 
-SCENARIOS = {"ftcampaign": "three-powers", "gsc2": "duel", "asc": "ambush", "starfinder": "duel"}
-# orders that keep a tactical game going for ever (no ship moves off the table, nobody is shot)
-CALM = ("end_phase", "pass", "force_phase", "ruling", "commit_sensors", "detect", "scan", "battle_stations",
-        "divert", "encourage", "countermeasures", "choose_order", "all_stop", "repair", "patch", "start")
 NO_LIMITS = {"SALVO_RATE_COMMANDS_PER_TOKEN": "off", "SALVO_RATE_COMMANDS_PER_ADDRESS": "off",
              "SALVO_RATE_IMPORTS_PER_ADDRESS": "off", "SALVO_LOG_LEVEL": "warning"}
-
-
-class Unsigned:
-    """A keyring that signs nothing: the header's signature is removed after the export."""
-
-    def sign(self, _message: bytes) -> dict[str, str]:
-        return {}
-
-
-def _ruling(i: int) -> bytes:
-    text = f"ruling {i}: the drive field holds for another week of careful travel between the marches"
-    return msgspec.json.encode({"command": {"type": "ftcampaign.record_ruling", "text": text}})
-
-
-async def _play_long(service: GameService, game_id: str, events: int, rng: random.Random) -> None:
-    """Random legal play that avoids game-ending orders while any other order is offered."""
-    stuck = 0
-    while True:
-        head = await service.head(game_id)
-        if head.seq >= events or head.ruleset.is_over(head.state):
-            return
-        viewers = [Viewer("seat", s) for s in head.seats] + [Viewer("umpire")]
-        choices: list[tuple[Viewer, Any]] = []
-        for viewer in viewers:
-            for command in option_commands(head.ruleset.options(head.state, viewer)):
-                choices.append((viewer, command))
-        calm = [c for c in choices if type(c[1]).__struct_config__.tag.split(".", 1)[1] in CALM]
-        pool = calm or choices
-        if not pool:
-            return
-        viewer, command = rng.choice(pool)
-        actor = UMPIRE if viewer.kind == "umpire" else seat(viewer.seat or "")
-        body = msgspec.json.encode({"command": msgspec.to_builtins(command)})
-        try:
-            await service.handle_command(game_id, actor, body)
-            stuck = 0
-        except RuleViolation:
-            stuck += 1
-            if stuck > 200:
-                return
-
-
-async def build_file(ruleset: str, events: int, seed: int = 1) -> tuple[bytes, int]:
-    """An unsigned umpire's battle file of (at least, where the game lasts) ``events`` events."""
-    service = GameService(MemoryEventStore(), snapshot_every=10**9)
-    game = await service.create_game(ruleset, SCENARIOS[ruleset])
-    if ruleset == "ftcampaign":
-        head = await service.head(game.game_id)
-        for i in range(events - head.seq):
-            await service.handle_command(game.game_id, UMPIRE, _ruling(i))
-    else:
-        await _play_long(service, game.game_id, events, random.Random(seed))
-    data = await export_game(service, game.game_id, Viewer("umpire"), Unsigned())  # type: ignore[arg-type]
-    first, rest = data.split(b"\n", 1)
-    header = json.loads(first)
-    header.pop("signature", None)
-    return json.dumps(header).encode() + b"\n" + rest, int(header["events"])
 
 
 def rss_mb(pid: int) -> float:

@@ -45,7 +45,7 @@ class Settings:
     rate_commands_per_token: str = "100/second"
     rate_commands_per_address: str = "1000/second"
     rate_auth_failures_per_address: str = "30/minute"
-    rate_imports_per_address: str = "10/minute"  # POST /v1/games/import
+    rate_imports_per_address: str = "30/minute"  # POST /v1/games/import
     ws_origins: tuple[str, ...] = ()  # extra Origins allowed on websockets (same-origin always is; "*": any)
     cors_origins: tuple[str, ...] = ()  # Origins allowed by CORS on the HTTP API (none by default)
     log_format: str = "json"  # or "text"

@@ -108,6 +108,8 @@ class Metrics:
         self.rate_limited = Counter("salvo_rate_limited", "Requests refused with 429, by limit", ["limit"],
                                     registry=r)
         self.head_cache_size = Gauge("salvo_head_cache_size", "Game heads held in memory", registry=r)
+        self.head_cache_bytes = Gauge("salvo_head_cache_bytes", "The cached heads' states, as encoded (the budget "
+                                      "SALVO_HEAD_CACHE_BYTES counts)", registry=r)
         self.head_cache_hits = Gauge("salvo_head_cache_hits", "Head lookups served from memory", registry=r)
         self.head_cache_misses = Gauge("salvo_head_cache_misses", "Head lookups that loaded from the store",
                                        registry=r)
@@ -121,6 +123,7 @@ class Metrics:
         """Read the service's own counters at scrape time, and time its store's writes."""
         heads = service.heads
         self.head_cache_size.set_function(lambda: len(heads))
+        self.head_cache_bytes.set_function(lambda: heads.bytes)
         self.head_cache_hits.set_function(lambda: heads.hits)
         self.head_cache_misses.set_function(lambda: heads.misses)
         self.head_cache_hit_ratio.set_function(heads.hit_ratio)

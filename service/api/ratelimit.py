@@ -61,6 +61,7 @@ class RateLimits:
         self.per_token = _window(settings.rate_commands_per_token)
         self.per_address = _window(settings.rate_commands_per_address)
         self.auth_failures = _window(settings.rate_auth_failures_per_address)
+        self.imports = _window(settings.rate_imports_per_address)
 
     @property
     def limits_tokens(self) -> bool:
@@ -72,6 +73,10 @@ class RateLimits:
         if token_digest is not None:
             self._hit(self.per_token, token_digest, now, "commands for this token")
         self._hit(self.per_address, address, now, "commands from this address")
+
+    def imported(self, address: str) -> None:
+        """Count one battle-file import from ``address`` (each folds a whole log: the costliest request)."""
+        self._hit(self.imports, address, time.monotonic(), "imports from this address")
 
     def authentication_failed(self, address: str) -> None:
         """Count a failed authentication from ``address``; past the limit, this failure is answered 429

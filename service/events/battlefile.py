@@ -34,9 +34,9 @@ from .envelope import (
     GameCreated,
     GameRewound,
 )
-from .errors import InvalidRequest
+from .errors import ImportTooLarge, InvalidRequest
 from .head import codec_for
-from .replay import Decoded, Folder
+from .replay import Decoded, Folder, Walker
 from .sealing import FORMAT, LEGACY_FORMAT, first_break, legacy_digest
 
 MAX_VERSION_CHARS = 40  # a version is shown back in problems; longer claims are cut there
@@ -160,7 +160,14 @@ def validate_battle_file(body: bytes) -> tuple[BattleHeader, list[Decoded], Any]
     return check_battle_file(parse_battle_file(body))
 
 
-def check_battle_file(battle: BattleFile) -> tuple[BattleHeader, list[Decoded], Any]:
+STATE_CHECK_EVERY = 1000  # events folded between two checks of the state's size against the budget
+
+
+def check_battle_file(
+    battle: BattleFile, max_state_bytes: int | None = None
+) -> tuple[BattleHeader, list[Decoded], Any]:
+    """``max_state_bytes``: the state the events fold to may not encode to more (checked as it folds, so a
+    file built to exhaust memory is refused on its way, never folded to the end)."""
     ruleset, header, lines = upcast_battle_file(battle)
     viewer = viewer_of(header.viewer)
     if not viewer.is_umpire and ruleset.hidden_information:
@@ -174,13 +181,28 @@ def check_battle_file(battle: BattleFile) -> tuple[BattleHeader, list[Decoded], 
     decoded = _decode_lines(ruleset, header, lines, set(ruleset.seats(setup)))
     _check_created(header, decoded)
     _check_rolls(header, decoded)
-    try:
-        state = Folder(ruleset).fold(ruleset.initial_state(setup), decoded)
-    except Exception as exc:  # noqa: BLE001
-        raise bad(len(decoded) + 1, f"the events do not fold: {exc}") from None
+    state = _fold_within(ruleset, setup, decoded, max_state_bytes)
     if record_hash(ruleset, state, viewer) != header.state_hash:
         raise bad(1, "state_hash: it does not match the fold of the events (the file was altered)")
     return header, decoded, state
+
+
+def _fold_within(ruleset: Ruleset, setup: Any, decoded: list[Decoded], max_state_bytes: int | None) -> Any:
+    targets = {d.event.to_seq for d in decoded if isinstance(d.event, GameRewound)}
+    step = Walker(Folder(ruleset), ruleset.initial_state(setup), targets).step
+    state = None
+    for number, d in enumerate(decoded, start=2):
+        try:
+            state = step(d)
+        except Exception as exc:  # noqa: BLE001
+            raise bad(number, f"the events do not fold: {exc}") from None
+        if max_state_bytes is not None and (number % STATE_CHECK_EVERY == 0 or number == len(decoded) + 1):
+            size = len(msgspec.json.encode(state))
+            if size > max_state_bytes:
+                raise ImportTooLarge(f"line {number}: the game's state reaches {size:,} bytes, more than this "
+                                     f"server's budget of {max_state_bytes:,} for one game (SALVO_MAX_GAME_BYTES)",
+                                     field=f"line {number}")
+    return state if decoded else ruleset.initial_state(setup)
 
 
 class _Line:

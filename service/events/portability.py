@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -20,7 +21,7 @@ from .battlefile import (
     validate_battle_file,
 )
 from .envelope import SERVICE_EVENT_TYPES, GameCreated, GameRewound
-from .errors import Forbidden, InvalidRequest
+from .errors import Forbidden, ImportTooLarge, InvalidRequest
 from .reading import GameReader
 from .replay import Decoded, decode_rows, effective_rewinds, superseded_seqs
 from .sealing import FORMAT, chain, signed_message
@@ -86,12 +87,26 @@ def effective_ruleset_events(decoded: list[Decoded], upto: int) -> list[tuple[An
             if d.seq not in superseded and not isinstance(d.event, SERVICE_EVENT_TYPES)]
 
 
+@dataclass(frozen=True)
+class ImportLimits:
+    """What one battle file may hold (operator settings: SALVO_MAX_IMPORT_EVENTS, SALVO_MAX_GAME_BYTES)."""
+
+    max_events: int | None = None
+    max_state_bytes: int | None = None
+
+
 async def import_game(
-    service: GameService, body: bytes, keyring: Keyring, allow_unverified: bool = False
+    service: GameService, body: bytes, keyring: Keyring, allow_unverified: bool = False,
+    limits: ImportLimits = ImportLimits(),
 ) -> tuple[CreatedGame, BattleHeader, str | None]:
     """A new game from a battle file: (created game, header, why it is unverified or None)."""
+    if limits.max_events is not None:
+        lines = body.count(b"\n") + (0 if body.endswith(b"\n") else 1)
+        if lines - 1 > limits.max_events:
+            raise ImportTooLarge(f"the file holds {lines - 1:,} event lines, more than this server imports "
+                                 f"({limits.max_events:,}, SALVO_MAX_IMPORT_EVENTS)", field="events")
     battle = parse_battle_file(body)
-    header, decoded, _state = check_battle_file(battle)
+    header, decoded, _state = check_battle_file(battle, limits.max_state_bytes)
     unverified = check_signature(battle, keyring, allow_unverified)
     inherited = effective_ruleset_events(decoded, upto=len(decoded))
     options: dict[str, Any] = {"imported_from": header.game_id}

@@ -9,11 +9,11 @@ from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from service.events.inputs import INT64_MAX, check_lines
-from service.events.portability import export_game, fork_game, import_game
+from service.events.portability import ImportLimits, export_game, fork_game, import_game
 from service.events.rewind import rewind
 
 from ..bodies import created_body, decode_body
-from ..deps import KeyringDep, ServiceDep, ViewerDep
+from ..deps import GateDep, KeyringDep, ServiceDep, ViewerDep, client_address
 from ..jsonresponse import MsgspecResponse
 
 router = APIRouter(prefix="/v1/games", tags=["replay"])
@@ -44,21 +44,28 @@ async def post_fork(
 
 
 @router.get("/{game_id}/export", summary="Battle file: header + the caller's envelopes as JSON lines")
-async def get_export(game_id: str, viewer: ViewerDep, service: ServiceDep, keyring: KeyringDep) -> Response:
+async def get_export(game_id: str, request: Request, viewer: ViewerDep, service: ServiceDep,
+                     keyring: KeyringDep) -> Response:
     body = await export_game(service, game_id, viewer, keyring)
-    return Response(body, media_type="application/x-ndjson",
+    # the same bytes as application/octet-stream to a client that asks for that (generated SDKs download
+    # files so; openapi/openapi.json offers both)
+    binary = "application/octet-stream" in request.headers.get("accept", "")
+    return Response(body, media_type="application/octet-stream" if binary else "application/x-ndjson",
                     headers={"Content-Disposition": f'attachment; filename="{game_id}.salvo.jsonl"'})
 
 
 @router.post("/import", status_code=201, response_class=MsgspecResponse,
              summary="Replay, validate and check the signature of a battle file; creates a new game from it")
 async def post_import(
-    request: Request, service: ServiceDep, keyring: KeyringDep,
+    request: Request, service: ServiceDep, keyring: KeyringDep, gate: GateDep,
     allow_unverified: Annotated[bool, Query(description="accept an unsigned or foreign-signed file, "
                                                         "marked unverified in its view and later exports")] = False,
 ) -> MsgspecResponse:
+    gate.limits.imported(client_address(request))  # 429 past SALVO_RATE_IMPORTS_PER_ADDRESS
     body = await request.body()
     check_lines(body)
-    created, header, unverified = await import_game(service, body, keyring, allow_unverified)
+    settings = request.app.state.settings
+    limits = ImportLimits(settings.max_import_events, settings.max_game_bytes)
+    created, header, unverified = await import_game(service, body, keyring, allow_unverified, limits)
     return MsgspecResponse(created_body(created, imported_from=header.game_id, verified=unverified is None,
                                         unverified=unverified), status_code=201)
