@@ -136,12 +136,22 @@ def _run_to_edge(ship: dict[str, Any], legs: list[dict[str, Any]], table: dict[s
     return max(0.0, min(runs))
 
 
+def pick_leaver(client: httpx.Client, gid: str, sides: list[str]) -> str:
+    """The side that can disengage (GSC2-R-20): each of its ships is compared with the slowest enemy ship, so
+    the side whose slowest ship is the faster one never meets a refusal (ties: the second side)."""
+    ships = get(client, gid, "", None)["state"]["ships"]
+    slowest = {side: min(int(s["speed"]) for s in ships if s["side"] == side) for side in sides}
+    return sides[0] if slowest[sides[0]] > slowest[sides[1]] else sides[1]
+
+
 def sail_off(client: httpx.Client, gid: str, tokens: dict[str, str], leaver: str, max_steps: int = 3000) -> None:
-    """Play a GSC2 game so that ``leaver``'s ships turn for the nearest edge and sail off the table
-    (GSC2-R-18) and nobody fires: the other side stays put and ends its phases. ``client`` is a
-    TestClient or an httpx.Client on a real server."""
+    """Play a GSC2 game so that ``leaver``'s ships disengage (a linked table has no edge: GSC2-R-20,
+    FTC-ARR-11), heading for the nearest drawn edge while they are not yet allowed to, and nobody fires: the
+    other side stays put and ends its phases. ``client`` is a TestClient or an httpx.Client on a real server."""
     def rank(side: str, option: dict[str, Any], view: dict[str, Any]) -> float:
         cmd = option["command"]
+        if cmd["type"] == "gsc2.disengage":
+            return -2 if side == leaver else 10
         if cmd["type"] == "gsc2.move":
             legs = cmd.get("legs", ())
             if side != leaver:

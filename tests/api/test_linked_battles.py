@@ -15,7 +15,14 @@ from starlette.testclient import TestClient
 from service.api.app import create_app
 from service.events import ids
 from service.settings import Settings
-from tests.api.linked_battle_play import battle_records, get, play_gsc2, sail_off, start_linked_battle
+from tests.api.linked_battle_play import (
+    battle_records,
+    get,
+    pick_leaver,
+    play_gsc2,
+    sail_off,
+    start_linked_battle,
+)
 from tests.api.watched_game import auth
 from tests.support.seeded import SeededSecrets
 
@@ -110,14 +117,16 @@ def command_problem(client: TestClient, game: dict[str, Any], cmd: dict[str, Any
 # process there (SIGKILL) and restarts it twice; the reconcile records the result once.
 
 
-def test_ftc_r_lnk_6_ships_that_sail_off_the_table_return_to_the_campaign_as_survivors(sqlite_url, seeded) -> None:
-    """FTC-R-LNK-6 over the API: one force runs off the table; the campaign records its group departing
-    (FTC-ARR-10) toward the edge's hexside, its ships alive, the force defeated; no hand entry."""
+def test_ftc_r_lnk_6_ships_that_disengage_return_to_the_campaign_as_survivors(sqlite_url, seeded) -> None:
+    """FTC-R-LNK-6 over the API: one force disengages (FTC-ARR-11, GSC2-R-20); the campaign records its group
+    departing (FTC-ARR-10) toward the hexside it broke away toward, its ships alive, the force defeated; no hand
+    entry."""
     with TestClient(_app(sqlite_url)) as client:
         game, battle, started = start_linked_battle(client, SEED)
         tid = started["tactical_game_id"]
         sides = [f["player"] for f in battle["forces"]]
-        leaver, stayer = sides[1], sides[0]
+        leaver = pick_leaver(client, tid, sides)
+        stayer = next(p for p in sides if p != leaver)
         force = next(f for f in battle["forces"] if f["player"] == leaver)
         before = {g["id"]: g for g in get(client, game["game_id"], "", game["umpire_token"])["state"]["groups"]}
         departing = sorted(g for g in force["groups"] if not before[g]["cloaked"])  # FTC-ARR-10
@@ -126,7 +135,7 @@ def test_ftc_r_lnk_6_ships_that_sail_off_the_table_return_to_the_campaign_as_sur
         final = get(client, tid, "", None)["state"]
         gone = [s for s in final["ships"] if s["side"] == leaver]
         assert gone and all(s["status"] == "left" for s in gone), [s["status"] for s in gone]
-        assert final["winner"] == stayer  # GSC2-R-18: a side whose ships are all gone has lost
+        assert final["winner"] == stayer  # GSC2-R-20 as GSC2-R-18: a side whose ships are all gone has lost
         [rec] = battle_records(client, game)
         assert sorted(d["group"] for d in rec["data"]["left"]) == departing
         assert rec["data"]["defeated"] == [leaver] and rec["data"]["victor"] == stayer
@@ -141,4 +150,4 @@ def test_ftc_r_lnk_6_ships_that_sail_off_the_table_return_to_the_campaign_as_sur
         for gid in departing:  # in FTL toward the hexside matching the edge, its ships alive
             assert groups[gid]["hex"] is None and groups[gid]["ftl_to"] is not None, groups[gid]
         ships = {s["id"] for g in state["groups"] for s in g["ships"]}
-        assert {s["id"] for s in gone} <= ships, "a ship that sailed off is a survivor in the campaign"
+        assert {s["id"] for s in gone} <= ships, "a ship that disengaged is a survivor in the campaign"

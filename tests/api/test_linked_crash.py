@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from service.events.linked_battles import HOLD_ENV
-from tests.api.linked_battle_play import battle_records, get, sail_off, start_linked_battle
+from tests.api.linked_battle_play import battle_records, get, pick_leaver, sail_off, start_linked_battle
 from tests.support.server import ServerProcess
 
 pytestmark = pytest.mark.slow
@@ -51,7 +51,9 @@ def test_ftc_arr_8_kill_9_between_the_tactical_end_and_the_campaign_record(tmp_p
             game, battle, started = start_linked_battle(client, SEED)
             tid = started["tactical_game_id"]
             groups = {g["id"]: g for g in get(client, game["game_id"], "", game["umpire_token"])["state"]["groups"]}
-        sides = [f["player"] for f in battle["forces"]]
+            sides = [f["player"] for f in battle["forces"]]
+            leaver = pick_leaver(client, tid, sides)  # the side that can disengage (GSC2-R-20)
+            sides = [p for p in sides if p != leaver] + [leaver]  # stayer first, leaver second
         tokens = {p: game["seats"][p] for p in sides}
         failure: list[BaseException] = []
         player = threading.Thread(target=_play_until_held, args=(server.url, tid, tokens, sides[1], hold, failure),

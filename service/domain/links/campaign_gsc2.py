@@ -59,7 +59,7 @@ def gsc2_ship(ship: Ship, side: str, x: float, y: float, heading: float) -> dict
     hull = max(1, ship.hull - ship.hull_lost)
     sheet: dict[str, Any] = {
         "id": ship.id, "name": ship.name, "side": side, "size": max(1, round(ship.mass / 8)),
-        "hull": hull, "armor": 0, "speed": max(1, 2 * ship.thrust), "turn_distance": 4,
+        "hull": hull, "armor": 0, "speed": 2 * ship.thrust, "turn_distance": 4,  # thrust 0: speed 0 (GSC2-R-5)
         "crew": max(1, ship.mass // 4), "x": round(x, 2), "y": round(y, 2), "heading": heading,
         "shields": shields, "mds": mds, "repair": 1, "scanners": 1,
         "systems": cloak, "beams": beams, "missiles": missiles,
@@ -99,9 +99,6 @@ def tactical_scenario(st: State, battle_id: str, turn_limit: int = 12) -> dict[s
     """FTC-ARR-12 with FTC-ARR-7 applied (FTC-R-LNK-3..5): the GSC2 scenario of a campaign battle."""
     battle = battle_of(st, battle_id)
     check_linkable(st, battle)
-    side_feet = st.setup.table_length_feet
-    width = height = float(side_feet * 12)
-    half = width / 2 - MARGIN - SPACING * 4
     bearings = _bearings(battle.forces)
     gap = abs((bearings[0] - bearings[1] + 180) % 360 - 180)
     separation = battle.range_feet * 12.0
@@ -113,16 +110,21 @@ def tactical_scenario(st: State, battle_id: str, turn_limit: int = 12) -> dict[s
             radius += (-12.0 if force.posture == "attack" else 12.0) * changes / 2
         if force.initiative == 1:
             radius += LATE_BACK
-        radius = max(SPACING * 2, min(half, radius))
+        radius = max(SPACING * 2, radius)
         formation = battle.formations[force.player].formation
         heading = round(((bearing + 180) % 360) / 45) * 45 % 360
-        ships += _place(st, force, bearing, radius, heading, formation, width / 2, height / 2)
+        ships += _place(st, force, bearing, radius, heading, formation, 0.0, 0.0)
+    # the table is the campaign's setting, or larger, in whole feet, so that both forces stand on it at the range
+    reach = max((max(abs(s["x"]), abs(s["y"])) for s in ships), default=0.0) + MARGIN
+    width = height = float(max(st.setup.table_length_feet, math.ceil(2 * reach / 12)) * 12)
+    for s in ships:  # from centre-relative to table coordinates
+        s["x"], s["y"] = round(s["x"] + width / 2, 2), round(s["y"] + height / 2, 2)
     return {
         "name": f"campaign battle {battle.id}",
         "description": f"Linked from the campaign battle {battle.id} at {battle.hex[0]},{battle.hex[1]} "
                        f"({battle.range_feet} ft apart)",
         "sides": [f.player for f in battle.forces],
-        "table": {"width": width, "height": height},
+        "table": {"width": width, "height": height, "edge": False},  # no table edge (FTC-ARR-11, GSC2-R-20)
         "turn_limit": turn_limit,
         "ships": ships,
     }
@@ -147,8 +149,8 @@ def _place(st: State, force: Force, bearing: float, radius: float, heading: floa
 
 
 def exit_hexside(tactical: GameState, ship_id: str) -> str:
-    """FTC-R-LNK-6: the hexside matching the table edge a ship sailed off by (FTC-R-LNK-3 read backwards):
-    the bearing from the table's centre to where it crossed, to the nearest hexside."""
+    """FTC-R-LNK-6: the hexside matching the direction a ship broke away in (FTC-R-LNK-3 read backwards): the
+    bearing from the table's centre to where it stood when it disengaged (GSC2-R-20), to the nearest hexside."""
     p = tactical.ships[ship_id].pos
     w, h = tactical.table
     bearing = math.degrees(math.atan2(p.x - w / 2, p.y - h / 2)) % 360
@@ -169,10 +171,11 @@ def _departure_hex(st: State, battle: Battle, group_id: str, hexside: str) -> tu
 
 
 def departures(st: State, battle: Battle, tactical: GameState) -> list[dict[str, Any]]:
-    """FTC-R-LNK-6: a task group whose every ship still afloat (neither destroyed nor captured) sailed off
-    the table departs (FTC-ARR-9/10) toward the hexside of the edge most of them left by, in the formation
-    and speed recorded for the battle. A group with a ship still on the table stays (its ships that left
-    rejoin it: the campaign moves groups, not ships); a cloaked group cannot depart (FTC-ARR-10)."""
+    """FTC-R-LNK-6: a task group whose every ship still afloat (neither destroyed nor captured) disengaged
+    (status ``left``: the linked table has no edge, so that is the only way out, FTC-ARR-11, GSC2-R-20) departs
+    (FTC-ARR-9/10) toward the hexside most of them broke away toward, in the formation and speed recorded for
+    the battle. A group with a ship still in the battle stays (its ships that left rejoin it: the campaign moves
+    groups, not ships); a cloaked group cannot depart (FTC-ARR-10)."""
     out = []
     for force in battle.forces:
         formation = battle.formations.get(force.player)

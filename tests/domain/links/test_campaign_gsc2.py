@@ -127,3 +127,85 @@ def test_ftc_arr_8_link_battle_records_the_game_once_for_the_umpire_only() -> No
     then_violation(FTC, unready, C.LinkBattle(battle=unready.battles[0].id, tactical_game_id="g"), "FTC-ARR-12")
     # once linked, only that game's result is accepted; a hand entry naming another game is refused
     then_violation(FTC, after, C.RecordBattle(battle=b.id, victor="red"), "FTC-ARR-8")
+
+
+def _at_range(range_feet: int, initiative: tuple[int, int] = (3, 3), formation: str | None = None):
+    """The battle with its range and both forces' natural initiative rolls set (both on attack posture)."""
+    from msgspec.structs import replace
+
+    st = _battle()
+    b = st.battles[0]
+    forces = tuple(replace(f, initiative=i, route=False) for f, i in zip(b.forces, initiative, strict=True))
+    formations = b.formations if formation is None else {
+        p: replace(f, formation=formation) for p, f in b.formations.items()}
+    b = replace(b, range_feet=range_feet, forces=forces, formations=formations)
+    return replace(st, battles=(b, *st.battles[1:])), b
+
+
+def _gap(raw: dict) -> float:
+    """The distance between the nearest ships of the two sides."""
+    red = [s for s in raw["ships"] if s["side"] == "red"]
+    blue = [s for s in raw["ships"] if s["side"] == "blue"]
+    return min(math.dist((a["x"], a["y"]), (b["x"], b["y"])) for a in red for b in blue)
+
+
+@pytest.mark.parametrize("range_feet", [7, 8, 10, 12])
+def test_ftc_arr_6_and_ftc_r_lnk_3_forces_start_at_the_rolled_range_on_a_table_that_holds_them(range_feet) -> None:
+    """FTC-ARR-6, FTC-R-LNK-3: with no drop and nobody late the two forces start exactly the rolled d6 + 6 feet
+    apart (7 ft = 84", 10 ft = 120"), on a square table of whole feet, the campaign's 8 ft or larger, that holds
+    every ship with a 2" margin; the table has no edge (GSC2-R-20)."""
+    st, b = _at_range(range_feet)
+    assert drop_of(b) == (None, 0)
+    raw = tactical_scenario(st, b.id)
+    assert _gap(raw) == pytest.approx(range_feet * 12, abs=0.05)
+    w, h = raw["table"]["width"], raw["table"]["height"]
+    assert w == h and w % 12 == 0 and w >= st.setup.table_length_feet * 12 and raw["table"]["edge"] is False
+    assert all(2 - 1e-6 <= s["x"] <= w - 2 + 1e-6 and 2 - 1e-6 <= s["y"] <= h - 2 + 1e-6 for s in raw["ships"])
+    reach = max(max(abs(s["x"] - w / 2), abs(s["y"] - h / 2)) for s in raw["ships"]) + 2
+    assert w == max(96, math.ceil(2 * reach / 12 - 1e-9) * 12)  # the smallest whole-feet table that holds them
+    setup = GSC2.parse_setup(raw)
+    assert GSC2.initial_state(setup).open_table
+
+
+def test_ftc_r_lnk_4_the_drop_closes_six_inches_a_change_and_a_late_force_starts_six_back() -> None:
+    """FTC-R-LNK-4 on FTC-ARR-7: red rolls 6, blue 2 (both attack: 7 against 3) → red has the drop with
+    min(2, 4 // 2) = 2 changes and, on attack, closes 2 × 6" = 12"; a natural 1 starts 6" further back."""
+    st, b = _at_range(9, initiative=(6, 2))
+    assert drop_of(b) == ("red", 2)
+    assert _gap(tactical_scenario(st, b.id)) == pytest.approx(9 * 12 - 12, abs=0.05)
+    st, b = _at_range(9, initiative=(3, 1))  # blue late: totals 4 and 2 → red 1 change, blue 6" back
+    assert drop_of(b) == ("red", 1)
+    assert _gap(tactical_scenario(st, b.id)) == pytest.approx(9 * 12 - 6 + 6, abs=0.05)
+
+
+def test_ftc_r_lnk_1_a_thrust_0_ship_has_gsc2_speed_0() -> None:
+    """FTC-R-LNK-1: 2" per thrust point, so thrust 0 → speed 0 (not 1"); the scenario is valid and the ship
+    is immobilized but may make its end-of-move turn (GSC2-R-5)."""
+    from msgspec.structs import replace
+
+    st = _battle()
+    sid = next(s for s in st.battles[0].forces[0].ships)
+    st = replace(st, ships={**st.ships, sid: replace(st.ships[sid], thrust=0)})
+    raw = tactical_scenario(st, st.battles[0].id)
+    sheet = next(s for s in raw["ships"] if s["id"] == sid)
+    assert sheet["speed"] == 0
+    tactical = GSC2.initial_state(GSC2.parse_setup(raw))
+    assert tactical.ships[sid].speed == 0 and tactical.ships[sid].immobilized
+    others = [s for s in raw["ships"] if s["id"] != sid]
+    assert all(s["speed"] == 2 * st.ships[s["id"]].thrust for s in others)
+
+
+def test_ftc_r_lnk_3_twelve_feet_north_to_south_needs_a_thirteen_foot_table() -> None:
+    """FTC-R-LNK-3 by hand: red entered across the N hexside, blue takes the far (S) side; 12 ft = 144" apart,
+    one ship each at 72" from the centre, plus the 2" margin: 2 × 74 = 148" → 13 ft = 156" (not the 8 ft set)."""
+    from msgspec.structs import replace
+
+    st, b = _at_range(12)
+    b = replace(b, forces=tuple(replace(f, entry_side="N" if f.player == "red" else None) for f in b.forces))
+    st = replace(st, battles=(b,))
+    raw = tactical_scenario(st, b.id)
+    assert raw["table"]["width"] == raw["table"]["height"] == 156
+    red = next(s for s in raw["ships"] if s["side"] == "red")
+    blue = next(s for s in raw["ships"] if s["side"] == "blue")
+    assert (red["x"], red["y"], red["heading"]) == (78, 150, 180)  # top of the table, facing south
+    assert (blue["x"], blue["y"], blue["heading"]) == (78, 6, 0)

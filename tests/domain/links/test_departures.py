@@ -143,3 +143,21 @@ def test_ftc_r_lnk_6_a_departure_off_the_map_goes_to_a_legal_hex(radius: int) ->
     # on a one-hex map (radius 0) the hex across, and the one red came from, are off the map
     assert tuple(d["to"]) == ((south.q, south.r) if radius else tuple(b.hex))
     _record(st, body)  # accepted
+
+
+def test_ftc_r_lnk_6_revised_past_the_drawn_table_is_still_in_the_battle_until_it_disengages() -> None:
+    """FTC-R-LNK-6 (revised) with FTC-ARR-11: a linked table has no edge. Blue's ship 100" past the top of the
+    drawn table is still in the battle (no departure, its force not defeated by leaving); only once it has
+    disengaged there (status left, GSC2-R-20) does its group depart north."""
+    st = _battle()
+    b = st.battles[0]
+    t = _tactical(st)
+    assert t.open_table
+    [blue] = _sides(t, "blue")
+    far = _ship(t, blue, pos=Point(t.table[0] / 2, t.table[1] + 100))
+    body = campaign_result(st, b.id, replace(far, over=True, winner=None), "g_tac")
+    assert "left" not in body and body["ships"] == []
+    gone = _left(t, blue, t.table[0] / 2, t.table[1] + 100)
+    body = campaign_result(st, b.id, replace(gone, over=True, winner="red"), "g_tac")
+    north = Hex(*b.hex).neighbour(FACING_NAMES.index("N"))
+    assert [d["to"] for d in body["left"]] == [[north.q, north.r]]
