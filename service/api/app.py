@@ -8,7 +8,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import msgspec
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from starlette.responses import FileResponse, Response
@@ -29,6 +28,7 @@ from .logs import RequestContext
 from .metrics import CONTENT_TYPE_LATEST, Metrics
 from .ratelimit import RateLimits
 from .rawsocket import RawSocketMiddleware
+from .readiness import readiness
 from .routes import battles, bots, games, keys, problem_pages, replay, rulesets, stream
 from .security import SecurityHeaders, install_cors
 
@@ -201,24 +201,3 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(RequestContext, metrics=metrics)
     app.add_middleware(RawSocketMiddleware)  # outermost: it needs the server's own send
     return app
-
-
-async def readiness(app: FastAPI) -> Response:
-    """200 when the database (and Redis, when configured) answer; 503 naming what does not."""
-    checks: dict[str, str] = {}
-    try:
-        await asyncio.wait_for(app.state.store.ping(), 5.0)
-        checks["database"] = "ok"
-    except Exception as exc:  # noqa: BLE001 - any failure means not ready
-        checks["database"] = f"failed: {type(exc).__name__}"
-    ping = getattr(app.state.broadcaster, "ping", None)
-    if ping is not None:
-        try:
-            await asyncio.wait_for(ping(), 5.0)
-            checks["redis"] = "ok"
-        except Exception as exc:  # noqa: BLE001
-            checks["redis"] = f"failed: {type(exc).__name__}"
-    if all(v == "ok" for v in checks.values()):
-        return Response(msgspec.json.encode({"ok": True, **checks}), media_type="application/json")
-    return problems.problem(503, "Not ready", "; ".join(f"{k} {v}" for k, v in checks.items()),
-                            "/problems/NotReady", checks=checks)

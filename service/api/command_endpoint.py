@@ -31,7 +31,7 @@ from service.events.errors import AppError, InvalidRequest
 
 from . import logs
 from .deps import bearer
-from .problems import TooManyRequests, problem, problem_of, problem_response
+from .problems import problem, problem_of, problem_response, retry_headers
 from .routes.games import expected_version
 from .security import EVERY_RESPONSE
 
@@ -73,8 +73,7 @@ async def decide(scope: Any, receive: Any, game_id: str, authorization: bytes | 
             return too_large(limit or 0)
         return await gate.command(game_id, viewer, token, address, body, idempotency, expected)
     except (RuleViolation, AppError, StarletteHTTPException) as exc:  # as problems.install answers them
-        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, TooManyRequests) else None
-        return problem_response(problem_of(exc), headers)
+        return problem_response(problem_of(exc), retry_headers(exc))  # 429, the storage's 503 / 507
 
 
 def status_of(outcome: Any) -> int:

@@ -34,12 +34,14 @@ from service.domain.core import Viewer
 from service.events.decide_append import CommandResult
 from service.events.errors import AppError
 from service.events.inputs import check_json
+from service.events.storage_faults import StorageFull, StorageUnavailable
 
 from .fanout import Fanout, Sink, text_frame
 from .rawsocket import RawSocket
 from .streaming import (
     BAD_DATA_CODE,
     RESTART_CODE,
+    RESUME_CODE,
     TOO_BIG_CODE,
     UNSUPPORTED_CODE,
     Stream,
@@ -454,6 +456,11 @@ class DirectStream(Stream):
             return
         except (WebSocketDisconnect, RuntimeError, ConnectionError, asyncio.CancelledError):
             self._pump = None
+            return
+        except (StorageUnavailable, StorageFull):  # the store away (logged there): come back later, resumable
+            self._pump = None
+            self.sink.closed = True
+            self._closer = self._spawn(self.close(RESUME_CODE, f"storage unavailable; resume after={self.last}"))
             return
         except Exception:
             log.exception("catch-up failed")

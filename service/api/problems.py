@@ -17,6 +17,7 @@ from starlette.responses import Response
 
 from service.domain.core import RuleViolation
 from service.events.errors import AppError
+from service.events.storage_faults import as_storage_error
 
 PROBLEM = "application/problem+json"
 log = logging.getLogger("salvo.errors")
@@ -46,8 +47,17 @@ def problem_of(exc: BaseException) -> dict[str, Any]:
         return _body(422, "Invalid request", detail, "/problems/InvalidRequest", field=field)
     if isinstance(exc, StarletteHTTPException):
         return _body(exc.status_code, str(exc.detail), str(exc.detail))
+    storage = as_storage_error(exc)  # a driver's error met outside the store: still the storage's 503 / 507
+    if storage is not exc:
+        return problem_of(storage)
     return _body(500, "Internal error", "the server failed on this request; it has been logged",
                  "/problems/Internal")
+
+
+def retry_headers(exc: BaseException) -> dict[str, str] | None:
+    """Retry-After for a failure that says when to try again (429, the storage's 503 and 507)."""
+    retry_after = getattr(exc, "retry_after", None)
+    return {"Retry-After": str(retry_after)} if isinstance(retry_after, int) else None
 
 
 def _body(status: int, title: str, detail: str, type_: str = "about:blank", **extra: Any) -> dict[str, Any]:
@@ -66,14 +76,15 @@ def problem_response(body: dict[str, Any], headers: dict[str, str] | None = None
 
 def install(app: FastAPI) -> None:
     async def handle(_request: Request, exc: Exception) -> Response:
-        if isinstance(exc, TooManyRequests):
-            return problem_response(problem_of(exc), {"Retry-After": str(exc.retry_after)})
-        return problem_response(problem_of(exc))
+        return problem_response(problem_of(exc), retry_headers(exc))
 
     for kind in (RuleViolation, AppError, RequestValidationError, StarletteHTTPException):
         app.add_exception_handler(kind, handle)
 
     async def unexpected(_request: Request, exc: Exception) -> Response:
+        storage = as_storage_error(exc)  # the database away or full, met outside the store: 503 / 507
+        if storage is not exc:  # (logged once per kind per interval there, not a traceback per request)
+            return problem_response(problem_of(storage), retry_headers(storage))
         log.exception("unhandled error", exc_info=exc)
         return problem_response(problem_of(exc))
 

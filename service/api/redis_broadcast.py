@@ -220,6 +220,14 @@ class RedisBroadcaster(InProcessBroadcaster):
             raise ConnectionError("not started")
         await self._client.ping()
 
+    async def health(self) -> str:
+        """Readiness: "ok", or "degraded: ..." (never a reason to stop serving: see api/readiness.py)."""
+        try:
+            await asyncio.wait_for(self.ping(), 0.5)
+        except Exception as exc:  # noqa: BLE001 - any failure is a degraded fan-out
+            return f"degraded: {type(exc).__name__}"
+        return "ok"
+
     async def publish(self, game_id: str, items: list[Item]) -> None:
         self.deliver(game_id, items)
         if self._client is not None and items:

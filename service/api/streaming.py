@@ -16,6 +16,7 @@ from service.events.application import CommandRequest, audience_key
 from service.events.decide_append import CommandResult
 from service.events.errors import AppError, InvalidRequest
 from service.events.inputs import check_integers, check_json, text_bytes
+from service.events.storage_faults import StorageFull, StorageUnavailable, kind_of
 
 from .broadcast import Subscription
 from .history_pages import history_pages
@@ -178,6 +179,8 @@ class Stream:
             await self.slow_consumer()
         except (WebSocketDisconnect, RuntimeError):
             return
+        except (StorageUnavailable, StorageFull):  # the store away (logged there): come back later, resumable
+            await self.close(RESUME_CODE, f"storage unavailable; resume after={self.last}")
 
     async def send_present(self) -> None:
         """{"kind":"snapshot","seq":N,"game":<GET /v1/games/{id} for this viewer at N>}: the same view and
@@ -273,7 +276,7 @@ def command_request(message: _SocketCommand) -> CommandRequest:
 
 def command_error(exc: Exception, message: _SocketCommand | None) -> str:
     """A command's failure as its error message (``ref`` once the message was decoded)."""
-    if problem_of(exc)["status"] >= 500:
+    if problem_of(exc)["status"] >= 500 and kind_of(exc) is None:  # (the storage's: logged once a while)
         log.exception("command over the socket failed")
     return error_message(exc, message.ref if message is not None else None)
 

@@ -33,6 +33,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from .event_store import Conflict, WriteBatch, predecessor_failure
+from .storage_faults import FAULTS, as_storage_error
 from .tables import EVENTS, GAMES, IDEMPOTENCY, SEATS, SEEDS, SNAPSHOTS
 
 log = logging.getLogger(__name__)
@@ -259,10 +260,13 @@ class GroupWriter:
                 self._commit_group([job], outcomes, observe)
             return
         except Exception as exc:  # noqa: BLE001 - handed to the waiting commands, never swallowed
+            failure = as_storage_error(exc, writing=True)  # the database away or full: 503 / 507, logged once
             for job in ready:
-                _fail(job, exc, outcomes)
+                _fail(job, failure, outcomes)
             return
         self.commits += 1
+        if FAULTS.write_failure is not None:  # writing again after a failed write (readiness)
+            FAULTS.wrote()
         self.batches += len(ready)
         for job in ready:  # (a loop: a generator's setup costs more than one lone batch's append)
             batch = job[0]
@@ -433,6 +437,8 @@ def _rows_by_table(batches: list[WriteBatch]) -> list[tuple[str, list[dict[str, 
             idempotency.append(b.idempotency)
         if b.snapshot is not None:
             snapshots.append(b.snapshot)
+        if b.snapshots:
+            snapshots += b.snapshots
     tables = ((_GAMES, games), (_SEATS, seats), (_SEEDS, seeds), (_EVENTS, events), (_IDEMPOTENCY, idempotency),
               (_SNAPSHOTS, snapshots))
     return [(name, rows) for name, rows in tables if rows]
@@ -452,6 +458,8 @@ def _rows_of(b: WriteBatch) -> list[tuple[str, list[dict[str, Any]]]]:
         tables.append((_IDEMPOTENCY, [b.idempotency]))
     if b.snapshot is not None:
         tables.append((_SNAPSHOTS, [b.snapshot]))
+    elif b.snapshots:  # a created game's (which has no ``snapshot``)
+        tables.append((_SNAPSHOTS, b.snapshots))
     return tables
 
 

@@ -15,19 +15,20 @@ from starlette.routing import WebSocketRoute
 from service.events.application import audience_key
 from service.events.errors import AppError, InvalidRequest
 from service.events.inputs import INT64_MAX
+from service.events.storage_faults import StorageFull, StorageUnavailable
 
 from ..deps import bearer
 from ..direct_stream import DirectStream, run_direct
 from ..rawsocket import raw_socket
 from ..security import origin_allowed
-from ..streaming import POLICY_CODE, Stream, accepted_subprotocol, error_message, offered_token
+from ..streaming import POLICY_CODE, RESUME_CODE, Stream, accepted_subprotocol, error_message, offered_token
 
 
 def _after(raw: str | None) -> int | None:
     """?after=SEQ: an integer from 0 to 2**63-1 (absent: 0); None when it is not one."""
     if raw is None:
         return 0
-    return int(raw) if raw.isascii() and raw.isdigit() and int(raw) <= INT64_MAX else None
+    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 19 and int(raw) <= INT64_MAX else None
 
 
 async def stream(ws: WebSocket) -> None:
@@ -54,7 +55,10 @@ async def stream(ws: WebSocket) -> None:
     except AppError as exc:
         await ws.accept(subprotocol=accepted_subprotocol(ws))
         await ws.send_text(error_message(exc))
-        await ws.close(code=POLICY_CODE, reason=exc.title)
+        if isinstance(exc, StorageUnavailable | StorageFull):  # not the client's fault: come back later
+            await ws.close(code=RESUME_CODE, reason=f"storage unavailable; resume after={after}")
+        else:
+            await ws.close(code=POLICY_CODE, reason=exc.title)
         return
     await ws.accept(subprotocol=accepted_subprotocol(ws))
     broadcaster = state.broadcaster
