@@ -67,7 +67,7 @@ class GameService:
         options: dict[str, Any] | None = None,
         lineage: Lineage | None = None,
     ) -> CreatedGame:
-        return await creation.create_game(self.store, ruleset_name, scenario, options, lineage)
+        return await creation.create_game(self.store, ruleset_name, scenario, options, lineage, self.snapshot_every)
 
     async def authenticate(self, game_id: str, token: str | None) -> Viewer:
         await self.head(game_id)  # 404 before 401

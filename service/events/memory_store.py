@@ -66,8 +66,8 @@ class MemoryEventStore:
             self._events.setdefault(event["game_id"], {})[event["seq"]] = _row(event)
         if batch.idempotency is not None:
             self._idempotency[(batch.idempotency["game_id"], batch.idempotency["key"])] = _row(batch.idempotency)
-        if batch.snapshot is not None:
-            self._snapshots.setdefault(batch.snapshot["game_id"], {})[batch.snapshot["seq"]] = _row(batch.snapshot)
+        for snap in [batch.snapshot] if batch.snapshot is not None else batch.snapshots:
+            self._snapshots.setdefault(snap["game_id"], {})[snap["seq"]] = _row(snap)
         self.commits += 1
         self.batches += 1
         if self.observe_group is not None:
