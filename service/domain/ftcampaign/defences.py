@@ -10,6 +10,7 @@ from service.domain.core.acc import Acc
 from . import events as E
 from .commands import AssaultDefences, HoldOff, RepairRepulse
 from .common import (
+    dist,
     econ,
     fleet_points,
     group_of,
@@ -20,7 +21,7 @@ from .common import (
     record_intel,
     witnesses_at,
 )
-from .movement import depart
+from .movement import depart, plain_reach
 from .state import Group, HexT, State, Step, key
 
 
@@ -93,6 +94,14 @@ def check_assault(state: State, player: str, cmd: AssaultDefences) -> Step:
 
 
 def resolve_assault(out: Acc[State], s: Step, player: str, ships: tuple[str, ...], dice: Dice) -> None:
+    # FTC-DEF-7: a fleet that fights again before repairing earlier repulse damage takes that damage first
+    for gid in sorted({g.id for sid in ships if (g := group_of(out.state, sid)) is not None}):
+        allocate_repulse(out, out.state.groups[gid], dice)
+    ships = tuple(sid for sid in ships if sid in out.state.ships)
+    if not ships:  # the earlier damage destroyed every committed ship: nothing is left to attack with
+        out.add(E.StepResolved(step=s.id, kind="assault", hex=s.hex, choices={player: "hold off"},
+                                witnesses=(player,), postures={player: "stand_off"}, settle=True))
+        return
     state = out.state
     k = key(s.hex)
     w = state.worlds[k]
@@ -126,11 +135,43 @@ def resolve_assault(out: Acc[State], s: Step, player: str, ships: tuple[str, ...
         ev = E.AssaultResolved(hex=s.hex, player=player, owner=w.owner, ships=ships, fleet_points=points,
                                defence_value=dv, result="repulsed", idp_after=w.idp, repulse=w.income or 0,
                                repulse_boxes=w.idp // 3, groups=groups, due_et=state.economic_turn + 1,
-                               witnesses=witnesses, rolls=(replace(r, outcome="repulsed"),))
+                               witnesses=witnesses, rolls=(replace(r, outcome="repulsed"),),
+                               repulse_split=repulse_split(state, ships, w.income or 0, w.idp // 3))
     out.add(E.StepResolved(step=s.id, kind="assault", hex=s.hex, choices={player: "assault"},
                             witnesses=(player,)))
     out.add(ev)
     record_intel(out, s.hex, witnesses, composition=False)
+    if ev.result == "repulsed":  # FTC-DEF-7, ruling FTC-R-25: the incoming fleet is beaten back and departs
+        for g in attack_groups(out.state, s.hex, player):
+            depart(out, player, g.id, retreat_toward(out.state, g), "repulsed by the defences")
+
+
+def repulse_split(state: State, ships: tuple[str, ...], pts: int, boxes: int) -> dict[str, tuple[int, int]]:
+    """FTC-DEF-7: the repulse's points and hull boxes shared among the committed ships' groups by mass (the
+    boxes later fall on a group's ships by mass too), so the whole repulse is carried exactly once."""
+    mass: dict[str, int] = {}
+    for sid in ships:
+        g = group_of(state, sid)
+        if g is not None:
+            mass[g.id] = mass.get(g.id, 0) + state.ships[sid].mass
+    p, b = largest_remainder(pts, mass), largest_remainder(boxes, mass)
+    return {gid: (p[gid], b[gid]) for gid in sorted(mass)}
+
+
+def retreat_toward(state: State, g: Group) -> HexT:
+    """Ruling FTC-R-25: a repulsed group heads back where it came from; one that came from nowhere else (it was
+    already in the system) heads for its owner's nearest world, or failing that stays on course for any hex
+    one jump away (FTC-R-22 then picks the reachable hex)."""
+    here = g.hex
+    assert here is not None
+    if g.origin is not None and tuple(g.origin) != tuple(here):
+        return g.origin
+    own = sorted((dist(w.hex, here), w.hex) for w in state.worlds.values()
+                 if w.owner == g.owner and tuple(w.hex) != tuple(here))
+    if own:
+        return own[0][1]
+    near = [h for h in plain_reach(state, here) if tuple(h) != tuple(here)]
+    return near[0] if near else here
 
 
 def hold_off(out: Acc[State], cmd: HoldOff, actor: Actor) -> None:

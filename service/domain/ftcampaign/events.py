@@ -429,6 +429,9 @@ class AssaultResolved(Event, frozen=True, tag="ftcampaign.assault_resolved"):
     groups: tuple[str, ...] = ()
     due_et: int = 0
     witnesses: tuple[str, ...] = ()
+    # FTC-DEF-7: each group's share (pts, hull boxes) of the repulse by the mass of its committed ships; empty in
+    # logs written before the split (then every group carried the whole repulse)
+    repulse_split: dict[str, tuple[int, int]] = {}
 
 
 class WorldTaken(Event, frozen=True, tag="ftcampaign.world_taken"):

@@ -162,10 +162,17 @@ def _split(state: State, ev: E.GroupSplit) -> State:
     return _bump(replace(state, groups=groups), ev.player)
 
 
+def add_repulse(a: Repulse | None, b: Repulse | None) -> Repulse | None:
+    """FTC-DEF-7: repulse damage a group carries adds up (a merge or a second repulse never loses any)."""
+    if a is None or b is None:
+        return a or b
+    return replace(a, pts=a.pts + b.pts, boxes=a.boxes + b.boxes, due_et=min(a.due_et, b.due_et))
+
+
 def _merged(state: State, ev: E.GroupsMerged) -> State:
     groups = dict(state.groups)
     into, other = groups[ev.into], groups.pop(ev.other)
-    groups[ev.into] = replace(into, ships=(*into.ships, *other.ships), repulse=into.repulse or other.repulse)
+    groups[ev.into] = replace(into, ships=(*into.ships, *other.ships), repulse=add_repulse(into.repulse, other.repulse))
     return replace(state, groups=groups)
 
 
@@ -362,9 +369,11 @@ def _assault(state: State, ev: E.AssaultResolved) -> State:
     elif ev.result == "interdicted":
         state = _world(state, k, interdicted=True)
     elif ev.result == "repulsed":
-        for gid in ev.groups:
-            state = _group(state, gid, repulse=Repulse(world=k, pts=ev.repulse, boxes=ev.repulse_boxes,
-                                                       due_et=ev.due_et))
+        split = ev.repulse_split or {gid: (ev.repulse, ev.repulse_boxes) for gid in ev.groups}
+        for gid, (pts, boxes) in split.items():
+            if gid in state.groups:
+                new = Repulse(world=k, pts=pts, boxes=boxes, due_et=ev.due_et)
+                state = _group(state, gid, repulse=add_repulse(state.groups[gid].repulse, new))
     state = replace(state, bonus=tuple(b for b in state.bonus if b != k))
     return _settle(state, ev.hex)
 

@@ -137,6 +137,66 @@ def test_ftc_def_7_repulse_damage_allocated_by_mass_with_system_checks() -> None
     then_violation(R, st, C.RepairRepulse(group="red-0,0"), "FTC-REP-1", RED)
 
 
+def test_ftc_def_7_a_repulsed_fleet_departs_and_cannot_assault_again() -> None:
+    """FTC-DEF-7 with ruling FTC-R-25: "on a 1 the incoming fleet is repulsed": it is beaten back and departs at
+    once (FTC-ARR-10). Red's fleet came from nowhere else, so it heads for red's nearest world (3,0); one plain
+    jump reaches (1,0), the reachable hex nearest to it (FTC-R-22). It carries the repulse damage, leaves no
+    interdiction and no assault step behind."""
+    st = siege(30, "bb", "dd")
+    evs = when(R, st, C.AssaultDefences(step=st.steps[0].id, ships=fleet(st)), RED, [1])
+    [dep] = of(evs, E.Departed)
+    assert (dep.group, tuple(dep.to), dep.reason) == ("red-0,0", (1, 0), "repulsed by the defences")
+    after = fold(st, evs)
+    g = after.groups["red-0,0"]
+    assert g.hex is None and g.ftl_to == (1, 0) and g.posture == "stand_off"
+    assert g.repulse is not None and (g.repulse.pts, g.repulse.boxes) == (30, 10)
+    assert not after.worlds["0,0"].interdicted and not [x for x in after.steps if x.kind == "assault"]
+    then_violation(R, after, C.AssaultDefences(step=st.steps[0].id, ships=fleet(st)), "FTC-DEF-1", RED)
+
+
+def test_ftc_def_7_two_groups_share_one_repulse_by_mass() -> None:
+    """FTC-DEF-7: the repulse (30 pts, 30 IDP / 3 = 10 boxes) is carried once, shared by the committed ships'
+    groups by mass: battleship 120 and destroyer 30 → 24 pts / 8 boxes and 6 pts / 2 boxes (not 30/10 each)."""
+    c = Camp().world((0, 0), "blue", 30).world((3, 0), "red")
+    c = c.ship("red", "bb", (0, 0), group="red-a", posture="attack").ship("red", "dd", (0, 0), group="red-b",
+                                                                           posture="attack")
+    st, _ = rest_hold(c.build())
+    ships = (*st.groups["red-a"].ships, *st.groups["red-b"].ships)
+    evs = when(R, st, C.AssaultDefences(step=st.steps[0].id, ships=ships), RED, [1])
+    assert of(evs, E.AssaultResolved)[0].repulse_split == {"red-a": (24, 8), "red-b": (6, 2)}
+    after = fold(st, evs)
+    carried = [after.groups[g].repulse for g in ("red-a", "red-b")]
+    assert [(r.pts, r.boxes) for r in carried if r] == [(24, 8), (6, 2)]
+    assert sorted(d.group for d in of(evs, E.Departed)) == ["red-a", "red-b"]
+    merged = fold(after, [E.GroupsMerged(player="red", into="red-a", other="red-b")])
+    rep = merged.groups["red-a"].repulse
+    assert rep is not None and (rep.pts, rep.boxes) == (30, 10)  # a merge adds the damage up, loses none
+
+
+def test_ftc_def_7_a_second_assault_before_repair_allocates_the_first_repulse_first() -> None:
+    """FTC-DEF-7: a fleet that fights before repairing takes its repulse damage first: back at the world with
+    10 boxes unrepaired, the new assault allocates them (bb 8 of 36 boxes strips no row; dd 2 of 8 strips its
+    first 2-box row: six system checks at 6+, all 5s hold), then rolls; a second repulse is carried in full.
+    Every repulse's boxes are allocated: 10 now, 10 carried."""
+    st = siege(30, "bb", "dd")
+    step = st.steps[0]
+    evs = when(R, st, C.AssaultDefences(step=step.id, ships=fleet(st)), RED, [1])
+    back = fold(st, evs)
+    g = back.groups["red-0,0"]
+    back = replace(back, groups={**back.groups, "red-0,0": replace(g, hex=(0, 0), ftl_to=None, posture="attack")},
+                   steps=(step,), settled=())
+    evs = when(R, back, C.AssaultDefences(step=step.id, ships=fleet(st)), RED, [5] * 6 + [1])
+    [alloc] = of(evs, E.RepulseAllocated)
+    bb, dd = fleet(st)
+    assert alloc.hits == {bb: 8, dd: 2} and alloc.failed == () and len(alloc.rolls) == 6
+    assert [type(e).__name__ for e in evs].index("RepulseAllocated") < [
+        type(e).__name__ for e in evs].index("AssaultResolved")
+    after = fold(back, evs)
+    assert (after.ships[bb].hull_lost, after.ships[dd].hull_lost) == (8, 2)
+    rep = after.groups["red-0,0"].repulse
+    assert rep is not None and (rep.pts, rep.boxes) == (30, 10)
+
+
 def test_ftc_def_8_too_weak_an_attack_is_driven_off_without_interdiction() -> None:
     """FTC-DEF-8: outcome and rejection."""
     c = Camp().world((0, 0), "blue", 30).world((1, 0), "red").ship("red", "dd", (1, 0))
