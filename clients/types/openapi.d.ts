@@ -374,6 +374,13 @@ export interface components {
             repulse?: number;
             /** @default 0 */
             repulse_boxes?: number;
+            /** @default {} */
+            repulse_split?: {
+                [key: string]: [
+                    number,
+                    number
+                ];
+            };
             result: string;
             /** @default [] */
             rolls?: components["schemas"]["Roll"][];
