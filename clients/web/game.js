@@ -9,6 +9,7 @@ import { renderGsc2, gsc2Pieces } from "./table-gsc2.js";
 import { renderHex, hexPieces, hexItems } from "./hexmap.js";
 import { renderStarmap } from "./starmap.js";
 import { battleList, campaignLink } from "./linked.js";
+import { confirmFirst, linkedBattles, treasuryLine } from "./ftcampaign-ui.js";
 import { renderPanel } from "./panel.js";
 import { seatShipId, starfinderToAct } from "./starfinder-ui.js";
 import { renderTimeline, ReplayPanel, turnStarts } from "./replay.js";
@@ -112,6 +113,9 @@ export class GameView {
     this.tray = null; // {title, actions} after tapping a target
     this.tab = token ? "orders" : "ship";
     this.sending = false;
+    /** An order that cannot be taken back, waiting for its second tap.
+     * @type {{command: Command, label: string, why: string} | null} */
+    this.confirming = null;
     /** @type {ReturnType<typeof setTimeout> | null} */
     this.refreshTimer = null;
     this.replayKey = "";
@@ -481,7 +485,7 @@ export class GameView {
         dataset: { i, type: a.command ? a.command.type : "set" },
         onclick: () => {
           this.tray = null;
-          if (a.apply) { a.apply(); this.render(); } else this.send(a.command, a.label);
+          if (a.apply) { a.apply(); this.render(); } else this.sendOrConfirm(a.command, a.label);
         } }, a.label, a.why ? el("span", { class: "why" }, ` — ${a.why}`) : null)),
       el("button", { type: "button", class: "small", id: "tray-close", onclick: () => { this.tray = null; this.keepFocus(() => this.renderTray()); } }, t.actions.length ? "Cancel" : "Close"));
     this.trayBox.hidden = false;
@@ -593,11 +597,12 @@ export class GameView {
         { selected: this.selected, disabled: this.sending || !live, note });
       return;
     }
-    fill(this.statusLine, statusBox(draw.status, s.viewer));
+    fill(this.statusLine, statusBox(draw.status, s.viewer, { linked: linkedBattles(liveView), token: this.token }));
     const disabled = this.sending || !live;
     const labelOf = (/** @type {string} */ id) => { const p = (draw.pieces || []).find((x) => x.id === id); return p ? p.label : id; };
     /** @type {(HTMLElement | null)[]} */
-    const parts = [note ? el("p", { class: "note" }, note) : null];
+    const parts = [note ? el("p", { class: "note" }, note) : null, this.token ? treasuryLine(liveView) : null];
+    if (this.token && live && this.confirming) parts.push(this.confirmBox(this.confirming));
     if (this.token && live) {
       parts.push(...this.forms.map((form) => formBlock(this.drafts, form, {
         selected: this.selected, disabled,
@@ -606,7 +611,7 @@ export class GameView {
         onShow: (id) => { this.selectPiece(id); this.showMap(); },
       })));
       parts.push(...optionsBlock(this.labelled, { selected: this.selected, disabled, pieceLabel: labelOf,
-        onSend: (cmd, label) => this.send(cmd, label) }));
+        onSend: (cmd, label) => this.sendOrConfirm(cmd, label) }));
       if (!this.forms.length && !this.labelled.length) parts.push(el("p", { class: "muted" }, "Nothing to do right now."));
     }
     fill(this.commands, ...parts);
@@ -708,6 +713,28 @@ export class GameView {
     this.rejection.hidden = false;
     if (toOrders && this.tab !== "orders" && this.token) this.setTab("orders");
     if (!toOrders) this.disputes.append(this.rejection.cloneNode(true));
+  }
+
+  // An order that cannot be taken back (ending a campaign, finishing set-up spending) asks once more first.
+  /** @param {Command} cmd @param {string} label */
+  sendOrConfirm(cmd, label) {
+    const why = confirmFirst(cmd, (this.live && this.live.state) || null, this.mySide);
+    if (!why) { this.send(cmd, label); return; }
+    this.confirming = { command: cmd, label, why };
+    this.setTab("orders");
+    this.renderOrders();
+    const yes = /** @type {HTMLElement | null} */ (this.commands.querySelector("#confirm-yes"));
+    if (yes) { yes.focus({ preventScroll: true }); yes.scrollIntoView({ block: "nearest" }); }
+  }
+
+  /** @param {{command: Command, label: string, why: string}} c */
+  confirmBox(c) {
+    const close = () => { this.confirming = null; this.keepFocus(() => this.renderOrders()); };
+    return el("section", { id: "confirm", class: "confirm", role: "group", "aria-labelledby": "confirm-q" },
+      el("p", { id: "confirm-q" }, el("strong", {}, `${c.label}?`), ` ${c.why}`),
+      el("button", { type: "button", id: "confirm-yes", class: "cmd danger", dataset: { type: c.command.type },
+        onclick: () => { this.confirming = null; this.send(c.command, c.label); } }, `Yes: ${c.label}`),
+      el("button", { type: "button", id: "confirm-no", class: "cmd", onclick: close }, "Cancel"));
   }
 
   /** @param {Command} cmd @param {string | null} [label] @returns {Promise<boolean>} */

@@ -13,7 +13,9 @@ const ORDER = ["game", "setup", "order", "move", "helm", "engineering", "science
   "captain", "orders", "phase", "umpire"];
 const MANY = 40;
 
-const groupRank = (/** @type {string | null | undefined} */ g) => { const i = ORDER.indexOf(String(g || "").toLowerCase()); return i < 0 ? ORDER.length - 2 : i; };
+// a group the list does not name (a campaign's "build", "economy") comes before "phase": ending a phase (or
+// set-up spending) is never the first button, above what the phase is for
+const groupRank = (/** @type {string | null | undefined} */ g) => { const i = ORDER.indexOf(String(g || "").toLowerCase()); return i < 0 ? ORDER.indexOf("phase") - 0.5 : i; };
 
 // An option the rules allow but that cannot do anything, as its own label says (a GSC2 shot "(cannot hit)":
 // its to-hit number is 0 or less after range and modifiers): shown, not offered, with the reason.

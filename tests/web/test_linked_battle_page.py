@@ -38,6 +38,11 @@ def test_open_the_battle_from_the_campaign_watch_it_and_return_with_the_result(b
         desk = browser.new_context(viewport=DESKTOP)
         try:
             page = _page(console, phone, player, page_url(server.url, game["game_id"], token))
+            # issue 38: the status names the battle and links to it, no bare game id
+            status = page.evaluate("() => document.querySelector('#turn-status').textContent")
+            assert tid not in status and f"Battle {battle['id']}" in status, status
+            named = page.locator(f"#turn-status a.battle-link[data-game='{tid}']").first
+            assert named.inner_text() == f"Open battle {battle['id']}" and tid in named.get_attribute("href")
             page.click("#tab-ship")
             link = page.locator(f"li[data-battle='{battle['id']}'] a.battle-link")
             link.wait_for()
