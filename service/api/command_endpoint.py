@@ -167,7 +167,7 @@ class LeanCommands:
                 status = status_of(outcome)
                 await respond(outcome, scope, receive, send, tail, write)
             finally:
-                self.context.finished(scope, 500 if status is None else status, started)
+                self.context.finished(scope, 500 if status is None else status, started, PATH)
                 logs.request_id.reset(tokens[0])
                 logs.game_id.reset(tokens[1])
         except Exception as exc:

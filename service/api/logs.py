@@ -23,7 +23,8 @@ _SECRETS = [
     (re.compile(r"(://[^/:@\s\"'\\]*:)[^@/\s\"'\\]+@"), r"\1[redacted]@"),
 ]
 _GAME_PATH = re.compile(r"/v1/games/(g_[0-9a-f]+)")
-_RESERVED = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
+# record attributes that are not fields of a line; uvicorn's ``color_message`` repeats ``msg`` with ANSI escapes
+_RESERVED = set(vars(logging.makeLogRecord({}))) | {"message", "asctime", "color_message"}
 
 
 def redact(text: str) -> str:
@@ -82,6 +83,7 @@ def configure(level: str = "info", fmt: str = "json", stream: Any = None) -> log
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level.upper())
+    logging.captureWarnings(True)  # Python's warnings become log lines too, not bare text on stderr
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
         logging.getLogger(name).handlers.clear()
         logging.getLogger(name).propagate = True
@@ -123,7 +125,8 @@ class RequestContext:
     def __init__(self, app: Any, metrics: Any = None) -> None:
         self.app = app
         self.metrics = metrics
-        self._counted: dict[tuple[str, int], Any] = {}  # labelled counters: labels() costs a lock and checks
+        # labelled children (counter, histogram) per (method, route, status): labels() costs a lock and checks
+        self._counted: dict[tuple[str, str, int], tuple[Any, Any]] = {}
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -154,16 +157,22 @@ class RequestContext:
             request_id.reset(tokens[0])
             game_id.reset(tokens[1])
 
-    def finished(self, scope: Any, status: int, started: float) -> None:
-        """The access line and the metrics of one HTTP request (also the lean command path's)."""
+    def finished(self, scope: Any, status: int, started: float, route: str | None = None) -> None:
+        """The access line and the metrics of one HTTP request (also the lean command path's, which names
+        its ``route``). The metrics' route is the matched route's template, "unmatched" for none: one
+        series per route, never one per game or per probing client's path."""
         seconds = time.perf_counter() - started
         method = scope["method"]
         if access.isEnabledFor(logging.INFO):
             access.info("%s %s %d", method, scope["path"], status,
                         extra={"status": status, "ms": round(seconds * 1000, 2)})
         if self.metrics is not None:
-            counter = self._counted.get((method, status))
-            if counter is None:
-                counter = self._counted[(method, status)] = self.metrics.requests.labels(method, str(status))
-            counter.inc()
-            self.metrics.request_seconds.observe(seconds)
+            if route is None:
+                route = getattr(scope.get("route"), "path", None) or "unmatched"
+            counted = self._counted.get((method, route, status))
+            if counted is None:
+                counted = self._counted[(method, route, status)] = (
+                    self.metrics.requests.labels(method, route, str(status)),
+                    self.metrics.request_seconds.labels(method, route))
+            counted[0].inc()
+            counted[1].observe(seconds)

@@ -1,12 +1,31 @@
-"""Prometheus metrics (prometheus-client), one registry per app so apps in one process never clash."""
+"""Prometheus metrics (prometheus-client), one registry per app so apps in one process never clash.
+
+By Prometheus's conventions (checked by tests/topology/test_metrics_conventions.py with the client's own
+parser): whatever only grows is a counter, exposed as ``<name>_total`` (counts kept by the service and read
+at scrape time too: ``ReadAtScrape``); durations are histograms in seconds; ratios are left to queries
+(``rate(salvo_head_cache_hits_total[5m]) / (rate(…hits…) + rate(…misses…))``); the HTTP metrics carry the
+route's template (``/v1/games/{game_id}``, never the raw path: one series per route, not per game); and the
+default process, platform and GC collectors are registered (``process_*``, ``python_*``)."""
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import (
+    GC_COLLECTOR,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    GCCollector,
+    Histogram,
+    PlatformCollector,
+    ProcessCollector,
+    generate_latest,
+)
+from prometheus_client.core import CounterMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from prometheus_client.registry import Collector
 
 from service.events.application import GameService
 
@@ -22,6 +41,21 @@ FANOUT_COUNTERS = {
     "writes": "Transport writes of event frames by the direct path (one frame, or held frames and a result)",
     "frames_written": "Frames in those writes (divide by writes: frames per write)",
 }
+
+
+class ReadAtScrape(Collector):
+    """Counters the service keeps itself (plain ints bumped on its hot paths), read when scraped and
+    exposed as counters: ``salvo_<name>_total``."""
+
+    def __init__(self) -> None:
+        self.readers: dict[str, tuple[str, Callable[[], float]]] = {}
+
+    def add(self, name: str, documentation: str, read: Callable[[], float]) -> None:
+        self.readers[name] = (documentation, read)
+
+    def collect(self) -> Iterable[CounterMetricFamily]:
+        for name, (documentation, read) in self.readers.items():
+            yield CounterMetricFamily(name, documentation, value=float(read()))
 
 
 class Tally:
@@ -102,43 +136,44 @@ class Metrics:
                                     "transport (pre-framed fan-out); the rest use the queued send path", registry=r)
         self.slow_consumer_closes = Counter("salvo_slow_consumer_closes",
                                             "Streams closed with 1013 because the client fell behind", registry=r)
-        self.requests = Counter("salvo_http_requests", "HTTP requests, by method and status",
-                                ["method", "status"], registry=r)
-        self.request_seconds = Histogram("salvo_http_request_seconds", "HTTP request duration", registry=r)
+        self.requests = Counter("salvo_http_requests", "HTTP requests, by method, route (its template) and status",
+                                ["method", "route", "status"], registry=r)
+        self.request_seconds = Histogram("salvo_http_request_duration_seconds",
+                                         "HTTP request duration, by method and route (its template)",
+                                         ["method", "route"], registry=r)
         self.rate_limited = Counter("salvo_rate_limited", "Requests refused with 429, by limit", ["limit"],
                                     registry=r)
         self.head_cache_size = Gauge("salvo_head_cache_size", "Game heads held in memory", registry=r)
         self.head_cache_bytes = Gauge("salvo_head_cache_bytes", "The cached heads' states, as encoded (the budget "
                                       "SALVO_HEAD_CACHE_BYTES counts)", registry=r)
-        self.head_cache_hits = Gauge("salvo_head_cache_hits", "Head lookups served from memory", registry=r)
-        self.head_cache_misses = Gauge("salvo_head_cache_misses", "Head lookups that loaded from the store",
-                                       registry=r)
-        self.commands_pipelined = Gauge(
-            "salvo_commands_pipelined", "Commands decided while an earlier command of their game was still "
-            "being committed (on the head ahead of the disk)", registry=r)
-        self.head_cache_hit_ratio = Gauge("salvo_head_cache_hit_ratio", "Head cache hits / lookups", registry=r)
-        self.fanout = {name: Gauge(f"salvo_fanout_{name}", doc, registry=r) for name, doc in FANOUT_COUNTERS.items()}
+        self.counted = ReadAtScrape()  # salvo_head_cache_hits/misses, salvo_commands_pipelined, salvo_fanout_*
+        r.register(self.counted)
+        # the default collectors a Prometheus client exposes: CPU, memory, descriptors, start time; GC
+        ProcessCollector(registry=r)
+        PlatformCollector(registry=r)
+        if GC_COLLECTOR is not None:
+            GCCollector(registry=r)
 
     def watch(self, service: GameService) -> None:
         """Read the service's own counters at scrape time, and time its store's writes."""
         heads = service.heads
         self.head_cache_size.set_function(lambda: len(heads))
         self.head_cache_bytes.set_function(lambda: heads.bytes)
-        self.head_cache_hits.set_function(lambda: heads.hits)
-        self.head_cache_misses.set_function(lambda: heads.misses)
-        self.head_cache_hit_ratio.set_function(heads.hit_ratio)
+        self.counted.add("salvo_head_cache_hits", "Head lookups served from memory", lambda: heads.hits)
+        self.counted.add("salvo_head_cache_misses", "Head lookups that loaded from the store", lambda: heads.misses)
         commands = service.commands
-        self.commands_pipelined.set_function(lambda: commands.pipelined)
+        self.counted.add("salvo_commands_pipelined", "Commands decided while an earlier command of their game "
+                         "was still being committed (on the head ahead of the disk)", lambda: commands.pipelined)
         service.store.observe_write = self.append_seconds.observe
         service.store.observe_group = self.group_size.observe
 
     def watch_fanout(self, counters: Callable[[], dict[str, int]]) -> None:
-        """The direct fan-out's counters (fanout.Fanout.counters), read at scrape time: salvo_fanout_<name>."""
+        """The direct fan-out's counters (fanout.Fanout.counters), read at scrape time: salvo_fanout_<name>_total."""
         def reader(name: str) -> Callable[[], float]:
             return lambda: counters()[name]
 
-        for name, gauge in self.fanout.items():
-            gauge.set_function(reader(name))
+        for name, documentation in FANOUT_COUNTERS.items():
+            self.counted.add(f"salvo_fanout_{name}", documentation, reader(name))
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -128,7 +128,7 @@ async def test_kill_9_mid_load_loses_no_acknowledged_command(tmp_path, games_n, 
             await asyncio.sleep(LOAD_SECONDS / 2)
             metrics = (await client.get("/metrics")).text
             pipelined = next(float(line.split()[-1]) for line in metrics.splitlines()
-                             if line.startswith("salvo_commands_pipelined "))
+                             if line.startswith("salvo_commands_pipelined_total "))
             await asyncio.to_thread(server.kill)  # SIGKILL while every client has a command going
             done, pending = await asyncio.wait(clients, timeout=15)
             assert not pending, "a client did not notice the crash"

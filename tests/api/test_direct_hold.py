@@ -120,10 +120,11 @@ def _shoot(who: str) -> dict:
 
 
 def _counters(served: Served) -> dict[str, float]:
-    """salvo_fanout_* from /metrics (Fanout.counters, read at scrape time)."""
+    """salvo_fanout_*_total from /metrics (Fanout.counters, read at scrape time), by name."""
     text = httpx.get(served.url + "/metrics").text
-    return {line.split(" ")[0][len("salvo_fanout_"):]: float(line.split(" ")[1])
-            for line in text.splitlines() if line.startswith("salvo_fanout_")}
+    return {line.split(" ")[0][len("salvo_fanout_"):-len("_total")]: float(line.split(" ")[1])
+            for line in text.splitlines() if line.startswith("salvo_fanout_") and " " in line
+            and line.split(" ")[0].endswith("_total")}
 
 
 class _Behind:

@@ -112,6 +112,18 @@ def test_a_head_larger_than_the_limit_gets_431_and_the_connection_closes(port):
     assert answer.startswith(b"HTTP/1.1 431 ")
 
 
+def test_a_body_larger_than_the_head_limit_in_the_same_read_is_not_a_large_head(port):
+    """The head's bytes count, not the body's that come in the same read (a battle-file import)."""
+    body = b'{"x": "' + b"a" * 3 * LIMITS.max_header_bytes + b'"}'
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(b"POST /v1/games/g_0/commands HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Connection: close\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 ") and not answer.startswith(b"HTTP/1.1 431")
+
+
 def test_past_max_connections_a_new_connection_is_closed_at_once_and_served_again_once_they_go(port):
     held = [socket.create_connection(("127.0.0.1", port)) for _ in range(LIMITS.max_connections or 0)]
     try:
