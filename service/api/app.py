@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
-from fastapi.staticfiles import StaticFiles
-from starlette.responses import FileResponse, Response
+from starlette.responses import Response
 
 from service.events.application import GameService
 from service.events.linked_battles import LinkedBattles
@@ -19,7 +18,7 @@ from service.events.signing import load_keyring
 from service.events.store import SqlEventStore
 from service.settings import Settings
 
-from . import allowed, command_endpoint, docs, openapi_schema, problems
+from . import allowed, command_endpoint, docs, openapi_schema, problems, static_files
 from .bot_runner import BotRunner
 from .broadcast import Broadcaster, InProcessBroadcaster
 from .command_endpoint import LeanCommands
@@ -188,11 +187,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return Response(metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
     if (WEB_ROOT / "index.html").exists():
-        app.mount("/static", StaticFiles(directory=WEB_ROOT), name="static")
-
-        @app.get("/", include_in_schema=False)
-        async def index() -> FileResponse:
-            return FileResponse(WEB_ROOT / "index.html")
+        static_files.install(app, WEB_ROOT)  # the page: versioned URLs cached a year, revalidated, gzipped
 
     app.add_middleware(problems.BodyLimit, limit=settings.max_body_bytes,
                        large={"/v1/games/import": settings.max_import_bytes})
