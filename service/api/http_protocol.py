@@ -292,11 +292,24 @@ class CoalescingHttpToolsProtocol(HttpToolsProtocol):
         if self._awaiting_head:
             self._head_bytes += len(data)
             if self._head_bytes > self._limits.max_header_bytes:
-                self._awaiting_head = False
-                self.transport.write(HEADERS_TOO_LARGE)
-                self.transport.close()
-                return
+                # past the limit only if the head is still not complete: one read may carry the end of the
+                # head and the start of a large body (a battle file), which are not header bytes
+                end = data.find(b"\r\n\r\n")
+                if end < 0:  # (the head's end may straddle two reads: the parser knows)
+                    super().data_received(data)
+                    if self._awaiting_head:
+                        self._too_large()
+                    return
+                if self._head_bytes - len(data) + end > self._limits.max_header_bytes:
+                    self._too_large()
+                    return
         super().data_received(data)
+
+    def _too_large(self) -> None:
+        self._awaiting_head = False
+        if not self.transport.is_closing():
+            self.transport.write(HEADERS_TOO_LARGE)
+            self.transport.close()
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
