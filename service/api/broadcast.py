@@ -9,7 +9,10 @@ import asyncio
 from collections import deque
 from collections.abc import Awaitable
 from collections.abc import Set as AbstractSet
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from .log_poller import HeadsOf, LogPoller
 
 Frames = dict[str, bytes | None]  # audience ("umpire", "spectator", "seat:red") -> frame, None = hidden
 Item = tuple[int, Frames | None]
@@ -82,6 +85,8 @@ class InProcessBroadcaster:
 
         self._subs: dict[str, set[Subscription]] = {}
         self.fanout = Fanout(buffer_limit)
+        self._delivered: dict[str, int] = {}  # game -> the highest seq delivered here (the log poller's mark)
+        self.poller: LogPoller | None = None
 
     def subscribe(self, game_id: str, maxsize: int, audience: str = "spectator") -> Subscription:
         sub = Subscription(game_id, maxsize, audience)
@@ -107,6 +112,28 @@ class InProcessBroadcaster:
                 for item in items:
                     sub.push(item)
         self.fanout.deliver(game_id, items)
+        if items:
+            top = items[0][0] if len(items) == 1 else max(seq for seq, _ in items)
+            if top > self._delivered.get(game_id, 0):
+                self._delivered[game_id] = top
+
+    def delivered(self, game_id: str) -> int:
+        """The highest seq delivered to this process's listeners of the game (0: none yet)."""
+        return self._delivered.get(game_id, 0)
+
+    def watched_games(self) -> set[str]:
+        """The games with a listener here (a queued subscription or a directly written socket)."""
+        watched = set(self._subs) | set(self.fanout.games())
+        for game_id in [g for g in self._delivered if g not in watched]:
+            del self._delivered[game_id]  # nobody listens any more: forgotten
+        return watched
+
+    def poll_log(self, heads_of: HeadsOf, every: float | None = None) -> None:
+        """Without a live fan-out between replicas: poll the stored log for the watched games (started
+        with the broadcaster), so a socket here gets another replica's events within ``every`` seconds."""
+        from .log_poller import POLL_EVERY, LogPoller  # (log_poller imports Item from here)
+
+        self.poller = LogPoller(self, heads_of, every or POLL_EVERY)
 
     def listening(self, game_id: str) -> AbstractSet[str]:
         heard = self.fanout.listening(game_id)  # a view: copied only when subscriptions add to it
@@ -129,8 +156,12 @@ class InProcessBroadcaster:
         return len(self._subs.get(game_id, ()))
 
     async def start(self) -> None:
-        return None
+        if self.poller is not None:
+            self.poller.start()
 
     async def close(self) -> None:
+        if self.poller is not None:
+            await self.poller.close()
         self._subs.clear()
+        self._delivered.clear()
         self.fanout = type(self.fanout)(self.fanout.limit)

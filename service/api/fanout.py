@@ -160,6 +160,10 @@ class Fanout:
         sinks = self._sinks.get(game_id)
         return len(sinks) if sinks is not None else 0
 
+    def games(self) -> list[str]:
+        """The games with a sink."""
+        return list(self._sinks)
+
     def sinks(self, game_id: str) -> tuple[Sink, ...]:
         return tuple(self._sinks.get(game_id, ()))
 

@@ -30,17 +30,26 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from collections.abc import Set as AbstractSet
+from typing import Any
 
 import msgspec
 import redis.asyncio as redis
 
+from service.events.storage_faults import StorageFull, StorageUnavailable
+
 from .broadcast import InProcessBroadcaster, Item, Subscription
 from .fanout import Fanout, Sink
+from .log_poller import HeadsOf, LogPoller, one_by_one
+from .redis_publisher import RedisPublisher
 
 CHANNEL_PREFIX = "salvo:game:"
 CONTROL_PREFIX = "salvo:replica:"  # each replica's own channel: keeps its pub/sub connection open
 FRAMED = b"F"
 MODES = ("all", "games")
+HEALTH_EVERY = 0.5  # seconds of silence on the subscription after which it is pinged
+LOST_AFTER = 1.5  # seconds without a message (a pong at least) after which the subscription is lost
+POLL_EVERY = 0.5  # seconds between polls of the log while it is lost
+SUBSCRIBE_TIMEOUT = 2.0  # seconds a (re)connection and its SUBSCRIBE may take
 _encode = msgspec.msgpack.Encoder().encode
 _decode = msgspec.msgpack.Decoder(tuple[str, list[tuple[int, dict[str, bytes | None] | None]]]).decode
 log = logging.getLogger("salvo.redis")
@@ -88,17 +97,55 @@ class RedisBroadcaster(InProcessBroadcaster):
         self._dirty = asyncio.Event()
         self._checks: set[asyncio.Task[None]] = set()
         self.subscribes = self.unsubscribes = self.head_checks = 0  # counters, for tests and /metrics
+        # Redis is an accelerator: a lost (or never made) subscription is noticed (no message, not even a
+        # pong, for LOST_AFTER), and until it is back this replica checks the stored head on reads
+        # (``heads.verify_reads``) and polls the log for its sockets; back, it catches up (``_recover``)
+        self.heads: Any = None  # the service's HeadCache (set by the app)
+        self.heads_of: HeadsOf | None = None  # the store's batched heads (set by the app; else ``head_of``'s)
+        self.subscribed = False
+        self.losses = self.recoveries = 0  # counters
+        self.publisher: RedisPublisher | None = None
+        self._base_subscribed = False
+        self._heard = 0.0  # loop time of the last message on the subscription
+        self._verify_reads: bool | None = None  # the head cache's own setting, kept while it is forced on
+        self._watcher: asyncio.Task[None] | None = None
+        self._recovering: asyncio.Task[None] | None = None
+        self.poller: LogPoller | None = None
 
     async def start(self) -> None:
+        """Subscribe (briefly waited for: a replica starts, degraded, with Redis away), start publishing
+        and listening, the health watch and the log poller (idle while subscribed)."""
         # named, so an operator (or a test) can tell the replicas' connections apart in CLIENT LIST
-        self._client = redis.Redis.from_url(self.url, client_name=f"salvo-{self.origin}")
+        self._client = redis.Redis.from_url(self.url, client_name=f"salvo-{self.origin}",
+                                            socket_connect_timeout=1.0, socket_timeout=SUBSCRIBE_TIMEOUT)
         self._pubsub = self._client.pubsub()
+        self.publisher = RedisPublisher(self.url, f"salvo-pub-{self.origin}")
+        self.publisher.notice = lambda seq: FRAMED + _encode((self.origin, [(seq, None)]))
+        self.publisher.start()
+        heads_of = self.heads_of or (one_by_one(self.head_of) if self.head_of is not None else None)
+        if heads_of is not None:
+            self.poller = LogPoller(self, heads_of, POLL_EVERY, lambda: not self.subscribed)
+        if self.heads is not None:
+            self._verify_reads = self.heads.verify_reads
+        try:
+            await asyncio.wait_for(self._subscribe_base(self._pubsub), SUBSCRIBE_TIMEOUT)
+            self.subscribed = True
+            self._heard = asyncio.get_running_loop().time()
+        except (ConnectionError, OSError, redis.RedisError, TimeoutError) as exc:
+            self._lost(exc)
         if self.per_game:
-            await self._pubsub.subscribe(CONTROL_PREFIX + self.origin)
             self._syncer = asyncio.create_task(self._sync())
-        else:
-            await self._pubsub.psubscribe(CHANNEL_PREFIX + "*")
         self._listener = asyncio.create_task(self._listen(self._pubsub))
+        self._watcher = asyncio.create_task(self._watch())
+        if self.poller is not None:
+            self.poller.start()
+
+    async def _subscribe_base(self, pubsub: redis.client.PubSub) -> None:
+        if self.per_game:
+            await pubsub.subscribe(CONTROL_PREFIX + self.origin)
+        else:
+            await pubsub.psubscribe(CHANNEL_PREFIX + "*")
+        self._base_subscribed = True  # redis-py subscribes it again on each reconnection
 
     def listening(self, game_id: str) -> AbstractSet[str]:
         return super().listening(game_id) | {"spectator"}  # other replicas' spectators
@@ -139,12 +186,13 @@ class RedisBroadcaster(InProcessBroadcaster):
             join, leave = self._wanted - self._sent, self._sent - self._wanted
             try:
                 if join:
-                    await pubsub.subscribe(*(CHANNEL_PREFIX + g for g in join))
+                    await asyncio.wait_for(pubsub.subscribe(*(CHANNEL_PREFIX + g for g in join)), SUBSCRIBE_TIMEOUT)
                     self.subscribes += len(join)
                 if leave:
-                    await pubsub.unsubscribe(*(CHANNEL_PREFIX + g for g in leave))
+                    await asyncio.wait_for(pubsub.unsubscribe(*(CHANNEL_PREFIX + g for g in leave)),
+                                           SUBSCRIBE_TIMEOUT)
                     self.unsubscribes += len(leave)
-            except (ConnectionError, OSError, redis.RedisError):
+            except (ConnectionError, OSError, redis.RedisError, TimeoutError):
                 # Redis away: try again shortly; sockets read the store meanwhile (and on the confirmation)
                 await asyncio.sleep(0.5)
                 self._dirty.set()
@@ -163,7 +211,9 @@ class RedisBroadcaster(InProcessBroadcaster):
     async def _check_head(self, game_id: str, head_of: Callable[[str], Awaitable[int]]) -> None:
         try:
             head = await head_of(game_id)
-        except Exception:  # the store away: the sockets' own catch-up and the next event's gap cover it
+        except (StorageUnavailable, StorageFull):  # logged by the store; the sockets' own catch-up covers it
+            return
+        except Exception:  # the sockets' own catch-up and the next event's gap cover it
             log.warning("stored head unreadable after subscribing", extra={"game_id": game_id}, exc_info=True)
             return
         self.head_checks += 1
@@ -175,16 +225,26 @@ class RedisBroadcaster(InProcessBroadcaster):
     # --- receiving -------------------------------------------------------------------------------------
 
     async def _listen(self, pubsub: redis.client.PubSub) -> None:
+        loop = asyncio.get_running_loop()
         while True:
             try:
+                if not self._base_subscribed:  # never subscribed yet (Redis was away at the start)
+                    await asyncio.wait_for(self._subscribe_base(pubsub), SUBSCRIBE_TIMEOUT)
                 message = await pubsub.get_message(timeout=1.0)
-            except (ConnectionError, OSError, redis.RedisError):
-                await asyncio.sleep(0.5)  # Redis away: live fan-out pauses, clients catch up later
+            except (ConnectionError, OSError, RuntimeError, redis.RedisError, TimeoutError) as exc:
+                self._lost(exc)  # Redis away: the log is polled until the subscription is back
+                await asyncio.sleep(0.5)
                 continue
             if message is None:
                 continue
+            self._heard = loop.time()
+            if not self.subscribed and self._recovering is None:  # a message again: the subscription is back
+                self._recovering = loop.create_task(self._recover())
             kind = message.get("type")
-            channel = message["channel"].decode()
+            raw_channel = message.get("channel")
+            if not isinstance(raw_channel, bytes):  # a pong
+                continue
+            channel = raw_channel.decode()
             if not channel.startswith(CHANNEL_PREFIX):
                 continue
             game_id = channel[len(CHANNEL_PREFIX):]
@@ -214,38 +274,108 @@ class RedisBroadcaster(InProcessBroadcaster):
         origin, _, seq = data.decode(errors="replace").partition(":")
         return (origin, [(int(seq), None)]) if seq.isdigit() else None
 
+    # --- the subscription's health --------------------------------------------------------------------
+
+    async def _watch(self) -> None:
+        """Ping a quiet subscription; no message at all for LOST_AFTER (a frozen Redis answers nothing,
+        and raises nothing either) and it is lost."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(HEALTH_EVERY)
+            pubsub = self._pubsub
+            quiet = loop.time() - self._heard
+            if pubsub is not None and self._base_subscribed and quiet >= HEALTH_EVERY:
+                with contextlib.suppress(ConnectionError, OSError, RuntimeError, redis.RedisError, TimeoutError):
+                    await asyncio.wait_for(pubsub.ping(), HEALTH_EVERY)  # its pong comes to ``_listen``
+            if self.subscribed and loop.time() - self._heard > LOST_AFTER:
+                self._lost(TimeoutError(f"no message for {LOST_AFTER} s"))
+
+    def _lost(self, why: BaseException) -> None:
+        """The subscription is gone: reads check the stored head, the poller polls the log."""
+        if self.heads is not None:
+            if self._verify_reads is None:
+                self._verify_reads = self.heads.verify_reads
+            self.heads.verify_reads = True
+        if not self.subscribed:
+            return
+        self.subscribed = False
+        self.losses += 1
+        log.warning("redis subscription lost (%s): polling the log every %.1f s until it is back",
+                    type(why).__name__, POLL_EVERY)
+
+    async def _recover(self) -> None:
+        """The subscription is back: what was missed meanwhile reaches the sockets (a bare notification at
+        each watched game's stored head: they read the store up to it, no gap) and every cached head is
+        checked against the log, then reads trust the cache again."""
+        try:
+            if self.poller is not None:
+                await self.poller.poll(at_once=True)
+                heads = self.heads
+                if heads is not None and self.on_remote is not None:
+                    cached = heads.games()
+                    for start in range(0, len(cached), 500):
+                        stored = await self.poller.heads_of(cached[start:start + 500])
+                        for game_id, seq in stored.items():
+                            self.on_remote(game_id, seq)
+        except Exception:  # noqa: BLE001 - the store away too: still lost; the next message tries again
+            return
+        finally:
+            self._recovering = None
+        if self.heads is not None and self._verify_reads is not None:
+            self.heads.verify_reads = self._verify_reads
+        if not self.subscribed:
+            self.subscribed = True
+            self.recoveries += 1
+            log.warning("redis subscription back: caught up from the log")
+
     async def ping(self) -> None:
-        """Readiness: one round trip to Redis."""
+        """One round trip to Redis."""
         if self._client is None:
             raise ConnectionError("not started")
         await self._client.ping()
 
     async def health(self) -> str:
-        """Readiness: "ok", or "degraded: ..." (never a reason to stop serving: see api/readiness.py)."""
-        try:
-            await asyncio.wait_for(self.ping(), 0.5)
-        except Exception as exc:  # noqa: BLE001 - any failure is a degraded fan-out
-            return f"degraded: {type(exc).__name__}"
-        return "ok"
+        """Readiness: "ok", or "degraded: ..." (never a reason to stop serving: see api/readiness.py).
+        Answered from what the listener and the publisher know: no round trip, nothing to wait for."""
+        problems = []
+        if not self.subscribed:
+            problems.append("subscription lost, polling the log")
+        if self.publisher is not None and self.publisher.breaker.tripped:
+            problems.append("publishes failing (circuit open)")
+        return "degraded: " + "; ".join(problems) if problems else "ok"
 
-    async def publish(self, game_id: str, items: list[Item]) -> None:
+    def publish(self, game_id: str, items: list[Item]) -> None:
+        """Delivered here at once; queued for Redis (``RedisPublisher``: never awaited by the command)."""
         self.deliver(game_id, items)
-        if self._client is not None and items:
-            with contextlib.suppress(redis.RedisError, OSError):
-                await self._client.publish(CHANNEL_PREFIX + game_id, FRAMED + _encode((self.origin, items)))
+        publisher = self.publisher
+        if publisher is not None and items:
+            top = items[0][0] if len(items) == 1 else max(seq for seq, _ in items)
+            publisher.send(CHANNEL_PREFIX + game_id, FRAMED + _encode((self.origin, items)), top)
+
+    async def flush(self) -> None:
+        """Until what was published has been sent to Redis (or dropped)."""
+        if self.publisher is not None:
+            await self.publisher.flush()
 
     async def close(self) -> None:
-        for task in (self._listener, self._syncer, *self._checks):
+        for task in (self._listener, self._syncer, self._watcher, self._recovering, *self._checks):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+        self._listener = self._syncer = self._watcher = self._recovering = None
+        if self.poller is not None:
+            await self.poller.close()
+        if self.publisher is not None:
+            await self.publisher.close()
+            self.publisher = None
         if self._pubsub is not None:
-            with contextlib.suppress(redis.RedisError, OSError):
-                await self._pubsub.aclose()
+            with contextlib.suppress(redis.RedisError, OSError, TimeoutError):
+                await asyncio.wait_for(self._pubsub.aclose(), 1.0)
             self._pubsub = None
         if self._client is not None:
-            await self._client.aclose()
+            with contextlib.suppress(redis.RedisError, OSError, TimeoutError):
+                await asyncio.wait_for(self._client.aclose(), 1.0)
         await super().close()
         self.fanout = _WatchedFanout(self.fanout.limit, self._changed if self.per_game else None)
         self._wanted.clear()

@@ -209,6 +209,10 @@ class HeadCache:
             self._held[game_id] = lock
         return lock
 
+    def games(self) -> list[str]:
+        """The games whose head is cached (a replica back from a lost fan-out checks each)."""
+        return list(self._heads)
+
     def forget(self, game_id: str) -> None:
         self._heads.pop(game_id, None)
         self._drop(game_id)

@@ -152,6 +152,12 @@ class SqlEventStore:
         )
         return int(rows[0][0] or 0)
 
+    async def heads(self, game_ids: list[str]) -> dict[str, int]:
+        """The stored head seq of each game that has events, in one query (the log poller's tick)."""
+        stmt = (select(EVENTS.c.game_id, func.max(EVENTS.c.seq)).where(EVENTS.c.game_id.in_(game_ids))
+                .group_by(EVENTS.c.game_id))
+        return {game_id: int(seq) for game_id, seq in await self._run(self._fetch, stmt)}
+
     async def game(self, game_id: str) -> Any | None:
         rows = await self._run(self._fetch, select(GAMES).where(GAMES.c.id == game_id))
         return rows[0] if rows else None

@@ -8,6 +8,7 @@ small tmpfs; both need root (CI runs as root) and skip with a message otherwise.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -142,10 +143,10 @@ def _sockets_in_the_outage(server: ServerProcess, game: dict, live) -> list[str]
 
 
 def test_postgresql_stopped_answers_503_at_once_and_loses_nothing():
-    with own_postgres() as pg, ServerProcess(pg.url, env=NO_LIMITS) as server:
+    with own_postgres() as pg, ServerProcess(pg.url, env=NO_LIMITS) as server, contextlib.ExitStack() as stack:
         game = httpx.post(server.url + "/v1/games", json={"ruleset": "tiny", "scenario": "long"}).json()
-        live = connect(f"{server.ws_url}/v1/games/{game['game_id']}/stream",
-                       additional_headers={"Authorization": f"Bearer {game['seats']['red']}"})
+        live = stack.enter_context(connect(f"{server.ws_url}/v1/games/{game['game_id']}/stream",
+                                           additional_headers={"Authorization": f"Bearer {game['seats']['red']}"}))
         _caught_up(live)
         with Load(server.url, game) as load:
             time.sleep(0.5)
@@ -154,7 +155,7 @@ def test_postgresql_stopped_answers_503_at_once_and_loses_nothing():
             outage = time.monotonic()
             time.sleep(1.0)
             wrong = _every_read_answers(server.url, game, (503,)) + _sockets_in_the_outage(server, game, live)
-            live.close()
+            stack.close()
             ready = httpx.get(server.url + "/readyz", timeout=ANSWER_WITHIN)
             time.sleep(1.5)
             during = dict(load.statuses)

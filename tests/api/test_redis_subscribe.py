@@ -50,6 +50,12 @@ async def drain(sub: Subscription) -> list:
         items.append(item)
 
 
+async def published(broadcaster: RedisBroadcaster, game_id: str, items: list) -> None:
+    """Publish (fire-and-forget: a command never waits for Redis), then wait until it was sent."""
+    broadcaster.publish(game_id, items)
+    await broadcaster.flush()
+
+
 def frames(seq: int) -> dict[str, bytes | None]:
     return {"spectator": b'{"kind":"event","seq":%d}' % seq, "umpire": b"secret %d" % seq}
 
@@ -91,7 +97,7 @@ async def test_a_game_is_subscribed_with_its_first_listener_and_unsubscribed_aft
         assert await numsub(redis_url, game) == 1
         for seq in (1, 2, 3):
             heads.heads[game] = seq
-            await a.publish(game, [(seq, frames(seq))])
+            await published(a, game, [(seq, frames(seq))])
         got1, got2 = await drain(first), await drain(second)
         assert [seq for seq, _ in got1] == [1, 2, 3] == [seq for seq, _ in got2]  # in order, once each
         assert got1[0][1]["spectator"] == b'{"kind":"event","seq":1}'
@@ -103,11 +109,11 @@ async def test_a_game_is_subscribed_with_its_first_listener_and_unsubscribed_aft
         assert await numsub(redis_url, game) == 0
         # a later listener subscribes again, and its confirmation reports the head it may have missed
         heads.heads[game] = 4
-        await a.publish(game, [(4, frames(4))])  # published while B listened to nothing
+        await published(a, game, [(4, frames(4))])  # published while B listened to nothing
         third = b.subscribe(game, 100)
         await until(lambda: b.head_checks == 2, "B confirmed its second SUBSCRIBE")
         heads.heads[game] = 5
-        await a.publish(game, [(5, frames(5))])
+        await published(a, game, [(5, frames(5))])
         assert await drain(third) == [(4, None), (5, frames(5))]  # the stored head, then live
         b.unsubscribe(third)
 
@@ -120,11 +126,11 @@ async def test_an_event_published_before_the_subscribe_applies_reaches_the_liste
         heads.heads[game] = 3  # committed (the publish follows the commit)
         b._syncer.cancel()  # hold B's SUBSCRIBE back until the publish has gone by  # type: ignore[union-attr]
         sub = b.subscribe(game, 100)
-        await a.publish(game, [(3, frames(3))])
+        await published(a, game, [(3, frames(3))])
         b._syncer = asyncio.create_task(b._sync())
         await until(lambda: b.head_checks == 1, "B confirmed its SUBSCRIBE")
         heads.heads[game] = 4
-        await a.publish(game, [(4, frames(4))])
+        await published(a, game, [(4, frames(4))])
         assert await drain(sub) == [(3, None), (4, frames(4))]  # 3 from the store's head, 4 live
 
 
@@ -156,15 +162,15 @@ async def test_the_pre_framed_fan_out_subscribes_per_game_too(redis_url):  # noq
         for seq in (1, 2):
             for g in (red, blue):
                 heads.heads[g] = seq
-                await a.publish(g, [(seq, frames(seq))])
+                await published(a, g, [(seq, frames(seq))])
         await until(lambda: all(s.last == 2 for s in sinks.values()), "both sinks at 2")
         assert [w[2:] for w in sinks[red].transport.written] == [frames(1)["spectator"], frames(2)["spectator"]]
         b.fanout.remove(red, sinks[red])
         await until(lambda: b.watched() == {blue}, "B left the red game")
         assert await numsub(redis_url, red) == 0 and await numsub(redis_url, blue) == 1
         heads.heads[red] = heads.heads[blue] = 3
-        await a.publish(red, [(3, frames(3))])
-        await a.publish(blue, [(3, frames(3))])
+        await published(a, red, [(3, frames(3))])
+        await published(a, blue, [(3, frames(3))])
         await until(lambda: sinks[blue].last == 3, "blue's sink at 3")
         assert sinks[red].last == 2 and behind == []  # no gap anywhere, nothing read from the store
 
@@ -235,7 +241,7 @@ async def test_after_its_connection_drops_a_replica_resubscribes_and_reports_wha
         sub = b.subscribe(game, 100)
         await until(lambda: b.head_checks == 1, "B confirmed its SUBSCRIBE")
         heads.heads[game] = 1
-        await a.publish(game, [(1, frames(1))])
+        await published(a, game, [(1, frames(1))])
         assert await drain(sub) == [(1, frames(1))]
         clients = [c for c in await admin.client_list() if c.get("name") == f"salvo-{b.origin}"
                    and "salvo:game" not in c.get("cmd", "") and int(c.get("sub", 0)) > 0]
@@ -243,10 +249,10 @@ async def test_after_its_connection_drops_a_replica_resubscribes_and_reports_wha
         for c in clients:
             await admin.client_kill_filter(_id=c["id"])
         heads.heads[game] = 2
-        await a.publish(game, [(2, frames(2))])  # B is not subscribed at this moment: lost to pub/sub
+        await published(a, game, [(2, frames(2))])  # B is not subscribed at this moment: lost to pub/sub
         await until(lambda: b.head_checks >= 2, "B subscribed again after reconnecting", limit=60)
         heads.heads[game] = 3
-        await a.publish(game, [(3, frames(3))])
+        await published(a, game, [(3, frames(3))])
         got = await drain(sub)
         # 2 from the store's head (a stream reads it from the store; had B been back before 2 was
         # published, 2 would come live too and the stream would skip the second), then 3 live
