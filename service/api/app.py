@@ -124,11 +124,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if isinstance(broadcaster, InProcessBroadcaster) and hasattr(broadcaster, "on_remote"):
             broadcaster.on_remote = service.note_remote_append
             broadcaster.head_of = store.head  # type: ignore[attr-defined]  # the check after each SUBSCRIBE
-        await broadcaster.start()
             # a lost subscription: reads check the stored head, the log is polled for the sockets
             broadcaster.heads, broadcaster.heads_of = service.heads, store.heads  # type: ignore[attr-defined]
         elif isinstance(broadcaster, InProcessBroadcaster):
             broadcaster.poll_log(store.heads)  # no fan-out between replicas: their appends found in the log
+        await broadcaster.start()
         metrics.watch(service)
         fanout_of = getattr(broadcaster, "fanout", None)
         if fanout_of is not None:
