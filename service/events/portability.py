@@ -27,6 +27,8 @@ from .replay import Decoded, decode_rows, effective_rewinds, superseded_seqs
 from .sealing import FORMAT, chain, signed_message
 from .signing import Keyring, SignatureProblem
 
+EXPORT_PAGE_ROWS = 1000
+
 
 async def export_game(service: GameService, game_id: str, viewer: Viewer, keyring: Keyring) -> bytes:
     """Header line, then every envelope the viewer may see (superseded ones marked), as JSON lines; the
@@ -35,16 +37,29 @@ async def export_game(service: GameService, game_id: str, viewer: Viewer, keyrin
     head = await service.head(game_id)
     game_row = await service.store.game(game_id)
     assert game_row is not None  # service.head found the game
-    envelopes = await reader.events(game_id, viewer, after=0, upto=head.seq)
     setup = msgspec.json.decode(game_row.setup)
     encoder = msgspec.json.Encoder()
-    lines = [encoder.encode(e) for e in envelopes]
+    # a page of the log at a time, each envelope encoded at once: the export holds its lines, not the log's
+    # envelopes (nor its states: the fold goes on from the state after the previous page)
+    lines: list[bytes] = []
+    created_data: dict[str, Any] | None = None
+    state = None if viewer.is_umpire else head.ruleset.initial_state(head.setup)
+    after = 0
+    while after < head.seq:
+        rows = await service.store.read_events(game_id, after=after, upto=head.seq, limit=EXPORT_PAGE_ROWS)
+        if not rows:
+            break
+        envelopes, state = await reader.render_from(head, viewer, after, rows, state)
+        if created_data is None and envelopes:
+            created_data = envelopes[0].data
+        lines += [encoder.encode(e) for e in envelopes]
+        after = int(rows[-1].seq)
     header = BattleHeader(
         format=FORMAT, game_id=game_id, ruleset=head.ruleset.name, ruleset_version=game_row.ruleset_version,
         setup=setup if viewer.is_umpire else head.ruleset.redact_setup(setup, viewer),
         events=head.seq, state_hash=record_hash(head.ruleset, head.state, viewer), exported_at=now_iso(),
         scenario_name=game_row.scenario_name, viewer=viewer.label, digests=chain(lines),
-        unverified=_unverified(envelopes[0].data) if envelopes else None,
+        unverified=_unverified(created_data) if created_data is not None else None,
     )
     raw_header = msgspec.to_builtins(header)
     raw_header["signature"] = keyring.sign(signed_message(raw_header))
