@@ -77,6 +77,54 @@ def test_the_page_and_its_websocket_through_the_front_on_a_port_that_is_not_80(t
         assert refused.value.response.status_code == 403
 
 
+@pytest.fixture(scope="module")
+def browser():
+    from tests.web.support import ARGS, CHROMIUM, _need_browser
+
+    sync_playwright = _need_browser()
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def test_a_browser_plays_through_the_front_while_a_spectator_page_follows(topology, browser):
+    """The real page through nginx on a port that is not 80: a seat's page and a spectator's page both go
+    live (their websockets, each to its pool, accepted for the page's own origin), the seat's page posts
+    commands, and the spectator's page receives every event in order."""
+    from tests.web.support import Console, page_url
+
+    game = topology.post("/v1/games", {"ruleset": "tiny", "scenario": "long"})
+    gid, red = game["game_id"], game["seats"]["red"]
+    base = f"http://127.0.0.1:{topology.front}"
+    console = Console()
+    ctx = browser.new_context()
+    try:
+        seat = console.watch(ctx.new_page(), "seat")
+        seat.goto(page_url(base, gid, red))
+        spectator = console.watch(ctx.new_page(), "spectator")
+        spectator.goto(page_url(base, gid))
+        for page in (seat, spectator):
+            page.set_default_timeout(45_000)  # three service processes, nginx and Chromium on a loaded machine
+            page.wait_for_selector("#conn[data-state=live]")
+        post = """async ([gid, token, shooter, target]) => (await fetch(`/v1/games/${gid}/commands`, {
+            method: "POST", headers: {"Authorization": `Bearer ${token}`, "Content-Type": "application/json"},
+            body: JSON.stringify({command: {type: "tiny.shoot", shooter, target}})})).status"""
+        for turn in range(4):
+            who, other = ("red", "blue") if turn % 2 == 0 else ("blue", "red")
+            token = red if who == "red" else game["seats"]["blue"]
+            assert seat.evaluate(post, [gid, token, who, other]) == 201
+        spectator.wait_for_function("() => salvo.version() >= 6")
+        seqs = spectator.evaluate("() => salvo.events.map((e) => e.seq)")
+        assert [s for s in seqs if s > 2] == [3, 4, 5, 6]
+        refused = [e for e in console.errors if "403" in e or "WebSocket" in e]
+        assert refused == []
+    finally:
+        ctx.close()
+
+
 def _post_from(source: str, port: int, path: str, headers: dict[str, str], body: bytes = b"{}") -> int:
     """A POST from a given loopback address (the whole 127/8 is this machine's)."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(source, 0))
