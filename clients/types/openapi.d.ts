@@ -304,25 +304,54 @@ export interface components {
          */
         AllStop: {
             facing: number;
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "asc.all_stop";
             vessel: string;
         };
         /** AllStopped */
         AllStopped: {
             facing: number | null;
+            vessel: string;
+        };
+        /**
+         * AllStoppedEnvelope
+         * @description an envelope of a asc.all_stopped event: its data is AllStopped
+         */
+        AllStoppedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["AllStopped"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
             /** @default [] */
             rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "asc.all_stopped";
-            vessel: string;
+            v: number;
         };
         /** ApproveStandardNavy */
         ApproveStandardNavy: {
             player: string;
             /** @default  */
             text?: string;
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "ftcampaign.approve_standard_navy";
         };
         /** ApproveTechnology */
@@ -331,7 +360,10 @@ export interface components {
             /** @default  */
             note?: string;
             player: string;
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "ftcampaign.approve_technology";
         };
         /**
@@ -348,3994 +380,65 @@ export interface components {
             range: number;
             to_deg: number;
         };
-        /** AssaultDefences */
-        AssaultDefences: {
-            ships: string[];
-            step: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.assault_defences";
-        };
-        /** AssaultResolved */
-        AssaultResolved: {
-            defence_value: number;
-            /** @default 0 */
-            due_et?: number;
-            fleet_points: number;
-            /** @default [] */
-            groups?: string[];
-            hex: [
-                number,
-                number
-            ];
-            idp_after: number;
-            owner: string | null;
-            player: string;
-            /** @default 0 */
-            repulse?: number;
-            /** @default 0 */
-            repulse_boxes?: number;
-            /** @default {} */
-            repulse_split?: {
-                [key: string]: [
-                    number,
-                    number
-                ];
-            };
-            result: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            ships: string[];
-            /** @enum {unknown} */
-            type: "ftcampaign.assault_resolved";
-            /** @default [] */
-            witnesses?: string[];
-        };
         /**
-         * Attacked
-         * @description A gunnery check (or a free attack): the roll, the result and, on a hit, the damage rolled.
-         */
-        Attacked: {
-            /** @default null */
-            arc?: string | null;
-            /** @default false */
-            arrived?: boolean;
-            /** @default false */
-            boundary?: boolean;
-            /** @default 0 */
-            damage?: number;
-            /** @default AC */
-            defence?: string;
-            /** @default 0 */
-            distance?: number;
-            /** @default [] */
-            flight?: components["schemas"]["Hex"][];
-            /** @default false */
-            flyby?: boolean;
-            /** @default false */
-            hit?: boolean;
-            kind: string;
-            /** @default false */
-            natural20?: boolean;
-            /** @default 0 */
-            needed?: number;
-            /** @default null */
-            projectile?: components["schemas"]["Projectile"] | null;
-            /** @default null */
-            quadrant?: string | null;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @default null */
-            seat?: string | null;
-            ship: string;
-            target: string;
-            /** @default null */
-            total?: number | null;
-            /** @enum {unknown} */
-            type: "starfinder.attacked";
-            weapon: string;
-        };
-        /** BackOff */
-        BackOff: {
-            hexes: number;
-            seat: string;
-            /** @enum {unknown} */
-            type: "starfinder.back_off";
-        };
-        /** BackupTookOver */
-        BackupTookOver: {
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            status: components["schemas"]["service.domain.asc.state.Status"];
-            system: string;
-            /** @enum {unknown} */
-            type: "asc.backup_took_over";
-            vessel: string;
-        };
-        /** Backups */
-        Backups: {
-            /** @default false */
-            bridge?: boolean;
-            /** @default false */
-            databus?: boolean;
-            /** @default false */
-            tac?: boolean;
-        };
-        /**
-         * Bar
-         * @description A track worth drawing beside a piece: hull, shields, crew, fuel…
-         */
-        Bar: {
-            label: string;
-            max: number;
-            value: number;
-        };
-        /** BarrelRoll */
-        BarrelRoll: {
-            hexes: number;
-            seat: string;
-            /** @enum {unknown} */
-            type: "starfinder.barrel_roll";
-        };
-        /** Battle */
-        Battle: {
-            forces: components["schemas"]["Force"][];
-            /** @default {} */
-            formations?: {
-                [key: string]: components["schemas"]["Formation"];
-            };
-            hex: [
-                number,
-                number
-            ];
-            id: string;
-            range_feet: number;
-            /** @default null */
-            tactical_game_id?: string | null;
-        };
-        /**
-         * BattleLink
-         * @description Where a linked tactical game comes from: its campaign and battle, and the players holding its sides.
-         */
-        BattleLink: {
-            battle: string | null;
-            campaign: string | null;
-            game_id: string;
-            sides: string[];
-        };
-        /**
-         * BattleLinked
-         * @description FTC-ARR-8: the battle is being fought as a linked tactical game (seen by its participants).
-         */
-        BattleLinked: {
-            battle: string;
-            hex: [
-                number,
-                number
-            ];
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            tactical_game_id: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.battle_linked";
-            witnesses: string[];
-        };
-        /** BattleRecorded */
-        BattleRecorded: {
-            battle: string;
-            bonus: boolean;
-            captured: string[];
-            captured_group: string | null;
-            defeated: string[];
-            formations: {
-                [key: string]: components["schemas"]["Formation"];
-            };
-            hex: [
-                number,
-                number
-            ];
-            left: components["schemas"]["Departure"][];
-            ordnance: {
-                [key: string]: number;
-            };
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @default false */
-            settle?: boolean;
-            ships: components["schemas"]["ShipResult"][];
-            tactical_game_id: string | null;
-            /** @enum {unknown} */
-            type: "ftcampaign.battle_recorded";
-            victor: string | null;
-            witnesses: string[];
-        };
-        /**
-         * BattleStarted
-         * @description Contact: every participant learns the others' compositions (FTC-TG-3).
-         */
-        BattleStarted: {
-            battle: components["schemas"]["Battle"];
-            designs: {
-                [key: string]: string;
-            };
-            drop: string | null;
-            drop_changes: number;
-            late: string[];
-            priority: {
-                [key: string]: string[];
-            };
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.battle_started";
-            witnesses: string[];
-        };
-        /**
-         * BattleStations
-         * @description Activate the ship's targeting systems: hostile intent, seen by every ship with working sensors (SF-ROLE-5).
-         */
-        BattleStations: {
-            seat: string;
-            /** @enum {unknown} */
-            type: "starfinder.battle_stations";
-        };
-        /** BattleStationsDeclared */
-        BattleStationsDeclared: {
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            seat: string | null;
-            seen_by: string[];
-            ship: string;
-            /** @enum {unknown} */
-            type: "starfinder.battle_stations";
-        };
-        /** BeamBattery */
-        BeamBattery: {
-            arc: string;
-            class: string;
-            damage: number;
-            id: string;
-            /** @default  */
-            name?: string;
-            targeting: number;
-            weapons: number;
-        };
-        /** BeamFired */
-        BeamFired: {
-            battery: string;
-            /** @default  */
-            battery_name?: string;
-            damage: number;
-            distance: number;
-            hit: boolean;
-            klass: string;
-            needed: number;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            ship: string;
-            /** @default  */
-            ship_name?: string;
-            target: string;
-            /** @default  */
-            target_name?: string;
-            /** @enum {unknown} */
-            type: "gsc2.beam_fired";
-            weapons: number;
-        };
-        /**
-         * BoardOrder
-         * @description A declared boarding action, resolved at the end of the phase (GSC2-BRD-1).
-         */
-        BoardOrder: {
-            /** @default 0 */
-            assault?: number;
-            /** @default 0 */
-            heavy?: number;
-            method: string;
-            /** @default null */
-            pod?: string | null;
-            ship: string;
-            side: string;
-            target: string;
-        };
-        /** BoardingDeclared */
-        BoardingDeclared: {
-            order: components["schemas"]["BoardOrder"];
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            troops_left: {
-                [key: string]: components["schemas"]["Sys"];
-            };
-            /** @enum {unknown} */
-            type: "gsc2.boarding_declared";
-        };
-        /**
-         * BoardingResolved
-         * @description One boarding action landed or failed (GSC2-BRD-2..4); ``arrived`` joins the boarders.
-         */
-        BoardingResolved: {
-            arrived: components["schemas"]["Troops"];
-            failed: components["schemas"]["Troops"];
-            method: string;
-            /** @default null */
-            pod?: string | null;
-            /** @default false */
-            pod_lost?: boolean;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            ship: string;
-            side: string;
-            target: string;
-            /** @enum {unknown} */
-            type: "gsc2.boarding_resolved";
-        };
-        /** BotListing */
-        BotListing: {
-            available: components["schemas"]["BotOffer"][];
-            bots: components["schemas"]["BotSeatInfo"][];
-            game_id: string;
-        };
-        /** BotOffer */
-        BotOffer: {
-            name: string;
-            stand_in: boolean;
-        };
-        /** BotSeatInfo */
-        BotSeatInfo: {
-            bot: string;
-            error: string | null;
-            moves: number;
-            refused: string[];
-            seat: string;
-            stand_in: boolean;
-            state: string;
-        };
-        /**
-         * BotSeated
-         * @description A seat handed to a computer opponent (docs/bots.md): who plays it, not what happened in the game.
-         *
-         *         The fold skips it, a rewind does not undo it, forks and imports do not inherit it; at start-up the
-         *         service reads the last of these per seat to resume the seat's bot.
-         */
-        BotSeated: {
-            bot: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            seat: string;
-            /** @enum {unknown} */
-            type: "bot.seated";
-        };
-        /**
-         * BotUnseated
-         * @description A seat taken back from its bot.
-         */
-        BotUnseated: {
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            seat: string;
-            /** @enum {unknown} */
-            type: "bot.unseated";
-        };
-        /** BuyDefences */
-        BuyDefences: {
-            points: number;
-            /** @enum {unknown} */
-            type: "ftcampaign.buy_defences";
-            world: string;
-        };
-        /** BuyModule */
-        BuyModule: {
-            module: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.buy_module";
-            world: string;
-        };
-        /** BuyShip */
-        BuyShip: {
-            design: string;
-            /** @default null */
-            group?: string | null;
-            /** @enum {unknown} */
-            type: "ftcampaign.buy_ship";
-            world: string;
-        };
-        /** BuySpares */
-        BuySpares: {
-            /** @enum {unknown} */
-            type: "ftcampaign.buy_spares";
-            value: number;
-            world: string;
-        };
-        /** CampaignEnded */
-        CampaignEnded: {
-            /** @default  */
-            reason?: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.campaign_ended";
-        };
-        /** CampaignPhaseChanged */
-        CampaignPhaseChanged: {
-            /** @default null */
-            current?: string | null;
-            phase: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.phase_changed";
-        };
-        /** CampaignState */
-        CampaignState: {
-            /** @default [] */
-            approvals?: string[];
-            /** @default [] */
-            battles?: components["schemas"]["Battle"][];
-            /** @default [] */
-            bonus?: string[];
-            /** @default 0 */
-            counter?: number;
-            /** @default null */
-            current?: string | null;
-            /** @default {} */
-            economies?: {
-                [key: string]: components["schemas"]["Economy"];
-            };
-            /** @default  */
-            ended?: string;
-            /** @default {} */
-            groups?: {
-                [key: string]: components["schemas"]["Group"];
-            };
-            /** @default 0 */
-            happened?: number;
-            /** @default [] */
-            happenings?: components["schemas"]["Happening"][];
-            /** @default {} */
-            intel?: {
-                [key: string]: {
-                    [key: string]: components["schemas"]["Sighting"];
-                };
-            };
-            /** @default [] */
-            order?: string[];
-            /** @default {} */
-            orders?: {
-                [key: string]: components["schemas"]["StrategicOrder"][];
-            };
-            /** @default false */
-            over?: boolean;
-            /** @default map */
-            phase?: string;
-            /** @default 5 */
-            radius?: number;
-            /** @default [] */
-            routes?: [
-                [
-                    number,
-                    number
-                ],
-                [
-                    number,
-                    number
-                ]
-            ][];
-            /** @default [] */
-            rulings?: string[];
-            /** @default [] */
-            settled?: string[];
-            setup: components["schemas"]["Setup"];
-            /** @default {} */
-            ships?: {
-                [key: string]: components["schemas"]["Ship"];
-            };
-            /** @default [] */
-            standoff_done?: string[];
-            /** @default [] */
-            steps?: components["schemas"]["Step"][];
-            /** @default 0 */
-            turn?: number;
-            /** @default {} */
-            worlds?: {
-                [key: string]: components["schemas"]["World"];
-            };
-        };
-        /** CaptureRebuilt */
-        CaptureRebuilt: {
-            cost: number;
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            ship: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.capture_rebuilt";
-            until: number;
-        };
-        /** CaptureSold */
-        CaptureSold: {
-            player: string;
-            price: number;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            ship: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.capture_sold";
-        };
-        /** CasualtyOrder */
-        CasualtyOrder: {
-            order: string[];
-            side: string;
-            /** @enum {unknown} */
-            type: "gsc2.casualty_order";
-        };
-        /** CasualtyOrderSet */
-        CasualtyOrderSet: {
-            order: string[];
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            side: string;
-            /** @enum {unknown} */
-            type: "gsc2.casualty_order_set";
-        };
-        /**
-         * CaughtUpFrame
-         * @description Everything up to ``seq`` has been sent; what follows is live. Sent again whenever the log moves on
-         *         with events hidden from this viewer: ``seq`` is then the new head (as GET /v1/games/{id} reports it).
-         */
-        CaughtUpFrame: {
-            /** @enum {unknown} */
-            kind: "caught_up";
-            seq: number;
-        };
-        /**
-         * ChangeRole
-         * @description Take another role from the next round on (SF-ROLE-3).
-         */
-        ChangeRole: {
-            role: string;
-            seat: string;
-            /** @enum {unknown} */
-            type: "starfinder.change_role";
-        };
-        /** ChoiceMade */
-        ChoiceMade: {
-            choice: string | null;
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            step: string;
-            /** @default null */
-            to?: [
-                number,
-                number
-            ] | null;
-            /** @enum {unknown} */
-            type: "ftcampaign.choice_made";
-            /** @default [] */
-            witnesses?: string[];
-        };
-        /**
-         * ChooseOrder
-         * @description The roll-off winner names the leader: in movement the "second player" who sets each batch,
-         *         in missiles the side that launches and moves first.
-         */
-        ChooseOrder: {
-            leader: string;
-            side: string;
-            /** @enum {unknown} */
-            type: "gsc2.choose_order";
-        };
-        /** ChoosePosture */
-        ChoosePosture: {
-            posture: string;
-            step: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.choose_posture";
-        };
-        /**
-         * ClaimHomeworld
-         * @description Dice for a starting world and the number of additional worlds (FTC-WLD-1, FTC-WLD-2).
-         */
-        ClaimHomeworld: {
-            /** @enum {unknown} */
-            type: "ftcampaign.claim_homeworld";
-        };
-        /** CloakSet */
-        CloakSet: {
-            group: string;
-            on: boolean;
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.cloak_set";
-        };
-        /** CloseRoute */
-        CloseRoute: {
-            /** @default true */
-            closed?: boolean;
-            /** @enum {unknown} */
-            type: "ftcampaign.close_route";
-            world: string;
-        };
-        /**
-         * CloseTurn
-         * @description Stop waiting: missing orders hold, open decisions take their defaults (FTC-MOV-1).
-         */
-        CloseTurn: {
-            /** @enum {unknown} */
-            type: "ftcampaign.close_turn";
-        };
-        /**
-         * Command
-         * @description one command of the game's ruleset (see GET /v1/rulesets)
-         */
-        Command: components["schemas"]["service.domain.gsc2.commands.Move"] | components["schemas"]["Disengage"] | components["schemas"]["service.domain.gsc2.commands.Pass"] | components["schemas"]["ChooseOrder"] | components["schemas"]["FireTractor"] | components["schemas"]["Launch"] | components["schemas"]["MoveMissiles"] | components["schemas"]["service.domain.gsc2.commands.Fire"] | components["schemas"]["service.domain.gsc2.commands.Board"] | components["schemas"]["LaunchPod"] | components["schemas"]["MovePod"] | components["schemas"]["SendSaboteurs"] | components["schemas"]["CasualtyOrder"] | components["schemas"]["service.domain.gsc2.commands.Repair"] | components["schemas"]["service.domain.gsc2.commands.EndPhase"] | components["schemas"]["service.domain.gsc2.commands.ForcePhase"] | components["schemas"]["MakeRuling"] | components["schemas"]["Start"] | components["schemas"]["CommitSensors"] | components["schemas"]["Detect"] | components["schemas"]["service.domain.asc.commands.LockOn"] | components["schemas"]["AllStop"] | components["schemas"]["service.domain.asc.commands.Move"] | components["schemas"]["service.domain.asc.commands.Fire"] | components["schemas"]["service.domain.asc.commands.Repair"] | components["schemas"]["service.domain.asc.commands.EndPhase"] | components["schemas"]["service.domain.asc.commands.ForcePhase"] | components["schemas"]["ChangeRole"] | components["schemas"]["BattleStations"] | components["schemas"]["service.domain.starfinder.commands.Pass"] | components["schemas"]["Patch"] | components["schemas"]["Divert"] | components["schemas"]["service.domain.starfinder.commands.Move"] | components["schemas"]["BackOff"] | components["schemas"]["BarrelRoll"] | components["schemas"]["Evade"] | components["schemas"]["FlipAndBurn"] | components["schemas"]["Flyby"] | components["schemas"]["Slide"] | components["schemas"]["TurnInPlace"] | components["schemas"]["Scan"] | components["schemas"]["service.domain.starfinder.commands.LockOn"] | components["schemas"]["Countermeasures"] | components["schemas"]["service.domain.starfinder.commands.Fire"] | components["schemas"]["Encourage"] | components["schemas"]["service.domain.starfinder.commands.ForcePhase"] | components["schemas"]["GenerateMap"] | components["schemas"]["ApproveTechnology"] | components["schemas"]["ApproveStandardNavy"] | components["schemas"]["RecordRuling"] | components["schemas"]["CloseTurn"] | components["schemas"]["RecordBattle"] | components["schemas"]["LinkBattle"] | components["schemas"]["ResolveDisengagement"] | components["schemas"]["EndCampaign"] | components["schemas"]["ClaimHomeworld"] | components["schemas"]["Expand"] | components["schemas"]["BuyShip"] | components["schemas"]["BuyModule"] | components["schemas"]["BuySpares"] | components["schemas"]["BuyDefences"] | components["schemas"]["PlaceDummy"] | components["schemas"]["Ready"] | components["schemas"]["SubmitOrders"] | components["schemas"]["SplitGroup"] | components["schemas"]["MergeGroups"] | components["schemas"]["SetCloak"] | components["schemas"]["CloseRoute"] | components["schemas"]["Scout"] | components["schemas"]["SetMaintenance"] | components["schemas"]["LayKeel"] | components["schemas"]["RepairShip"] | components["schemas"]["InspectJuryRig"] | components["schemas"]["Refit"] | components["schemas"]["SwapModule"] | components["schemas"]["RebuildCapture"] | components["schemas"]["SellCapture"] | components["schemas"]["RebuildDefences"] | components["schemas"]["RepairRepulse"] | components["schemas"]["Engage"] | components["schemas"]["ChoosePosture"] | components["schemas"]["Recon"] | components["schemas"]["AssaultDefences"] | components["schemas"]["HoldOff"] | components["schemas"]["DeclareFormation"];
-        /**
-         * CommandAccepted
-         * @description The events a command appended, as the caller may see them, and the game's new version.
-         */
-        CommandAccepted: {
-            events: components["schemas"]["Envelope"][];
-            version: number;
-        };
-        /**
-         * CommandFrame
-         * @description A command sent by a seat or umpire connection (the same decide path as POST /commands).
-         */
-        CommandFrame: {
-            command: components["schemas"]["Command"];
-            /** @default null */
-            expected_version?: number | null;
-            /** @default null */
-            idempotency_key?: string | null;
-            /** @enum {unknown} */
-            kind: "command";
-            /** @default null */
-            ref?: string | null;
-            /** @default  */
-            salt?: string;
-        };
-        /** CommandRequest */
-        CommandRequest: {
-            command: components["schemas"]["Command"];
-            /** @default  */
-            salt?: string;
-        };
-        /** CommitEntry */
-        CommitEntry: {
-            /** @default false */
-            active?: boolean;
-            /** @default 0 */
-            screen?: number | null;
-            vessel: string;
-        };
-        /**
-         * CommitSensors
-         * @description ASC-SEQ-2: the sealed sensor commitment of one side (omitted vessels: passive, screens 0).
-         */
-        CommitSensors: {
-            side: string;
-            /** @enum {unknown} */
-            type: "asc.commit_sensors";
-            /** @default [] */
-            vessels?: components["schemas"]["SensorSetting"][];
-        };
-        /** ContinuingDamage */
-        ContinuingDamage: {
-            damage: number;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            status: components["schemas"]["service.domain.asc.state.Status"];
-            /** @enum {unknown} */
-            type: "asc.continuing_damage";
-            vessel: string;
-        };
-        /**
-         * Counter
-         * @description A task group as an opponent saw it (FTC-TG-3).
-         */
-        Counter: {
-            group: string;
-            owner: string;
-            /** @default null */
-            posture?: string | null;
-            /** @default null */
-            ships?: string[] | null;
-        };
-        /**
-         * Countermeasures
-         * @description Science officer: improve countermeasures against ``target``'s tracking weapons (SF-RND-3).
-         */
-        Countermeasures: {
-            seat: string;
-            target: string;
-            /** @enum {unknown} */
-            type: "starfinder.countermeasures";
-        };
-        /** CreateGame */
-        CreateGame: {
-            /** @default {} */
-            options?: {
-                [key: string]: unknown;
-            };
-            ruleset: string;
-            scenario: string | {
-                [key: string]: unknown;
-            };
-        };
-        /** Crew */
-        Crew: {
-            /** @default false */
-            acted?: boolean;
-            /** @default 0 */
-            bonus?: number;
-            /** @default null */
-            next_role?: string | null;
-            role: string;
-            seat: string;
-            ship: string;
-        };
-        /** CrewSpec */
-        CrewSpec: {
-            /** @default 0 */
-            computers?: number;
-            /** @default 0 */
-            diplomacy?: number;
-            /** @default 0 */
-            engineering?: number;
-            /** @default 0 */
-            gunnery?: number;
-            id: string;
-            /** @default  */
-            name?: string;
-            /** @default 0 */
-            piloting?: number;
-            /** @default 0 */
-            piloting_ranks?: number;
-            role: string;
-        };
-        /** Crit */
-        Crit: {
-            after: number;
-            before: number;
-            system: string;
-        };
-        /** DamageTaken */
-        DamageTaken: {
-            /** @default [] */
-            notes?: string[];
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            status: components["schemas"]["service.domain.asc.state.Status"];
-            /** @enum {unknown} */
-            type: "asc.damage_taken";
-            vessel: string;
-        };
-        /** DeclareFormation */
-        DeclareFormation: {
-            battle: string;
-            formation: string;
-            speed: number;
-            /** @enum {unknown} */
-            type: "ftcampaign.declare_formation";
-        };
-        /** DefenceRebuildOrdered */
-        DefenceRebuildOrdered: {
-            cost: number;
-            due_et: number;
-            idp: number;
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.defence_rebuild_ordered";
-            world: string;
-        };
-        /** DefencesBought */
-        DefencesBought: {
-            player: string;
-            points: number;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.defences_bought";
-            world: string;
-        };
-        /**
-         * Departed
-         * @description A group enters FTL; its destination is written at once (FTC-ARR-10).
-         */
-        Departed: {
-            group: string;
-            player: string;
-            reason: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @default false */
-            route?: boolean;
-            to: [
-                number,
-                number
-            ];
-            /** @enum {unknown} */
-            type: "ftcampaign.departed";
-            /** @default null */
-            under_fire?: components["schemas"]["Formation"] | null;
-        };
-        /** Departure */
-        Departure: {
-            /** @default line */
-            formation?: string;
-            group: string;
-            /** @default 0 */
-            speed?: number;
-            to: [
-                number,
-                number
-            ];
-        };
-        /** Design */
-        Design: {
-            /** @default false */
-            biomass_tanker?: boolean;
-            /** @default false */
-            cloak?: boolean;
-            cost: number;
-            /** @default false */
-            freighter?: boolean;
-            hull: number;
-            /** @default 2 */
-            hull_box_cost?: number;
-            /** @default  */
-            hull_design?: string;
-            /** @default 4 */
-            hull_rows?: number;
-            id: string;
-            mass: number;
-            /** @default false */
-            modular?: boolean;
-            name: string;
-            /** @default  */
-            navy?: string;
-            /** @default true */
-            published?: boolean;
-            size_class: string;
-            /** @default human */
-            species?: string;
-            /** @default true */
-            standard?: boolean;
-            /** @default [] */
-            systems?: components["schemas"]["SystemKit"][];
-            /** @default 4 */
-            thrust?: number;
-        };
-        /**
-         * Detect
-         * @description ASC-DET-3: one sensor's attempt on a bogey (by token), a visible vessel, or a hex.
-         */
-        Detect: {
-            /** @default null */
-            hex?: components["schemas"]["Hex"] | null;
-            sensor: string;
-            /** @default null */
-            target?: string | null;
-            /** @enum {unknown} */
-            type: "asc.detect";
-            vessel: string;
-        };
-        /** DetectionAttempted */
-        DetectionAttempted: {
-            /** @default null */
-            hex?: components["schemas"]["Hex"] | null;
-            /**
-             * @description The lock range in hexes (ASC-DET-5), not a detection roll or a signature: the lock holds while the target is at most this far from the holder. It is the holder's best working active-sensor rating, committed or not, else the rating of the sensor that made the detection. 0 on a failed attempt (no lock is taken) and when withheld from this viewer (the holder is unseen).
-             * @default 0
-             */
-            rating?: number;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            sensor: string | null;
-            side: string;
-            /** @default false */
-            success?: boolean;
-            target: string | null;
-            /** @enum {unknown} */
-            type: "asc.detection_attempted";
-            vessel: string | null;
-        };
-        /**
-         * DiceCommitted
-         * @description The hash of the turn's secret seed, public before any command of that turn.
-         */
-        DiceCommitted: {
-            commitment: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @default  */
-            root?: string;
-            /** @default 0 */
-            slots?: number;
-            turn: number;
-            /** @enum {unknown} */
-            type: "dice.committed";
-        };
-        /**
-         * DiceDisclosed
-         * @description Every turn seed of a hidden-information game, once it is over.
-         *
-         *         In such a game a revealed seed would let a player recompute the rolls of events hidden from them
-         *         (their seqs are known from the gaps), so non-umpires see ``dice.revealed`` without its seed until
-         *         this event opens them all.
-         */
-        DiceDisclosed: {
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            seeds: {
-                [key: string]: string;
-            };
-            /** @enum {unknown} */
-            type: "dice.disclosed";
-        };
-        /**
-         * DiceMaterial
-         * @description What the verifier needs besides the turn's seed or slot keys: the turn, base seq, first slot, salt.
-         *
-         *         ``slot`` is None for games from before slots (rolls derive from the seed and ``base``, see dice.py).
-         */
-        DiceMaterial: {
-            base: number;
-            /** @default null */
-            origin?: string | null;
-            /** @default  */
-            salt?: string;
-            /** @default [] */
-            salts?: string[];
-            /** @default [] */
-            seen_by?: string[];
-            /** @default null */
-            slot?: number | null;
-            turn: number;
-        };
-        /**
-         * DiceRevealed
-         * @description The turn's seed, once the turn is over: every roll of that turn can now be recomputed.
-         *
-         *         In hidden-information games a non-umpire sees no seed but ``keys``: the slot keys of the rolls it
-         *         saw (listed per audience in ``openings``, which only the umpire sees) and ``proof``, the Merkle nodes
-         *         that tie them to the turn's committed root.
-         */
-        DiceRevealed: {
-            /** @default [] */
-            keys?: components["schemas"]["SlotOpening"][];
-            /** @default {} */
-            openings?: {
-                [key: string]: number[];
-            };
-            /** @default {} */
-            proof?: {
-                [key: string]: string;
-            };
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            seed: string;
-            turn: number;
-            /** @enum {unknown} */
-            type: "dice.revealed";
-        };
-        /**
-         * Disengage
-         * @description On an open table (linked campaign battles), an unmoved ship's move is an attempt to break away
-         *         (GSC2-R-20, FTC-ARR-11).
-         */
-        Disengage: {
-            ship: string;
-            /** @enum {unknown} */
-            type: "gsc2.disengage";
-        };
-        /** DisengagementResolved */
-        DisengagementResolved: {
-            battle: string;
-            escaped: boolean;
-            group: string;
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            separation: string;
-            to: [
-                number,
-                number
-            ];
-            /** @enum {unknown} */
-            type: "ftcampaign.disengagement_resolved";
-            witnesses: string[];
-        };
-        /**
-         * Divert
-         * @description Engineer: divert power to the engines (+2 speed) or to the shields (5% of PCU, split) (SF-RND-2).
-         */
-        Divert: {
-            seat: string;
-            /** @default {} */
-            shields?: {
-                [key: string]: number;
-            };
-            to: string;
-            /** @enum {unknown} */
-            type: "starfinder.divert";
-        };
-        /** Drawing */
-        Drawing: {
-            /** @default [] */
-            arcs?: components["schemas"]["Arc"][];
-            board: components["schemas"]["service.domain.core.drawing.Board"];
-            /** @default [] */
-            effects?: components["schemas"]["Effect"][];
-            /** @default [] */
-            markers?: components["schemas"]["Marker"][];
-            /** @default [] */
-            pieces?: components["schemas"]["Piece"][];
-            /** @default [] */
-            sides?: string[];
-            status: components["schemas"]["service.domain.core.drawing.Status"];
-            /** @default [] */
-            tracks?: components["schemas"]["Track"][];
-        };
-        /**
-         * DrivenOff
-         * @description FTC-DEF-8: a fleet below 50% of the defence value departs and does not interdict.
-         */
-        DrivenOff: {
-            groups: string[];
-            hex: [
-                number,
-                number
-            ];
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            to: [
-                number,
-                number
-            ];
-            /** @enum {unknown} */
-            type: "ftcampaign.driven_off";
-            witnesses: string[];
-        };
-        /** DummiesRevealed */
-        DummiesRevealed: {
-            groups: string[];
-            hex: [
-                number,
-                number
-            ];
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.dummies_revealed";
-            witnesses: string[];
-        };
-        /** DummyPlaced */
-        DummyPlaced: {
-            group: string;
-            hex: [
-                number,
-                number
-            ];
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.dummy_placed";
-        };
-        /** EconomicTurnStarted */
-        EconomicTurnStarted: {
-            economic_turn: number;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            turn: number;
-            /** @enum {unknown} */
-            type: "ftcampaign.economic_turn_started";
-        };
-        /** Economy */
-        Economy: {
-            /** @default [] */
-            approved?: string[];
-            /** @default null */
-            capital?: string | null;
-            /** @default 0 */
-            cash?: number;
-            /** @default [] */
-            income_worlds?: string[];
-            /** @default [] */
-            keels?: components["schemas"]["Keel"][];
-            /** @default full */
-            maintenance?: string;
-            /** @default [] */
-            modules?: components["schemas"]["StoredModule"][];
-            /** @default 0 */
-            ordnance?: number;
-            /** @default false */
-            penalty?: boolean;
-            /** @default 0 */
-            picks_left?: number;
-            /** @default false */
-            ready?: boolean;
-            /** @default [] */
-            rebuilds?: components["schemas"]["Rebuild"][];
-            /** @default 0 */
-            seq?: number;
-            /** @default 0 */
-            ship_spending?: number;
-            /** @default {} */
-            spares?: {
-                [key: string]: number;
-            };
-            /** @default {} */
-            spares_cap?: {
-                [key: string]: number;
-            };
-            /** @default {} */
-            spares_pending?: {
-                [key: string]: number;
-            };
-            /** @default false */
-            standard_navy?: boolean;
-        };
-        /** EconomyReport */
-        EconomyReport: {
-            cash: number;
-            economic_turn: number;
-            income: number;
-            income_worlds: string[];
-            interdicted: string[];
-            maintenance: number;
-            ordnance: number;
-            penalty: boolean;
-            player: string;
-            rate: string;
-            /** @default {} */
-            rebuilt?: {
-                [key: string]: number;
-            };
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @default {} */
-            spares_arrived?: {
-                [key: string]: number;
-            };
-            /** @enum {unknown} */
-            type: "ftcampaign.economy_report";
-        };
-        /**
-         * Effect
-         * @description Something that just happened, drawn briefly: a shot, a hit or miss, damage, a detection.
-         *
-         *         ``n`` increases through the game (a counter folded into state), so a page animates each effect
-         *         once and a replay at any point shows the effects of that moment.
-         */
-        Effect: {
-            /** @default null */
-            amount?: number | null;
-            /** @default null */
-            at?: components["schemas"]["Point2"] | null;
-            kind: string;
-            n: number;
-            /** @default null */
-            rule?: string | null;
-            /** @default null */
-            source?: string | null;
-            /** @default null */
-            target?: string | null;
-            text: string;
-        };
-        /**
-         * Encourage
-         * @description Captain: encourage a crew member of the ship: +2 to its checks for the rest of the round (SF-R-4).
-         */
-        Encourage: {
-            crew: string;
-            seat: string;
-            /** @enum {unknown} */
-            type: "starfinder.encourage";
-        };
-        /** Encouraged */
-        Encouraged: {
-            crew: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            seat: string;
-            success: boolean;
-            /** @enum {unknown} */
-            type: "starfinder.encouraged";
-        };
-        /** EndCampaign */
-        EndCampaign: {
-            /** @default  */
-            reason?: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.end_campaign";
-        };
-        /**
-         * EngAction
-         * @description An engineering action declared, resolved when the phase closes (SF-RND-2).
-         */
-        EngAction: {
-            action: string;
-            seat: string;
-            /** @default {} */
-            shields?: {
-                [key: string]: number;
-            };
-            /** @default null */
-            system?: string | null;
-            /** @default null */
-            to?: string | null;
-        };
-        /** Engage */
-        Engage: {
-            stay: boolean;
-            step: string;
-            /** @default null */
-            to?: [
-                number,
-                number
-            ] | null;
-            /** @enum {unknown} */
-            type: "ftcampaign.engage";
-        };
-        /** EngineeringDeclared */
-        EngineeringDeclared: {
-            action: components["schemas"]["EngAction"];
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "starfinder.engineering_declared";
-        };
-        /** EngineeringResolved */
-        EngineeringResolved: {
-            action: string;
-            dc: number;
-            /** @default 0 */
-            lost?: number;
-            /** @default 0 */
-            patched?: number;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            seat: string;
-            /** @default {} */
-            shields?: {
-                [key: string]: number;
-            };
-            ship: string;
-            /** @default 0 */
-            speed_bonus?: number;
-            success: boolean;
-            /** @default null */
-            system?: string | null;
-            /** @default null */
-            to?: string | null;
-            /** @enum {unknown} */
-            type: "starfinder.engineering_resolved";
-        };
-        /** Envelope */
-        Envelope: {
-            actor: string;
-            /** @default null */
-            command_id?: string | null;
-            data: {
-                [key: string]: unknown;
-            };
-            /** @default null */
-            dice?: components["schemas"]["DiceMaterial"] | null;
-            game_id: string;
-            phase: string;
-            recorded_at: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            seq: number;
-            /** @default false */
-            superseded?: boolean;
-            turn: number;
-            type: string;
-            v: number;
-        };
-        /**
-         * ErrorFrame
-         * @description A refused command (with its ``ref``) or a refused connection (then close code 1008).
-         */
-        ErrorFrame: {
-            detail: string;
-            /** @default null */
-            field?: string | null;
-            /** @enum {unknown} */
-            kind: "error";
-            /** @default null */
-            ref?: string | null;
-            /** @default null */
-            rule?: string | null;
-            status: number;
-            title: string;
-            /** @default null */
-            type?: string | null;
-        };
-        /**
-         * Evade
-         * @description Pilot: a normal move (``path`` or ``hexes`` and ``facing`` as for a move) with a Piloting check (SF-STUNT-3).
-         */
-        Evade: {
-            /** @default null */
-            facing?: number | null;
-            /** @default [] */
-            hexes?: [
-                number,
-                number
-            ][];
-            /** @default  */
-            path?: string;
-            seat: string;
-            /** @enum {unknown} */
-            type: "starfinder.evade";
-        };
-        /**
-         * EventFrame
-         * @description One envelope the caller may see, in seq order (hidden seqs are skipped).
-         */
-        EventFrame: {
-            event: components["schemas"]["Envelope"];
-            /** @enum {unknown} */
-            kind: "event";
-        };
-        /** EventsPage */
-        EventsPage: {
-            events: components["schemas"]["Envelope"][];
-        };
-        /**
-         * EventsPageFrame
-         * @description With ?history=compact: a catch-up page of envelopes (the seqs in (k·1000, (k+1)·1000] the viewer
-         *         may see) in one message, each entry leaving out what the entries before it said (openapi/websocket.md):
-         *         game_id is the page's; seq, when omitted, is the previous + 1; type, v, turn, phase, actor,
-         *         recorded_at and command_id, when omitted, are the previous entry's (recorded_at and command_id may
-         *         come as [n, rest]: the previous entry's first n characters, then rest; dt instead of recorded_at: the
-         *         previous time plus dt microseconds); data, when omitted, is the previous same-type entry's (d: that
-         *         data with these keys replaced); r instead of rolls: the previous same-type entry's rolls with these
-         *         keys replaced; dd instead of dice: the previous dice with base and slot moved on by dd.
-         */
-        EventsPageFrame: {
-            events: {
-                [key: string]: unknown;
-            }[];
-            game_id: string;
-            /** @enum {unknown} */
-            kind: "events";
-        };
-        /** Expand */
-        Expand: {
-            /** @enum {unknown} */
-            type: "ftcampaign.expand";
-            world: string;
-        };
-        /** ExpansionFailed */
-        ExpansionFailed: {
-            from_world: string;
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.expansion_failed";
-        };
-        /**
-         * Field
-         * @description One thing to fill in for a piece.
-         *
-         *         - ``choice``: one of ``values``.
-         *         - ``number``: ``min``..``max`` in steps of ``step`` (``unit`` names it).
-         *         - ``flag``: true or false.
-         *         - ``legs``: a free move on a plane, a list of {"turn": degrees, "distance": inches} (GSC2);
-         *           ``limits`` holds the ruleset's move limits (max distance, turn steps and costs) for live checks.
-         *         - ``hexpath``: a list of [q, r] hexes from ``limits["start"]``, each adjacent to the last, at most
-         *           ``limits["max_cost"]`` in all.
-         */
-        Field: {
-            /** @default null */
-            default?: unknown;
-            key: string;
-            /** @enum {unknown} */
-            kind: "choice" | "flag" | "hexpath" | "legs" | "number";
-            label: string;
-            /** @default {} */
-            limits?: {
-                [key: string]: unknown;
-            };
-            /** @default null */
-            max?: number | null;
-            /** @default null */
-            min?: number | null;
-            /** @default true */
-            required?: boolean;
-            /** @default null */
-            step?: number | null;
-            /** @default null */
-            unit?: string | null;
-            /** @default [] */
-            values?: components["schemas"]["Value"][];
-        };
-        /** FireDecl */
-        FireDecl: {
-            /** @default null */
-            guide?: string | null;
-            /** @default false */
-            point_defence?: boolean;
-            side: string;
-            target: string;
-            vessel: string;
-            weapon: string;
-        };
-        /** FireDeclared */
-        FireDeclared: {
-            declaration: components["schemas"]["FireDecl"];
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "asc.fire_declared";
-        };
-        /** FireTractor */
-        FireTractor: {
-            ship: string;
-            system: string;
-            target: string;
-            /** @enum {unknown} */
-            type: "gsc2.fire_tractor";
-        };
-        /** FlipAndBurn */
-        FlipAndBurn: {
-            hexes: number;
-            seat: string;
-            /** @enum {unknown} */
-            type: "starfinder.flip_and_burn";
-        };
-        /**
-         * Flyby
-         * @description Pilot: a normal move through ``enemy``'s hex (``path`` or ``hexes`` and ``facing``) (SF-STUNT-5).
-         */
-        Flyby: {
-            enemy: string;
-            /** @default null */
-            facing?: number | null;
-            /** @default [] */
-            hexes?: [
-                number,
-                number
-            ][];
-            /** @default  */
-            path?: string;
-            seat: string;
-            /** @enum {unknown} */
-            type: "starfinder.flyby";
-        };
-        /** Force */
-        Force: {
-            /** @default null */
-            entry_side?: string | null;
-            groups: string[];
-            /** @default 0 */
-            initiative?: number;
-            /** @default false */
-            penalty?: boolean;
-            player: string;
-            posture: string;
-            /** @default null */
-            preset?: components["schemas"]["Formation"] | null;
-            /** @default false */
-            route?: boolean;
-            ships: string[];
-        };
-        /**
-         * Form
-         * @description A command built piece by piece.
-         *
-         *         The command is ``{"type": command, **fixed, list_key: [entry per piece]}`` when ``list_key`` is set
-         *         (one entry per piece: ``{piece_key: piece, **entry.fixed, **filled fields}``), else
-         *         ``{"type": command, **fixed, piece_key: piece, **filled fields}`` for the one piece in ``pieces``.
-         *         ``optional_pieces``: pieces may be left out of the list (e.g. a group with no new order).
-         */
-        Form: {
-            command: string;
-            /** @default {} */
-            fixed?: {
-                [key: string]: unknown;
-            };
-            /** @default null */
-            group?: string | null;
-            label: string;
-            /** @default null */
-            list_key?: string | null;
-            /** @default false */
-            optional_pieces?: boolean;
-            /** @default id */
-            piece_key?: string;
-            pieces: components["schemas"]["PieceChoices"][];
-            /** @default null */
-            rule?: string | null;
-        };
-        /** Formation */
-        Formation: {
-            formation: string;
-            speed: number;
-        };
-        /** FormationDeclared */
-        FormationDeclared: {
-            battle: string;
-            formation: components["schemas"]["Formation"] | null;
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.formation_declared";
-            /** @default [] */
-            witnesses?: string[];
-        };
-        /** GameCreated */
-        GameCreated: {
-            /** @default null */
-            forked_at?: number | null;
-            /** @default null */
-            forked_from?: string | null;
-            /** @default {} */
-            options?: {
-                [key: string]: unknown;
-            };
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            ruleset: string;
-            ruleset_version: string;
-            scenario_name: string | null;
-            setup: {
-                [key: string]: unknown;
-            };
-            /** @enum {unknown} */
-            type: "game.created";
-        };
-        /**
-         * GameCreatedResponse
-         * @description A new game (created, forked or imported): the tokens are shown here once, never again.
-         */
-        GameCreatedResponse: {
-            dice_commitment: string;
-            /** @default null */
-            forked_at?: number | null;
-            /** @default null */
-            forked_from?: string | null;
-            game_id: string;
-            /** @default null */
-            imported_from?: string | null;
-            links: components["schemas"]["Links"];
-            ruleset: string;
-            ruleset_version: string;
-            seats: {
-                [key: string]: string;
-            };
-            umpire_token: string;
-            /** @default null */
-            unverified?: string | null;
-            /** @default null */
-            verified?: boolean | null;
-            version: number;
-        };
-        /** GameEnded */
-        GameEnded: {
-            reason: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "asc.game_ended";
-            winner: string | null;
-        };
-        /**
-         * GameRewound
-         * @description An umpire rewind: events after ``to_seq`` (up to this one) are superseded, kept, and skipped.
-         */
-        GameRewound: {
-            /** @default  */
-            reason?: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            to_seq: number;
-            /** @enum {unknown} */
-            type: "game.rewound";
-        };
-        /** GameStarted */
-        GameStarted: {
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @default null */
-            turn_limit?: number | null;
-            /** @enum {unknown} */
-            type: "gsc2.game_started";
-        };
-        /** GameSummary */
-        GameSummary: {
-            at: number;
-            game_id: string;
-            over: boolean;
-            phase: string;
-            ruleset: string;
-            ruleset_version: string;
-            seats: string[];
-            state: components["schemas"]["GameView"];
-            turn: number;
-            unverified: string | null;
-            version: number;
-            viewer: string;
-        };
-        /**
-         * GameView
-         * @description The ruleset's view for the caller (its own keys, see the ruleset) plus the common drawing.
-         */
-        GameView: {
-            draw: components["schemas"]["Drawing"] | null;
-        } & {
-            [key: string]: unknown;
-        };
-        /**
-         * GenerateMap
-         * @description Dice the star map (FTC-MAP-1..4).
-         */
-        GenerateMap: {
-            /** @enum {unknown} */
-            type: "ftcampaign.generate_map";
-        };
-        /** Group */
-        Group: {
-            /** @default false */
-            cloaked?: boolean;
-            /** @default false */
-            dummy?: boolean;
-            /** @default null */
-            entry_side?: string | null;
-            /** @default null */
-            ftl_from?: [
-                number,
-                number
-            ] | null;
-            /** @default false */
-            ftl_route?: boolean;
-            /** @default null */
-            ftl_to?: [
-                number,
-                number
-            ] | null;
-            hex: [
-                number,
-                number
-            ] | null;
-            id: string;
-            /** @default null */
-            origin?: [
-                number,
-                number
-            ] | null;
-            owner: string;
-            /** @default stand_off */
-            posture?: string;
-            /** @default null */
-            repulse?: components["schemas"]["Repulse"] | null;
-            /** @default [] */
-            ships?: string[];
-            /** @default null */
-            under_fire?: components["schemas"]["Formation"] | null;
-            /** @default false */
-            via_route?: boolean;
-        };
-        /** GroupMoved */
-        GroupMoved: {
-            /** @default null */
-            entry_side?: string | null;
-            frm: [
-                number,
-                number
-            ] | null;
-            group: string;
-            player: string;
-            posture: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @default false */
-            route?: boolean;
-            /** @default false */
-            stopped_short?: boolean;
-            to: [
-                number,
-                number
-            ];
-            /** @enum {unknown} */
-            type: "ftcampaign.group_moved";
-            /** @default null */
-            under_fire?: components["schemas"]["Formation"] | null;
-        };
-        /** GroupSplit */
-        GroupSplit: {
-            group: string;
-            new_group: string;
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            ships: string[];
-            /** @enum {unknown} */
-            type: "ftcampaign.group_split";
-        };
-        /** GroupsMerged */
-        GroupsMerged: {
-            into: string;
-            other: string;
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.groups_merged";
-        };
-        /**
-         * Happening
-         * @description Something that just happened, kept for drawing (view.draw effects), with who may see it.
-         */
-        Happening: {
-            /** @default null */
-            audience?: string[] | null;
-            /** @default null */
-            hex?: [
-                number,
-                number
-            ] | null;
-            kind: string;
-            n: number;
-            /** @default null */
-            piece?: string | null;
-            /** @default null */
-            rule?: string | null;
-            text: string;
-            turn: number;
-        };
-        /**
-         * HelmOrderSet
-         * @description Piloting checks and tie-breaks (SF-HELM-1..4): lowest first.
-         */
-        HelmOrderSet: {
-            order: string[];
-            results: {
-                [key: string]: number;
-            };
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "starfinder.helm_order";
-        };
-        /** Hex */
-        Hex: [
-            number,
-            number
-        ];
-        /**
-         * Hit
-         * @description Damage waiting for the end of the gunnery phase (SF-GUN-1), in firing order.
-         */
-        Hit: {
-            attacker: string;
-            damage: number;
-            /** @default false */
-            natural20?: boolean;
-            quadrant: string;
-            target: string;
-            weapon: string;
-        };
-        /**
-         * HitResult
-         * @description One weapon's damage on a target (embedded in DamageApplied).
-         */
-        HitResult: {
-            absorbed: number;
-            damage: number;
-            hull: number;
-            /** @default null */
-            row?: number | null;
-            /** @default null */
-            saved?: boolean | null;
-            source: string;
-            /** @default null */
-            system?: string | null;
-            /** @default null */
-            system_rule?: string | null;
-        };
-        /** HoldOff */
-        HoldOff: {
-            step: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.hold_off";
-        };
-        /** HomeworldClaimed */
-        HomeworldClaimed: {
-            extra: number;
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.homeworld_claimed";
-            world: string;
-        };
-        /** IncomesRolled */
-        IncomesRolled: {
-            capital: number;
-            incomes: {
-                [key: string]: number;
-            };
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.incomes_rolled";
-        };
-        /** InspectJuryRig */
-        InspectJuryRig: {
-            ship: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.inspect_jury_rig";
-        };
-        /** IntelGathered */
-        IntelGathered: {
-            hex: [
-                number,
-                number
-            ];
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            sighting: components["schemas"]["Sighting"];
-            /** @enum {unknown} */
-            type: "ftcampaign.intel_gathered";
-        };
-        /** InterdictionLifted */
-        InterdictionLifted: {
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.interdiction_lifted";
-            witnesses: string[];
-            world: string;
-        };
-        /** JuryRigInspected */
-        JuryRigInspected: {
-            failed: string[];
-            passed: string[];
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            ship: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.jury_rig_inspected";
-        };
-        /** Keel */
-        Keel: {
-            cost: number;
-            design: string;
-            design_mass: number;
-            id: string;
-            /** @default 0 */
-            progress?: number;
-            world: string;
-        };
-        /** KeelLaid */
-        KeelLaid: {
-            keel: components["schemas"]["Keel"];
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.keel_laid";
-        };
-        /** KeelsWorked */
-        KeelsWorked: {
-            paid: number;
-            player: string;
-            progress: {
-                [key: string]: number;
-            };
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @default [] */
-            stalled?: string[];
-            /** @enum {unknown} */
-            type: "ftcampaign.keels_worked";
-        };
-        /** Launch */
-        Launch: {
-            battery: string;
-            ship: string;
-            target: string;
-            /** @enum {unknown} */
-            type: "gsc2.launch";
-        };
-        /** LaunchPod */
-        LaunchPod: {
-            ship: string;
-            /** @default assault */
-            squad?: string;
-            /** @enum {unknown} */
-            type: "gsc2.launch_pod";
-        };
-        /**
-         * LauncherSpec
-         * @description A submunition launcher (ASC-FIRE-7).
-         */
-        LauncherSpec: {
-            /** @default 1x1 */
-            damage?: string;
-            id: string;
-            /** @default 1 */
-            rof?: string;
-            /** @default 1 */
-            rounds?: number;
-            /** @default 0 */
-            targeting?: number;
-            /** @default submunition */
-            weapon?: string;
-            /**
-             * @default det
-             * @enum {unknown}
-             */
-            weapon_type?: "det" | "laser" | "particle_beam";
-        };
-        /** LayKeel */
-        LayKeel: {
-            design: string;
-            /** @default null */
-            design_mass?: number | null;
-            /** @enum {unknown} */
-            type: "ftcampaign.lay_keel";
-            world: string;
-        };
-        /**
-         * Leg
-         * @description One leg of a move: first turn by ``turn`` degrees (-45 left, 0, 45 right), then go ``distance``.
-         */
-        Leg: {
-            /** @default 0 */
-            distance?: number;
-            /** @default 0 */
-            turn?: number;
-        };
-        /**
-         * Link
-         * @description An edge of a star map (a jump route) between two of its nodes.
-         */
-        Link: {
-            a: string;
-            b: string;
-            /** @default null */
-            label?: string | null;
-        };
-        /**
-         * LinkBattle
-         * @description FTC-ARR-8: the battle is fought as a tactical game of this service (the service issues it when it
-         *         creates the linked game; its result comes back as ``record_battle`` with the same id).
-         */
-        LinkBattle: {
-            battle: string;
-            tactical_game_id: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.link_battle";
-        };
-        /**
-         * LinkedBattle
-         * @description A campaign battle fought as a linked GSC2 game (FTC-ARR-8). The campaign's tokens open its seats:
-         *         each player holds its own side, the campaign umpire umpires it; ``seats``/``umpire_token`` (the
-         *         game's own tokens) are shown once, to the umpire who created it.
-         */
-        LinkedBattle: {
-            battle: string;
-            campaign: string;
-            created: boolean;
-            /** @default null */
-            seats?: {
-                [key: string]: string;
-            } | null;
-            /** @default [] */
-            sides?: string[];
-            tactical_game_id: string;
-            /** @default null */
-            umpire_token?: string | null;
-        };
-        /** Links */
-        Links: {
-            self: string;
-            spectate: string;
-            stream: string;
-        };
-        /** Lock */
-        Lock: {
-            rating: number;
-            target: string;
-        };
-        /** LockRef */
-        LockRef: {
-            target: string | null;
-            vessel: string | null;
-        };
-        /** LockTaken */
-        LockTaken: {
-            /**
-             * @description The lock range in hexes (ASC-DET-5), not a detection roll or a signature: the lock holds while the target is at most this far from the holder. It is the holder's best working active-sensor rating, committed or not, else the rating of the sensor that made the detection. 0 on a failed attempt (no lock is taken) and when withheld from this viewer (the holder is unseen).
-             * @default 0
-             */
-            rating?: number;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            target: string | null;
-            /** @enum {unknown} */
-            type: "asc.lock_taken";
-            vessel: string | null;
-        };
-        /** LocksLost */
-        LocksLost: {
-            losses: components["schemas"]["LockRef"][];
-            /** @default  */
-            reason?: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "asc.locks_lost";
-        };
-        /** MaintenanceSet */
-        MaintenanceSet: {
-            player: string;
-            rate: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.maintenance_set";
-        };
-        /**
-         * MakeRuling
-         * @description Umpire only (GSC2-UMP-1): the effect in play of a system the sheet leaves open.
-         */
-        MakeRuling: {
-            effect: string;
-            ship: string;
-            system: string;
-            /** @enum {unknown} */
-            type: "gsc2.ruling";
-        };
-        /** MapGenerated */
-        MapGenerated: {
-            radius: number;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            routes: [
-                [
-                    number,
-                    number
-                ],
-                [
-                    number,
-                    number
-                ]
-            ][];
-            /** @enum {unknown} */
-            type: "ftcampaign.map_generated";
-            worlds: components["schemas"]["WorldSpec"][];
-        };
-        /**
-         * Marker
-         * @description A lasting mark on the board: a contact, a sensor ping, a blocked route, a destination.
-         */
-        Marker: {
-            at: components["schemas"]["Point2"];
-            kind: string;
-            label: string;
-            /** @default null */
-            piece?: string | null;
-        };
-        /** MergeGroups */
-        MergeGroups: {
-            into: string;
-            other: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.merge_groups";
-        };
-        /** MissileAttack */
-        MissileAttack: {
-            damage: number;
-            hits: number;
-            missiles: number;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            salvo: string;
-            target: string;
-            /** @enum {unknown} */
-            type: "gsc2.missile_attack";
-        };
-        /** MissileBattery */
-        MissileBattery: {
-            carried: number;
-            damage: number;
-            id: string;
-            missiles: number;
-            /** @default  */
-            name?: string;
-            /** @default 4 */
-            targeting?: number;
-        };
-        /** MissileBaySpec */
-        MissileBaySpec: {
-            id: string;
-            /** @default 0 */
-            missiles?: number;
-        };
-        /** MissilesLaunched */
-        MissilesLaunched: {
-            battery: string;
-            count: number;
-            damage: number;
-            pos: components["schemas"]["Point"];
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            salvo: string;
-            ship: string;
-            target: string;
-            targeting: number;
-            /** @enum {unknown} */
-            type: "gsc2.missiles_launched";
-        };
-        /** MissilesMoved */
-        MissilesMoved: {
-            arrived: boolean;
-            end: components["schemas"]["Point"];
-            /** @default 0 */
-            intercepted?: number;
-            /** @default 0 */
-            lost_tracking?: number;
-            /** @default {} */
-            mds_fired?: {
-                [key: string]: number;
-            };
-            remaining: number;
-            /** @default  */
-            removed?: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            salvo: string;
-            start: components["schemas"]["Point"];
-            /** @default [] */
-            terrain?: string[];
-            /** @enum {unknown} */
-            type: "gsc2.missiles_moved";
-        };
-        /** Modifier */
-        Modifier: {
-            rule: string;
-            value: number;
-            why: string;
-        };
-        /** ModuleBought */
-        ModuleBought: {
-            /** @default false */
-            capped?: boolean;
-            player: string;
-            price: number;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            stored: components["schemas"]["StoredModule"];
-            /** @enum {unknown} */
-            type: "ftcampaign.module_bought";
-        };
-        /**
-         * ModuleSpec
-         * @description A modular weapon fit (FTC-ECO-6) for a modular hull design.
-         */
-        ModuleSpec: {
-            cost: number;
-            hull_design: string;
-            id: string;
-            /** @default 0 */
-            mass?: number;
-            name: string;
-        };
-        /** ModuleSwapped */
-        ModuleSwapped: {
-            module: string;
-            module_cost: number;
-            player: string;
-            removed: string | null;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            ship: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.module_swapped";
-            until: number;
-            world: string;
-        };
-        /** MoveMissiles */
-        MoveMissiles: {
-            salvo: string;
-            /** @enum {unknown} */
-            type: "gsc2.move_missiles";
-        };
-        /**
-         * MovePod
-         * @description Move a pod up to 6" (GSC2-BRD-3); with ``ram`` it flies at that ship and rams it.
-         */
-        MovePod: {
-            pod: string;
-            /** @default null */
-            ram?: string | null;
-            /** @enum {unknown} */
-            type: "gsc2.move_pod";
-            /** @default 0 */
-            x?: number;
-            /** @default 0 */
-            y?: number;
-        };
-        /** Moved */
-        Moved: {
-            /** @default null */
-            facing?: number | null;
-            hex: components["schemas"]["Hex"];
-            /** @default null */
-            path?: string[] | null;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "asc.moved";
-            vessel: string;
-        };
-        /**
-         * Node
-         * @description A fixed place on the board: a world, a system, a jump point (star maps).
-         */
-        Node: {
-            at: components["schemas"]["Point2"];
-            /** @default null */
-            detail?: string | null;
-            id: string;
-            label: string;
-            /** @default null */
-            owner?: string | null;
-        };
-        /** Option */
-        Option: {
-            command: components["schemas"]["Command"];
-            /** @default null */
-            group?: string | null;
-            label: string;
-            /** @default null */
-            piece?: string | null;
-            /** @default null */
-            rule?: string | null;
-            /** @default null */
-            target?: string | null;
-        };
-        /** OptionsResponse */
-        OptionsResponse: {
-            forms: components["schemas"]["Form"][];
-            options: components["schemas"]["Option"][];
-            version: number;
-            viewer: string;
-        };
-        /**
-         * Order
-         * @description Whose step it is in an alternating phase (movement GSC2-MOV-2, missiles GSC2-MSL-2).
-         */
-        Order: {
-            /** @default 0 */
-            count?: number;
-            /** @default null */
-            leader?: string | null;
-            /** @default 0 */
-            owed?: number;
-            /** @default [] */
-            passed?: string[];
-            /** @default null */
-            side?: string | null;
-            /** @default none */
-            stage?: string;
-        };
-        /** OrderSet */
-        OrderSet: {
-            order: components["schemas"]["Order"];
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "gsc2.order_set";
-            /** @default  */
-            why?: string;
-        };
-        /** OrdersRevealed */
-        OrdersRevealed: {
-            /** @default [] */
-            missing?: string[];
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            turn: number;
-            /** @enum {unknown} */
-            type: "ftcampaign.orders_revealed";
-        };
-        /** OrdersSubmitted */
-        OrdersSubmitted: {
-            /** @default null */
-            orders?: components["schemas"]["StrategicOrder"][] | null;
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.orders_submitted";
-        };
-        /** Passed */
-        Passed: {
-            phase: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            seat: string;
-            /** @enum {unknown} */
-            type: "starfinder.passed";
-        };
-        /**
-         * Patch
-         * @description Engineer: patch a damaged system (SF-RND-2).
-         */
-        Patch: {
-            seat: string;
-            system: string;
-            /** @enum {unknown} */
-            type: "starfinder.patch";
-        };
-        /**
-         * PendingHit
-         * @description A hit rolled in a simultaneous phase, applied at its resolution (GSC2-BEAM-1, GSC2-MSL-6).
-         */
-        PendingHit: {
-            damage: number;
-            side: string;
-            source: string;
-            target: string;
-        };
-        /** PhaseChanged */
-        PhaseChanged: {
-            phase: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            turn: number;
-            /** @enum {unknown} */
-            type: "asc.phase_changed";
-        };
-        /** PhaseEnded */
-        PhaseEnded: {
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            side: string;
-            /** @enum {unknown} */
-            type: "asc.phase_ended";
-        };
-        /** PicksForfeited */
-        PicksForfeited: {
-            players: string[];
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.picks_forfeited";
-        };
-        /**
-         * Piece
-         * @description Anything drawn at a position: ships, bogeys, salvos, terrain, fleets, projectiles.
-         */
-        Piece: {
-            at: components["schemas"]["Point2"];
-            /** @default [] */
-            bars?: components["schemas"]["Bar"][];
-            /** @default null */
-            detail?: string | null;
-            /** @default null */
-            facing?: number | null;
-            id: string;
-            kind: string;
-            label: string;
-            /** @default false */
-            mine?: boolean;
-            /** @default null */
-            side?: string | null;
-            /** @default null */
-            size?: number | null;
-            /** @default active */
-            status?: string;
-        };
-        /** PieceChoices */
-        PieceChoices: {
-            fields: components["schemas"]["Field"][];
-            /** @default {} */
-            fixed?: {
-                [key: string]: unknown;
-            };
-            label: string;
-            piece: string;
-        };
-        /**
-         * PingFrame
-         * @description Heartbeat, when nothing else was sent for SALVO_HEARTBEAT_SECONDS.
-         */
-        PingFrame: {
-            /** @enum {unknown} */
-            kind: "ping";
-        };
-        /** PlaceDummy */
-        PlaceDummy: {
-            /** @enum {unknown} */
-            type: "ftcampaign.place_dummy";
-            world: string;
-        };
-        /** PlayerReady */
-        PlayerReady: {
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.player_ready";
-        };
-        /** PlayerSpec */
-        PlayerSpec: {
-            /** @default null */
-            ally_navy?: string | null;
-            id: string;
-            name: string;
-            /** @default human */
-            species?: string;
-        };
-        /** Pod */
-        Pod: {
-            id: string;
-            /** @default 0 */
-            moved?: number;
-            pos: components["schemas"]["Point"];
-            /** @default null */
-            ram?: string | null;
-            ship: string;
-            side: string;
-            squad: string;
-        };
-        /** PodLaunched */
-        PodLaunched: {
-            pod: string;
-            pos: components["schemas"]["Point"];
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            ship: string;
-            squad: string;
-            /** @enum {unknown} */
-            type: "gsc2.pod_launched";
-        };
-        /** PodMoved */
-        PodMoved: {
-            moved: number;
-            pod: string;
-            pos: components["schemas"]["Point"];
-            /** @default null */
-            ram?: string | null;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "gsc2.pod_moved";
-        };
-        /** Point */
-        Point: [
-            number,
-            number
-        ];
-        /**
-         * Point2
-         * @description A position: (x, y) on a plane or star map, (q, r) axial on a hex map.
-         */
-        Point2: {
-            x: number;
-            y: number;
-        };
-        /**
-         * Problem
-         * @description application/problem+json (RFC 9457): every failure names the rule or the field at fault.
-         */
-        Problem: {
-            detail: string;
-            /** @default null */
-            field?: string | null;
-            /** @default null */
-            rule?: string | null;
-            status: number;
-            title: string;
-            type: string;
-        };
-        /**
-         * Projectile
-         * @description A tracking weapon's projectile in flight (SF-GUN-8).
-         */
-        Projectile: {
-            damage: string;
-            gunnery: number;
-            hex: components["schemas"]["Hex"];
-            id: string;
-            /** @default false */
-            linked?: boolean;
-            ship: string;
-            speed: number;
-            target: string;
-            weapon: string;
-        };
-        /**
-         * ProjectileChecked
-         * @description The start-of-gunnery check of a projectile in flight (SF-GUN-8).
-         */
-        ProjectileChecked: {
-            /** @default false */
-            arrived?: boolean;
-            /** @default 0 */
-            damage?: number;
-            needed: number;
-            /** @default [] */
-            path?: components["schemas"]["Hex"][];
-            projectile: string;
-            /** @default null */
-            quadrant?: string | null;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            success: boolean;
-            target: string;
-            total: number | null;
-            /** @enum {unknown} */
-            type: "starfinder.projectile_checked";
-            /** @default  */
-            why?: string;
-        };
-        /**
-         * Ready
-         * @description Set-up spending done.
-         */
-        Ready: {
-            /** @enum {unknown} */
-            type: "ftcampaign.ready";
-        };
-        /** Rebuild */
-        Rebuild: {
-            due_et: number;
-            idp: number;
-            world: string;
-        };
-        /** RebuildCapture */
-        RebuildCapture: {
-            ship: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.rebuild_capture";
-        };
-        /** RebuildDefences */
-        RebuildDefences: {
-            /** @default 1 */
-            thirds?: number;
-            /** @enum {unknown} */
-            type: "ftcampaign.rebuild_defences";
-            world: string;
-        };
-        /** Recon */
-        Recon: {
-            choice: string;
-            step: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.recon";
-        };
-        /**
-         * RecordBattle
-         * @description The outcome of a linked tactical game or an umpire's entry (FTC-ARR-8).
-         */
-        RecordBattle: {
-            battle: string;
-            /** @default [] */
-            captured?: string[];
-            /** @default [] */
-            left?: components["schemas"]["Departure"][];
-            /** @default {} */
-            ordnance?: {
-                [key: string]: number;
-            };
-            /** @default [] */
-            ships?: components["schemas"]["ShipResult"][];
-            /** @default null */
-            tactical_game_id?: string | null;
-            /** @enum {unknown} */
-            type: "ftcampaign.record_battle";
-            /** @default null */
-            umpire?: string | null;
-            /** @default null */
-            victor?: string | null;
-        };
-        /** RecordRuling */
-        RecordRuling: {
-            /** @default [] */
-            involves?: string[];
-            text: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.record_ruling";
-            /** @default null */
-            umpire?: string | null;
-        };
-        /** Refit */
-        Refit: {
-            install: components["schemas"]["SystemKit"];
-            remove: string;
-            ship: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.refit";
-        };
-        /** Refitted */
-        Refitted: {
-            cost: number;
-            installed: components["schemas"]["ShipSystem"];
-            mass_after: number;
-            player: string;
-            removed: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            ship: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.refitted";
-            until: number;
-        };
-        /** RepairOrdered */
-        RepairOrdered: {
-            biomass: number;
-            cost: number;
-            donor: string | null;
-            /** @default [] */
-            donor_systems?: string[];
-            hull: number;
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            ship: string;
-            source: string;
-            /** @default 0 */
-            spares_used?: number;
-            systems: string[];
-            /** @enum {unknown} */
-            type: "ftcampaign.repair_ordered";
-            until: number;
-            /** @default  */
-            world?: string;
-        };
-        /** RepairRepulse */
-        RepairRepulse: {
-            group: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.repair_repulse";
-        };
-        /** RepairRoll */
-        RepairRoll: {
-            location: string;
-            success: boolean;
-        };
-        /** RepairShip */
-        RepairShip: {
-            /** @default 0 */
-            biomass?: number;
-            /** @default null */
-            donor?: string | null;
-            /** @default 0 */
-            hull?: number;
-            /** @default false */
-            rush?: boolean;
-            ship: string;
-            /** @default new */
-            source?: string;
-            /** @default [] */
-            systems?: string[];
-            /** @enum {unknown} */
-            type: "ftcampaign.repair";
-        };
-        /** Repaired */
-        Repaired: {
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            ship: string;
-            success: boolean;
-            sys: components["schemas"]["Sys"];
-            system: string;
-            /** @enum {unknown} */
-            type: "gsc2.repaired";
-        };
-        /** RepairsRolled */
-        RepairsRolled: {
-            results: components["schemas"]["RepairRoll"][];
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            status: components["schemas"]["service.domain.asc.state.Status"];
-            /** @enum {unknown} */
-            type: "asc.repairs_rolled";
-            vessel: string;
-        };
-        /**
-         * Repulse
-         * @description Unallocated damage from a repulse (FTC-DEF-7).
-         */
-        Repulse: {
-            boxes: number;
-            due_et: number;
-            pts: number;
-            world: string;
-        };
-        /**
-         * RepulseAllocated
-         * @description FTC-DEF-7: IDP/3 hull boxes spread by mass; stripped rows trigger system checks (rolls).
-         */
-        RepulseAllocated: {
-            /** @default [] */
-            destroyed?: string[];
-            /** @default [] */
-            failed?: string[];
-            group: string;
-            hits: {
-                [key: string]: number;
-            };
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.repulse_allocated";
-        };
-        /** RepulseRepaired */
-        RepulseRepaired: {
-            cost: number;
-            group: string;
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.repulse_repaired";
-        };
-        /**
-         * ResolveDisengagement
-         * @description FTC-ARR-11: the linked game (or umpire) reports distances and the separation trend.
-         */
-        ResolveDisengagement: {
-            battle: string;
-            distance_inches: number;
-            group: string;
-            separation: string;
-            to: [
-                number,
-                number
-            ];
-            /** @enum {unknown} */
-            type: "ftcampaign.resolve_disengagement";
-            weapons_range_inches: number;
-        };
-        /**
-         * ResultFrame
-         * @description The answer to a command sent on the socket: exactly what POST /commands returns.
-         */
-        ResultFrame: {
-            events: components["schemas"]["Envelope"][];
-            /** @enum {unknown} */
-            kind: "result";
-            /** @default null */
-            ref?: string | null;
-            version: number;
-        };
-        /** RewindRequest */
-        RewindRequest: {
-            /** @default null */
-            phase?: string | null;
-            /** @default  */
-            reason?: string;
-            /** @default null */
-            to_seq?: number | null;
-            /** @default null */
-            turn?: number | null;
-        };
-        /** Rewound */
-        Rewound: {
-            rewound_to: number;
-            version: number;
-        };
-        /** RoleChangeRequested */
-        RoleChangeRequested: {
-            role: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            seat: string;
-            /** @enum {unknown} */
-            type: "starfinder.role_change_requested";
-        };
-        /**
-         * Roll
-         * @description One die, explained: what it was for, what it needed, why, and what came of it.
-         */
-        Roll: {
-            die: string;
-            i: number;
-            /** @default [] */
-            modifiers?: components["schemas"]["Modifier"][];
-            /** @default null */
-            outcome?: string | null;
-            purpose: string;
-            rule: string;
-            /** @default null */
-            target?: number | null;
-            value: number;
-        };
-        /**
-         * RollOff
-         * @description d10 each, re-rolling ties (GSC2-MOV-2, GSC2-MSL-2); the winner chooses the order.
-         */
-        RollOff: {
-            purpose: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "gsc2.roll_off";
-            winner: string;
-        };
-        /**
-         * RoundStarted
-         * @description A new round (SF-RND-1): role changes take effect (SF-ROLE-3), last round's effects end.
-         */
-        RoundStarted: {
-            /** @default {} */
-            roles?: {
-                [key: string]: string;
-            };
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            round: number;
-            /** @enum {unknown} */
-            type: "starfinder.round_started";
-        };
-        /** RouteClosed */
-        RouteClosed: {
-            closed: boolean;
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.route_closed";
-            world: string;
-        };
-        /** RulesetInfo */
-        RulesetInfo: {
-            commands: {
-                [key: string]: unknown;
-            };
-            events: {
-                [key: string]: unknown;
-            };
-            name: string;
-            scenarios: string[];
-            title: string;
-            version: string;
-        };
-        /** RulesetList */
-        RulesetList: {
-            rulesets: components["schemas"]["RulesetInfo"][];
-        };
-        /** Ruling */
-        Ruling: {
-            effect: string;
-            ship: string;
-            system: string;
-            turn: number;
-        };
-        /** RulingMade */
-        RulingMade: {
-            effect: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            ship: string;
-            system: string;
-            /** @enum {unknown} */
-            type: "gsc2.ruling_made";
-        };
-        /** RulingRecorded */
-        RulingRecorded: {
-            /** @default [] */
-            involves?: string[];
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            text: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.ruling_recorded";
-            /** @default null */
-            umpire?: string | null;
-        };
-        /** Sabotage */
-        Sabotage: {
-            ship: string;
-            side: string;
-            system: string;
-            unit: string;
-        };
-        /** SaboteursSent */
-        SaboteursSent: {
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            sabotage: components["schemas"]["Sabotage"];
-            /** @enum {unknown} */
-            type: "gsc2.saboteurs_sent";
-        };
-        /** Salvo */
-        Salvo: {
-            /** @default false */
-            arrived?: boolean;
-            battery: string;
-            count: number;
-            damage: number;
-            id: string;
-            /** @default false */
-            moved?: boolean;
-            pos: components["schemas"]["Point"];
-            ship: string;
-            side: string;
-            target: string;
-            targeting: number;
-            /** @default false */
-            tracked?: boolean;
-        };
-        /** Scan */
-        Scan: {
-            seat: string;
-            target: string;
-            /** @enum {unknown} */
-            type: "starfinder.scan";
-        };
-        /** ScenarioResponse */
-        ScenarioResponse: {
-            ruleset: string;
-            scenario: {
-                [key: string]: unknown;
-            };
-        };
-        /** ScienceResult */
-        ScienceResult: {
-            action: string;
-            dc: number;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            seat: string;
-            ship: string;
-            /** @default  */
-            side?: string;
-            success: boolean;
-            target: string;
-            /** @enum {unknown} */
-            type: "starfinder.science";
-        };
-        /** Scout */
-        Scout: {
-            group: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.scout";
-        };
-        /** SeatBot */
-        SeatBot: {
-            /** @default rules */
-            bot?: string;
-            seat: string;
-        };
-        /** SeatStatus */
-        SeatStatus: {
-            must_act: boolean;
-            seat: string;
-            why: string;
-        };
-        /** SeatedBot */
-        SeatedBot: {
-            bot: string;
-            error: string | null;
-            game_id: string;
-            moves: number;
-            refused: string[];
-            seat: string;
-            stand_in: boolean;
-            state: string;
-        };
-        /** SellCapture */
-        SellCapture: {
-            ship: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.sell_capture";
-        };
-        /**
-         * SendSaboteurs
-         * @description Troops aboard an enemy ship go for a named system (GSC2-BRD-5).
-         */
-        SendSaboteurs: {
-            ship: string;
-            side: string;
-            system: string;
-            /** @enum {unknown} */
-            type: "gsc2.sabotage";
-            unit: string;
-        };
-        /** SensorSetting */
-        SensorSetting: {
-            /** @default false */
-            active?: boolean;
-            /** @default 0 */
-            screen?: number;
-            vessel: string;
-        };
-        /** SensorSpec */
-        SensorSpec: {
-            id: string;
-            /** @default null */
-            operator_skill?: number | null;
-            rating: number;
-            /** @default 0 */
-            redundant_antennas?: number;
-            /** @enum {unknown} */
-            type: "active" | "passive";
-        };
-        /**
-         * SensorsCommitted
-         * @description A side's sealed commitment; ``entries`` is None for anyone but that side and the umpire.
-         */
-        SensorsCommitted: {
-            /** @default null */
-            entries?: components["schemas"]["CommitEntry"][] | null;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            side: string;
-            /** @enum {unknown} */
-            type: "asc.sensors_committed";
-        };
-        /** SensorsRevealed */
-        SensorsRevealed: {
-            /** @default [] */
-            entries?: components["schemas"]["CommitEntry"][];
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "asc.sensors_revealed";
-        };
-        /** SetCloak */
-        SetCloak: {
-            group: string;
-            on: boolean;
-            /** @enum {unknown} */
-            type: "ftcampaign.set_cloak";
-        };
-        /** SetMaintenance */
-        SetMaintenance: {
-            rate: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.set_maintenance";
-        };
-        /** Setup */
-        Setup: {
-            /** @default  */
-            description?: string;
-            designs: components["schemas"]["Design"][];
-            /** @default 36 */
-            last_turn?: number;
-            /** @default 6 */
-            map_side?: number;
-            /** @default [] */
-            modules?: components["schemas"]["ModuleSpec"][];
-            players: components["schemas"]["PlayerSpec"][];
-            /** @default 8 */
-            table_length_feet?: number;
-            title: string;
-            /**
-             * @default [
-             *       {
-             *         "id": "umpire",
-             *         "name": "",
-             *         "plays": null
-             *       }
-             *     ]
-             */
-            umpires?: components["schemas"]["UmpireSpec"][];
-        };
-        /** Ship */
-        Ship: {
-            /** @default 0 */
-            biomass_expended?: number;
-            /** @default 0 */
-            busy_until?: number;
-            /** @default false */
-            cloak?: boolean;
-            cost: number;
-            design: string;
-            design_mass: number;
-            /** @default false */
-            freighter?: boolean;
-            /** @default false */
-            hulk?: boolean;
-            hull: number;
-            /** @default 2 */
-            hull_box_cost?: number;
-            /** @default 0 */
-            hull_lost?: number;
-            hull_rows: number;
-            id: string;
-            mass: number;
-            /** @default null */
-            module?: string | null;
-            /** @default 0 */
-            module_cost?: number;
-            name: string;
-            owner: string;
-            size_class: string;
-            species: string;
-            /** @default [] */
-            systems?: components["schemas"]["ShipSystem"][];
-            thrust: number;
-        };
-        /** ShipBought */
-        ShipBought: {
-            /** @default true */
-            capped?: boolean;
-            group: string;
-            hex: [
-                number,
-                number
-            ];
-            /** @default null */
-            launched?: string | null;
-            player: string;
-            price: number;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            ship: components["schemas"]["Ship"];
-            /** @enum {unknown} */
-            type: "ftcampaign.ship_bought";
-        };
-        /** ShipCaptured */
-        ShipCaptured: {
-            by: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            ship: string;
-            /** @enum {unknown} */
-            type: "gsc2.ship_captured";
-        };
-        /** ShipResult */
-        ShipResult: {
-            /** @default 0 */
-            biomass_expended?: number;
-            /** @default [] */
-            damaged?: string[];
-            /** @default false */
-            destroyed?: boolean;
-            /** @default 0 */
-            hull_lost?: number;
-            /** @default [] */
-            jury_rigged?: string[];
-            ship: string;
-        };
-        /** ShipSystem */
-        ShipSystem: {
-            /** @default 0 */
-            cost?: number;
-            /** @default false */
-            damaged?: boolean;
-            /** @default false */
-            foreign?: boolean;
-            id: string;
-            /** @default false */
-            jury?: boolean;
-            kind: string;
-            /** @default 0 */
-            mass?: number;
-            /** @default 0 */
-            rating?: number;
-            /** @default human */
-            species?: string;
-            /** @default true */
-            standard?: boolean;
-        };
-        /** ShotResolved */
-        ShotResolved: {
-            /** @default false */
-            firer_destroyed?: boolean;
-            /** @default null */
-            launcher_turn?: number | null;
-            /** @default false */
-            missile_killed?: boolean;
-            /** @default  */
-            note?: string;
-            /** @default miss */
-            outcome?: string;
-            /** @default false */
-            point_defence?: boolean;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @default null */
-            screen_after?: number | null;
-            /** @default [] */
-            strikes?: components["schemas"]["Strike"][];
-            target: string | null;
-            /** @enum {unknown} */
-            type: "asc.shot_resolved";
-            vessel: string | null;
-            weapon: string | null;
-        };
-        /** SideDone */
-        SideDone: {
-            phase: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            side: string;
-            /** @enum {unknown} */
-            type: "gsc2.side_done";
-        };
-        /** Sighting */
-        Sighting: {
-            /** @default [] */
-            counters?: components["schemas"]["Counter"][];
-            /** @default null */
-            owner?: string | null;
-            turn: number;
-        };
-        /** SigningKey */
-        SigningKey: {
-            alg: string;
-            /** @default null */
-            created_at?: string | null;
-            key_id: string;
-            public_key: string;
-            status: string;
-        };
-        /**
-         * SigningKeys
-         * @description The public keys that sign this server's battle files (save it to trust them elsewhere).
-         */
-        SigningKeys: {
-            keys: components["schemas"]["SigningKey"][];
-        };
-        /** Slide */
-        Slide: {
-            hexes: number;
-            seat: string;
-            side: string;
-            /** @enum {unknown} */
-            type: "starfinder.slide";
-        };
-        /**
-         * SlotOpened
-         * @description The next ship in the helm order acts (helm: pilot and science officers; gunnery: gunners).
-         */
-        SlotOpened: {
-            phase: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            ship: string;
-            slot: number;
-            /** @enum {unknown} */
-            type: "starfinder.slot_opened";
-        };
-        /**
-         * SlotOpening
-         * @description One slot's key, given to a viewer who saw its roll (the reveal's ``proof`` ties it to the root).
-         */
-        SlotOpening: {
-            key: string;
-            slot: number;
-        };
-        /** SparesBought */
-        SparesBought: {
-            /** @default false */
-            pending?: boolean;
-            player: string;
-            price: number;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.spares_bought";
-            value: number;
-            world: string;
-        };
-        /** SplitGroup */
-        SplitGroup: {
-            group: string;
-            ships: string[];
-            /** @enum {unknown} */
-            type: "ftcampaign.split_group";
-        };
-        /** StandardNavyApproved */
-        StandardNavyApproved: {
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @default  */
-            text?: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.standard_navy_approved";
-        };
-        /**
-         * Start
-         * @description Begin turn 1 (any seat or the umpire): shields up, terrain drifts, movement order set (GSC2-R-2).
-         */
-        Start: {
-            /** @enum {unknown} */
-            type: "gsc2.start";
-        };
-        /** State */
-        State: {
-            /** @default {} */
-            auto_detected?: {
-                [key: string]: string[];
-            };
-            /** @default {} */
-            commits?: {
-                [key: string]: components["schemas"]["CommitEntry"][];
-            };
-            /** @default [] */
-            declarations?: components["schemas"]["FireDecl"][];
-            /** @default [] */
-            done?: string[];
-            /** @default {} */
-            locks?: {
-                [key: string]: components["schemas"]["Lock"][];
-            };
-            /** @default 10 */
-            map_radius?: number;
-            /** @default [] */
-            marks?: components["schemas"]["service.domain.asc.state.Mark"][];
-            /** @default 0 */
-            marks_n?: number;
-            /** @default [] */
-            missiles_hit?: string[];
-            /** @default [] */
-            moved?: string[];
-            /** @default false */
-            over?: boolean;
-            /** @default {} */
-            pending?: {
-                [key: string]: components["schemas"]["Strike"][];
-            };
-            /** @default sensors */
-            phase?: string;
-            /** @default 0 */
-            phase_n?: number;
-            /** @default [] */
-            planet_hexes?: components["schemas"]["Hex"][];
-            /** @default [] */
-            repaired?: string[];
-            /** @default null */
-            result?: string | null;
-            scenario: string;
-            /** @default [] */
-            sensors_used?: string[];
-            /** @default {} */
-            side_names?: {
-                [key: string]: string;
-            };
-            /** @default {} */
-            specs?: {
-                [key: string]: components["schemas"]["VesselSpec"];
-            };
-            /** @default {} */
-            status?: {
-                [key: string]: components["schemas"]["service.domain.asc.state.Status"];
-            };
-            /** @default {} */
-            tokens?: {
-                [key: string]: {
-                    [key: string]: string;
-                };
-            };
-            /** @default 1 */
-            turn?: number;
-            /** @default 12 */
-            turn_limit?: number;
-            /** @default null */
-            turn_limit_winner?: string | null;
-            /** @default null */
-            winner?: string | null;
-            /** @default {} */
-            wrecks?: {
-                [key: string]: string[];
-            };
-        };
-        /**
-         * Step
-         * @description A decision the players at one system must take before the turn can go on.
-         */
-        Step: {
-            awaiting: string[];
-            /** @default false */
-            bonus?: boolean;
-            /** @default {} */
-            choices?: {
-                [key: string]: string;
-            };
-            /** @default {} */
-            destinations?: {
-                [key: string]: [
-                    number,
-                    number
-                ];
-            };
-            hex: [
-                number,
-                number
-            ];
-            id: string;
-            kind: string;
-            players: string[];
-        };
-        /** StepOpened */
-        StepOpened: {
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            step: components["schemas"]["Step"];
-            /** @enum {unknown} */
-            type: "ftcampaign.step_opened";
-            witnesses: string[];
-        };
-        /** StepResolved */
-        StepResolved: {
-            choices: {
-                [key: string]: string;
-            };
-            hex: [
-                number,
-                number
-            ];
-            kind: string;
-            /** @default {} */
-            postures?: {
-                [key: string]: string;
-            };
-            /** @default null */
-            range_feet?: number | null;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @default false */
-            settle?: boolean;
-            step: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.step_resolved";
-            witnesses: string[];
-        };
-        /** StoredModule */
-        StoredModule: {
-            id: string;
-            module: string;
-            world: string;
-        };
-        /**
-         * StrategicOrder
-         * @description One task group's strategic move: destination and arrival posture (FTC-MOV-1).
-         */
-        StrategicOrder: {
-            group: string;
-            /** @default stand_off */
-            posture?: string;
-            /** @default null */
-            route?: boolean | null;
-            to: [
-                number,
-                number
-            ];
-        };
-        /** StrategicTurnStarted */
-        StrategicTurnStarted: {
-            economic_turn: number;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            turn: number;
-            /** @enum {unknown} */
-            type: "ftcampaign.turn_started";
-        };
-        /**
-         * Strike
-         * @description One strike that got past (or was blocked by) the screens, with where it landed.
-         */
-        Strike: {
-            /** @default false */
-            blocked?: boolean;
-            damage: number;
-            /** @default  */
-            location?: string;
-            /** @default null */
-            part?: string | null;
-            /** @default false */
-            saved?: boolean;
-        };
-        /** SubmitOrders */
-        SubmitOrders: {
-            /** @default [] */
-            orders?: components["schemas"]["StrategicOrder"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.submit_orders";
-        };
-        /** SwapModule */
-        SwapModule: {
-            module: string;
-            ship: string;
-            /** @enum {unknown} */
-            type: "ftcampaign.swap_module";
-        };
-        /**
-         * Sys
-         * @description One system's condition. ``level`` is the current rating (speed for the drive, count for MDS…).
-         */
-        Sys: {
-            /** @default false */
-            damaged?: boolean;
-            /** @default false */
-            destroyed?: boolean;
-            /** @default 0 */
-            hits?: number;
-            kind: string;
-            level: number;
-            max: number;
-        };
-        /**
-         * SystemKit
-         * @description One ship system on a data sheet: kind (beam, pds, drive, ftl, core, hangar, cargo, ...).
-         */
-        SystemKit: {
-            /** @default 0 */
-            cost?: number;
-            id: string;
-            kind: string;
-            /** @default 0 */
-            mass?: number;
-            /** @default 0 */
-            rating?: number;
-            /** @default null */
-            species?: string | null;
-            /** @default true */
-            standard?: boolean;
-        };
-        /** SystemSabotaged */
-        SystemSabotaged: {
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            ship: string;
-            side: string;
-            success: boolean;
-            /** @default null */
-            sys?: components["schemas"]["Sys"] | null;
-            system: string;
-            /** @enum {unknown} */
-            type: "gsc2.system_sabotaged";
-            unit: string;
-        };
-        /** SystemSpec */
-        SystemSpec: {
-            id: string;
-            kind: string;
-            /** @default 1 */
-            level?: number;
-            /** @default 12 */
-            range?: number;
-            /** @default 5 */
-            targeting?: number;
-        };
-        /** TechnologyApproved */
-        TechnologyApproved: {
-            design: string;
-            /** @default  */
-            note?: string;
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.technology_approved";
-        };
-        /** TerrainDrifted */
-        TerrainDrifted: {
-            positions: {
-                [key: string]: components["schemas"]["Point"];
-            };
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "gsc2.terrain_drifted";
-        };
-        /** TerrainSpec */
-        TerrainSpec: {
-            /** @default 0 */
-            dx?: number;
-            /** @default 0 */
-            dy?: number;
-            id: string;
-            kind: string;
-            /** @default 1 */
-            radius?: number;
-            x: number;
-            y: number;
-        };
-        /** TerrainState */
-        TerrainState: {
-            pos: components["schemas"]["Point"];
-            spec: components["schemas"]["TerrainSpec"];
-        };
-        /**
-         * Track
-         * @description A path: a move just made, a missile's flight, a planned route.
-         */
-        Track: {
-            kind: string;
-            /** @default null */
-            label?: string | null;
-            /** @default null */
-            piece?: string | null;
-            points: components["schemas"]["Point2"][];
-        };
-        /** TractorFired */
-        TractorFired: {
-            distance: number;
-            ended_move: boolean;
-            hit: boolean;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            ship: string;
-            system: string;
-            target: string;
-            /** @enum {unknown} */
-            type: "gsc2.tractor_fired";
-        };
-        /**
-         * TroopCombat
-         * @description Boarding combat aboard one ship (GSC2-BRD-5): survivors on both sides.
-         */
-        TroopCombat: {
-            boarders: {
-                [key: string]: components["schemas"]["Troops"];
-            };
-            crew: number;
-            defenders: components["schemas"]["Troops"];
-            hits_by_boarders: number;
-            hits_by_defenders: number;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            ship: string;
-            squads: {
-                [key: string]: components["schemas"]["Sys"];
-            };
-            /** @enum {unknown} */
-            type: "gsc2.troop_combat";
-        };
-        /** Troops */
-        Troops: {
-            /** @default 0 */
-            assault?: number;
-            /** @default 0 */
-            crew?: number;
-            /** @default 0 */
-            heavy?: number;
-        };
-        /** TurnEnded */
-        TurnEnded: {
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            turn: number;
-            /** @enum {unknown} */
-            type: "ftcampaign.turn_ended";
-        };
-        /** TurnInPlace */
-        TurnInPlace: {
-            facing: number;
-            seat: string;
-            /** @enum {unknown} */
-            type: "starfinder.turn_in_place";
-        };
-        /** TurnReplay */
-        TurnReplay: {
-            after: components["schemas"]["GameView"];
-            before: components["schemas"]["GameView"];
-            events: components["schemas"]["TurnStep"][];
-            from_seq: number;
-            game_id: string;
-            phase: string | null;
-            to_seq: number;
-            turn: number;
-        };
-        /**
-         * TurnStarted
-         * @description Per-turn counters reset; shield pools refilled from current shield levels (GSC2-DMG-2).
-         */
-        TurnStarted: {
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            shield_pools: {
-                [key: string]: number;
-            };
-            turn: number;
-            /** @enum {unknown} */
-            type: "gsc2.turn_started";
-        };
-        /** TurnStep */
-        TurnStep: {
-            event: components["schemas"]["Envelope"];
-            text: string;
-        };
-        /** TurretSpec */
-        TurretSpec: {
-            /**
-             * @default [
-             *       5,
-             *       0,
-             *       1
-             *     ]
-             */
-            arcs?: number[];
-            /** @default 1x1 */
-            damage?: string;
-            id: string;
-            /** @default 1 */
-            mounts?: number;
-            /** @default 0 */
-            targeting?: number;
-            /**
-             * @default normal
-             * @enum {unknown}
-             */
-            type?: "gun_tower" | "jack" | "masked" | "normal" | "warhead";
-            /** @default false */
-            utes?: boolean;
-            /** @default laser */
-            weapon?: string;
-            /**
-             * @default laser
-             * @enum {unknown}
-             */
-            weapon_type?: "det" | "laser" | "particle_beam";
-        };
-        /** UmpireSpec */
-        UmpireSpec: {
-            id: string;
-            /** @default  */
-            name?: string;
-            /** @default null */
-            plays?: string | null;
-        };
-        /**
-         * Value
-         * @description One value a choice field may take: the JSON to put in the command, and its label.
-         */
-        Value: {
-            label: string;
-            /** @default null */
-            piece?: string | null;
-            value: unknown;
-        };
-        /** VesselDestroyed */
-        VesselDestroyed: {
-            /** @default  */
-            cause?: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @default [] */
-            seen_by?: string[];
-            /** @enum {unknown} */
-            type: "asc.vessel_destroyed";
-            vessel: string;
-        };
-        /** VesselSpec */
-        VesselSpec: {
-            /** @default 0 */
-            accommodation?: number;
-            /** @default 0 */
-            active_signature?: number;
-            /** @default 0 */
-            armour?: number;
-            /** @default false */
-            atmospheric?: boolean;
-            /**
-             * @default {
-             *       "bridge": false,
-             *       "databus": false,
-             *       "tac": false
-             *     }
-             */
-            backups?: components["schemas"]["Backups"];
-            /** @default 0 */
-            cargo?: number;
-            /** @default false */
-            carrier?: boolean;
-            /** @default null */
-            controller?: string | null;
-            /** @default 0 */
-            crew_quality?: number;
-            /** @default 0 */
-            dc_teams?: number;
-            /** @default 0 */
-            facing?: number;
-            /** @default false */
-            flagship?: boolean;
-            /** @default 0 */
-            hangars?: number;
-            /**
-             * @default [
-             *       0,
-             *       0
-             *     ]
-             */
-            hex?: components["schemas"]["Hex"];
-            /** @default 1 */
-            hull?: number;
-            id: string;
-            /**
-             * @default starship
-             * @enum {unknown}
-             */
-            kind?: "buoy" | "drone" | "missile" | "satellite" | "starship";
-            /** @default [] */
-            launchers?: components["schemas"]["LauncherSpec"][];
-            /**
-             * @default C
-             * @enum {unknown}
-             */
-            manoeuvre?: "A" | "A+" | "B" | "C" | "D" | "E";
-            /** @default 0 */
-            marines?: number;
-            /** @default [] */
-            missile_bays?: components["schemas"]["MissileBaySpec"][];
-            name: string;
-            /** @default null */
-            operators?: number | null;
-            /** @default 0 */
-            passive_signature?: number | string;
-            /** @default 0 */
-            power_plant?: number;
-            /** @default 0 */
-            remote_communicators?: number;
-            /** @default 0 */
-            screens?: number;
-            /** @default [] */
-            sensors?: components["schemas"]["SensorSpec"][];
-            /** @enum {unknown} */
-            side: "advantaged" | "disadvantaged";
-            /** @default 0 */
-            small_craft?: number;
-            /** @default 0 */
-            target_computer?: number;
-            /** @default 0 */
-            target_profile?: number;
-            /** @default 0 */
-            ttas?: number;
-            /** @default [] */
-            turrets?: components["schemas"]["TurretSpec"][];
-            /** @default 0 */
-            warp_efficiency?: number;
-        };
-        /** WeaponSpec */
-        WeaponSpec: {
-            arc: string;
-            damage: string;
-            id: string;
-            /** @default direct */
-            kind?: string;
-            /** @default false */
-            linked?: boolean;
-            /** @default  */
-            name?: string;
-            /** @default short */
-            range?: string;
-            /** @default 0 */
-            speed?: number;
-        };
-        /** World */
-        World: {
-            /** @default null */
-            capital_of?: string | null;
-            /** @default false */
-            closed?: boolean;
-            hex: [
-                number,
-                number
-            ];
-            /** @default 0 */
-            idp?: number;
-            /** @default 0 */
-            idp_full?: number;
-            /** @default null */
-            income?: number | null;
-            /** @default false */
-            interdicted?: boolean;
-            /** @default null */
-            owner?: string | null;
-            /** @default false */
-            route?: boolean;
-            /** @default false */
-            scouted?: boolean;
-            /** @default null */
-            setup_owner?: string | null;
-        };
-        /** WorldClaimed */
-        WorldClaimed: {
-            from_world: string;
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.world_claimed";
-            world: string;
-        };
-        /** WorldScouted */
-        WorldScouted: {
-            by: string;
-            income: number;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.world_scouted";
-            world: string;
-        };
-        /** WorldSpec */
-        WorldSpec: {
-            hex: [
-                number,
-                number
-            ];
-            /** @default false */
-            route?: boolean;
-        };
-        /**
-         * WorldTaken
-         * @description An unsettled world (IDP 0) taken without a roll (FTC-WLD-5 ruling).
-         */
-        WorldTaken: {
-            old_owner: string | null;
-            player: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "ftcampaign.world_taken";
-            witnesses: string[];
-            world: string;
-        };
-        /**
-         * EndPhase
+         * AscEndPhase
          * @description ASC-SEQ-1: the side is done with the current phase (final: ruling ASC-R-24).
          */
-        "service.domain.asc.commands.EndPhase": {
+        AscEndPhase: {
             side: string;
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "asc.end_phase";
         };
         /**
-         * Fire
+         * AscFire
          * @description ASC-FIRE: declare one weapon's shot (sealed until both sides end the fire phase).
          */
-        "service.domain.asc.commands.Fire": {
+        AscFire: {
             /** @default null */
             guide?: string | null;
             /** @default false */
             point_defence?: boolean;
             target: string;
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "asc.fire";
             vessel: string;
             weapon: string;
         };
         /**
-         * ForcePhase
+         * AscForcePhase
          * @description Umpire only: finish the current phase as if every side had ended it (defaults for sealed commits).
          */
-        "service.domain.asc.commands.ForcePhase": {
-            /** @enum {unknown} */
+        AscForcePhase: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "asc.force_phase";
         };
         /**
-         * LockOn
+         * AscLockOn
          * @description ASC-DET-5: lock a TTA on a target a ship in contact has detected (or one radiating actively).
          */
-        "service.domain.asc.commands.LockOn": {
+        AscLockOn: {
             target: string;
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "asc.lock";
             vessel: string;
         };
         /**
-         * Move
+         * AscMove
          * @description ASC-MOV-2/3: F = one hex forward, L/R = turn one hexside anticlockwise/clockwise; or a hex path.
          */
-        "service.domain.asc.commands.Move": {
+        AscMove: {
             /** @default null */
             facing?: number | null;
             /** @default [] */
@@ -4344,47 +447,31 @@ export interface components {
             path?: ("F" | "L" | "R")[];
             /** @default [] */
             stack?: string[];
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "asc.move";
             vessel: string;
         };
         /**
-         * Repair
+         * AscRepair
          * @description ASC-DC-1: one repairable location per damage control team.
          */
-        "service.domain.asc.commands.Repair": {
+        AscRepair: {
             locations: string[];
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "asc.repair";
             vessel: string;
         };
         /**
-         * Mark
-         * @description Something that just happened, kept for the drawing's effects and tracks (view.py decides who may
-         *         see it). ``n`` numbers marks through the battle, so a page animates each once.
-         */
-        "service.domain.asc.state.Mark": {
-            /** @default null */
-            amount?: number | null;
-            /** @default [] */
-            hexes?: components["schemas"]["Hex"][];
-            kind: string;
-            n: number;
-            phase_n: number;
-            /** @default null */
-            rule?: string | null;
-            /** @default null */
-            side?: string | null;
-            /** @default null */
-            source?: string | null;
-            /** @default null */
-            target?: string | null;
-        };
-        /**
-         * Status
+         * AscStatus
          * @description Everything about a vessel that changes during the battle.
          */
-        "service.domain.asc.state.Status": {
+        AscStatus: {
             /** @default false */
             active?: boolean;
             /** @default false */
@@ -4462,8 +549,1609 @@ export interface components {
             /** @default 0 */
             ttas_lost?: number;
         };
-        /** Board */
-        "service.domain.core.drawing.Board": {
+        /** AssaultDefences */
+        AssaultDefences: {
+            ships: string[];
+            step: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.assault_defences";
+        };
+        /** AssaultResolved */
+        AssaultResolved: {
+            defence_value: number;
+            /** @default 0 */
+            due_et?: number;
+            fleet_points: number;
+            /** @default [] */
+            groups?: string[];
+            hex: [
+                number,
+                number
+            ];
+            idp_after: number;
+            owner: string | null;
+            player: string;
+            /** @default 0 */
+            repulse?: number;
+            /** @default 0 */
+            repulse_boxes?: number;
+            /** @default {} */
+            repulse_split?: {
+                [key: string]: [
+                    number,
+                    number
+                ];
+            };
+            result: string;
+            ships: string[];
+            /** @default [] */
+            witnesses?: string[];
+        };
+        /**
+         * AssaultResolvedEnvelope
+         * @description an envelope of a ftcampaign.assault_resolved event: its data is AssaultResolved
+         */
+        AssaultResolvedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["AssaultResolved"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.assault_resolved";
+            v: number;
+        };
+        /**
+         * Attacked
+         * @description A gunnery check (or a free attack): the roll, the result and, on a hit, the damage rolled.
+         */
+        Attacked: {
+            /** @default null */
+            arc?: string | null;
+            /** @default false */
+            arrived?: boolean;
+            /** @default false */
+            boundary?: boolean;
+            /** @default 0 */
+            damage?: number;
+            /** @default AC */
+            defence?: string;
+            /** @default 0 */
+            distance?: number;
+            /** @default [] */
+            flight?: components["schemas"]["Hex"][];
+            /** @default false */
+            flyby?: boolean;
+            /** @default false */
+            hit?: boolean;
+            kind: string;
+            /** @default false */
+            natural20?: boolean;
+            /** @default 0 */
+            needed?: number;
+            /** @default null */
+            projectile?: components["schemas"]["Projectile"] | null;
+            /** @default null */
+            quadrant?: string | null;
+            /** @default null */
+            seat?: string | null;
+            ship: string;
+            target: string;
+            /** @default null */
+            total?: number | null;
+            weapon: string;
+        };
+        /**
+         * AttackedEnvelope
+         * @description an envelope of a starfinder.attacked event: its data is Attacked
+         */
+        AttackedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["Attacked"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.attacked";
+            v: number;
+        };
+        /** BackOff */
+        BackOff: {
+            hexes: number;
+            seat: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.back_off";
+        };
+        /** BackupTookOver */
+        BackupTookOver: {
+            status: components["schemas"]["AscStatus"];
+            system: string;
+            vessel: string;
+        };
+        /**
+         * BackupTookOverEnvelope
+         * @description an envelope of a asc.backup_took_over event: its data is BackupTookOver
+         */
+        BackupTookOverEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["BackupTookOver"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "asc.backup_took_over";
+            v: number;
+        };
+        /**
+         * Bar
+         * @description A track worth drawing beside a piece: hull, shields, crew, fuel…
+         */
+        Bar: {
+            label: string;
+            max: number;
+            value: number;
+        };
+        /** BarrelRoll */
+        BarrelRoll: {
+            hexes: number;
+            seat: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.barrel_roll";
+        };
+        /** Battle */
+        Battle: {
+            forces: components["schemas"]["Force"][];
+            /** @default {} */
+            formations?: {
+                [key: string]: components["schemas"]["Formation"];
+            };
+            hex: [
+                number,
+                number
+            ];
+            id: string;
+            range_feet: number;
+            /** @default null */
+            tactical_game_id?: string | null;
+        };
+        /**
+         * BattleLink
+         * @description Where a linked tactical game comes from: its campaign and battle, and the players holding its sides.
+         */
+        BattleLink: {
+            battle: string | null;
+            campaign: string | null;
+            game_id: string;
+            sides: string[];
+        };
+        /**
+         * BattleLinked
+         * @description FTC-ARR-8: the battle is being fought as a linked tactical game (seen by its participants).
+         */
+        BattleLinked: {
+            battle: string;
+            hex: [
+                number,
+                number
+            ];
+            tactical_game_id: string;
+            witnesses: string[];
+        };
+        /**
+         * BattleLinkedEnvelope
+         * @description an envelope of a ftcampaign.battle_linked event: its data is BattleLinked
+         */
+        BattleLinkedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["BattleLinked"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.battle_linked";
+            v: number;
+        };
+        /** BattleRecorded */
+        BattleRecorded: {
+            battle: string;
+            bonus: boolean;
+            captured: string[];
+            captured_group: string | null;
+            defeated: string[];
+            formations: {
+                [key: string]: components["schemas"]["Formation"];
+            };
+            hex: [
+                number,
+                number
+            ];
+            left: components["schemas"]["Departure"][];
+            ordnance: {
+                [key: string]: number;
+            };
+            /** @default false */
+            settle?: boolean;
+            ships: components["schemas"]["ShipResult"][];
+            tactical_game_id: string | null;
+            victor: string | null;
+            witnesses: string[];
+        };
+        /**
+         * BattleRecordedEnvelope
+         * @description an envelope of a ftcampaign.battle_recorded event: its data is BattleRecorded
+         */
+        BattleRecordedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["BattleRecorded"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.battle_recorded";
+            v: number;
+        };
+        /**
+         * BattleStarted
+         * @description Contact: every participant learns the others' compositions (FTC-TG-3).
+         */
+        BattleStarted: {
+            battle: components["schemas"]["Battle"];
+            designs: {
+                [key: string]: string;
+            };
+            drop: string | null;
+            drop_changes: number;
+            late: string[];
+            priority: {
+                [key: string]: string[];
+            };
+            witnesses: string[];
+        };
+        /**
+         * BattleStartedEnvelope
+         * @description an envelope of a ftcampaign.battle_started event: its data is BattleStarted
+         */
+        BattleStartedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["BattleStarted"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.battle_started";
+            v: number;
+        };
+        /**
+         * BattleStations
+         * @description Activate the ship's targeting systems: hostile intent, seen by every ship with working sensors (SF-ROLE-5).
+         */
+        BattleStations: {
+            seat: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.battle_stations";
+        };
+        /** BattleStationsDeclared */
+        BattleStationsDeclared: {
+            seat: string | null;
+            seen_by: string[];
+            ship: string;
+        };
+        /**
+         * BattleStationsDeclaredEnvelope
+         * @description an envelope of a starfinder.battle_stations event: its data is BattleStationsDeclared
+         */
+        BattleStationsDeclaredEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["BattleStationsDeclared"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.battle_stations";
+            v: number;
+        };
+        /** BeamFired */
+        BeamFired: {
+            battery: string;
+            /** @default  */
+            battery_name?: string;
+            damage: number;
+            distance: number;
+            hit: boolean;
+            klass: string;
+            needed: number;
+            ship: string;
+            /** @default  */
+            ship_name?: string;
+            target: string;
+            /** @default  */
+            target_name?: string;
+            weapons: number;
+        };
+        /**
+         * BeamFiredEnvelope
+         * @description an envelope of a gsc2.beam_fired event: its data is BeamFired
+         */
+        BeamFiredEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["BeamFired"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.beam_fired";
+            v: number;
+        };
+        /**
+         * BoardOrder
+         * @description A declared boarding action, resolved at the end of the phase (GSC2-BRD-1).
+         */
+        BoardOrder: {
+            /** @default 0 */
+            assault?: number;
+            /** @default 0 */
+            heavy?: number;
+            method: string;
+            /** @default null */
+            pod?: string | null;
+            ship: string;
+            side: string;
+            target: string;
+        };
+        /** BoardingDeclared */
+        BoardingDeclared: {
+            order: components["schemas"]["BoardOrder"];
+            troops_left: {
+                [key: string]: components["schemas"]["Sys"];
+            };
+        };
+        /**
+         * BoardingDeclaredEnvelope
+         * @description an envelope of a gsc2.boarding_declared event: its data is BoardingDeclared
+         */
+        BoardingDeclaredEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["BoardingDeclared"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.boarding_declared";
+            v: number;
+        };
+        /**
+         * BoardingResolved
+         * @description One boarding action landed or failed (GSC2-BRD-2..4); ``arrived`` joins the boarders.
+         */
+        BoardingResolved: {
+            arrived: components["schemas"]["Troops"];
+            failed: components["schemas"]["Troops"];
+            method: string;
+            /** @default null */
+            pod?: string | null;
+            /** @default false */
+            pod_lost?: boolean;
+            ship: string;
+            side: string;
+            target: string;
+        };
+        /**
+         * BoardingResolvedEnvelope
+         * @description an envelope of a gsc2.boarding_resolved event: its data is BoardingResolved
+         */
+        BoardingResolvedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["BoardingResolved"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.boarding_resolved";
+            v: number;
+        };
+        /** BotListing */
+        BotListing: {
+            available: components["schemas"]["BotOffer"][];
+            bots: components["schemas"]["BotSeatInfo"][];
+            game_id: string;
+        };
+        /** BotOffer */
+        BotOffer: {
+            name: string;
+            stand_in: boolean;
+        };
+        /** BotSeatInfo */
+        BotSeatInfo: {
+            bot: string;
+            error: string | null;
+            moves: number;
+            refused: string[];
+            seat: string;
+            stand_in: boolean;
+            state: string;
+        };
+        /**
+         * BotSeated
+         * @description A seat handed to a computer opponent (docs/bots.md): who plays it, not what happened in the game.
+         *
+         *         The fold skips it, a rewind does not undo it, forks and imports do not inherit it; at start-up the
+         *         service reads the last of these per seat to resume the seat's bot.
+         */
+        BotSeated: {
+            bot: string;
+            seat: string;
+        };
+        /**
+         * BotSeatedEnvelope
+         * @description an envelope of a bot.seated event: its data is BotSeated
+         */
+        BotSeatedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["BotSeated"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "bot.seated";
+            v: number;
+        };
+        /**
+         * BotUnseated
+         * @description A seat taken back from its bot.
+         */
+        BotUnseated: {
+            seat: string;
+        };
+        /**
+         * BotUnseatedEnvelope
+         * @description an envelope of a bot.unseated event: its data is BotUnseated
+         */
+        BotUnseatedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["BotUnseated"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "bot.unseated";
+            v: number;
+        };
+        /** BuyDefences */
+        BuyDefences: {
+            points: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.buy_defences";
+            world: string;
+        };
+        /** BuyModule */
+        BuyModule: {
+            module: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.buy_module";
+            world: string;
+        };
+        /** BuyShip */
+        BuyShip: {
+            design: string;
+            /** @default null */
+            group?: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.buy_ship";
+            world: string;
+        };
+        /** BuySpares */
+        BuySpares: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.buy_spares";
+            value: number;
+            world: string;
+        };
+        /** CampaignEnded */
+        CampaignEnded: {
+            /** @default  */
+            reason?: string;
+        };
+        /**
+         * CampaignEndedEnvelope
+         * @description an envelope of a ftcampaign.campaign_ended event: its data is CampaignEnded
+         */
+        CampaignEndedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["CampaignEnded"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.campaign_ended";
+            v: number;
+        };
+        /** CampaignPhaseChanged */
+        CampaignPhaseChanged: {
+            /** @default null */
+            current?: string | null;
+            phase: string;
+        };
+        /**
+         * CampaignPhaseChangedEnvelope
+         * @description an envelope of a ftcampaign.phase_changed event: its data is CampaignPhaseChanged
+         */
+        CampaignPhaseChangedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["CampaignPhaseChanged"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.phase_changed";
+            v: number;
+        };
+        /** CaptureRebuilt */
+        CaptureRebuilt: {
+            cost: number;
+            player: string;
+            ship: string;
+            until: number;
+        };
+        /**
+         * CaptureRebuiltEnvelope
+         * @description an envelope of a ftcampaign.capture_rebuilt event: its data is CaptureRebuilt
+         */
+        CaptureRebuiltEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["CaptureRebuilt"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.capture_rebuilt";
+            v: number;
+        };
+        /** CaptureSold */
+        CaptureSold: {
+            player: string;
+            price: number;
+            ship: string;
+        };
+        /**
+         * CaptureSoldEnvelope
+         * @description an envelope of a ftcampaign.capture_sold event: its data is CaptureSold
+         */
+        CaptureSoldEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["CaptureSold"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.capture_sold";
+            v: number;
+        };
+        /** CasualtyOrder */
+        CasualtyOrder: {
+            order: string[];
+            side: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.casualty_order";
+        };
+        /** CasualtyOrderSet */
+        CasualtyOrderSet: {
+            order: string[];
+            side: string;
+        };
+        /**
+         * CasualtyOrderSetEnvelope
+         * @description an envelope of a gsc2.casualty_order_set event: its data is CasualtyOrderSet
+         */
+        CasualtyOrderSetEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["CasualtyOrderSet"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.casualty_order_set";
+            v: number;
+        };
+        /**
+         * CaughtUpFrame
+         * @description Everything up to ``seq`` has been sent; what follows is live. Sent again whenever the log moves on
+         *         with events hidden from this viewer: ``seq`` is then the new head (as GET /v1/games/{id} reports it).
+         */
+        CaughtUpFrame: {
+            /** @enum {unknown} */
+            kind: "caught_up";
+            seq: number;
+        };
+        /**
+         * ChangeRole
+         * @description Take another role from the next round on (SF-ROLE-3).
+         */
+        ChangeRole: {
+            role: string;
+            seat: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.change_role";
+        };
+        /** ChoiceMade */
+        ChoiceMade: {
+            choice: string | null;
+            player: string;
+            step: string;
+            /** @default null */
+            to?: [
+                number,
+                number
+            ] | null;
+            /** @default [] */
+            witnesses?: string[];
+        };
+        /**
+         * ChoiceMadeEnvelope
+         * @description an envelope of a ftcampaign.choice_made event: its data is ChoiceMade
+         */
+        ChoiceMadeEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["ChoiceMade"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.choice_made";
+            v: number;
+        };
+        /**
+         * ChooseOrder
+         * @description The roll-off winner names the leader: in movement the "second player" who sets each batch,
+         *         in missiles the side that launches and moves first.
+         */
+        ChooseOrder: {
+            leader: string;
+            side: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.choose_order";
+        };
+        /** ChoosePosture */
+        ChoosePosture: {
+            posture: string;
+            step: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.choose_posture";
+        };
+        /**
+         * ClaimHomeworld
+         * @description Dice for a starting world and the number of additional worlds (FTC-WLD-1, FTC-WLD-2).
+         */
+        ClaimHomeworld: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.claim_homeworld";
+        };
+        /** CloakSet */
+        CloakSet: {
+            group: string;
+            on: boolean;
+            player: string;
+        };
+        /**
+         * CloakSetEnvelope
+         * @description an envelope of a ftcampaign.cloak_set event: its data is CloakSet
+         */
+        CloakSetEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["CloakSet"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.cloak_set";
+            v: number;
+        };
+        /** CloseRoute */
+        CloseRoute: {
+            /** @default true */
+            closed?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.close_route";
+            world: string;
+        };
+        /**
+         * CloseTurn
+         * @description Stop waiting: missing orders hold, open decisions take their defaults (FTC-MOV-1).
+         */
+        CloseTurn: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.close_turn";
+        };
+        /**
+         * Command
+         * @description one command of the game's ruleset, told apart by its type (GET /v1/rulesets lists each ruleset's)
+         */
+        Command: components["schemas"]["Gsc2Move"] | components["schemas"]["Disengage"] | components["schemas"]["Gsc2Pass"] | components["schemas"]["ChooseOrder"] | components["schemas"]["FireTractor"] | components["schemas"]["Launch"] | components["schemas"]["MoveMissiles"] | components["schemas"]["Gsc2Fire"] | components["schemas"]["Gsc2Board"] | components["schemas"]["LaunchPod"] | components["schemas"]["MovePod"] | components["schemas"]["SendSaboteurs"] | components["schemas"]["CasualtyOrder"] | components["schemas"]["Gsc2Repair"] | components["schemas"]["Gsc2EndPhase"] | components["schemas"]["Gsc2ForcePhase"] | components["schemas"]["MakeRuling"] | components["schemas"]["Start"] | components["schemas"]["CommitSensors"] | components["schemas"]["Detect"] | components["schemas"]["AscLockOn"] | components["schemas"]["AllStop"] | components["schemas"]["AscMove"] | components["schemas"]["AscFire"] | components["schemas"]["AscRepair"] | components["schemas"]["AscEndPhase"] | components["schemas"]["AscForcePhase"] | components["schemas"]["ChangeRole"] | components["schemas"]["BattleStations"] | components["schemas"]["StarfinderPass"] | components["schemas"]["Patch"] | components["schemas"]["Divert"] | components["schemas"]["StarfinderMove"] | components["schemas"]["BackOff"] | components["schemas"]["BarrelRoll"] | components["schemas"]["Evade"] | components["schemas"]["FlipAndBurn"] | components["schemas"]["Flyby"] | components["schemas"]["Slide"] | components["schemas"]["TurnInPlace"] | components["schemas"]["Scan"] | components["schemas"]["StarfinderLockOn"] | components["schemas"]["Countermeasures"] | components["schemas"]["StarfinderFire"] | components["schemas"]["Encourage"] | components["schemas"]["StarfinderForcePhase"] | components["schemas"]["GenerateMap"] | components["schemas"]["ApproveTechnology"] | components["schemas"]["ApproveStandardNavy"] | components["schemas"]["RecordRuling"] | components["schemas"]["CloseTurn"] | components["schemas"]["RecordBattle"] | components["schemas"]["LinkBattle"] | components["schemas"]["ResolveDisengagement"] | components["schemas"]["EndCampaign"] | components["schemas"]["ClaimHomeworld"] | components["schemas"]["Expand"] | components["schemas"]["BuyShip"] | components["schemas"]["BuyModule"] | components["schemas"]["BuySpares"] | components["schemas"]["BuyDefences"] | components["schemas"]["PlaceDummy"] | components["schemas"]["Ready"] | components["schemas"]["SubmitOrders"] | components["schemas"]["SplitGroup"] | components["schemas"]["MergeGroups"] | components["schemas"]["SetCloak"] | components["schemas"]["CloseRoute"] | components["schemas"]["Scout"] | components["schemas"]["SetMaintenance"] | components["schemas"]["LayKeel"] | components["schemas"]["RepairShip"] | components["schemas"]["InspectJuryRig"] | components["schemas"]["Refit"] | components["schemas"]["SwapModule"] | components["schemas"]["RebuildCapture"] | components["schemas"]["SellCapture"] | components["schemas"]["RebuildDefences"] | components["schemas"]["RepairRepulse"] | components["schemas"]["Engage"] | components["schemas"]["ChoosePosture"] | components["schemas"]["Recon"] | components["schemas"]["AssaultDefences"] | components["schemas"]["HoldOff"] | components["schemas"]["DeclareFormation"];
+        /**
+         * CommandAccepted
+         * @description The events a command appended, as the caller may see them, and the game's new version.
+         */
+        CommandAccepted: {
+            events: components["schemas"]["Envelope"][];
+            version: number;
+        };
+        /**
+         * CommandFrame
+         * @description A command sent by a seat or umpire connection (the same decide path as POST /commands).
+         */
+        CommandFrame: {
+            command: components["schemas"]["Command"];
+            /** @default null */
+            expected_version?: number | null;
+            /** @default null */
+            idempotency_key?: string | null;
+            /** @enum {unknown} */
+            kind: "command";
+            /** @default null */
+            ref?: string | null;
+            /** @default  */
+            salt?: string;
+        };
+        /** CommandRequest */
+        CommandRequest: {
+            command: components["schemas"]["Command"];
+            /** @default  */
+            salt?: string;
+        };
+        /** CommitEntry */
+        CommitEntry: {
+            /** @default false */
+            active?: boolean;
+            /** @default 0 */
+            screen?: number | null;
+            vessel: string;
+        };
+        /**
+         * CommitSensors
+         * @description ASC-SEQ-2: the sealed sensor commitment of one side (omitted vessels: passive, screens 0).
+         */
+        CommitSensors: {
+            side: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "asc.commit_sensors";
+            /** @default [] */
+            vessels?: components["schemas"]["SensorSetting"][];
+        };
+        /** ContinuingDamage */
+        ContinuingDamage: {
+            damage: number;
+            status: components["schemas"]["AscStatus"];
+            vessel: string;
+        };
+        /**
+         * ContinuingDamageEnvelope
+         * @description an envelope of a asc.continuing_damage event: its data is ContinuingDamage
+         */
+        ContinuingDamageEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["ContinuingDamage"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "asc.continuing_damage";
+            v: number;
+        };
+        /**
+         * Counter
+         * @description A task group as an opponent saw it (FTC-TG-3).
+         */
+        Counter: {
+            group: string;
+            owner: string;
+            /** @default null */
+            posture?: string | null;
+            /** @default null */
+            ships?: string[] | null;
+        };
+        /**
+         * Countermeasures
+         * @description Science officer: improve countermeasures against ``target``'s tracking weapons (SF-RND-3).
+         */
+        Countermeasures: {
+            seat: string;
+            target: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.countermeasures";
+        };
+        /** CreateGame */
+        CreateGame: {
+            /** @default {} */
+            options?: {
+                [key: string]: unknown;
+            };
+            ruleset: string;
+            scenario: string | {
+                [key: string]: unknown;
+            };
+        };
+        /** Crit */
+        Crit: {
+            after: number;
+            before: number;
+            system: string;
+        };
+        /** DamageTaken */
+        DamageTaken: {
+            /** @default [] */
+            notes?: string[];
+            status: components["schemas"]["AscStatus"];
+            vessel: string;
+        };
+        /**
+         * DamageTakenEnvelope
+         * @description an envelope of a asc.damage_taken event: its data is DamageTaken
+         */
+        DamageTakenEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["DamageTaken"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "asc.damage_taken";
+            v: number;
+        };
+        /** DeclareFormation */
+        DeclareFormation: {
+            battle: string;
+            formation: string;
+            speed: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.declare_formation";
+        };
+        /** DefenceRebuildOrdered */
+        DefenceRebuildOrdered: {
+            cost: number;
+            due_et: number;
+            idp: number;
+            player: string;
+            world: string;
+        };
+        /**
+         * DefenceRebuildOrderedEnvelope
+         * @description an envelope of a ftcampaign.defence_rebuild_ordered event: its data is DefenceRebuildOrdered
+         */
+        DefenceRebuildOrderedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["DefenceRebuildOrdered"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.defence_rebuild_ordered";
+            v: number;
+        };
+        /** DefencesBought */
+        DefencesBought: {
+            player: string;
+            points: number;
+            world: string;
+        };
+        /**
+         * DefencesBoughtEnvelope
+         * @description an envelope of a ftcampaign.defences_bought event: its data is DefencesBought
+         */
+        DefencesBoughtEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["DefencesBought"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.defences_bought";
+            v: number;
+        };
+        /**
+         * Departed
+         * @description A group enters FTL; its destination is written at once (FTC-ARR-10).
+         */
+        Departed: {
+            group: string;
+            player: string;
+            reason: string;
+            /** @default false */
+            route?: boolean;
+            to: [
+                number,
+                number
+            ];
+            /** @default null */
+            under_fire?: components["schemas"]["Formation"] | null;
+        };
+        /**
+         * DepartedEnvelope
+         * @description an envelope of a ftcampaign.departed event: its data is Departed
+         */
+        DepartedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["Departed"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.departed";
+            v: number;
+        };
+        /** Departure */
+        Departure: {
+            /** @default line */
+            formation?: string;
+            group: string;
+            /** @default 0 */
+            speed?: number;
+            to: [
+                number,
+                number
+            ];
+        };
+        /**
+         * Detect
+         * @description ASC-DET-3: one sensor's attempt on a bogey (by token), a visible vessel, or a hex.
+         */
+        Detect: {
+            /** @default null */
+            hex?: components["schemas"]["Hex"] | null;
+            sensor: string;
+            /** @default null */
+            target?: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "asc.detect";
+            vessel: string;
+        };
+        /** DetectionAttempted */
+        DetectionAttempted: {
+            /** @default null */
+            hex?: components["schemas"]["Hex"] | null;
+            /**
+             * @description The lock range in hexes (ASC-DET-5), not a detection roll or a signature: the lock holds while the target is at most this far from the holder. It is the holder's best working active-sensor rating, committed or not, else the rating of the sensor that made the detection. 0 on a failed attempt (no lock is taken) and when withheld from this viewer (the holder is unseen).
+             * @default 0
+             */
+            rating?: number;
+            sensor: string | null;
+            side: string;
+            /** @default false */
+            success?: boolean;
+            target: string | null;
+            vessel: string | null;
+        };
+        /**
+         * DetectionAttemptedEnvelope
+         * @description an envelope of a asc.detection_attempted event: its data is DetectionAttempted
+         */
+        DetectionAttemptedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["DetectionAttempted"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "asc.detection_attempted";
+            v: number;
+        };
+        /**
+         * DiceCommitted
+         * @description The hash of the turn's secret seed, public before any command of that turn.
+         */
+        DiceCommitted: {
+            commitment: string;
+            /** @default  */
+            root?: string;
+            /** @default 0 */
+            slots?: number;
+            turn: number;
+        };
+        /**
+         * DiceCommittedEnvelope
+         * @description an envelope of a dice.committed event: its data is DiceCommitted
+         */
+        DiceCommittedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["DiceCommitted"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "dice.committed";
+            v: number;
+        };
+        /**
+         * DiceDisclosed
+         * @description Every turn seed of a hidden-information game, once it is over.
+         *
+         *         In such a game a revealed seed would let a player recompute the rolls of events hidden from them
+         *         (their seqs are known from the gaps), so non-umpires see ``dice.revealed`` without its seed until
+         *         this event opens them all.
+         */
+        DiceDisclosed: {
+            seeds: {
+                [key: string]: string;
+            };
+        };
+        /**
+         * DiceDisclosedEnvelope
+         * @description an envelope of a dice.disclosed event: its data is DiceDisclosed
+         */
+        DiceDisclosedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["DiceDisclosed"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "dice.disclosed";
+            v: number;
+        };
+        /**
+         * DiceMaterial
+         * @description What the verifier needs besides the turn's seed or slot keys: the turn, base seq, first slot, salt.
+         *
+         *         ``slot`` is None for games from before slots (rolls derive from the seed and ``base``, see dice.py).
+         */
+        DiceMaterial: {
+            base: number;
+            /** @default null */
+            origin?: string | null;
+            /** @default  */
+            salt?: string;
+            /** @default [] */
+            salts?: string[];
+            /** @default [] */
+            seen_by?: string[];
+            /** @default null */
+            slot?: number | null;
+            turn: number;
+        };
+        /**
+         * DiceRevealed
+         * @description The turn's seed, once the turn is over: every roll of that turn can now be recomputed.
+         *
+         *         In hidden-information games a non-umpire sees no seed but ``keys``: the slot keys of the rolls it
+         *         saw (listed per audience in ``openings``, which only the umpire sees) and ``proof``, the Merkle nodes
+         *         that tie them to the turn's committed root.
+         */
+        DiceRevealed: {
+            /** @default [] */
+            keys?: components["schemas"]["SlotOpening"][];
+            /** @default {} */
+            openings?: {
+                [key: string]: number[];
+            };
+            /** @default {} */
+            proof?: {
+                [key: string]: string;
+            };
+            seed: string;
+            turn: number;
+        };
+        /**
+         * DiceRevealedEnvelope
+         * @description an envelope of a dice.revealed event: its data is DiceRevealed
+         */
+        DiceRevealedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["DiceRevealed"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "dice.revealed";
+            v: number;
+        };
+        /**
+         * Disengage
+         * @description On an open table (linked campaign battles), an unmoved ship's move is an attempt to break away
+         *         (GSC2-R-20, FTC-ARR-11).
+         */
+        Disengage: {
+            ship: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.disengage";
+        };
+        /** DisengagementResolved */
+        DisengagementResolved: {
+            battle: string;
+            escaped: boolean;
+            group: string;
+            player: string;
+            separation: string;
+            to: [
+                number,
+                number
+            ];
+            witnesses: string[];
+        };
+        /**
+         * DisengagementResolvedEnvelope
+         * @description an envelope of a ftcampaign.disengagement_resolved event: its data is DisengagementResolved
+         */
+        DisengagementResolvedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["DisengagementResolved"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.disengagement_resolved";
+            v: number;
+        };
+        /**
+         * Divert
+         * @description Engineer: divert power to the engines (+2 speed) or to the shields (5% of PCU, split) (SF-RND-2).
+         */
+        Divert: {
+            seat: string;
+            /** @default {} */
+            shields?: {
+                [key: string]: number;
+            };
+            to: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.divert";
+        };
+        /** Drawing */
+        Drawing: {
+            /** @default [] */
+            arcs?: components["schemas"]["Arc"][];
+            board: components["schemas"]["DrawingBoard"];
+            /** @default [] */
+            effects?: components["schemas"]["Effect"][];
+            /** @default [] */
+            markers?: components["schemas"]["Marker"][];
+            /** @default [] */
+            pieces?: components["schemas"]["Piece"][];
+            /** @default [] */
+            sides?: string[];
+            status: components["schemas"]["DrawingStatus"];
+            /** @default [] */
+            tracks?: components["schemas"]["Track"][];
+        };
+        /** DrawingBoard */
+        DrawingBoard: {
             /** @default [] */
             facings?: string[];
             /** @default null */
@@ -4483,10 +2171,10 @@ export interface components {
             width?: number | null;
         };
         /**
-         * Status
+         * DrawingStatus
          * @description Whose turn it is, in words, for the viewer (and for every seat the viewer may know about).
          */
-        "service.domain.core.drawing.Status": {
+        DrawingStatus: {
             /** @default false */
             over?: boolean;
             phase: string;
@@ -4503,10 +2191,1040 @@ export interface components {
             you?: components["schemas"]["SeatStatus"] | null;
         };
         /**
-         * Board
+         * DrivenOff
+         * @description FTC-DEF-8: a fleet below 50% of the defence value departs and does not interdict.
+         */
+        DrivenOff: {
+            groups: string[];
+            hex: [
+                number,
+                number
+            ];
+            player: string;
+            to: [
+                number,
+                number
+            ];
+            witnesses: string[];
+        };
+        /**
+         * DrivenOffEnvelope
+         * @description an envelope of a ftcampaign.driven_off event: its data is DrivenOff
+         */
+        DrivenOffEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["DrivenOff"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.driven_off";
+            v: number;
+        };
+        /** DummiesRevealed */
+        DummiesRevealed: {
+            groups: string[];
+            hex: [
+                number,
+                number
+            ];
+            witnesses: string[];
+        };
+        /**
+         * DummiesRevealedEnvelope
+         * @description an envelope of a ftcampaign.dummies_revealed event: its data is DummiesRevealed
+         */
+        DummiesRevealedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["DummiesRevealed"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.dummies_revealed";
+            v: number;
+        };
+        /** DummyPlaced */
+        DummyPlaced: {
+            group: string;
+            hex: [
+                number,
+                number
+            ];
+            player: string;
+        };
+        /**
+         * DummyPlacedEnvelope
+         * @description an envelope of a ftcampaign.dummy_placed event: its data is DummyPlaced
+         */
+        DummyPlacedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["DummyPlaced"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.dummy_placed";
+            v: number;
+        };
+        /** EconomicTurnStarted */
+        EconomicTurnStarted: {
+            economic_turn: number;
+            turn: number;
+        };
+        /**
+         * EconomicTurnStartedEnvelope
+         * @description an envelope of a ftcampaign.economic_turn_started event: its data is EconomicTurnStarted
+         */
+        EconomicTurnStartedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["EconomicTurnStarted"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.economic_turn_started";
+            v: number;
+        };
+        /** EconomyReport */
+        EconomyReport: {
+            cash: number;
+            economic_turn: number;
+            income: number;
+            income_worlds: string[];
+            interdicted: string[];
+            maintenance: number;
+            ordnance: number;
+            penalty: boolean;
+            player: string;
+            rate: string;
+            /** @default {} */
+            rebuilt?: {
+                [key: string]: number;
+            };
+            /** @default {} */
+            spares_arrived?: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * EconomyReportEnvelope
+         * @description an envelope of a ftcampaign.economy_report event: its data is EconomyReport
+         */
+        EconomyReportEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["EconomyReport"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.economy_report";
+            v: number;
+        };
+        /**
+         * Effect
+         * @description Something that just happened, drawn briefly: a shot, a hit or miss, damage, a detection.
+         *
+         *         ``n`` increases through the game (a counter folded into state), so a page animates each effect
+         *         once and a replay at any point shows the effects of that moment.
+         */
+        Effect: {
+            /** @default null */
+            amount?: number | null;
+            /** @default null */
+            at?: components["schemas"]["Point2"] | null;
+            kind: string;
+            n: number;
+            /** @default null */
+            rule?: string | null;
+            /** @default null */
+            source?: string | null;
+            /** @default null */
+            target?: string | null;
+            text: string;
+        };
+        /**
+         * Encourage
+         * @description Captain: encourage a crew member of the ship: +2 to its checks for the rest of the round (SF-R-4).
+         */
+        Encourage: {
+            crew: string;
+            seat: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.encourage";
+        };
+        /** Encouraged */
+        Encouraged: {
+            crew: string;
+            seat: string;
+            success: boolean;
+        };
+        /**
+         * EncouragedEnvelope
+         * @description an envelope of a starfinder.encouraged event: its data is Encouraged
+         */
+        EncouragedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["Encouraged"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.encouraged";
+            v: number;
+        };
+        /** EndCampaign */
+        EndCampaign: {
+            /** @default  */
+            reason?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.end_campaign";
+        };
+        /**
+         * EngAction
+         * @description An engineering action declared, resolved when the phase closes (SF-RND-2).
+         */
+        EngAction: {
+            action: string;
+            seat: string;
+            /** @default {} */
+            shields?: {
+                [key: string]: number;
+            };
+            /** @default null */
+            system?: string | null;
+            /** @default null */
+            to?: string | null;
+        };
+        /** Engage */
+        Engage: {
+            stay: boolean;
+            step: string;
+            /** @default null */
+            to?: [
+                number,
+                number
+            ] | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.engage";
+        };
+        /** EngineeringDeclared */
+        EngineeringDeclared: {
+            action: components["schemas"]["EngAction"];
+        };
+        /**
+         * EngineeringDeclaredEnvelope
+         * @description an envelope of a starfinder.engineering_declared event: its data is EngineeringDeclared
+         */
+        EngineeringDeclaredEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["EngineeringDeclared"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.engineering_declared";
+            v: number;
+        };
+        /** EngineeringResolved */
+        EngineeringResolved: {
+            action: string;
+            dc: number;
+            /** @default 0 */
+            lost?: number;
+            /** @default 0 */
+            patched?: number;
+            seat: string;
+            /** @default {} */
+            shields?: {
+                [key: string]: number;
+            };
+            ship: string;
+            /** @default 0 */
+            speed_bonus?: number;
+            success: boolean;
+            /** @default null */
+            system?: string | null;
+            /** @default null */
+            to?: string | null;
+        };
+        /**
+         * EngineeringResolvedEnvelope
+         * @description an envelope of a starfinder.engineering_resolved event: its data is EngineeringResolved
+         */
+        EngineeringResolvedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["EngineeringResolved"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.engineering_resolved";
+            v: number;
+        };
+        /**
+         * Envelope
+         * @description one event as recorded (seq, turn, phase, actor, time, the dice it rolled) and its data: the event of that type, as the caller may see it
+         */
+        Envelope: components["schemas"]["GameCreatedEnvelope"] | components["schemas"]["DiceCommittedEnvelope"] | components["schemas"]["DiceRevealedEnvelope"] | components["schemas"]["DiceDisclosedEnvelope"] | components["schemas"]["GameRewoundEnvelope"] | components["schemas"]["BotSeatedEnvelope"] | components["schemas"]["BotUnseatedEnvelope"] | components["schemas"]["GameStartedEnvelope"] | components["schemas"]["TurnStartedEnvelope"] | components["schemas"]["Gsc2PhaseStartedEnvelope"] | components["schemas"]["TerrainDriftedEnvelope"] | components["schemas"]["RollOffEnvelope"] | components["schemas"]["OrderSetEnvelope"] | components["schemas"]["Gsc2ShipMovedEnvelope"] | components["schemas"]["TractorFiredEnvelope"] | components["schemas"]["SideDoneEnvelope"] | components["schemas"]["MissilesLaunchedEnvelope"] | components["schemas"]["MissilesMovedEnvelope"] | components["schemas"]["MissileAttackEnvelope"] | components["schemas"]["BeamFiredEnvelope"] | components["schemas"]["Gsc2DamageAppliedEnvelope"] | components["schemas"]["PodLaunchedEnvelope"] | components["schemas"]["PodMovedEnvelope"] | components["schemas"]["BoardingDeclaredEnvelope"] | components["schemas"]["SaboteursSentEnvelope"] | components["schemas"]["CasualtyOrderSetEnvelope"] | components["schemas"]["BoardingResolvedEnvelope"] | components["schemas"]["TroopCombatEnvelope"] | components["schemas"]["SystemSabotagedEnvelope"] | components["schemas"]["ShipCapturedEnvelope"] | components["schemas"]["RepairedEnvelope"] | components["schemas"]["RulingMadeEnvelope"] | components["schemas"]["Gsc2GameOverEnvelope"] | components["schemas"]["SensorsCommittedEnvelope"] | components["schemas"]["SensorsRevealedEnvelope"] | components["schemas"]["DetectionAttemptedEnvelope"] | components["schemas"]["LockTakenEnvelope"] | components["schemas"]["LocksLostEnvelope"] | components["schemas"]["AllStoppedEnvelope"] | components["schemas"]["MovedEnvelope"] | components["schemas"]["PhaseEndedEnvelope"] | components["schemas"]["PhaseChangedEnvelope"] | components["schemas"]["FireDeclaredEnvelope"] | components["schemas"]["ShotResolvedEnvelope"] | components["schemas"]["DamageTakenEnvelope"] | components["schemas"]["BackupTookOverEnvelope"] | components["schemas"]["RepairsRolledEnvelope"] | components["schemas"]["ContinuingDamageEnvelope"] | components["schemas"]["VesselDestroyedEnvelope"] | components["schemas"]["GameEndedEnvelope"] | components["schemas"]["RoundStartedEnvelope"] | components["schemas"]["StarfinderPhaseStartedEnvelope"] | components["schemas"]["RoleChangeRequestedEnvelope"] | components["schemas"]["BattleStationsDeclaredEnvelope"] | components["schemas"]["PassedEnvelope"] | components["schemas"]["EngineeringDeclaredEnvelope"] | components["schemas"]["EngineeringResolvedEnvelope"] | components["schemas"]["HelmOrderSetEnvelope"] | components["schemas"]["SlotOpenedEnvelope"] | components["schemas"]["StarfinderShipMovedEnvelope"] | components["schemas"]["AttackedEnvelope"] | components["schemas"]["ProjectileCheckedEnvelope"] | components["schemas"]["StarfinderDamageAppliedEnvelope"] | components["schemas"]["ScienceResultEnvelope"] | components["schemas"]["EncouragedEnvelope"] | components["schemas"]["StarfinderGameOverEnvelope"] | components["schemas"]["MapGeneratedEnvelope"] | components["schemas"]["HomeworldClaimedEnvelope"] | components["schemas"]["WorldClaimedEnvelope"] | components["schemas"]["ExpansionFailedEnvelope"] | components["schemas"]["PicksForfeitedEnvelope"] | components["schemas"]["CampaignPhaseChangedEnvelope"] | components["schemas"]["TechnologyApprovedEnvelope"] | components["schemas"]["RulingRecordedEnvelope"] | components["schemas"]["PlayerReadyEnvelope"] | components["schemas"]["StrategicTurnStartedEnvelope"] | components["schemas"]["EconomicTurnStartedEnvelope"] | components["schemas"]["OrdersRevealedEnvelope"] | components["schemas"]["TurnEndedEnvelope"] | components["schemas"]["WorldScoutedEnvelope"] | components["schemas"]["CampaignEndedEnvelope"] | components["schemas"]["IncomesRolledEnvelope"] | components["schemas"]["ShipBoughtEnvelope"] | components["schemas"]["ModuleBoughtEnvelope"] | components["schemas"]["SparesBoughtEnvelope"] | components["schemas"]["DefencesBoughtEnvelope"] | components["schemas"]["DummyPlacedEnvelope"] | components["schemas"]["GroupSplitEnvelope"] | components["schemas"]["GroupsMergedEnvelope"] | components["schemas"]["CloakSetEnvelope"] | components["schemas"]["RouteClosedEnvelope"] | components["schemas"]["MaintenanceSetEnvelope"] | components["schemas"]["StandardNavyApprovedEnvelope"] | components["schemas"]["KeelLaidEnvelope"] | components["schemas"]["KeelsWorkedEnvelope"] | components["schemas"]["RepairOrderedEnvelope"] | components["schemas"]["JuryRigInspectedEnvelope"] | components["schemas"]["RefittedEnvelope"] | components["schemas"]["ModuleSwappedEnvelope"] | components["schemas"]["CaptureRebuiltEnvelope"] | components["schemas"]["CaptureSoldEnvelope"] | components["schemas"]["DefenceRebuildOrderedEnvelope"] | components["schemas"]["RepulseRepairedEnvelope"] | components["schemas"]["RepulseAllocatedEnvelope"] | components["schemas"]["GroupMovedEnvelope"] | components["schemas"]["DepartedEnvelope"] | components["schemas"]["EconomyReportEnvelope"] | components["schemas"]["IntelGatheredEnvelope"] | components["schemas"]["OrdersSubmittedEnvelope"] | components["schemas"]["DummiesRevealedEnvelope"] | components["schemas"]["StepOpenedEnvelope"] | components["schemas"]["ChoiceMadeEnvelope"] | components["schemas"]["StepResolvedEnvelope"] | components["schemas"]["BattleStartedEnvelope"] | components["schemas"]["FormationDeclaredEnvelope"] | components["schemas"]["BattleLinkedEnvelope"] | components["schemas"]["BattleRecordedEnvelope"] | components["schemas"]["DisengagementResolvedEnvelope"] | components["schemas"]["AssaultResolvedEnvelope"] | components["schemas"]["WorldTakenEnvelope"] | components["schemas"]["DrivenOffEnvelope"] | components["schemas"]["InterdictionLiftedEnvelope"];
+        /**
+         * ErrorFrame
+         * @description A refused command (with its ``ref``) or a refused connection (then close code 1008).
+         */
+        ErrorFrame: {
+            detail: string;
+            /** @default null */
+            field?: string | null;
+            /** @enum {unknown} */
+            kind: "error";
+            /** @default null */
+            ref?: string | null;
+            /** @default null */
+            rule?: string | null;
+            status: number;
+            title: string;
+            /** @default null */
+            type?: string | null;
+        };
+        /**
+         * Evade
+         * @description Pilot: a normal move (``path`` or ``hexes`` and ``facing`` as for a move) with a Piloting check (SF-STUNT-3).
+         */
+        Evade: {
+            /** @default null */
+            facing?: number | null;
+            /** @default [] */
+            hexes?: [
+                number,
+                number
+            ][];
+            /** @default  */
+            path?: string;
+            seat: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.evade";
+        };
+        /**
+         * EventFrame
+         * @description One envelope the caller may see, in seq order (hidden seqs are skipped).
+         */
+        EventFrame: {
+            event: components["schemas"]["Envelope"];
+            /** @enum {unknown} */
+            kind: "event";
+        };
+        /** EventsPage */
+        EventsPage: {
+            events: components["schemas"]["Envelope"][];
+        };
+        /**
+         * EventsPageFrame
+         * @description With ?history=compact: a catch-up page of envelopes (the seqs in (k·1000, (k+1)·1000] the viewer
+         *         may see) in one message, each entry leaving out what the entries before it said (openapi/websocket.md):
+         *         game_id is the page's; seq, when omitted, is the previous + 1; type, v, turn, phase, actor,
+         *         recorded_at and command_id, when omitted, are the previous entry's (recorded_at and command_id may
+         *         come as [n, rest]: the previous entry's first n characters, then rest; dt instead of recorded_at: the
+         *         previous time plus dt microseconds); data, when omitted, is the previous same-type entry's (d: that
+         *         data with these keys replaced); r instead of rolls: the previous same-type entry's rolls with these
+         *         keys replaced; dd instead of dice: the previous dice with base and slot moved on by dd.
+         */
+        EventsPageFrame: {
+            events: {
+                [key: string]: unknown;
+            }[];
+            game_id: string;
+            /** @enum {unknown} */
+            kind: "events";
+        };
+        /** Expand */
+        Expand: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.expand";
+            world: string;
+        };
+        /** ExpansionFailed */
+        ExpansionFailed: {
+            from_world: string;
+            player: string;
+        };
+        /**
+         * ExpansionFailedEnvelope
+         * @description an envelope of a ftcampaign.expansion_failed event: its data is ExpansionFailed
+         */
+        ExpansionFailedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["ExpansionFailed"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.expansion_failed";
+            v: number;
+        };
+        /**
+         * Field
+         * @description One thing to fill in for a piece.
+         *
+         *         - ``choice``: one of ``values``.
+         *         - ``number``: ``min``..``max`` in steps of ``step`` (``unit`` names it).
+         *         - ``flag``: true or false.
+         *         - ``legs``: a free move on a plane, a list of {"turn": degrees, "distance": inches} (GSC2);
+         *           ``limits`` holds the ruleset's move limits (max distance, turn steps and costs) for live checks.
+         *         - ``hexpath``: a list of [q, r] hexes from ``limits["start"]``, each adjacent to the last, at most
+         *           ``limits["max_cost"]`` in all.
+         */
+        Field: {
+            /** @default null */
+            default?: unknown;
+            key: string;
+            /** @enum {unknown} */
+            kind: "choice" | "flag" | "hexpath" | "legs" | "number";
+            label: string;
+            /** @default {} */
+            limits?: {
+                [key: string]: unknown;
+            };
+            /** @default null */
+            max?: number | null;
+            /** @default null */
+            min?: number | null;
+            /** @default true */
+            required?: boolean;
+            /** @default null */
+            step?: number | null;
+            /** @default null */
+            unit?: string | null;
+            /** @default [] */
+            values?: components["schemas"]["Value"][];
+        };
+        /** FireDecl */
+        FireDecl: {
+            /** @default null */
+            guide?: string | null;
+            /** @default false */
+            point_defence?: boolean;
+            side: string;
+            target: string;
+            vessel: string;
+            weapon: string;
+        };
+        /** FireDeclared */
+        FireDeclared: {
+            declaration: components["schemas"]["FireDecl"];
+        };
+        /**
+         * FireDeclaredEnvelope
+         * @description an envelope of a asc.fire_declared event: its data is FireDeclared
+         */
+        FireDeclaredEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["FireDeclared"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "asc.fire_declared";
+            v: number;
+        };
+        /** FireTractor */
+        FireTractor: {
+            ship: string;
+            system: string;
+            target: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.fire_tractor";
+        };
+        /** FlipAndBurn */
+        FlipAndBurn: {
+            hexes: number;
+            seat: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.flip_and_burn";
+        };
+        /**
+         * Flyby
+         * @description Pilot: a normal move through ``enemy``'s hex (``path`` or ``hexes`` and ``facing``) (SF-STUNT-5).
+         */
+        Flyby: {
+            enemy: string;
+            /** @default null */
+            facing?: number | null;
+            /** @default [] */
+            hexes?: [
+                number,
+                number
+            ][];
+            /** @default  */
+            path?: string;
+            seat: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.flyby";
+        };
+        /** Force */
+        Force: {
+            /** @default null */
+            entry_side?: string | null;
+            groups: string[];
+            /** @default 0 */
+            initiative?: number;
+            /** @default false */
+            penalty?: boolean;
+            player: string;
+            posture: string;
+            /** @default null */
+            preset?: components["schemas"]["Formation"] | null;
+            /** @default false */
+            route?: boolean;
+            ships: string[];
+        };
+        /**
+         * Form
+         * @description A command built piece by piece.
+         *
+         *         The command is ``{"type": command, **fixed, list_key: [entry per piece]}`` when ``list_key`` is set
+         *         (one entry per piece: ``{piece_key: piece, **entry.fixed, **filled fields}``), else
+         *         ``{"type": command, **fixed, piece_key: piece, **filled fields}`` for the one piece in ``pieces``.
+         *         ``optional_pieces``: pieces may be left out of the list (e.g. a group with no new order).
+         */
+        Form: {
+            command: string;
+            /** @default {} */
+            fixed?: {
+                [key: string]: unknown;
+            };
+            /** @default null */
+            group?: string | null;
+            label: string;
+            /** @default null */
+            list_key?: string | null;
+            /** @default false */
+            optional_pieces?: boolean;
+            /** @default id */
+            piece_key?: string;
+            pieces: components["schemas"]["PieceChoices"][];
+            /** @default null */
+            rule?: string | null;
+        };
+        /** Formation */
+        Formation: {
+            formation: string;
+            speed: number;
+        };
+        /** FormationDeclared */
+        FormationDeclared: {
+            battle: string;
+            formation: components["schemas"]["Formation"] | null;
+            player: string;
+            /** @default [] */
+            witnesses?: string[];
+        };
+        /**
+         * FormationDeclaredEnvelope
+         * @description an envelope of a ftcampaign.formation_declared event: its data is FormationDeclared
+         */
+        FormationDeclaredEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["FormationDeclared"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.formation_declared";
+            v: number;
+        };
+        /** GameCreated */
+        GameCreated: {
+            /** @default null */
+            forked_at?: number | null;
+            /** @default null */
+            forked_from?: string | null;
+            /** @default {} */
+            options?: {
+                [key: string]: unknown;
+            };
+            ruleset: string;
+            ruleset_version: string;
+            scenario_name: string | null;
+            setup: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * GameCreatedEnvelope
+         * @description an envelope of a game.created event: its data is GameCreated
+         */
+        GameCreatedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["GameCreated"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "game.created";
+            v: number;
+        };
+        /**
+         * GameCreatedResponse
+         * @description A new game (created, forked or imported): the tokens are shown here once, never again.
+         */
+        GameCreatedResponse: {
+            dice_commitment: string;
+            /** @default null */
+            forked_at?: number | null;
+            /** @default null */
+            forked_from?: string | null;
+            game_id: string;
+            /** @default null */
+            imported_from?: string | null;
+            links: components["schemas"]["Links"];
+            ruleset: string;
+            ruleset_version: string;
+            seats: {
+                [key: string]: string;
+            };
+            umpire_token: string;
+            /** @default null */
+            unverified?: string | null;
+            /** @default null */
+            verified?: boolean | null;
+            version: number;
+        };
+        /** GameEnded */
+        GameEnded: {
+            reason: string;
+            winner: string | null;
+        };
+        /**
+         * GameEndedEnvelope
+         * @description an envelope of a asc.game_ended event: its data is GameEnded
+         */
+        GameEndedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["GameEnded"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "asc.game_ended";
+            v: number;
+        };
+        /**
+         * GameRewound
+         * @description An umpire rewind: events after ``to_seq`` (up to this one) are superseded, kept, and skipped.
+         */
+        GameRewound: {
+            /** @default  */
+            reason?: string;
+            to_seq: number;
+        };
+        /**
+         * GameRewoundEnvelope
+         * @description an envelope of a game.rewound event: its data is GameRewound
+         */
+        GameRewoundEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["GameRewound"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "game.rewound";
+            v: number;
+        };
+        /** GameStarted */
+        GameStarted: {
+            /** @default null */
+            turn_limit?: number | null;
+        };
+        /**
+         * GameStartedEnvelope
+         * @description an envelope of a gsc2.game_started event: its data is GameStarted
+         */
+        GameStartedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["GameStarted"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.game_started";
+            v: number;
+        };
+        /** GameSummary */
+        GameSummary: {
+            at: number;
+            game_id: string;
+            over: boolean;
+            phase: string;
+            ruleset: string;
+            ruleset_version: string;
+            seats: string[];
+            state: components["schemas"]["GameView"];
+            turn: number;
+            unverified: string | null;
+            version: number;
+            viewer: string;
+        };
+        /**
+         * GameView
+         * @description The ruleset's view for the caller (its own keys, see the ruleset) plus the common drawing.
+         */
+        GameView: {
+            draw: components["schemas"]["Drawing"] | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * GenerateMap
+         * @description Dice the star map (FTC-MAP-1..4).
+         */
+        GenerateMap: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.generate_map";
+        };
+        /** GroupMoved */
+        GroupMoved: {
+            /** @default null */
+            entry_side?: string | null;
+            frm: [
+                number,
+                number
+            ] | null;
+            group: string;
+            player: string;
+            posture: string;
+            /** @default false */
+            route?: boolean;
+            /** @default false */
+            stopped_short?: boolean;
+            to: [
+                number,
+                number
+            ];
+            /** @default null */
+            under_fire?: components["schemas"]["Formation"] | null;
+        };
+        /**
+         * GroupMovedEnvelope
+         * @description an envelope of a ftcampaign.group_moved event: its data is GroupMoved
+         */
+        GroupMovedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["GroupMoved"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.group_moved";
+            v: number;
+        };
+        /** GroupSplit */
+        GroupSplit: {
+            group: string;
+            new_group: string;
+            player: string;
+            ships: string[];
+        };
+        /**
+         * GroupSplitEnvelope
+         * @description an envelope of a ftcampaign.group_split event: its data is GroupSplit
+         */
+        GroupSplitEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["GroupSplit"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.group_split";
+            v: number;
+        };
+        /** GroupsMerged */
+        GroupsMerged: {
+            into: string;
+            other: string;
+            player: string;
+        };
+        /**
+         * GroupsMergedEnvelope
+         * @description an envelope of a ftcampaign.groups_merged event: its data is GroupsMerged
+         */
+        GroupsMergedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["GroupsMerged"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.groups_merged";
+            v: number;
+        };
+        /**
+         * Gsc2Board
          * @description Declare a direct-contact (GSC2-BRD-2) or teleporter (GSC2-BRD-4) boarding action.
          */
-        "service.domain.gsc2.commands.Board": {
+        Gsc2Board: {
             /** @default 0 */
             assault?: number;
             /** @default 0 */
@@ -4514,100 +3232,190 @@ export interface components {
             method: string;
             ship: string;
             target: string;
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "gsc2.board";
         };
-        /** EndPhase */
-        "service.domain.gsc2.commands.EndPhase": {
-            side: string;
-            /** @enum {unknown} */
-            type: "gsc2.end_phase";
-        };
-        /** Fire */
-        "service.domain.gsc2.commands.Fire": {
-            battery: string;
-            ship: string;
-            target: string;
-            /** @enum {unknown} */
-            type: "gsc2.fire";
-        };
-        /**
-         * ForcePhase
-         * @description Umpire only: resolve what is pending with defaults and move the phase on.
-         */
-        "service.domain.gsc2.commands.ForcePhase": {
-            /** @enum {unknown} */
-            type: "gsc2.force_phase";
-        };
-        /**
-         * Move
-         * @description Move a ship (GSC2-MOV-3). ``done=False`` interrupts the move to use a tractor (GSC2-MOV-6).
-         */
-        "service.domain.gsc2.commands.Move": {
-            /** @default true */
-            done?: boolean;
-            /** @default [] */
-            legs?: components["schemas"]["Leg"][];
-            ship: string;
-            /** @enum {unknown} */
-            type: "gsc2.move";
-        };
-        /**
-         * Pass
-         * @description End my batch of moves (GSC2-MOV-2) or stop launching missiles (GSC2-MSL-2).
-         */
-        "service.domain.gsc2.commands.Pass": {
-            side: string;
-            /** @enum {unknown} */
-            type: "gsc2.pass";
-        };
-        /** Repair */
-        "service.domain.gsc2.commands.Repair": {
-            ship: string;
-            system: string;
-            /** @enum {unknown} */
-            type: "gsc2.repair";
-        };
-        /** DamageApplied */
-        "service.domain.gsc2.events.DamageApplied": {
+        /** Gsc2DamageApplied */
+        Gsc2DamageApplied: {
             absorbed: number;
             destroyed: boolean;
             hits: components["schemas"]["HitResult"][];
             hull: number;
             hull_damage: number;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
             systems: {
                 [key: string]: components["schemas"]["Sys"];
             };
             target: string;
-            /** @enum {unknown} */
-            type: "gsc2.damage_applied";
         };
-        /** GameOver */
-        "service.domain.gsc2.events.GameOver": {
+        /**
+         * Gsc2DamageAppliedEnvelope
+         * @description an envelope of a gsc2.damage_applied event: its data is Gsc2DamageApplied
+         */
+        Gsc2DamageAppliedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["Gsc2DamageApplied"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.damage_applied";
+            v: number;
+        };
+        /** Gsc2EndPhase */
+        Gsc2EndPhase: {
+            side: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.end_phase";
+        };
+        /** Gsc2Fire */
+        Gsc2Fire: {
+            battery: string;
+            ship: string;
+            target: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.fire";
+        };
+        /**
+         * Gsc2ForcePhase
+         * @description Umpire only: resolve what is pending with defaults and move the phase on.
+         */
+        Gsc2ForcePhase: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.force_phase";
+        };
+        /** Gsc2GameOver */
+        Gsc2GameOver: {
             /** @default {} */
             hull?: {
                 [key: string]: number;
             };
             reason: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "gsc2.game_over";
             winner: string | null;
         };
-        /** PhaseStarted */
-        "service.domain.gsc2.events.PhaseStarted": {
+        /**
+         * Gsc2GameOverEnvelope
+         * @description an envelope of a gsc2.game_over event: its data is Gsc2GameOver
+         */
+        Gsc2GameOverEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["Gsc2GameOver"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
             phase: string;
+            recorded_at: string;
             /** @default [] */
             rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
             turn: number;
-            /** @enum {unknown} */
-            type: "gsc2.phase_started";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.game_over";
+            v: number;
         };
-        /** ShipMoved */
-        "service.domain.gsc2.events.ShipMoved": {
+        /**
+         * Gsc2Move
+         * @description Move a ship (GSC2-MOV-3). ``done=False`` interrupts the move to use a tractor (GSC2-MOV-6).
+         */
+        Gsc2Move: {
+            /** @default true */
+            done?: boolean;
+            /** @default [] */
+            legs?: components["schemas"]["Leg"][];
+            ship: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.move";
+        };
+        /**
+         * Gsc2Pass
+         * @description End my batch of moves (GSC2-MOV-2) or stop launching missiles (GSC2-MSL-2).
+         */
+        Gsc2Pass: {
+            side: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.pass";
+        };
+        /** Gsc2PhaseStarted */
+        Gsc2PhaseStarted: {
+            phase: string;
+            turn: number;
+        };
+        /**
+         * Gsc2PhaseStartedEnvelope
+         * @description an envelope of a gsc2.phase_started event: its data is Gsc2PhaseStarted
+         */
+        Gsc2PhaseStartedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["Gsc2PhaseStarted"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.phase_started";
+            v: number;
+        };
+        /** Gsc2Repair */
+        Gsc2Repair: {
+            ship: string;
+            system: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.repair";
+        };
+        /** Gsc2ShipMoved */
+        Gsc2ShipMoved: {
             /** @default [] */
             contacts?: string[];
             /** @default null */
@@ -4621,220 +3429,2764 @@ export interface components {
             moved: number;
             paid_turns: number;
             path: components["schemas"]["Point"][];
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
             ship: string;
             since_turn: number;
             turns: number;
-            /** @enum {unknown} */
-            type: "gsc2.ship_moved";
         };
-        /** ShipSpec */
-        "service.domain.gsc2.ships.ShipSpec": {
-            armor: number;
-            /** @default 0 */
-            aspect?: number;
-            /** @default 0 */
-            assault_pods?: number;
-            /** @default 0 */
-            assault_squads?: number;
-            /** @default [] */
-            beams?: components["schemas"]["BeamBattery"][];
-            chart: string[][];
-            crew: number;
-            /** @default 0 */
-            deflectors?: number;
-            /** @default 0 */
-            heading?: number;
-            /** @default 0 */
-            heavy_assault_squads?: number;
-            hull: number;
-            id: string;
-            /** @default 0 */
-            mds?: number;
-            /** @default [] */
-            missiles?: components["schemas"]["MissileBattery"][];
-            name: string;
-            /** @default 0 */
-            repair?: number;
-            /** @default 0 */
-            scanners?: number;
-            /** @default 0 */
-            shields?: number;
-            side: string;
-            size: number;
-            speed: number;
-            /** @default [] */
-            systems?: components["schemas"]["SystemSpec"][];
-            /** @default 0 */
-            transporters?: number;
-            turn_distance: number;
-            x: number;
-            y: number;
-        };
-        /** GameState */
-        "service.domain.gsc2.state.GameState": {
-            /** @default [] */
-            boarding?: components["schemas"]["BoardOrder"][];
-            /** @default {} */
-            casualty_order?: {
-                [key: string]: string[];
-            };
-            /** @default 0 */
-            counter?: number;
-            /** @default [] */
-            done?: string[];
-            /** @default 0 */
-            mark_n?: number;
-            /** @default [] */
-            marks?: components["schemas"]["service.domain.gsc2.state.Mark"][];
-            /** @default 1 */
-            marks_from?: number;
+        /**
+         * Gsc2ShipMovedEnvelope
+         * @description an envelope of a gsc2.ship_moved event: its data is Gsc2ShipMoved
+         */
+        Gsc2ShipMovedEnvelope: {
+            actor: string;
             /** @default null */
-            moving?: string | null;
+            command_id?: string | null;
+            data: components["schemas"]["Gsc2ShipMoved"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
             /** @default false */
-            open_table?: boolean;
+            superseded?: boolean;
+            turn: number;
             /**
-             * @default {
-             *       "count": 0,
-             *       "leader": null,
-             *       "owed": 0,
-             *       "passed": [],
-             *       "side": null,
-             *       "stage": "none"
-             *     }
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
              */
-            order?: components["schemas"]["Order"];
+            type: "gsc2.ship_moved";
+            v: number;
+        };
+        /**
+         * HelmOrderSet
+         * @description Piloting checks and tie-breaks (SF-HELM-1..4): lowest first.
+         */
+        HelmOrderSet: {
+            order: string[];
+            results: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * HelmOrderSetEnvelope
+         * @description an envelope of a starfinder.helm_order event: its data is HelmOrderSet
+         */
+        HelmOrderSetEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["HelmOrderSet"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
             /** @default false */
-            over?: boolean;
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.helm_order";
+            v: number;
+        };
+        /** Hex */
+        Hex: [
+            number,
+            number
+        ];
+        /**
+         * HitResult
+         * @description One weapon's damage on a target (embedded in DamageApplied).
+         */
+        HitResult: {
+            absorbed: number;
+            damage: number;
+            hull: number;
+            /** @default null */
+            row?: number | null;
+            /** @default null */
+            saved?: boolean | null;
+            source: string;
+            /** @default null */
+            system?: string | null;
+            /** @default null */
+            system_rule?: string | null;
+        };
+        /** HoldOff */
+        HoldOff: {
+            step: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.hold_off";
+        };
+        /** HomeworldClaimed */
+        HomeworldClaimed: {
+            extra: number;
+            player: string;
+            world: string;
+        };
+        /**
+         * HomeworldClaimedEnvelope
+         * @description an envelope of a ftcampaign.homeworld_claimed event: its data is HomeworldClaimed
+         */
+        HomeworldClaimedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["HomeworldClaimed"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
             /** @default [] */
-            pending?: components["schemas"]["PendingHit"][];
-            /** @default setup */
-            phase?: string;
-            /** @default {} */
-            pods?: {
-                [key: string]: components["schemas"]["Pod"];
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.homeworld_claimed";
+            v: number;
+        };
+        /** IncomesRolled */
+        IncomesRolled: {
+            capital: number;
+            incomes: {
+                [key: string]: number;
             };
-            /** @default  */
-            result?: string;
+            player: string;
+        };
+        /**
+         * IncomesRolledEnvelope
+         * @description an envelope of a ftcampaign.incomes_rolled event: its data is IncomesRolled
+         */
+        IncomesRolledEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["IncomesRolled"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
             /** @default [] */
-            rulings?: components["schemas"]["Ruling"][];
-            /** @default [] */
-            sabotage?: components["schemas"]["Sabotage"][];
-            /** @default {} */
-            salvos?: {
-                [key: string]: components["schemas"]["Salvo"];
-            };
-            ships: {
-                [key: string]: components["schemas"]["service.domain.gsc2.state.ShipState"];
-            };
-            sides: string[];
-            specs: {
-                [key: string]: components["schemas"]["service.domain.gsc2.ships.ShipSpec"];
-            };
-            table: [
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.incomes_rolled";
+            v: number;
+        };
+        /** InspectJuryRig */
+        InspectJuryRig: {
+            ship: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.inspect_jury_rig";
+        };
+        /** IntelGathered */
+        IntelGathered: {
+            hex: [
                 number,
                 number
             ];
-            terrain: {
-                [key: string]: components["schemas"]["TerrainState"];
-            };
-            /** @default [] */
-            trails?: components["schemas"]["service.domain.gsc2.state.Trail"][];
-            /** @default 0 */
-            turn?: number;
-            turn_limit: number | null;
-            /** @default null */
-            winner?: string | null;
+            player: string;
+            sighting: components["schemas"]["Sighting"];
         };
         /**
-         * Mark
-         * @description Something that just happened, for the drawing's effects (fire, hit, damage…); ``n`` counts up.
+         * IntelGatheredEnvelope
+         * @description an envelope of a ftcampaign.intel_gathered event: its data is IntelGathered
          */
-        "service.domain.gsc2.state.Mark": {
+        IntelGatheredEnvelope: {
+            actor: string;
             /** @default null */
-            amount?: number | null;
+            command_id?: string | null;
+            data: components["schemas"]["IntelGathered"];
             /** @default null */
-            at?: components["schemas"]["Point"] | null;
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.intel_gathered";
+            v: number;
+        };
+        /** InterdictionLifted */
+        InterdictionLifted: {
+            witnesses: string[];
+            world: string;
+        };
+        /**
+         * InterdictionLiftedEnvelope
+         * @description an envelope of a ftcampaign.interdiction_lifted event: its data is InterdictionLifted
+         */
+        InterdictionLiftedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["InterdictionLifted"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.interdiction_lifted";
+            v: number;
+        };
+        /** JuryRigInspected */
+        JuryRigInspected: {
+            failed: string[];
+            passed: string[];
+            player: string;
+            ship: string;
+        };
+        /**
+         * JuryRigInspectedEnvelope
+         * @description an envelope of a ftcampaign.jury_rig_inspected event: its data is JuryRigInspected
+         */
+        JuryRigInspectedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["JuryRigInspected"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.jury_rig_inspected";
+            v: number;
+        };
+        /** Keel */
+        Keel: {
+            cost: number;
+            design: string;
+            design_mass: number;
+            id: string;
+            /** @default 0 */
+            progress?: number;
+            world: string;
+        };
+        /** KeelLaid */
+        KeelLaid: {
+            keel: components["schemas"]["Keel"];
+            player: string;
+        };
+        /**
+         * KeelLaidEnvelope
+         * @description an envelope of a ftcampaign.keel_laid event: its data is KeelLaid
+         */
+        KeelLaidEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["KeelLaid"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.keel_laid";
+            v: number;
+        };
+        /** KeelsWorked */
+        KeelsWorked: {
+            paid: number;
+            player: string;
+            progress: {
+                [key: string]: number;
+            };
+            /** @default [] */
+            stalled?: string[];
+        };
+        /**
+         * KeelsWorkedEnvelope
+         * @description an envelope of a ftcampaign.keels_worked event: its data is KeelsWorked
+         */
+        KeelsWorkedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["KeelsWorked"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.keels_worked";
+            v: number;
+        };
+        /** Launch */
+        Launch: {
+            battery: string;
+            ship: string;
+            target: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.launch";
+        };
+        /** LaunchPod */
+        LaunchPod: {
+            ship: string;
+            /** @default assault */
+            squad?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.launch_pod";
+        };
+        /** LayKeel */
+        LayKeel: {
+            design: string;
+            /** @default null */
+            design_mass?: number | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.lay_keel";
+            world: string;
+        };
+        /**
+         * Leg
+         * @description One leg of a move: first turn by ``turn`` degrees (-45 left, 0, 45 right), then go ``distance``.
+         */
+        Leg: {
+            /** @default 0 */
+            distance?: number;
+            /** @default 0 */
+            turn?: number;
+        };
+        /**
+         * Link
+         * @description An edge of a star map (a jump route) between two of its nodes.
+         */
+        Link: {
+            a: string;
+            b: string;
+            /** @default null */
+            label?: string | null;
+        };
+        /**
+         * LinkBattle
+         * @description FTC-ARR-8: the battle is fought as a tactical game of this service (the service issues it when it
+         *         creates the linked game; its result comes back as ``record_battle`` with the same id).
+         */
+        LinkBattle: {
+            battle: string;
+            tactical_game_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.link_battle";
+        };
+        /**
+         * LinkedBattle
+         * @description A campaign battle fought as a linked GSC2 game (FTC-ARR-8). The campaign's tokens open its seats:
+         *         each player holds its own side, the campaign umpire umpires it; ``seats``/``umpire_token`` (the
+         *         game's own tokens) are shown once, to the umpire who created it.
+         */
+        LinkedBattle: {
+            battle: string;
+            campaign: string;
+            created: boolean;
+            /** @default null */
+            seats?: {
+                [key: string]: string;
+            } | null;
+            /** @default [] */
+            sides?: string[];
+            tactical_game_id: string;
+            /** @default null */
+            umpire_token?: string | null;
+        };
+        /** Links */
+        Links: {
+            self: string;
+            spectate: string;
+            stream: string;
+        };
+        /** LockRef */
+        LockRef: {
+            target: string | null;
+            vessel: string | null;
+        };
+        /** LockTaken */
+        LockTaken: {
+            /**
+             * @description The lock range in hexes (ASC-DET-5), not a detection roll or a signature: the lock holds while the target is at most this far from the holder. It is the holder's best working active-sensor rating, committed or not, else the rating of the sensor that made the detection. 0 on a failed attempt (no lock is taken) and when withheld from this viewer (the holder is unseen).
+             * @default 0
+             */
+            rating?: number;
+            target: string | null;
+            vessel: string | null;
+        };
+        /**
+         * LockTakenEnvelope
+         * @description an envelope of a asc.lock_taken event: its data is LockTaken
+         */
+        LockTakenEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["LockTaken"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "asc.lock_taken";
+            v: number;
+        };
+        /** LocksLost */
+        LocksLost: {
+            losses: components["schemas"]["LockRef"][];
+            /** @default  */
+            reason?: string;
+        };
+        /**
+         * LocksLostEnvelope
+         * @description an envelope of a asc.locks_lost event: its data is LocksLost
+         */
+        LocksLostEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["LocksLost"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "asc.locks_lost";
+            v: number;
+        };
+        /** MaintenanceSet */
+        MaintenanceSet: {
+            player: string;
+            rate: string;
+        };
+        /**
+         * MaintenanceSetEnvelope
+         * @description an envelope of a ftcampaign.maintenance_set event: its data is MaintenanceSet
+         */
+        MaintenanceSetEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["MaintenanceSet"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.maintenance_set";
+            v: number;
+        };
+        /**
+         * MakeRuling
+         * @description Umpire only (GSC2-UMP-1): the effect in play of a system the sheet leaves open.
+         */
+        MakeRuling: {
+            effect: string;
+            ship: string;
+            system: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.ruling";
+        };
+        /** MapGenerated */
+        MapGenerated: {
+            radius: number;
+            routes: [
+                [
+                    number,
+                    number
+                ],
+                [
+                    number,
+                    number
+                ]
+            ][];
+            worlds: components["schemas"]["WorldSpec"][];
+        };
+        /**
+         * MapGeneratedEnvelope
+         * @description an envelope of a ftcampaign.map_generated event: its data is MapGenerated
+         */
+        MapGeneratedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["MapGenerated"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.map_generated";
+            v: number;
+        };
+        /**
+         * Marker
+         * @description A lasting mark on the board: a contact, a sensor ping, a blocked route, a destination.
+         */
+        Marker: {
+            at: components["schemas"]["Point2"];
             kind: string;
-            n: number;
+            label: string;
+            /** @default null */
+            piece?: string | null;
+        };
+        /** MergeGroups */
+        MergeGroups: {
+            into: string;
+            other: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.merge_groups";
+        };
+        /** MissileAttack */
+        MissileAttack: {
+            damage: number;
+            hits: number;
+            missiles: number;
+            salvo: string;
+            target: string;
+        };
+        /**
+         * MissileAttackEnvelope
+         * @description an envelope of a gsc2.missile_attack event: its data is MissileAttack
+         */
+        MissileAttackEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["MissileAttack"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.missile_attack";
+            v: number;
+        };
+        /** MissilesLaunched */
+        MissilesLaunched: {
+            battery: string;
+            count: number;
+            damage: number;
+            pos: components["schemas"]["Point"];
+            salvo: string;
+            ship: string;
+            target: string;
+            targeting: number;
+        };
+        /**
+         * MissilesLaunchedEnvelope
+         * @description an envelope of a gsc2.missiles_launched event: its data is MissilesLaunched
+         */
+        MissilesLaunchedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["MissilesLaunched"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.missiles_launched";
+            v: number;
+        };
+        /** MissilesMoved */
+        MissilesMoved: {
+            arrived: boolean;
+            end: components["schemas"]["Point"];
+            /** @default 0 */
+            intercepted?: number;
+            /** @default 0 */
+            lost_tracking?: number;
+            /** @default {} */
+            mds_fired?: {
+                [key: string]: number;
+            };
+            remaining: number;
+            /** @default  */
+            removed?: string;
+            salvo: string;
+            start: components["schemas"]["Point"];
+            /** @default [] */
+            terrain?: string[];
+        };
+        /**
+         * MissilesMovedEnvelope
+         * @description an envelope of a gsc2.missiles_moved event: its data is MissilesMoved
+         */
+        MissilesMovedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["MissilesMoved"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.missiles_moved";
+            v: number;
+        };
+        /** Modifier */
+        Modifier: {
+            rule: string;
+            value: number;
+            why: string;
+        };
+        /** ModuleBought */
+        ModuleBought: {
+            /** @default false */
+            capped?: boolean;
+            player: string;
+            price: number;
+            stored: components["schemas"]["StoredModule"];
+        };
+        /**
+         * ModuleBoughtEnvelope
+         * @description an envelope of a ftcampaign.module_bought event: its data is ModuleBought
+         */
+        ModuleBoughtEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["ModuleBought"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.module_bought";
+            v: number;
+        };
+        /** ModuleSwapped */
+        ModuleSwapped: {
+            module: string;
+            module_cost: number;
+            player: string;
+            removed: string | null;
+            ship: string;
+            until: number;
+            world: string;
+        };
+        /**
+         * ModuleSwappedEnvelope
+         * @description an envelope of a ftcampaign.module_swapped event: its data is ModuleSwapped
+         */
+        ModuleSwappedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["ModuleSwapped"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.module_swapped";
+            v: number;
+        };
+        /** MoveMissiles */
+        MoveMissiles: {
+            salvo: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.move_missiles";
+        };
+        /**
+         * MovePod
+         * @description Move a pod up to 6" (GSC2-BRD-3); with ``ram`` it flies at that ship and rams it.
+         */
+        MovePod: {
+            pod: string;
+            /** @default null */
+            ram?: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.move_pod";
+            /** @default 0 */
+            x?: number;
+            /** @default 0 */
+            y?: number;
+        };
+        /** Moved */
+        Moved: {
+            /** @default null */
+            facing?: number | null;
+            hex: components["schemas"]["Hex"];
+            /** @default null */
+            path?: string[] | null;
+            vessel: string;
+        };
+        /**
+         * MovedEnvelope
+         * @description an envelope of a asc.moved event: its data is Moved
+         */
+        MovedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["Moved"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "asc.moved";
+            v: number;
+        };
+        /**
+         * Node
+         * @description A fixed place on the board: a world, a system, a jump point (star maps).
+         */
+        Node: {
+            at: components["schemas"]["Point2"];
+            /** @default null */
+            detail?: string | null;
+            id: string;
+            label: string;
+            /** @default null */
+            owner?: string | null;
+        };
+        /** Option */
+        Option: {
+            command: components["schemas"]["Command"];
+            /** @default null */
+            group?: string | null;
+            label: string;
+            /** @default null */
+            piece?: string | null;
             /** @default null */
             rule?: string | null;
             /** @default null */
-            source?: string | null;
-            /** @default null */
             target?: string | null;
-            text: string;
         };
-        /** ShipState */
-        "service.domain.gsc2.state.ShipState": {
-            /** @default {} */
-            boarders?: {
-                [key: string]: components["schemas"]["Troops"];
-            };
+        /** OptionsResponse */
+        OptionsResponse: {
+            forms: components["schemas"]["Form"][];
+            options: components["schemas"]["Option"][];
+            version: number;
+            viewer: string;
+        };
+        /**
+         * Order
+         * @description Whose step it is in an alternating phase (movement GSC2-MOV-2, missiles GSC2-MSL-2).
+         */
+        Order: {
+            /** @default 0 */
+            count?: number;
             /** @default null */
-            captured_by?: string | null;
+            leader?: string | null;
+            /** @default 0 */
+            owed?: number;
             /** @default [] */
-            contacts?: string[];
-            crew: number;
-            heading: number;
+            passed?: string[];
+            /** @default null */
+            side?: string | null;
+            /** @default none */
+            stage?: string;
+        };
+        /** OrderSet */
+        OrderSet: {
+            order: components["schemas"]["Order"];
+            /** @default  */
+            why?: string;
+        };
+        /**
+         * OrderSetEnvelope
+         * @description an envelope of a gsc2.order_set event: its data is OrderSet
+         */
+        OrderSetEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["OrderSet"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
             /** @default false */
-            held?: boolean;
-            hull: number;
-            id: string;
-            /** @default {} */
-            last_launch?: {
-                [key: string]: number;
-            };
-            /** @default 0 */
-            mds_used?: number;
-            /** @default {} */
-            missiles_left?: {
-                [key: string]: number;
-            };
-            /** @default 0 */
-            move_left?: number;
-            /** @default unmoved */
-            move_state?: string;
-            /** @default 0 */
-            moved?: number;
-            /** @default 0 */
-            pods?: number;
-            pos: components["schemas"]["Point"];
-            /** @default 0 */
-            repairs_used?: number;
-            /** @default 0 */
-            shield_pool?: number;
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.order_set";
+            v: number;
+        };
+        /** OrdersRevealed */
+        OrdersRevealed: {
+            /** @default [] */
+            missing?: string[];
+            turn: number;
+        };
+        /**
+         * OrdersRevealedEnvelope
+         * @description an envelope of a ftcampaign.orders_revealed event: its data is OrdersRevealed
+         */
+        OrdersRevealedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["OrdersRevealed"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.orders_revealed";
+            v: number;
+        };
+        /** OrdersSubmitted */
+        OrdersSubmitted: {
+            /** @default null */
+            orders?: components["schemas"]["StrategicOrder"][] | null;
+            player: string;
+        };
+        /**
+         * OrdersSubmittedEnvelope
+         * @description an envelope of a ftcampaign.orders_submitted event: its data is OrdersSubmitted
+         */
+        OrdersSubmittedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["OrdersSubmitted"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.orders_submitted";
+            v: number;
+        };
+        /** Passed */
+        Passed: {
+            phase: string;
+            seat: string;
+        };
+        /**
+         * PassedEnvelope
+         * @description an envelope of a starfinder.passed event: its data is Passed
+         */
+        PassedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["Passed"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.passed";
+            v: number;
+        };
+        /**
+         * Patch
+         * @description Engineer: patch a damaged system (SF-RND-2).
+         */
+        Patch: {
+            seat: string;
+            system: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.patch";
+        };
+        /** PhaseChanged */
+        PhaseChanged: {
+            phase: string;
+            turn: number;
+        };
+        /**
+         * PhaseChangedEnvelope
+         * @description an envelope of a asc.phase_changed event: its data is PhaseChanged
+         */
+        PhaseChangedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["PhaseChanged"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "asc.phase_changed";
+            v: number;
+        };
+        /** PhaseEnded */
+        PhaseEnded: {
             side: string;
-            /** @default 0 */
-            since_turn?: number;
+        };
+        /**
+         * PhaseEndedEnvelope
+         * @description an envelope of a asc.phase_ended event: its data is PhaseEnded
+         */
+        PhaseEndedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["PhaseEnded"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "asc.phase_ended";
+            v: number;
+        };
+        /** PicksForfeited */
+        PicksForfeited: {
+            players: string[];
+        };
+        /**
+         * PicksForfeitedEnvelope
+         * @description an envelope of a ftcampaign.picks_forfeited event: its data is PicksForfeited
+         */
+        PicksForfeitedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["PicksForfeited"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.picks_forfeited";
+            v: number;
+        };
+        /**
+         * Piece
+         * @description Anything drawn at a position: ships, bogeys, salvos, terrain, fleets, projectiles.
+         */
+        Piece: {
+            at: components["schemas"]["Point2"];
+            /** @default [] */
+            bars?: components["schemas"]["Bar"][];
+            /** @default null */
+            detail?: string | null;
+            /** @default null */
+            facing?: number | null;
+            id: string;
+            kind: string;
+            label: string;
+            /** @default false */
+            mine?: boolean;
+            /** @default null */
+            side?: string | null;
+            /** @default null */
+            size?: number | null;
             /** @default active */
             status?: string;
-            sys: {
-                [key: string]: components["schemas"]["Sys"];
+        };
+        /** PieceChoices */
+        PieceChoices: {
+            fields: components["schemas"]["Field"][];
+            /** @default {} */
+            fixed?: {
+                [key: string]: unknown;
             };
-            /** @default 0 */
-            transporters_used?: number;
-            /** @default false */
-            turned?: boolean;
-            /** @default [] */
-            used?: string[];
-        };
-        /**
-         * Trail
-         * @description A path drawn this turn: a ship's move (all its legs) or a salvo's flight.
-         */
-        "service.domain.gsc2.state.Trail": {
-            kind: string;
+            label: string;
             piece: string;
-            points: components["schemas"]["Point"][];
         };
         /**
-         * Fire
+         * PingFrame
+         * @description Heartbeat, when nothing else was sent for SALVO_HEARTBEAT_SECONDS.
+         */
+        PingFrame: {
+            /** @enum {unknown} */
+            kind: "ping";
+        };
+        /** PlaceDummy */
+        PlaceDummy: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.place_dummy";
+            world: string;
+        };
+        /** PlayerReady */
+        PlayerReady: {
+            player: string;
+        };
+        /**
+         * PlayerReadyEnvelope
+         * @description an envelope of a ftcampaign.player_ready event: its data is PlayerReady
+         */
+        PlayerReadyEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["PlayerReady"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.player_ready";
+            v: number;
+        };
+        /** PodLaunched */
+        PodLaunched: {
+            pod: string;
+            pos: components["schemas"]["Point"];
+            ship: string;
+            squad: string;
+        };
+        /**
+         * PodLaunchedEnvelope
+         * @description an envelope of a gsc2.pod_launched event: its data is PodLaunched
+         */
+        PodLaunchedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["PodLaunched"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.pod_launched";
+            v: number;
+        };
+        /** PodMoved */
+        PodMoved: {
+            moved: number;
+            pod: string;
+            pos: components["schemas"]["Point"];
+            /** @default null */
+            ram?: string | null;
+        };
+        /**
+         * PodMovedEnvelope
+         * @description an envelope of a gsc2.pod_moved event: its data is PodMoved
+         */
+        PodMovedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["PodMoved"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.pod_moved";
+            v: number;
+        };
+        /** Point */
+        Point: [
+            number,
+            number
+        ];
+        /**
+         * Point2
+         * @description A position: (x, y) on a plane or star map, (q, r) axial on a hex map.
+         */
+        Point2: {
+            x: number;
+            y: number;
+        };
+        /**
+         * Problem
+         * @description application/problem+json (RFC 9457): every failure names the rule or the field at fault.
+         */
+        Problem: {
+            detail: string;
+            /** @default null */
+            field?: string | null;
+            /** @default null */
+            rule?: string | null;
+            status: number;
+            title: string;
+            type: string;
+        };
+        /**
+         * Projectile
+         * @description A tracking weapon's projectile in flight (SF-GUN-8).
+         */
+        Projectile: {
+            damage: string;
+            gunnery: number;
+            hex: components["schemas"]["Hex"];
+            id: string;
+            /** @default false */
+            linked?: boolean;
+            ship: string;
+            speed: number;
+            target: string;
+            weapon: string;
+        };
+        /**
+         * ProjectileChecked
+         * @description The start-of-gunnery check of a projectile in flight (SF-GUN-8).
+         */
+        ProjectileChecked: {
+            /** @default false */
+            arrived?: boolean;
+            /** @default 0 */
+            damage?: number;
+            needed: number;
+            /** @default [] */
+            path?: components["schemas"]["Hex"][];
+            projectile: string;
+            /** @default null */
+            quadrant?: string | null;
+            success: boolean;
+            target: string;
+            total: number | null;
+            /** @default  */
+            why?: string;
+        };
+        /**
+         * ProjectileCheckedEnvelope
+         * @description an envelope of a starfinder.projectile_checked event: its data is ProjectileChecked
+         */
+        ProjectileCheckedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["ProjectileChecked"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.projectile_checked";
+            v: number;
+        };
+        /**
+         * Ready
+         * @description Set-up spending done.
+         */
+        Ready: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.ready";
+        };
+        /** RebuildCapture */
+        RebuildCapture: {
+            ship: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.rebuild_capture";
+        };
+        /** RebuildDefences */
+        RebuildDefences: {
+            /** @default 1 */
+            thirds?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.rebuild_defences";
+            world: string;
+        };
+        /** Recon */
+        Recon: {
+            choice: string;
+            step: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.recon";
+        };
+        /**
+         * RecordBattle
+         * @description The outcome of a linked tactical game or an umpire's entry (FTC-ARR-8).
+         */
+        RecordBattle: {
+            battle: string;
+            /** @default [] */
+            captured?: string[];
+            /** @default [] */
+            left?: components["schemas"]["Departure"][];
+            /** @default {} */
+            ordnance?: {
+                [key: string]: number;
+            };
+            /** @default [] */
+            ships?: components["schemas"]["ShipResult"][];
+            /** @default null */
+            tactical_game_id?: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.record_battle";
+            /** @default null */
+            umpire?: string | null;
+            /** @default null */
+            victor?: string | null;
+        };
+        /** RecordRuling */
+        RecordRuling: {
+            /** @default [] */
+            involves?: string[];
+            text: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.record_ruling";
+            /** @default null */
+            umpire?: string | null;
+        };
+        /** Refit */
+        Refit: {
+            install: components["schemas"]["SystemKit"];
+            remove: string;
+            ship: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.refit";
+        };
+        /** Refitted */
+        Refitted: {
+            cost: number;
+            installed: components["schemas"]["ShipSystem"];
+            mass_after: number;
+            player: string;
+            removed: string;
+            ship: string;
+            until: number;
+        };
+        /**
+         * RefittedEnvelope
+         * @description an envelope of a ftcampaign.refitted event: its data is Refitted
+         */
+        RefittedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["Refitted"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.refitted";
+            v: number;
+        };
+        /** RepairOrdered */
+        RepairOrdered: {
+            biomass: number;
+            cost: number;
+            donor: string | null;
+            /** @default [] */
+            donor_systems?: string[];
+            hull: number;
+            player: string;
+            ship: string;
+            source: string;
+            /** @default 0 */
+            spares_used?: number;
+            systems: string[];
+            until: number;
+            /** @default  */
+            world?: string;
+        };
+        /**
+         * RepairOrderedEnvelope
+         * @description an envelope of a ftcampaign.repair_ordered event: its data is RepairOrdered
+         */
+        RepairOrderedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["RepairOrdered"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.repair_ordered";
+            v: number;
+        };
+        /** RepairRepulse */
+        RepairRepulse: {
+            group: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.repair_repulse";
+        };
+        /** RepairRoll */
+        RepairRoll: {
+            location: string;
+            success: boolean;
+        };
+        /** RepairShip */
+        RepairShip: {
+            /** @default 0 */
+            biomass?: number;
+            /** @default null */
+            donor?: string | null;
+            /** @default 0 */
+            hull?: number;
+            /** @default false */
+            rush?: boolean;
+            ship: string;
+            /** @default new */
+            source?: string;
+            /** @default [] */
+            systems?: string[];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.repair";
+        };
+        /** Repaired */
+        Repaired: {
+            ship: string;
+            success: boolean;
+            sys: components["schemas"]["Sys"];
+            system: string;
+        };
+        /**
+         * RepairedEnvelope
+         * @description an envelope of a gsc2.repaired event: its data is Repaired
+         */
+        RepairedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["Repaired"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.repaired";
+            v: number;
+        };
+        /** RepairsRolled */
+        RepairsRolled: {
+            results: components["schemas"]["RepairRoll"][];
+            status: components["schemas"]["AscStatus"];
+            vessel: string;
+        };
+        /**
+         * RepairsRolledEnvelope
+         * @description an envelope of a asc.repairs_rolled event: its data is RepairsRolled
+         */
+        RepairsRolledEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["RepairsRolled"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "asc.repairs_rolled";
+            v: number;
+        };
+        /**
+         * RepulseAllocated
+         * @description FTC-DEF-7: IDP/3 hull boxes spread by mass; stripped rows trigger system checks (rolls).
+         */
+        RepulseAllocated: {
+            /** @default [] */
+            destroyed?: string[];
+            /** @default [] */
+            failed?: string[];
+            group: string;
+            hits: {
+                [key: string]: number;
+            };
+            player: string;
+        };
+        /**
+         * RepulseAllocatedEnvelope
+         * @description an envelope of a ftcampaign.repulse_allocated event: its data is RepulseAllocated
+         */
+        RepulseAllocatedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["RepulseAllocated"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.repulse_allocated";
+            v: number;
+        };
+        /** RepulseRepaired */
+        RepulseRepaired: {
+            cost: number;
+            group: string;
+            player: string;
+        };
+        /**
+         * RepulseRepairedEnvelope
+         * @description an envelope of a ftcampaign.repulse_repaired event: its data is RepulseRepaired
+         */
+        RepulseRepairedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["RepulseRepaired"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.repulse_repaired";
+            v: number;
+        };
+        /**
+         * ResolveDisengagement
+         * @description FTC-ARR-11: the linked game (or umpire) reports distances and the separation trend.
+         */
+        ResolveDisengagement: {
+            battle: string;
+            distance_inches: number;
+            group: string;
+            separation: string;
+            to: [
+                number,
+                number
+            ];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.resolve_disengagement";
+            weapons_range_inches: number;
+        };
+        /**
+         * ResultFrame
+         * @description The answer to a command sent on the socket: exactly what POST /commands returns.
+         */
+        ResultFrame: {
+            events: components["schemas"]["Envelope"][];
+            /** @enum {unknown} */
+            kind: "result";
+            /** @default null */
+            ref?: string | null;
+            version: number;
+        };
+        /** RewindRequest */
+        RewindRequest: {
+            /** @default null */
+            phase?: string | null;
+            /** @default  */
+            reason?: string;
+            /** @default null */
+            to_seq?: number | null;
+            /** @default null */
+            turn?: number | null;
+        };
+        /** Rewound */
+        Rewound: {
+            rewound_to: number;
+            version: number;
+        };
+        /** RoleChangeRequested */
+        RoleChangeRequested: {
+            role: string;
+            seat: string;
+        };
+        /**
+         * RoleChangeRequestedEnvelope
+         * @description an envelope of a starfinder.role_change_requested event: its data is RoleChangeRequested
+         */
+        RoleChangeRequestedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["RoleChangeRequested"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.role_change_requested";
+            v: number;
+        };
+        /**
+         * Roll
+         * @description One die, explained: what it was for, what it needed, why, and what came of it.
+         */
+        Roll: {
+            die: string;
+            i: number;
+            /** @default [] */
+            modifiers?: components["schemas"]["Modifier"][];
+            /** @default null */
+            outcome?: string | null;
+            purpose: string;
+            rule: string;
+            /** @default null */
+            target?: number | null;
+            value: number;
+        };
+        /**
+         * RollOff
+         * @description d10 each, re-rolling ties (GSC2-MOV-2, GSC2-MSL-2); the winner chooses the order.
+         */
+        RollOff: {
+            purpose: string;
+            winner: string;
+        };
+        /**
+         * RollOffEnvelope
+         * @description an envelope of a gsc2.roll_off event: its data is RollOff
+         */
+        RollOffEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["RollOff"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.roll_off";
+            v: number;
+        };
+        /**
+         * RoundStarted
+         * @description A new round (SF-RND-1): role changes take effect (SF-ROLE-3), last round's effects end.
+         */
+        RoundStarted: {
+            /** @default {} */
+            roles?: {
+                [key: string]: string;
+            };
+            round: number;
+        };
+        /**
+         * RoundStartedEnvelope
+         * @description an envelope of a starfinder.round_started event: its data is RoundStarted
+         */
+        RoundStartedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["RoundStarted"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.round_started";
+            v: number;
+        };
+        /** RouteClosed */
+        RouteClosed: {
+            closed: boolean;
+            player: string;
+            world: string;
+        };
+        /**
+         * RouteClosedEnvelope
+         * @description an envelope of a ftcampaign.route_closed event: its data is RouteClosed
+         */
+        RouteClosedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["RouteClosed"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.route_closed";
+            v: number;
+        };
+        /** RulesetInfo */
+        RulesetInfo: {
+            commands: {
+                [key: string]: unknown;
+            };
+            events: {
+                [key: string]: unknown;
+            };
+            name: string;
+            scenarios: string[];
+            title: string;
+            version: string;
+        };
+        /** RulesetList */
+        RulesetList: {
+            rulesets: components["schemas"]["RulesetInfo"][];
+        };
+        /** RulingMade */
+        RulingMade: {
+            effect: string;
+            ship: string;
+            system: string;
+        };
+        /**
+         * RulingMadeEnvelope
+         * @description an envelope of a gsc2.ruling_made event: its data is RulingMade
+         */
+        RulingMadeEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["RulingMade"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.ruling_made";
+            v: number;
+        };
+        /** RulingRecorded */
+        RulingRecorded: {
+            /** @default [] */
+            involves?: string[];
+            text: string;
+            /** @default null */
+            umpire?: string | null;
+        };
+        /**
+         * RulingRecordedEnvelope
+         * @description an envelope of a ftcampaign.ruling_recorded event: its data is RulingRecorded
+         */
+        RulingRecordedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["RulingRecorded"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.ruling_recorded";
+            v: number;
+        };
+        /** Sabotage */
+        Sabotage: {
+            ship: string;
+            side: string;
+            system: string;
+            unit: string;
+        };
+        /** SaboteursSent */
+        SaboteursSent: {
+            sabotage: components["schemas"]["Sabotage"];
+        };
+        /**
+         * SaboteursSentEnvelope
+         * @description an envelope of a gsc2.saboteurs_sent event: its data is SaboteursSent
+         */
+        SaboteursSentEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["SaboteursSent"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.saboteurs_sent";
+            v: number;
+        };
+        /** Scan */
+        Scan: {
+            seat: string;
+            target: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.scan";
+        };
+        /** ScenarioResponse */
+        ScenarioResponse: {
+            ruleset: string;
+            scenario: {
+                [key: string]: unknown;
+            };
+        };
+        /** ScienceResult */
+        ScienceResult: {
+            action: string;
+            dc: number;
+            seat: string;
+            ship: string;
+            /** @default  */
+            side?: string;
+            success: boolean;
+            target: string;
+        };
+        /**
+         * ScienceResultEnvelope
+         * @description an envelope of a starfinder.science event: its data is ScienceResult
+         */
+        ScienceResultEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["ScienceResult"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.science";
+            v: number;
+        };
+        /** Scout */
+        Scout: {
+            group: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.scout";
+        };
+        /** SeatBot */
+        SeatBot: {
+            /** @default rules */
+            bot?: string;
+            seat: string;
+        };
+        /** SeatStatus */
+        SeatStatus: {
+            must_act: boolean;
+            seat: string;
+            why: string;
+        };
+        /** SeatedBot */
+        SeatedBot: {
+            bot: string;
+            error: string | null;
+            game_id: string;
+            moves: number;
+            refused: string[];
+            seat: string;
+            stand_in: boolean;
+            state: string;
+        };
+        /** SellCapture */
+        SellCapture: {
+            ship: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.sell_capture";
+        };
+        /**
+         * SendSaboteurs
+         * @description Troops aboard an enemy ship go for a named system (GSC2-BRD-5).
+         */
+        SendSaboteurs: {
+            ship: string;
+            side: string;
+            system: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.sabotage";
+            unit: string;
+        };
+        /** SensorSetting */
+        SensorSetting: {
+            /** @default false */
+            active?: boolean;
+            /** @default 0 */
+            screen?: number;
+            vessel: string;
+        };
+        /**
+         * SensorsCommitted
+         * @description A side's sealed commitment; ``entries`` is None for anyone but that side and the umpire.
+         */
+        SensorsCommitted: {
+            /** @default null */
+            entries?: components["schemas"]["CommitEntry"][] | null;
+            side: string;
+        };
+        /**
+         * SensorsCommittedEnvelope
+         * @description an envelope of a asc.sensors_committed event: its data is SensorsCommitted
+         */
+        SensorsCommittedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["SensorsCommitted"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "asc.sensors_committed";
+            v: number;
+        };
+        /** SensorsRevealed */
+        SensorsRevealed: {
+            /** @default [] */
+            entries?: components["schemas"]["CommitEntry"][];
+        };
+        /**
+         * SensorsRevealedEnvelope
+         * @description an envelope of a asc.sensors_revealed event: its data is SensorsRevealed
+         */
+        SensorsRevealedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["SensorsRevealed"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "asc.sensors_revealed";
+            v: number;
+        };
+        /** SetCloak */
+        SetCloak: {
+            group: string;
+            on: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.set_cloak";
+        };
+        /** SetMaintenance */
+        SetMaintenance: {
+            rate: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.set_maintenance";
+        };
+        /** Ship */
+        Ship: {
+            /** @default 0 */
+            biomass_expended?: number;
+            /** @default 0 */
+            busy_until?: number;
+            /** @default false */
+            cloak?: boolean;
+            cost: number;
+            design: string;
+            design_mass: number;
+            /** @default false */
+            freighter?: boolean;
+            /** @default false */
+            hulk?: boolean;
+            hull: number;
+            /** @default 2 */
+            hull_box_cost?: number;
+            /** @default 0 */
+            hull_lost?: number;
+            hull_rows: number;
+            id: string;
+            mass: number;
+            /** @default null */
+            module?: string | null;
+            /** @default 0 */
+            module_cost?: number;
+            name: string;
+            owner: string;
+            size_class: string;
+            species: string;
+            /** @default [] */
+            systems?: components["schemas"]["ShipSystem"][];
+            thrust: number;
+        };
+        /** ShipBought */
+        ShipBought: {
+            /** @default true */
+            capped?: boolean;
+            group: string;
+            hex: [
+                number,
+                number
+            ];
+            /** @default null */
+            launched?: string | null;
+            player: string;
+            price: number;
+            ship: components["schemas"]["Ship"];
+        };
+        /**
+         * ShipBoughtEnvelope
+         * @description an envelope of a ftcampaign.ship_bought event: its data is ShipBought
+         */
+        ShipBoughtEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["ShipBought"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.ship_bought";
+            v: number;
+        };
+        /** ShipCaptured */
+        ShipCaptured: {
+            by: string;
+            ship: string;
+        };
+        /**
+         * ShipCapturedEnvelope
+         * @description an envelope of a gsc2.ship_captured event: its data is ShipCaptured
+         */
+        ShipCapturedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["ShipCaptured"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.ship_captured";
+            v: number;
+        };
+        /** ShipResult */
+        ShipResult: {
+            /** @default 0 */
+            biomass_expended?: number;
+            /** @default [] */
+            damaged?: string[];
+            /** @default false */
+            destroyed?: boolean;
+            /** @default 0 */
+            hull_lost?: number;
+            /** @default [] */
+            jury_rigged?: string[];
+            ship: string;
+        };
+        /** ShipSystem */
+        ShipSystem: {
+            /** @default 0 */
+            cost?: number;
+            /** @default false */
+            damaged?: boolean;
+            /** @default false */
+            foreign?: boolean;
+            id: string;
+            /** @default false */
+            jury?: boolean;
+            kind: string;
+            /** @default 0 */
+            mass?: number;
+            /** @default 0 */
+            rating?: number;
+            /** @default human */
+            species?: string;
+            /** @default true */
+            standard?: boolean;
+        };
+        /** ShotResolved */
+        ShotResolved: {
+            /** @default false */
+            firer_destroyed?: boolean;
+            /** @default null */
+            launcher_turn?: number | null;
+            /** @default false */
+            missile_killed?: boolean;
+            /** @default  */
+            note?: string;
+            /** @default miss */
+            outcome?: string;
+            /** @default false */
+            point_defence?: boolean;
+            /** @default null */
+            screen_after?: number | null;
+            /** @default [] */
+            strikes?: components["schemas"]["Strike"][];
+            target: string | null;
+            vessel: string | null;
+            weapon: string | null;
+        };
+        /**
+         * ShotResolvedEnvelope
+         * @description an envelope of a asc.shot_resolved event: its data is ShotResolved
+         */
+        ShotResolvedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["ShotResolved"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "asc.shot_resolved";
+            v: number;
+        };
+        /** SideDone */
+        SideDone: {
+            phase: string;
+            side: string;
+        };
+        /**
+         * SideDoneEnvelope
+         * @description an envelope of a gsc2.side_done event: its data is SideDone
+         */
+        SideDoneEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["SideDone"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.side_done";
+            v: number;
+        };
+        /** Sighting */
+        Sighting: {
+            /** @default [] */
+            counters?: components["schemas"]["Counter"][];
+            /** @default null */
+            owner?: string | null;
+            turn: number;
+        };
+        /** SigningKey */
+        SigningKey: {
+            alg: string;
+            /** @default null */
+            created_at?: string | null;
+            key_id: string;
+            public_key: string;
+            status: string;
+        };
+        /**
+         * SigningKeys
+         * @description The public keys that sign this server's battle files (save it to trust them elsewhere).
+         */
+        SigningKeys: {
+            keys: components["schemas"]["SigningKey"][];
+        };
+        /** Slide */
+        Slide: {
+            hexes: number;
+            seat: string;
+            side: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.slide";
+        };
+        /**
+         * SlotOpened
+         * @description The next ship in the helm order acts (helm: pilot and science officers; gunnery: gunners).
+         */
+        SlotOpened: {
+            phase: string;
+            ship: string;
+            slot: number;
+        };
+        /**
+         * SlotOpenedEnvelope
+         * @description an envelope of a starfinder.slot_opened event: its data is SlotOpened
+         */
+        SlotOpenedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["SlotOpened"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.slot_opened";
+            v: number;
+        };
+        /**
+         * SlotOpening
+         * @description One slot's key, given to a viewer who saw its roll (the reveal's ``proof`` ties it to the root).
+         */
+        SlotOpening: {
+            key: string;
+            slot: number;
+        };
+        /**
+         * SnapshotFrame
+         * @description With ?join=present: the viewer's view at ``seq`` in one message (what GET /v1/games/{id} answers
+         *         there), instead of the history before it; the events after ``seq`` follow with no gap.
+         */
+        SnapshotFrame: {
+            game: components["schemas"]["GameSummary"];
+            /** @enum {unknown} */
+            kind: "snapshot";
+            seq: number;
+        };
+        /** SparesBought */
+        SparesBought: {
+            /** @default false */
+            pending?: boolean;
+            player: string;
+            price: number;
+            value: number;
+            world: string;
+        };
+        /**
+         * SparesBoughtEnvelope
+         * @description an envelope of a ftcampaign.spares_bought event: its data is SparesBought
+         */
+        SparesBoughtEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["SparesBought"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.spares_bought";
+            v: number;
+        };
+        /** SplitGroup */
+        SplitGroup: {
+            group: string;
+            ships: string[];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.split_group";
+        };
+        /** StandardNavyApproved */
+        StandardNavyApproved: {
+            player: string;
+            /** @default  */
+            text?: string;
+        };
+        /**
+         * StandardNavyApprovedEnvelope
+         * @description an envelope of a ftcampaign.standard_navy_approved event: its data is StandardNavyApproved
+         */
+        StandardNavyApprovedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["StandardNavyApproved"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.standard_navy_approved";
+            v: number;
+        };
+        /** StarfinderDamageApplied */
+        StarfinderDamageApplied: {
+            absorbed: number;
+            attacker: string;
+            blocked_by_dt: boolean;
+            /** @default [] */
+            crits?: components["schemas"]["Crit"][];
+            damage: number;
+            hull: number;
+            hull_damage: number;
+            quadrant: string;
+            /** @default false */
+            settles?: boolean;
+            shield: number;
+            /** @default active */
+            status?: string;
+            target: string;
+            weapon: string;
+        };
+        /**
+         * StarfinderDamageAppliedEnvelope
+         * @description an envelope of a starfinder.damage_applied event: its data is StarfinderDamageApplied
+         */
+        StarfinderDamageAppliedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["StarfinderDamageApplied"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.damage_applied";
+            v: number;
+        };
+        /**
+         * StarfinderFire
          * @description Gunner: fire one weapon. ``arc`` picks the arc for a boundary target or a turret (SF-GUN-4);
          *         ``quadrant`` picks the quadrant struck when the attacker may choose (SF-DMG-1, SF-STUNT-5).
          */
-        "service.domain.starfinder.commands.Fire": {
+        StarfinderFire: {
             /** @default null */
             arc?: string | null;
             /** @default false */
@@ -4843,32 +6195,73 @@ export interface components {
             quadrant?: string | null;
             seat: string;
             target: string;
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "starfinder.fire";
             weapon: string;
         };
         /**
-         * ForcePhase
+         * StarfinderForcePhase
          * @description Umpire: close the current phase now; whoever has not acted does nothing (SF-R-2).
          */
-        "service.domain.starfinder.commands.ForcePhase": {
-            /** @enum {unknown} */
+        StarfinderForcePhase: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "starfinder.force_phase";
         };
-        /** LockOn */
-        "service.domain.starfinder.commands.LockOn": {
+        /** StarfinderGameOver */
+        StarfinderGameOver: {
+            reason: string;
+            winner: string | null;
+        };
+        /**
+         * StarfinderGameOverEnvelope
+         * @description an envelope of a starfinder.game_over event: its data is StarfinderGameOver
+         */
+        StarfinderGameOverEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["StarfinderGameOver"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.game_over";
+            v: number;
+        };
+        /** StarfinderLockOn */
+        StarfinderLockOn: {
             seat: string;
             target: string;
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "starfinder.lock_on";
         };
         /**
-         * Move
+         * StarfinderMove
          * @description Pilot: move ahead and turn (SF-MOV-1/2). Either ``path``, a string of F (one hex ahead), L (turn to port),
          *         R (turn to starboard); or ``hexes``, the hexes entered one by one (each adjacent to the last: the turns are
          *         the facing changes they need) with an optional final ``facing`` (turns after the last hex).
          */
-        "service.domain.starfinder.commands.Move": {
+        StarfinderMove: {
             /** @default null */
             facing?: number | null;
             /** @default [] */
@@ -4879,61 +6272,58 @@ export interface components {
             /** @default  */
             path?: string;
             seat: string;
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "starfinder.move";
         };
         /**
-         * Pass
+         * StarfinderPass
          * @description Take no (more) part in this phase, or in this ship's turn of the helm or gunnery phase.
          */
-        "service.domain.starfinder.commands.Pass": {
+        StarfinderPass: {
             seat: string;
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "starfinder.pass";
         };
-        /** DamageApplied */
-        "service.domain.starfinder.events.DamageApplied": {
-            absorbed: number;
-            attacker: string;
-            blocked_by_dt: boolean;
-            /** @default [] */
-            crits?: components["schemas"]["Crit"][];
-            damage: number;
-            hull: number;
-            hull_damage: number;
-            quadrant: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @default false */
-            settles?: boolean;
-            shield: number;
-            /** @default active */
-            status?: string;
-            target: string;
-            /** @enum {unknown} */
-            type: "starfinder.damage_applied";
-            weapon: string;
-        };
-        /** GameOver */
-        "service.domain.starfinder.events.GameOver": {
-            reason: string;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
-            /** @enum {unknown} */
-            type: "starfinder.game_over";
-            winner: string | null;
-        };
-        /** PhaseStarted */
-        "service.domain.starfinder.events.PhaseStarted": {
+        /** StarfinderPhaseStarted */
+        StarfinderPhaseStarted: {
             phase: string;
+            round: number;
+        };
+        /**
+         * StarfinderPhaseStartedEnvelope
+         * @description an envelope of a starfinder.phase_started event: its data is StarfinderPhaseStarted
+         */
+        StarfinderPhaseStartedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["StarfinderPhaseStarted"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
             /** @default [] */
             rolls?: components["schemas"]["Roll"][];
-            round: number;
-            /** @enum {unknown} */
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "starfinder.phase_started";
+            v: number;
         };
-        /** ShipMoved */
-        "service.domain.starfinder.events.ShipMoved": {
+        /** StarfinderShipMoved */
+        StarfinderShipMoved: {
             /** @default null */
             dc?: number | null;
             /** @default 0 */
@@ -4947,188 +6337,734 @@ export interface components {
             path: components["schemas"]["Hex"][];
             /** @default false */
             rolled?: boolean;
-            /** @default [] */
-            rolls?: components["schemas"]["Roll"][];
             seat: string | null;
             ship: string;
             /** @default null */
             success?: boolean | null;
             /** @default 0 */
             turns?: number;
-            /** @enum {unknown} */
-            type: "starfinder.ship_moved";
         };
-        /** ShipSpec */
-        "service.domain.starfinder.scenario.ShipSpec": {
-            /** @default 0 */
-            armor?: number;
-            /** @default false */
-            battle_stations?: boolean;
-            /** @default 0 */
-            countermeasures?: number;
+        /**
+         * StarfinderShipMovedEnvelope
+         * @description an envelope of a starfinder.ship_moved event: its data is StarfinderShipMoved
+         */
+        StarfinderShipMovedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["StarfinderShipMoved"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
             /** @default [] */
-            crew?: components["schemas"]["CrewSpec"][];
-            /** @default 0 */
-            dt?: number;
-            /** @default 0 */
-            facing?: number;
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.ship_moved";
+            v: number;
+        };
+        /**
+         * Start
+         * @description Begin turn 1 (any seat or the umpire): shields up, terrain drifts, movement order set (GSC2-R-2).
+         */
+        Start: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.start";
+        };
+        /**
+         * Step
+         * @description A decision the players at one system must take before the turn can go on.
+         */
+        Step: {
+            awaiting: string[];
+            /** @default false */
+            bonus?: boolean;
+            /** @default {} */
+            choices?: {
+                [key: string]: string;
+            };
+            /** @default {} */
+            destinations?: {
+                [key: string]: [
+                    number,
+                    number
+                ];
+            };
             hex: [
                 number,
                 number
             ];
-            hp: number;
             id: string;
-            maneuverability: string;
-            /** @default  */
-            name?: string;
-            /** @default 0 */
-            pcu?: number;
-            /** @default {} */
-            shields?: {
-                [key: string]: number;
-            };
-            side: string;
-            size: string;
-            speed: number;
-            tier: number;
-            /** @default [] */
-            weapons?: components["schemas"]["WeaponSpec"][];
+            kind: string;
+            players: string[];
         };
-        /** GameState */
-        "service.domain.starfinder.state.GameState": {
-            /** @default 0 */
-            counter?: number;
-            crew: {
-                [key: string]: components["schemas"]["Crew"];
-            };
-            /** @default [] */
-            declared?: components["schemas"]["EngAction"][];
-            /** @default [] */
-            done?: string[];
-            /** @default 0 */
-            mark_no?: number;
-            /** @default [] */
-            marks?: components["schemas"]["service.domain.starfinder.state.Mark"][];
-            members: {
-                [key: string]: components["schemas"]["CrewSpec"];
-            };
-            /** @default false */
-            opened?: boolean;
-            /** @default [] */
-            order?: string[];
-            /** @default false */
-            over?: boolean;
-            /** @default [] */
-            pending?: components["schemas"]["Hit"][];
-            /** @default engineering */
-            phase?: string;
-            /** @default 0 */
-            phase_no?: number;
-            /** @default {} */
-            projectiles?: {
-                [key: string]: components["schemas"]["Projectile"];
-            };
-            /** @default  */
-            result?: string;
-            /** @default {} */
-            results?: {
-                [key: string]: number;
-            };
-            /** @default 1 */
-            round?: number;
-            /** @default null */
-            round_limit?: number | null;
-            ships: {
-                [key: string]: components["schemas"]["service.domain.starfinder.state.ShipState"];
-            };
-            sides: string[];
-            /** @default 0 */
-            slot?: number;
-            specs: {
-                [key: string]: components["schemas"]["service.domain.starfinder.scenario.ShipSpec"];
-            };
-            /** @default [] */
-            trails?: components["schemas"]["service.domain.starfinder.state.Trail"][];
-            /** @default null */
-            winner?: string | null;
+        /** StepOpened */
+        StepOpened: {
+            step: components["schemas"]["Step"];
+            witnesses: string[];
         };
         /**
-         * Mark
-         * @description Something that just happened, kept for drawing (a shot, a hit or miss, damage, a shield change).
-         *
-         *         ``n`` counts every mark of the game (folded in state), so a page animates each once; ``phase_no`` is the
-         *         phase it happened in: the state keeps the current and the previous phase's marks only.
+         * StepOpenedEnvelope
+         * @description an envelope of a ftcampaign.step_opened event: its data is StepOpened
          */
-        "service.domain.starfinder.state.Mark": {
+        StepOpenedEnvelope: {
+            actor: string;
             /** @default null */
-            amount?: number | null;
+            command_id?: string | null;
+            data: components["schemas"]["StepOpened"];
             /** @default null */
-            at?: components["schemas"]["Hex"] | null;
-            kind: string;
-            n: number;
-            phase_no: number;
-            /** @default null */
-            rule?: string | null;
-            /** @default null */
-            source?: string | null;
-            /** @default null */
-            target?: string | null;
-            text: string;
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.step_opened";
+            v: number;
         };
-        /** ShipState */
-        "service.domain.starfinder.state.ShipState": {
-            /** @default {} */
-            arc_picks?: {
+        /** StepResolved */
+        StepResolved: {
+            choices: {
                 [key: string]: string;
             };
-            /** @default false */
-            battle_stations?: boolean;
+            hex: [
+                number,
+                number
+            ];
+            kind: string;
             /** @default {} */
-            conditions?: {
-                [key: string]: number;
+            postures?: {
+                [key: string]: string;
             };
-            /** @default [] */
-            countermeasures?: string[];
-            /** @default 0 */
-            defence?: number;
-            facing: number;
-            /** @default [] */
-            fired?: string[];
             /** @default null */
-            flyby?: string | null;
-            /** @default null */
-            flyby_arc?: string | null;
-            hex: components["schemas"]["Hex"];
-            hull: number;
-            id: string;
-            /** @default [] */
-            locks?: string[];
-            /** @default {} */
-            patched?: {
-                [key: string]: number;
-            };
-            /** @default [] */
-            revealed_to?: string[];
+            range_feet?: number | null;
             /** @default false */
-            rolled?: boolean;
-            shields: {
-                [key: string]: number;
-            };
-            side: string;
-            /** @default 0 */
-            speed_bonus?: number;
-            /** @default active */
-            status?: string;
+            settle?: boolean;
+            step: string;
+            witnesses: string[];
         };
         /**
-         * Trail
-         * @description A path drawn for the current round: a helm move, a drift, a projectile's flight.
+         * StepResolvedEnvelope
+         * @description an envelope of a ftcampaign.step_resolved event: its data is StepResolved
          */
-        "service.domain.starfinder.state.Trail": {
+        StepResolvedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["StepResolved"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.step_resolved";
+            v: number;
+        };
+        /** StoredModule */
+        StoredModule: {
+            id: string;
+            module: string;
+            world: string;
+        };
+        /**
+         * StrategicOrder
+         * @description One task group's strategic move: destination and arrival posture (FTC-MOV-1).
+         */
+        StrategicOrder: {
+            group: string;
+            /** @default stand_off */
+            posture?: string;
+            /** @default null */
+            route?: boolean | null;
+            to: [
+                number,
+                number
+            ];
+        };
+        /** StrategicTurnStarted */
+        StrategicTurnStarted: {
+            economic_turn: number;
+            turn: number;
+        };
+        /**
+         * StrategicTurnStartedEnvelope
+         * @description an envelope of a ftcampaign.turn_started event: its data is StrategicTurnStarted
+         */
+        StrategicTurnStartedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["StrategicTurnStarted"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.turn_started";
+            v: number;
+        };
+        /**
+         * Strike
+         * @description One strike that got past (or was blocked by) the screens, with where it landed.
+         */
+        Strike: {
+            /** @default false */
+            blocked?: boolean;
+            damage: number;
+            /** @default  */
+            location?: string;
+            /** @default null */
+            part?: string | null;
+            /** @default false */
+            saved?: boolean;
+        };
+        /** SubmitOrders */
+        SubmitOrders: {
+            /** @default [] */
+            orders?: components["schemas"]["StrategicOrder"][];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.submit_orders";
+        };
+        /** SwapModule */
+        SwapModule: {
+            module: string;
+            ship: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.swap_module";
+        };
+        /**
+         * Sys
+         * @description One system's condition. ``level`` is the current rating (speed for the drive, count for MDS…).
+         */
+        Sys: {
+            /** @default false */
+            damaged?: boolean;
+            /** @default false */
+            destroyed?: boolean;
+            /** @default 0 */
+            hits?: number;
             kind: string;
+            level: number;
+            max: number;
+        };
+        /**
+         * SystemKit
+         * @description One ship system on a data sheet: kind (beam, pds, drive, ftl, core, hangar, cargo, ...).
+         */
+        SystemKit: {
+            /** @default 0 */
+            cost?: number;
+            id: string;
+            kind: string;
+            /** @default 0 */
+            mass?: number;
+            /** @default 0 */
+            rating?: number;
+            /** @default null */
+            species?: string | null;
+            /** @default true */
+            standard?: boolean;
+        };
+        /** SystemSabotaged */
+        SystemSabotaged: {
+            ship: string;
+            side: string;
+            success: boolean;
+            /** @default null */
+            sys?: components["schemas"]["Sys"] | null;
+            system: string;
+            unit: string;
+        };
+        /**
+         * SystemSabotagedEnvelope
+         * @description an envelope of a gsc2.system_sabotaged event: its data is SystemSabotaged
+         */
+        SystemSabotagedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["SystemSabotaged"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.system_sabotaged";
+            v: number;
+        };
+        /** TechnologyApproved */
+        TechnologyApproved: {
+            design: string;
+            /** @default  */
+            note?: string;
+            player: string;
+        };
+        /**
+         * TechnologyApprovedEnvelope
+         * @description an envelope of a ftcampaign.technology_approved event: its data is TechnologyApproved
+         */
+        TechnologyApprovedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["TechnologyApproved"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.technology_approved";
+            v: number;
+        };
+        /** TerrainDrifted */
+        TerrainDrifted: {
+            positions: {
+                [key: string]: components["schemas"]["Point"];
+            };
+        };
+        /**
+         * TerrainDriftedEnvelope
+         * @description an envelope of a gsc2.terrain_drifted event: its data is TerrainDrifted
+         */
+        TerrainDriftedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["TerrainDrifted"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.terrain_drifted";
+            v: number;
+        };
+        /**
+         * Track
+         * @description A path: a move just made, a missile's flight, a planned route.
+         */
+        Track: {
+            kind: string;
+            /** @default null */
+            label?: string | null;
+            /** @default null */
+            piece?: string | null;
+            points: components["schemas"]["Point2"][];
+        };
+        /** TractorFired */
+        TractorFired: {
+            distance: number;
+            ended_move: boolean;
+            hit: boolean;
+            ship: string;
+            system: string;
+            target: string;
+        };
+        /**
+         * TractorFiredEnvelope
+         * @description an envelope of a gsc2.tractor_fired event: its data is TractorFired
+         */
+        TractorFiredEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["TractorFired"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.tractor_fired";
+            v: number;
+        };
+        /**
+         * TroopCombat
+         * @description Boarding combat aboard one ship (GSC2-BRD-5): survivors on both sides.
+         */
+        TroopCombat: {
+            boarders: {
+                [key: string]: components["schemas"]["Troops"];
+            };
+            crew: number;
+            defenders: components["schemas"]["Troops"];
+            hits_by_boarders: number;
+            hits_by_defenders: number;
+            ship: string;
+            squads: {
+                [key: string]: components["schemas"]["Sys"];
+            };
+        };
+        /**
+         * TroopCombatEnvelope
+         * @description an envelope of a gsc2.troop_combat event: its data is TroopCombat
+         */
+        TroopCombatEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["TroopCombat"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.troop_combat";
+            v: number;
+        };
+        /** Troops */
+        Troops: {
+            /** @default 0 */
+            assault?: number;
+            /** @default 0 */
+            crew?: number;
+            /** @default 0 */
+            heavy?: number;
+        };
+        /** TurnEnded */
+        TurnEnded: {
+            turn: number;
+        };
+        /**
+         * TurnEndedEnvelope
+         * @description an envelope of a ftcampaign.turn_ended event: its data is TurnEnded
+         */
+        TurnEndedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["TurnEnded"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.turn_ended";
+            v: number;
+        };
+        /** TurnInPlace */
+        TurnInPlace: {
+            facing: number;
+            seat: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "starfinder.turn_in_place";
+        };
+        /** TurnReplay */
+        TurnReplay: {
+            after: components["schemas"]["GameView"];
+            before: components["schemas"]["GameView"];
+            events: components["schemas"]["TurnStep"][];
+            from_seq: number;
+            game_id: string;
+            phase: string | null;
+            to_seq: number;
+            turn: number;
+        };
+        /**
+         * TurnStarted
+         * @description Per-turn counters reset; shield pools refilled from current shield levels (GSC2-DMG-2).
+         */
+        TurnStarted: {
+            shield_pools: {
+                [key: string]: number;
+            };
+            turn: number;
+        };
+        /**
+         * TurnStartedEnvelope
+         * @description an envelope of a gsc2.turn_started event: its data is TurnStarted
+         */
+        TurnStartedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["TurnStarted"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.turn_started";
+            v: number;
+        };
+        /** TurnStep */
+        TurnStep: {
+            event: components["schemas"]["Envelope"];
+            text: string;
+        };
+        /**
+         * Value
+         * @description One value a choice field may take: the JSON to put in the command, and its label.
+         */
+        Value: {
             label: string;
-            piece: string;
-            points: components["schemas"]["Hex"][];
+            /** @default null */
+            piece?: string | null;
+            value: unknown;
+        };
+        /** VesselDestroyed */
+        VesselDestroyed: {
+            /** @default  */
+            cause?: string;
+            /** @default [] */
+            seen_by?: string[];
+            vessel: string;
+        };
+        /**
+         * VesselDestroyedEnvelope
+         * @description an envelope of a asc.vessel_destroyed event: its data is VesselDestroyed
+         */
+        VesselDestroyedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["VesselDestroyed"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "asc.vessel_destroyed";
+            v: number;
+        };
+        /** WorldClaimed */
+        WorldClaimed: {
+            from_world: string;
+            player: string;
+            world: string;
+        };
+        /**
+         * WorldClaimedEnvelope
+         * @description an envelope of a ftcampaign.world_claimed event: its data is WorldClaimed
+         */
+        WorldClaimedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["WorldClaimed"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.world_claimed";
+            v: number;
+        };
+        /** WorldScouted */
+        WorldScouted: {
+            by: string;
+            income: number;
+            world: string;
+        };
+        /**
+         * WorldScoutedEnvelope
+         * @description an envelope of a ftcampaign.world_scouted event: its data is WorldScouted
+         */
+        WorldScoutedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["WorldScouted"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.world_scouted";
+            v: number;
+        };
+        /** WorldSpec */
+        WorldSpec: {
+            hex: [
+                number,
+                number
+            ];
+            /** @default false */
+            route?: boolean;
+        };
+        /**
+         * WorldTaken
+         * @description An unsettled world (IDP 0) taken without a roll (FTC-WLD-5 ruling).
+         */
+        WorldTaken: {
+            old_owner: string | null;
+            player: string;
+            witnesses: string[];
+            world: string;
+        };
+        /**
+         * WorldTakenEnvelope
+         * @description an envelope of a ftcampaign.world_taken event: its data is WorldTaken
+         */
+        WorldTakenEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["WorldTaken"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ftcampaign.world_taken";
+            v: number;
         };
     };
     responses: never;
@@ -5155,6 +7091,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SigningKeys"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5211,10 +7156,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description a battle file from GET /export */
+        /** @description a battle file from GET /export (JSON lines, sent as they are: any content type is taken) */
         requestBody: {
             content: {
-                "application/x-ndjson": string;
+                "application/octet-stream": string;
             };
         };
         responses: {
@@ -5239,6 +7184,17 @@ export interface operations {
             /** @description the request or command is invalid, or a rule refuses it (the problem names the rule or field) */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5755,6 +7711,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/octet-stream": string;
                     "application/x-ndjson": string;
                 };
             };
@@ -6132,6 +8089,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RulesetList"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };

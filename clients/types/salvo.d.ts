@@ -10,6 +10,8 @@ export type GameSummary = Schemas["GameSummary"];
 export type GameView = Schemas["GameView"];
 export type Drawing = Schemas["Drawing"];
 export type Envelope = Schemas["Envelope"];
+/** The envelope of one event type, its ``data`` typed: ``EventOf<"gsc2.ship_moved">["data"]["path"]``. */
+export type EventOf<T extends Envelope["type"]> = Extract<Envelope, { type: T }>;
 export type Command = Schemas["Command"];
 export type CommandAccepted = Schemas["CommandAccepted"];
 export type OptionsResponse = Schemas["OptionsResponse"];
@@ -26,6 +28,7 @@ export type SeatedBot = Schemas["SeatedBot"];
 export type ServerFrame =
   | Schemas["EventFrame"]
   | Schemas["EventsPageFrame"]
+  | Schemas["SnapshotFrame"]
   | Schemas["CaughtUpFrame"]
   | Schemas["PingFrame"]
   | Schemas["ResultFrame"]
@@ -42,10 +45,10 @@ export type Answer<Op extends keyof operations, Status extends keyof operations[
 export type Child = Node | string | number | boolean | null | undefined | readonly Child[];
 
 // The drawing contract's parts (docs/view-contract.md), as the page's board code names them.
-export type DrawBoard = Schemas["service.domain.core.drawing.Board"];
+export type DrawBoard = Schemas["DrawingBoard"];
 export type Piece = Schemas["Piece"];
 export type Effect = Schemas["Effect"];
 export type Point2 = Schemas["Point2"];
-export type DrawStatus = Schemas["service.domain.core.drawing.Status"];
+export type DrawStatus = Schemas["DrawingStatus"];
 /** A point in SVG units (or an axial hex, [q, r]). */
 export type XY = [number, number];

@@ -3,6 +3,7 @@
 // Uses crypto.subtle when the page is a secure context, a small pure-JS SHA-256 otherwise.
 
 /** @typedef {import("../types/salvo").Envelope} Envelope */
+/** @template {Envelope["type"]} T @typedef {import("../types/salvo").EventOf<T>} EventOf */
 /** A turn seed as an HMAC key: crypto.subtle's, or the raw bytes for the pure-JS HMAC.
  * @typedef {CryptoKey | {raw: Bytes}} SeedKey */
 /** @typedef {{seq: number, i: number, expected: number, recorded: number}} BadRoll */
@@ -127,10 +128,13 @@ async function rollFace(seed, seedKey, env, i, sides) {
 // {status: "verified"|"mismatch"|"pending"|"unknown", checked, bad:[...], commitmentOk, message}
 /** @param {Envelope[]} events @param {number} turn */
 export async function verifyTurn(events, turn) {
-  const committed = events.find((e) => e.type === "dice.committed" && e.data && e.data.turn === turn);
-  const revealed = events.find((e) => e.type === "dice.revealed" && e.data && e.data.turn === turn);
+  const committed = /** @type {EventOf<"dice.committed"> | undefined} */ (
+    events.find((e) => e.type === "dice.committed" && e.data && e.data.turn === turn));
+  const revealed = /** @type {EventOf<"dice.revealed"> | undefined} */ (
+    events.find((e) => e.type === "dice.revealed" && e.data && e.data.turn === turn));
   // hidden-information games withhold each seed ("") until the game ends and discloses them all then
-  const disclosed = events.find((e) => e.type === "dice.disclosed" && e.data && e.data.seeds);
+  const disclosed = /** @type {EventOf<"dice.disclosed"> | undefined} */ (
+    events.find((e) => e.type === "dice.disclosed" && e.data && "seeds" in e.data));
   const seeds = /** @type {Record<string, string>} */ (disclosed ? disclosed.data.seeds : {}); // turn -> seed hex
   const seedHex = (revealed && revealed.data.seed) || seeds[String(turn)];
   if (!seedHex) {

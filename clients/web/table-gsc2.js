@@ -4,8 +4,8 @@ import { svg, clear, fmt, sideColor } from "./dom.js";
 /** @typedef {import("../types/salvo").Command} Command */
 /** @typedef {import("../types/salvo").GameView} GameView */
 /** @typedef {import("../types/openapi").components["schemas"]["Leg"]} Leg */
-/** @typedef {import("../types/openapi").components["schemas"]["service.domain.gsc2.commands.Move"]} Gsc2Move */
-/** @typedef {import("../types/openapi").components["schemas"]["service.domain.gsc2.events.ShipMoved"]} ShipMoved */
+/** @typedef {import("../types/openapi").components["schemas"]["Gsc2Move"]} Gsc2Move */
+/** @typedef {import("../types/openapi").components["schemas"]["Gsc2ShipMoved"]} ShipMoved */
 /** @typedef {import("./hexmap.js").MapCtx} MapCtx */
 /** A GSC2 ship on the table: the panel's ship, where it stands (inches, y up). @typedef {import("./panel.js").Gsc2Ship & {x: number, y: number}} TableShip */
 /** The parts of a GSC2 view the table draws (the views are not in the OpenAPI document).

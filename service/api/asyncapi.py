@@ -55,6 +55,13 @@ def build_asyncapi(version: str) -> dict[str, Any]:
                     "query": {"type": "object", "properties": {
                         "after": {"type": "integer", "minimum": 0, "default": 0,
                                   "description": "the last seq already seen (0: everything)"},
+                        "join": {"type": "string", "enum": ["present"],
+                                 "description": "present: a `snapshot` frame (the view at the head) first, then "
+                                                "only the events after it, whatever `after` says"},
+                        "own_events": {"type": "string", "enum": ["result"],
+                                       "description": "result: the events of a command sent on this socket "
+                                                      "come in its `result` frame only, not again as `event` "
+                                                      "frames"},
                         "history": {"type": "string", "enum": ["compact"],
                                     "description": "compact: catch-up comes as `events` pages (each entry "
                                                    "only what differs from the entries before it) instead "
@@ -71,7 +78,8 @@ def build_asyncapi(version: str) -> dict[str, Any]:
             "sendFrames": {
                 "action": "send",
                 "channel": {"$ref": f"#/channels/{CHANNEL}"},
-                "summary": "Envelopes in seq order, caught_up once, heartbeats; errors before a 1008 close",
+                "summary": "Envelopes in seq order (or a snapshot, then the envelopes after it), caught_up "
+                           "once, heartbeats; errors before a 1008 close",
                 "messages": _refs(c.SERVER_FRAMES),
                 "security": security,
             },

@@ -221,6 +221,14 @@ class CaughtUpFrame(msgspec.Struct, tag_field="kind", tag="caught_up"):
     seq: int
 
 
+class SnapshotFrame(msgspec.Struct, tag_field="kind", tag="snapshot"):
+    """With ?join=present: the viewer's view at ``seq`` in one message (what GET /v1/games/{id} answers
+    there), instead of the history before it; the events after ``seq`` follow with no gap."""
+
+    seq: int
+    game: GameSummary
+
+
 class PingFrame(msgspec.Struct, tag_field="kind", tag="ping"):
     """Heartbeat, when nothing else was sent for SALVO_HEARTBEAT_SECONDS."""
 
@@ -255,6 +263,6 @@ class CommandFrame(msgspec.Struct, tag_field="kind", tag="command", kw_only=True
     expected_version: int | None = None
 
 
-SERVER_FRAMES: tuple[type[Any], ...] = (EventFrame, EventsPageFrame, CaughtUpFrame, PingFrame, ResultFrame,
-                                        ErrorFrame)
+SERVER_FRAMES: tuple[type[Any], ...] = (EventFrame, EventsPageFrame, SnapshotFrame, CaughtUpFrame, PingFrame,
+                                        ResultFrame, ErrorFrame)
 CLIENT_FRAMES: tuple[type[Any], ...] = (CommandFrame,)

@@ -21,6 +21,7 @@ from service.events.application import CommandRequest
 from service.events.envelope import SERVICE_EVENT_TYPES, Envelope
 
 from . import contract as c
+from . import openapi_shapes as shapes
 from .examples import PROBLEM_EXAMPLES, REQUEST_EXAMPLES, RESPONSE_EXAMPLES
 from .routes.bots import SeatBot
 from .routes.games import CreateGame
@@ -44,10 +45,12 @@ READ = (401, 404, 429)
 WRITE = (401, 403, 404, 409, 413, 422, 429)
 OPERATIONS: dict[str, Op] = {
     # 429: the limits are on commands and on authenticating a token (service/api/ratelimit.py)
-    "list_rulesets": Op(200, c.RulesetList, (), token=False),
+    # 413: any request's body is limited (service/api/problems.BodyLimit), a GET's too
+    "list_rulesets": Op(200, c.RulesetList, (413,), token=False),
     "get_scenario": Op(200, c.ScenarioResponse, (404,), token=False),
     "create_game": Op(201, c.GameCreatedResponse, (413, 422), token=False),
-    "post_import": Op(201, c.GameCreatedResponse, (413, 422), token=False, request="application/x-ndjson"),
+    # 429: imports per address (SALVO_RATE_IMPORTS_PER_ADDRESS)
+    "post_import": Op(201, c.GameCreatedResponse, (413, 422, 429), token=False, request="application/octet-stream"),
     "get_game": Op(200, c.GameSummary, (*READ, 422)),
     "get_options": Op(200, c.OptionsResponse, READ),
     "get_events": Op(200, c.EventsPage, (*READ, 422)),
@@ -56,7 +59,7 @@ OPERATIONS: dict[str, Op] = {
     "post_rewind": Op(201, c.Rewound, WRITE, request=RewindRequest),
     "post_fork": Op(201, c.GameCreatedResponse, (401, 403, 404, 422, 429)),
     "get_export": Op(200, "application/x-ndjson", READ),
-    "get_keys": Op(200, c.SigningKeys, (), token=False),
+    "get_keys": Op(200, c.SigningKeys, (413,), token=False),
     "post_bot": Op(201, c.SeatedBot, (401, 403, 404, 413, 422, 429)),
     "get_bots": Op(200, c.BotListing, READ),
     "delete_bot": Op(204, None, (401, 403, 404, 429)),
@@ -73,6 +76,13 @@ DESCRIPTIONS = {
     422: "the request or command is invalid, or a rule refuses it (the problem names the rule or field)",
     429: "too many requests: slow down and retry after the Retry-After header",
 }
+BINARY = {"type": "string", "format": "binary"}
+# every operation that reads a token takes it optionally (none: a spectator), said once for the document:
+# generators then type those calls for a client with or without a token (a per-operation [{}, bearer] is
+# read as "needs a token" by openapi-python-client)
+OPTIONAL_BEARER: list[dict[str, list[str]]] = [{}, {"bearer": []}]
+SERVERS = [{"url": "http://127.0.0.1:8000", "description": "`salvo serve` on its default address (any Salvo "
+                                                          "server: its own base URL)"}]
 SECURITY_SCHEME = {"type": "http", "scheme": "bearer",
                    "description": "a seat or umpire token from POST /v1/games (shown once); without one you "
                                   "are a spectator"}
@@ -88,31 +98,40 @@ ANY_COMMAND = {"title": "Command", "type": "object", "required": ["type"], "addi
                               "in openapi.json)"}
 
 
-def components_for(types: list[Any], with_commands: bool = True) -> dict[str, Any]:
-    """JSON Schemas of ``types`` and everything they use, with ``Command`` what a command field holds:
-    the union of every ruleset's commands, or (``with_commands=False``) any object with a type tag."""
+def typed_components(types: list[Any], with_commands: bool = True) -> tuple[dict[Any, str], dict[str, Any]]:
+    """JSON Schemas of ``types`` and everything they use, in shapes generators take (openapi_shapes), with
+    ``Command`` what a command field holds: the union of every ruleset's commands told apart by ``type``,
+    or (``with_commands=False``) any object with a type tag. Also: each type -> its component's name."""
     commands = command_types() if with_commands else []
     refs, components = msgspec.json.schema_components([*commands, *types], ref_template=REF)
-    # msgspec's own refs: names are module-qualified on clashes
-    components["Command"] = {"title": "Command", "anyOf": list(refs[: len(commands)]),
-                             "description": "one command of the game's ruleset (see GET /v1/rulesets)"
-                             } if commands else dict(ANY_COMMAND)
+    components, renamed = shapes.unique_names(components)
+    names = {kind: renamed.get(name, name) for kind, name in
+             zip([*commands, *types], (r["$ref"].rsplit("/", 1)[1] for r in refs), strict=True)}
+    if commands:
+        shapes.command_union(components, {str(k.__struct_config__.tag): names[k] for k in commands})
+    else:
+        components["Command"] = dict(ANY_COMMAND)
     for holder in ("CommandRequest", "CommandFrame", "Option"):
         if holder in components:
             components[holder]["properties"]["command"] = {"$ref": REF.format(name="Command")}
     if "GameView" in components:
         components["GameView"]["additionalProperties"] = True  # the ruleset's own view keys
-    return open_free_form_objects(components)
+    return names, shapes.tuples_with_items(open_free_form_objects(components))
+
+
+def components_for(types: list[Any], with_commands: bool = True) -> dict[str, Any]:
+    return typed_components(types, with_commands)[1]
 
 
 def msgspec_components() -> dict[str, Any]:
-    types: list[Any] = [Envelope, CreateGame, CommandRequest, SeatBot, RewindRequest, *SERVICE_EVENT_TYPES,
+    """Every body's schema; ``Envelope`` the union of every event type's envelope. The rulesets' fold
+    states are not here: no answer carries one (a view is the ruleset's own dict, GameView)."""
+    events = [*SERVICE_EVENT_TYPES, *(e for name in available_rulesets() for e in find_ruleset(name).event_types)]
+    types: list[Any] = [Envelope, CreateGame, CommandRequest, SeatBot, RewindRequest, *events,
                         c.Problem, *(op.body for op in OPERATIONS.values() if isinstance(op.body, type)),
                         *c.SERVER_FRAMES, *c.CLIENT_FRAMES]
-    for name in available_rulesets():
-        ruleset = find_ruleset(name)
-        types += [*ruleset.event_types, ruleset.state_type]
-    return components_for(types)
+    names, components = typed_components(types)
+    return shapes.envelope_union(components, {str(e.__struct_config__.tag): names[e] for e in events})
 
 
 def open_free_form_objects(node: Any) -> Any:
@@ -142,8 +161,10 @@ def _responses(name: str, op: Op) -> dict[str, Any]:
     if op.body is None:
         out[str(op.status)] = {"description": "done (no body)"}
     elif isinstance(op.body, str):
+        # the same bytes as octet-stream on Accept: application/octet-stream (generators download files so)
         out[str(op.status)] = {"description": "a battle file: a header line, then one Envelope per line",
-                               "content": _json({"type": "string"}, media=op.body)}
+                               "content": {**_json({"type": "string"}, media=op.body),
+                                           **_json(BINARY, media="application/octet-stream")}}
     else:
         title = op.body.__name__
         example = RESPONSE_EXAMPLES.get(title)
@@ -171,10 +192,12 @@ def _operation(op_doc: dict[str, Any], name: str) -> None:
                             if not (p.get("in") == "header" and p.get("name", "").lower() == "authorization")]
     if not op_doc["parameters"]:
         del op_doc["parameters"]
-    op_doc["security"] = [{}, {"bearer": []}] if op.token else []
+    if not op.token:
+        op_doc["security"] = []  # the document's optional bearer (OPTIONAL_BEARER) does not apply
     if isinstance(op.request, str):
-        op_doc["requestBody"] = {"required": True, "description": "a battle file from GET /export",
-                                 "content": {op.request: {"schema": {"type": "string"}}}}
+        op_doc["requestBody"] = {"required": True, "description": "a battle file from GET /export (JSON lines, "
+                                                                  "sent as they are: any content type is taken)",
+                                 "content": {op.request: {"schema": BINARY}}}
     elif op.request is not None:
         op_doc["requestBody"] = {"required": False, "content": _json({"$ref": REF.format(name=op.request.__name__)})}
     body = op_doc.get("requestBody", {}).get("content", {}).get("application/json")
@@ -190,6 +213,8 @@ def build_document(app: FastAPI) -> dict[str, Any]:
         schemas.pop(fastapi_only, None)
     schemas.update(msgspec_components())
     components["securitySchemes"] = {"bearer": SECURITY_SCHEME}
+    doc["servers"] = SERVERS
+    doc["security"] = OPTIONAL_BEARER
     for path, methods in doc["paths"].items():
         for method, op_doc in methods.items():
             _operation(op_doc, _endpoint_name(op_doc.get("operationId", ""), path, method))

@@ -81,7 +81,8 @@ def test_structure_the_schema_cannot_check() -> None:
     assert "token" not in bindings["query"]["properties"]  # the server refuses a token in the URL
     assert set(bindings["headers"]["properties"]) == {"Authorization", "Sec-WebSocket-Protocol"}
     kinds = {m["name"] for m in DOC["channels"]["gameStream"]["messages"].values()}
-    assert kinds == {"event", "events", "caught_up", "ping", "result", "error", "command"}
+    assert kinds == {"event", "events", "snapshot", "caught_up", "ping", "result", "error", "command"}
+    assert set(bindings["query"]["properties"]) == {"after", "join", "own_events", "history"}
 
 
 def payload_validator(kind: str) -> Any:
@@ -124,8 +125,12 @@ def test_frames_of_a_real_session_match_the_document(sqlite_url: str) -> None:
             check(page)
             assert page["kind"] == "events"
             check(ws.receive_json())
+        with client.websocket_connect(stream + "?join=present", headers=red) as ws:
+            snapshot = ws.receive_json()  # the present in one frame: GET /v1/games/{id}'s body at the head
+            check(snapshot)
+            assert snapshot["kind"] == "snapshot" and snapshot["game"]["game_id"] == game["game_id"]
         with client.websocket_connect(stream + f"?token={game['seats']['red']}") as ws:
             refused = ws.receive_json()
             check(refused)
             assert refused["kind"] == "error" and refused["field"] == "token"
-    assert set(seen) == {"event", "events", "caught_up", "ping", "result", "error"}
+    assert set(seen) == {"event", "events", "snapshot", "caught_up", "ping", "result", "error"}
