@@ -136,3 +136,14 @@ async def test_an_unknown_problem_type_or_rule_is_a_404_problem(api: httpx.Async
         r = await api.get(path)
         assert r.status_code == 404 and r.headers["content-type"].startswith("application/problem+json")
         assert "<script>" not in r.text
+
+
+async def test_a_battle_file_comes_as_octet_stream_to_who_asks_for_it(api: httpx.AsyncClient) -> None:
+    """What generated SDKs ask for (openapi/openapi.json offers both): the same bytes, either media type."""
+    game = await new_game(api)
+    url = f"/v1/games/{game['game_id']}/export"
+    lines = await api.get(url, headers=bearer(game["umpire_token"]))
+    binary = await api.get(url, headers={**bearer(game["umpire_token"]), "Accept": "application/octet-stream"})
+    assert lines.headers["content-type"].startswith("application/x-ndjson")
+    assert binary.headers["content-type"] == "application/octet-stream"
+    assert binary.content.splitlines()[1:] == lines.content.splitlines()[1:]  # the header's time differs
