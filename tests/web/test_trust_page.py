@@ -18,6 +18,7 @@ import httpx
 from tests.web.support import PHONE, Console, page_url
 
 SHOOT_RED = {"type": "tiny.shoot", "shooter": "red", "target": "blue"}
+ROLLED_LOG = "() => [...document.querySelectorAll('#log li')].some((e) => /d10=/.test(e.textContent))"
 
 
 def _post(server, game: str, token: str, command: dict) -> None:
@@ -59,7 +60,7 @@ def _open(page, server, game: str, token: str | None) -> None:
 
 def _replay_badges(page) -> list[str]:
     page.tap("#tab-replay")
-    page.wait_for_selector("#replay-turns .turn-row[data-turn='1'] .badge")
+    page.wait_for_selector("#replay-turns .turn-row[data-turn='2'] .badge")  # both turns listed
     return page.eval_on_selector_all("#replay-turns .turn-row .badge", "els => els.map((e) => e.dataset.status)")
 
 
@@ -76,6 +77,8 @@ def test_an_unverified_import_is_marked_wherever_dice_are_shown(browser, server)
 
         _open(page, server, imported["game_id"], imported["umpire_token"])
         assert page.get_attribute("#unverified", "title").startswith("Unverified origin: ")
+        # the log is drawn once the view after the catch-up is in
+        page.wait_for_function(ROLLED_LOG, polling=50)
         rolled = page.eval_on_selector_all("#log li", "els => els.filter((e) => /d10=/.test(e.textContent))"
                                            ".map((e) => !!e.querySelector('.unverified'))")
         assert rolled and all(rolled), rolled
