@@ -119,6 +119,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         service = GameService(store, settings.snapshot_every, publish=broadcaster.publish,
                               listening=broadcaster.listening, head_cache_size=settings.head_cache_size,
                               token_cache_size=settings.token_cache_size,
+                              head_cache_bytes=settings.head_cache_bytes, max_game_bytes=settings.max_game_bytes,
                               # without every game's notices from Redis a cached head checks the store
                               verify_reads=settings.redis_url is None or settings.redis_subscribe != "all")
         if isinstance(broadcaster, InProcessBroadcaster) and hasattr(broadcaster, "on_remote"):
@@ -142,11 +143,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.bot_runner = BotRunner(service, app.state.reader, broadcaster, settings.heartbeat_seconds,
                                          app.state.gate)
         app.state.linked = LinkedBattles(service)
-        await app.state.linked.reconcile()  # linked battles that ended while the service was down
+        # linked battles that ended while the service was down: settled in the background, so a start never
+        # waits on (or fails with) a game's head; each unsettled battle loads only its own heads
+        reconciling = asyncio.get_running_loop().create_task(app.state.linked.reconcile())
         await app.state.bot_runner.resume()  # bot seats the logs hold (docs/bots.md)
         try:
             yield
         finally:
+            reconciling.cancel()
             await close_streams(app)
             await app.state.bot_runner.close()
             await broadcaster.close()
