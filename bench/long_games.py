@@ -34,17 +34,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.support.long_games import SCENARIOS, build_file  # noqa: E402
-from tests.support.server import ServerProcess  # noqa: E402
+from tests.support.server import ServerProcess, rss_mb  # noqa: E402
 
 NO_LIMITS = {"SALVO_RATE_COMMANDS_PER_TOKEN": "off", "SALVO_RATE_COMMANDS_PER_ADDRESS": "off",
              "SALVO_RATE_IMPORTS_PER_ADDRESS": "off", "SALVO_LOG_LEVEL": "warning"}
-
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS")
 
 
 def _ms(seconds: float) -> float:

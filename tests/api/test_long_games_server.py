@@ -8,7 +8,6 @@ import asyncio
 import random
 import re
 import sys
-from pathlib import Path
 
 import httpx
 import pytest
@@ -16,18 +15,11 @@ import pytest
 from service.events.application import GameService
 from service.events.store import SqlEventStore
 from tests.support.long_games import build_file
-from tests.support.server import ServerProcess
+from tests.support.server import ServerProcess, rss_mb
 
 pytestmark = pytest.mark.slow
 ADDRESS_SPACE = 1536 * 2**20  # RLIMIT_AS of the capped server: what the small container had
 NO_COMMAND_LIMITS = {"SALVO_RATE_COMMANDS_PER_TOKEN": "off", "SALVO_RATE_COMMANDS_PER_ADDRESS": "off"}
-
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise AssertionError("no VmRSS")
 
 
 def heads_cached(client: httpx.Client) -> float:

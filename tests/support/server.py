@@ -88,6 +88,14 @@ class ServerError(RuntimeError):
     pass
 
 
+def rss_mb(pid: int) -> float:
+    """A process's resident memory (VmRSS), in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise ServerError(f"no VmRSS for process {pid}")
+
+
 class ServerProcess:
     def __init__(
         self,
