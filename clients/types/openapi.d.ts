@@ -6863,6 +6863,8 @@ export interface components {
             events: components["schemas"]["TurnStep"][];
             from_seq: number;
             game_id: string;
+            /** @default null */
+            next_after?: number | null;
             phase: string | null;
             to_seq: number;
             turn: number;
@@ -8014,6 +8016,9 @@ export interface operations {
         parameters: {
             query?: {
                 phase?: string | null;
+                /** @description steps after this seq (a page's next_after) */
+                after?: number;
+                limit?: number;
             };
             header?: never;
             path: {

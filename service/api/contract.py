@@ -104,6 +104,8 @@ class TurnReplay(msgspec.Struct, kw_only=True):
     before: GameView
     events: list[TurnStep]
     after: GameView
+    # more of this turn's events follow the last step: ask again with ?after=<this seq> (a turn of thousands)
+    next_after: int | None = None
 
 
 class RulesetInfo(msgspec.Struct, kw_only=True):

@@ -9,6 +9,7 @@ import msgspec
 from service.domain.core import Viewer
 from service.domain.core.guards import full_view
 
+from . import table_events
 from .application import GameService
 from .envelope import (
     BotSeated,
@@ -22,9 +23,11 @@ from .envelope import (
 )
 from .errors import InvalidRequest, NotFound
 from .head import GameHead, decode_state
+from .head_cache import PAGE_ROWS
 from .replay import (
     Decoded,
     Folder,
+    Walker,
     decode_rows,
     effective_rewinds,
     make_envelope,
@@ -33,6 +36,7 @@ from .replay import (
 )
 
 _REWOUND = GameRewound.__struct_config__.tag
+TURN_STEPS = 2000  # steps one turn replay answers at most (``next_after`` pages on)
 
 
 class GameReader:
@@ -167,8 +171,12 @@ class GameReader:
         return out, state
 
     async def turn_replay(
-        self, game_id: str, viewer: Viewer, turn: int, phase: str | None = None
+        self, game_id: str, viewer: Viewer, turn: int, phase: str | None = None, after_seq: int = 0,
+        limit: int = TURN_STEPS,
     ) -> dict[str, Any]:
+        """One turn (or phase) explained event by event: at most ``limit`` steps after ``after_seq`` (a turn of
+        a long campaign may hold thousands of events; ``next_after`` pages on), with the views before and
+        after the whole turn. The turn is read and folded a page at a time, keeping only the steps returned."""
         head = await self.service.current_head(game_id)
         bounds = await self.store.turn_bounds(game_id, turn, phase)
         if bounds is None:
@@ -176,21 +184,36 @@ class GameReader:
             raise NotFound(f"nothing happened in {where} of game {game_id}")
         first, last = bounds
         _, before, _ = await self.state_at(game_id, first - 1)
-        rows = await self.store.read_events(game_id, after=first - 1, upto=last)
-        decoded = decode_rows(head.codec, rows)
-        superseded = superseded_seqs(effective_rewinds(head.rewinds), (d.seq for d in decoded))
-        steps = []
+        rewinds = effective_rewinds(head.rewinds)
+        targets = {to for _at, to in head.rewinds}
+        step = Walker(Folder(head.ruleset), before, targets).step
+        steps: list[dict[str, Any]] = []
+        next_after: int | None = None
         after = before  # the state after the last event of this turn (not the next turn's opening)
-        for d, state in Folder(head.ruleset).walk(before, decoded):
-            if d.row.turn != turn or (phase is not None and d.row.phase != phase):
-                continue
-            if not isinstance(d.event, DiceRevealed | DiceCommitted):
-                after = state  # a reveal is appended after the next turn's opening: it must not move "after"
-            event = visible_event(head.ruleset, d.event, viewer, state)
-            if event is None:
-                continue
-            env = make_envelope(head.codec, game_id, d.row, event, d.seq in superseded)
-            steps.append({"event": env, "text": self._explain(head, event)})
+        seq = first - 1
+        while seq < last:
+            rows = await self.store.read_events(game_id, after=seq, upto=last, limit=PAGE_ROWS)
+            if not rows:
+                break
+            decoded = decode_rows(head.codec, rows)
+            superseded = superseded_seqs(rewinds, (d.seq for d in decoded))
+            for d in decoded:
+                state = step(d)
+                if d.row.turn != turn or (phase is not None and d.row.phase != phase):
+                    continue
+                if not isinstance(d.event, DiceRevealed | DiceCommitted):
+                    after = state  # a reveal is appended after the next turn's opening: it must not move "after"
+                if d.seq <= after_seq or next_after is not None:
+                    continue
+                event = visible_event(head.ruleset, d.event, viewer, state)
+                if event is None:
+                    continue
+                if len(steps) == limit:
+                    next_after = steps[-1]["event"].seq
+                    continue
+                env = make_envelope(head.codec, game_id, d.row, event, d.seq in superseded)
+                steps.append({"event": env, "text": self._explain(head, event)})
+            seq = decoded[-1].seq
         return {
             "game_id": game_id,
             "turn": turn,
@@ -200,6 +223,7 @@ class GameReader:
             "before": full_view(head.ruleset, before, viewer),
             "events": steps,
             "after": full_view(head.ruleset, after, viewer),
+            "next_after": next_after,
         }
 
     @staticmethod
@@ -223,4 +247,6 @@ class GameReader:
             return f"Seat {event.seat} is taken back from the computer"
         if isinstance(event, GameCreated):
             return f"Game created ({event.ruleset} {event.ruleset_version})"
+        if (sentence := table_events.explain(event)) is not None:
+            return sentence
         return head.ruleset.explain(event)

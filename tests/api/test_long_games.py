@@ -194,3 +194,26 @@ async def test_ftc_arr_8_unsettled_links_are_found_by_the_index_without_loading_
         assert len(service.heads) == 0
         assert await linked.reconcile() == 0  # neither tactical game exists here: skipped, no failure
         assert len(service.heads) == 0
+
+
+async def test_a_turn_of_thousands_of_events_is_replayed_a_page_at_a_time(sqlite_url):
+    body = long_file("ftcampaign", 2_500)  # every ruling is made in the campaign's opening turn
+    async with server(sqlite_url) as client:
+        game = await imported(client, body)
+        gid, auth = game["game_id"], bearer(game["umpire_token"])
+        pages, after = [], 0
+        while True:
+            r = await client.get(f"/v1/games/{gid}/turns/0", params={"after": after, "limit": 1000}, headers=auth)
+            assert r.status_code == 200, r.text
+            pages.append(r.json())
+            after = pages[-1]["next_after"]
+            if after is None:
+                break
+        steps = [s for page in pages for s in page["events"]]
+        assert [len(p["events"]) for p in pages][:2] == [1000, 1000] and len(pages) == 3
+        seqs = [s["event"]["seq"] for s in steps]
+        assert seqs == sorted(set(seqs)) and seqs[0] == 1 and seqs[-1] == pages[0]["to_seq"]
+        rulings = [s for s in steps if s["event"]["type"] == "ftcampaign.ruling_recorded"]
+        assert len(rulings) == 2_500 - 2 and all(p["after"] == pages[0]["after"] for p in pages)
+        whole = await client.get(f"/v1/games/{gid}/turns/0", params={"limit": 5000}, headers=auth)
+        assert whole.status_code == 422  # past the most a replay answers in one page

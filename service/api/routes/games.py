@@ -9,6 +9,7 @@ from fastapi import APIRouter, Path, Query, Request
 
 from service.events.errors import InvalidRequest
 from service.events.inputs import INT64_MAX
+from service.events.reading import TURN_STEPS
 
 from ..bodies import created_body, decode_body
 from ..deps import GateDep, ReaderDep, ServiceDep, ViewerDep, bearer, client_address
@@ -109,5 +110,7 @@ async def get_turn(
     viewer: ViewerDep,
     reader: ReaderDep,
     phase: Annotated[str | None, Query(max_length=64)] = None,
+    after: Annotated[int, Query(ge=0, le=INT64_MAX, description="steps after this seq (a page's next_after)")] = 0,
+    limit: Annotated[int, Query(ge=1, le=TURN_STEPS)] = TURN_STEPS,
 ) -> MsgspecResponse:
-    return MsgspecResponse(await reader.turn_replay(game_id, viewer, turn, phase))
+    return MsgspecResponse(await reader.turn_replay(game_id, viewer, turn, phase, after, limit))
