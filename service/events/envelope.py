@@ -8,6 +8,8 @@ import msgspec
 
 from service.domain.core import Event, Roll
 
+from .table_events import TABLE_EVENT_TYPES
+
 
 class DiceMaterial(msgspec.Struct, frozen=True, omit_defaults=True):
     """What the verifier needs besides the turn's seed or slot keys: the turn, base seq, first slot, salt.
@@ -122,4 +124,4 @@ class BotUnseated(Event, frozen=True, tag="bot.unseated"):
 
 
 SERVICE_EVENT_TYPES: tuple[type[Event], ...] = (GameCreated, DiceCommitted, DiceRevealed, DiceDisclosed, GameRewound,
-                                                BotSeated, BotUnseated)
+                                                BotSeated, BotUnseated, *TABLE_EVENT_TYPES)

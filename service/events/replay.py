@@ -17,6 +17,7 @@ from service.domain.core import Event, Ruleset, Viewer
 from .codec import EventCodec
 from .envelope import SERVICE_EVENT_TYPES, DiceMaterial, DiceRevealed, Envelope, GameCreated, GameRewound
 from .openings import opened_for
+from .table_events import TableMessage, may_read
 
 _dice_decoder = msgspec.json.Decoder(DiceMaterial)
 
@@ -104,12 +105,13 @@ class _Handling(dict[type, int]):
     def __missing__(self, cls: type) -> int:
         handling = self[cls] = (
             _CREATED if issubclass(cls, GameCreated) else _REVEALED if issubclass(cls, DiceRevealed)
-            else _REWOUND if issubclass(cls, GameRewound) else _SERVICE if issubclass(cls, SERVICE_EVENT_TYPES)
+            else _REWOUND if issubclass(cls, GameRewound) else _MESSAGE if issubclass(cls, TableMessage)
+            else _SERVICE if issubclass(cls, SERVICE_EVENT_TYPES)
             else _RULESET)
         return handling
 
 
-_RULESET, _SERVICE, _CREATED, _REVEALED, _REWOUND = range(5)  # all but _RULESET are service events
+_RULESET, _SERVICE, _CREATED, _REVEALED, _REWOUND, _MESSAGE = range(6)  # all but _RULESET are service events
 _HANDLING = _Handling()
 
 
@@ -181,6 +183,8 @@ def visible_event(ruleset: Ruleset, event: Event, viewer: Viewer, state_after: A
         return ruleset.redact(event, viewer, state_after)
     if handling == _CREATED:
         return msgspec.structs.replace(event, setup=ruleset.redact_setup(event.setup, viewer))  # type: ignore[attr-defined]
+    if handling == _MESSAGE:  # table talk: only its audience reads it (table_events.may_read)
+        return event if may_read(event, viewer) else None  # type: ignore[arg-type]
     if handling == _REVEALED and ruleset.hidden_information:
         return opened_for(event, viewer)  # type: ignore[arg-type]  # the seed is withheld until dice.disclosed
     return event
