@@ -49,6 +49,12 @@ class Settings:
     ws_origins: tuple[str, ...] = ()  # extra Origins allowed on websockets (same-origin always is; "*": any)
     cors_origins: tuple[str, ...] = ()  # Origins allowed by CORS on the HTTP API (none by default)
     log_format: str = "json"  # or "text"
+    # players and notifications (issue 40)
+    rate_players_per_address: str = "20/hour"  # POST /v1/players (each a new identity)
+    # webhook targets allowed although private, loopback or link-local: hosts, addresses or networks (CIDR)
+    webhook_allow: tuple[str, ...] = ()
+    webhook_timeout: float = 5.0  # seconds to connect, and again to read the answer
+    notify_poll_seconds: float = 0.25  # how often the notifier looks for notifications due
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -82,6 +88,10 @@ class Settings:
             "ws_origins": _list("SALVO_WS_ORIGINS"),
             "cors_origins": _list("SALVO_CORS_ORIGINS"),
             "log_format": _env("SALVO_LOG_FORMAT", cls.log_format),
+            "rate_players_per_address": _env("SALVO_RATE_PLAYERS_PER_ADDRESS", cls.rate_players_per_address),
+            "webhook_allow": _list("SALVO_WEBHOOK_ALLOW"),
+            "webhook_timeout": float(_env("SALVO_WEBHOOK_TIMEOUT", str(cls.webhook_timeout))),
+            "notify_poll_seconds": float(_env("SALVO_NOTIFY_POLL_SECONDS", str(cls.notify_poll_seconds))),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]

@@ -18,7 +18,7 @@ from service.events.signing import load_keyring
 from service.events.store import SqlEventStore
 from service.settings import Settings
 
-from . import allowed, command_endpoint, docs, openapi_schema, problems, static_files
+from . import allowed, command_endpoint, docs, openapi_schema, player_wiring, problems, static_files
 from .bot_runner import BotRunner
 from .broadcast import Broadcaster, InProcessBroadcaster
 from .command_endpoint import LeanCommands
@@ -147,10 +147,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # waits on (or fails with) a game's head; each unsettled battle loads only its own heads
         reconciling = asyncio.get_running_loop().create_task(app.state.linked.reconcile())
         await app.state.bot_runner.resume()  # bot seats the logs hold (docs/bots.md)
+        await player_wiring.start(app, store, service)  # players, notifications (issue 40)
         try:
             yield
         finally:
             reconciling.cancel()
+            await player_wiring.stop(app)
             await close_streams(app)
             await app.state.bot_runner.close()
             await broadcaster.close()
@@ -175,6 +177,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(keys.router)
     app.include_router(games.router)
     app.include_router(bots.router)
+    player_wiring.install(app)  # players and notifications (issue 40)
     app.include_router(battles.router)
     app.include_router(stream.router)
     app.include_router(problem_pages.router)  # the pages behind every problem's `type`

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Column, Index, LargeBinary, String, Table, Text, text
+from sqlalchemy import BigInteger, Column, Index, Integer, LargeBinary, String, Table, Text, text
 from sqlmodel import Field, SQLModel
 
 
@@ -100,3 +100,71 @@ EVENTS = EventRow.__table__  # type: ignore[attr-defined]
 IDEMPOTENCY = IdempotencyRow.__table__  # type: ignore[attr-defined]
 SNAPSHOTS = SnapshotRow.__table__  # type: ignore[attr-defined]
 SEEDS = SeedRow.__table__  # type: ignore[attr-defined]
+
+# Players (service/events/players.py; migration 0005): an identity without a password. A player holds
+# personal keys (each a token shown once, stored as its hash, revocable: one per device) and claims seats
+# with the seats' own tokens; a claim stores the seat token's hash, never the token.
+PLAYERS = Table(
+    "players",
+    METADATA,
+    Column("id", String, primary_key=True),
+    Column("created_at", String, nullable=False),
+)
+PLAYER_KEYS = Table(
+    "player_keys",
+    METADATA,
+    Column("key_hash", String, primary_key=True),
+    Column("key_id", String, nullable=False, unique=True),  # shown in listings, named by a revocation
+    Column("player_id", String, nullable=False, index=True),
+    Column("label", String, nullable=False),
+    Column("created_at", String, nullable=False),
+    Column("revoked_at", String, nullable=True),
+)
+PLAYER_SEATS = Table(
+    "player_seats",
+    METADATA,
+    Column("player_id", String, primary_key=True),
+    Column("token_hash", String, primary_key=True),  # the claimed seat's (or umpire's) token hash
+    Column("game_id", String, nullable=False, index=True),
+    Column("role", String, nullable=False),  # "seat" | "umpire"
+    Column("seat", String, nullable=True),
+    Column("claimed_at", String, nullable=False),
+    Column("last_seen", Integer, nullable=False, server_default="0"),  # the game's version last looked at
+)
+# Notifications (service/events/outbox.py, service/api/notifier.py; migration 0005). A subscription is a
+# player's webhook, for all their games or one game (and one seat); the outbox holds each notification,
+# written in the transaction that appends the events causing it, until a worker has delivered it.
+SUBSCRIPTIONS = Table(
+    "subscriptions",
+    METADATA,
+    Column("id", String, primary_key=True),
+    Column("player_id", String, nullable=False, index=True),
+    Column("kind", String, nullable=False),  # "json" | "discord" | "slack": the body's shape
+    Column("url", Text, nullable=False),
+    Column("secret", String, nullable=False),  # the HMAC-SHA256 key signing each delivery (shown once)
+    Column("game_id", String, nullable=True),  # None: every game the player holds a seat in
+    Column("seat", String, nullable=True),
+    Column("created_at", String, nullable=False),
+    Column("failures", Integer, nullable=False, server_default="0"),  # failed deliveries in a row
+    Column("paused_at", String, nullable=True),  # set after too many failures in a row; resumed by its owner
+    Column("last_error", Text, nullable=True),
+)
+OUTBOX_PENDING = text("delivered_at IS NULL AND dead_at IS NULL")
+OUTBOX = Table(
+    "outbox",
+    METADATA,
+    Column("id", String, primary_key=True),  # the idempotency key a receiver sees: one per notification
+    Column("subscription_id", String, nullable=False),
+    Column("game_id", String, nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("kind", String, nullable=False),  # "your_turn" | "game_over" | "rewound" | "paused"
+    Column("body", Text, nullable=False),  # the generic JSON notification (what its seat may see only)
+    Column("created_at", String, nullable=False),
+    Column("attempts", Integer, nullable=False, server_default="0"),
+    Column("next_attempt", BigInteger, nullable=False, server_default="0"),  # epoch ms
+    Column("lease_until", BigInteger, nullable=True),  # epoch ms: a worker is delivering it until then
+    Column("delivered_at", String, nullable=True),
+    Column("dead_at", String, nullable=True),  # given up after the last attempt
+    Column("last_error", Text, nullable=True),
+    Index("ix_outbox_pending", "next_attempt", sqlite_where=OUTBOX_PENDING, postgresql_where=OUTBOX_PENDING),
+)

@@ -14,6 +14,7 @@ from .errors import Unauthorized
 from .event_store import EventStore
 
 TOKEN_CACHE = 100_000
+PERSONAL_KEY_PREFIX = "pk_"  # players.KEY_PREFIX: a player's personal key, never a seat token's start
 DIGESTS_KEPT = 10_000  # tokens whose digest is kept (any string a client sent: bounded, cleared when full)
 
 
@@ -31,6 +32,9 @@ class TokenBook:
         self._digests: dict[str, str] = {}
         # a game linked from another (a campaign battle): the other game's tokens open its seats
         self.linked: Callable[[str], Awaitable[Any]] | None = None
+        # a player's personal key (players.py): (its hash, game id) -> the seat its player claimed there, or
+        # None. Never cached: a revoked key stops at once
+        self.personal: Callable[[str, str], Awaitable[Viewer | None]] | None = None
 
     @staticmethod
     def issue(game_id: str, seats: list[str]) -> tuple[dict[str, str], str, list[dict[str, str | None]]]:
@@ -57,6 +61,10 @@ class TokenBook:
         if known is None:
             row = await self.store.seat_for_token(digest)
             if row is None:
+                if self.personal is not None and token.startswith(PERSONAL_KEY_PREFIX):
+                    viewer = await self.personal(digest, game_id)
+                    if viewer is not None:
+                        return viewer
                 raise Unauthorized("the token is not valid for this game")
             known = (row.game_id, UMPIRE if row.role == "umpire" else Viewer("seat", row.seat))
             self._known[digest] = known  # tokens never change; the cache only saves a read

@@ -1,0 +1,136 @@
+"""The bodies of the players' and notifications' routes (routes/players.py, routes/subscriptions.py), as
+msgspec types: the OpenAPI document's schemas come from them (openapi_schema.py)."""
+
+from __future__ import annotations
+
+import msgspec
+
+
+class NewPlayer(msgspec.Struct, forbid_unknown_fields=True):
+    """POST /v1/players and POST /v1/players/me/keys: a label naming the device the key is for."""
+
+    label: str = "device"
+
+
+class PersonalKey(msgspec.Struct, kw_only=True):
+    """A personal key, shown here once and never again (stored as its hash). Send it as
+    ``Authorization: Bearer pk_…``."""
+
+    player_id: str
+    key_id: str
+    key: str
+    label: str
+
+
+class KeyInfo(msgspec.Struct, kw_only=True):
+    key_id: str
+    label: str
+    created_at: str
+    revoked_at: str | None
+
+
+class PlayerInfo(msgspec.Struct, kw_only=True):
+    """The player behind the key: its keys (never the keys themselves)."""
+
+    player_id: str
+    keys: list[KeyInfo]
+
+
+class ClaimSeat(msgspec.Struct, forbid_unknown_fields=True):
+    """A seat's (or the umpire's) token: the player holds that seat from now on, on every device."""
+
+    token: str
+
+
+class Claim(msgspec.Struct, kw_only=True):
+    """A seat the player holds."""
+
+    game_id: str
+    role: str  # "seat" | "umpire"
+    seat: str | None
+
+
+class MarkSeen(msgspec.Struct, forbid_unknown_fields=True):
+    """The game's version the player has looked at (default: its version now)."""
+
+    version: int | None = None
+
+
+class MyGame(msgspec.Struct, kw_only=True):
+    """One game the player holds a seat in, as that seat sees it now."""
+
+    game_id: str
+    ruleset: str
+    scenario: str | None
+    role: str
+    seat: str | None
+    version: int
+    turn: int
+    phase: str
+    phase_label: str
+    whose_move: list[str]  # the seats the game waits for, as far as this seat may know
+    must_act: bool  # the game waits for this seat (for the umpire: an umpire's duty is pending)
+    why: str  # the ruleset's words: "your helm order", "waiting for red to move"…
+    over: bool
+    result: str | None
+    last_seen: int  # the version the player last marked seen
+    unseen_events: int  # events appended since
+    changed: bool
+
+
+class MyGames(msgspec.Struct, kw_only=True):
+    player_id: str
+    games: list[MyGame]
+
+
+class NewSubscription(msgspec.Struct, forbid_unknown_fields=True):
+    """A webhook for the player's games (all of them, or ``game_id``, or one ``seat`` of it). ``kind``: the
+    body's shape: ``json`` (the notification itself), ``discord`` ({"content"}) or ``slack`` ({"text"})."""
+
+    url: str
+    kind: str = "json"
+    game_id: str | None = None
+    seat: str | None = None
+
+
+class Subscription(msgspec.Struct, kw_only=True):
+    """A webhook subscription. ``secret`` (HMAC-SHA256 key of the ``X-Salvo-Signature`` header) is shown
+    only when it is created."""
+
+    id: str
+    kind: str
+    url: str
+    game_id: str | None
+    seat: str | None
+    created_at: str
+    failures: int  # failed deliveries in a row
+    paused: bool  # after too many failures in a row; POST …/resume starts it again
+    last_error: str | None
+    secret: str | None = None
+
+
+class SubscriptionList(msgspec.Struct, kw_only=True):
+    subscriptions: list[Subscription]
+
+
+class Notification(msgspec.Struct, kw_only=True):
+    """What a webhook receives (``kind`` json), signed: ``X-Salvo-Signature: sha256=<hex HMAC-SHA256 of
+    "<X-Salvo-Timestamp>." + body>``, one ``Idempotency-Key`` per notification (a redelivery repeats it).
+    It carries only what its seat may see: its own status, never the state."""
+
+    id: str
+    type: str  # "your_turn" | "game_over" | "rewound" | "paused"
+    game_id: str
+    ruleset: str
+    scenario: str | None
+    role: str
+    seat: str | None
+    version: int
+    turn: int
+    phase: str
+    phase_label: str
+    must_act: bool
+    why: str
+    over: bool
+    result: str | None
+    text: str  # one sentence, as chat bodies carry it
