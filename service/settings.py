@@ -46,6 +46,9 @@ class Settings:
     rate_commands_per_address: str = "1000/second"
     rate_auth_failures_per_address: str = "30/minute"
     rate_imports_per_address: str = "30/minute"  # POST /v1/games/import
+    rate_messages_per_token: str = "30/minute"  # table talk, per seat or umpire token (issue 39)
+    rate_spectator_messages_per_address: str = "10/minute"  # the spectators' channel, per client address
+    deadline_tick_seconds: float = 0.5  # how often due deadlines are looked for (docs/deadlines.md)
     ws_origins: tuple[str, ...] = ()  # extra Origins allowed on websockets (same-origin always is; "*": any)
     cors_origins: tuple[str, ...] = ()  # Origins allowed by CORS on the HTTP API (none by default)
     log_format: str = "json"  # or "text"
@@ -85,6 +88,10 @@ class Settings:
             "rate_auth_failures_per_address": _env("SALVO_RATE_AUTH_FAILURES_PER_ADDRESS",
                                                    cls.rate_auth_failures_per_address),
             "rate_imports_per_address": _env("SALVO_RATE_IMPORTS_PER_ADDRESS", cls.rate_imports_per_address),
+            "rate_messages_per_token": _env("SALVO_RATE_MESSAGES_PER_TOKEN", cls.rate_messages_per_token),
+            "rate_spectator_messages_per_address": _env("SALVO_RATE_SPECTATOR_MESSAGES_PER_ADDRESS",
+                                                        cls.rate_spectator_messages_per_address),
+            "deadline_tick_seconds": float(_env("SALVO_DEADLINE_TICK_SECONDS", str(cls.deadline_tick_seconds))),
             "ws_origins": _list("SALVO_WS_ORIGINS"),
             "cors_origins": _list("SALVO_CORS_ORIGINS"),
             "log_format": _env("SALVO_LOG_FORMAT", cls.log_format),

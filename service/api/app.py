@@ -28,8 +28,9 @@ from .metrics import CONTENT_TYPE_LATEST, Metrics
 from .ratelimit import RateLimits
 from .rawsocket import RawSocketMiddleware
 from .readiness import readiness
-from .routes import battles, bots, games, keys, problem_pages, replay, rulesets, stream
+from .routes import battles, bots, games, keys, problem_pages, replay, rulesets, stream, talk
 from .security import SecurityHeaders, install_cors
+from .spectator_chat import SpectatorChat
 
 WEB_ROOT = Path(__file__).resolve().parents[2] / "clients" / "web"
 
@@ -177,6 +178,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(keys.router)
     app.include_router(games.router)
     app.include_router(bots.router)
+    app.include_router(talk.router)  # table talk and the spectators' channel (issue 39)
+    app.state.talk_limits = talk.TalkLimits(settings.rate_messages_per_token,
+                                            settings.rate_spectator_messages_per_address)
+    app.state.spectator_chat = SpectatorChat()
     player_wiring.install(app)  # players and notifications (issue 40)
     app.include_router(battles.router)
     app.include_router(stream.router)

@@ -23,11 +23,13 @@ from service.events.envelope import SERVICE_EVENT_TYPES, Envelope
 from . import contract as c
 from . import openapi_shapes as shapes
 from .examples import PROBLEM_EXAMPLES, REQUEST_EXAMPLES, RESPONSE_EXAMPLES
+from .routes import talk
 from .routes.bots import SeatBot
 from .routes.games import CreateGame
 from .routes.replay import RewindRequest
 
 REF = "#/components/schemas/{name}"
+TALK_REQUESTS = [talk.PostMessage, talk.PostSpectatorMessage]
 PROBLEM = "application/problem+json"
 
 
@@ -66,6 +68,11 @@ OPERATIONS: dict[str, Op] = {
     # 201: the linked game created now; 200: the one already linked
     "post_linked_battle": Op(201, c.LinkedBattle, (401, 403, 404, 422, 429), also=(200,)),
     "get_link": Op(200, c.BattleLink, READ),
+    # table talk (issue 39): 429 is the messages' own limit (SALVO_RATE_MESSAGES_PER_TOKEN, …_PER_ADDRESS)
+    "post_message": Op(201, talk.Message, (401, 403, 404, 413, 422, 429)),
+    "get_messages": Op(200, talk.MessageList, (*READ, 422)),
+    "post_spectator_message": Op(201, talk.SpectatorMessage, (401, 403, 404, 413, 422, 429)),
+    "get_spectator_messages": Op(200, talk.SpectatorMessageList, (401, 403, 404, 422, 429)),
 }
 DESCRIPTIONS = {
     401: "the token opens no seat of this game",
@@ -127,7 +134,7 @@ def msgspec_components() -> dict[str, Any]:
     """Every body's schema; ``Envelope`` the union of every event type's envelope. The rulesets' fold
     states are not here: no answer carries one (a view is the ruleset's own dict, GameView)."""
     events = [*SERVICE_EVENT_TYPES, *(e for name in available_rulesets() for e in find_ruleset(name).event_types)]
-    types: list[Any] = [Envelope, CreateGame, CommandRequest, SeatBot, RewindRequest, *events,
+    types: list[Any] = [Envelope, CreateGame, CommandRequest, SeatBot, RewindRequest, *TALK_REQUESTS, *events,
                         c.Problem, *(op.body for op in OPERATIONS.values() if isinstance(op.body, type)),
                         *c.SERVER_FRAMES, *c.CLIENT_FRAMES]
     names, components = typed_components(types)
