@@ -40,6 +40,8 @@ BENCHES: dict[str, Bench] = {
     "memory": Bench("bench_memory.py", "server memory over 20,000 games (the head and token caches' bounds)"),
     "long-games": Bench("long_games.py", "battle files of 10,000 and 100,000 events per ruleset, imported into "
                                          "a real server"),
+    "real-play": Bench("real_play.py", "random legal play of every sample scenario over the websocket, 10 games at "
+                                       "once, beside tiny.shoot (commands/s, p50/p99, CPU per command)"),
     "instructions": Bench("bench_ws_callgrind.py", "instructions per websocket command under callgrind: a "
                                                    "figure a loaded machine does not move"),
     "bots": Bench("bots.py", "each ruleset's rules bot against the random bot (win rates)"),
