@@ -22,7 +22,7 @@ from service.domain.core.hexgrid import Hex
 from . import commands as C
 from .checks import speed_modifier
 from .geometry import arcs_of, out_of_range, range_penalty, swap
-from .scenario import MANOEUVRABILITY
+from .scenario import MANOEUVRABILITY, tier_dc
 
 Ship = Mapping[str, Any]
 PENALTY = {"glitching": -2, "malfunctioning": -4}
@@ -266,7 +266,7 @@ class StarfinderBot:
             return False
         bonus = (_skill(mine, me, "piloting") + speed_modifier(int(spec["speed"])) + _bonus(mine, me)
                  + MANOEUVRABILITY[spec["maneuverability"]][1] + sum(p or 0 for p in penalties))
-        dc = 10 + 2 * int(spec["tier"])
+        dc = tier_dc(10, spec["tier"])
         win, lose_by_5 = p_success(bonus, dc), 1 - p_success(bonus, dc - 4)
         plain = threat(0)
         evading = win * threat(2) + lose_by_5 * threat(-2) + (1 - win - lose_by_5) * plain

@@ -14,6 +14,7 @@ from .state import GameState
 SCIENCE = {C.Scan: ("scan", "Computers"), C.LockOn: ("lock_on", "Computers"),
            C.Countermeasures: ("countermeasures", "Computers")}
 ENCOURAGE_DC = 10  # SF-R-4 (published figure)
+ROLE_REQUESTS_PER_ROUND = 2  # SF-R-23: a request and one change of mind a round
 
 
 def change_role(state: GameState, cmd: C.ChangeRole) -> RoleChangeRequested:
@@ -24,6 +25,9 @@ def change_role(state: GameState, cmd: C.ChangeRole) -> RoleChangeRequested:
         raise RuleViolation("SF-ROLE-3", f"{crew.ship} is destroyed")
     if (crew.next_role or crew.role) == cmd.role:
         raise RuleViolation("SF-ROLE-3", f"{cmd.seat} already holds {cmd.role} next round")
+    if crew.role_requests >= ROLE_REQUESTS_PER_ROUND:
+        raise RuleViolation("SF-R-23", f"{cmd.seat} has asked for a new role {crew.role_requests} times this round: "
+                                       "the next request waits for the next round")
     if cmd.role in SINGLE_ROLES:
         holders = [c.seat for c in state.crew_of(crew.ship)
                    if c.seat != cmd.seat and (c.next_role or c.role) == cmd.role]
@@ -63,7 +67,7 @@ def science(state: GameState, cmd: C.Scan | C.LockOn | C.Countermeasures, dice: 
     crew = state.crew[cmd.seat]
     action, skill = SCIENCE[type(cmd)]
     own = state.ships[crew.ship]
-    dc = 10 + 2 * state.specs[cmd.target].tier
+    dc = state.specs[cmd.target].dc(10)
     mods, fail = crew_mods(state, cmd.seat, "sensors")
     roll, margin = check(dice, f"{action.replace('_', ' ')} on {state.specs[cmd.target].label}", "SF-RND-3", dc,
                          [Modifier("SF-RND-3", skill, state.members[cmd.seat].computers), *mods], fail)

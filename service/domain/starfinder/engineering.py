@@ -60,7 +60,7 @@ def resolve(acc: Acc[GameState], dice: Dice) -> None:
             level = ship.condition(action.system)
             if level == 0:
                 continue  # another engineer already patched it
-            dc = PATCH_DC[level] + 2 * spec.tier
+            dc = spec.dc(PATCH_DC[level])
             # SF-R-6: the power core's own condition does not hinder patching it (it would, any other system)
             mods, fail = crew_mods(st, action.seat, None, power_core=action.system != "power_core")
             roll, margin = check(dice, f"patch {action.system} ({CONDITIONS[level]})", "SF-RND-2", dc,
@@ -70,7 +70,7 @@ def resolve(acc: Acc[GameState], dice: Dice) -> None:
             acc.add(EngineeringResolved(seat=action.seat, ship=crew.ship, action="patch", dc=dc, success=ok,
                                         system=action.system, patched=patched, rolls=(roll,) if roll else ()))
             continue
-        dc = 10 + 2 * spec.tier
+        dc = spec.dc(10)
         mods, fail = crew_mods(st, action.seat, None)
         roll, margin = check(dice, f"divert power to the {action.to}", "SF-RND-2", dc, [skill, *mods], fail)
         ok = margin >= 0

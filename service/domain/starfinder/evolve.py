@@ -51,7 +51,7 @@ def _opened(state: GameState) -> GameState:
 
 
 def _round_started(state: GameState, ev: E.RoundStarted) -> GameState:
-    crew = {k: rep(c, role=ev.roles.get(k, c.role), next_role=None, acted=False, bonus=0)
+    crew = {k: rep(c, role=ev.roles.get(k, c.role), next_role=None, acted=False, bonus=0, role_requests=0)
             for k, c in state.crew.items()}
     ships = {k: rep(s, defence=0, rolled=False, speed_bonus=0, flyby=None, flyby_arc=None, locks=(),
                     countermeasures=(), fired=(), arc_picks={}) for k, s in state.ships.items()}
@@ -68,7 +68,7 @@ def _phase_started(state: GameState, ev: E.PhaseStarted) -> GameState:
 
 
 def _role_change(state: GameState, ev: E.RoleChangeRequested) -> GameState:
-    return _crew(state, ev.seat, next_role=ev.role)
+    return _crew(state, ev.seat, next_role=ev.role, role_requests=state.crew[ev.seat].role_requests + 1)
 
 
 def _battle_stations(state: GameState, ev: E.BattleStationsDeclared) -> GameState:

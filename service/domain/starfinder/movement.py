@@ -165,13 +165,13 @@ def move(acc: Acc[GameState], cmd: C.Move | C.Evade | C.Flyby, ship: str, dice: 
         _moved(acc, ship, cmd.seat, "move", hexes, facing, turns, dice)
         return
     if isinstance(cmd, C.Evade):
-        dc = 10 + 2 * st.specs[ship].tier
+        dc = st.specs[ship].dc(10)
         roll, margin = _stunt_check(st, cmd.seat, "evade", "SF-STUNT-3", dc, dice)
         bonus = 2 if margin >= 0 else (-2 if margin <= -5 else 0)
         _moved(acc, ship, cmd.seat, "evade", hexes, facing, turns, dice, dc=dc, margin=margin, roll=roll,
                defence=bonus)
         return
-    dc = 20 + 2 * st.specs[cmd.enemy].tier
+    dc = st.specs[cmd.enemy].dc(20)
     roll, margin = _stunt_check(st, cmd.seat, "flyby", "SF-STUNT-5", dc, dice)
     ok = margin >= 0
     _moved(acc, ship, cmd.seat, "flyby", hexes, facing, turns, dice, dc=dc, margin=margin, roll=roll,
@@ -182,7 +182,7 @@ def stunt(acc: Acc[GameState], cmd: Command, ship: str, dice: Dice) -> None:
     st = acc.state
     s, spec = st.ships[ship], st.specs[ship]
     half = half_speed(st, ship)
-    dc = 10 + 2 * spec.tier
+    dc = spec.dc(10)
     hexes, facing, _ = plan(st, cmd, ship)
     if isinstance(cmd, C.TurnInPlace):
         penalty = {"clumsy": -4, "poor": -2}.get(spec.maneuverability, 0)
@@ -202,7 +202,7 @@ def stunt(acc: Acc[GameState], cmd: Command, ship: str, dice: Dice) -> None:
                defence=-4 if margin <= -5 else 0, rolled=margin >= 0)
         return
     if isinstance(cmd, C.FlipAndBurn):
-        dc = 15 + 2 * spec.tier
+        dc = spec.dc(15)
         roll, margin = _stunt_check(st, cmd.seat, "flip and burn", "SF-STUNT-4", dc, dice)
         facing = (s.facing + 3) % 6 if margin >= 0 else s.facing
         _moved(acc, ship, cmd.seat, "flip_and_burn", hexes, facing, 0, dice, dc=dc, margin=margin, roll=roll)
@@ -214,9 +214,17 @@ def stunt(acc: Acc[GameState], cmd: Command, ship: str, dice: Dice) -> None:
     _moved(acc, ship, cmd.seat, "slide", hexes, s.facing, 0, dice, dc=dc, margin=margin, roll=roll)
 
 
-def _push(state: GameState, ship: str) -> None:
+def push_refusal(state: GameState, ship: str) -> str | None:
+    """SF-DMG-5: why the ship can take no push action (a stunt) now, or None; options, forms and decide share it."""
     if state.ships[ship].condition("engines") == 2:
-        raise RuleViolation("SF-DMG-5", "malfunctioning engines allow no push action (stunt)")
+        return "malfunctioning engines allow no push action (stunt)"
+    return None
+
+
+def _push(state: GameState, ship: str) -> None:
+    why = push_refusal(state, ship)
+    if why is not None:
+        raise RuleViolation("SF-DMG-5", why)
 
 
 def _stunt_check(state: GameState, seat: str, name: str, rule: str, dc: int, dice: Dice) -> tuple[Roll | None, int]:

@@ -21,7 +21,7 @@ from .checks import defence, half_speed, speed, total_of, turn_distance
 from .engineering import PATCHABLE, declare, diverted_points
 from .flow import awaited, opening_wait
 from .gunnery import aim, attack_mods, shots
-from .movement import plan
+from .movement import plan, push_refusal
 from .roles import allowed
 from .scenario import ARCS, BARREL_ROLL_SIZES, ROLES
 from .state import GameState
@@ -113,7 +113,7 @@ def _science(state: GameState, me: str, ship: str) -> list[Option]:
         for t in state.ships:
             cmd = kind(seat=me, target=t)
             if _valid(crew_rules.check_science, state, cmd):
-                dc = 10 + 2 * state.specs[t].tier
+                dc = state.specs[t].dc(10)
                 out.append(Option(command=cmd, label=f"{verb} {ship_name(state, t)} (Computers, DC {dc})", piece=ship,
                                   target=t, group="science", rule="SF-RND-3"))
     return out
@@ -180,7 +180,7 @@ def _flybys(state: GameState, me: str, ship: str) -> list[Option]:
             continue
         for k in range(1, speed(state, ship)):
             if e.hex == _ahead(state, ship, k):
-                dc = 20 + 2 * state.specs[eid].tier
+                dc = state.specs[eid].dc(20)
                 cmd = C.Flyby(seat=me, path="F" * (k + 1), enemy=eid)
                 if not _valid(plan, state, cmd, ship):
                     break
@@ -220,7 +220,7 @@ def _helm_forms(state: GameState, me: str, ship: str) -> list[Form]:
                     pieces=(PieceChoices(piece=me, label=f"{name}'s helm", fields=fields),))
 
     out = [one("starfinder.move", f"Move up to {sp} hexes", "SF-MOV-1", path, facing),
-           one("starfinder.evade", f"Evade: move up to {sp} hexes, Piloting DC {10 + 2 * spec.tier}", "SF-STUNT-3",
+           one("starfinder.evade", f"Evade: move up to {sp} hexes, Piloting DC {spec.dc(10)}", "SF-STUNT-3",
                path, facing),
            one("starfinder.back_off", f"Back off up to {half} hexes", "SF-STUNT-1", distance),
            one("starfinder.flip_and_burn", f"Flip and burn: ahead up to {half}, then face aft", "SF-STUNT-4",
@@ -238,6 +238,8 @@ def _helm_forms(state: GameState, me: str, ship: str) -> list[Form]:
     if enemies:
         out.append(one("starfinder.flyby", "Flyby: move through an enemy's hex", "SF-STUNT-5",
                        Field(key="enemy", label="enemy passed", kind="choice", values=enemies), path, facing))
+    if push_refusal(state, ship) is not None:  # SF-DMG-5: only the plain move and turning in place are left
+        out = [f for f in out if f.command in ("starfinder.move", "starfinder.turn_in_place")]
     return out
 
 

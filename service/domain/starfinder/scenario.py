@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import re
+from fractions import Fraction
 
 import msgspec
 
@@ -19,6 +21,17 @@ WEAPON_ARCS = (*ARCS, "turret")
 RANGES = {"short": 5, "medium": 10, "long": 20}  # SF-GUN-5 range increments in hexes
 KINDS = ("direct", "tracking")
 DICE = re.compile(r"^([1-9][0-9]?)d(4|6|8|10|12|20)$")
+FRACTIONAL_TIERS = {"1/4": Fraction(1, 4), "1/3": Fraction(1, 3), "1/2": Fraction(1, 2)}  # SF-R-22
+
+
+def tier_value(tier: int | str) -> Fraction:
+    """A tier as a number: a whole tier, or one of the fractional tiers "1/4", "1/3", "1/2" (SF-R-22)."""
+    return Fraction(tier) if isinstance(tier, int) else FRACTIONAL_TIERS[tier]
+
+
+def tier_dc(base: int, tier: int | str) -> int:
+    """DC = base + 2 × tier, rounded down as Starfinder rounds (SF-R-22): tier 1/2 → +1, 1/3 and 1/4 → +0."""
+    return base + math.floor(2 * tier_value(tier))
 
 
 class Spec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -65,7 +78,7 @@ class CrewSpec(Spec, frozen=True):
 class ShipSpec(Spec, frozen=True):
     id: str
     side: str
-    tier: int
+    tier: int | str  # a whole tier, or "1/4", "1/3", "1/2" (SF-R-22)
     size: str
     speed: int
     maneuverability: str
@@ -85,6 +98,10 @@ class ShipSpec(Spec, frozen=True):
     @property
     def label(self) -> str:
         return self.name or self.id
+
+    def dc(self, base: int) -> int:
+        """A check's DC of ``base`` + 2 × this ship's tier (SF-R-22 for fractional tiers)."""
+        return tier_dc(base, self.tier)
 
     @property
     def max_shields(self) -> int:
@@ -147,7 +164,10 @@ def _ship(ship: ShipSpec, path: str, sides: tuple[str, ...]) -> None:  # noqa: C
         raise InvalidScenario(f"{path}.id", "a ship id is non-empty and has no '/' (seats are ship/crew)")
     if ship.side not in sides:
         raise InvalidScenario(f"{path}.side", f"unknown side {ship.side!r}")
-    if ship.tier < 0:
+    if isinstance(ship.tier, str) and ship.tier not in FRACTIONAL_TIERS:
+        raise InvalidScenario(f"{path}.tier", f"a whole number or one of {tuple(FRACTIONAL_TIERS)} (SF-R-22), "
+                                              f"not {ship.tier!r}")
+    if isinstance(ship.tier, int) and ship.tier < 0:
         raise InvalidScenario(f"{path}.tier", "must not be negative")
     if ship.size not in SIZES:
         raise InvalidScenario(f"{path}.size", f"unknown size {ship.size!r}; one of {tuple(SIZES)} (SF-GUN-7)")

@@ -22,6 +22,7 @@ class Crew(msgspec.Struct, frozen=True):
     ship: str
     role: str
     next_role: str | None = None  # a role change waiting for the next round (SF-ROLE-3)
+    role_requests: int = 0  # role change requests this round (SF-R-23 bounds them)
     acted: bool = False  # has taken its one action this round (SF-R-3)
     bonus: int = 0  # the captain's encouragement for the rest of the round (SF-R-4)
 
