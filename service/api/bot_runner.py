@@ -21,6 +21,7 @@ from service.events.application import GameService
 from service.events.bots import BotMove, bot_move, bots_of, find_bot
 from service.events.errors import InvalidRequest
 from service.events.reading import GameReader
+from service.events.storage_faults import StorageFull, StorageUnavailable
 
 from .broadcast import Broadcaster
 from .gate import Gate
@@ -151,6 +152,9 @@ class BotRunner:
         try:
             move: BotMove = await bot_move(self.service, self.reader, game_id, placed.seat, placed.instance,
                                            self._submit)
+        except (StorageUnavailable, StorageFull):  # not the bot's defect (logged by the store): try again later
+            placed.state = "waiting"
+            return "wait"
         except Exception as exc:  # a bot defect must not leave its opponent waiting: show it, play on
             log.exception("bot %s in seat %s of game %s failed", placed.bot, placed.seat, game_id)
             placed.error = f"{type(exc).__name__}: {exc}"

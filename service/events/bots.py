@@ -155,7 +155,8 @@ async def bot_move(service: GameService, reader: GameReader, game_id: str, seat_
             refused.append(f"malformed: {exc.detail}")
             continue
         except AppError as exc:
-            if exc.status == 429:  # over a rate limit: look again at the next change or heartbeat
+            if exc.status in (429, 503, 507):  # over a rate limit, or the storage away or full (logged
+                # there): look again at the next change or heartbeat
                 return BotMove("wait", refused=tuple(refused))
             raise
         return BotMove("acted", command, tuple(refused))

@@ -154,3 +154,27 @@ def test_an_unconverted_driver_error_is_still_the_storage_problem(sqlite_url):
         app.state.store._run = broken
         r = c.get(f"/v1/games/{game['game_id']}/events")
         assert r.status_code == 503 and r.headers["retry-after"] == "1", r.text
+
+
+@pytest.mark.asyncio
+async def test_a_bot_waits_out_the_storage_instead_of_failing(sqlite_url):
+    """A bot whose move cannot read or write (the database away) waits and tries again later: it is not
+    marked failed, and no traceback is logged for it."""
+    import httpx
+
+    app = create_app(Settings(database_url=sqlite_url))
+    async with app.router.lifespan_context(app):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://salvo") as client:
+            game = (await client.post("/v1/games", json={"ruleset": "tiny", "scenario": "long"})).json()
+            gid = game["game_id"]
+            r = await client.post(f"/v1/games/{gid}/bots", json={"seat": "blue", "bot": "random"},
+                                  headers={"Authorization": f"Bearer {game['umpire_token']}"})
+            assert r.status_code == 201, r.text
+            runner = app.state.bot_runner
+            placed = runner.seats[gid]["blue"]
+            app.state.service.heads.forget(gid)
+            store = app.state.store
+            failing = _failing(psycopg.OperationalError("connection failed: Connection refused"))
+            store.snapshot = store.read_events = store.head = store.game = failing
+            assert await runner._move(gid, placed) == "wait"
+            assert placed.state == "waiting" and placed.error is None
