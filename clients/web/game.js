@@ -3,12 +3,12 @@
 // options and forms; a view without one (a ruleset whose drawing has not landed) falls back to the
 // older per-ruleset renderers.
 import { el, clear, fill, humanize } from "./dom.js";
-import { GameStream } from "./api.js";
+import { Api, GameStream } from "./api.js";
 import { renderCommands, labelCommand } from "./commands.js";
 import { renderGsc2, gsc2Pieces } from "./table-gsc2.js";
 import { renderHex, hexPieces, hexItems } from "./hexmap.js";
 import { renderStarmap } from "./starmap.js";
-import { battleList, campaignLink } from "./linked.js";
+import { battleList, battleOrders, campaignLink } from "./linked.js";
 import { confirmFirst, linkedBattles, treasuryLine } from "./ftcampaign-ui.js";
 import { renderPanel } from "./panel.js";
 import { seatShipId, starfinderToAct } from "./starfinder-ui.js";
@@ -21,6 +21,7 @@ import { disputesBlock } from "./disputes.js";
 import { drawnSheet } from "./sheet.js";
 import { hexCentre } from "./geometry.js";
 import { focusKey, keyboardPieces, restoreFocus } from "./focus.js";
+import { pageUrl } from "./links.js";
 
 /** @typedef {import("../types/salvo").GameSummary} GameSummary */
 /** @typedef {import("../types/salvo").Envelope} Envelope */
@@ -30,7 +31,6 @@ import { focusKey, keyboardPieces, restoreFocus } from "./focus.js";
 /** @typedef {import("../types/salvo").Drawing} Drawing */
 /** @typedef {import("../types/salvo").Piece} Piece */
 /** @typedef {import("../types/salvo").Point2} Point2 */
-/** @typedef {import("./api.js").Api} Api */
 /** @typedef {import("./api.js").ProblemLike} ProblemLike */
 /** @typedef {import("./hexmap.js").MapCtx} MapCtx */
 /** @typedef {import("./focus.js").FocusKey} FocusKey */
@@ -85,13 +85,21 @@ const typing = (/** @type {Element | null} */ t) => t && (t.closest("input, sele
 
 export class GameView {
   /** @param {HTMLElement} root @param {Api} api @param {string} gameId @param {string | null} token
-   * @param {{onLeave: () => void}} how */
-  constructor(root, api, gameId, token, { onLeave }) {
+   * @param {{onLeave: () => void, tokens?: string[]}} how tokens: every seat this person holds (token first) */
+  constructor(root, api, gameId, token, { onLeave, tokens = [] }) {
     this.root = root;
     this.api = api;
     this.gameId = gameId;
     this.token = token;
     this.onLeave = onLeave;
+    /** every seat held in this page (one person playing a crew or a side), the one on screen among them */
+    this.tokens = [...new Set([token, ...tokens].filter(Boolean))];
+    /** @type {Map<string, string>} token -> its viewer ("seat:sunrise/pilot"), read once at the start */
+    this.seatNames = new Map();
+    /** whether the page may bring up another seat once this one has nothing to do: not for a seat picked by
+     * hand until the rules have awaited it and it has acted (a player looking at the gunner stays there) */
+    this.mayFollow = true;
+    this.followedAt = -1; // the version the page last switched seats by itself at (once per version: no ping-pong)
     /** @type {Envelope[]} */
     this.events = [];
     /** @type {GameSummary | null} */
@@ -210,7 +218,9 @@ export class GameView {
     // a rewind, told to every seat (and spectators) with the umpire's reason, above whichever tab is open
     this.rewindNote = el("p", { id: "rewind-note", class: "note rewind-note", role: "status", hidden: true });
     this.sections.replay.append(this.disputes, this.replayBox);
-    const panel = this.panel = el("aside", { class: "panel", "aria-label": "Orders and details" }, this.rewindNote, this.tabs, ...Object.values(this.sections));
+    // one person's seats: which is on screen, which must act (the page follows the one that must act)
+    this.seatBar = el("nav", { id: "seat-switch", class: "seat-switch", "aria-label": "Your seats", hidden: this.tokens.length < 2 });
+    const panel = this.panel = el("aside", { class: "panel", "aria-label": "Orders and details" }, this.seatBar, this.rewindNote, this.tabs, ...Object.values(this.sections));
     this.root.append(el("div", { class: "game" }, bar,
       el("main", { class: "battle" },
         el("div", { class: "board-col" }, this.mapBox, this.zoomCtl,
@@ -251,6 +261,7 @@ export class GameView {
   async start() {
     this.layout();
     try {
+      if (this.tokens.length > 1) await this.nameSeats();
       await this.refresh();
     } catch (err) {
       fill(this.root, el("section", { class: "card" }, el("h2", {}, "Cannot open this game"),
@@ -261,6 +272,17 @@ export class GameView {
     if (this.live && this.live.ruleset === "gsc2") {  // a campaign battle's game links back to its campaign
       campaignLink(this.api, this.gameId, this.token).then((a) => { if (a) this.bar.insertBefore(a, this.head); });
     }
+    this.openStream();
+  }
+
+  // Each held seat's name, from its own view (a token says nothing about its seat by itself).
+  async nameSeats() {
+    const views = await Promise.all(this.tokens.map((t) => new Api(t).game(this.gameId).catch(() => null)));
+    this.tokens.forEach((t, i) => { if (views[i]) this.seatNames.set(t, views[i].viewer); });
+    this.tokens = this.tokens.filter((t) => this.seatNames.has(t)); // a token the server does not know holds no seat
+  }
+
+  openStream() {
     this.stream = new GameStream(this.gameId, this.token, {
       onEvent: (env) => { this.events.push(env); this.scheduleRefresh(); },
       // also sent live after a step hidden from this viewer (a sealed order): the view and options move on
@@ -269,6 +291,68 @@ export class GameView {
       onError: (m) => this.showRejection({ title: m.title || "Stream error", message: m.detail || "" }),
     });
     this.stream.open();
+  }
+
+  // Another of this person's seats on screen: its own stream (what it may see), view, options and drafts.
+  /** @param {string} token @param {string} [why] said in the flash line (a switch the page made itself) */
+  async switchSeat(token, why = "") {
+    if (token === this.token || this.switching || !this.tokens.includes(token)) return;
+    this.switching = true;
+    if (this.stream) this.stream.close();
+    clearTimeout(this.refreshTimer);
+    this.token = token;
+    this.api.token = token;
+    this.events = [];
+    this.logSeq = 0;
+    clear(this.log);
+    this.selected = null;
+    this.tray = null;
+    this.confirming = null;
+    this.drafts = new Drafts();
+    this.at = null;
+    this.replayKey = "";
+    this.rejection.hidden = true;
+    // the link keeps every seat, this one first: a reload (or a bookmark) opens it again
+    history.replaceState(history.state, "", pageUrl(this.gameId, [token, ...this.tokens.filter((t) => t !== token)]));
+    this.flash.textContent = why;
+    try {
+      await this.refresh();
+    } catch (err) { this.showRejection(err); }
+    finally { this.switching = false; }
+    this.openStream();
+  }
+
+  // The seat on screen has nothing to do: another held seat that must act comes up by itself.
+  followActing() {
+    const live = this.live;
+    const draw = live && live.state && live.state.draw;
+    if (this.tokens.length < 2 || this.at != null || !draw || live.over) return false;
+    // busy: the rules await this seat (an order it may give any time, a role change, does not hold the page)
+    const busy = draw.status.you ? draw.status.you.must_act : this.labelled.length || this.forms.length;
+    if (busy) this.mayFollow = true;
+    if (busy || !this.mayFollow || live.version === this.followedAt) return false;
+    const acting = new Set((draw.status.seats || []).filter((x) => x.must_act).map((x) => `seat:${x.seat}`));
+    const next = this.tokens.find((t) => t !== this.token && acting.has(this.seatNames.get(t) || ""));
+    if (!next) return false;
+    this.followedAt = live.version;
+    this.switchSeat(next, `Now playing ${seatLabel(this.seatNames.get(next))}: it must act.`);
+    return true;
+  }
+
+  renderSeats() {
+    if (this.tokens.length < 2) return;
+    const draw = this.live && this.live.state && this.live.state.draw;
+    const acting = new Set(((draw && draw.status.seats) || []).filter((x) => x.must_act).map((x) => `seat:${x.seat}`));
+    const labels = shortLabels(this.tokens.map((t) => this.seatNames.get(t) || ""));
+    fill(this.seatBar, el("span", { class: "muted small" }, "Your seats:"),
+      ...this.tokens.map((t, i) => {
+        const name = this.seatNames.get(t) || "";
+        const must = acting.has(name);
+        return el("button", { type: "button", class: `seat-pick${must ? " acting" : ""}`, "aria-pressed": String(t === this.token),
+          dataset: { seat: name.replace(/^seat:/, "") }, title: must ? `${name}: must act` : name,
+          onclick: () => { this.mayFollow = t === this.token ? this.mayFollow : false; this.switchSeat(t); } },
+        labels[i], must ? el("span", { class: "must" }, " • to act") : null);
+      }));
   }
 
   stop() {
@@ -285,16 +369,19 @@ export class GameView {
   async refresh() {
     /** @type {{options: Option[], forms: Form[]}} */
     const none = { options: [], forms: [] };
+    const token = this.token;
     const [summary, options] = await Promise.all([
       this.api.game(this.gameId),
       this.token ? this.api.options(this.gameId).catch(() => none) : Promise.resolve(none),
     ]);
+    if (token !== this.token) return; // another seat came up meanwhile: these were the old seat's
     this.live = summary;
     this.labelled = options.options || [];
     this.options = this.labelled.map((o) => o.command);
     this.forms = options.forms || [];
     this.drafts.update(this.forms);
     if (this.at == null) this.shown = summary;
+    if (!this.switching && this.followActing()) return;
     if (this.selected == null) this.pickDefault();
     this.render();
   }
@@ -531,6 +618,7 @@ export class GameView {
     }
     this.zoomCtl.hidden = kind === "generic";
     this.renderHeader(s, view, kind);
+    this.renderSeats();
 
     renderTimeline(this.timeline, {
       version: this.version(), at: this.at, events: this.events, turn: s.turn, phase: s.phase,
@@ -603,6 +691,7 @@ export class GameView {
     /** @type {(HTMLElement | null)[]} */
     const parts = [note ? el("p", { class: "note" }, note) : null, this.token ? treasuryLine(liveView) : null];
     if (this.token && live && this.confirming) parts.push(this.confirmBox(this.confirming));
+    if (this.token && live) parts.push(battleOrders(liveView, this.token, { umpire: s.viewer === "umpire", disabled, onStart: (b) => this.startBattle(b) }));
     if (this.token && live) {
       parts.push(...this.forms.map((form) => formBlock(this.drafts, form, {
         selected: this.selected, disabled,
@@ -737,6 +826,25 @@ export class GameView {
       el("button", { type: "button", id: "confirm-no", class: "cmd", onclick: close }, "Cancel"));
   }
 
+  // The umpire fights a campaign battle as a linked tactical game (FTC-ARR-8); the campaign's event names it.
+  /** @param {string} battle */
+  async startBattle(battle) {
+    if (this.sending) return;
+    this.sending = true;
+    this.rejection.hidden = true;
+    this.flash.textContent = `Starting battle ${battle}…`;
+    try {
+      await this.api.request("POST", `/v1/games/${encodeURIComponent(this.gameId)}/battles/${encodeURIComponent(battle)}/tactical`);
+      this.flash.textContent = `✓ Battle ${battle} is on the table: its players open it from the campaign.`;
+    } catch (err) {
+      this.flash.textContent = "";
+      this.showRejection(err);
+    } finally {
+      this.sending = false;
+    }
+    await this.refresh().catch((err) => this.showRejection(err));
+  }
+
   /** @param {Command} cmd @param {string | null} [label] @returns {Promise<boolean>} */
   async send(cmd, label = null) {
     if (this.sending) return false;
@@ -763,6 +871,18 @@ export class GameView {
     await this.refresh().catch((err) => this.showRejection(err));
     return ok;
   }
+}
+
+// "seat:sunrise/pilot" -> "sunrise pilot"
+/** @param {string | undefined} viewer */
+function seatLabel(viewer) { return humanize(String(viewer || "").replace(/^seat:/, "").replace("/", " ")); }
+
+// A crew's seats by their roles alone when they share a ship (five buttons fit a phone's width).
+/** @param {string[]} names viewers */
+function shortLabels(names) {
+  const ships = new Set(names.map((n) => n.replace(/^seat:/, "").split("/")[0]));
+  return ships.size === 1 && names.every((n) => n.includes("/"))
+    ? names.map((n) => humanize(n.split("/").slice(1).join(" "))) : names.map(seatLabel);
 }
 
 /** @param {Envelope} e */

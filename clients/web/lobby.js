@@ -55,15 +55,31 @@ function botButton(gameId, seat, token) {
   return btn;
 }
 
+// Seats "ship/role" (a Starfinder crew) grouped by what comes before the slash: one person may play them all.
+/** @param {Record<string, string>} seats @returns {[string, string[]][]} group -> its tokens, groups of 2+ only */
+export function seatGroups(seats) {
+  /** @type {Map<string, string[]>} */
+  const groups = new Map();
+  for (const [seat, token] of Object.entries(seats)) {
+    if (!seat.includes("/")) continue;
+    const g = seat.split("/")[0];
+    groups.set(g, [...(groups.get(g) || []), token]);
+  }
+  return [...groups].filter(([, tokens]) => tokens.length > 1);
+}
+
 /** @param {Seats} created */
 export function gameLinks(created) {
   const id = created.game_id;
+  const seats = created.seats || {};
   return el("ul", { class: "links" },
-    ...Object.entries(created.seats || {}).map(([seat, token]) => {
+    ...Object.entries(seats).map(([seat, token]) => {
       const row = linkRow(`Seat ${seat}`, pageUrl(id, token), `seat:${seat}`);
       row.append(botButton(id, seat, token));
       return row;
     }),
+    // one link holding several seats: the page switches between them (to whichever must act)
+    ...seatGroups(seats).map(([group, tokens]) => linkRow(`Every ${group} seat (one player)`, pageUrl(id, tokens), `group:${group}`)),
     created.umpire_token ? linkRow("Umpire", pageUrl(id, created.umpire_token), "umpire") : null,
     linkRow("Spectators", pageUrl(id, null), "spectator"));
 }
@@ -73,17 +89,19 @@ export function gameLinks(created) {
 export function parseJoin(text, token) {
   const s = String(text || "").trim();
   let game = s, tok = String(token || "").trim() || null;
+  /** @type {string[]} */
+  let tokens = tok ? [tok] : [];
   try {
-    const link = readLink(s); // a pasted page link: its token in the fragment (or an old link's query)
+    const link = readLink(s); // a pasted page link: its tokens in the fragment (or an old link's query)
     if (link.game) {
       game = link.game;
-      tok = tok || link.token;
+      if (!tok) { tok = link.token; tokens = link.tokens; }
     }
   } catch { /* a bare id */ }
-  return { game, token: tok };
+  return { game, token: tok, tokens };
 }
 
-/** @param {HTMLElement} root @param {Api} api @param {{onJoin: (game: string, token: string | null) => void}} how */
+/** @param {HTMLElement} root @param {Api} api @param {{onJoin: (game: string, token: string | string[] | null) => void}} how */
 export async function renderLobby(root, api, { onJoin }) {
   clear(root);
   const status = el("p", { class: "muted" }, "Loading rulesets…");
@@ -101,8 +119,8 @@ export async function renderLobby(root, api, { onJoin }) {
   const join = el("section", { class: "card" }, el("h2", {}, "Join a game"), joinInput, tokenInput, joinBtn,
     el("p", { class: "muted" }, "A seat token plays that seat; the umpire token sees everything; no token watches as a spectator."));
   joinBtn.addEventListener("click", () => {
-    const { game, token } = parseJoin(joinInput.value, tokenInput.value);
-    if (game) onJoin(game, token);
+    const { game, tokens } = parseJoin(joinInput.value, tokenInput.value);
+    if (game) onJoin(game, tokens);
   });
 
   const rec = recent();
