@@ -1,4 +1,5 @@
-# Installs the pinned JavaScript tools (clients/package-lock.json: axe-core, typescript, openapi-typescript).
+# Installs the pinned JavaScript tools (clients/package-lock.json: axe-core, typescript, openapi-typescript, openapi-fetch,
+# @redocly/cli, @asyncapi/parser).
 if command -v npm >/dev/null 2>&1; then
   lock_stamp=clients/node_modules/.salvo-lock-$(sha256sum clients/package-lock.json | cut -c1-16)
   if [ ! -f "$lock_stamp" ]; then
