@@ -6,10 +6,12 @@ screen until the game moves on; a role change asked for is not offered again whi
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs, urlsplit
+
 import httpx
 
 from tests.web.driver import Seat
-from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console, page_url
+from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console, create_in_lobby, page_url
 
 ROLE_GROUP = {"captain": "captain", "engineer": "engineering", "science": "science", "gunner": "fire",
               "gunner-2": "fire", "pilot": "move"}
@@ -56,11 +58,16 @@ def _act(seat: Seat, role: str) -> tuple[int, str]:
 def test_a_starfinder_duel_two_people_one_tab_per_ship(browser, server):
     """SF-ROLE-2: every crew role of both ships acts in its phase, from two pages only (one per ship)."""
     console = Console()
-    created = httpx.post(server.url + "/v1/games", json={"ruleset": "starfinder", "scenario": "duel"},
-                         timeout=30).json()
     desk = browser.new_context(viewport=DESKTOP)
     phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
     try:
+        lobby = console.watch(desk.new_page(), "lobby")  # the lobby hands out one link per ship's crew
+        links = create_in_lobby(lobby, server.url, "starfinder", "duel")
+        assert {"group:sunrise", "group:ashen"} <= set(links), set(links)
+        created = {"game_id": parse_qs(urlsplit(links["group:sunrise"]).query)["game"][0],
+                   "seats": {r.removeprefix("seat:"): parse_qs(urlsplit(u).fragment)["token"][0]
+                             for r, u in links.items() if r.startswith("seat:")}}
+        assert links["group:ashen"] == _crew_link(server, created, "ashen")
         people = [_open_crew(console, desk, server, created, "sunrise", touch=False),
                   _open_crew(console, phone, server, created, "ashen", touch=True)]
         for p in people:  # five seats in the switcher, the page's link keeping all five
