@@ -7,20 +7,39 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from service.events.outbox import Outbox
 from service.events.players import Players
+from service.events.subscriptions import Subscriptions
+from service.events.watchers import Watchers
 
-from .routes import players
+from .notifier import Notifier
+from .routes import players, subscriptions
+from .webhooks import AllowList
 
 
 def install(app: FastAPI) -> None:
     app.include_router(players.router)
+    app.include_router(subscriptions.router)
+    app.state.webhook_allow = AllowList.parse(app.state.settings.webhook_allow)
 
 
 async def start(app: FastAPI, store: Any, service: Any) -> None:
     """On start-up, once the store and the service exist."""
+    settings = app.state.settings
     app.state.players = Players(store.engine)
     service.tokens.personal = app.state.players.viewer_in  # a personal key acts for its player's claim
+    app.state.subscriptions = Subscriptions(store.engine)
+    watchers = app.state.watchers = Watchers(store.engine)
+    await watchers.refresh()
+    service.commands.writer.notices = watchers  # commands of watched games write their notifications
+    notifier = app.state.notifier = Notifier(Outbox(store.engine), watchers, app.state.webhook_allow,
+                                             settings.webhook_timeout, settings.notify_poll_seconds)
+    watchers.wake = notifier.wake
+    notifier.start()
 
 
 async def stop(app: FastAPI) -> None:
     """On shutdown, before the store closes."""
+    notifier = getattr(app.state, "notifier", None)
+    if notifier is not None:
+        await notifier.close()

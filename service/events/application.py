@@ -143,7 +143,11 @@ class GameService:
             await self.commands.quiesce(game_id)  # its commands in flight land first: rows follow theirs
             head = await self.heads.get_locked(game_id)
             rows = await build(head)
-            await self.store.write(WriteBatch(game_id=game_id, events=rows))
+            batch = WriteBatch(game_id=game_id, events=rows)
+            notices = self.commands.writer.notices
+            if notices is not None and game_id in notices.games:  # a rewind's notifications, in its transaction
+                batch.outbox = notices.rewind_rows(head, rows)
+            await self.store.write(batch)
             self.heads.forget(game_id)
             return await self.heads.load(game_id)
 

@@ -55,6 +55,9 @@ class CommandWriter:
     snapshot_every: int
     # frames for the live streams, or None when nobody publishes them
     frames: Callable[[GameHead, list[FreshEvent]], FrameItems] | None = None
+    # the games someone watches and the notifications a command writes for them (watchers.Watchers);
+    # a game nobody watches pays one dict lookup
+    notices: Any = None
 
     def decide_now(
         self,
@@ -162,6 +165,9 @@ class CommandWriter:
         new_seq = seq
         body = result_body(new_seq, visible)
         batch = WriteBatch(game_id, rows, seeds=new_seeds)
+        notices = self.notices
+        if notices is not None and game_id in notices.games:  # notified in the events' own transaction
+            batch.outbox = notices.command_rows(head, state, actor, new_seq)
         if idempotency_key:
             batch.idempotency = {"game_id": game_id, "key": idempotency_key,
                                  "request_hash": request_hash, "status": 201, "response": body}

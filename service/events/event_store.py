@@ -39,6 +39,9 @@ class WriteBatch(msgspec.Struct):
     # more snapshots along the events of a created game that inherits a log (an import, a fork): its first
     # load folds from the last of them, not from the start (the command path sets ``snapshot`` alone)
     snapshots: list[dict[str, Any]] = []
+    # notifications caused by these events (watchers.py): written in the same transaction, delivered later
+    # by the notifier from the outbox; only a game someone watches has any
+    outbox: list[dict[str, Any]] = []
     # the batch of the same game this one was decided on top of while it was still being committed;
     # the store writes this one only if that one was written
     follows: WriteBatch | None = None

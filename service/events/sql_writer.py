@@ -34,7 +34,7 @@ from sqlalchemy import Engine
 
 from .event_store import Conflict, WriteBatch, predecessor_failure
 from .storage_faults import FAULTS, as_storage_error
-from .tables import EVENTS, GAMES, IDEMPOTENCY, SEATS, SEEDS, SNAPSHOTS
+from .tables import EVENTS, GAMES, IDEMPOTENCY, OUTBOX, SEATS, SEEDS, SNAPSHOTS
 
 log = logging.getLogger(__name__)
 
@@ -412,8 +412,8 @@ class GroupWriter:
                 connection.close()  # back to the pool (which rolls back nothing: no transaction is open)
 
 
-_GAMES, _SEATS, _SEEDS, _EVENTS, _IDEMPOTENCY, _SNAPSHOTS = (
-    t.name for t in (GAMES, SEATS, SEEDS, EVENTS, IDEMPOTENCY, SNAPSHOTS))
+_GAMES, _SEATS, _SEEDS, _EVENTS, _IDEMPOTENCY, _SNAPSHOTS, _OUTBOX = (
+    t.name for t in (GAMES, SEATS, SEEDS, EVENTS, IDEMPOTENCY, SNAPSHOTS, OUTBOX))
 
 
 def _rows_by_table(batches: list[WriteBatch]) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -425,6 +425,7 @@ def _rows_by_table(batches: list[WriteBatch]) -> list[tuple[str, list[dict[str, 
     events: list[dict[str, Any]] = []
     idempotency: list[dict[str, Any]] = []
     snapshots: list[dict[str, Any]] = []
+    outbox: list[dict[str, Any]] = []
     for b in batches:  # one pass (not six comprehensions over the group); most batches carry events alone
         if b.game is not None:
             games.append(b.game)
@@ -439,8 +440,10 @@ def _rows_by_table(batches: list[WriteBatch]) -> list[tuple[str, list[dict[str, 
             snapshots.append(b.snapshot)
         if b.snapshots:
             snapshots += b.snapshots
+        if b.outbox:  # notifications (watchers.py): in the transaction of the events that cause them
+            outbox += b.outbox
     tables = ((_GAMES, games), (_SEATS, seats), (_SEEDS, seeds), (_EVENTS, events), (_IDEMPOTENCY, idempotency),
-              (_SNAPSHOTS, snapshots))
+              (_SNAPSHOTS, snapshots), (_OUTBOX, outbox))
     return [(name, rows) for name, rows in tables if rows]
 
 
@@ -460,6 +463,8 @@ def _rows_of(b: WriteBatch) -> list[tuple[str, list[dict[str, Any]]]]:
         tables.append((_SNAPSHOTS, [b.snapshot]))
     elif b.snapshots:  # a created game's (which has no ``snapshot``)
         tables.append((_SNAPSHOTS, b.snapshots))
+    if b.outbox:  # notifications (watchers.py): in the transaction of the events that cause them
+        tables.append((_OUTBOX, b.outbox))
     return tables
 
 

@@ -87,7 +87,7 @@ async def post_seat(request: Request, authorization: AuthorizationHeader = None)
     except Unauthorized:
         request.app.state.gate.limits.authentication_failed(client_address(request))
         raise
-    players_changed(request, player)
+    await players_changed(request)
     return MsgspecResponse(claim, status_code=201)
 
 
@@ -95,7 +95,7 @@ async def post_seat(request: Request, authorization: AuthorizationHeader = None)
 async def delete_seat(game_id: str, request: Request, authorization: AuthorizationHeader = None) -> Response:
     player = await player_id(request, authorization)
     await players_of(request).release(player, game_id)
-    players_changed(request, player)
+    await players_changed(request)
     return Response(status_code=204)
 
 
@@ -119,8 +119,8 @@ async def post_seen(game_id: str, request: Request, service: ServiceDep,
     return Response(status_code=204)
 
 
-def players_changed(request: Request, player: str) -> None:
-    """A claim came or went: the notifications' index of watched games follows (when notifications run)."""
+async def players_changed(request: Request) -> None:
+    """A claim came or went: the notifications' index of watched games follows."""
     watchers = getattr(request.app.state, "watchers", None)
     if watchers is not None:
-        watchers.refresh_soon()
+        await watchers.refresh()
