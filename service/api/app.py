@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from starlette.responses import Response
 
 from service.events.application import GameService
+from service.events.deadlines import Deadlines
 from service.events.linked_battles import LinkedBattles
 from service.events.reading import GameReader
 from service.events.signing import load_keyring
@@ -28,7 +29,7 @@ from .metrics import CONTENT_TYPE_LATEST, Metrics
 from .ratelimit import RateLimits
 from .rawsocket import RawSocketMiddleware
 from .readiness import readiness
-from .routes import battles, bots, games, keys, problem_pages, replay, rulesets, stream, talk
+from .routes import battles, bots, deadlines, games, keys, problem_pages, replay, rulesets, stream, talk
 from .security import SecurityHeaders, install_cors
 from .spectator_chat import SpectatorChat
 
@@ -148,11 +149,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # waits on (or fails with) a game's head; each unsettled battle loads only its own heads
         reconciling = asyncio.get_running_loop().create_task(app.state.linked.reconcile())
         await app.state.bot_runner.resume()  # bot seats the logs hold (docs/bots.md)
+        app.state.deadlines = Deadlines(service, store.engine)  # issue 39: durable timers beside the log
+        app.state.deadlines.start(settings.deadline_tick_seconds)
         await player_wiring.start(app, store, service)  # players, notifications (issue 40)
         try:
             yield
         finally:
             reconciling.cancel()
+            await app.state.deadlines.close()
             await player_wiring.stop(app)
             await close_streams(app)
             await app.state.bot_runner.close()
@@ -178,6 +182,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(keys.router)
     app.include_router(games.router)
     app.include_router(bots.router)
+    app.include_router(deadlines.router)  # deadlines (issue 39)
     app.include_router(talk.router)  # table talk and the spectators' channel (issue 39)
     app.state.talk_limits = talk.TalkLimits(settings.rate_messages_per_token,
                                             settings.rate_spectator_messages_per_address)

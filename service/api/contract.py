@@ -57,6 +57,26 @@ class GameView(msgspec.Struct):
     draw: Drawing | None  # None only for a ruleset that does not draw yet
 
 
+class Deadline(msgspec.Struct):
+    """A game's deadline (issue 39): its rule, the point (turn, and phase per phase) it runs for, when it
+    falls (UTC) and the seconds left (null: nothing pending: the game is over, or the command was refused)."""
+
+    per: str  # "phase" | "turn"
+    seconds: int
+    command: dict[str, Any]  # appended as the umpire when it passes
+    turn: int | None
+    phase: str | None
+    due_at: str | None
+    seconds_left: float | None
+
+
+class DeadlineState(msgspec.Struct):
+    """The game's deadline (null: it has none)."""
+
+    game_id: str
+    deadline: Deadline | None
+
+
 class GameSummary(msgspec.Struct, kw_only=True):
     game_id: str
     ruleset: str
@@ -70,6 +90,7 @@ class GameSummary(msgspec.Struct, kw_only=True):
     over: bool
     unverified: str | None  # an imported game (or a fork of one) whose origin could not be verified: why
     state: GameView
+    deadline: Deadline | None = None  # the game's deadline now (null: none, or a past point ?at=)
 
 
 class CommandAccepted(msgspec.Struct):

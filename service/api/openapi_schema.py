@@ -25,11 +25,12 @@ from . import openapi_shapes as shapes
 from .examples import PROBLEM_EXAMPLES, REQUEST_EXAMPLES, RESPONSE_EXAMPLES
 from .routes import talk
 from .routes.bots import SeatBot
+from .routes.deadlines import DeadlineRequest
 from .routes.games import CreateGame
 from .routes.replay import RewindRequest
 
 REF = "#/components/schemas/{name}"
-TALK_REQUESTS = [talk.PostMessage, talk.PostSpectatorMessage]
+TALK_REQUESTS = [talk.PostMessage, talk.PostSpectatorMessage, DeadlineRequest]  # issue 39's bodies
 PROBLEM = "application/problem+json"
 
 
@@ -73,6 +74,8 @@ OPERATIONS: dict[str, Op] = {
     "get_messages": Op(200, talk.MessageList, (*READ, 422)),
     "post_spectator_message": Op(201, talk.SpectatorMessage, (401, 403, 404, 413, 422, 429)),
     "get_spectator_messages": Op(200, talk.SpectatorMessageList, (401, 403, 404, 422, 429)),
+    "get_deadline": Op(200, c.DeadlineState, READ),
+    "put_deadline": Op(200, c.DeadlineState, (401, 403, 404, 413, 422, 429)),
 }
 DESCRIPTIONS = {
     401: "the token opens no seat of this game",

@@ -42,8 +42,8 @@ class DeadlineSet(Event, frozen=True, tag="deadline.set", omit_defaults=True):
 class DeadlinePassed(Event, frozen=True, tag="deadline.passed"):
     """A deadline passed: the service appends ``command`` (as the umpire) right after this event.
 
-    ``due_at`` is when the deadline fell (UTC, ISO 8601); ``turn`` and ``phase`` the point it was set for
-    (``phase`` empty for a deadline per turn)."""
+    ``due_at`` is when the deadline fell (UTC, ISO 8601); ``turn`` and ``phase`` the game's clock when it
+    fired (a deadline per turn forces each phase left in its turn, one of these each)."""
 
     turn: int
     phase: str

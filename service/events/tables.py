@@ -168,3 +168,21 @@ OUTBOX = Table(
     Column("last_error", Text, nullable=True),
     Index("ix_outbox_pending", "next_attempt", sqlite_where=OUTBOX_PENDING, postgresql_where=OUTBOX_PENDING),
 )
+# Deadlines (service/events/deadlines.py; migration 0006): one row per game with deadlines, the clock point
+# its current deadline is for and when it falls. The scheduler claims a due row with a row lock (FOR UPDATE
+# SKIP LOCKED) on PostgreSQL or a lease on SQLite, so one process fires it.
+DEADLINES = Table(
+    "deadlines",
+    METADATA,
+    Column("game_id", String, primary_key=True),
+    Column("per", String, nullable=False),  # "phase" | "turn"
+    Column("seconds", Integer, nullable=False),
+    Column("command", Text, nullable=False),  # the command appended as the umpire when it passes (JSON)
+    Column("turn", Integer, nullable=True),  # the point the deadline is for (phase "" per turn)
+    Column("phase", String, nullable=True),
+    Column("due_at", BigInteger, nullable=True),  # epoch ms; None: nothing pending
+    Column("checked_seq", Integer, nullable=False, server_default="0"),  # the log's seq last looked at
+    Column("lease_until", BigInteger, nullable=True),  # epoch ms: a process is firing it until then (SQLite)
+    Column("fired", Integer, nullable=False, server_default="0"),  # how many times a deadline fired
+    Index("ix_deadlines_due", "due_at"),
+)

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import msgspec
 from fastapi import APIRouter, Path, Query, Request
 
+from service.events.deadlines import rule_from_options
 from service.events.errors import InvalidRequest
 from service.events.inputs import INT64_MAX
 from service.events.reading import TURN_STEPS
@@ -14,6 +15,7 @@ from service.events.reading import TURN_STEPS
 from ..bodies import created_body, decode_body
 from ..deps import GateDep, ReaderDep, ServiceDep, ViewerDep, bearer, client_address
 from ..jsonresponse import MsgspecResponse
+from .deadlines import deadline_of, deadlines
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
 
@@ -34,15 +36,21 @@ class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
 )
 async def create_game(request: Request, service: ServiceDep) -> MsgspecResponse:
     body = decode_body(await request.body(), CreateGame)
+    deadline = rule_from_options(body.ruleset, body.options)  # checked before the game exists (issue 39)
     created = await service.create_game(body.ruleset, body.scenario, body.options)
+    if deadline is not None and (scheduler := deadlines(request)) is not None:
+        await scheduler.install(created.game_id, deadline, await service.head(created.game_id))
     return MsgspecResponse(created_body(created), status_code=201)
 
 
 @router.get("/{game_id}", response_class=MsgspecResponse, summary="The caller's view of the game, now or at a seq")
 async def get_game(
-    game_id: str, viewer: ViewerDep, reader: ReaderDep, at: Annotated[int | None, Query(ge=0, le=INT64_MAX)] = None
+    game_id: str, request: Request, viewer: ViewerDep, reader: ReaderDep,
+    at: Annotated[int | None, Query(ge=0, le=INT64_MAX)] = None,
 ) -> MsgspecResponse:
-    return MsgspecResponse(await reader.summary(game_id, viewer, at))
+    summary = await reader.summary(game_id, viewer, at)
+    summary["deadline"] = await deadline_of(request, game_id) if at is None else None  # the time left now
+    return MsgspecResponse(summary)
 
 
 COMMAND_HEADERS = [
