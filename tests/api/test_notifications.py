@@ -5,6 +5,7 @@ game ended, a rewind; never anything the seat may not see."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -26,7 +27,12 @@ NOTICE_KEYS = set(Notice.__struct_fields__)
 
 @pytest.fixture
 async def app_client(sqlite_url) -> AsyncIterator[httpx.AsyncClient]:
-    settings = Settings(database_url=sqlite_url, webhook_allow=("127.0.0.1",), notify_poll_seconds=0.05,
+    async for client in _app(sqlite_url):
+        yield client
+
+
+async def _app(database_url: str) -> AsyncIterator[httpx.AsyncClient]:
+    settings = Settings(database_url=database_url, webhook_allow=("127.0.0.1",), notify_poll_seconds=0.05,
                         webhook_timeout=1.0)
     app = create_app(settings)
     async with app.router.lifespan_context(app):
@@ -54,8 +60,15 @@ async def _subscribe(api: httpx.AsyncClient, player: dict[str, Any], url: str, *
     return r.json()
 
 
-async def test_b_move_reaches_a_webhook_signed_with_one_idempotency_key(app_client, receiver):
-    api = app_client
+@pytest.fixture
+async def any_backend(database_url) -> AsyncIterator[httpx.AsyncClient]:
+    async for client in _app(database_url):
+        yield client
+
+
+async def test_b_move_reaches_a_webhook_signed_with_one_idempotency_key(any_backend, receiver):
+    """On SQLite and PostgreSQL (whose writer inserts the outbox rows as it inserts the events)."""
+    api = any_backend
     game = await new_game(api)
     a = await _player_with_seat(api, game["seats"]["red"])
     sub = await _subscribe(api, a, receiver.url)
@@ -71,8 +84,13 @@ async def test_b_move_reaches_a_webhook_signed_with_one_idempotency_key(app_clie
     assert notice["must_act"] is True and notice["why"] == "end phase" and notice["ruleset"] == "tiny"
     assert got.headers["idempotency-key"] == notice["id"] and got.headers["x-salvo-event"] == "your_turn"
     assert notice["version"] == (await api.get(f"/v1/games/{game['game_id']}")).json()["version"]
-    rows = await outbox_module.Outbox(api.app.state.store.engine).rows_of(sub["id"])  # type: ignore[attr-defined]
-    assert [(r.id, r.delivered_at is not None) for r in rows] == [(notice["id"], True)]
+    outbox = outbox_module.Outbox(api.app.state.store.engine)  # type: ignore[attr-defined]
+    for _ in range(500):  # the delivery is recorded once the receiver has answered
+        rows = await outbox.rows_of(sub["id"])
+        if rows[0].delivered_at is not None:
+            break
+        await asyncio.sleep(0.02)
+    assert [(r.id, r.delivered_at is not None, r.attempts) for r in rows] == [(notice["id"], True, 1)]
 
 
 async def test_chat_bodies_game_over_and_rewind_are_notified(app_client, receiver):
