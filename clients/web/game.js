@@ -22,6 +22,7 @@ import { drawnSheet } from "./sheet.js";
 import { hexCentre } from "./geometry.js";
 import { focusKey, keyboardPieces, restoreFocus } from "./focus.js";
 import { pageUrl } from "./links.js";
+import { TalkPanel } from "./talk.js";
 
 /** @typedef {import("../types/salvo").GameSummary} GameSummary */
 /** @typedef {import("../types/salvo").Envelope} Envelope */
@@ -221,6 +222,8 @@ export class GameView {
     // one person's seats: which is on screen, which must act (the page follows the one that must act)
     this.seatBar = el("nav", { id: "seat-switch", class: "seat-switch", "aria-label": "Your seats", hidden: this.tokens.length < 2 });
     const panel = this.panel = el("aside", { class: "panel", "aria-label": "Orders and details" }, this.seatBar, this.rewindNote, this.tabs, ...Object.values(this.sections));
+    this.talk = new TalkPanel(this.api, this.gameId, this.token); // table talk and the time left (issue 39)
+    panel.append(this.talk.root);
     this.root.append(el("div", { class: "game" }, bar,
       el("main", { class: "battle" },
         el("div", { class: "board-col" }, this.mapBox, this.zoomCtl,
@@ -356,6 +359,7 @@ export class GameView {
   }
 
   stop() {
+    if (this.talk) this.talk.stop();
     if (this.stream) this.stream.close();
     clearTimeout(this.refreshTimer);
     if (this.keys) document.removeEventListener("keydown", this.keys);
@@ -376,6 +380,7 @@ export class GameView {
     ]);
     if (token !== this.token) return; // another seat came up meanwhile: these were the old seat's
     this.live = summary;
+    if (this.talk) this.talk.update(summary);
     this.labelled = options.options || [];
     this.options = this.labelled.map((o) => o.command);
     this.forms = options.forms || [];
