@@ -22,6 +22,7 @@ from service.events.envelope import SERVICE_EVENT_TYPES, Envelope
 
 from . import contract as c
 from . import openapi_shapes as shapes
+from . import player_contract as pc
 from .examples import PROBLEM_EXAMPLES, REQUEST_EXAMPLES, RESPONSE_EXAMPLES
 from .routes import talk
 from .routes.bots import SeatBot
@@ -76,7 +77,32 @@ OPERATIONS: dict[str, Op] = {
     "get_spectator_messages": Op(200, talk.SpectatorMessageList, (401, 403, 404, 422, 429)),
     "get_deadline": Op(200, c.DeadlineState, READ),
     "put_deadline": Op(200, c.DeadlineState, (401, 403, 404, 413, 422, 429)),
+    # players and notifications (issue 40): the bearer is a personal key (pk_…); 429: failed authentications
+    # (and POST /v1/players: players created per address, SALVO_RATE_PLAYERS_PER_ADDRESS)
+    "create_player": Op(201, pc.PersonalKey, (413, 422, 429), token=False, request=pc.NewPlayer),
+    "get_me": Op(200, pc.PlayerInfo, (401, 413, 429)),
+    "post_key": Op(201, pc.PersonalKey, (401, 413, 422, 429), request=pc.NewPlayer),
+    "delete_key": Op(204, None, (401, 404, 429)),
+    "post_seat": Op(201, pc.Claim, (401, 413, 422, 429), request=pc.ClaimSeat),
+    "delete_seat": Op(204, None, (401, 404, 429)),
+    "get_my_games": Op(200, pc.MyGames, (401, 404, 429)),
+    "post_seen": Op(204, None, (401, 404, 413, 422, 429), request=pc.MarkSeen),
+    "post_subscription": Op(201, pc.Subscription, (401, 413, 422, 429), request=pc.NewSubscription),
+    "get_subscriptions": Op(200, pc.SubscriptionList, (401, 429)),
+    "delete_subscription": Op(204, None, (401, 404, 429)),
+    "resume_subscription": Op(200, pc.Subscription, (401, 404, 429)),
 }
+PLAYER_BODIES = [pc.NewPlayer, pc.ClaimSeat, pc.MarkSeen, pc.NewSubscription, pc.Notification]
+# what a webhook subscription receives (OpenAPI 3.1 ``webhooks``): docs/notifications.md
+WEBHOOKS = {"notification": {"post": {
+    "summary": "A notification to a subscription's URL (kind json; discord and slack get {content} / {text})",
+    "description": "Signed: X-Salvo-Signature is sha256=<hex HMAC-SHA256 of \"<X-Salvo-Timestamp>.\" + body> "
+                   "under the subscription's secret; Idempotency-Key is the notification's id, repeated on "
+                   "a redelivery.",
+    "requestBody": {"required": True, "content": {"application/json": {
+        "schema": {"$ref": "#/components/schemas/Notification"}}}},
+    "responses": {"200": {"description": "any 2xx: delivered (a 3xx is not followed; anything else is retried)"}},
+}}}
 DESCRIPTIONS = {
     401: "the token opens no seat of this game",
     403: "the caller may not do this (a spectator, another seat's piece, not the umpire)",
@@ -140,6 +166,7 @@ def msgspec_components() -> dict[str, Any]:
     types: list[Any] = [Envelope, CreateGame, CommandRequest, SeatBot, RewindRequest, *TALK_REQUESTS, *events,
                         c.Problem, *(op.body for op in OPERATIONS.values() if isinstance(op.body, type)),
                         *c.SERVER_FRAMES, *c.CLIENT_FRAMES]
+    types += PLAYER_BODIES  # players' and notifications' request bodies, and the webhooks' Notification
     names, components = typed_components(types)
     return shapes.envelope_union(components, {str(e.__struct_config__.tag): names[e] for e in events})
 
@@ -225,6 +252,7 @@ def build_document(app: FastAPI) -> dict[str, Any]:
     components["securitySchemes"] = {"bearer": SECURITY_SCHEME}
     doc["servers"] = SERVERS
     doc["security"] = OPTIONAL_BEARER
+    doc["webhooks"] = WEBHOOKS
     for path, methods in doc["paths"].items():
         for method, op_doc in methods.items():
             _operation(op_doc, _endpoint_name(op_doc.get("operationId", ""), path, method))
