@@ -141,6 +141,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/deadline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The game's deadline and the time left */
+        get: operations["get_deadline"];
+        /** The umpire sets the game's deadlines from now ({per: null} removes them) */
+        put: operations["put_deadline"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/events": {
         parameters: {
             query?: never;
@@ -209,6 +227,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The table talk the caller may read (a seat: to all, its side, itself; a spectator: to all) */
+        get: operations["get_messages"];
+        put?: never;
+        /** Say something at the table: {to, text} (a seat or the umpire) */
+        post: operations["post_message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/options": {
         parameters: {
             query?: never;
@@ -243,6 +279,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/spectator-messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The spectators' channel (spectators and the umpire; a seat may not read it) */
+        get: operations["get_spectator_messages"];
+        put?: never;
+        /** Say something in the spectators' channel (spectators only; never in the game's log) */
+        post: operations["post_spectator_message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/turns/{turn}": {
         parameters: {
             query?: never;
@@ -254,6 +308,194 @@ export interface paths {
         get: operations["get_turn"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a player: its first personal key, shown once */
+        post: operations["create_player"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The player behind the key, and its keys */
+        get: operations["get_me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/games": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every game the player holds a seat in: whose move, must I act and why, what is new */
+        get: operations["get_my_games"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/games/{game_id}/seen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark the game seen up to a version (default: now): its unseen count starts again */
+        post: operations["post_seen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Another personal key for another device, shown once */
+        post: operations["post_key"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a personal key (at once, on every replica) */
+        delete: operations["delete_key"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/seats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Claim a seat (or the umpire's place) with its token */
+        post: operations["post_seat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/seats/{game_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Give up the player's claims in a game */
+        delete: operations["delete_seat"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The player's subscriptions (paused ones say why) */
+        get: operations["get_subscriptions"];
+        put?: never;
+        /** Subscribe a webhook to the player's games; its signing secret is shown once */
+        post: operations["post_subscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/subscriptions/{subscription_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a subscription and its undelivered notifications */
+        delete: operations["delete_subscription"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/subscriptions/{subscription_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume a paused subscription: what waited is delivered */
+        post: operations["resume_subscription"];
         delete?: never;
         options?: never;
         head?: never;
@@ -295,7 +537,49 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    notification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A notification to a subscription's URL (kind json; discord and slack get {content} / {text})
+         * @description Signed: X-Salvo-Signature is sha256=<hex HMAC-SHA256 of "<X-Salvo-Timestamp>." + body> under the subscription's secret; Idempotency-Key is the notification's id, repeated on a redelivery.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["Notification"];
+                };
+            };
+            responses: {
+                /** @description any 2xx: delivered (a 3xx is not followed; anything else is retried) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -1488,6 +1772,15 @@ export interface components {
             type: "ftcampaign.choose_posture";
         };
         /**
+         * Claim
+         * @description A seat the player holds.
+         */
+        Claim: {
+            game_id: string;
+            role: string;
+            seat: string | null;
+        };
+        /**
          * ClaimHomeworld
          * @description Dice for a starting world and the number of additional worlds (FTC-WLD-1, FTC-WLD-2).
          */
@@ -1497,6 +1790,13 @@ export interface components {
              * @enum {string}
              */
             type: "ftcampaign.claim_homeworld";
+        };
+        /**
+         * ClaimSeat
+         * @description A seat's (or the umpire's) token: the player holds that seat from now on, on every device.
+         */
+        ClaimSeat: {
+            token: string;
         };
         /** CloakSet */
         CloakSet: {
@@ -1719,6 +2019,127 @@ export interface components {
              */
             type: "asc.damage_taken";
             v: number;
+        };
+        /**
+         * Deadline
+         * @description A game's deadline (issue 39): its rule, the point (turn, and phase per phase) it runs for, when it
+         *         falls (UTC) and the seconds left (null: nothing pending: the game is over, or the command was refused).
+         */
+        Deadline: {
+            command: {
+                [key: string]: unknown;
+            };
+            due_at: string | null;
+            per: string;
+            phase: string | null;
+            seconds: number;
+            seconds_left: number | null;
+            turn: number | null;
+        };
+        /**
+         * DeadlinePassed
+         * @description A deadline passed: the service appends ``command`` (as the umpire) right after this event.
+         *
+         *         ``due_at`` is when the deadline fell (UTC, ISO 8601); ``turn`` and ``phase`` the game's clock when it
+         *         fired (a deadline per turn forces each phase left in its turn, one of these each).
+         */
+        DeadlinePassed: {
+            command: string;
+            due_at: string;
+            per: string;
+            phase: string;
+            seconds: number;
+            turn: number;
+        };
+        /**
+         * DeadlinePassedEnvelope
+         * @description an envelope of a deadline.passed event: its data is DeadlinePassed
+         */
+        DeadlinePassedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["DeadlinePassed"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "deadline.passed";
+            v: number;
+        };
+        /**
+         * DeadlineRequest
+         * @description ``seconds`` from the start of each ``per`` (phase or turn; null: no deadlines), then ``command``
+         *         (default: the ruleset's force-phase command, or the campaign's close of the week) as the umpire.
+         */
+        DeadlineRequest: {
+            /** @default {} */
+            command?: {
+                [key: string]: unknown;
+            };
+            per: string | null;
+            /** @default 0 */
+            seconds?: number;
+        };
+        /**
+         * DeadlineSet
+         * @description The umpire changed the game's deadlines: ``per`` phase or turn (None: no deadline), ``seconds`` from
+         *         the start of each, and the ``command`` appended (as the umpire) when one passes.
+         */
+        DeadlineSet: {
+            /** @default {} */
+            command?: {
+                [key: string]: unknown;
+            };
+            per: string | null;
+            /** @default 0 */
+            seconds?: number;
+        };
+        /**
+         * DeadlineSetEnvelope
+         * @description an envelope of a deadline.set event: its data is DeadlineSet
+         */
+        DeadlineSetEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["DeadlineSet"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "deadline.set";
+            v: number;
+        };
+        /**
+         * DeadlineState
+         * @description The game's deadline (null: it has none).
+         */
+        DeadlineState: {
+            deadline: components["schemas"]["Deadline"] | null;
+            game_id: string;
         };
         /** DeclareFormation */
         DeclareFormation: {
@@ -2579,7 +3000,7 @@ export interface components {
          * Envelope
          * @description one event as recorded (seq, turn, phase, actor, time, the dice it rolled) and its data: the event of that type, as the caller may see it
          */
-        Envelope: components["schemas"]["GameCreatedEnvelope"] | components["schemas"]["DiceCommittedEnvelope"] | components["schemas"]["DiceRevealedEnvelope"] | components["schemas"]["DiceDisclosedEnvelope"] | components["schemas"]["GameRewoundEnvelope"] | components["schemas"]["BotSeatedEnvelope"] | components["schemas"]["BotUnseatedEnvelope"] | components["schemas"]["GameStartedEnvelope"] | components["schemas"]["TurnStartedEnvelope"] | components["schemas"]["Gsc2PhaseStartedEnvelope"] | components["schemas"]["TerrainDriftedEnvelope"] | components["schemas"]["RollOffEnvelope"] | components["schemas"]["OrderSetEnvelope"] | components["schemas"]["Gsc2ShipMovedEnvelope"] | components["schemas"]["TractorFiredEnvelope"] | components["schemas"]["SideDoneEnvelope"] | components["schemas"]["MissilesLaunchedEnvelope"] | components["schemas"]["MissilesMovedEnvelope"] | components["schemas"]["MissileAttackEnvelope"] | components["schemas"]["BeamFiredEnvelope"] | components["schemas"]["Gsc2DamageAppliedEnvelope"] | components["schemas"]["PodLaunchedEnvelope"] | components["schemas"]["PodMovedEnvelope"] | components["schemas"]["BoardingDeclaredEnvelope"] | components["schemas"]["SaboteursSentEnvelope"] | components["schemas"]["CasualtyOrderSetEnvelope"] | components["schemas"]["BoardingResolvedEnvelope"] | components["schemas"]["TroopCombatEnvelope"] | components["schemas"]["SystemSabotagedEnvelope"] | components["schemas"]["ShipCapturedEnvelope"] | components["schemas"]["RepairedEnvelope"] | components["schemas"]["RulingMadeEnvelope"] | components["schemas"]["Gsc2GameOverEnvelope"] | components["schemas"]["SensorsCommittedEnvelope"] | components["schemas"]["SensorsRevealedEnvelope"] | components["schemas"]["DetectionAttemptedEnvelope"] | components["schemas"]["LockTakenEnvelope"] | components["schemas"]["LocksLostEnvelope"] | components["schemas"]["AllStoppedEnvelope"] | components["schemas"]["MovedEnvelope"] | components["schemas"]["PhaseEndedEnvelope"] | components["schemas"]["PhaseChangedEnvelope"] | components["schemas"]["FireDeclaredEnvelope"] | components["schemas"]["ShotResolvedEnvelope"] | components["schemas"]["DamageTakenEnvelope"] | components["schemas"]["BackupTookOverEnvelope"] | components["schemas"]["RepairsRolledEnvelope"] | components["schemas"]["ContinuingDamageEnvelope"] | components["schemas"]["VesselDestroyedEnvelope"] | components["schemas"]["GameEndedEnvelope"] | components["schemas"]["RoundStartedEnvelope"] | components["schemas"]["StarfinderPhaseStartedEnvelope"] | components["schemas"]["RoleChangeRequestedEnvelope"] | components["schemas"]["BattleStationsDeclaredEnvelope"] | components["schemas"]["PassedEnvelope"] | components["schemas"]["EngineeringDeclaredEnvelope"] | components["schemas"]["EngineeringResolvedEnvelope"] | components["schemas"]["HelmOrderSetEnvelope"] | components["schemas"]["SlotOpenedEnvelope"] | components["schemas"]["StarfinderShipMovedEnvelope"] | components["schemas"]["AttackedEnvelope"] | components["schemas"]["ProjectileCheckedEnvelope"] | components["schemas"]["StarfinderDamageAppliedEnvelope"] | components["schemas"]["ScienceResultEnvelope"] | components["schemas"]["EncouragedEnvelope"] | components["schemas"]["StarfinderGameOverEnvelope"] | components["schemas"]["MapGeneratedEnvelope"] | components["schemas"]["HomeworldClaimedEnvelope"] | components["schemas"]["WorldClaimedEnvelope"] | components["schemas"]["ExpansionFailedEnvelope"] | components["schemas"]["PicksForfeitedEnvelope"] | components["schemas"]["CampaignPhaseChangedEnvelope"] | components["schemas"]["TechnologyApprovedEnvelope"] | components["schemas"]["RulingRecordedEnvelope"] | components["schemas"]["PlayerReadyEnvelope"] | components["schemas"]["StrategicTurnStartedEnvelope"] | components["schemas"]["EconomicTurnStartedEnvelope"] | components["schemas"]["OrdersRevealedEnvelope"] | components["schemas"]["TurnEndedEnvelope"] | components["schemas"]["WorldScoutedEnvelope"] | components["schemas"]["CampaignEndedEnvelope"] | components["schemas"]["IncomesRolledEnvelope"] | components["schemas"]["ShipBoughtEnvelope"] | components["schemas"]["ModuleBoughtEnvelope"] | components["schemas"]["SparesBoughtEnvelope"] | components["schemas"]["DefencesBoughtEnvelope"] | components["schemas"]["DummyPlacedEnvelope"] | components["schemas"]["GroupSplitEnvelope"] | components["schemas"]["GroupsMergedEnvelope"] | components["schemas"]["CloakSetEnvelope"] | components["schemas"]["RouteClosedEnvelope"] | components["schemas"]["MaintenanceSetEnvelope"] | components["schemas"]["StandardNavyApprovedEnvelope"] | components["schemas"]["KeelLaidEnvelope"] | components["schemas"]["KeelsWorkedEnvelope"] | components["schemas"]["RepairOrderedEnvelope"] | components["schemas"]["JuryRigInspectedEnvelope"] | components["schemas"]["RefittedEnvelope"] | components["schemas"]["ModuleSwappedEnvelope"] | components["schemas"]["CaptureRebuiltEnvelope"] | components["schemas"]["CaptureSoldEnvelope"] | components["schemas"]["DefenceRebuildOrderedEnvelope"] | components["schemas"]["RepulseRepairedEnvelope"] | components["schemas"]["RepulseAllocatedEnvelope"] | components["schemas"]["GroupMovedEnvelope"] | components["schemas"]["DepartedEnvelope"] | components["schemas"]["EconomyReportEnvelope"] | components["schemas"]["IntelGatheredEnvelope"] | components["schemas"]["OrdersSubmittedEnvelope"] | components["schemas"]["DummiesRevealedEnvelope"] | components["schemas"]["StepOpenedEnvelope"] | components["schemas"]["ChoiceMadeEnvelope"] | components["schemas"]["StepResolvedEnvelope"] | components["schemas"]["BattleStartedEnvelope"] | components["schemas"]["FormationDeclaredEnvelope"] | components["schemas"]["BattleLinkedEnvelope"] | components["schemas"]["BattleRecordedEnvelope"] | components["schemas"]["DisengagementResolvedEnvelope"] | components["schemas"]["AssaultResolvedEnvelope"] | components["schemas"]["WorldTakenEnvelope"] | components["schemas"]["DrivenOffEnvelope"] | components["schemas"]["InterdictionLiftedEnvelope"];
+        Envelope: components["schemas"]["GameCreatedEnvelope"] | components["schemas"]["DiceCommittedEnvelope"] | components["schemas"]["DiceRevealedEnvelope"] | components["schemas"]["DiceDisclosedEnvelope"] | components["schemas"]["GameRewoundEnvelope"] | components["schemas"]["BotSeatedEnvelope"] | components["schemas"]["BotUnseatedEnvelope"] | components["schemas"]["TableMessageEnvelope"] | components["schemas"]["DeadlineSetEnvelope"] | components["schemas"]["DeadlinePassedEnvelope"] | components["schemas"]["GameStartedEnvelope"] | components["schemas"]["TurnStartedEnvelope"] | components["schemas"]["Gsc2PhaseStartedEnvelope"] | components["schemas"]["TerrainDriftedEnvelope"] | components["schemas"]["RollOffEnvelope"] | components["schemas"]["OrderSetEnvelope"] | components["schemas"]["Gsc2ShipMovedEnvelope"] | components["schemas"]["TractorFiredEnvelope"] | components["schemas"]["SideDoneEnvelope"] | components["schemas"]["MissilesLaunchedEnvelope"] | components["schemas"]["MissilesMovedEnvelope"] | components["schemas"]["MissileAttackEnvelope"] | components["schemas"]["BeamFiredEnvelope"] | components["schemas"]["Gsc2DamageAppliedEnvelope"] | components["schemas"]["PodLaunchedEnvelope"] | components["schemas"]["PodMovedEnvelope"] | components["schemas"]["BoardingDeclaredEnvelope"] | components["schemas"]["SaboteursSentEnvelope"] | components["schemas"]["CasualtyOrderSetEnvelope"] | components["schemas"]["BoardingResolvedEnvelope"] | components["schemas"]["TroopCombatEnvelope"] | components["schemas"]["SystemSabotagedEnvelope"] | components["schemas"]["ShipCapturedEnvelope"] | components["schemas"]["RepairedEnvelope"] | components["schemas"]["RulingMadeEnvelope"] | components["schemas"]["Gsc2GameOverEnvelope"] | components["schemas"]["SensorsCommittedEnvelope"] | components["schemas"]["SensorsRevealedEnvelope"] | components["schemas"]["DetectionAttemptedEnvelope"] | components["schemas"]["LockTakenEnvelope"] | components["schemas"]["LocksLostEnvelope"] | components["schemas"]["AllStoppedEnvelope"] | components["schemas"]["MovedEnvelope"] | components["schemas"]["PhaseEndedEnvelope"] | components["schemas"]["PhaseChangedEnvelope"] | components["schemas"]["FireDeclaredEnvelope"] | components["schemas"]["ShotResolvedEnvelope"] | components["schemas"]["DamageTakenEnvelope"] | components["schemas"]["BackupTookOverEnvelope"] | components["schemas"]["RepairsRolledEnvelope"] | components["schemas"]["ContinuingDamageEnvelope"] | components["schemas"]["VesselDestroyedEnvelope"] | components["schemas"]["GameEndedEnvelope"] | components["schemas"]["RoundStartedEnvelope"] | components["schemas"]["StarfinderPhaseStartedEnvelope"] | components["schemas"]["RoleChangeRequestedEnvelope"] | components["schemas"]["BattleStationsDeclaredEnvelope"] | components["schemas"]["PassedEnvelope"] | components["schemas"]["EngineeringDeclaredEnvelope"] | components["schemas"]["EngineeringResolvedEnvelope"] | components["schemas"]["HelmOrderSetEnvelope"] | components["schemas"]["SlotOpenedEnvelope"] | components["schemas"]["StarfinderShipMovedEnvelope"] | components["schemas"]["AttackedEnvelope"] | components["schemas"]["ProjectileCheckedEnvelope"] | components["schemas"]["StarfinderDamageAppliedEnvelope"] | components["schemas"]["ScienceResultEnvelope"] | components["schemas"]["EncouragedEnvelope"] | components["schemas"]["StarfinderGameOverEnvelope"] | components["schemas"]["MapGeneratedEnvelope"] | components["schemas"]["HomeworldClaimedEnvelope"] | components["schemas"]["WorldClaimedEnvelope"] | components["schemas"]["ExpansionFailedEnvelope"] | components["schemas"]["PicksForfeitedEnvelope"] | components["schemas"]["CampaignPhaseChangedEnvelope"] | components["schemas"]["TechnologyApprovedEnvelope"] | components["schemas"]["RulingRecordedEnvelope"] | components["schemas"]["PlayerReadyEnvelope"] | components["schemas"]["StrategicTurnStartedEnvelope"] | components["schemas"]["EconomicTurnStartedEnvelope"] | components["schemas"]["OrdersRevealedEnvelope"] | components["schemas"]["TurnEndedEnvelope"] | components["schemas"]["WorldScoutedEnvelope"] | components["schemas"]["CampaignEndedEnvelope"] | components["schemas"]["IncomesRolledEnvelope"] | components["schemas"]["ShipBoughtEnvelope"] | components["schemas"]["ModuleBoughtEnvelope"] | components["schemas"]["SparesBoughtEnvelope"] | components["schemas"]["DefencesBoughtEnvelope"] | components["schemas"]["DummyPlacedEnvelope"] | components["schemas"]["GroupSplitEnvelope"] | components["schemas"]["GroupsMergedEnvelope"] | components["schemas"]["CloakSetEnvelope"] | components["schemas"]["RouteClosedEnvelope"] | components["schemas"]["MaintenanceSetEnvelope"] | components["schemas"]["StandardNavyApprovedEnvelope"] | components["schemas"]["KeelLaidEnvelope"] | components["schemas"]["KeelsWorkedEnvelope"] | components["schemas"]["RepairOrderedEnvelope"] | components["schemas"]["JuryRigInspectedEnvelope"] | components["schemas"]["RefittedEnvelope"] | components["schemas"]["ModuleSwappedEnvelope"] | components["schemas"]["CaptureRebuiltEnvelope"] | components["schemas"]["CaptureSoldEnvelope"] | components["schemas"]["DefenceRebuildOrderedEnvelope"] | components["schemas"]["RepulseRepairedEnvelope"] | components["schemas"]["RepulseAllocatedEnvelope"] | components["schemas"]["GroupMovedEnvelope"] | components["schemas"]["DepartedEnvelope"] | components["schemas"]["EconomyReportEnvelope"] | components["schemas"]["IntelGatheredEnvelope"] | components["schemas"]["OrdersSubmittedEnvelope"] | components["schemas"]["DummiesRevealedEnvelope"] | components["schemas"]["StepOpenedEnvelope"] | components["schemas"]["ChoiceMadeEnvelope"] | components["schemas"]["StepResolvedEnvelope"] | components["schemas"]["BattleStartedEnvelope"] | components["schemas"]["FormationDeclaredEnvelope"] | components["schemas"]["BattleLinkedEnvelope"] | components["schemas"]["BattleRecordedEnvelope"] | components["schemas"]["DisengagementResolvedEnvelope"] | components["schemas"]["AssaultResolvedEnvelope"] | components["schemas"]["WorldTakenEnvelope"] | components["schemas"]["DrivenOffEnvelope"] | components["schemas"]["InterdictionLiftedEnvelope"];
         /**
          * ErrorFrame
          * @description A refused command (with its ``ref``) or a refused connection (then close code 1008).
@@ -3072,6 +3493,8 @@ export interface components {
         /** GameSummary */
         GameSummary: {
             at: number;
+            /** @default null */
+            deadline?: components["schemas"]["Deadline"] | null;
             game_id: string;
             over: boolean;
             phase: string;
@@ -3787,6 +4210,13 @@ export interface components {
             type: "ftcampaign.keels_worked";
             v: number;
         };
+        /** KeyInfo */
+        KeyInfo: {
+            created_at: string;
+            key_id: string;
+            label: string;
+            revoked_at: string | null;
+        };
         /** Launch */
         Launch: {
             battery: string;
@@ -4045,6 +4475,14 @@ export interface components {
             v: number;
         };
         /**
+         * MarkSeen
+         * @description The game's version the player has looked at (default: its version now).
+         */
+        MarkSeen: {
+            /** @default null */
+            version?: number | null;
+        };
+        /**
          * Marker
          * @description A lasting mark on the board: a contact, a sensor ping, a blocked route, a destination.
          */
@@ -4064,6 +4502,24 @@ export interface components {
              * @enum {string}
              */
             type: "ftcampaign.merge_groups";
+        };
+        /**
+         * Message
+         * @description One message as its reader sees it: ``seq`` is its place in the game's log.
+         */
+        Message: {
+            recorded_at: string;
+            sender: string;
+            seq: number;
+            text: string;
+            to: string;
+        };
+        /**
+         * MessageList
+         * @description The messages the caller may read, oldest first.
+         */
+        MessageList: {
+            messages: components["schemas"]["Message"][];
         };
         /** MissileAttack */
         MissileAttack: {
@@ -4327,6 +4783,56 @@ export interface components {
             v: number;
         };
         /**
+         * MyGame
+         * @description One game the player holds a seat in, as that seat sees it now.
+         */
+        MyGame: {
+            changed: boolean;
+            game_id: string;
+            last_seen: number;
+            must_act: boolean;
+            over: boolean;
+            phase: string;
+            phase_label: string;
+            result: string | null;
+            role: string;
+            ruleset: string;
+            scenario: string | null;
+            seat: string | null;
+            turn: number;
+            unseen_events: number;
+            version: number;
+            whose_move: string[];
+            why: string;
+        };
+        /** MyGames */
+        MyGames: {
+            games: components["schemas"]["MyGame"][];
+            player_id: string;
+        };
+        /**
+         * NewPlayer
+         * @description POST /v1/players and POST /v1/players/me/keys: a label naming the device the key is for.
+         */
+        NewPlayer: {
+            /** @default device */
+            label?: string;
+        };
+        /**
+         * NewSubscription
+         * @description A webhook for the player's games (all of them, or ``game_id``, or one ``seat`` of it). ``kind``: the
+         *         body's shape: ``json`` (the notification itself), ``discord`` ({"content"}) or ``slack`` ({"text"}).
+         */
+        NewSubscription: {
+            /** @default null */
+            game_id?: string | null;
+            /** @default json */
+            kind?: string;
+            /** @default null */
+            seat?: string | null;
+            url: string;
+        };
+        /**
          * Node
          * @description A fixed place on the board: a world, a system, a jump point (star maps).
          */
@@ -4338,6 +4844,30 @@ export interface components {
             label: string;
             /** @default null */
             owner?: string | null;
+        };
+        /**
+         * Notification
+         * @description What a webhook receives (``kind`` json), signed: ``X-Salvo-Signature: sha256=<hex HMAC-SHA256 of
+         *         "<X-Salvo-Timestamp>." + body>``, one ``Idempotency-Key`` per notification (a redelivery repeats it).
+         *         It carries only what its seat may see: its own status, never the state.
+         */
+        Notification: {
+            game_id: string;
+            id: string;
+            must_act: boolean;
+            over: boolean;
+            phase: string;
+            phase_label: string;
+            result: string | null;
+            role: string;
+            ruleset: string;
+            scenario: string | null;
+            seat: string | null;
+            text: string;
+            turn: number;
+            type: string;
+            version: number;
+            why: string;
         };
         /** Option */
         Option: {
@@ -4521,6 +5051,17 @@ export interface components {
              */
             type: "starfinder.patch";
         };
+        /**
+         * PersonalKey
+         * @description A personal key, shown here once and never again (stored as its hash). Send it as
+         *         ``Authorization: Bearer pk_…``.
+         */
+        PersonalKey: {
+            key: string;
+            key_id: string;
+            label: string;
+            player_id: string;
+        };
         /** PhaseChanged */
         PhaseChanged: {
             phase: string;
@@ -4666,6 +5207,14 @@ export interface components {
             type: "ftcampaign.place_dummy";
             world: string;
         };
+        /**
+         * PlayerInfo
+         * @description The player behind the key: its keys (never the keys themselves).
+         */
+        PlayerInfo: {
+            keys: components["schemas"]["KeyInfo"][];
+            player_id: string;
+        };
         /** PlayerReady */
         PlayerReady: {
             player: string;
@@ -4778,6 +5327,25 @@ export interface components {
         Point2: {
             x: number;
             y: number;
+        };
+        /**
+         * PostMessage
+         * @description A message to the table: ``to`` all (everyone, spectators included), umpire, side:<side> or
+         *         seat:<seat>; at most 500 characters.
+         */
+        PostMessage: {
+            text: string;
+            /** @default all */
+            to?: string;
+        };
+        /**
+         * PostSpectatorMessage
+         * @description A message in the spectators' channel (no token: spectators only), under an optional name.
+         */
+        PostSpectatorMessage: {
+            /** @default spectator */
+            name?: string;
+            text: string;
         };
         /**
          * Problem
@@ -6092,6 +6660,23 @@ export interface components {
             type: "ftcampaign.spares_bought";
             v: number;
         };
+        /**
+         * SpectatorMessage
+         * @description One message of the spectators' channel (never in the game's log).
+         */
+        SpectatorMessage: {
+            id: number;
+            name: string;
+            posted_at: string;
+            text: string;
+        };
+        /**
+         * SpectatorMessageList
+         * @description The spectators' channel, oldest first (the latest 200 this server keeps).
+         */
+        SpectatorMessageList: {
+            messages: components["schemas"]["SpectatorMessage"][];
+        };
         /** SplitGroup */
         SplitGroup: {
             group: string;
@@ -6567,6 +7152,28 @@ export interface components {
              */
             type: "ftcampaign.submit_orders";
         };
+        /**
+         * Subscription
+         * @description A webhook subscription. ``secret`` (HMAC-SHA256 key of the ``X-Salvo-Signature`` header) is shown
+         *         only when it is created.
+         */
+        Subscription: {
+            created_at: string;
+            failures: number;
+            game_id: string | null;
+            id: string;
+            kind: string;
+            last_error: string | null;
+            paused: boolean;
+            seat: string | null;
+            /** @default null */
+            secret?: string | null;
+            url: string;
+        };
+        /** SubscriptionList */
+        SubscriptionList: {
+            subscriptions: components["schemas"]["Subscription"][];
+        };
         /** SwapModule */
         SwapModule: {
             module: string;
@@ -6645,6 +7252,44 @@ export interface components {
              * @enum {string}
              */
             type: "gsc2.system_sabotaged";
+            v: number;
+        };
+        /**
+         * TableMessage
+         * @description Table talk from ``sender`` (``seat:<name>`` or ``umpire``) to ``to``: ``all`` (everyone, spectators
+         *         included), ``umpire``, ``side:<name>`` (every seat of that side) or ``seat:<name>``. The umpire reads
+         *         every message; the sender reads its own.
+         */
+        TableMessage: {
+            sender: string;
+            text: string;
+            to: string;
+        };
+        /**
+         * TableMessageEnvelope
+         * @description an envelope of a table.message event: its data is TableMessage
+         */
+        TableMessageEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["TableMessage"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "table.message";
             v: number;
         };
         /** TechnologyApproved */
@@ -7633,6 +8278,139 @@ export interface operations {
             };
         };
     };
+    get_deadline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The game's deadline (null: it has none). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeadlineState"];
+                };
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such game (or scenario, or turn) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    put_deadline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeadlineRequest"];
+            };
+        };
+        responses: {
+            /** @description The game's deadline (null: it has none). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeadlineState"];
+                };
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the caller may not do this (a spectator, another seat's piece, not the umpire) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such game (or scenario, or turn) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request or command is invalid, or a rule refuses it (the problem names the rule or field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     get_events: {
         parameters: {
             query?: {
@@ -7870,6 +8648,151 @@ export interface operations {
             };
         };
     };
+    get_messages: {
+        parameters: {
+            query?: {
+                /** @description only messages after this seq (or id) */
+                after?: number;
+            };
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The messages the caller may read, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageList"];
+                };
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such game (or scenario, or turn) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request or command is invalid, or a rule refuses it (the problem names the rule or field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post_message: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostMessage"];
+            };
+        };
+        responses: {
+            /** @description One message as its reader sees it: ``seq`` is its place in the game's log. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the caller may not do this (a spectator, another seat's piece, not the umpire) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such game (or scenario, or turn) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request or command is invalid, or a rule refuses it (the problem names the rule or field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     get_options: {
         parameters: {
             query?: never;
@@ -8012,6 +8935,160 @@ export interface operations {
             };
         };
     };
+    get_spectator_messages: {
+        parameters: {
+            query?: {
+                /** @description only messages after this seq (or id) */
+                after?: number;
+            };
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The spectators' channel, oldest first (the latest 200 this server keeps). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpectatorMessageList"];
+                };
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the caller may not do this (a spectator, another seat's piece, not the umpire) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such game (or scenario, or turn) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request or command is invalid, or a rule refuses it (the problem names the rule or field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post_spectator_message: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostSpectatorMessage"];
+            };
+        };
+        responses: {
+            /** @description One message of the spectators' channel (never in the game's log). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpectatorMessage"];
+                };
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the caller may not do this (a spectator, another seat's piece, not the umpire) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such game (or scenario, or turn) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request or command is invalid, or a rule refuses it (the problem names the rule or field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     get_turn: {
         parameters: {
             query?: {
@@ -8058,6 +9135,652 @@ export interface operations {
             };
             /** @description the request or command is invalid, or a rule refuses it (the problem names the rule or field) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    create_player: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NewPlayer"];
+            };
+        };
+        responses: {
+            /** @description A personal key, shown here once and never again (stored as its hash). Send it as */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonalKey"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request or command is invalid, or a rule refuses it (the problem names the rule or field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The player behind the key: its keys (never the keys themselves). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerInfo"];
+                };
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_my_games: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description MyGames */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyGames"];
+                };
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such game (or scenario, or turn) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post_seen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["MarkSeen"];
+            };
+        };
+        responses: {
+            /** @description done (no body) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such game (or scenario, or turn) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request or command is invalid, or a rule refuses it (the problem names the rule or field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post_key: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NewPlayer"];
+            };
+        };
+        responses: {
+            /** @description A personal key, shown here once and never again (stored as its hash). Send it as */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonalKey"];
+                };
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request or command is invalid, or a rule refuses it (the problem names the rule or field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete_key: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done (no body) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such game (or scenario, or turn) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post_seat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ClaimSeat"];
+            };
+        };
+        responses: {
+            /** @description A seat the player holds. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Claim"];
+                };
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request or command is invalid, or a rule refuses it (the problem names the rule or field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete_seat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done (no body) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such game (or scenario, or turn) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_subscriptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SubscriptionList */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionList"];
+                };
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post_subscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NewSubscription"];
+            };
+        };
+        responses: {
+            /** @description A webhook subscription. ``secret`` (HMAC-SHA256 key of the ``X-Salvo-Signature`` header) is shown */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request or command is invalid, or a rule refuses it (the problem names the rule or field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete_subscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done (no body) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such game (or scenario, or turn) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    resume_subscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A webhook subscription. ``secret`` (HMAC-SHA256 key of the ``X-Salvo-Signature`` header) is shown */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such game (or scenario, or turn) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
