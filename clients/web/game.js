@@ -17,6 +17,7 @@ import { Board } from "./board.js";
 import { Drafts, formBlock, formDecor } from "./forms.js";
 import { optionsBlock, targetActions } from "./options.js";
 import { statusBox, turnBadge } from "./status.js";
+import { showTurnInTitle } from "./title.js";
 import { disputesBlock } from "./disputes.js";
 import { drawnSheet } from "./sheet.js";
 import { hexCentre } from "./geometry.js";
@@ -691,6 +692,7 @@ export class GameView {
       return;
     }
     fill(this.statusLine, statusBox(draw.status, s.viewer, { linked: linkedBattles(liveView), token: this.token }));
+    showTurnInTitle(draw.status); // "● Your move" in the tab while the rules await this seat
     const disabled = this.sending || !live;
     const labelOf = (/** @type {string} */ id) => { const p = (draw.pieces || []).find((x) => x.id === id); return p ? p.label : id; };
     /** @type {(HTMLElement | null)[]} */
