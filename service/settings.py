@@ -17,6 +17,18 @@ def _list(name: str) -> tuple[str, ...]:
     return tuple(item.strip() for item in _env(name, "").split(",") if item.strip())
 
 
+_ON, _OFF = frozenset(("on", "1", "true", "yes")), frozenset(("off", "0", "false", "no"))
+
+
+def fast_path_from_env() -> bool:
+    """SALVO_FAST_PATH: ``on`` (the default) or ``off``. Also the default of ``Settings.fast_path``, so a
+    process (a test run) started with SALVO_FAST_PATH=off builds every app on the plain path."""
+    value = _env("SALVO_FAST_PATH", "on").strip().lower()
+    if value not in _ON | _OFF:
+        raise ValueError(f"SALVO_FAST_PATH: 'on' or 'off', not {value!r}")
+    return value in _ON
+
+
 @dataclass(frozen=True)
 class Settings:
     database_url: str = "sqlite:///var/salvo.db"
@@ -58,6 +70,9 @@ class Settings:
     webhook_allow: tuple[str, ...] = ()
     webhook_timeout: float = 5.0  # seconds to connect, and again to read the answer
     notify_poll_seconds: float = 0.25  # how often the notifier looks for notifications due
+    # the fast transport (service/api: lean POST /commands, Salvo's uvicorn protocols, the pre-framed
+    # fan-out); off: the plain FastAPI/Starlette/uvicorn path only, the reference (README, "Settings")
+    fast_path: bool = field(default_factory=fast_path_from_env)
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -99,6 +114,7 @@ class Settings:
             "webhook_allow": _list("SALVO_WEBHOOK_ALLOW"),
             "webhook_timeout": float(_env("SALVO_WEBHOOK_TIMEOUT", str(cls.webhook_timeout))),
             "notify_poll_seconds": float(_env("SALVO_NOTIFY_POLL_SECONDS", str(cls.notify_poll_seconds))),
+            "fast_path": fast_path_from_env(),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]

@@ -134,7 +134,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await broadcaster.start()
         metrics.watch(service)
         fanout_of = getattr(broadcaster, "fanout", None)
-        if fanout_of is not None:
+        if fanout_of is not None and settings.fast_path:
             metrics.direct_sockets.set_function(lambda: broadcaster.fanout.count())  # type: ignore[attr-defined]
             metrics.watch_fanout(lambda: broadcaster.fanout.counters())  # type: ignore[attr-defined]
         app.state.store = store
@@ -163,7 +163,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await broadcaster.close()
             store.close()
 
-    app = SalvoApp(
+    # SALVO_FAST_PATH=off: FastAPI itself, no lean POST /commands ahead of its router
+    app = (SalvoApp if settings.fast_path else FastAPI)(
         title="Salvo",
         version="0.1.0",
         description="Event-sourced referee service for tabletop space-combat games.",
@@ -191,7 +192,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(battles.router)
     app.include_router(stream.router)
     app.include_router(problem_pages.router)  # the pages behind every problem's `type`
-    command_endpoint.install(app.router)  # POST /commands without the dependency machinery
+    if settings.fast_path:
+        command_endpoint.install(app.router)  # POST /commands without the dependency machinery
     openapi_schema.install(app)
     docs.install(app)
 
@@ -215,5 +217,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_cors(app, settings)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(RequestContext, metrics=metrics)
-    app.add_middleware(RawSocketMiddleware)  # outermost: it needs the server's own send
+    if settings.fast_path:  # the pre-framed fan-out's way to a websocket's transport
+        app.add_middleware(RawSocketMiddleware)  # outermost: it needs the server's own send
     return app

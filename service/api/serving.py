@@ -2,7 +2,12 @@
 (``wsprotocol``: live streams leave ASGI once accepted), and a graceful shutdown that closes every live
 stream with 1012 and its resume seq before uvicorn drops the connections; the connection limits
 (``ConnectionLimits``: header-read and idle timeouts, header size, open connections) and whose
-X-Forwarded-For is believed (``FORWARDED_ALLOW_IPS``)."""
+X-Forwarded-For is believed (``FORWARDED_ALLOW_IPS``).
+
+With SALVO_FAST_PATH=off (``Settings.fast_path``) uvicorn runs its own protocols, named, as any FastAPI
+app would: httptools and websockets-sansio. Salvo's header timeout and header size limit live in its
+HTTP protocol, so that path has neither (a proxy in front must bound slow clients); its connection limit
+is uvicorn's ``limit_concurrency``, which answers 503 rather than closing."""
 
 from __future__ import annotations
 
@@ -80,19 +85,23 @@ def reuse_port_socket(host: str, port: int) -> socket.socket:
 
 
 def uvicorn_config(app: FastAPI, settings: Settings, host: str, port: int, log_level: str,
-                   ws: Any = SalvoWebSocketProtocol, limits: ConnectionLimits | None = None,
+                   ws: Any = None, limits: ConnectionLimits | None = None,
                    forwarded_allow_ips: str | None = None) -> uvicorn.Config:
     """``forwarded_allow_ips``: the addresses (or networks) whose X-Forwarded-For is believed; None:
-    uvicorn's FORWARDED_ALLOW_IPS, else 127.0.0.1. Never "*" behind a proxy others can reach around."""
+    uvicorn's FORWARDED_ALLOW_IPS, else 127.0.0.1. Never "*" behind a proxy others can reach around.
+    ``ws``: the websocket protocol (a class or uvicorn's name); None: the one ``settings.fast_path`` picks."""
     limits = limits or connection_limits()
+    fast = settings.fast_path
     config = uvicorn.Config(
         app, host=host, port=port, log_level=log_level, log_config=None, access_log=False,
         forwarded_allow_ips=forwarded_allow_ips,
         timeout_keep_alive=limits.keep_alive_timeout,
-        # httptools' C parser (never h11's pure-Python one), writing each response in one piece
-        http=CoalescingHttpToolsProtocol,
-        # uvicorn's websockets-sansio protocol, plus detaching a live stream from ASGI once accepted
-        ws=ws,  # uvicorn takes a class as well as a name
+        # httptools' C parser (never h11's pure-Python one); fast: writing each response in one piece,
+        # the direct POST /commands and the connection limits (plain: uvicorn's limit_concurrency only)
+        http=CoalescingHttpToolsProtocol if fast else "httptools",
+        limit_concurrency=None if fast else limits.max_connections,
+        # uvicorn's websockets-sansio protocol; fast: plus detaching a live stream from ASGI once accepted
+        ws=ws or (SalvoWebSocketProtocol if fast else "websockets-sansio"),  # a class or a name
         ws_per_message_deflate=False,
         ws_max_size=settings.max_body_bytes,  # the protocol layer closes a bigger frame with 1009 itself
         # no protocol-level keepalive: its timeout would close a paused reader with 1011 and no resume
@@ -111,6 +120,9 @@ def run(app: FastAPI, settings: Settings, host: str, port: int, log_level: str, 
     handler.handle(log.makeRecord(log.name, logging.INFO, __file__, 0, "Salvo on %s (API docs at /docs)",
                                   (f"http://{host}:{port}/",), None, extra={
                                       "database": masked(settings.database_url), "limits": asdict(limits)}))
+    if not settings.fast_path:
+        log.warning("SALVO_FAST_PATH=off: uvicorn's own protocols; no header timeout or header size limit "
+                    "(bound slow clients in the proxy), connections past the limit answered 503")
     config = uvicorn_config(app, settings, host, port, log_level, limits=limits,
                             forwarded_allow_ips=forwarded_allow_ips)
     SalvoServer(config, app).run(sockets=[reuse_port_socket(host, port)] if reuse_port else None)

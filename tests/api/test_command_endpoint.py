@@ -18,6 +18,9 @@ from service.api.app import SalvoApp, create_app
 from service.api.command_endpoint import CommandEndpoint, LeanCommands
 from service.settings import Settings
 from tests.api.helpers import SHOOT_RED, bearer
+from tests.support.fast import fast_only
+
+pytestmark = fast_only  # the fast transport's own pieces
 
 ROOT = Path(__file__).resolve().parents[2]
 HIDE_BLUE = {"type": "tiny.hide", "seat": "blue", "secret": 4}

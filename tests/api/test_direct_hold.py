@@ -20,7 +20,10 @@ from websockets.sync.client import connect
 from service.api.app import create_app
 from service.domain.core import seat
 from service.settings import Settings
+from tests.support.fast import fast_only
 from tests.support.server import uvicorn_in_thread
+
+pytestmark = fast_only  # the fast transport's own pieces
 
 SOCKETS = 4
 COMMANDS = 15  # per socket

@@ -14,9 +14,10 @@ import pytest
 from websockets.sync.client import connect
 
 from service.api.rawsocket import from_send
+from tests.support.fast import fast_only
 from tests.support.server import ServerProcess
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, fast_only]
 
 SECRET = 734_211
 ENV = {"SALVO_RATE_COMMANDS_PER_TOKEN": "off", "SALVO_RATE_COMMANDS_PER_ADDRESS": "off",

@@ -15,7 +15,10 @@ from typing import Any
 from service.api.app import create_app
 from service.api.http_protocol import CoalescingHttpToolsProtocol
 from service.settings import Settings
+from tests.support.fast import fast_only
 from tests.support.server import uvicorn_in_thread
+
+pytestmark = fast_only  # the fast transport's own pieces
 
 LIMIT = 2048
 SHOOT = json.dumps({"command": {"type": "tiny.shoot", "shooter": "red", "target": "blue"}}).encode()

@@ -13,6 +13,7 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
+from service.settings import fast_path_from_env
 from tests.support.server import ServerProcess, websocket_upgrade
 
 pytestmark = pytest.mark.slow
@@ -77,6 +78,22 @@ class StalledReader:
         return opcode, payload
 
 
+def _streams_on_the_path(metrics: str) -> tuple[int, int]:
+    """(open streams, of which written directly by the pre-framed fan-out) from /metrics."""
+    total = direct = 0.0
+    for line in metrics.splitlines():
+        if line.startswith("salvo_sockets{"):
+            total += float(line.rsplit(" ", 1)[1])
+        elif line.startswith("salvo_direct_sockets "):
+            direct = float(line.rsplit(" ", 1)[1])
+    return int(total), int(direct)
+
+
+def _expected_streams(n: int) -> tuple[int, int]:
+    """n streams open: all written directly on the fast path, none with SALVO_FAST_PATH=off (queued)."""
+    return n, n if fast_path_from_env() else 0
+
+
 def _server(tmp_path, **env):
     return ServerProcess(f"sqlite:///{tmp_path}/s.db", log_path=tmp_path / "server.log", env={**FAST, **env})
 
@@ -103,8 +120,8 @@ def test_a_stalled_reader_gets_1013_with_its_resume_seq_after_its_backlog(tmp_pa
             # max_queue=None: this client reads the socket all along (it buffers), so it never falls behind
             with connect(f"{server.ws_url}/v1/games/{gid}/stream", ping_interval=None, max_queue=None) as live:
                 live.recv(timeout=10)
-                # both sockets are written directly (the pre-framed fan-out), not through the queued path
-                assert "salvo_direct_sockets 2.0" in http.get("/metrics").text
+                # fast path: both sockets are written directly (the pre-framed fan-out), not queued
+                assert _streams_on_the_path(http.get("/metrics").text) == _expected_streams(2)
                 final = _fill(http, game, 400)  # ~12 MB: far more than the buffers hold for the stalled reader
                 seen = 0
                 while seen < final:  # the reader that keeps up got everything
@@ -137,7 +154,7 @@ def test_graceful_shutdown_closes_streams_with_1012_and_the_resume_seq(tmp_path)
         with connect(f"{server.ws_url}/v1/games/{game['game_id']}/stream") as ws:
             while json.loads(ws.recv(timeout=10))["kind"] != "caught_up":
                 pass
-            assert "salvo_direct_sockets 1.0" in httpx.get(server.url + "/metrics").text
+            assert _streams_on_the_path(httpx.get(server.url + "/metrics").text) == _expected_streams(1)
             server.stop()
             with pytest.raises(Exception) as info:
                 while True:

@@ -26,7 +26,10 @@ from websockets.sync.client import connect
 from service.api.app import create_app
 from service.api.wsprotocol import SalvoWebSocketProtocol, Wire
 from service.settings import Settings
+from tests.support.fast import fast_only
 from tests.support.server import uvicorn_in_thread, websocket_upgrade
+
+pytestmark = fast_only  # the fast transport's own pieces
 
 LIMIT = 4096
 SHOOT = {"type": "tiny.shoot", "shooter": "red", "target": "blue"}

@@ -41,16 +41,15 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 @contextlib.contextmanager
 def uvicorn_in_thread(app: Any, settings: Any, ws: Any = None, http: Any = None) -> Iterator[tuple[Any, int]]:
-    """The app under ``salvo serve``'s uvicorn config (our websocket protocol unless ``ws`` names
-    another, its HTTP protocol unless ``http`` does), in a daemon thread on a free port: yields
-    (server, port), stops it afterwards."""
+    """The app under ``salvo serve``'s uvicorn config (the protocols ``settings.fast_path`` picks, unless
+    ``ws`` or ``http`` names another), in a daemon thread on a free port: yields (server, port), stops it
+    afterwards."""
     import uvicorn
 
     from service.api.serving import uvicorn_config
-    from service.api.wsprotocol import SalvoWebSocketProtocol
 
     port = free_port()
-    config = uvicorn_config(app, settings, "127.0.0.1", port, "warning", ws=ws or SalvoWebSocketProtocol)
+    config = uvicorn_config(app, settings, "127.0.0.1", port, "warning", ws=ws)
     if http is not None:
         config.http = http
     server = uvicorn.Server(config)

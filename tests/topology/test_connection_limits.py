@@ -18,7 +18,10 @@ from service.api.app import create_app
 from service.api.http_protocol import ConnectionLimits
 from service.api.serving import RESERVED_DESCRIPTORS, connection_limits, uvicorn_config
 from service.settings import Settings
+from tests.support.fast import fast_only
 from tests.support.server import free_port
+
+pytestmark = fast_only  # the fast transport's own pieces
 
 LIMITS = ConnectionLimits(header_timeout=1.0, max_header_bytes=4096, max_connections=4, keep_alive_timeout=3)
 

@@ -64,7 +64,7 @@ async def stream(ws: WebSocket) -> None:
     broadcaster = state.broadcaster
     sockets = state.metrics.sockets.labels(viewer.kind)
     raw, fanout = raw_socket(ws.scope), getattr(broadcaster, "fanout", None)
-    if raw is not None and fanout is not None:  # pre-framed bytes written to the transport
+    if raw is not None and fanout is not None and settings.fast_path:  # pre-framed bytes to the transport
         direct = DirectStream(ws, game_id, viewer, token, after, raw, fanout)
         sockets.inc()
         if direct.detach(on_end=sockets.dec):  # no await since accept: Salvo's protocol reads it from now on
