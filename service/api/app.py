@@ -32,6 +32,7 @@ from .readiness import readiness
 from .routes import battles, bots, deadlines, games, keys, problem_pages, replay, rulesets, stream, talk
 from .security import SecurityHeaders, install_cors
 from .spectator_chat import SpectatorChat
+from .umpire_automation import UmpireAutomation
 
 WEB_ROOT = Path(__file__).resolve().parents[2] / "clients" / "web"
 
@@ -151,11 +152,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await app.state.bot_runner.resume()  # bot seats the logs hold (docs/bots.md)
         app.state.deadlines = Deadlines(service, store.engine)  # issue 39: durable timers beside the log
         app.state.deadlines.start(settings.deadline_tick_seconds)
+        # a campaign's routine umpire duties, where its options delegate them (issue 39)
+        app.state.umpire = UmpireAutomation(service, app.state.linked, app.state.bot_runner, app.state.deadlines)
+        resuming = asyncio.get_running_loop().create_task(app.state.umpire.resume())
         await player_wiring.start(app, store, service)  # players, notifications (issue 40)
         try:
             yield
         finally:
             reconciling.cancel()
+            resuming.cancel()
             await app.state.deadlines.close()
             await player_wiring.stop(app)
             await close_streams(app)

@@ -15,6 +15,7 @@ from service.events.reading import TURN_STEPS
 from ..bodies import created_body, decode_body
 from ..deps import GateDep, ReaderDep, ServiceDep, ViewerDep, bearer, client_address
 from ..jsonresponse import MsgspecResponse
+from ..umpire_automation import umpire_option
 from .deadlines import deadline_of, deadlines
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
@@ -37,9 +38,12 @@ class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
 async def create_game(request: Request, service: ServiceDep) -> MsgspecResponse:
     body = decode_body(await request.body(), CreateGame)
     deadline = rule_from_options(body.ruleset, body.options)  # checked before the game exists (issue 39)
+    automated = umpire_option(body.ruleset, body.options)
     created = await service.create_game(body.ruleset, body.scenario, body.options)
     if deadline is not None and (scheduler := deadlines(request)) is not None:
         await scheduler.install(created.game_id, deadline, await service.head(created.game_id))
+    if automated and (umpire := getattr(request.app.state, "umpire", None)) is not None:
+        await umpire.act(created.game_id)  # the map, at once
     return MsgspecResponse(created_body(created), status_code=201)
 
 
