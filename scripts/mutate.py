@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import argparse
 import ast
+import hashlib
 import json
 import os
-import random
 import subprocess
 import sys
 import time
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PRESENTATION = {"__init__.py", "view.py", "explain.py", "bot.py", "names.py", "status.py"}
+PRESENTATION = {"__init__.py", "view.py", "explain.py", "effects.py", "bot.py", "names.py", "status.py"}
 RULESETS = ("ftcampaign", "gsc2", "starfinder", "asc")
 # The survivors of the first round (issue 36): always in the sample.
 MUST = {
@@ -43,6 +43,8 @@ MUST = {
         ("repairs.py", "majors_working(ship) < 3", "majors_working(ship) < 2"),
     ],
 }
+# Mutants judged equivalent (no input tells them apart), left out of the sample; each says why.
+EQUIVALENT: dict[tuple[str, str, str], str] = {}
 SWAP_CMP: dict[type, type] = {
     ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,
     ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
@@ -56,6 +58,13 @@ class Mutant:
     col: int  # where ``before`` starts on the line (-1: its first occurrence)
     before: str
     after: str
+    text: str = ""  # the line, stripped: the mutant is found again by it when lines move
+
+    def key(self, seed: int) -> str:
+        """The sampling key: stable while the line itself is unchanged, wherever it moves."""
+        indent = len(self.text) - len(self.text.lstrip()) if self.text else 0
+        raw = f"{seed}:{self.module}:{self.text.strip()}:{self.col - indent}:{self.before}:{self.after}"
+        return hashlib.sha256(raw.encode()).hexdigest()
 
     def label(self) -> str:
         return f"{self.module}:{self.line}: {self.before!r} -> {self.after!r}"
@@ -77,6 +86,7 @@ def _in_fstring(tree: ast.AST) -> set[int]:
 def candidates(path: Path) -> list[Mutant]:
     """Every single-change mutation of one module, as (segment before, segment after) at a line."""
     src = path.read_text()
+    lines = src.splitlines()
     tree = ast.parse(src)
     skip = _in_fstring(tree)
     out: list[Mutant] = []
@@ -86,7 +96,7 @@ def candidates(path: Path) -> list[Mutant]:
         if before is None or "\n" in before:
             return
         line, col = node.lineno, node.col_offset  # type: ignore[attr-defined]
-        out.append(Mutant(path.name, line, col, before, ast.unparse(mutated)))
+        out.append(Mutant(path.name, line, col, before, ast.unparse(mutated), lines[line - 1]))
 
     for node in ast.walk(tree):
         if id(node) in skip:
@@ -120,6 +130,20 @@ def candidates(path: Path) -> list[Mutant]:
     return out
 
 
+def relocate(src: str, m: Mutant) -> Mutant | None:
+    """The mutant at its line's current place (the file may have changed since the sample was drawn)."""
+    if not m.text:
+        return m
+    lines = src.splitlines()
+    if m.line <= len(lines) and lines[m.line - 1] == m.text:
+        return m
+    found = [i + 1 for i, t in enumerate(lines) if t == m.text]
+    if not found:
+        return None
+    line = min(found, key=lambda n: abs(n - m.line))
+    return Mutant(m.module, line, m.col, m.before, m.after, m.text)
+
+
 def apply(src: str, m: Mutant) -> str:
     lines = src.splitlines(keepends=True)
     line = lines[m.line - 1].encode()  # ast columns count UTF-8 bytes
@@ -141,21 +165,32 @@ def must_mutants(ruleset: str) -> list[Mutant]:
     return out
 
 
+def equivalent(m: Mutant) -> str | None:
+    """Why a mutant cannot change behaviour (then it is left out of the sample), or None."""
+    return EQUIVALENT.get((m.module, m.before, m.after))
+
+
 def sample(ruleset: str, n: int, seed: int) -> list[Mutant]:
-    pool = [m for p in modules(ruleset) for m in candidates(p)]
-    pool = sorted(set(pool), key=lambda m: (m.module, m.line, m.col, m.before, m.after))
-    picked = random.Random(f"{seed}:{ruleset}").sample(pool, min(n, len(pool)))
+    """The MUST mutants, then the ``n`` candidates with the smallest sampling keys (seeded hashes of the line's
+    text and the change, so editing one place of a module leaves the rest of the sample as it was)."""
+    pool = {m.key(seed): m for p in modules(ruleset) for m in candidates(p) if not equivalent(m)}
+    picked = [pool[k] for k in sorted(pool)[:n]]
     return must_mutants(ruleset) + sorted(picked, key=lambda m: (m.module, m.line))
 
 
-def run_mutant(ruleset: str, m: Mutant, timeout: float) -> tuple[bool, str]:
-    """(killed, how): runs the ruleset's domain tests with the mutated module loaded in place of the file."""
+def run_mutant(ruleset: str, m: Mutant, timeout: float) -> tuple[bool | None, str]:
+    """(killed, or None when the line is gone; how): runs the ruleset's domain tests (not the slow ones) with
+    the mutated module loaded in place of the file."""
     path = ROOT / "service" / "domain" / ruleset / m.module
+    src = path.read_text()
+    here = relocate(src, m)
+    if here is None:
+        return None, "stale: the line changed since the sample was drawn"
     payload = json.dumps({"module": f"service.domain.{ruleset}.{m.module[:-3]}", "path": str(path),
-                          "source": apply(path.read_text(), m)})
+                          "source": apply(src, here)})
     env = {**os.environ, "SALVO_MUTANT": payload, "PYTHONDONTWRITEBYTECODE": "1"}
     cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "scripts.mutant_hook",
-           f"tests/domain/{ruleset}"]
+           "-m", "not slow", f"tests/domain/{ruleset}"]
     try:
         proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -185,17 +220,20 @@ def main() -> int:
                 print(rs, m.label())
             continue
         survivors: list[str] = []
+        stale = 0
         started = time.monotonic()
         for i, m in enumerate(mutants, 1):
             killed, how = run_mutant(rs, m, args.timeout)
-            print(f"[{rs} {i}/{len(mutants)}] {'killed ' if killed else 'SURVIVED'} {m.label()}  ({how})",
-                  flush=True)
-            if not killed:
+            word = "stale   " if killed is None else "killed  " if killed else "SURVIVED"
+            print(f"[{rs} {i}/{len(mutants)}] {word} {m.label()}  ({how})", flush=True)
+            stale += killed is None
+            if killed is False:
                 survivors.append(m.label())
-        rate = 100.0 * (len(mutants) - len(survivors)) / max(1, len(mutants))
-        results[rs] = {"mutants": len(mutants), "killed": len(mutants) - len(survivors), "rate": round(rate, 1),
+        ran = len(mutants) - stale
+        rate = 100.0 * (ran - len(survivors)) / max(1, ran)
+        results[rs] = {"mutants": ran, "killed": ran - len(survivors), "rate": round(rate, 1), "stale": stale,
                        "survivors": survivors, "seconds": round(time.monotonic() - started)}
-        print(f"== {rs}: {len(mutants) - len(survivors)}/{len(mutants)} killed ({rate:.1f} %)", flush=True)
+        print(f"== {rs}: {ran - len(survivors)}/{ran} killed ({rate:.1f} %)", flush=True)
         failed |= rate < args.floor
     if args.json and results:
         args.json.write_text(json.dumps(results, indent=2) + "\n")

@@ -276,8 +276,6 @@ def example_legs(state: GameState, ship: ShipState) -> list[tuple[Leg, ...]]:
     out: list[tuple[Leg, ...]] = [()]
     if left > EPSILON:
         out.append((Leg(distance=round(left, 6)),))
-    if ship.speed <= 0 and ship.move_state != "moving":
-        return out + ([(Leg(turn=t),) for t in (-45, 45)] if end_turn_allowed(ship, td) else [])
     first_free = max(0.0, td - since)
     if first_free <= left + EPSILON:  # free turn after the turn distance
         for t in (-45, 45):

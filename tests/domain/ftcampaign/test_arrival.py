@@ -122,6 +122,32 @@ def test_ftc_arr_5_all_on_stand_off_choose_again_secretly() -> None:
     then_violation(R, st, C.ChoosePosture(step=step.id, posture="attack"), "FTC-ARR-5", GREEN)
 
 
+def test_ftc_arr_5_withdrawing_from_a_stand_off_departs_to_where_it_came_from() -> None:
+    """FTC-ARR-5 with FTC-ARR-10: red, arrived from (1,0), picks withdraw in the fresh secret choice: it departs
+    back to (1,0) and the step does not settle into a stand-off for it; blue stays."""
+    st, _ = arrive("stand_off", "stand_off")
+    step = st.steps[0]
+    st = fold(st, when(R, st, C.ChoosePosture(step=step.id, posture="withdraw"), RED))
+    evs = when(R, st, C.ChoosePosture(step=step.id, posture="stand_off"), BLUE)
+    [dep] = of(evs, E.Departed)
+    assert (dep.group, tuple(dep.to), dep.reason) == ("red-1,0", (1, 0), "withdrew")
+    assert not of(evs, E.StepResolved)[0].settle
+    after = fold(st, evs)
+    assert after.groups["red-1,0"].hex is None and after.groups["blue-0,0"].hex == (0, 0)
+
+
+def test_ftc_arr_6_the_disengage_option_heads_back_where_the_group_came_from() -> None:
+    """FTC-ARR-6, FTC-ARR-10: blue attacks; red, which jumped in from (1,0), is offered to stay or to disengage
+    towards (1,0) (not an arbitrary neighbour), and that option is accepted."""
+    st, _ = arrive("stand_off", "attack")
+    step = st.steps[0]
+    assert step.kind == "engage" and "red" in step.awaiting
+    offered = [o.command for o in R.options(st, RED) if isinstance(o.command, C.Engage)]
+    assert C.Engage(step=step.id, stay=True) in offered
+    [leave] = [c for c in offered if not c.stay]
+    assert tuple(leave.to) == (1, 0)
+
+
 def test_ftc_arr_6_range_d6_plus_6_out_of_table_means_automatic_disengagement() -> None:
     """FTC-ARR-6: outcome and rejection."""
     st, _ = arrive("attack", "stand_off")

@@ -243,6 +243,24 @@ def test_ftc_bld_4_non_standard_technology_needs_approval_at_start() -> None:
     then_violation(R, Camp().build(), C.ApproveTechnology(player="red", design="alien"), "FTC-BLD-4")
 
 
+def test_ftc_bld_5_every_system_of_a_non_standard_design_counts_as_non_standard() -> None:
+    """FTC-BLD-4/5: a design outside the books makes each of its systems non-standard, even one listed without
+    the flag: its damaged beam is repaired only at the capital (FTC-BLD-5), for its cost + 20%."""
+    from .builders import DESIGNS
+
+    odd = {"id": "odd", "name": "Odd frigate", "size_class": "FF", "mass": 20, "cost": 70, "hull": 6, "thrust": 6,
+           "standard": False, "systems": [{"id": "b2", "kind": "beam", "rating": 2, "cost": 6, "mass": 2}]}
+    st = Camp(designs=[*DESIGNS, odd]).world((0, 0), "red").world((1, 0), "red").ship("red", "odd", (1, 0)).at(7) \
+        .build()
+    sid = st.groups["red-1,0"].ships[0]
+    assert [s.standard for s in st.ships[sid].systems] == [False]
+    broken = replace(st, ships={**st.ships, sid: replace(st.ships[sid], systems=tuple(
+        replace(s, damaged=True) for s in st.ships[sid].systems))})
+    then_violation(R, broken, C.Repair(ship=sid, systems=("b2",)), "FTC-BLD-5", RED)
+    home = replace(broken, groups={**broken.groups, "red-1,0": replace(broken.groups["red-1,0"], hex=(0, 0))})
+    assert of(when(R, home, C.Repair(ship=sid, systems=("b2",)), RED), E.RepairOrdered)[0].cost == 6 + 2
+
+
 def test_ftc_bld_5_non_indigenous_tech_costs_more_and_repairs_at_capital() -> None:
     """FTC-BLD-5: outcome and rejection."""
     st = deployment(Camp().world((0, 0), "red").build())

@@ -102,6 +102,21 @@ def test_ftc_rep_4_minor_a_week_major_two_rush_doubles_core_a_third_of_keel() ->
     then_violation(R, busy, order("red-0,0", (1, 0)), "FTC-REP-4", RED)
 
 
+def test_ftc_rep_4_class_2_beams_and_level_1_shields_are_minor_level_2_shields_major() -> None:
+    """FTC-REP-4 boundaries: a class-2 beam (rated ≤ 3) and a level-1 shield take a week; a level-2 shield two."""
+    from service.domain.ftcampaign.state import ShipSystem
+
+    st = docked("dd")
+    sid = st.groups["red-0,0"].ships[0]
+    shields = (ShipSystem(id="sh1", kind="shield", rating=1, cost=5), ShipSystem(id="sh2", kind="shield", rating=2,
+                                                                                  cost=10))
+    st = replace(st, ships={**st.ships, sid: replace(st.ships[sid], systems=st.ships[sid].systems + shields)})
+    st = damage(st, sid, "b2", "sh1", "sh2")
+    weeks = {name: of(when(R, st, C.Repair(ship=sid, systems=(name,)), RED), E.RepairOrdered)[0].until - st.turn
+             for name in ("b2", "sh1", "sh2")}
+    assert weeks == {"b2": 1, "sh1": 1, "sh2": 2}
+
+
 def test_ftc_rep_5_savasku_biomass_two_per_damaged_box_one_per_expended() -> None:
     """FTC-REP-5: outcome and rejection."""
     st = Camp().world((0, 0), "green").ship("green", "sv", (0, 0)).at(7).build()

@@ -53,6 +53,17 @@ def test_gsc2_brd_4_teleporters_range_8_targeting_5_one_squad_each() -> None:
     then_violation(R, out, C.Board(ship="a", target="b", method="teleport", assault=1), "GSC2-BRD-4", actor=RED)
 
 
+def test_gsc2_brd_4_a_heavy_squad_that_teleports_is_not_counted_as_failed() -> None:
+    """GSC2-BRD-4: the assault squad misses (8 > 7) and stays home, the heavy squad hits (7) and lands: failed
+    = 1 assault, 0 heavy; arrived = 0 assault, 1 heavy."""
+    st = _board(contact=False)
+    st = apply(R, st, when(R, st, C.Board(ship="a", target="b", method="teleport", assault=1, heavy=1), RED))
+    st = apply(R, st, when(R, st, C.EndPhase(side="red"), RED))
+    evs = when(R, st, C.EndPhase(side="blue"), BLUE, [8, 7, 10, 10, 10])
+    [tp] = of(evs, E.BoardingResolved)
+    assert (tp.arrived.assault, tp.arrived.heavy, tp.failed.assault, tp.failed.heavy) == (0, 1, 1, 0)
+
+
 def test_gsc2_brd_3_pods_move_6_and_ram_like_a_missile() -> None:
     """GSC2-BRD-3."""
     st = _board(contact=False)

@@ -164,6 +164,15 @@ def test_gsc2_mov_4_a_slow_ship_may_turn_once_after_its_move() -> None:
     then_violation(R, normal, C.Move(ship="a", legs=(_leg(distance=5), _leg(45))), "GSC2-MOV-3", actor=RED)
 
 
+def test_gsc2_mov_3_a_half_inch_leg_moves_the_ship_half_an_inch() -> None:
+    """GSC2-MOV-3: legs may be fractions of an inch: 0.5" straight ahead (heading 0 is up the table) moves the
+    ship from y to y + 0.5 and records 0.5" moved."""
+    st = _solo()
+    start = st.ships["a"].pos
+    [mv, _] = when(R, st, C.Move(ship="a", legs=(_leg(distance=0.5),)), RED)
+    assert mv.path[-1] == E.Point(start.x, start.y + 0.5) and mv.distance == 0.5
+
+
 def test_gsc2_mov_5_distance_moved_is_recorded_for_to_hit() -> None:
     """GSC2-MOV-5."""
     st = _solo()
