@@ -6,7 +6,6 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 from fastapi import FastAPI
 from starlette.responses import Response
@@ -22,7 +21,7 @@ from service.settings import Settings
 from . import allowed, command_endpoint, docs, openapi_schema, player_wiring, problems, static_files
 from .bot_runner import BotRunner
 from .broadcast import Broadcaster, InProcessBroadcaster
-from .command_endpoint import LeanCommands
+from .command_endpoint import SalvoApp
 from .gate import Gate
 from .logs import RequestContext
 from .metrics import CONTENT_TYPE_LATEST, Metrics
@@ -55,58 +54,6 @@ async def close_streams(app: FastAPI, wait: float = 2.0) -> None:
     deadline = asyncio.get_running_loop().time() + wait
     while broadcaster.open_streams() and asyncio.get_running_loop().time() < deadline:
         await asyncio.sleep(0.02)
-
-
-class SalvoApp(FastAPI):
-    """FastAPI, with POST /commands taken straight from the server by ``LeanCommands`` while the app's
-    middleware is its own stack (below) and the lean route comes first in the router: then that call
-    does all the stack would, once. Any other middleware (CORS, a test's) and the request goes the
-    ordinary way, through the stack and the router to the same endpoint."""
-
-    _lean: LeanCommands | None = None
-    _lean_looked = False  # decided at the first request, once the middleware is all added
-    _lean_route: Any = None
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and scope["method"] == "POST":
-            lean = self.lean_now()
-            if lean is not None:
-                if self.root_path:
-                    scope["root_path"] = self.root_path
-                game_id = lean.game_of(scope)
-                if game_id is not None:
-                    scope["app"] = self
-                    await lean(scope, receive, send, game_id)
-                    return
-        await super().__call__(scope, receive, send)
-
-    def lean_now(self) -> LeanCommands | None:
-        """The lean path for a POST /commands now: the app's own stack, the lean route still first."""
-        lean = self._lean if self._lean_looked else self._lean_commands()
-        routes = self.router.routes
-        if lean is not None and routes and routes[0] is self._lean_route:
-            return lean
-        return None
-
-    def _lean_commands(self) -> LeanCommands | None:
-        """The lean path when the middleware is exactly the stack create_app builds, else None."""
-        self._lean_looked = True
-        if self.middleware_stack is None:  # built, as at Starlette's first request: add_middleware now refuses
-            self.middleware_stack = self.build_middleware_stack()
-        stack = [(m.cls, m.kwargs) for m in self.user_middleware]
-        own = [RawSocketMiddleware, RequestContext, SecurityHeaders, problems.BodyLimit]
-        error_handler = None
-        for kind, handler in self.exception_handlers.items():  # as Starlette picks ServerErrorMiddleware's
-            if kind in (500, Exception):
-                error_handler = handler
-        routes = self.router.routes
-        if ([cls for cls, _ in stack] == own and not self.debug and error_handler is not None
-                and routes and command_endpoint.is_lean_route(routes[0])):
-            self._lean_route = routes[0]
-            limit = stack[3][1]["limit"]
-            assert isinstance(limit, int)
-            self._lean = LeanCommands(RequestContext(None, **stack[1][1]), limit, error_handler)
-        return self._lean
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

@@ -12,6 +12,9 @@ stack, and no other, ``LeanCommands`` takes the request straight from the server
 that stack does for this one path in a single call (one pass over the headers, the response headers
 built once, no wrapped ``send`` or ``receive`` on the way to a 201), and answers byte for byte as the
 routed endpoint does (tests/api/test_command_endpoint.py sends the same requests to both).
+``SalvoApp``, the app class of the fast path (``create_app`` with SALVO_FAST_PATH on), makes that choice
+per request; it reads Starlette's and FastAPI's internals (the middleware list, the built stack, the
+exception handlers), so it lives here with the rest of the fast path, not in app.py.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import re
 import time
 from typing import Any
 
+from fastapi import FastAPI
 from starlette._utils import get_route_path
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import Request
@@ -31,9 +35,10 @@ from service.events.errors import AppError, InvalidRequest
 
 from . import logs
 from .deps import bearer
-from .problems import problem, problem_of, problem_response, retry_headers
+from .problems import BodyLimit, problem, problem_of, problem_response, retry_headers
+from .rawsocket import RawSocketMiddleware
 from .routes.games import expected_version
-from .security import EVERY_RESPONSE
+from .security import EVERY_RESPONSE, SecurityHeaders
 
 PATH = "/v1/games/{game_id}/commands"
 _PATH = re.compile(r"^/v1/games/(?P<game_id>[^/]+)/commands$")  # as Starlette compiles PATH
@@ -184,3 +189,55 @@ def install(router: Any) -> None:
 
 def is_lean_route(route: Any) -> bool:
     return isinstance(getattr(route, "app", None), CommandEndpoint)
+
+
+class SalvoApp(FastAPI):
+    """FastAPI, with POST /commands taken straight from the server by ``LeanCommands`` while the app's
+    middleware is its own stack (below) and the lean route comes first in the router: then that call
+    does all the stack would, once. Any other middleware (CORS, a test's) and the request goes the
+    ordinary way, through the stack and the router to the same endpoint."""
+
+    _lean: LeanCommands | None = None
+    _lean_looked = False  # decided at the first request, once the middleware is all added
+    _lean_route: Any = None
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            lean = self.lean_now()
+            if lean is not None:
+                if self.root_path:
+                    scope["root_path"] = self.root_path
+                game_id = lean.game_of(scope)
+                if game_id is not None:
+                    scope["app"] = self
+                    await lean(scope, receive, send, game_id)
+                    return
+        await super().__call__(scope, receive, send)
+
+    def lean_now(self) -> LeanCommands | None:
+        """The lean path for a POST /commands now: the app's own stack, the lean route still first."""
+        lean = self._lean if self._lean_looked else self._lean_commands()
+        routes = self.router.routes
+        if lean is not None and routes and routes[0] is self._lean_route:
+            return lean
+        return None
+
+    def _lean_commands(self) -> LeanCommands | None:
+        """The lean path when the middleware is exactly the stack create_app builds, else None."""
+        self._lean_looked = True
+        if self.middleware_stack is None:  # built, as at Starlette's first request: add_middleware now refuses
+            self.middleware_stack = self.build_middleware_stack()
+        stack = [(m.cls, m.kwargs) for m in self.user_middleware]
+        own = [RawSocketMiddleware, logs.RequestContext, SecurityHeaders, BodyLimit]
+        error_handler = None
+        for kind, handler in self.exception_handlers.items():  # as Starlette picks ServerErrorMiddleware's
+            if kind in (500, Exception):
+                error_handler = handler
+        routes = self.router.routes
+        if ([cls for cls, _ in stack] == own and not self.debug and error_handler is not None
+                and routes and is_lean_route(routes[0])):
+            self._lean_route = routes[0]
+            limit = stack[3][1]["limit"]
+            assert isinstance(limit, int)
+            self._lean = LeanCommands(logs.RequestContext(None, **stack[1][1]), limit, error_handler)
+        return self._lean

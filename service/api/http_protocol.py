@@ -225,7 +225,7 @@ def _direct_entry(config: Any) -> Any:
     middleware (then every request goes uvicorn's way)."""
     entry = getattr(config, "_salvo_direct", None)
     if entry is None:
-        from .app import SalvoApp  # here: app.py is the caller's, not this module's, import
+        from .command_endpoint import SalvoApp  # here: command_endpoint imports the app's routes
 
         app, proxy = config.loaded_app, None
         if type(app) is ProxyHeadersMiddleware:
