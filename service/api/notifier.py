@@ -16,6 +16,7 @@ import msgspec
 from service.events.outbox import Due, Outbox
 from service.events.watchers import Notice, Watchers
 
+from .web_push import PushSender
 from .webhooks import AllowList, DeliveryFailed, TargetRefused, check_target, post, signed_headers
 
 log = logging.getLogger(__name__)
@@ -35,8 +36,10 @@ def body_for(due: Due) -> bytes:
 
 
 class Notifier:
-    def __init__(self, outbox: Outbox, watchers: Watchers, allow: AllowList, timeout: float, poll: float) -> None:
+    def __init__(self, outbox: Outbox, watchers: Watchers, allow: AllowList, timeout: float, poll: float,
+                 push: PushSender | None = None) -> None:
         self.outbox = outbox
+        self.push = push  # Web Push (VAPID); None: webpush subscriptions fail their deliveries
         self.watchers = watchers
         self.allow = allow
         self.timeout = timeout
@@ -86,10 +89,16 @@ class Notifier:
         return len(leased)
 
     async def _deliver(self, due: Due) -> None:
-        body = body_for(due)
         try:
             target = await check_target(due.url, self.allow)  # again: a name may resolve elsewhere now
-            await post(target, body, signed_headers(due.secret, due.id, due.kind, body), self.timeout)
+            if due.shape == "webpush":
+                if self.push is None:
+                    raise DeliveryFailed("Web Push is not set up on this server")
+                body, headers = self.push.request(due, target)
+            else:
+                body = body_for(due)
+                headers = signed_headers(due.secret, due.id, due.kind, body)
+            await post(target, body, headers, self.timeout)
         except (TargetRefused, DeliveryFailed) as exc:
             self.failures += 1
             if await self.outbox.failed(due, exc.detail if isinstance(exc, TargetRefused) else str(exc)):

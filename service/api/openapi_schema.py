@@ -91,6 +91,7 @@ OPERATIONS: dict[str, Op] = {
     "get_subscriptions": Op(200, pc.SubscriptionList, (401, 429)),
     "delete_subscription": Op(204, None, (401, 404, 429)),
     "resume_subscription": Op(200, pc.Subscription, (401, 404, 429)),
+    "get_push_key": Op(200, pc.PushKey, (413,), token=False),
 }
 PLAYER_BODIES = [pc.NewPlayer, pc.ClaimSeat, pc.MarkSeen, pc.NewSubscription, pc.Notification]
 # what a webhook subscription receives (OpenAPI 3.1 ``webhooks``): docs/notifications.md

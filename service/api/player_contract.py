@@ -83,14 +83,30 @@ class MyGames(msgspec.Struct, kw_only=True):
     games: list[MyGame]
 
 
+class PushKeys(msgspec.Struct, forbid_unknown_fields=True):
+    """A browser's PushSubscription keys (``subscription.toJSON().keys``), base64url."""
+
+    p256dh: str
+    auth: str
+
+
 class NewSubscription(msgspec.Struct, forbid_unknown_fields=True):
     """A webhook for the player's games (all of them, or ``game_id``, or one ``seat`` of it). ``kind``: the
-    body's shape: ``json`` (the notification itself), ``discord`` ({"content"}) or ``slack`` ({"text"})."""
+    body's shape: ``json`` (the notification itself), ``discord`` ({"content"}) or ``slack`` ({"text"}); or
+    ``webpush``: ``url`` is a browser's push endpoint and ``keys`` its keys (the notification is sent
+    encrypted to them, aes128gcm, signed with the server's VAPID key: ``GET /v1/push/key``)."""
 
     url: str
     kind: str = "json"
     game_id: str | None = None
     seat: str | None = None
+    keys: PushKeys | None = None
+
+
+class PushKey(msgspec.Struct, kw_only=True):
+    """The server's VAPID public key: a page's ``applicationServerKey`` for ``pushManager.subscribe``."""
+
+    public_key: str  # uncompressed P-256 point, base64url
 
 
 class Subscription(msgspec.Struct, kw_only=True):

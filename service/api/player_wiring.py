@@ -3,23 +3,27 @@ personal keys' place in authentication, the index of watched games and the notif
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from fastapi import FastAPI
 
 from service.events.outbox import Outbox
 from service.events.players import Players
+from service.events.push_keys import load_or_make
 from service.events.subscriptions import Subscriptions
 from service.events.watchers import Watchers
 
 from .notifier import Notifier
 from .routes import players, subscriptions
+from .web_push import PushSender
 from .webhooks import AllowList
 
 
 def install(app: FastAPI) -> None:
     app.include_router(players.router)
     app.include_router(subscriptions.router)
+    app.include_router(subscriptions.push_router)
     app.state.webhook_allow = AllowList.parse(app.state.settings.webhook_allow)
 
 
@@ -32,8 +36,10 @@ async def start(app: FastAPI, store: Any, service: Any) -> None:
     watchers = app.state.watchers = Watchers(store.engine)
     await watchers.refresh()
     service.commands.writer.notices = watchers  # commands of watched games write their notifications
+    private_key, public_key = await asyncio.get_running_loop().run_in_executor(None, load_or_make, store.engine)
+    app.state.push = PushSender(private_key, public_key, settings.vapid_subject)
     notifier = app.state.notifier = Notifier(Outbox(store.engine), watchers, app.state.webhook_allow,
-                                             settings.webhook_timeout, settings.notify_poll_seconds)
+                                             settings.webhook_timeout, settings.notify_poll_seconds, app.state.push)
     watchers.wake = notifier.wake
     notifier.start()
 

@@ -52,7 +52,8 @@ class Due(msgspec.Struct, kw_only=True):
     attempts: int
     url: str
     secret: str
-    shape: str  # the subscription's kind: "json" | "discord" | "slack"
+    shape: str  # the subscription's kind: "json" | "discord" | "slack" | "webpush"
+    push_keys: str | None = None  # webpush: the browser's keys, JSON {"p256dh", "auth"}
 
 
 class Outbox:
@@ -69,7 +70,8 @@ class Outbox:
             now = now_ms()
             free = or_(OUTBOX.c.lease_until.is_(None), OUTBOX.c.lease_until < now)
             stmt = (select(OUTBOX.c.id, OUTBOX.c.subscription_id, OUTBOX.c.kind, OUTBOX.c.body, OUTBOX.c.attempts,
-                           SUBSCRIPTIONS.c.url, SUBSCRIPTIONS.c.secret, SUBSCRIPTIONS.c.kind.label("shape"))
+                           SUBSCRIPTIONS.c.url, SUBSCRIPTIONS.c.secret, SUBSCRIPTIONS.c.kind.label("shape"),
+                           SUBSCRIPTIONS.c.push_keys)
                     .join(SUBSCRIPTIONS, SUBSCRIPTIONS.c.id == OUTBOX.c.subscription_id)
                     .where(OUTBOX.c.delivered_at.is_(None), OUTBOX.c.dead_at.is_(None),
                            OUTBOX.c.next_attempt <= now, SUBSCRIPTIONS.c.paused_at.is_(None), free)
@@ -81,7 +83,8 @@ class Outbox:
                                         .values(lease_until=now + int(lease_seconds * 1000))).rowcount
                     if took:
                         leased.append(Due(id=r.id, subscription_id=r.subscription_id, kind=r.kind, body=r.body,
-                                          attempts=r.attempts, url=r.url, secret=r.secret, shape=r.shape))
+                                          attempts=r.attempts, url=r.url, secret=r.secret, shape=r.shape,
+                                          push_keys=r.push_keys))
             return leased
 
         return await self._run(work)

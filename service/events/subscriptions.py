@@ -5,20 +5,41 @@ called at all is the API's check: service/api/webhooks.py.)"""
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import secrets
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from cryptography.hazmat.primitives.asymmetric import ec
 from sqlalchemy import Engine, func, insert, select, update
 
 from .errors import InvalidRequest, NotFound
 from .rows import now_iso
 from .tables import OUTBOX, PLAYER_SEATS, SUBSCRIPTIONS
 
-SHAPES = ("json", "discord", "slack")
+SHAPES = ("json", "discord", "slack", "webpush")
 MAX_SUBSCRIPTIONS = 20  # per player
 
 T = TypeVar("T")
+
+
+def _b64url(value: str, field: str) -> bytes:
+    try:
+        return base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
+    except (ValueError, TypeError):
+        raise InvalidRequest("not base64url", field=field) from None
+
+
+def check_push_keys(keys: dict[str, str]) -> None:
+    """A browser's keys: p256dh an uncompressed P-256 point, auth 16 bytes (RFC 8291)."""
+    point = _b64url(keys["p256dh"], "keys.p256dh")
+    try:
+        ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), point)
+    except ValueError:
+        raise InvalidRequest("p256dh is not a P-256 public key", field="keys.p256dh") from None
+    if len(point) != 65 or len(_b64url(keys["auth"], "keys.auth")) != 16:
+        raise InvalidRequest("p256dh is 65 bytes and auth 16, base64url", field="keys")
 
 
 def described(row: Any, secret: str | None = None) -> dict[str, Any]:
@@ -34,10 +55,14 @@ class Subscriptions:
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(None, fn, *args)
 
-    async def create(self, player_id: str, kind: str, url: str, game_id: str | None, seat: str | None
-                     ) -> dict[str, Any]:
+    async def create(self, player_id: str, kind: str, url: str, game_id: str | None, seat: str | None,
+                     push_keys: dict[str, str] | None = None) -> dict[str, Any]:
         if kind not in SHAPES:
             raise InvalidRequest(f"kind must be one of {', '.join(SHAPES)}", field="kind")
+        if (kind == "webpush") != (push_keys is not None):
+            raise InvalidRequest("keys (p256dh, auth) come with kind webpush, and only with it", field="keys")
+        if push_keys is not None:
+            check_push_keys(push_keys)
         if seat is not None and game_id is None:
             raise InvalidRequest("a seat is named with its game_id", field="seat")
         sub_id, secret = "s_" + secrets.token_hex(8), secrets.token_urlsafe(32)
@@ -57,7 +82,8 @@ class Subscriptions:
                         raise InvalidRequest(f"this player does not hold seat {seat!r} there", field="seat")
                 conn.execute(insert(SUBSCRIPTIONS).values(
                     id=sub_id, player_id=player_id, kind=kind, url=url, secret=secret, game_id=game_id, seat=seat,
-                    created_at=now_iso(), failures=0, paused_at=None, last_error=None))
+                    created_at=now_iso(), failures=0, paused_at=None, last_error=None,
+                    push_keys=json.dumps(push_keys) if push_keys is not None else None))
                 row = conn.execute(select(SUBSCRIPTIONS).where(SUBSCRIPTIONS.c.id == sub_id)).one()
                 return described(row, secret)
 

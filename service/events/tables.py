@@ -148,6 +148,18 @@ SUBSCRIPTIONS = Table(
     Column("failures", Integer, nullable=False, server_default="0"),  # failed deliveries in a row
     Column("paused_at", String, nullable=True),  # set after too many failures in a row; resumed by its owner
     Column("last_error", Text, nullable=True),
+    # a Web Push subscription's (kind "webpush") browser keys, JSON {"p256dh", "auth"} (migration 0007)
+    Column("push_keys", Text, nullable=True),
+)
+# The server's VAPID key pair (Web Push, RFC 8292; service/events/push_keys.py; migration 0007): one row, made
+# by the first process that needs it, so every replica signs with the key browsers subscribed with.
+VAPID_KEYS = Table(
+    "vapid_keys",
+    METADATA,
+    Column("key_id", String, primary_key=True),
+    Column("private_key", Text, nullable=False),  # PEM (PKCS#8)
+    Column("public_key", String, nullable=False),  # uncompressed P-256 point, base64url: applicationServerKey
+    Column("created_at", String, nullable=False),
 )
 OUTBOX_PENDING = text("delivered_at IS NULL AND dead_at IS NULL")
 OUTBOX = Table(

@@ -16,6 +16,7 @@ from ..webhooks import check_target
 from .players import AuthorizationHeader, player_id
 
 router = APIRouter(prefix="/v1/players/me/subscriptions", tags=["players"])
+push_router = APIRouter(prefix="/v1/push", tags=["players"])
 
 
 def subscriptions_of(request: Request) -> Subscriptions:
@@ -32,7 +33,8 @@ async def post_subscription(request: Request, authorization: AuthorizationHeader
     player = await player_id(request, authorization)
     body = decode_body(await request.body(), NewSubscription)
     await check_target(body.url, request.app.state.webhook_allow)  # 422 naming url: not a target we call
-    made = await subscriptions_of(request).create(player, body.kind, body.url, body.game_id, body.seat)
+    keys = {"p256dh": body.keys.p256dh, "auth": body.keys.auth} if body.keys is not None else None
+    made = await subscriptions_of(request).create(player, body.kind, body.url, body.game_id, body.seat, keys)
     await _changed(request)
     return MsgspecResponse(made, status_code=201)
 
@@ -61,3 +63,9 @@ async def resume_subscription(subscription_id: str, request: Request,
     await _changed(request)
     request.app.state.notifier.wake()
     return MsgspecResponse(resumed)
+
+
+@push_router.get("/key", response_class=MsgspecResponse,
+                 summary="The server's VAPID public key: a page's applicationServerKey for Web Push")
+async def get_push_key(request: Request) -> MsgspecResponse:
+    return MsgspecResponse({"public_key": request.app.state.push.public_key})
