@@ -502,6 +502,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/push/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The server's VAPID public key: a page's applicationServerKey for Web Push */
+        get: operations["get_push_key"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/rulesets": {
         parameters: {
             query?: never;
@@ -4821,11 +4838,15 @@ export interface components {
         /**
          * NewSubscription
          * @description A webhook for the player's games (all of them, or ``game_id``, or one ``seat`` of it). ``kind``: the
-         *         body's shape: ``json`` (the notification itself), ``discord`` ({"content"}) or ``slack`` ({"text"}).
+         *         body's shape: ``json`` (the notification itself), ``discord`` ({"content"}) or ``slack`` ({"text"}); or
+         *         ``webpush``: ``url`` is a browser's push endpoint and ``keys`` its keys (the notification is sent
+         *         encrypted to them, aes128gcm, signed with the server's VAPID key: ``GET /v1/push/key``).
          */
         NewSubscription: {
             /** @default null */
             game_id?: string | null;
+            /** @default null */
+            keys?: components["schemas"]["PushKeys"] | null;
             /** @default json */
             kind?: string;
             /** @default null */
@@ -5424,6 +5445,21 @@ export interface components {
              */
             type: "starfinder.projectile_checked";
             v: number;
+        };
+        /**
+         * PushKey
+         * @description The server's VAPID public key: a page's ``applicationServerKey`` for ``pushManager.subscribe``.
+         */
+        PushKey: {
+            public_key: string;
+        };
+        /**
+         * PushKeys
+         * @description A browser's PushSubscription keys (``subscription.toJSON().keys``), base64url.
+         */
+        PushKeys: {
+            auth: string;
+            p256dh: string;
         };
         /**
          * Ready
@@ -9793,6 +9829,35 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before retrying */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_push_key: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server's VAPID public key: a page's ``applicationServerKey`` for ``pushManager.subscribe``. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushKey"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
