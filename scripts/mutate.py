@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PRESENTATION = {"__init__.py", "view.py", "explain.py", "effects.py", "bot.py", "names.py", "status.py"}
+# presentation and bot modules: what a page shows or a computer player weighs, not what the rules decide
+PRESENTATION = {"__init__.py", "view.py", "explain.py", "effects.py", "bot.py", "tactics.py", "names.py", "status.py"}
 RULESETS = ("ftcampaign", "gsc2", "starfinder", "asc")
 # The survivors of the first round (issue 36): always in the sample.
 MUST = {

@@ -87,8 +87,9 @@ def _eng_declared(state: GameState, ev: E.EngineeringDeclared) -> GameState:
 
 def _eng_resolved(state: GameState, ev: E.EngineeringResolved) -> GameState:
     s = state.ships[ev.ship]
-    if ev.action == "patch" and ev.system is not None:
-        state = _ship(state, ev.ship, patched={**s.patched, ev.system: ev.patched})
+    patched = ev.system if ev.action == "patch" else None  # a divert names no system
+    if patched is not None:
+        state = _ship(state, ev.ship, patched={**s.patched, patched: ev.patched})
         text = f"{ev.system.replace('_', ' ')} patched" if ev.success else "patch failed"
         return _mark(state, "repair" if ev.success else "miss", text, source=ev.ship, rule="SF-RND-2")
     if ev.to == "engines":

@@ -87,6 +87,16 @@ def test_gsc2_msl_3_rejections_no_target_no_salvo_and_one_move_a_turn() -> None:
     assert err.detail == "s1 has already moved this turn"
 
 
+def test_gsc2_msl_3_a_salvo_exactly_12_inches_away_is_labelled_as_reaching_its_target() -> None:
+    """GSC2-MSL-3: missiles move 12"; a target exactly 12" away is reached (the option says so), 12.5" is not."""
+    for by, fate in ((12.0, "reaches it and attacks"), (12.5, "stays in flight")):
+        st = missile_state(by=by)
+        st = apply(R, st, when(R, st, C.Launch(ship="a", battery="m1", target="b"), RED))
+        st = R.evolve(st, E.OrderSet(order=Order(stage="move", side="red", leader="red")))
+        [opt] = [o for o in R.options(st, RED) if isinstance(o.command, C.MoveMissiles)]
+        assert opt.label.endswith(fate), opt.label
+
+
 def test_gsc2_msl_4_mds_within_one_inch_needs_a_6_once_per_turn() -> None:
     """GSC2-MSL-4."""
     st = missile_state(by=30, b_kw={"mds": 1})

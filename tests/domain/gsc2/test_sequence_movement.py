@@ -173,6 +173,21 @@ def test_gsc2_mov_3_a_half_inch_leg_moves_the_ship_half_an_inch() -> None:
     assert mv.path[-1] == E.Point(start.x, start.y + 0.5) and mv.distance == 0.5
 
 
+def test_gsc2_mov_3_option_labels_and_the_tractor_pause_only_with_a_working_tractor() -> None:
+    """GSC2-MOV-3/6: the 0" option reads "stay put", a 1" run "1" ahead"; the move that pauses half way (to fire
+    a tractor, GSC2-MOV-6) is offered only to a ship with a working tractor beam."""
+    from service.domain.gsc2.options import _legs_words
+
+    assert _legs_words(()) == "stay put" and _legs_words((_leg(distance=0),)) == "stay put"
+    assert _legs_words((_leg(distance=1),)) == '1" ahead'
+    plain = _solo()
+    assert not [o for o in R.options(plain, RED) if isinstance(o.command, C.Move) and not o.command.done]
+    tractor = {"id": "t1", "kind": "tractor_beam", "level": 1, "targeting": 5, "range": 12}
+    armed = _solo(systems=[tractor])
+    [pause] = [o.command for o in R.options(armed, RED) if isinstance(o.command, C.Move) and not o.command.done]
+    assert pause.legs == (_leg(distance=4.0),)  # half of speed 8
+
+
 def test_gsc2_mov_5_distance_moved_is_recorded_for_to_hit() -> None:
     """GSC2-MOV-5."""
     st = _solo()
