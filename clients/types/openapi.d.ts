@@ -568,28 +568,7 @@ export interface webhooks {
          * A notification to a subscription's URL (kind json; discord and slack get {content} / {text})
          * @description Signed: X-Salvo-Signature is sha256=<hex HMAC-SHA256 of "<X-Salvo-Timestamp>." + body> under the subscription's secret; Idempotency-Key is the notification's id, repeated on a redelivery.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["Notification"];
-                };
-            };
-            responses: {
-                /** @description any 2xx: delivered (a 3xx is not followed; anything else is retried) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["receive_notification"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1707,7 +1686,10 @@ export interface components {
          *         with events hidden from this viewer: ``seq`` is then the new head (as GET /v1/games/{id} reports it).
          */
         CaughtUpFrame: {
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             kind: "caught_up";
             seq: number;
         };
@@ -3026,7 +3008,10 @@ export interface components {
             detail: string;
             /** @default null */
             field?: string | null;
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             kind: "error";
             /** @default null */
             ref?: string | null;
@@ -3064,7 +3049,10 @@ export interface components {
          */
         EventFrame: {
             event: components["schemas"]["Envelope"];
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             kind: "event";
         };
         /** EventsPage */
@@ -3087,7 +3075,10 @@ export interface components {
                 [key: string]: unknown;
             }[];
             game_id: string;
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             kind: "events";
         };
         /** Expand */
@@ -5216,7 +5207,10 @@ export interface components {
          * @description Heartbeat, when nothing else was sent for SALVO_HEARTBEAT_SECONDS.
          */
         PingFrame: {
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             kind: "ping";
         };
         /** PlaceDummy */
@@ -5839,7 +5833,10 @@ export interface components {
          */
         ResultFrame: {
             events: components["schemas"]["Envelope"][];
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             kind: "result";
             /** @default null */
             ref?: string | null;
@@ -6326,6 +6323,11 @@ export interface components {
             type: "asc.sensors_revealed";
             v: number;
         };
+        /**
+         * ServerFrame
+         * @description a frame the server sends on WS /v1/games/{game_id}/stream (openapi/asyncapi.json), told apart by kind
+         */
+        ServerFrame: components["schemas"]["EventFrame"] | components["schemas"]["EventsPageFrame"] | components["schemas"]["SnapshotFrame"] | components["schemas"]["CaughtUpFrame"] | components["schemas"]["PingFrame"] | components["schemas"]["ResultFrame"] | components["schemas"]["ErrorFrame"];
         /** SetCloak */
         SetCloak: {
             group: string;
@@ -6656,7 +6658,10 @@ export interface components {
          */
         SnapshotFrame: {
             game: components["schemas"]["GameSummary"];
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             kind: "snapshot";
             seq: number;
         };
@@ -9924,6 +9929,28 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    receive_notification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Notification"];
+            };
+        };
+        responses: {
+            /** @description any 2xx: delivered (a 3xx is not followed; anything else is retried) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -96,6 +96,7 @@ OPERATIONS: dict[str, Op] = {
 PLAYER_BODIES = [pc.NewPlayer, pc.ClaimSeat, pc.MarkSeen, pc.NewSubscription, pc.Notification]
 # what a webhook subscription receives (OpenAPI 3.1 ``webhooks``): docs/notifications.md
 WEBHOOKS = {"notification": {"post": {
+    "operationId": "receive_notification",  # what a receiver implements (Redocly: every operation has an id)
     "summary": "A notification to a subscription's URL (kind json; discord and slack get {content} / {text})",
     "description": "Signed: X-Salvo-Signature is sha256=<hex HMAC-SHA256 of \"<X-Salvo-Timestamp>.\" + body> "
                    "under the subscription's secret; Idempotency-Key is the notification's id, repeated on "
@@ -169,6 +170,11 @@ def msgspec_components() -> dict[str, Any]:
                         *c.SERVER_FRAMES, *c.CLIENT_FRAMES]
     types += PLAYER_BODIES  # players' and notifications' request bodies, and the webhooks' Notification
     names, components = typed_components(types)
+    # one type for whatever the stream sends (openapi/asyncapi.json is its contract): generators emit the
+    # union told apart by ``kind``, and the frames are reached from it rather than each left unused
+    components["ServerFrame"] = shapes.discriminated(
+        {str(f.__struct_config__.tag): names[f] for f in c.SERVER_FRAMES}, "kind", "ServerFrame",
+        "a frame the server sends on WS /v1/games/{game_id}/stream (openapi/asyncapi.json), told apart by kind")
     return shapes.envelope_union(components, {str(e.__struct_config__.tag): names[e] for e in events})
 
 
@@ -223,8 +229,11 @@ def _responses(name: str, op: Op) -> dict[str, Any]:
 def _operation(op_doc: dict[str, Any], name: str) -> None:
     op_doc["operationId"] = name
     op = OPERATIONS.get(name)
-    if op is None:
-        return  # a route this table does not know yet: tests/test_openapi.py says so
+    if op is None:  # a route this table does not know yet: tests/test_openapi.py says so
+        if "422" in op_doc.get("responses", {}):  # FastAPI's 422 body is not in the components: a problem
+            op_doc["responses"]["422"] = {"description": DESCRIPTIONS[422], "content": _json(
+                {"$ref": REF.format(name="Problem")}, PROBLEM_EXAMPLES[422], media=PROBLEM)}
+        return
     op_doc["responses"] = _responses(name, op)
     op_doc["parameters"] = [p for p in op_doc.get("parameters", [])
                             if not (p.get("in") == "header" and p.get("name", "").lower() == "authorization")]

@@ -17,10 +17,8 @@ type Schemas = components["schemas"];
 type Envelope = Schemas["Envelope"];
 type Client = ReturnType<typeof createClient<paths>>;
 type Problem = Schemas["Problem"];
-// what the server sends on the stream (openapi/asyncapi.json)
-type ServerFrame =
-  | Schemas["EventFrame"] | Schemas["EventsPageFrame"] | Schemas["SnapshotFrame"] | Schemas["CaughtUpFrame"]
-  | Schemas["PingFrame"] | Schemas["ResultFrame"] | Schemas["ErrorFrame"];
+// what the server sends on the stream (openapi/asyncapi.json), told apart by kind
+type ServerFrame = Schemas["ServerFrame"];
 
 class Unexpected extends Error {}
 
