@@ -114,3 +114,61 @@ def bots(game_id: str) -> Call[m.BotListing]:
 
 def unseat_bot(game_id: str, seat: str) -> Call[None]:
     return Call("DELETE", _game(game_id) + f"/bots/{quote(seat, safe='')}", None)
+
+
+# --- players and notifications (the bearer is a personal key, pk_…) -----------------------------------
+
+
+def create_player(label: str = "device") -> Call[m.PersonalKey]:
+    return Call("POST", "/v1/players", m.PersonalKey, json={"label": label})
+
+
+def me() -> Call[m.PlayerInfo]:
+    return Call("GET", "/v1/players/me", m.PlayerInfo)
+
+
+def add_key(label: str = "device") -> Call[m.PersonalKey]:
+    return Call("POST", "/v1/players/me/keys", m.PersonalKey, json={"label": label})
+
+
+def revoke_key(key_id: str) -> Call[None]:
+    return Call("DELETE", f"/v1/players/me/keys/{quote(key_id, safe='')}", None)
+
+
+def claim_seat(token: str) -> Call[m.Claim]:
+    return Call("POST", "/v1/players/me/seats", m.Claim, json={"token": token})
+
+
+def release_seat(game_id: str) -> Call[None]:
+    return Call("DELETE", f"/v1/players/me/seats/{quote(game_id, safe='')}", None)
+
+
+def my_games() -> Call[m.MyGames]:
+    return Call("GET", "/v1/players/me/games", m.MyGames)
+
+
+def mark_seen(game_id: str, version: int | None = None) -> Call[None]:
+    return Call("POST", f"/v1/players/me/games/{quote(game_id, safe='')}/seen", None,
+                json=_drop_none(version=version))
+
+
+def subscribe(url: str, kind: str = "json", game_id: str | None = None, seat: str | None = None,
+              keys: dict[str, str] | None = None) -> Call[m.Subscription]:
+    return Call("POST", "/v1/players/me/subscriptions", m.Subscription,
+                json=_drop_none(url=url, kind=kind, game_id=game_id, seat=seat, keys=keys))
+
+
+def subscriptions() -> Call[m.SubscriptionList]:
+    return Call("GET", "/v1/players/me/subscriptions", m.SubscriptionList)
+
+
+def unsubscribe(subscription_id: str) -> Call[None]:
+    return Call("DELETE", f"/v1/players/me/subscriptions/{quote(subscription_id, safe='')}", None)
+
+
+def resume_subscription(subscription_id: str) -> Call[m.Subscription]:
+    return Call("POST", f"/v1/players/me/subscriptions/{quote(subscription_id, safe='')}/resume", m.Subscription)
+
+
+def push_key() -> Call[m.PushKey]:
+    return Call("GET", "/v1/push/key", m.PushKey)

@@ -101,6 +101,48 @@ class SalvoClient:
     def unseat_bot(self, game_id: str, seat: str) -> None:
         self.send(calls.unseat_bot(game_id, seat))
 
+    # players and notifications: the client's token is a personal key (create_player's, or pk_…)
+    def create_player(self, label: str = "device") -> m.PersonalKey:
+        return self.send(calls.create_player(label))
+
+    def me(self) -> m.PlayerInfo:
+        return self.send(calls.me())
+
+    def add_key(self, label: str = "device") -> m.PersonalKey:
+        return self.send(calls.add_key(label))
+
+    def revoke_key(self, key_id: str) -> None:
+        self.send(calls.revoke_key(key_id))
+
+    def claim_seat(self, token: str) -> m.Claim:
+        return self.send(calls.claim_seat(token))
+
+    def release_seat(self, game_id: str) -> None:
+        self.send(calls.release_seat(game_id))
+
+    def my_games(self) -> m.MyGames:
+        return self.send(calls.my_games())
+
+    def mark_seen(self, game_id: str, version: int | None = None) -> None:
+        self.send(calls.mark_seen(game_id, version))
+
+    def subscribe(self, url: str, kind: str = "json", game_id: str | None = None, seat: str | None = None,
+                  keys: dict[str, str] | None = None) -> m.Subscription:
+        return self.send(calls.subscribe(url, kind, game_id, seat, keys))
+
+    def subscriptions(self) -> m.SubscriptionList:
+        return self.send(calls.subscriptions())
+
+    def unsubscribe(self, subscription_id: str) -> None:
+        self.send(calls.unsubscribe(subscription_id))
+
+    def resume_subscription(self, subscription_id: str) -> m.Subscription:
+        return self.send(calls.resume_subscription(subscription_id))
+
+    def push_key(self) -> m.PushKey:
+        return self.send(calls.push_key())
+
+
 
 class AsyncSalvoClient:
     def __init__(self, base_url: str, token: str | None = None, timeout: float = 30.0,
@@ -174,3 +216,44 @@ class AsyncSalvoClient:
 
     async def unseat_bot(self, game_id: str, seat: str) -> None:
         await self.send(calls.unseat_bot(game_id, seat))
+
+    # players and notifications: the client's token is a personal key (create_player's, or pk_…)
+    async def create_player(self, label: str = "device") -> m.PersonalKey:
+        return await self.send(calls.create_player(label))
+
+    async def me(self) -> m.PlayerInfo:
+        return await self.send(calls.me())
+
+    async def add_key(self, label: str = "device") -> m.PersonalKey:
+        return await self.send(calls.add_key(label))
+
+    async def revoke_key(self, key_id: str) -> None:
+        await self.send(calls.revoke_key(key_id))
+
+    async def claim_seat(self, token: str) -> m.Claim:
+        return await self.send(calls.claim_seat(token))
+
+    async def release_seat(self, game_id: str) -> None:
+        await self.send(calls.release_seat(game_id))
+
+    async def my_games(self) -> m.MyGames:
+        return await self.send(calls.my_games())
+
+    async def mark_seen(self, game_id: str, version: int | None = None) -> None:
+        await self.send(calls.mark_seen(game_id, version))
+
+    async def subscribe(self, url: str, kind: str = "json", game_id: str | None = None, seat: str | None = None,
+                        keys: dict[str, str] | None = None) -> m.Subscription:
+        return await self.send(calls.subscribe(url, kind, game_id, seat, keys))
+
+    async def subscriptions(self) -> m.SubscriptionList:
+        return await self.send(calls.subscriptions())
+
+    async def unsubscribe(self, subscription_id: str) -> None:
+        await self.send(calls.unsubscribe(subscription_id))
+
+    async def resume_subscription(self, subscription_id: str) -> m.Subscription:
+        return await self.send(calls.resume_subscription(subscription_id))
+
+    async def push_key(self) -> m.PushKey:
+        return await self.send(calls.push_key())

@@ -213,6 +213,80 @@ class BotListing(Model):
     bots: list[BotSeatInfo]
 
 
+# --- players and notifications (issue 40) ---------------------------------------------------------
+
+
+class PersonalKey(Model):
+    player_id: str
+    key_id: str
+    key: str  # shown once: send it as the bearer token
+    label: str
+
+
+class KeyInfo(Model):
+    key_id: str
+    label: str
+    created_at: str
+    revoked_at: str | None
+
+
+class PlayerInfo(Model):
+    player_id: str
+    keys: list[KeyInfo]
+
+
+class Claim(Model):
+    game_id: str
+    role: str
+    seat: str | None
+
+
+class MyGame(Model):
+    game_id: str
+    ruleset: str
+    scenario: str | None
+    role: str
+    seat: str | None
+    version: int
+    turn: int
+    phase: str
+    phase_label: str
+    whose_move: list[str]
+    must_act: bool
+    why: str
+    over: bool
+    result: str | None
+    last_seen: int
+    unseen_events: int
+    changed: bool
+
+
+class MyGames(Model):
+    player_id: str
+    games: list[MyGame]
+
+
+class Subscription(Model):
+    id: str
+    kind: str
+    url: str
+    game_id: str | None
+    seat: str | None
+    created_at: str
+    failures: int
+    paused: bool
+    last_error: str | None
+    secret: str | None = None  # only when it is created
+
+
+class SubscriptionList(Model):
+    subscriptions: list[Subscription]
+
+
+class PushKey(Model):
+    public_key: str
+
+
 # --- websocket frames ------------------------------------------------------------------------------
 
 
