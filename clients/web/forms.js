@@ -95,6 +95,10 @@ function stepCost(lim, hex) {
 
 // A path's cost: each hex's cost, plus (when the limits give a facing and a turn cost) the hexsides
 // turned to face each step (ASC-MOV-2: half a point a hexside).
+// A cost as a person reads it: thirds and halves to two decimals at most (1.33, not 1.3333333333333333).
+/** @param {unknown} n */
+export function num(n) { const x = Number(n); return Number.isFinite(x) ? String(+x.toFixed(2)) : String(n ?? ""); }
+
 /** @param {XY[]} path @param {Field} field */
 export function pathCost(path, field) {
   const lim = limitsOf(field);
@@ -302,10 +306,10 @@ export function formDecor(drafts, piece, drawing, onChange) {
         const path = /** @type {HexLike[]} */ (drafts.get(form, pc, f) || []).map(hexOf);
         const start = hexOf(limitsOf(f).start) || (p ? [p.at.x, p.at.y] : [0, 0]);
         out.plan = { points: [start, ...path].map((h) => place(board, { x: h[0], y: h[1] })), ok: true,
-          marks: path.map((h, i) => ({ at: place(board, { x: h[0], y: h[1] }), text: String(pathCost(path.slice(0, i + 1), f)) })) };
+          marks: path.map((h, i) => ({ at: place(board, { x: h[0], y: h[1] }), text: num(pathCost(path.slice(0, i + 1), f)) })) };
         out.cells = nextHexes(path, f, board).map(({ hex, cost, max }) => ({
-          q: hex[0], r: hex[1], text: String(cost),
-          label: `Add hex ${hex[0]}, ${hex[1]} to ${pc.label}'s path: cost ${cost} of ${max}`,
+          q: hex[0], r: hex[1], text: num(cost),
+          label: `Add hex ${hex[0]}, ${hex[1]} to ${pc.label}'s path: it costs ${num(cost)} of ${num(max)}`,
           apply: () => { drafts.set(form, pc, f, [.../** @type {HexLike[]} */ (drafts.get(form, pc, f) || []), [hex[0], hex[1]]]); },
         }));
       }
@@ -350,7 +354,7 @@ function fieldControl(drafts, form, pc, f, onChange, disabled) {
       return el("div", { class: "field hexpath", "data-key": f.key },
         el("span", { class: "lbl" }, f.label),
         el("p", { class: "path-text", "aria-live": "polite" }, path.length
-          ? `${path.map((h) => hexOf(h).join(",")).join(" → ")} · cost ${cost}${max != null ? ` of ${max}` : ""}`
+          ? `${path.map((h) => hexOf(h).join(",")).join(" → ")} · cost ${num(cost)}${max != null ? ` of ${num(max)}` : ""}`
           : "Tap the hexes on the map, one after another."),
         el("button", { type: "button", class: "small", disabled: disabled || !path.length, onclick: () => set(path.slice(0, -1)) }, "Undo hex"),
         el("button", { type: "button", class: "small", disabled: disabled || !path.length, onclick: () => set([]) }, "Clear path"));

@@ -102,6 +102,7 @@ export class GameView {
      * hand until the rules have awaited it and it has acted (a player looking at the gunner stays there) */
     this.mayFollow = true;
     this.followedAt = -1; // the version the page last switched seats by itself at (once per version: no ping-pong)
+    this.skippedAt = -1; // the version the page last ended a phase by itself at (once per version: a refusal stops it)
     /** @type {Envelope[]} */
     this.events = [];
     /** @type {GameSummary | null} */
@@ -210,7 +211,13 @@ export class GameView {
         try { cmd = JSON.parse(raw.value); } catch (err) { this.showRejection({ title: "Not JSON", message: err.message }); return; }
         this.send(cmd);
       } }, "Send"));
-    this.sections.orders.append(this.statusLine, this.rejection, this.flash, this.commands, this.saltBox, this.rawBox);
+    this.skipToggle = el("button", { type: "button", id: "skip-empty", class: "small skip-empty", onclick: () => {
+      setSkipEmpty(!skipEmpty());
+      this.renderSkipToggle();
+      if (skipEmpty()) this.skipEmptyPhase();
+    } });
+    this.renderSkipToggle();
+    this.sections.orders.append(this.statusLine, this.rejection, this.flash, this.commands, this.skipToggle, this.saltBox, this.rawBox);
     this.log = el("ol", { id: "log", class: "log", reversed: true });
     this.sections.log.append(this.log);
     this.replayBox = el("div", { id: "replay-turns" });
@@ -226,7 +233,9 @@ export class GameView {
     this.talk = new TalkPanel(this.api, this.gameId, this.token); // table talk and the time left (issue 39)
     panel.append(this.talk.root);
     this.root.append(el("div", { class: "game" }, bar,
-      el("main", { class: "battle" },
+      // hidden until the first view is drawn: the orders, the map and the game bar's line then appear at once,
+      // not one under the other as each arrives (a phone saw the map pushed down by 0.2-0.8 of a screen, CLS)
+      this.battleBox = el("main", { class: "battle", hidden: true },
         el("div", { class: "board-col" }, this.mapBox, this.zoomCtl,
           this.chooser, this.trayBox, this.timeline),
         panel)));
@@ -390,6 +399,29 @@ export class GameView {
     if (!this.switching && this.followActing()) return;
     if (this.selected == null) this.pickDefault();
     this.render();
+    this.skipEmptyPhase();
+  }
+
+  renderSkipToggle() {
+    const on = skipEmpty();
+    this.skipToggle.setAttribute("aria-pressed", String(on));
+    this.skipToggle.hidden = !this.token;
+    this.skipToggle.textContent = on ? "Phases with nothing to do: ended for me (tap to ask me instead)"
+      : "Phases with nothing to do: I end them myself (tap to end them for me)";
+  }
+
+  // A phase in which this seat has nothing to do but end it (or pass) is ended at once, as the seat's own
+  // order, when the player lets the page do so (on unless turned off; kept in this browser).
+  skipEmptyPhase() {
+    const live = this.live;
+    if (!skipEmpty() || !this.token || this.at != null || this.sending || this.switching || this.confirming || !live || live.over) return;
+    if (live.viewer === "umpire" || live.version === this.skippedAt) return;
+    const only = onlyEnd(this.labelled, this.forms);
+    if (!only) return;
+    this.skippedAt = live.version;
+    this.send(only.command, only.label).then((ok) => {
+      if (ok) this.flash.textContent = `✓ ${only.label}: nothing else to do in it (ended for you; the button under your orders turns this off)`;
+    });
   }
 
   pickDefault() {
@@ -597,6 +629,7 @@ export class GameView {
   renderNow() {
     const s = this.shown;
     if (!s) return;
+    this.battleBox.hidden = false;
     const view = /** @type {PageView} */ (s.state || {});
     const live = this.at == null;
     const kind = kindOf(view);
@@ -664,12 +697,27 @@ export class GameView {
     const phase = draw ? draw.status.phase_label || humanize(draw.status.phase) : humanize(s.phase);
     fill(this.head,
       el("strong", {}, `${s.ruleset} · ${this.gameId}`),
-      el("span", { id: "viewer", class: "viewer" }, s.viewer),
+      el("span", { id: "viewer", class: "viewer", dataset: { viewer: s.viewer }, title: s.viewer }, this.who(s.viewer, true)),
       el("span", { id: "clock", title: `Turn ${s.turn} · ${phase}` }, `Turn ${s.turn} · ${phase}`),
       s.unverified ? el("span", { id: "unverified", class: "badge unverified", title: `Unverified origin: ${s.unverified}` }, "unverified") : null,
       s.over ? el("span", { class: "badge over" }, `Game over${view.winner ? `: ${view.winner} wins` : draw && draw.status.result ? `: ${draw.status.result}` : ""}`) : null,
       toAct && !(s.over && toAct.over) ? el("span", { id: "to-act", class: `to-act${toAct.mine && live ? " mine" : ""}`, title: toAct.text },
         live ? toAct.text : `then: ${toAct.text}`) : null);
+  }
+
+  // A viewer in words: a seat by its side's name where the view names sides (ASC's scenarios name the
+  // advantaged and disadvantaged sides), a crew seat by ship and role; "You: …" for the reader's own.
+  /** @param {string | null | undefined} viewer @param {boolean} [me] */
+  who(viewer, me = false) {
+    const v = String(viewer || "");
+    if (v === "umpire") return "Umpire";
+    if (v === "spectator" || !v) return "Spectator";
+    const seat = v.replace(/^seat:/, "");
+    const sides = /** @type {{sides?: unknown}} */ ((this.live && this.live.state) || {}).sides;
+    const named = sides && !Array.isArray(sides) && typeof sides === "object"
+      ? /** @type {Record<string, {name?: string}>} */ (sides)[seat] : null;
+    const words = (named && named.name && named.name !== seat) ? named.name : seatLabel(v);
+    return me ? `You: ${words}` : words;
   }
 
   renderOrders() {
@@ -759,7 +807,7 @@ export class GameView {
       this.logSeq = e.seq;
       this.log.prepend(el("li", { dataset: { seq: e.seq, type: e.type } },
         el("button", { type: "button", class: "seq-link", "aria-label": `Show the table after event ${e.seq}`, onclick: () => this.scrub(e.seq) }, `#${e.seq}`),
-        ` T${e.turn} ${e.phase} · `, el("strong", {}, humanize(e.type)), ` ${summarize(e)}`,
+        ` T${e.turn} ${humanize(e.phase)} · `, el("strong", {}, humanize(e.type)), ` ${summarize(e, (a) => this.who(a))}`,
         e.rolls && e.rolls.length ? el("span", { class: "muted" }, ` · ${e.rolls.map((r) => `${r.die}=${r.value}`).join(" ")}`) : null,
         e.rolls && e.rolls.length && unverified ? el("span", { class: "unverified", title: unverified }, " · unverified") : null));
       while (this.log.children.length > 150) this.log.lastChild.remove();
@@ -866,7 +914,10 @@ export class GameView {
       const res = await this.api.command(this.gameId, cmd, salt);
       this.salt.value = "";
       if (this.cells && this.cells.length) this.board.whole(); // the path is sent: the whole map again
-      this.flash.textContent = `✓ ${words} (${(res.events || []).length} event(s), now v${res.version})`;
+      const n = (res.events || []).length;
+      // what happened is in the log and on the map; the event count and version are for the log's readers
+      this.flash.textContent = `✓ ${words}`;
+      this.flash.title = `${n} event${n === 1 ? "" : "s"} recorded; the game is at version ${res.version}`;
       ok = true;
     } catch (err) {
       this.flash.textContent = "";
@@ -878,6 +929,26 @@ export class GameView {
     await this.refresh().catch((err) => this.showRejection(err));
     return ok;
   }
+}
+
+const SKIP_KEY = "salvo.skipEmptyPhases";
+/** whether the page ends phases with nothing to do (on unless this browser's player turned it off) */
+function skipEmpty() { try { return localStorage.getItem(SKIP_KEY) !== "off"; } catch { return true; } }
+/** @param {boolean} on */
+function setSkipEmpty(on) { try { localStorage.setItem(SKIP_KEY, on ? "on" : "off"); } catch { /* private mode */ } }
+
+// The one order left when a seat has nothing to do in a phase but end it: exactly one "phase" option, an end
+// or a pass (GSC2's End the … phase or Launch nothing more, ASC's End the … phase, a Starfinder role's Pass),
+// beside nothing but orders that may be given any time (a Starfinder role change, "role"); no form. Starting a
+// game or beginning the battle is never done for a player.
+/** @param {Option[]} options @param {Form[]} forms @returns {Option | null} */
+export function onlyEnd(options, forms) {
+  if (forms.length) return null;
+  const rest = options.filter((o) => o.group !== "role");
+  if (rest.length !== 1) return null;
+  const o = rest[0];
+  const ends = /\.(end_phase|pass)$/.test(o.command.type) && o.group === "phase" && !/^(begin|start)\b/i.test(o.label);
+  return ends ? o : null;
 }
 
 // "seat:sunrise/pilot" -> "sunrise pilot"
@@ -892,8 +963,8 @@ function shortLabels(names) {
     ? names.map((n) => humanize(n.split("/").slice(1).join(" "))) : names.map(seatLabel);
 }
 
-/** @param {Envelope} e */
-function summarize(e) {
+/** @param {Envelope} e @param {(actor: string) => string} who an actor in words */
+function summarize(e, who) {
   const d = /** @type {LogData} */ (e.data || {});
   if (e.type.endsWith("ship_moved") && d.path && d.path.length) {
     const last = d.path[d.path.length - 1];
@@ -904,5 +975,5 @@ function summarize(e) {
   if (e.type === "dice.committed" || e.type === "dice.revealed") return `turn ${d.turn}`;
   if (e.type === "game.rewound") return `back to seq ${d.to_seq}${d.reason ? `: ${d.reason}` : ""}`;
   if (e.type.endsWith("phase_started")) return `${d.phase}`;
-  return e.actor ? `(${e.actor})` : "";
+  return e.actor ? `(by ${who(e.actor)})` : "";
 }

@@ -133,7 +133,7 @@ export async function renderLobby(root, api, { onJoin }) {
   let rulesets = [];
   try {
     rulesets = (await api.rulesets()).rulesets || [];
-    status.textContent = "";
+    status.textContent = "Pick a ruleset and one of its sample scenarios."; // a line kept: the card keeps its height
   } catch (err) {
     status.textContent = `Could not load rulesets: ${err.message}`;
     status.className = "error";

@@ -77,13 +77,14 @@ def test_play_watch_scrub_and_replay(browser, server):
         # a spectator on a phone watches from the start: the public view, no orders
         spec = _open(console, phone, links["spectator"], "spectator")
         spec.touch = True
-        assert spec.page.inner_text("#viewer") == "spectator"
+        assert spec.page.get_attribute("#viewer", "data-viewer") == "spectator"
         assert spec.page.query_selector_all("#commands button.opt, section.form") == []
 
         seats = {side: _open(console, desk, links[f"seat:{side}"], side) for side in ("red", "blue")}
         umpire = _open(console, desk, links["umpire"], "umpire")
         for side, s in seats.items():  # the fragment's token opened the seat; the page's URL keeps it out of the query
-            assert s.page.inner_text("#viewer") == f"seat:{side}" and token_free_query(s.page.url), s.page.url
+            viewer = s.page.get_attribute("#viewer", "data-viewer")
+            assert viewer == f"seat:{side}" and token_free_query(s.page.url), (viewer, s.page.url)
 
         # start, and the roll-off winner names the second player, until a seat has its move form
         mover = None

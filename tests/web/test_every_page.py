@@ -92,7 +92,7 @@ def test_every_scenario_opens_for_every_viewer(pages, server, ruleset, scenario,
     before = len(console.errors)
     for role, token in _roles(created):
         _open(page, server, created, token)
-        assert page.inner_text("#viewer") == role
+        assert page.get_attribute("#viewer", "data-viewer") == role
         drawn = page.evaluate("() => document.querySelector('#board').childElementCount")
         assert drawn > 0, f"{ruleset}/{scenario} as {role}: nothing drawn"
         assert "Cannot open" not in page.inner_text("#app")

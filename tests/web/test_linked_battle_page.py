@@ -44,7 +44,7 @@ def test_open_the_battle_from_the_campaign_watch_it_and_return_with_the_result(b
             named = page.locator(f"#turn-status a.battle-link[data-game='{tid}']").first
             assert named.inner_text() == f"Open battle {battle['id']}" and tid in named.get_attribute("href")
             page.click("#tab-ship")
-            link = page.locator(f"li[data-battle='{battle['id']}'] a.battle-link")
+            link = page.locator(f"#pane-ship li[data-battle='{battle['id']}'] a.battle-link")
             link.wait_for()
             href = link.get_attribute("href")
             assert token_free_query(href) and href.endswith(f"#token={token}"), href  # the token in the fragment

@@ -195,7 +195,7 @@ def _declare_fire(seat: Seat, piece: str, target: str) -> int:
     """Choose a weapon's target by tapping it on the map (the tray sets the fire form's target), then send
     that weapon's form: the declaration is sealed (ASC-R-4) until both sides end the fire phase."""
     page = seat.page
-    label = page.inner_text(f"{ASC_FIRE}:has(.pc[data-piece='{piece}']) h4")  # "FS Aurore: fire with las-fwd"
+    label = page.inner_text(f"{ASC_FIRE}:has(.pc[data-piece='{piece}']) h4")  # "FS Aurore: fire with the laser turret las-fwd"
     form = f"{ASC_FIRE}:has(h4:text-is('{label}'))"
     seat.select(piece)
     seat.see(f"#board .target[data-id='{target}'] > .hit")
@@ -383,13 +383,13 @@ def test_token_links_keep_the_token_out_of_every_url(browser, server, contexts):
     page.on("request", lambda r: sent.append(r.url))
     page.goto(_url(server, created, created["seats"]["blue"]))
     page.wait_for_selector("#conn[data-state=live]")
-    assert page.inner_text("#viewer") == "seat:blue"
+    assert page.get_attribute("#viewer", "data-viewer") == "seat:blue"
     assert token_free_query(page.url) and page.url.endswith(f"#token={created['seats']['blue']}"), page.url
     assert sent and all("token" not in u for u in sent), [u for u in sent if "token" in u]  # no request named it
     old = console.watch(desk.new_page(), "red (old link)")
     old.goto(f"{server.url}/?game={created['game_id']}&token={created['seats']['red']}")
     old.wait_for_selector("#conn[data-state=live]")
-    assert old.inner_text("#viewer") == "seat:red"
+    assert old.get_attribute("#viewer", "data-viewer") == "seat:red"
     assert token_free_query(old.url) and old.url.endswith(f"#token={created['seats']['red']}"), old.url
     # rewritten in place: no more history entries than a page opened from a fragment link
     assert old.evaluate("() => history.length") == page.evaluate("() => history.length")

@@ -76,6 +76,22 @@ def options(state: State, viewer: Viewer) -> list[Option]:
     return out
 
 
+WEAPON_WORDS = {"det": "nuclear X-ray", "laser": "laser", "particle_beam": "particle beam"}  # ASC-FIRE-8
+
+
+def _weapon_words(spec: Any, wid: str) -> str:
+    """"laser turret las-fwd": the weapon in words, its id kept to tell two alike apart."""
+    w = weapon_of(spec, wid)
+    if w is None:
+        return wid
+    kind = WEAPON_WORDS.get(w.weapon_type, w.weapon_type.replace("_", " "))
+    return f"{kind} {'missile launcher' if w.launcher else 'turret'} {wid}"
+
+
+def _hexes(n: int) -> str:
+    return f"{n} hex" if n == 1 else f"{n} hexes"
+
+
 def _detections(state: State, side: str, viewer: Viewer) -> list[Option]:
     out = []
     for v in vessels_of(state, side):
@@ -89,8 +105,10 @@ def _detections(state: State, side: str, viewer: Viewer) -> list[Option]:
                 target = resolve(state, side, name)
                 assert target is not None
                 d = state.status[v].hex.distance_to(state.status[target].hex)
-                label = (f"{spec.name}: detect {name_for(state, side, target)} with the {s.type} sensor {s.id} "
-                         f"({d} hexes; d10 {skill:+d} + its {s.type} signature, 10+)")
+                # the sensor by its kind; its id only where the vessel has two of that kind
+                which = f" {s.id}" if sum(o.type == s.type for o in spec.sensors) > 1 else ""
+                label = (f"{spec.name}: detect {name_for(state, side, target)} with its {s.type} sensor{which} "
+                         f"({_hexes(d)} away; d10 {skill:+d} + its {s.type} signature, 10+)")
                 out.append(Option(command=cmd, label=label, piece=v, target=name, group="detect", rule="ASC-DET-3"))
     return out
 
@@ -151,7 +169,7 @@ def _moves(state: State, side: str, viewer: Viewer) -> list[Option]:
             end = trace(state.status[v].hex, state.status[v].facing, path)[0][-1]
             out.append(Option(command=cmd, piece=v, target=target, group="move", rule="ASC-MOV-2",
                               label=f"{name}: close on {name_for(state, side, resolve(state, side, target))} "
-                                    f"(ends {end.distance_to(where)} hexes away)"))
+                                    f"(ends {_hexes(end.distance_to(where))} away)"))
         out.append(Option(command=Move(vessel=v), label=f"{name}: stay in hex {state.status[v].hex.q},"
                           f"{state.status[v].hex.r}", piece=v, group="move", rule="ASC-MOV-2"))
     return out
@@ -268,7 +286,8 @@ def _fire_forms(state: State, side: str, viewer: Viewer) -> list[Form]:
                     continue
                 fixed: dict[str, Any] = {"weapon": wid, **({"point_defence": True} if pd else {})}
                 what = "point defence" if pd else "fire"
-                out.append(Form(command="asc.fire", label=f"{spec.name}: {what} with {wid}", piece_key="vessel",
+                label = f"{spec.name}: {what} with the {_weapon_words(spec, wid)}"
+                out.append(Form(command="asc.fire", label=label, piece_key="vessel",
                                 group="fire", rule="ASC-FIRE-10" if pd else "ASC-FIRE-1", pieces=(PieceChoices(
                                     piece=v, label=spec.name, fixed=fixed, fields=(Field(
                                         key="target", label="Target", kind="choice", values=tuple(values)),)),)))

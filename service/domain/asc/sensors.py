@@ -132,7 +132,8 @@ def check_detect(state: State, cmd: Detect, actor: Actor) -> tuple[str, str | No
     if distance >= sensor.rating:
         raise RuleViolation(
             "ASC-DET-3",
-            f"{cmd.target or 'that hex'} is {distance} hexes away; {sensor.id} needs less than {sensor.rating}",
+            f"{cmd.target or 'that hex'} is {distance} hex{'' if distance == 1 else 'es'} away; the {sensor.type} "
+            f"sensor {sensor.id} needs less than {sensor.rating} hexes",
         )
     return side, target, distance, (_signature(state, target, sensor.type) if target else 0)
 

@@ -70,7 +70,8 @@ def _end_or_wait(state: GameState, side: str, work: str) -> tuple[bool, str]:
     if side not in state.done:
         return True, work
     waiting = [s for s in state.sides if s not in state.done]
-    return False, f"you ended the {state.phase} phase; waiting for {', '.join(waiting)}"
+    # read in every seat's list, not only by this seat: no "you"
+    return False, f"{side} has ended the {state.phase} phase; waiting for {', '.join(waiting)}"
 
 
 def seat_status(state: GameState, side: str) -> SeatStatus:

@@ -59,7 +59,7 @@ def test_status_says_who_must_act_and_why_the_other_waits() -> None:
     st = _duel_at_beams()
     st = apply(R, st, when(R, st, C.EndPhase(side="red"), RED, []))
     red = R.draw(st, RED).status.you
-    assert red is not None and not red.must_act and red.why == "you ended the beams phase; waiting for blue"
+    assert red is not None and not red.must_act and red.why == "red has ended the beams phase; waiting for blue"
 
 
 def test_effects_show_fire_hits_and_damage_once_each_and_outlive_the_phase_change() -> None:
