@@ -38,6 +38,8 @@ BENCHES: dict[str, Bench] = {
                                                "processes (--before DIR for an A/B)"),
     "slow-consumer": Bench("bench_slow_consumer.py", "the others' latency with one stalled websocket reader"),
     "memory": Bench("bench_memory.py", "server memory over 20,000 games (the head and token caches' bounds)"),
+    "notify-latency": Bench("notify_latency.py", "a move's notification at a local webhook receiver, and the "
+                                                 "command rate of a watched game beside an unwatched one"),
     "long-games": Bench("long_games.py", "battle files of 10,000 and 100,000 events per ruleset, imported into "
                                          "a real server"),
     "real-play": Bench("real_play.py", "random legal play of every sample scenario over the websocket, 10 games at "

@@ -22,6 +22,7 @@ from .webhooks import AllowList, DeliveryFailed, TargetRefused, check_target, po
 log = logging.getLogger(__name__)
 
 BATCH = 20  # rows leased per round
+AFTER_WAKE = (0.002, 0.005, 0.01, 0.02, 0.05)  # seconds: looks after a wake-up that found nothing yet
 REFRESH_EVERY = 5.0  # seconds between reloads of the watched games' index (other replicas' changes)
 
 
@@ -66,20 +67,31 @@ class Notifier:
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         refreshed = loop.time()
+        woken = False
         while True:
+            self._wake.clear()  # before the round: a wake-up during it starts the next one at once
             try:
                 if loop.time() - refreshed >= REFRESH_EVERY:
                     refreshed = loop.time()
                     await self.watchers.refresh()
-                while await self.deliver_due():
-                    pass
+                found = 0
+                while leased := await self.deliver_due():
+                    found += leased
+                # woken when a command decided its notifications, which land with its commit a moment later:
+                # look again shortly rather than a whole poll later
+                for pause in AFTER_WAKE if woken and not found else ():
+                    await asyncio.sleep(pause)
+                    if await self.deliver_due():
+                        break
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 - the database away: try again next round
                 log.exception("the notifier's round failed")
-            self._wake.clear()
-            with contextlib.suppress(asyncio.TimeoutError):
+            try:
                 await asyncio.wait_for(self._wake.wait(), self.poll)
+                woken = True
+            except TimeoutError:
+                woken = False
 
     async def deliver_due(self) -> int:
         """Lease and deliver one round of due rows; how many were leased."""

@@ -77,8 +77,12 @@ class Outbox:
                            OUTBOX.c.next_attempt <= now, SUBSCRIPTIONS.c.paused_at.is_(None), free)
                     .order_by(OUTBOX.c.next_attempt, OUTBOX.c.created_at, OUTBOX.c.id).limit(limit))
             leased = []
-            with self.engine.begin() as conn:
-                for r in conn.execute(stmt).all():
+            with self.engine.connect() as conn:
+                due = conn.execute(stmt).all()
+            for r in due:
+                # each lease its own transaction, whose first statement writes: on SQLite it waits for the
+                # write lock (busy_timeout) instead of failing to upgrade a read snapshot the writer moved past
+                with self.engine.begin() as conn:
                     took = conn.execute(update(OUTBOX).where(OUTBOX.c.id == r.id, free)
                                         .values(lease_until=now + int(lease_seconds * 1000))).rowcount
                     if took:
