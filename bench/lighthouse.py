@@ -105,8 +105,8 @@ def _in_page(url: str) -> dict[str, object]:
             cdp = ctx.new_cdp_session(page)  # Lighthouse's mobile throttling, roughly: what shifts on a slow phone
             cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})
             cdp.send("Network.enable")
-            cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 150,
-                                                          "downloadThroughput": 1.6e6 / 8, "uploadThroughput": 7.5e5 / 8})
+            slow_4g = {"offline": False, "latency": 150, "downloadThroughput": 1.6e6 / 8, "uploadThroughput": 7.5e5 / 8}
+            cdp.send("Network.emulateNetworkConditions", slow_4g)
             page.add_init_script("window.__shifts = []; new PerformanceObserver((l) => window.__shifts.push("
                                  "...l.getEntries())).observe({type: 'layout-shift', buffered: true})")
             page.goto(url)
@@ -143,12 +143,15 @@ def main() -> int:
         finally:
             if server is not None:
                 server.stop()
+    def pct(v: object) -> str:
+        return "—" if v is None else f"{v} %"
+
     print("\n| page | performance | accessibility | CLS | LCP (s) | text < 12 px | map labels < 12 px "
           "| audits under 0.9 |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['page']} | {r['performance']} | {r['accessibility']} | {r['cls']} | {r['lcp_s']} "
-              f"| {r['small_text_pct']} % | {r['small_map_labels_pct']} % | {', '.join(r['failed']) or '—'} |")
+              f"| {pct(r['small_text_pct'])} | {pct(r['small_map_labels_pct'])} | {', '.join(r['failed']) or '—'} |")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))
     return 0

@@ -195,7 +195,7 @@ def _declare_fire(seat: Seat, piece: str, target: str) -> int:
     """Choose a weapon's target by tapping it on the map (the tray sets the fire form's target), then send
     that weapon's form: the declaration is sealed (ASC-R-4) until both sides end the fire phase."""
     page = seat.page
-    label = page.inner_text(f"{ASC_FIRE}:has(.pc[data-piece='{piece}']) h4")  # "FS Aurore: fire with the laser turret las-fwd"
+    label = page.inner_text(f"{ASC_FIRE}:has(.pc[data-piece='{piece}']) h4")  # "FS Aurore: fire with the laser …"
     form = f"{ASC_FIRE}:has(h4:text-is('{label}'))"
     seat.select(piece)
     seat.see(f"#board .target[data-id='{target}'] > .hit")
