@@ -29,13 +29,14 @@ def arcs_of(origin: Hex, facing: int, target: Hex) -> tuple[str, ...]:
     q, r = relative(origin, facing, target)
     a = -2 * r - q
     side = "starboard" if q > 0 else "port"
-    if a > 0 and abs(q) < a:
+    # a = 0 with q = 0 is the origin's own hex (above), so |q| < a needs a > 0 and |q| = a a ≠ 0
+    if abs(q) < a:
         return ("forward",)
-    if a > 0 and abs(q) == a:
+    if abs(q) == a:
         return ("forward", side)
-    if a < 0 and abs(q) < -a:
+    if abs(q) < -a:
         return ("aft",)
-    if a < 0 and abs(q) == -a:
+    if abs(q) == -a:
         return (side, "aft")
     return (side,)
 

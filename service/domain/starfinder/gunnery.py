@@ -207,7 +207,7 @@ def check_projectiles(acc: Acc[GameState], dice: Dice) -> None:
             damage, more = roll_damage(dice, p.damage, p.linked, weapon.label)
             rolls += more
             options = arcs_of(t.hex, t.facing, p.hex)
-            quadrant = options[0] if len(options) == 1 else weakest(st, p.target, options)  # SF-R-7
+            quadrant = weakest(st, p.target, options)  # SF-R-7 (one quadrant off a boundary: that one)
         acc.add(ProjectileChecked(projectile=pid, target=p.target, needed=needed, total=total(roll), success=True,
                                   path=path, arrived=arrived, damage=damage, quadrant=quadrant, rolls=tuple(rolls)))
 
