@@ -90,7 +90,7 @@ def _eng_resolved(state: GameState, ev: E.EngineeringResolved) -> GameState:
     patched = ev.system if ev.action == "patch" else None  # a divert names no system
     if patched is not None:
         state = _ship(state, ev.ship, patched={**s.patched, patched: ev.patched})
-        text = f"{ev.system.replace('_', ' ')} patched" if ev.success else "patch failed"
+        text = f"{patched.replace('_', ' ')} patched" if ev.success else "patch failed"
         return _mark(state, "repair" if ev.success else "miss", text, source=ev.ship, rule="SF-RND-2")
     if ev.to == "engines":
         state = _ship(state, ev.ship, speed_bonus=ev.speed_bonus)

@@ -35,7 +35,8 @@ def test_sf_role_2_each_role_acts_in_its_phase_and_the_captain_once_a_round() ->
     assert evs[0].success
     st = apply(R, st, evs)
     assert st.crew["a/engineer"].bonus == 2
-    then_violation(R, st, C.Encourage(seat="a/captain", crew="a/pilot"), "SF-ROLE-2", A["captain"])
+    v = then_violation(R, st, C.Encourage(seat="a/captain", crew="a/pilot"), "SF-ROLE-2", A["captain"])
+    assert v.detail == "a/captain has taken its one captain action per round"
     # the captain may act in the helm phase instead, in its ship's turn
     st = at(duel(), "helm")
     evs = when(R, st, C.Encourage(seat="a/captain", crew="a/pilot"), A["captain"], [2])
