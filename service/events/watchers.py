@@ -88,7 +88,10 @@ class Watchers:
         self.engine = engine
         self.games: dict[str, tuple[Watch, ...]] = {}
         self.scenarios: dict[str, str | None] = {}
-        self._statuses: dict[str, tuple[int, dict[Viewer, SeatNow]]] = {}  # game -> (seq, statuses there)
+        # game -> (the state a command left it in, the watched seats' statuses there): the next command's
+        # "before", when it is decided on that very state (by identity: a state decided by a command that
+        # then lost its seq to another replica is never taken for the log's state at that seq)
+        self._statuses: dict[str, tuple[Any, dict[Viewer, SeatNow]]] = {}
         self._lock = asyncio.Lock()
         self.wake: Callable[[], None] | None = None  # the notifier's: rows were written (once they land)
 
@@ -121,10 +124,10 @@ class Watchers:
 
     # --- the rows a command writes -------------------------------------------------------------------
 
-    def _statuses_at(self, head: GameHead, state: Any, seq: int, watches: tuple[Watch, ...]) -> dict[Viewer, SeatNow]:
+    def _statuses_at(self, head: GameHead, state: Any, watches: tuple[Watch, ...]) -> dict[Viewer, SeatNow]:
         known = self._statuses.get(head.game_id)
         viewers = {w.viewer for w in watches}
-        if known is not None and known[0] == seq and viewers <= set(known[1]):
+        if known is not None and known[0] is state and viewers <= set(known[1]):
             return known[1]
         return {v: seat_now(head.ruleset, state, v) for v in viewers}
 
@@ -135,9 +138,9 @@ class Watchers:
         if not watches:
             return []
         try:
-            before = self._statuses_at(head, head.state, head.seq, watches)
+            before = self._statuses_at(head, head.state, watches)
             after = {v: seat_now(head.ruleset, state, v) for v in before}
-            self._statuses[head.game_id] = (seq, after)
+            self._statuses[head.game_id] = (state, after)
             ended = any(now.over for now in after.values()) and not any(now.over for now in before.values())
             rows = []
             for watch in watches:
