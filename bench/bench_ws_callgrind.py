@@ -5,6 +5,12 @@ calls of websockets' ``apply_mask`` in it (one per message the server reads).
 
     .venv/bin/python bench/bench_ws_callgrind.py                       # this checkout, 10 games
     .venv/bin/python bench/bench_ws_callgrind.py --before /tmp/base --games 10
+    .venv/bin/python bench/bench_ws_callgrind.py --workload cycle        # the harness's turn cycle (issue 37)
+
+``--workload cycle`` plays the peer harness's turn cycle (bench/peer/salvo_client.py ``CYCLE``: eight
+commands, two of them turn changes that reveal a turn's dice and commit the next's); instructions per
+cycle are eight times those per command. ``--profile N`` prints the window's N costliest functions
+(inclusive, per command) from ``callgrind_annotate``.
 
 Slow (the server runs ~50× slower; a run takes ~1.5 min); the group commit's batches are larger than
 at full speed, so the figure compares checkouts, it is not the harness's CPU per command.
@@ -64,7 +70,7 @@ def run(checkout: Path, label: str, args: argparse.Namespace, work: Path) -> str
                 time.sleep(0.1)
             client = subprocess.Popen(
                 [*pinned("1"), sys.executable, str(CLIENT), "commands", "--games", str(args.games), "--seconds", "60",
-                 "--warmup", "5", "--port", str(port), "--server-pid", str(proc.pid)],
+                 "--warmup", "5", "--workload", args.workload, "--port", str(port), "--server-pid", str(proc.pid)],
                 cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             try:
                 time.sleep(12)  # connected, warmed up
@@ -82,7 +88,24 @@ def run(checkout: Path, label: str, args: argparse.Namespace, work: Path) -> str
                 proc.kill()
                 proc.wait()
     total, calls = per_command(Path(f"{out}.1"))
-    return f"| {label} | {calls} | {total:,} | {total / max(calls, 1):,.0f} |"
+    if args.profile:
+        print(f"## {label}: the costliest functions, instructions per command (inclusive)")
+        print(top_functions(Path(f"{out}.1"), calls, args.profile))
+    cycle = f" | {8 * total / max(calls, 1):,.0f}" if args.workload == "cycle" else ""
+    return f"| {label} | {args.workload} | {calls} | {total:,} | {total / max(calls, 1):,.0f}{cycle} |"
+
+
+def top_functions(dump: Path, calls: int, n: int) -> str:
+    """The ``n`` functions of the dump with the most inclusive instructions, per command read."""
+    text = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", str(dump)],
+                          capture_output=True, text=True, check=False).stdout
+    rows = []
+    for line in text.splitlines():
+        m = re.match(r"\s*([\d,]+) \(\s*([\d.]+)%\)\s+(.*)", line)
+        if m and "PROGRAM TOTALS" not in line:
+            cost = int(m.group(1).replace(",", "")) / max(calls, 1)
+            rows.append(f"{cost:>12,.0f}  {m.group(2):>5}%  {m.group(3)[:110]}")
+    return "\n".join(rows[:n])
 
 
 def main() -> None:
@@ -90,11 +113,17 @@ def main() -> None:
     p.add_argument("--before", default=None)
     p.add_argument("--games", type=int, default=10)
     p.add_argument("--seconds", type=float, default=20.0, help="the instrumented window")
+    p.add_argument("--workload", choices=["shoot", "cycle"], default="shoot",
+                   help="the harness's single shots, or its eight-command turn cycle")
+    p.add_argument("--profile", type=int, default=0, metavar="N", help="print the N costliest functions")
     args = p.parse_args()
     work = Path(tempfile.mkdtemp(prefix="salvo-ws-callgrind-"))
+    print(f"dumps and server logs: {work}")
     rows = [run(Path(args.before), "before", args, work)] if args.before else []
     rows.append(run(ROOT, "after", args, work))
-    print("| checkout | commands | instructions | instructions/command |\n|---|---:|---:|---:|")
+    cycle = (" instructions/cycle |", "---:|") if args.workload == "cycle" else ("", "")
+    print(f"| checkout | workload | commands | instructions | instructions/command |{cycle[0]}\n"
+          f"|---|---|---:|---:|---:|{cycle[1]}")
     print("\n".join(rows))
 
 
