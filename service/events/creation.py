@@ -97,7 +97,7 @@ async def create_game(
             snapshots.append({"game_id": game_id, "seq": seq, "state": msgspec.json.encode(state)})
             last_snapshot = seq
     clock = ruleset.clock(state)
-    seed_row, committed = DiceBook.open_game(game_id, clock.turn)
+    seed_row, committed = DiceBook.open_game(game_id, clock.turn, ruleset.hidden_information)
     created = GameCreated(
         ruleset=ruleset.name,
         ruleset_version=ruleset.version,

@@ -14,6 +14,10 @@ before and builds its tree a step per turn of the event loop (between other work
 in flight); ``close_turns`` takes that spare when the turn it was drawn for comes. A spare is secret and
 only in memory until its commitment is stored, like any fresh seed; one drawn for a turn that does not
 come next (a rewind, another replica, a game over) is dropped.
+
+Only hidden-information games have a tree: an open-information game's reveal gives every viewer the seed,
+from which each recomputes every key and roll, so a root would add nothing a seat verifies, nor let it
+verify sooner; its commitment carries no root (``slots`` still says rolls take slot keys) and no spare.
 """
 
 from __future__ import annotations
@@ -60,6 +64,8 @@ class DiceBook:
         """Make sure a spare for the turn after the head's is drawn and on its way (a command that left the
         dice turn open calls this). When every place is held by a game still being commanded (touched in
         the last ``4 * SPARES`` calls) a new game gets none rather than evict one about to be used."""
+        if not head.ruleset.hidden_information:
+            return  # its commitment needs no tree: nothing to build ahead
         self._prepared += 1
         game_id, turn = head.game_id, head.dice_turn + 1
         spares = self.spares
@@ -87,19 +93,20 @@ class DiceBook:
         if self.spares.get(game_id) is spare and not spare.builder.step():
             asyncio.get_running_loop().call_soon(self._build, game_id, spare)
 
-    def _seed_for(self, game_id: str, turn: int) -> tuple[SeedRow, DiceCommitted]:
+    def _seed_for(self, game_id: str, turn: int, hidden: bool) -> tuple[SeedRow, DiceCommitted]:
         """A fresh seed for ``turn``, the game's spare when it was drawn for that turn."""
         spare = self.spares.pop(game_id, None)
         if spare is None or spare.turn != turn:
-            return _fresh_seed(game_id, turn)
+            return _fresh_seed(game_id, turn, hidden)
         tree = spare.builder.tree()  # whatever is left of it
         adopt(spare.seed, turn, tree)
         return _seed_row(game_id, turn, spare.seed, tree)
 
     @staticmethod
-    def open_game(game_id: str, turn: int) -> tuple[SeedRow, DiceCommitted]:
-        """The first turn's seed row and its public commitment."""
-        return _fresh_seed(game_id, turn)
+    def open_game(game_id: str, turn: int, hidden: bool = True) -> tuple[SeedRow, DiceCommitted]:
+        """The first turn's seed row and its public commitment (``hidden``: the ruleset's hidden_information,
+        whether the commitment has a Merkle root)."""
+        return _fresh_seed(game_id, turn, hidden)
 
     async def dice_for(self, head: GameHead, salt: str) -> tuple[Dice, str]:
         """The dice a command of the head's current dice turn rolls with, and the salt actually used."""
@@ -183,7 +190,7 @@ class DiceBook:
         # a turn's seed is only ever stored with its commitment (one batch), and the head knows every
         # commitment in the log (superseded ones included): no store read to tell whether one exists
         if new_turn != head.dice_turn and not over and new_turn not in head.committed and new_turn not in head.seeds:
-            row, committed = self._seed_for(head.game_id, new_turn)
+            row, committed = self._seed_for(head.game_id, new_turn, ruleset.hidden_information)
             seeds.append(row)
             events.append(committed)
         if over:
@@ -217,11 +224,13 @@ class DiceBook:
         return seed
 
 
-def _fresh_seed(game_id: str, turn: int) -> tuple[SeedRow, DiceCommitted]:
+def _fresh_seed(game_id: str, turn: int, hidden: bool) -> tuple[SeedRow, DiceCommitted]:
     seed = ids.dice_seed()
-    return _seed_row(game_id, turn, seed, tree_for(seed, turn))
+    return _seed_row(game_id, turn, seed, tree_for(seed, turn) if hidden else None)
 
 
-def _seed_row(game_id: str, turn: int, seed: bytes, tree: SlotTree) -> tuple[SeedRow, DiceCommitted]:
-    committed = DiceCommitted(turn=turn, commitment=commitment(seed), root=tree.root, slots=TREE_SLOTS)
+def _seed_row(game_id: str, turn: int, seed: bytes, tree: SlotTree | None) -> tuple[SeedRow, DiceCommitted]:
+    """``tree``: the turn's slot tree (None: an open-information game, whose commitment has no root)."""
+    root = tree.root if tree is not None else ""
+    committed = DiceCommitted(turn=turn, commitment=commitment(seed), root=root, slots=TREE_SLOTS)
     return {"game_id": game_id, "turn": turn, "seed": seed.hex(), "commitment": committed.commitment}, committed

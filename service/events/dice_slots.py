@@ -24,7 +24,7 @@ _material = msgspec.json.Decoder(DiceMaterial)
 @dataclass
 class TurnLedger:
     turn: int
-    slotted: bool  # the turn's commitment has a Merkle root (False: a game from before slots)
+    slotted: bool  # rolls take the turn's slot keys: its commitment has slots (False: a game from before slots)
     next_slot: int = 0
     pinned: dict[int, str] = field(default_factory=dict)  # slot -> salt of its first use
     seen: dict[str, set[int]] = field(default_factory=dict)  # audience -> slots whose rolls it saw
@@ -68,7 +68,8 @@ async def load_ledger(store: EventStore, head: GameHead, codec: Any) -> TurnLedg
     for row in rows:
         if row.type == "dice.committed":
             committed = codec.decode(row.type, row.v, row.data, row.rolls)
-            ledger.slotted = ledger.slotted or (committed.turn == turn and bool(committed.root))
+            # a root, or (an open-information game's: no tree) slots; a game from before slots has neither
+            ledger.slotted = ledger.slotted or (committed.turn == turn and bool(committed.root or committed.slots))
         elif row.dice:
             event = codec.decode(row.type, row.v, row.data, row.rolls)
             ledger.take(_material.decode(row.dice), event, effective=int(row.seq) not in superseded)

@@ -70,8 +70,10 @@ class DiceCommitted(Event, frozen=True, tag="dice.committed", omit_defaults=True
 
     turn: int
     commitment: str
-    root: str = ""  # Merkle root over the turn's slot keys ("" in games from before slots)
-    slots: int = 0  # leaves under the root
+    # Merkle root over the turn's slot keys ("" in games from before slots, and in open-information games:
+    # their reveal gives everyone the seed, so a root would let no one verify more or sooner)
+    root: str = ""
+    slots: int = 0  # leaves under the root (without one: rolls still take slot keys; 0: a game from before slots)
 
 
 class DiceRevealed(Event, frozen=True, tag="dice.revealed", omit_defaults=True):
