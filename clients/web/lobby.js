@@ -3,6 +3,7 @@ import { el, clear, humanize } from "./dom.js";
 import { importBlock } from "./disputes.js";
 import { Api } from "./api.js";
 import { pageUrl, readLink } from "./links.js";
+import { myGamesCard } from "./mygames.js";
 
 /** @typedef {import("../types/salvo").GameCreated} GameCreated */
 /** @typedef {import("../types/openapi").components["schemas"]["RulesetInfo"]} RulesetInfo */
@@ -127,7 +128,7 @@ export async function renderLobby(root, api, { onJoin }) {
   const recentBox = rec.length ? el("section", { class: "card" }, el("h2", {}, "Your recent games"),
     ...rec.map((g) => el("details", {}, el("summary", {}, `${g.game_id} · ${g.ruleset} ${g.scenario}`), gameLinks(g)))) : null;
 
-  root.append(el("div", { class: "lobby" }, create, join, importBlock(api, {}), recentBox));
+  root.append(el("div", { class: "lobby" }, create, join, myGamesCard(), importBlock(api, {}), recentBox));
 
   /** @type {RulesetInfo[]} */
   let rulesets = [];
