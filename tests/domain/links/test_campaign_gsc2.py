@@ -209,3 +209,23 @@ def test_ftc_r_lnk_3_twelve_feet_north_to_south_needs_a_thirteen_foot_table() ->
     blue = next(s for s in raw["ships"] if s["side"] == "blue")
     assert (red["x"], red["y"], red["heading"]) == (78, 150, 180)  # top of the table, facing south
     assert (blue["x"], blue["y"], blue["heading"]) == (78, 6, 0)
+
+
+def test_ftc_r_lnk_5_a_three_force_battle_is_not_linked_and_lnk_2_charts_cycle_systems() -> None:
+    """FTC-R-LNK-5: a battle of three forces is refused as a linked GSC2 game (FTC-ARR-8: recorded by hand);
+    FTC-R-LNK-2: the 10-row chart cycles through the ship's systems three a row."""
+    from msgspec.structs import replace
+
+    from service.domain.links.campaign_gsc2 import damage_chart
+
+    st = _battle()
+    b = st.battles[0]
+    third = replace(b.forces[0], player="green")
+    three = replace(st, battles=(replace(b, forces=(*b.forces, third)),))
+    with pytest.raises(RuleViolation) as info:
+        tactical_scenario(three, b.id)
+    assert info.value.rule == "FTC-ARR-8" and "two forces" in info.value.detail
+    sheet = {"beams": [{"id": "b1"}, {"id": "b2"}], "missiles": [], "shields": 0, "mds": 1, "repair": 1,
+             "scanners": 1, "systems": []}
+    chart = damage_chart(sheet)
+    assert chart[0] == ["b1", "b2", "drive"] and chart[1] == ["b2", "drive", "mds"] and len(chart) == 10
