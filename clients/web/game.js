@@ -691,7 +691,7 @@ export class GameView {
     const me = this.mySide;
     /** @type {Badge | null} */
     let toAct = null;
-    if (draw) toAct = turnBadge(draw.status, s.viewer);
+    if (draw) toAct = turnBadge(draw.status, s.viewer, (seat) => this.who(`seat:${seat}`));
     else if (view.to_act != null) toAct = view.to_act ? { text: view.to_act === me ? "Your move" : `${view.to_act} to act`, mine: view.to_act === me } : null;
     else if ((Array.isArray(view.awaiting) || view.acting_ship) && !s.over) toAct = starfinderToAct(view, s.viewer);
     const phase = draw ? draw.status.phase_label || humanize(draw.status.phase) : humanize(s.phase);
@@ -739,7 +739,8 @@ export class GameView {
         { selected: this.selected, disabled: this.sending || !live, note });
       return;
     }
-    fill(this.statusLine, statusBox(draw.status, s.viewer, { linked: linkedBattles(liveView), token: this.token }));
+    fill(this.statusLine, statusBox(draw.status, s.viewer, { linked: linkedBattles(liveView), token: this.token,
+      who: (seat) => this.who(`seat:${seat}`) }));
     showTurnInTitle(draw.status); // "● Your move" in the tab while the rules await this seat
     const disabled = this.sending || !live;
     const labelOf = (/** @type {string} */ id) => { const p = (draw.pieces || []).find((x) => x.id === id); return p ? p.label : id; };

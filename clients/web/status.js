@@ -7,15 +7,17 @@ import { pageUrl } from "./links.js";
 /** @typedef {{text: string, mine: boolean, over?: boolean, short?: string}} Badge */
 
 // The header badge: {text, mine}
-/** @param {DrawStatus | null | undefined} status @param {string} viewer @returns {Badge | null} */
-export function turnBadge(status, viewer) {
+/** @param {DrawStatus | null | undefined} status @param {string} viewer
+ * @param {(seat: string) => string} [who] a seat in words (its side's name where the view names sides)
+ * @returns {Badge | null} */
+export function turnBadge(status, viewer, who = (seat) => seat) {
   if (!status) return null;
   if (status.over) return { text: status.result ? `Game over: ${status.result}` : "Game over", mine: false, over: true };
   const you = status.you;
   const why = you ? String(you.why || "").replace(/^your move:\s*/i, "") : "";
   if (you) return you.must_act ? { text: `Your move: ${why}`, mine: true, short: "Your move" } : { text: `Not yet: ${why}`, mine: false, short: "Not yet" };
   if (viewer === "umpire") return status.umpire ? { text: `Umpire: ${status.umpire}`, mine: true, short: "Umpire duty" } : { text: "No umpire duty now", mine: false };
-  const acting = (status.seats || []).filter((s) => s.must_act).map((s) => s.seat);
+  const acting = (status.seats || []).filter((s) => s.must_act).map((s) => who(s.seat));
   return { text: acting.length ? `Waiting for ${acting.join(", ")}` : "Waiting", mine: false };
 }
 
@@ -38,16 +40,17 @@ function withLinks(text, linked, token) {
 
 // The Orders pane's summary: the phase, every seat's status as far as the viewer may know it.
 /** @param {DrawStatus | null | undefined} status @param {string} viewer
- * @param {{linked?: Map<string, string>, token?: string | null}} [how] linked games to name */
-export function statusBox(status, viewer, { linked = new Map(), token = null } = {}) {
+ * @param {{linked?: Map<string, string>, token?: string | null, who?: (seat: string) => string}} [how] linked
+ *   games to name; a seat in words */
+export function statusBox(status, viewer, { linked = new Map(), token = null, who = (seat) => seat } = {}) {
   if (!status) return null;
-  const badge = turnBadge(status, viewer);
+  const badge = turnBadge(status, viewer, who);
   const words = (/** @type {string} */ t) => withLinks(t, linked, token);
   return el("section", { class: "turn-status", id: "turn-status", "aria-label": "Whose turn" },
     el("p", { class: `you${badge.mine ? " mine" : ""}` }, el("strong", {}, ...words(badge.text))),
     el("p", { class: "muted" }, `Turn ${status.turn} · ${status.phase_label || status.phase}${status.sealed ? " · orders are sealed: others' choices stay hidden until all are in" : ""}`),
     status.umpire && viewer !== "umpire" ? el("p", { class: "muted" }, `The umpire must ${status.umpire}.`) : null,
-    (status.seats || []).length ? seatsList(status.seats, words) : null);
+    (status.seats || []).length ? seatsList(status.seats, words, who) : null);
 }
 
 // Every seat's line, folded away on a narrow screen (eight crew seats would push the orders off the first
@@ -55,14 +58,15 @@ export function statusBox(status, viewer, { linked = new Map(), token = null } =
 /** @type {boolean | null} */
 let seatsOpen = null;
 
-/** @param {DrawStatus["seats"]} seats @param {(text: string) => (string | HTMLElement)[]} words */
-function seatsList(seats, words) {
+/** @param {DrawStatus["seats"]} seats @param {(text: string) => (string | HTMLElement)[]} words
+ * @param {(seat: string) => string} who */
+function seatsList(seats, words, who) {
   const acting = seats.filter((s) => s.must_act).length;
   const open = seatsOpen ?? !matchMedia("(max-width: 900px)").matches;
   const box = el("details", { class: "seats-box", open, ontoggle: () => { seatsOpen = box.open; } },
     el("summary", {}, `Every seat: ${acting} must act, ${seats.length - acting} wait${seats.length - acting === 1 ? "s" : ""}`),
     el("ul", { class: "seats" }, ...seats.map((s) => el("li", {
       class: s.must_act ? "acting" : "", dataset: { seat: s.seat, mustAct: String(s.must_act) },
-    }, el("span", { class: "seat-name" }, s.seat), ` ${s.must_act ? "must act" : "waits"}: `, ...words(s.why)))));
+    }, el("span", { class: "seat-name" }, who(s.seat)), ` ${s.must_act ? "must act" : "waits"}: `, ...words(s.why)))));
   return box;
 }
