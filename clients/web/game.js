@@ -325,6 +325,12 @@ export class GameView {
     this.at = null;
     this.replayKey = "";
     this.rejection.hidden = true;
+    if (this.talk) { // table talk as the new seat: what it may read and say (issue 39's panel)
+      this.talk.stop();
+      const talk = new TalkPanel(this.api, this.gameId, token);
+      this.talk.root.replaceWith(talk.root);
+      this.talk = talk;
+    }
     // the link keeps every seat, this one first: a reload (or a bookmark) opens it again
     history.replaceState(history.state, "", pageUrl(this.gameId, [token, ...this.tokens.filter((t) => t !== token)]));
     this.flash.textContent = why;
