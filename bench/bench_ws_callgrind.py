@@ -10,7 +10,9 @@ calls of websockets' ``apply_mask`` in it (one per message the server reads).
 ``--workload cycle`` plays the peer harness's turn cycle (bench/peer/salvo_client.py ``CYCLE``: eight
 commands, two of them turn changes that reveal a turn's dice and commit the next's); instructions per
 cycle are eight times those per command. ``--profile N`` prints the window's N costliest functions
-(inclusive, per command) from ``callgrind_annotate``.
+(inclusive, per command) from ``callgrind_annotate``. ``--open-dice`` serves the tiny ruleset with its dice
+open (tests/support/tiny.py ``OPEN_DICE_RULESET``): turns commit as an open-information game's (GSC2,
+Starfinder) do, with no Merkle tree.
 
 Slow (the server runs ~50× slower; a run takes ~1.5 min); the group commit's batches are larger than
 at full speed, so the figure compares checkouts, it is not the harness's CPU per command.
@@ -57,6 +59,8 @@ def run(checkout: Path, label: str, args: argparse.Namespace, work: Path) -> str
     db = work / f"{label}.sqlite"
     out = work / f"callgrind.{label}.out"
     env = {**os.environ, **SERVER_ENV, "PYTHONPATH": str(checkout), "PYTHONDONTWRITEBYTECODE": "1"}
+    if args.open_dice:
+        env["SALVO_RULESETS"] = "tiny=tests.support.tiny:OPEN_DICE_RULESET"
     with open(work / f"server-{label}.log", "w") as log:
         proc = subprocess.Popen(
             [*pinned("0"), "valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}",
@@ -92,7 +96,8 @@ def run(checkout: Path, label: str, args: argparse.Namespace, work: Path) -> str
         print(f"## {label}: the costliest functions, instructions per command (inclusive)")
         print(top_functions(Path(f"{out}.1"), calls, args.profile))
     cycle = f" | {8 * total / max(calls, 1):,.0f}" if args.workload == "cycle" else ""
-    return f"| {label} | {args.workload} | {calls} | {total:,} | {total / max(calls, 1):,.0f}{cycle} |"
+    workload = args.workload + (" (open dice)" if args.open_dice else "")
+    return f"| {label} | {workload} | {calls} | {total:,} | {total / max(calls, 1):,.0f}{cycle} |"
 
 
 def top_functions(dump: Path, calls: int, n: int) -> str:
@@ -115,6 +120,7 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=20.0, help="the instrumented window")
     p.add_argument("--workload", choices=["shoot", "cycle"], default="shoot",
                    help="the harness's single shots, or its eight-command turn cycle")
+    p.add_argument("--open-dice", action="store_true", help="tiny with open dice (an open-information game's turns)")
     p.add_argument("--profile", type=int, default=0, metavar="N", help="print the N costliest functions")
     args = p.parse_args()
     work = Path(tempfile.mkdtemp(prefix="salvo-ws-callgrind-"))

@@ -40,8 +40,12 @@ def trees(monkeypatch) -> list[Any]:
         built.append((seed, turn))
         return real_builder(seed, turn, *rest)
 
+    def build(cls: Any, seed: bytes, turn: int, *rest: Any) -> Any:
+        built.append((seed, turn))
+        return real_build(seed, turn, *rest)
+
     monkeypatch.setattr(dice_book, "TreeBuilder", builder)
-    monkeypatch.setattr(merkle.SlotTree, "build", classmethod(lambda cls, *a: built.append(a[:2]) or real_build(*a)))
+    monkeypatch.setattr(merkle.SlotTree, "build", classmethod(build))
     return built
 
 

@@ -208,3 +208,13 @@ class TinyRuleset(RulesetBase):
 
 
 RULESET = TinyRuleset()
+
+
+class OpenDiceTinyRuleset(TinyRuleset):
+    """Tiny with open dice (hidden_information=False: each turn's seed is revealed to everyone, as in GSC2 or
+    Starfinder, so its turns are committed without a Merkle tree): ``bench_ws_callgrind.py --open-dice``."""
+
+    hidden_information = False
+
+
+OPEN_DICE_RULESET = OpenDiceTinyRuleset()
