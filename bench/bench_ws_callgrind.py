@@ -10,7 +10,7 @@ calls of websockets' ``apply_mask`` in it (one per message the server reads).
 ``--workload cycle`` plays the peer harness's turn cycle (bench/peer/salvo_client.py ``CYCLE``: eight
 commands, two of them turn changes that reveal a turn's dice and commit the next's); instructions per
 cycle are eight times those per command. ``--profile N`` prints the window's N costliest functions
-(inclusive, per command) from ``callgrind_annotate``. ``--open-dice`` serves the tiny ruleset with its dice
+(their own instructions, per command) from ``callgrind_annotate``. ``--open-dice`` serves the tiny ruleset with its dice
 open (tests/support/tiny.py ``OPEN_DICE_RULESET``): turns commit as an open-information game's (GSC2,
 Starfinder) do, with no Merkle tree.
 
@@ -93,7 +93,7 @@ def run(checkout: Path, label: str, args: argparse.Namespace, work: Path) -> str
                 proc.wait()
     total, calls = per_command(Path(f"{out}.1"))
     if args.profile:
-        print(f"## {label}: the costliest functions, instructions per command (inclusive)")
+        print(f"## {label}: the costliest functions, their own instructions per command")
         print(top_functions(Path(f"{out}.1"), calls, args.profile))
     cycle = f" | {8 * total / max(calls, 1):,.0f}" if args.workload == "cycle" else ""
     workload = args.workload + (" (open dice)" if args.open_dice else "")
@@ -101,8 +101,8 @@ def run(checkout: Path, label: str, args: argparse.Namespace, work: Path) -> str
 
 
 def top_functions(dump: Path, calls: int, n: int) -> str:
-    """The ``n`` functions of the dump with the most inclusive instructions, per command read."""
-    text = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", str(dump)],
+    """The ``n`` functions of the dump with the most instructions of their own, per command read."""
+    text = subprocess.run(["callgrind_annotate", "--threshold=100", str(dump)],
                           capture_output=True, text=True, check=False).stdout
     rows = []
     for line in text.splitlines():
