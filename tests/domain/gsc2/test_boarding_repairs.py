@@ -64,6 +64,15 @@ def test_gsc2_brd_4_a_heavy_squad_that_teleports_is_not_counted_as_failed() -> N
     assert (tp.arrived.assault, tp.arrived.heavy, tp.failed.assault, tp.failed.heavy) == (0, 1, 1, 0)
 
 
+def test_gsc2_brd_3_pods_are_numbered_one_by_one() -> None:
+    """GSC2-BRD-3, GSC2-R-11: two pods launched in turn are p1 then p2 (ids count up by one)."""
+    st = _board(contact=False, assault_pods=2)
+    first = when(R, st, C.LaunchPod(ship="a", squad="assault"), RED)
+    st = apply(R, st, first)
+    second = when(R, st, C.LaunchPod(ship="a", squad="assault"), RED)
+    assert [first[0].pod, second[0].pod] == ["p1", "p2"]
+
+
 def test_gsc2_brd_3_pods_move_6_and_ram_like_a_missile() -> None:
     """GSC2-BRD-3."""
     st = _board(contact=False)

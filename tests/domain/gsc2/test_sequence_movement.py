@@ -180,12 +180,21 @@ def test_gsc2_mov_3_option_labels_and_the_tractor_pause_only_with_a_working_trac
 
     assert _legs_words(()) == "stay put" and _legs_words((_leg(distance=0),)) == "stay put"
     assert _legs_words((_leg(distance=1),)) == '1" ahead'
-    plain = _solo()
+    plain = _solo(systems=[{"id": "c1", "kind": "cloak", "level": 1}])  # a working system, but no tractor
     assert not [o for o in R.options(plain, RED) if isinstance(o.command, C.Move) and not o.command.done]
     tractor = {"id": "t1", "kind": "tractor_beam", "level": 1, "targeting": 5, "range": 12}
     armed = _solo(systems=[tractor])
     [pause] = [o.command for o in R.options(armed, RED) if isinstance(o.command, C.Move) and not o.command.done]
     assert pause.legs == (_leg(distance=4.0),)  # half of speed 8
+
+
+def test_gsc2_mov_3_a_paused_ship_is_offered_its_free_turn_after_the_rest_of_its_turn_distance() -> None:
+    """GSC2-MOV-3: turn distance 4, paused after 1" (GSC2-MOV-6): the options turn free after 3" more (4 − 1),
+    then go on with the 4" left (speed 8 − 1 − 3)."""
+    st = _solo(turn_distance=4)
+    st = apply(R, st, when(R, st, C.Move(ship="a", legs=(_leg(distance=1),), done=False), RED))
+    legs = [o.command.legs for o in R.options(st, RED) if isinstance(o.command, C.Move)]
+    assert (_leg(distance=3.0), _leg(45, 4.0)) in legs and (_leg(distance=3.0), _leg(-45, 4.0)) in legs
 
 
 def test_gsc2_mov_5_distance_moved_is_recorded_for_to_hit() -> None:

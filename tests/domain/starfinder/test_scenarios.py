@@ -44,6 +44,8 @@ def test_scenario_errors_name_the_field_path() -> None:
     _bad(scenario(ship("a", "pact", tier=1.5), b), "$.ships[0].tier")
     _bad(scenario(ship("a", "pact", tier="one"), b), "ships[0].tier")  # SF-R-22: 1/4, 1/3, 1/2 only
     _bad(scenario(ship("a", "pact", warp=9), b), "$.ships[0]")
+    _bad(scenario(ship("a", "pact", shields={"forward": -1}), b), "ships[0].shields.forward")  # SF-DMG-2
+    assert R.parse_setup(scenario(ship("a", "pact", shields={"forward": 0, "aft": 0}), b)).ships[0].max_shields == 0
     _bad(scenario(ship("a", "pact"), ship("b", "pirates", hex=(3, 3))), "ships[1].side")
     _bad(scenario(ship("a", "pact"), ship("a", "corsairs", hex=(3, 3))), "ships[1].id")
     _bad({**scenario(ship("a", "pact"), b), "sides": ["pact"]}, "sides")
