@@ -18,15 +18,16 @@ from service.events.signing import load_keyring
 from service.events.store import SqlEventStore
 from service.settings import Settings
 
-from . import allowed, command_endpoint, docs, openapi_schema, player_wiring, problems, static_files
+from . import allowed, docs, openapi_schema, player_wiring, problems, static_files
 from .bot_runner import BotRunner
 from .broadcast import Broadcaster, InProcessBroadcaster
-from .command_endpoint import SalvoApp
+from .fast import command_endpoint
+from .fast.command_endpoint import SalvoApp
+from .fast.rawsocket import RawSocketMiddleware
 from .gate import Gate
 from .logs import RequestContext
 from .metrics import CONTENT_TYPE_LATEST, Metrics
 from .ratelimit import RateLimits
-from .rawsocket import RawSocketMiddleware
 from .readiness import readiness
 from .routes import battles, bots, deadlines, games, keys, problem_pages, replay, rulesets, stream, talk
 from .security import SecurityHeaders, install_cors

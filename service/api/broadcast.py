@@ -81,7 +81,7 @@ class InProcessBroadcaster:
     (sockets whose transport is written directly, ``fanout``); every delivery reaches both."""
 
     def __init__(self, buffer_limit: int = 1 << 20) -> None:
-        from .fanout import Fanout  # fanout imports Item from here
+        from .fast.fanout import Fanout  # fanout imports Item from here
 
         self._subs: dict[str, set[Subscription]] = {}
         self.fanout = Fanout(buffer_limit)

@@ -38,7 +38,7 @@ import redis.asyncio as redis
 from service.events.storage_faults import StorageFull, StorageUnavailable
 
 from .broadcast import InProcessBroadcaster, Item, Subscription
-from .fanout import Fanout, Sink
+from .fast.fanout import Fanout, Sink
 from .log_poller import HeadsOf, LogPoller, one_by_one
 from .redis_publisher import RedisPublisher
 

@@ -26,8 +26,8 @@ from service.settings import Settings
 
 from . import logs
 from .app import close_streams
-from .http_protocol import CoalescingHttpToolsProtocol, ConnectionLimits
-from .wsprotocol import SalvoWebSocketProtocol
+from .fast.http_protocol import CoalescingHttpToolsProtocol, ConnectionLimits
+from .fast.wsprotocol import SalvoWebSocketProtocol
 
 log = logging.getLogger("salvo.server")
 

@@ -15,7 +15,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.routing import Match
 
 from service.api.app import SalvoApp, create_app
-from service.api.command_endpoint import CommandEndpoint, LeanCommands
+from service.api.fast.command_endpoint import CommandEndpoint, LeanCommands
 from service.settings import Settings
 from tests.api.helpers import SHOOT_RED, bearer
 from tests.support.fast import fast_only

@@ -113,7 +113,7 @@ def test_a_websocket_gets_an_error_message_and_stays_open(sqlite_url):
 @pytest.mark.parametrize("ws", ["salvo", "websockets-sansio"])
 def test_a_live_socket_on_a_real_server_answers_an_error_and_stays_open(sqlite_url, ws):
     """The same over a real server, on Salvo's own websocket protocol (the direct stream) and uvicorn's."""
-    from service.api.wsprotocol import SalvoWebSocketProtocol
+    from service.api.fast.wsprotocol import SalvoWebSocketProtocol
 
     settings = Settings(database_url=sqlite_url)
     protocol = SalvoWebSocketProtocol if ws == "salvo" else ws

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
-from service.api.rawsocket import from_send
+from service.api.fast.rawsocket import from_send
 from tests.support.fast import fast_only
 from tests.support.server import ServerProcess
 

@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from service.api.fanout import text_frame
+from service.api.fast.fanout import text_frame
 from service.events.decide_append import CommandResult
 from tests.support.detached import detached_stream, masked
 
@@ -157,7 +157,7 @@ def test_a_durable_result_is_written_before_the_landing_and_a_failure_after_it_i
 def test_a_game_with_a_large_audience_answers_after_the_landing(monkeypatch) -> None:
     """Past EARLY_ANSWER_SOCKETS listening sockets the result waits for the landing (its fan-out): the
     commanding client is paced by what the audience can be sent."""
-    from service.api import direct_stream
+    from service.api.fast import direct_stream
 
     async def run() -> None:
         gate, stream, transport, wire, on_the_wire = _watched_landing()

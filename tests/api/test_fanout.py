@@ -1,4 +1,4 @@
-"""The pre-framed fan-out (service/api/fanout.py): one frame per audience and event, written as is to
+"""The pre-framed fan-out (service/api/fast/fanout.py): one frame per audience and event, written as is to
 every socket of that audience; redaction per audience holds byte for byte; a slow consumer is closed
 with its resume seq; a socket that is not current is handed back to its reader. Driven by a real
 GameService publishing real frames of the tiny ruleset (whose seats hide secrets from each other)."""
@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 
-from service.api.fanout import Fanout, Sink, text_frame
+from service.api.fast.fanout import Fanout, Sink, text_frame
 from service.domain.core import seat
 from service.events.application import GameService
 from service.events.memory_store import MemoryEventStore
@@ -197,7 +197,7 @@ def test_a_socket_reading_the_store_holds_what_lands_past_its_read() -> None:
 
 
 def test_a_held_message_is_counted_as_the_frame_it_would_be_written_as():
-    from service.api.fanout import text_frame, text_frame_size
+    from service.api.fast.fanout import text_frame, text_frame_size
 
     for n in (0, 1, 125, 126, 127, 4095, 4096, 65535, 65536, 70000):
         assert text_frame_size(n) == len(text_frame(b"x" * n)), n

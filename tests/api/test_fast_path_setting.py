@@ -8,10 +8,10 @@ import httpx
 import pytest
 
 from service.api.app import SalvoApp, create_app
-from service.api.http_protocol import CoalescingHttpToolsProtocol
-from service.api.rawsocket import RawSocketMiddleware
+from service.api.fast.http_protocol import CoalescingHttpToolsProtocol
+from service.api.fast.rawsocket import RawSocketMiddleware
+from service.api.fast.wsprotocol import SalvoWebSocketProtocol
 from service.api.serving import uvicorn_config
-from service.api.wsprotocol import SalvoWebSocketProtocol
 from service.settings import Settings, fast_path_from_env
 from tests.api.helpers import SHOOT_RED, bearer
 

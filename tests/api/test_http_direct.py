@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from service.api.app import create_app
-from service.api.http_protocol import CoalescingHttpToolsProtocol
+from service.api.fast.http_protocol import CoalescingHttpToolsProtocol
 from service.settings import Settings
 from tests.support.fast import fast_only
 from tests.support.server import uvicorn_in_thread

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from service.api.http_protocol import CoalescingHttpToolsProtocol, CoalescingTransport
+from service.api.fast.http_protocol import CoalescingHttpToolsProtocol, CoalescingTransport
 
 HEAD = b"HTTP/1.1 201 Created\r\ncontent-length: 2\r\n\r\n"
 
@@ -78,7 +78,7 @@ def test_a_websocket_upgrade_gets_the_plain_transport(monkeypatch):
 
 
 async def test_the_direct_cycles_flag_is_an_event_for_its_waiters():
-    from service.api.http_protocol import _Flag
+    from service.api.fast.http_protocol import _Flag
 
     flag = _Flag()
     assert not flag.is_set()
@@ -99,7 +99,7 @@ async def test_the_direct_cycles_flag_is_an_event_for_its_waiters():
 
 
 def test_server_headers_that_uvicorn_would_refuse_leave_the_result_to_its_send():
-    from service.api.http_protocol import _server_headers
+    from service.api.fast.http_protocol import _server_headers
 
     assert _server_headers([(b"date", b"Tue"), (b"server", b"uvicorn")]) == b"date: Tue\r\nserver: uvicorn\r\n"
     assert _server_headers([(b"x-bad", b"a\nb")]) is None

@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 
 from service.api.app import create_app
 from service.api.broadcast import Subscription
-from service.api.fanout import Sink
+from service.api.fast.fanout import Sink
 from service.api.redis_broadcast import CHANNEL_PREFIX, RedisBroadcaster
 from service.settings import Settings
 from tests.api.test_replicas import redis_url  # noqa: F401 - the fixture (skips without Redis)

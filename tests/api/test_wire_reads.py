@@ -8,7 +8,7 @@ import asyncio
 
 from websockets.speedups import apply_mask
 
-from service.api.wsprotocol import Wire
+from service.api.fast.wsprotocol import Wire
 from tests.support.detached import MASK, FakeTransport
 from tests.support.detached import masked as _masked
 

@@ -1,4 +1,4 @@
-"""Salvo's websocket protocol (api/wsprotocol.py) on a real uvicorn server with real sockets: once
+"""Salvo's websocket protocol (api/fast/wsprotocol.py) on a real uvicorn server with real sockets: once
 accepted, a live stream leaves ASGI (no task left, the connection is a ``Wire``) and is read straight
 from ``data_received``; commands (also fragmented) are answered in order, pings answered, every bad
 frame closed with its code and reason, a client's close answered and the socket released. The same
@@ -24,7 +24,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from service.api.app import create_app
-from service.api.wsprotocol import SalvoWebSocketProtocol, Wire
+from service.api.fast.wsprotocol import SalvoWebSocketProtocol, Wire
 from service.settings import Settings
 from tests.support.fast import fast_only
 from tests.support.server import uvicorn_in_thread, websocket_upgrade

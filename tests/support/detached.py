@@ -17,10 +17,10 @@ from typing import Any
 
 from websockets.speedups import apply_mask
 
-from service.api.direct_stream import DirectStream
-from service.api.fanout import Fanout
-from service.api.rawsocket import RawSocket
-from service.api.wsprotocol import Wire
+from service.api.fast.direct_stream import DirectStream
+from service.api.fast.fanout import Fanout
+from service.api.fast.rawsocket import RawSocket
+from service.api.fast.wsprotocol import Wire
 from service.domain.core import Viewer, seat
 from service.settings import Settings
 

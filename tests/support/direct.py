@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from service.api.rawsocket import SCOPE_KEY, RawSocket
+from service.api.fast.rawsocket import SCOPE_KEY, RawSocket
 
 
 class FramedTestTransport:

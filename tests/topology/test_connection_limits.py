@@ -15,7 +15,7 @@ import pytest
 import uvicorn
 
 from service.api.app import create_app
-from service.api.http_protocol import ConnectionLimits
+from service.api.fast.http_protocol import ConnectionLimits
 from service.api.serving import RESERVED_DESCRIPTORS, connection_limits, uvicorn_config
 from service.settings import Settings
 from tests.support.fast import fast_only

@@ -75,7 +75,7 @@ COMMAND_HEADERS = [
         "schema": {"$ref": "#/components/schemas/CommandRequest"}}}}},
 )
 async def post_command(game_id: str, request: Request, gate: GateDep) -> MsgspecResponse:
-    # served by the lean ASGI endpoint ahead of the router (api/command_endpoint.py) in the app; this
+    # served by the lean ASGI endpoint ahead of the router (api/fast/command_endpoint.py) in the app; this
     # route describes it in the OpenAPI document and serves a router mounted without it
     headers = request.headers
     token = bearer(headers.get("authorization"))

@@ -18,8 +18,8 @@ from service.events.inputs import INT64_MAX
 from service.events.storage_faults import StorageFull, StorageUnavailable
 
 from ..deps import bearer
-from ..direct_stream import DirectStream, run_direct
-from ..rawsocket import raw_socket
+from ..fast.direct_stream import DirectStream, run_direct
+from ..fast.rawsocket import raw_socket
 from ..security import origin_allowed
 from ..streaming import POLICY_CODE, RESUME_CODE, Stream, accepted_subprotocol, error_message, offered_token
 
@@ -68,7 +68,7 @@ async def stream(ws: WebSocket) -> None:
         direct = DirectStream(ws, game_id, viewer, token, after, raw, fanout)
         sockets.inc()
         if direct.detach(on_end=sockets.dec):  # no await since accept: Salvo's protocol reads it from now on
-            return  # the connection outlives this task (api/wsprotocol.py)
+            return  # the connection outlives this task (api/fast/wsprotocol.py)
         try:
             await run_direct(direct)
         finally:

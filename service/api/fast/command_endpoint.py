@@ -33,12 +33,12 @@ from starlette.routing import Route
 from service.domain.core import RuleViolation
 from service.events.errors import AppError, InvalidRequest
 
-from . import logs
-from .deps import bearer
-from .problems import BodyLimit, problem, problem_of, problem_response, retry_headers
+from .. import logs
+from ..deps import bearer
+from ..problems import BodyLimit, problem, problem_of, problem_response, retry_headers
+from ..routes.games import expected_version
+from ..security import EVERY_RESPONSE, SecurityHeaders
 from .rawsocket import RawSocketMiddleware
-from .routes.games import expected_version
-from .security import EVERY_RESPONSE, SecurityHeaders
 
 PATH = "/v1/games/{game_id}/commands"
 _PATH = re.compile(r"^/v1/games/(?P<game_id>[^/]+)/commands$")  # as Starlette compiles PATH

@@ -23,7 +23,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .broadcast import Item
+from ..broadcast import Item
 
 TEXT = 0x81  # FIN + text opcode
 # the headers, built with the fewest objects: a table for payloads under 4 KiB (an event's or a result's,

@@ -36,9 +36,7 @@ from service.events.errors import AppError
 from service.events.inputs import check_json
 from service.events.storage_faults import StorageFull, StorageUnavailable
 
-from .fanout import Fanout, Sink, text_frame
-from .rawsocket import RawSocket
-from .streaming import (
+from ..streaming import (
     BAD_DATA_CODE,
     RESTART_CODE,
     RESUME_CODE,
@@ -50,6 +48,8 @@ from .streaming import (
     result_payload,
     socket_message,
 )
+from .fanout import Fanout, Sink, text_frame
+from .rawsocket import RawSocket
 from .wsprotocol import Wire
 
 PING = text_frame(b'{"kind":"ping"}')
