@@ -81,8 +81,10 @@ def events(game_id: str, after: int = 0, limit: int = 1000) -> Call[m.EventsPage
     return Call("GET", _game(game_id) + "/events", m.EventsPage, params={"after": after, "limit": limit})
 
 
-def turn(game_id: str, number: int, phase: str | None = None) -> Call[m.TurnReplay]:
-    return Call("GET", _game(game_id) + f"/turns/{number}", m.TurnReplay, params=_drop_none(phase=phase))
+def turn(game_id: str, number: int, phase: str | None = None, after: int | None = None) -> Call[m.TurnReplay]:
+    """One turn explained; a long turn comes in pages (``next_after`` -> ``after``)."""
+    return Call("GET", _game(game_id) + f"/turns/{number}", m.TurnReplay,
+                params=_drop_none(phase=phase, after=after))
 
 
 def rewind(game_id: str, to_seq: int | None = None, turn: int | None = None, phase: str | None = None,

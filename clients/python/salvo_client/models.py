@@ -75,6 +75,7 @@ class GameSummary(Model):
     over: bool
     unverified: str | None  # an imported game whose origin could not be verified: why (else None)
     state: dict[str, Any]  # the ruleset's view plus "draw" (see Drawing in the OpenAPI document)
+    deadline: dict[str, Any] | None = None  # the game's deadline now (due_at, seconds_left…), None: none
 
     @property
     def draw(self) -> dict[str, Any] | None:
@@ -163,6 +164,7 @@ class TurnReplay(Model):
     before: dict[str, Any]
     events: list[TurnStep]
     after: dict[str, Any]
+    next_after: int | None = None  # more steps of this turn follow: ask again with after=<this>
 
 
 class RulesetInfo(Model):
