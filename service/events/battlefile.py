@@ -77,7 +77,30 @@ def bad(line: int, detail: str) -> InvalidRequest:
 
 
 def state_hash(state: Any) -> str:
-    return hashlib.sha256(msgspec.json.encode(msgspec.to_builtins(state), order="sorted")).hexdigest()
+    """sha256 of the state's builtins, keys sorted; a field a ruleset added to a state after battle files were
+    exported (named in its struct's ``HASH_NEUTRAL``) is left out while it holds its default, so a file
+    exported before the field existed still matches the fold of its events."""
+    builtins = msgspec.to_builtins(state)
+    _drop_neutral(state, builtins)
+    return hashlib.sha256(msgspec.json.encode(builtins, order="sorted")).hexdigest()
+
+
+def _drop_neutral(value: Any, built: Any) -> None:
+    """Walk ``value`` and its builtins together, deleting hash-neutral fields at their defaults."""
+    if isinstance(value, msgspec.Struct):
+        neutral = getattr(type(value), "HASH_NEUTRAL", ())
+        for field in msgspec.structs.fields(value):
+            inner = getattr(value, field.name)
+            if field.name in neutral and inner == field.default:
+                built.pop(field.encode_name, None)
+            elif field.encode_name in built:
+                _drop_neutral(inner, built[field.encode_name])
+    elif isinstance(value, dict) and isinstance(built, dict) and len(value) == len(built):
+        for inner, inner_built in zip(value.values(), built.values(), strict=True):
+            _drop_neutral(inner, inner_built)
+    elif isinstance(value, list | tuple) and isinstance(built, list | tuple) and len(value) == len(built):
+        for inner, inner_built in zip(value, built, strict=True):
+            _drop_neutral(inner, inner_built)
 
 
 def record_hash(ruleset: Ruleset, state: Any, viewer: Viewer) -> str:
@@ -119,8 +142,11 @@ def parse_battle_file(body: bytes) -> BattleFile:
             raise bad(1, "digests: a salvo-battle/2 header chains a digest per event line; this one has none")
         broken = first_break(events, header.digests)
         if broken is not None:
-            raise bad(broken + 2, "the line differs from the one exported (the hash chain breaks here: "
-                                  "a line was edited, removed, reordered or duplicated)")
+            raise bad(
+                broken + 2,
+                "the line differs from the one exported (the hash chain breaks here: "
+                "a line was edited, removed, reordered or duplicated)",
+            )
     elif header.digests:
         for index, line in enumerate(events):
             if index >= len(header.digests) or legacy_digest(line) != header.digests[index]:
@@ -149,10 +175,14 @@ def upcast_battle_file(battle: BattleFile) -> tuple[Ruleset, BattleHeader, list[
         lines = [msgspec.json.encode(e) for e in envelopes]
     if version != ruleset.version:
         claimed = header.ruleset_version
-        shown = repr(claimed[:MAX_VERSION_CHARS]) + (f" (cut from {len(claimed)} characters)"
-                                                     if len(claimed) > MAX_VERSION_CHARS else "")
-        raise bad(1, f"ruleset_version: the file is {header.ruleset} version {shown}; this server plays "
-                     f"{header.ruleset} version {ruleset.version!r} and no upcaster maps one to the other")
+        shown = repr(claimed[:MAX_VERSION_CHARS]) + (
+            f" (cut from {len(claimed)} characters)" if len(claimed) > MAX_VERSION_CHARS else ""
+        )
+        raise bad(
+            1,
+            f"ruleset_version: the file is {header.ruleset} version {shown}; this server plays "
+            f"{header.ruleset} version {ruleset.version!r} and no upcaster maps one to the other",
+        )
     return ruleset, header, lines
 
 
@@ -172,9 +202,12 @@ def check_battle_file(
     ruleset, header, lines = upcast_battle_file(battle)
     viewer = viewer_of(header.viewer)
     if not viewer.is_umpire and ruleset.hidden_information:
-        raise bad(1, f"viewer: this is {header.viewer}'s redacted record of a {ruleset.name} game (hidden "
-                     "information); it can be verified (clients/verify_dice.py) but not imported: only the "
-                     "umpire's export holds what every seat saw")
+        raise bad(
+            1,
+            f"viewer: this is {header.viewer}'s redacted record of a {ruleset.name} game (hidden "
+            "information); it can be verified (clients/verify_dice.py) but not imported: only the "
+            "umpire's export holds what every seat saw",
+        )
     try:
         setup = ruleset.parse_setup(header.setup)
     except Exception as exc:  # noqa: BLE001 - any scenario failure is a bad header
@@ -200,9 +233,11 @@ def _fold_within(ruleset: Ruleset, setup: Any, decoded: list[Decoded], max_state
         if max_state_bytes is not None and (number % STATE_CHECK_EVERY == 0 or number == len(decoded) + 1):
             size = len(msgspec.json.encode(state))
             if size > max_state_bytes:
-                raise ImportTooLarge(f"line {number}: the game's state reaches {size:,} bytes, more than this "
-                                     f"server's budget of {max_state_bytes:,} for one game (SALVO_MAX_GAME_BYTES)",
-                                     field=f"line {number}")
+                raise ImportTooLarge(
+                    f"line {number}: the game's state reaches {size:,} bytes, more than this "
+                    f"server's budget of {max_state_bytes:,} for one game (SALVO_MAX_GAME_BYTES)",
+                    field=f"line {number}",
+                )
     return state if decoded else ruleset.initial_state(setup)
 
 
@@ -278,8 +313,11 @@ def _check_actor(number: int, actor: str, event: Any, seats: set[str]) -> None:
     else:
         allowed = {"system", "umpire", *(f"seat:{s}" for s in seats)}
     if actor not in allowed:
-        raise bad(number, f"actor: {actor[:MAX_VERSION_CHARS]!r} cannot have appended a {type(event).__name__} "
-                          f"(expected one of {sorted(allowed)})")
+        raise bad(
+            number,
+            f"actor: {actor[:MAX_VERSION_CHARS]!r} cannot have appended a {type(event).__name__} "
+            f"(expected one of {sorted(allowed)})",
+        )
 
 
 def _opened(event: Any) -> dict[int, str]:
@@ -298,8 +336,11 @@ def _check_created(header: BattleHeader, decoded: list[Decoded]) -> None:
     if not isinstance(created, GameCreated):
         raise bad(2, "the first event must be game.created")
     if (created.ruleset, created.ruleset_version) != (header.ruleset, header.ruleset_version):
-        raise bad(2, f"ruleset_version: game.created says {created.ruleset} {created.ruleset_version[:40]!r}, "
-                     f"the header {header.ruleset} {header.ruleset_version[:40]!r}")
+        raise bad(
+            2,
+            f"ruleset_version: game.created says {created.ruleset} {created.ruleset_version[:40]!r}, "
+            f"the header {header.ruleset} {header.ruleset_version[:40]!r}",
+        )
     if header.viewer == "umpire" and msgspec.to_builtins(created.setup) != header.setup:
         raise bad(1, "setup: it differs from the setup of the game.created event (line 2)")
 
@@ -313,8 +354,16 @@ def _check_rolls(header: BattleHeader, decoded: list[Decoded]) -> None:
             continue
         for roll in d.event.rolls:
             sides = int(roll.die.lstrip("d"))
-            face = seeded_face(seeds[material.turn], header.game_id, material.turn, material.base, material.slot,
-                               roll.i, sides, material.salt_of(roll.i))
+            face = seeded_face(
+                seeds[material.turn],
+                header.game_id,
+                material.turn,
+                material.base,
+                material.slot,
+                roll.i,
+                sides,
+                material.salt_of(roll.i),
+            )
             if face != roll.value:
                 raise bad(number, f"roll {roll.i} ({roll.purpose}) records {roll.value}, the dice give {face}")
 

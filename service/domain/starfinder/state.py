@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import msgspec
 
 from service.domain.core.hexgrid import Hex
@@ -18,6 +20,9 @@ ROLE_PHASE = {"engineer": "engineering", "pilot": "helm", "science_officer": "he
 
 
 class Crew(msgspec.Struct, frozen=True):
+    # fields added after battle files were exported: left out of a state hash while at their defaults
+    HASH_NEUTRAL: ClassVar[frozenset[str]] = frozenset({"role_requests"})
+
     seat: str  # "ship/crew": the seat's name (SF-ROLE-4)
     ship: str
     role: str
@@ -165,12 +170,24 @@ def initial_state(setup: Scenario) -> GameState:
     crew: dict[str, Crew] = {}
     members = {}
     for spec in setup.ships:
-        ships[spec.id] = ShipState(id=spec.id, side=spec.side, hex=Hex(*spec.hex), facing=spec.facing, hull=spec.hp,
-                                   shields={q: spec.shields.get(q, 0) for q in ARCS},
-                                   battle_stations=spec.battle_stations)
+        ships[spec.id] = ShipState(
+            id=spec.id,
+            side=spec.side,
+            hex=Hex(*spec.hex),
+            facing=spec.facing,
+            hull=spec.hp,
+            shields={q: spec.shields.get(q, 0) for q in ARCS},
+            battle_stations=spec.battle_stations,
+        )
         for c in spec.crew:
             sid = seat_id(spec.id, c.id)
             crew[sid] = Crew(seat=sid, ship=spec.id, role=c.role)
             members[sid] = c
-    return GameState(sides=tuple(setup.sides), specs={s.id: s for s in setup.ships}, members=members, ships=ships,
-                     crew=crew, round_limit=setup.round_limit)
+    return GameState(
+        sides=tuple(setup.sides),
+        specs={s.id: s for s in setup.ships},
+        members=members,
+        ships=ships,
+        crew=crew,
+        round_limit=setup.round_limit,
+    )
