@@ -109,29 +109,58 @@ class RedisCounter:
 
 def pg_counters(url: str) -> dict[str, int]:
     with psycopg.connect(url, autocommit=True) as conn:
-        commits = conn.execute("select xact_commit from pg_stat_database where datname = current_database()"
-                               ).fetchone()
+        commits = conn.execute("select xact_commit from pg_stat_database where datname = current_database()").fetchone()
         wal = conn.execute("select wal_bytes, wal_sync from pg_stat_wal").fetchone()
     return {"xact_commit": int(commits[0]), "wal_bytes": int(wal[0]), "wal_sync": int(wal[1])}
 
 
-def commands(work: Path, name: str, database_url: str | None, seconds: float, pg: str | None,
-             idle_mode: str | None = None) -> dict[str, Any]:
+def commands(
+    work: Path, name: str, database_url: str | None, seconds: float, pg: str | None, idle_mode: str | None = None
+) -> dict[str, Any]:
     """``idle_mode``: also run a socket process with no sockets (SALVO_REDIS_SUBSCRIBE=idle_mode) on the
     same database: its CPU per Redis message is what a process pays for games it does not watch."""
     db = database_url or f"sqlite:///{work}/{name}.sqlite"
     server = Server(work, name, "0", database_url=db, env={"REDIS_URL": REDIS_URL})
-    idle = Server(work, f"{name}-idle", "1", database_url=db,
-                  env={"REDIS_URL": REDIS_URL, "SALVO_REDIS_SUBSCRIBE": idle_mode}) if idle_mode else None
+    idle = (
+        Server(
+            work, f"{name}-idle", "1", database_url=db, env={"REDIS_URL": REDIS_URL, "SALVO_REDIS_SUBSCRIBE": idle_mode}
+        )
+        if idle_mode
+        else None
+    )
     counter = RedisCounter(REDIS_URL)
     out = work / f"{name}.json"
     idle0 = sum(cpu_seconds(idle.pid)) if idle else 0.0
     try:
         before = pg_counters(pg) if pg else None
-        subprocess.run([*pinned("1"), sys.executable, str(CLIENT), "commands", "--transport", "ws", "--workload",
-                        "shoot", "--games", "50", "--seconds", str(seconds), "--warmup", "2", "--port",
-                        str(server.port), "--server-pid", str(server.pid), "--out", str(out)],
-                       cwd=ROOT, timeout=600, check=True, capture_output=True)
+        subprocess.run(
+            [
+                *pinned("1"),
+                sys.executable,
+                str(CLIENT),
+                "commands",
+                "--transport",
+                "ws",
+                "--workload",
+                "shoot",
+                "--games",
+                "50",
+                "--seconds",
+                str(seconds),
+                "--warmup",
+                "2",
+                "--port",
+                str(server.port),
+                "--server-pid",
+                str(server.pid),
+                "--out",
+                str(out),
+            ],
+            cwd=ROOT,
+            timeout=600,
+            check=True,
+            capture_output=True,
+        )
         after = pg_counters(pg) if pg else None
         idle_used = sum(cpu_seconds(idle.pid)) - idle0 if idle else 0.0
     finally:
@@ -141,19 +170,28 @@ def commands(work: Path, name: str, database_url: str | None, seconds: float, pg
             idle.stop()
     r = json.loads(out.read_text())
     total = r["commands"] + 20 * 50  # what the counters saw includes the warm-up; an estimate of it
-    res = {"commandsPerSec": r["perSec"], "p99Ms": r["latencyMs"]["p99"],
-           "serverCpuUsPerCommand": round(r["serverCpuPct"] / 100 * r["seconds"] * 1e6 / max(1, r["commands"]), 1),
-           "serverCpuPct": r["serverCpuPct"], "foreignCpuPct": r["foreignCpuPct"],
-           "redisBytesPerMessage": round(counter.bytes / max(1, counter.messages)),
-           "redisMessages": counter.messages}
+    res = {
+        "commandsPerSec": r["perSec"],
+        "p99Ms": r["latencyMs"]["p99"],
+        "serverCpuUsPerCommand": round(r["serverCpuPct"] / 100 * r["seconds"] * 1e6 / max(1, r["commands"]), 1),
+        "serverCpuPct": r["serverCpuPct"],
+        "foreignCpuPct": r["foreignCpuPct"],
+        "redisBytesPerMessage": round(counter.bytes / max(1, counter.messages)),
+        "redisMessages": counter.messages,
+    }
     if idle is not None:
         res[f"idle socket process ({idle_mode}): CPU µs per message"] = round(
-            idle_used * 1e6 / max(1, counter.messages), 2)
+            idle_used * 1e6 / max(1, counter.messages), 2
+        )
     if before and after:
         seen = counter.messages or total  # one message per committed batch of a game's events
-        res.update({"pgCommitsPerMessage": round((after["xact_commit"] - before["xact_commit"]) / seen, 3),
-                    "walBytesPerMessage": round((after["wal_bytes"] - before["wal_bytes"]) / seen),
-                    "walSyncsPerMessage (cluster-wide)": round((after["wal_sync"] - before["wal_sync"]) / seen, 3)})
+        res.update(
+            {
+                "pgCommitsPerMessage": round((after["xact_commit"] - before["xact_commit"]) / seen, 3),
+                "walBytesPerMessage": round((after["wal_bytes"] - before["wal_bytes"]) / seen),
+                "walSyncsPerMessage (cluster-wide)": round((after["wal_sync"] - before["wal_sync"]) / seen, 3),
+            }
+        )
     return res
 
 
@@ -196,18 +234,31 @@ def redis_publish_cost(size: int, subscribers: int, n: int = 20_000) -> float:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--pg", default="postgresql://postgres@127.0.0.1:5432/postgres",
-                   help="an admin URL: a database salvo_costs is created there and dropped afterwards")
+    p.add_argument(
+        "--pg",
+        default="postgresql://postgres@127.0.0.1:5432/postgres",
+        help="an admin URL: a database salvo_costs is created there and dropped afterwards",
+    )
     p.add_argument("--seconds", type=float, default=8.0)
     p.add_argument("--json", default=None)
-    p.add_argument("--idle-only", action="store_true",
-                   help="only the idle socket process's cost per message, with all and with games")
+    p.add_argument(
+        "--idle-only",
+        action="store_true",
+        help="only the idle socket process's cost per message, with all and with games",
+    )
     a = p.parse_args()
     if a.idle_only:
         work = Path(tempfile.mkdtemp(prefix="salvo-costs-"))
         for mode in ("all", "games"):
-            print(json.dumps({"load": os.getloadavg(),
-                              mode: commands(work, f"idle-{mode}", None, a.seconds, None, idle_mode=mode)}), flush=True)
+            print(
+                json.dumps(
+                    {
+                        "load": os.getloadavg(),
+                        mode: commands(work, f"idle-{mode}", None, a.seconds, None, idle_mode=mode),
+                    }
+                ),
+                flush=True,
+            )
         return
     work = Path(tempfile.mkdtemp(prefix="salvo-costs-"))
     out: dict[str, Any] = {"load": os.getloadavg()}
@@ -216,9 +267,11 @@ def main() -> None:
         admin.execute(f"create database {dbname}")
     pg = a.pg.rsplit("/", 1)[0] + "/" + dbname
     try:
-        out["commitsPerSec"] = {"sqlite, 1 connection": round(commit_rate_sqlite(work / "probe.sqlite", 3)),
-                                "postgresql, 1 connection": round(commit_rate_pg(pg, 3, 1)),
-                                "postgresql, 8 connections": round(commit_rate_pg(pg, 3, 8))}
+        out["commitsPerSec"] = {
+            "sqlite, 1 connection": round(commit_rate_sqlite(work / "probe.sqlite", 3)),
+            "postgresql, 1 connection": round(commit_rate_pg(pg, 3, 1)),
+            "postgresql, 8 connections": round(commit_rate_pg(pg, 3, 8)),
+        }
         print(json.dumps(out, indent=1), flush=True)
         out["commands, sqlite"] = commands(work, "sqlite", None, a.seconds, None)
         print(json.dumps(out["commands, sqlite"]), flush=True)

@@ -57,15 +57,21 @@ async def play(client: httpx.AsyncClient, ruleset: str, scenario: str, commands:
         else:
             body = None
             for seat, token in game["seats"].items():
-                opts = await request(client, "GET", f"/v1/games/{gid}/options",
-                                     headers={"Authorization": f"Bearer {token}"})
+                opts = await request(
+                    client, "GET", f"/v1/games/{gid}/options", headers={"Authorization": f"Bearer {token}"}
+                )
                 if opts.json()["options"]:
                     who, body = seat, {"command": opts.json()["options"][0]["command"]}
                     break
             if body is None:
                 break
-        r = await request(client, "POST", f"/v1/games/{gid}/commands", json=body,
-                          headers={"Authorization": f"Bearer {game['seats'][who]}"})
+        r = await request(
+            client,
+            "POST",
+            f"/v1/games/{gid}/commands",
+            json=body,
+            headers={"Authorization": f"Bearer {game['seats'][who]}"},
+        )
         done += r.status_code == 201
     await request(client, "GET", f"/v1/games/{gid}")
     return done
@@ -108,9 +114,11 @@ def main() -> None:
                 raise
     budget = [rss for games, rss, _ in samples if games >= args.head_cache]
     print(f"\n{args.games:,} {args.ruleset} games, {args.commands} commands each, head cache {args.head_cache:,}:")
-    print(f"  RSS at start {samples[0][1]:.1f} MB, at the budget {budget[0]:.1f} MB, "
-          f"at the end {samples[-1][1]:.1f} MB, peak {max(s[1] for s in samples):.1f} MB; "
-          f"growth after the budget {samples[-1][1] - budget[0]:+.1f} MB")
+    print(
+        f"  RSS at start {samples[0][1]:.1f} MB, at the budget {budget[0]:.1f} MB, "
+        f"at the end {samples[-1][1]:.1f} MB, peak {max(s[1] for s in samples):.1f} MB; "
+        f"growth after the budget {samples[-1][1] - budget[0]:+.1f} MB"
+    )
 
 
 if __name__ == "__main__":

@@ -108,8 +108,9 @@ class BufferStore:
     async def snapshot(self, game_id: str, at_most: int) -> Any:
         return None
 
-    async def read_events(self, game_id: str, after: int = 0, upto: int | None = None,
-                          limit: int | None = None) -> list[Any]:
+    async def read_events(
+        self, game_id: str, after: int = 0, upto: int | None = None, limit: int | None = None
+    ) -> list[Any]:
         return [SimpleNamespace(**e) for e in self.events.get(game_id, []) if e["seq"] > after]
 
     def flush_into(self, url: str) -> None:
@@ -129,11 +130,17 @@ class BufferStore:
                 if b.snapshot is not None:
                     tables["snaps"].append(b.snapshot)
             with store.engine.begin() as conn:
-                for table, key in ((GAMES, "games"), (SEATS, "seats"), (SEEDS, "seeds"), (EVENTS, "events"),
-                                   (IDEMPOTENCY, "idem"), (SNAPSHOTS, "snaps")):
+                for table, key in (
+                    (GAMES, "games"),
+                    (SEATS, "seats"),
+                    (SEEDS, "seeds"),
+                    (EVENTS, "events"),
+                    (IDEMPOTENCY, "idem"),
+                    (SNAPSHOTS, "snaps"),
+                ):
                     rows = tables[key]
                     for i in range(0, len(rows), 5000):
-                        conn.execute(table.insert(), rows[i:i + 5000])
+                        conn.execute(table.insert(), rows[i : i + 5000])
         finally:
             store.close()
 
@@ -163,8 +170,13 @@ async def build_tiny_game(buffer: BufferStore, events: int, snapshot_every: int 
         who, body = bodies[i % len(bodies)]
         await service.handle_command(created.game_id, seat(who), body)
         i += 1
-    return {"game_id": created.game_id, "seats": created.seat_tokens, "umpire_token": created.umpire_token,
-            "events": head.seq, "commands": i}
+    return {
+        "game_id": created.game_id,
+        "seats": created.seat_tokens,
+        "umpire_token": created.umpire_token,
+        "events": head.seq,
+        "commands": i,
+    }
 
 
 async def build_options_game(buffer: BufferStore, ruleset_name: str, events: int, seed: int = 7) -> dict[str, Any]:
@@ -251,20 +263,27 @@ def fold_figures(url: str, game_ids: list[str], label: str) -> dict[str, Any]:
             asyncio.run(store.read_events(game_id))
         read2_s = time.perf_counter() - t0
         out = {
-            "label": label, "events": n,
+            "label": label,
+            "events": n,
             "read_rows_per_s": n / read2_s,
-            "decode_per_s": n / decode_s, "decode_nogc_per_s": n / decode_nogc_s,
-            "fold_per_s": n / fold_s, "bare_evolve_per_s": n / evolve_s,
-            "load_per_s": n / load_s, "load_nogc_per_s": n / load_nogc_s,
-            "read_decode_fold_per_s": n / (read2_s + load_s), "games": len(game_ids),
+            "decode_per_s": n / decode_s,
+            "decode_nogc_per_s": n / decode_nogc_s,
+            "fold_per_s": n / fold_s,
+            "bare_evolve_per_s": n / evolve_s,
+            "load_per_s": n / load_s,
+            "load_nogc_per_s": n / load_nogc_s,
+            "read_decode_fold_per_s": n / (read2_s + load_s),
+            "games": len(game_ids),
         }
     finally:
         store.close()
     say(f"  fold [{label}] {n:,} events in {len(game_ids)} game(s)")
     say(f"    read rows from the database        {out['read_rows_per_s']:>12,.0f} events/s")
     say(f"    decode (codec.decode, GC on / off)  {out['decode_per_s']:>12,.0f} / {out['decode_nogc_per_s']:,.0f}")
-    say(f"    fold decoded events (Folder.fold)   {out['fold_per_s']:>12,.0f} events/s"
-        f"   (bare ruleset.evolve loop {out['bare_evolve_per_s']:,.0f})")
+    say(
+        f"    fold decoded events (Folder.fold)   {out['fold_per_s']:>12,.0f} events/s"
+        f"   (bare ruleset.evolve loop {out['bare_evolve_per_s']:,.0f})"
+    )
     say(f"    decode+fold (head_from_rows) GC on  {out['load_per_s']:>12,.0f} / off {out['load_nogc_per_s']:,.0f}")
     say(f"    read+decode+fold (a cold load)      {out['read_decode_fold_per_s']:>12,.0f} events/s")
     return out
@@ -295,8 +314,10 @@ class RawHTTP:
 
     async def request(self, method: str, path: str, body: bytes = b"", headers: str = "") -> tuple[int, bytes]:
         assert self.reader is not None and self.writer is not None
-        head = (f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n{headers}"
-                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n")
+        head = (
+            f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n{headers}"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
         self.writer.write(head.encode() + body)
         raw = await self.reader.readuntil(b"\r\n\r\n")
         status = int(raw[9:12])
@@ -330,14 +351,15 @@ async def at_latency(server: ServerProcess, game: dict[str, Any], samples: int) 
     try:
         # the first request for a game after a (re)start loads its head: a fold of the whole log
         t0 = time.perf_counter()
-        status, body = await client.request("GET", f"/v1/games/{game['game_id']}?at={game['events'] // 2}",
-                                            headers=auth(game["umpire_token"]))
+        status, body = await client.request(
+            "GET", f"/v1/games/{game['game_id']}?at={game['events'] // 2}", headers=auth(game["umpire_token"])
+        )
         out["cold_first_ms"] = (time.perf_counter() - t0) * 1000
         assert status == 200, body[:300]
-        say(f"  first request after server start (GameService._load folds the whole log):"
-            f" {out['cold_first_ms']:.0f} ms")
-        for label, token in (("umpire", game["umpire_token"]), ("seat red", game["seats"]["red"]),
-                             ("spectator", None)):
+        say(
+            f"  first request after server start (GameService._load folds the whole log): {out['cold_first_ms']:.0f} ms"
+        )
+        for label, token in (("umpire", game["umpire_token"]), ("seat red", game["seats"]["red"]), ("spectator", None)):
             lat: list[float] = []
             hdr = auth(token) if token else ""
             for _ in range(samples):
@@ -351,10 +373,16 @@ async def at_latency(server: ServerProcess, game: dict[str, Any], samples: int) 
                 t0 = time.perf_counter()
                 status, _ = await client.request("GET", f"/v1/games/{game['game_id']}?at={at}", headers=hdr)
                 worst.append(time.perf_counter() - t0)
-            out[label] = {"p50_ms": pct(lat, 50) * 1000, "p99_ms": pct(lat, 99) * 1000,
-                          "max_ms": max(lat) * 1000, "worst_tail_ms": max(worst) * 1000}
-            say(f"  GET ?at=random [{label}] {samples} samples: p50 {ms(pct(lat, 50))}, p99 {ms(pct(lat, 99))},"
-                f" max {ms(max(lat))}; at=snapshot-1 {ms(max(worst))}")
+            out[label] = {
+                "p50_ms": pct(lat, 50) * 1000,
+                "p99_ms": pct(lat, 99) * 1000,
+                "max_ms": max(lat) * 1000,
+                "worst_tail_ms": max(worst) * 1000,
+            }
+            say(
+                f"  GET ?at=random [{label}] {samples} samples: p50 {ms(pct(lat, 50))}, p99 {ms(pct(lat, 99))},"
+                f" max {ms(max(lat))}; at=snapshot-1 {ms(max(worst))}"
+            )
         t0 = time.perf_counter()
         status, _ = await client.request("GET", f"/v1/games/{game['game_id']}", headers=auth(game["umpire_token"]))
         say(f"  GET (live head, no ?at=) {ms(time.perf_counter() - t0)}")
@@ -377,8 +405,9 @@ async def endless_games(host: str, port: int, games: int) -> list[dict[str, Any]
     setup = await RawHTTP(host, port).connect()
     created = []
     for _ in range(games):
-        status, body = await setup.request("POST", "/v1/games",
-                                           msgspec.json.encode({"ruleset": "tiny", "scenario": ENDLESS}))
+        status, body = await setup.request(
+            "POST", "/v1/games", msgspec.json.encode({"ruleset": "tiny", "scenario": ENDLESS})
+        )
         assert status == 201, body
         created.append(json.loads(body))
     await setup.close()
@@ -425,9 +454,16 @@ async def command_load(server: ServerProcess, games: int, seconds: float, warmup
     state["stop"] = True
     await asyncio.gather(*tasks)
     return {
-        "games": games, "seconds": elapsed, "commands": count, "per_s": count / elapsed,
-        "p50_ms": pct(latencies, 50) * 1000, "p99_ms": pct(latencies, 99) * 1000, "max_ms": max(latencies) * 1000,
-        "statuses": statuses, "server_cpu": cpu_server / elapsed, "client_cpu": cpu_client / elapsed,
+        "games": games,
+        "seconds": elapsed,
+        "commands": count,
+        "per_s": count / elapsed,
+        "p50_ms": pct(latencies, 50) * 1000,
+        "p99_ms": pct(latencies, 99) * 1000,
+        "max_ms": max(latencies) * 1000,
+        "statuses": statuses,
+        "server_cpu": cpu_server / elapsed,
+        "client_cpu": cpu_client / elapsed,
     }
 
 
@@ -452,9 +488,11 @@ async def ws_command_load(server: ServerProcess, games: int, seconds: float, war
             # after=0: the socket replays the game and then receives every live event, as a client does
             # (after=999999999 made the stream drop every live event as already seen: no event sends)
             url = f"ws://{host}:{port}/v1/games/{game['game_id']}/stream?after=0" + (
-                "&own_events=result" if OWN_EVENTS_IN_RESULT else "")
-            sockets[who] = await connect(url, compression=None, max_queue=None,
-                                         additional_headers={"Authorization": f"Bearer {token}"})
+                "&own_events=result" if OWN_EVENTS_IN_RESULT else ""
+            )
+            sockets[who] = await connect(
+                url, compression=None, max_queue=None, additional_headers={"Authorization": f"Bearer {token}"}
+            )
             while json.loads(await sockets[who].recv())["kind"] != "caught_up":
                 pass  # start only once caught up, as a boardgame.io player waits for its sync
         i = 0
@@ -491,9 +529,17 @@ async def ws_command_load(server: ServerProcess, games: int, seconds: float, war
     state["stop"] = True
     await asyncio.gather(*tasks)
     return {
-        "games": games, "seconds": elapsed, "commands": count, "per_s": count / elapsed, "errors": errors,
-        "p50_ms": pct(latencies, 50) * 1000, "p99_ms": pct(latencies, 99) * 1000, "max_ms": max(latencies) * 1000,
-        "server_cpu": cpu_server / elapsed, "transport": "websocket", "event_frames": counted["event_frames"],
+        "games": games,
+        "seconds": elapsed,
+        "commands": count,
+        "per_s": count / elapsed,
+        "errors": errors,
+        "p50_ms": pct(latencies, 50) * 1000,
+        "p99_ms": pct(latencies, 99) * 1000,
+        "max_ms": max(latencies) * 1000,
+        "server_cpu": cpu_server / elapsed,
+        "transport": "websocket",
+        "event_frames": counted["event_frames"],
     }
 
 
@@ -542,16 +588,19 @@ def peer_ratio_table(peer: str, results: list[dict[str, Any]]) -> list[str]:
             continue
         best = max(f["movesPerSec"] for f in bgio)
         bp99 = min(f["latencyMs"]["p99"] for f in bgio)
-        lines.append(f"| commands/s, {games} game(s), {transport} (p99) | {best:,.0f} ({bp99} ms) "
-                     f"| {r['per_s']:,.0f} ({r['p99_ms']:.1f} ms) | {r['per_s'] / best:.2f}× |")
+        lines.append(
+            f"| commands/s, {games} game(s), {transport} (p99) | {best:,.0f} ({bp99} ms) "
+            f"| {r['per_s']:,.0f} ({r['p99_ms']:.1f} ms) | {r['per_s'] / best:.2f}× |"
+        )
     return lines
 
 
 NO_RATE_LIMITS = {"SALVO_RATE_COMMANDS_PER_TOKEN": "off", "SALVO_RATE_COMMANDS_PER_ADDRESS": "off"}
 
 
-def run_commands(url: str, label: str, levels: list[int], seconds: float, warmup: float, workdir: Path,
-                 profile: bool = False) -> list[dict[str, Any]]:
+def run_commands(
+    url: str, label: str, levels: list[int], seconds: float, warmup: float, workdir: Path, profile: bool = False
+) -> list[dict[str, Any]]:
     results = []
     python = [*PIN, sys.executable]
     prof_path = workdir / f"server-{label}.prof"
@@ -563,25 +612,30 @@ def run_commands(url: str, label: str, levels: list[int], seconds: float, warmup
     try:
         if label == "sqlite":
             base = uvloop.run(healthz_load(server, 50, min(seconds, 3)))
-            say(f"  [{label}] baseline GET /healthz, 50 connections: {base['per_s']:,.0f} req/s,"
-                f" p50 {base['p50_ms']:.2f} ms, p99 {base['p99_ms']:.2f} ms")
+            say(
+                f"  [{label}] baseline GET /healthz, 50 connections: {base['per_s']:,.0f} req/s,"
+                f" p50 {base['p50_ms']:.2f} ms, p99 {base['p99_ms']:.2f} ms"
+            )
             RESULTS["healthz"] = base
         for games in levels:
             r = uvloop.run(command_load(server, games, seconds, warmup))
             r["backend"] = label
             results.append(r)
             other = {k: v for k, v in r["statuses"].items() if k != 201}
-            say(f"  [{label}] {games:>2} games: {r['per_s']:>7,.0f} commands/s  p50 {r['p50_ms']:6.2f} ms"
+            say(
+                f"  [{label}] {games:>2} games: {r['per_s']:>7,.0f} commands/s  p50 {r['p50_ms']:6.2f} ms"
                 f"  p99 {r['p99_ms']:6.2f} ms  max {r['max_ms']:6.1f} ms  server CPU {r['server_cpu']:.0%}"
-                f"  client CPU {r['client_cpu']:.0%}" + (f"  non-201: {other}" if other else ""))
+                f"  client CPU {r['client_cpu']:.0%}" + (f"  non-201: {other}" if other else "")
+            )
         for games in levels:
             r = uvloop.run(ws_command_load(server, games, seconds, warmup))
             r["backend"] = label
             results.append(r)
-            say(f"  [{label}] websocket {games:>2} games: {r['per_s']:>7,.0f} commands/s  p50 {r['p50_ms']:6.2f} ms"
+            say(
+                f"  [{label}] websocket {games:>2} games: {r['per_s']:>7,.0f} commands/s  p50 {r['p50_ms']:6.2f} ms"
                 f"  p99 {r['p99_ms']:6.2f} ms  max {r['max_ms']:6.1f} ms  server CPU {r['server_cpu']:.0%}"
-                f"  event frames read {r['event_frames']:,}"
-                + (f"  errors: {r['errors']}" if r["errors"] else ""))
+                f"  event frames read {r['event_frames']:,}" + (f"  errors: {r['errors']}" if r["errors"] else "")
+            )
     finally:
         server.stop(timeout=30)
     if profile and prof_path.exists():
@@ -625,10 +679,21 @@ async def reconnect_bytes(server: ServerProcess, game: dict[str, Any]) -> list[d
                     if kind == "caught_up":
                         break
             elapsed = time.perf_counter() - t0
-            out.append({"viewer": who, "missed": missed, "messages": messages, "events": events,
-                        "payload_bytes": payload, "wire_bytes": wire + handshake, "seconds": elapsed})
-            say(f"  [{who:9}] after={after:>6} (missed {missed:>6}): {events:>6} events, {payload:>10,} payload B,"
-                f" ~{wire + handshake:>10,} B on the wire incl. handshake, {elapsed * 1000:8.1f} ms to caught_up")
+            out.append(
+                {
+                    "viewer": who,
+                    "missed": missed,
+                    "messages": messages,
+                    "events": events,
+                    "payload_bytes": payload,
+                    "wire_bytes": wire + handshake,
+                    "seconds": elapsed,
+                }
+            )
+            say(
+                f"  [{who:9}] after={after:>6} (missed {missed:>6}): {events:>6} events, {payload:>10,} payload B,"
+                f" ~{wire + handshake:>10,} B on the wire incl. handshake, {elapsed * 1000:8.1f} ms to caught_up"
+            )
     return out
 
 
@@ -673,10 +738,18 @@ def main() -> None:
     parser.add_argument("--no-pg", action="store_true")
     parser.add_argument("--profile", action="store_true", help="cProfile the server (commands, SQLite)")
     parser.add_argument("--json", default=None, help="also write the figures to this file")
-    parser.add_argument("--peer", default=None, help="the peer's results (run.sh dir or RESULTS.md): print the "
-                        "ratio table of the command rows against boardgame.io")
-    parser.add_argument("--own-events", choices=["result", "frames"], default="result",
-                        help="websocket seats take their own events from the result (default) or as frames too")
+    parser.add_argument(
+        "--peer",
+        default=None,
+        help="the peer's results (run.sh dir or RESULTS.md): print the "
+        "ratio table of the command rows against boardgame.io",
+    )
+    parser.add_argument(
+        "--own-events",
+        choices=["result", "frames"],
+        default="result",
+        help="websocket seats take their own events from the result (default) or as frames too",
+    )
     parser.add_argument("--pin", action="store_true", help="server on CPU 0, this load generator on CPU 1")
     args = parser.parse_args()
     only = set(args.only.split(","))
@@ -702,9 +775,11 @@ def main() -> None:
         build_s = time.perf_counter() - t0
         games["reconnect"] = asyncio.run(build_tiny_game(buffer, 10_000))
         buffer.flush_into(db_url)
-        say(f"built a {games['big']['events']:,}-event tiny game ({games['big']['commands']:,} commands through"
+        say(
+            f"built a {games['big']['events']:,}-event tiny game ({games['big']['commands']:,} commands through"
             f" GameService with no I/O: {games['big']['commands'] / build_s:,.0f} commands/s decide+evolve+encode)"
-            f" and a {games['reconnect']['events']:,}-event one")
+            f" and a {games['reconnect']['events']:,}-event one"
+        )
         RESULTS["build_commands_per_s_no_io"] = games["big"]["commands"] / build_s
 
     if "fold" in only:
@@ -723,9 +798,11 @@ def main() -> None:
             try:
                 t0 = time.perf_counter()
                 played = asyncio.run(build_options_game(gbuf, "gsc2", big))
-                say(f"  GSC2: played {len(played['game_ids'])} games by random options() ({played['events']:,}"
+                say(
+                    f"  GSC2: played {len(played['game_ids'])} games by random options() ({played['events']:,}"
                     f" events, {time.perf_counter() - t0:.1f} s; options decide() refused:"
-                    f" {played['refused_options']})")
+                    f" {played['refused_options']})"
+                )
                 gbuf.flush_into(gsc2_url)
                 RESULTS["fold"].append(fold_figures(gsc2_url, played["game_ids"], "gsc2"))
             except Exception as exc:  # noqa: BLE001
@@ -737,22 +814,29 @@ def main() -> None:
         server.start()
         try:
             if "at" in only:
-                say(f"\n2. GET /v1/games/{{id}}?at=SEQ on the {games['big']['events']:,}-event game"
-                    " (snapshots every 500), HTTP, one connection")
+                say(
+                    f"\n2. GET /v1/games/{{id}}?at=SEQ on the {games['big']['events']:,}-event game"
+                    " (snapshots every 500), HTTP, one connection"
+                )
                 RESULTS["at"] = uvloop.run(at_latency(server, games["big"], 100 if args.quick else 300))
             if "reconnect" in only:
-                say(f"\n4. Reconnect to the {games['reconnect']['events']:,}-event game over the websocket"
-                    " with after=SEQ")
+                say(
+                    f"\n4. Reconnect to the {games['reconnect']['events']:,}-event game over the websocket"
+                    " with after=SEQ"
+                )
                 RESULTS["reconnect"] = uvloop.run(reconnect_bytes(server, games["reconnect"]))
         finally:
             server.stop()
 
     if "commands" in only:
         levels = [1, 10, 50]
-        say(f"\n3. Commands over HTTP (one client per game, next command when the previous is answered;"
-            f" {warmup:.0f} s warm-up, {seconds:.0f} s measured)")
-        RESULTS["commands"] = run_commands(f"sqlite:///{workdir}/load.db", "sqlite", levels, seconds, warmup,
-                                           workdir, profile=args.profile)
+        say(
+            f"\n3. Commands over HTTP (one client per game, next command when the previous is answered;"
+            f" {warmup:.0f} s warm-up, {seconds:.0f} s measured)"
+        )
+        RESULTS["commands"] = run_commands(
+            f"sqlite:///{workdir}/load.db", "sqlite", levels, seconds, warmup, workdir, profile=args.profile
+        )
         if not args.no_pg:
             made = pg_schema_url(args.pg)
             if made is not None:

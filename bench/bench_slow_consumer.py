@@ -26,8 +26,12 @@ from tests.api.test_robustness_server import StalledReader  # noqa: E402
 from tests.support.server import ServerProcess  # noqa: E402
 
 SALT = "s" * 20_000
-ENV = {"SALVO_RATE_COMMANDS_PER_TOKEN": "off", "SALVO_RATE_COMMANDS_PER_ADDRESS": "off",
-       "SALVO_WS_QUEUE_SIZE": "32", "SALVO_WS_SEND_TIMEOUT": "1"}
+ENV = {
+    "SALVO_RATE_COMMANDS_PER_TOKEN": "off",
+    "SALVO_RATE_COMMANDS_PER_ADDRESS": "off",
+    "SALVO_WS_QUEUE_SIZE": "32",
+    "SALVO_WS_SEND_TIMEOUT": "1",
+}
 
 
 async def measure(server: ServerProcess, readers: int, commands: int, rate: float, stall: bool) -> dict:
@@ -56,8 +60,15 @@ async def measure(server: ServerProcess, readers: int, commands: int, rate: floa
         for _ in range(commands):
             started = time.perf_counter()
             # a rolled shot's envelope carries its salt: 20 KB frames fill a stalled socket's buffers
-            await ws.send(json.dumps({"kind": "command", "salt": SALT,
-                                      "command": {"type": "tiny.shoot", "shooter": "red", "target": "blue"}}))
+            await ws.send(
+                json.dumps(
+                    {
+                        "kind": "command",
+                        "salt": SALT,
+                        "command": {"type": "tiny.shoot", "shooter": "red", "target": "blue"},
+                    }
+                )
+            )
             while (msg := json.loads(await ws.recv()))["kind"] != "result":
                 pass
             sent[msg["version"]] = started
@@ -74,8 +85,12 @@ async def measure(server: ServerProcess, readers: int, commands: int, rate: floa
         except TimeoutError:
             close = "not closed: its backlog still fitted in the socket buffers"
     latencies.sort()
-    return {"p50": statistics.median(latencies) * 1000, "p99": latencies[int(len(latencies) * 0.99)] * 1000,
-            "samples": len(latencies), "stalled_close": close}
+    return {
+        "p50": statistics.median(latencies) * 1000,
+        "p99": latencies[int(len(latencies) * 0.99)] * 1000,
+        "samples": len(latencies),
+        "stalled_close": close,
+    }
 
 
 def main() -> None:

@@ -81,25 +81,66 @@ def too_many_fds(spectators: int, sockets: int, front: bool, limit: int) -> str 
     per = spectators if sockets <= 1 else math.ceil(spectators / sockets + 4 * math.sqrt(spectators))
     if per + SERVER_FDS > limit:
         where = "one process" if sockets == 0 else f"the busiest of {sockets} socket process(es)"
-        return (f"{where} would hold ≈ {per:,} spectator sockets, past the {limit:,}-descriptor limit per "
-                f"process (the hard limit: raising it needs CAP_SYS_RESOURCE)")
+        return (
+            f"{where} would hold ≈ {per:,} spectator sockets, past the {limit:,}-descriptor limit per "
+            f"process (the hard limit: raising it needs CAP_SYS_RESOURCE)"
+        )
     if front and 2 * spectators + SERVER_FDS > limit:  # nginx: the client's socket and the upstream's
         return f"nginx's one worker would hold {2 * spectators:,} sockets, past the {limit:,}-descriptor limit"
     return None
 
 
-def generate(work: Path, name: str, spectators: int, moves: int, rate: float, port: int, pid: int, cpu: str | None,
-             spectator_port: int | None = None, spectator_pids: list[int] | None = None,
-             generators: int = 1) -> dict[str, Any]:
+def generate(
+    work: Path,
+    name: str,
+    spectators: int,
+    moves: int,
+    rate: float,
+    port: int,
+    pid: int,
+    cpu: str | None,
+    spectator_port: int | None = None,
+    spectator_pids: list[int] | None = None,
+    generators: int = 1,
+) -> dict[str, Any]:
     out = work / f"{name}.json"
-    extra = ["--spectator-port", str(spectator_port), "--spectator-pid", ",".join(map(str, spectator_pids or []))] \
-        if spectator_port else []
+    extra = (
+        ["--spectator-port", str(spectator_port), "--spectator-pid", ",".join(map(str, spectator_pids or []))]
+        if spectator_port
+        else []
+    )
     program = [str(CLIENT), "fanout"] if generators == 1 else [__file__, "drive", "--generators", str(generators)]
     done = subprocess.run(
-        [*pinned(cpu), sys.executable, *program, "--spectators", str(spectators),
-         "--moves", str(moves), "--rate", str(rate), "--batch", "100", "--grace", "20",
-         "--port", str(port), "--server-pid", str(pid), *extra, "--label", name, "--out", str(out)],
-        cwd=ROOT, timeout=900, capture_output=True, text=True, check=False)
+        [
+            *pinned(cpu),
+            sys.executable,
+            *program,
+            "--spectators",
+            str(spectators),
+            "--moves",
+            str(moves),
+            "--rate",
+            str(rate),
+            "--batch",
+            "100",
+            "--grace",
+            "20",
+            "--port",
+            str(port),
+            "--server-pid",
+            str(pid),
+            *extra,
+            "--label",
+            name,
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        timeout=900,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if not out.exists():
         return {"label": name, "error": (done.stderr or done.stdout)[-800:]}
     result = dict(json.loads(out.read_text()))
@@ -107,8 +148,9 @@ def generate(work: Path, name: str, spectators: int, moves: int, rate: float, po
     return result
 
 
-def run_one(work: Path, checkout: Path, label: str, spectators: int, moves: int, rate: float,
-            generators: int = 1, rep: int = 1) -> dict[str, Any]:
+def run_one(
+    work: Path, checkout: Path, label: str, spectators: int, moves: int, rate: float, generators: int = 1, rep: int = 1
+) -> dict[str, Any]:
     name = f"{label}-S{spectators}-r{rep}"
     server = Server(work, name, "0", checkout)
     try:
@@ -117,18 +159,52 @@ def run_one(work: Path, checkout: Path, label: str, spectators: int, moves: int,
         server.stop()
 
 
-def run_split(work: Path, checkout: Path, label: str, spectators: int, moves: int, rate: float,
-              redis_url: str, sockets: int, front: bool = False, generators: int = 1, rep: int = 1) -> dict[str, Any]:
+def run_split(
+    work: Path,
+    checkout: Path,
+    label: str,
+    spectators: int,
+    moves: int,
+    rate: float,
+    redis_url: str,
+    sockets: int,
+    front: bool = False,
+    generators: int = 1,
+    rep: int = 1,
+) -> dict[str, Any]:
     name = f"{label}-K{sockets}{'-front' if front else ''}-S{spectators}-r{rep}"
     cpus: list[str | None] = ["0", "1"] if sockets == 1 else [None]
-    top = Topology(work / name, sockets, redis_url=redis_url, front="nginx" if front else "none",
-                   checkout=checkout, cpus=cpus)
+    top = Topology(
+        work / name, sockets, redis_url=redis_url, front="nginx" if front else "none", checkout=checkout, cpus=cpus
+    )
     try:
         if front:  # spectators through nginx: its workers' CPU and memory count as the server's
-            return generate(work, name, spectators, moves, rate, top.command.port, top.command.pid, None,
-                            top.port, top.pids + top.front_pids, generators)
-        return generate(work, name, spectators, moves, rate, top.command.port, top.command.pid, None,
-                        top.socket_port, top.pids, generators)
+            return generate(
+                work,
+                name,
+                spectators,
+                moves,
+                rate,
+                top.command.port,
+                top.command.pid,
+                None,
+                top.port,
+                top.pids + top.front_pids,
+                generators,
+            )
+        return generate(
+            work,
+            name,
+            spectators,
+            moves,
+            rate,
+            top.command.port,
+            top.command.pid,
+            None,
+            top.socket_port,
+            top.pids,
+            generators,
+        )
     finally:
         top.stop()
 
@@ -143,18 +219,22 @@ def row(label: str, r: dict[str, Any]) -> str:
     cpu_us = r["serverCpuPct"] / 100 * r["seconds"] * 1e6 / delivered  # server CPU per delivery
     user_us = r.get("serverUserPct", 0) / 100 * r["seconds"] * 1e6 / delivered  # of which in user space
     load = f"{r['load'][0]:.1f}" if r.get("load") else "–"
-    return (f"| {label} | {r['connected']:,} | {r['connectAllMs'] / 1000:.1f} | {r['achievedRate']} | "
-            f"{r['deliveriesPerSec']:,} | {lat['p50']} | {lat['p99']} | {lat['max']} | "
-            f"{r['fanoutCompleteMs']['p99']} | {r['deliveriesMissing']:,} | {r['closedDuringRun']} | "
-            f"{r['serverCpuPct']} | {r.get('commandServerCpuPct', '–')} | {cpu_us:.1f} ({user_us:.1f} user) | "
-            f"{r['rssPerSpectatorKB']} | "
-            f"{r['clientCpuPct']} | {r['foreignCpuPct']} | {load} |")
+    return (
+        f"| {label} | {r['connected']:,} | {r['connectAllMs'] / 1000:.1f} | {r['achievedRate']} | "
+        f"{r['deliveriesPerSec']:,} | {lat['p50']} | {lat['p99']} | {lat['max']} | "
+        f"{r['fanoutCompleteMs']['p99']} | {r['deliveriesMissing']:,} | {r['closedDuringRun']} | "
+        f"{r['serverCpuPct']} | {r.get('commandServerCpuPct', '–')} | {cpu_us:.1f} ({user_us:.1f} user) | "
+        f"{r['rssPerSpectatorKB']} | "
+        f"{r['clientCpuPct']} | {r['foreignCpuPct']} | {load} |"
+    )
 
 
-HEADER = ("| checkout, layout | spectators | connect all s | events/s held | deliveries/s | p50 ms | p99 ms | max ms "
-          "| all-reached p99 ms | missing | closed | server CPU % | command process CPU % | server µs/delivery "
-          "| KB/spectator | generator CPU % | foreign CPU % | load (1 min) |\n"
-          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+HEADER = (
+    "| checkout, layout | spectators | connect all s | events/s held | deliveries/s | p50 ms | p99 ms | max ms "
+    "| all-reached p99 ms | missing | closed | server CPU % | command process CPU % | server µs/delivery "
+    "| KB/spectator | generator CPU % | foreign CPU % | load (1 min) |\n"
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+)
 
 
 def main() -> None:
@@ -170,16 +250,22 @@ def main() -> None:
     p.add_argument("--json", default=None, help="write every result here")
     p.add_argument("--sockets", default="0", help="comma list of socket-process counts; 0 = one process for all")
     p.add_argument("--processes", default=None, help="the older form: 1 = --sockets 0, 2 = --sockets 1")
-    p.add_argument("--front", nargs="?", const="yes", default="no", choices=["no", "yes", "ab"],
-                   help="with --sockets N: spectators through the nginx front (its CPU and RSS counted in); "
-                        "'ab': each split layout straight, then through nginx")
-    p.add_argument("--generators", type=int, default=0,
-                   help="generator processes (0: the fewest that stay under the fd limit)")
+    p.add_argument(
+        "--front",
+        nargs="?",
+        const="yes",
+        default="no",
+        choices=["no", "yes", "ab"],
+        help="with --sockets N: spectators through the nginx front (its CPU and RSS counted in); "
+        "'ab': each split layout straight, then through nginx",
+    )
+    p.add_argument(
+        "--generators", type=int, default=0, help="generator processes (0: the fewest that stay under the fd limit)"
+    )
     p.add_argument("--repeat", type=int, default=1, help="run every layout this many times, in turn")
     a = p.parse_args()
     redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
-    layouts = ([int(x) - 1 for x in a.processes.split(",")] if a.processes
-               else [int(x) for x in a.sockets.split(",")])
+    layouts = [int(x) - 1 for x in a.processes.split(",")] if a.processes else [int(x) for x in a.sockets.split(",")]
     limit = raise_fd_limit()
     counts = [limit - 500 if s == "max" else int(s) for s in a.spectators.split(",")]
     print(f"file descriptors: {limit}; spectators: {counts}", flush=True)
@@ -193,9 +279,10 @@ def main() -> None:
         for rep in range(1, a.repeat + 1):
             for label, checkout in checkouts:
                 for sockets in layouts:
-                    for front in (fronts if sockets else [False]):
-                        layout = ("1 process" if sockets == 0
-                                  else f"command + {sockets} socket process{'es' * (sockets > 1)}")
+                    for front in fronts if sockets else [False]:
+                        layout = (
+                            "1 process" if sockets == 0 else f"command + {sockets} socket process{'es' * (sockets > 1)}"
+                        )
                         layout += ", via nginx" if front else ""
                         layout += f", {gens} generator processes" if gens > 1 else ""
                         print(f">>> {label} ({checkout}) with {n} spectators, {layout} (run {rep})", flush=True)
@@ -205,8 +292,9 @@ def main() -> None:
                         elif sockets == 0:
                             r = run_one(work, checkout, label, n, a.moves, a.rate, gens, rep)
                         else:
-                            r = run_split(work, checkout, label, n, a.moves, a.rate, redis_url, sockets, front,
-                                          gens, rep)
+                            r = run_split(
+                                work, checkout, label, n, a.moves, a.rate, redis_url, sockets, front, gens, rep
+                            )
                         r["layout"], r["run"], r["generators"] = layout, rep, gens
                         results[label].append(r)
                         lines.append(row(f"{label}, {layout}", r))
@@ -223,6 +311,7 @@ def main() -> None:
 def run_async(coro: Any) -> None:
     try:
         import uvloop
+
         uvloop.run(coro)
     except ImportError:
         asyncio.run(coro)
@@ -232,6 +321,7 @@ def client() -> Any:
     """bench/peer/salvo_client.py (the shared harness's generator): its websocket client and measures."""
     sys.path.insert(0, str(CLIENT.parent))
     import salvo_client
+
     return salvo_client
 
 
@@ -274,8 +364,10 @@ async def watch_main() -> None:
     failures = 0
     t0 = sc.now()
     for i in range(0, a.count, a.batch):
-        batch = [sc.ws_open(a.port, sc.stream_path(a.game, None, a.after), on_message)
-                 for _ in range(min(a.batch, a.count - i))]
+        batch = [
+            sc.ws_open(a.port, sc.stream_path(a.game, None, a.after), on_message)
+            for _ in range(min(a.batch, a.count - i))
+        ]
         for r in await asyncio.gather(*batch, return_exceptions=True):
             if isinstance(r, BaseException):
                 failures += 1
@@ -317,10 +409,20 @@ async def watch_main() -> None:
 async def drive_main() -> None:
     """salvo_client.py fanout's run and result, with the spectators held by ``--generators`` watchers."""
     p = argparse.ArgumentParser()
-    for flag, kind, default in (("--port", int, None), ("--server-pid", int, None), ("--generators", int, 2),
-                                ("--spectators", int, 100), ("--moves", int, 200), ("--rate", float, 20.0),
-                                ("--batch", int, 50), ("--grace", float, 15.0), ("--spectator-port", int, 0),
-                                ("--spectator-pid", str, ""), ("--label", str, ""), ("--out", str, "")):
+    for flag, kind, default in (
+        ("--port", int, None),
+        ("--server-pid", int, None),
+        ("--generators", int, 2),
+        ("--spectators", int, 100),
+        ("--moves", int, 200),
+        ("--rate", float, 20.0),
+        ("--batch", int, 50),
+        ("--grace", float, 15.0),
+        ("--spectator-port", int, 0),
+        ("--spectator-pid", str, ""),
+        ("--label", str, ""),
+        ("--out", str, ""),
+    ):
         p.add_argument(flag, type=kind, default=default, required=default is None)
     a = p.parse_args()
     result = await drive(a)
@@ -346,10 +448,29 @@ async def drive(a: argparse.Namespace) -> dict[str, Any]:
     shares = [a.spectators // k + (i < a.spectators % k) for i in range(k)]
     out = a.out or str(Path(tempfile.mkdtemp(prefix="salvo-watch-")) / "w")
     t_conn = sc.now()
-    watchers = [await asyncio.create_subprocess_exec(
-        sys.executable, __file__, "watch", "--port", str(spec_port), "--game", gid, "--after", str(version),
-        "--count", str(n), "--batch", str(a.batch), "--out", f"{out}.w{i}",
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=2**26) for i, n in enumerate(shares)]
+    watchers = [
+        await asyncio.create_subprocess_exec(
+            sys.executable,
+            __file__,
+            "watch",
+            "--port",
+            str(spec_port),
+            "--game",
+            gid,
+            "--after",
+            str(version),
+            "--count",
+            str(n),
+            "--batch",
+            str(a.batch),
+            "--out",
+            f"{out}.w{i}",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            limit=2**26,
+        )
+        for i, n in enumerate(shares)
+    ]
 
     async def hear(w: Any) -> dict[str, Any]:
         line = await w.stdout.readline()
@@ -412,8 +533,9 @@ async def drive(a: argparse.Namespace) -> dict[str, Any]:
         win["clientCpuPct"] = round(win["clientCpuPct"] + sum(watchers_pct), 1)
         win["foreignCpuPct"] = round(win["foreignCpuPct"] - sum(watchers_pct), 1)  # the watchers are ours
         if command_ticks0 is not None:
-            win["commandServerCpuPct"] = round(100 * ((sc.proc_ticks(a.server_pid) or 0) - command_ticks0)
-                                               / sc.CLK / secs, 1)
+            win["commandServerCpuPct"] = round(
+                100 * ((sc.proc_ticks(a.server_pid) or 0) - command_ticks0) / sc.CLK / secs, 1
+            )
         await tell({"sent": sent, "acked": acked})
         tallies = [await hear(w) for w in watchers]
         for w in watchers:
@@ -447,24 +569,45 @@ async def drive(a: argparse.Namespace) -> dict[str, Any]:
     complete = [last_rx[s] - sent[s] for s in sent if s in last_rx]
     player.close()
     result = {
-        "test": "fanout", "system": "salvo", "spectators": a.spectators, "connected": S,
-        "connectFailures": sum(r["failures"] for r in ready), "connectAllMs": round(connect_s * 1000),
-        "watcherConnectMs": [r["connectMs"] for r in ready], "watcherSpectators": [r["connected"] for r in ready],
-        "movesSent": len(sent), "targetRate": a.rate,
-        "achievedRate": round(len(sent) / (t_sent - t_start), 1), "lateSends": late, "errors": errors,
-        "deliveriesExpected": len(sent) * S, "deliveriesMissing": missing,
-        "closedDuringRun": sum(t["closed"] for t in tallies), "closeCodes": codes,
+        "test": "fanout",
+        "system": "salvo",
+        "spectators": a.spectators,
+        "connected": S,
+        "connectFailures": sum(r["failures"] for r in ready),
+        "connectAllMs": round(connect_s * 1000),
+        "watcherConnectMs": [r["connectMs"] for r in ready],
+        "watcherSpectators": [r["connected"] for r in ready],
+        "movesSent": len(sent),
+        "targetRate": a.rate,
+        "achievedRate": round(len(sent) / (t_sent - t_start), 1),
+        "lateSends": late,
+        "errors": errors,
+        "deliveriesExpected": len(sent) * S,
+        "deliveriesMissing": missing,
+        "closedDuringRun": sum(t["closed"] for t in tallies),
+        "closeCodes": codes,
         "drainMsAfterLastSend": round((t_drained - t_sent) * 1000),
-        "deliveryLatencyMs": sc.summary(lat_send), "ackToReceiptMs": sc.summary(lat_ack),
-        "fanoutCompleteMs": sc.summary(complete), "playerOwnLatencyMs": sc.summary(player_lat),
-        "rssBeforeSpectatorsMB": rss_before, "rssAfterSpectatorsMB": rss_after,
-        "rssPerSpectatorKB": (round((rss_after - rss_before) * 1024 / max(1, S), 1)
-                              if rss_before and rss_after else None),
-        "deliveriesPerSec": round(len(lat_send) / (t_drained - t_start)), **win,
+        "deliveryLatencyMs": sc.summary(lat_send),
+        "ackToReceiptMs": sc.summary(lat_ack),
+        "fanoutCompleteMs": sc.summary(complete),
+        "playerOwnLatencyMs": sc.summary(player_lat),
+        "rssBeforeSpectatorsMB": rss_before,
+        "rssAfterSpectatorsMB": rss_after,
+        "rssPerSpectatorKB": (
+            round((rss_after - rss_before) * 1024 / max(1, S), 1) if rss_before and rss_after else None
+        ),
+        "deliveriesPerSec": round(len(lat_send) / (t_drained - t_start)),
+        **win,
     }
-    result["struggled"] = bool(missing or result["connectFailures"] or result["closedDuringRun"] or errors
-                               or result["achievedRate"] < 0.9 * a.rate
-                               or (result["deliveryLatencyMs"]["p99"] or 0) > 1000 or win["serverCpuPct"] > 90)
+    result["struggled"] = bool(
+        missing
+        or result["connectFailures"]
+        or result["closedDuringRun"]
+        or errors
+        or result["achievedRate"] < 0.9 * a.rate
+        or (result["deliveryLatencyMs"]["p99"] or 0) > 1000
+        or win["serverCpuPct"] > 90
+    )
     return result
 
 

@@ -63,19 +63,58 @@ def run(checkout: Path, label: str, args: argparse.Namespace, work: Path) -> str
         env["SALVO_RULESETS"] = "tiny=tests.support.tiny:OPEN_DICE_RULESET"
     with open(work / f"server-{label}.log", "w") as log:
         proc = subprocess.Popen(
-            [*pinned("0"), "valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}",
-             sys.executable, "-m", "service", "serve", "--host", "127.0.0.1", "--port", str(port),
-             "--database-url", f"sqlite:///{db}", "--log-level", "warning"],
-            cwd=checkout, env=env, stdout=log, stderr=subprocess.STDOUT)
+            [
+                *pinned("0"),
+                "valgrind",
+                "--tool=callgrind",
+                "--instr-atstart=no",
+                f"--callgrind-out-file={out}",
+                sys.executable,
+                "-m",
+                "service",
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--database-url",
+                f"sqlite:///{db}",
+                "--log-level",
+                "warning",
+            ],
+            cwd=checkout,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         try:
             for _ in range(3000):
                 if healthy(port):
                     break
                 time.sleep(0.1)
             client = subprocess.Popen(
-                [*pinned("1"), sys.executable, str(CLIENT), "commands", "--games", str(args.games), "--seconds", "60",
-                 "--warmup", "5", "--workload", args.workload, "--port", str(port), "--server-pid", str(proc.pid)],
-                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                [
+                    *pinned("1"),
+                    sys.executable,
+                    str(CLIENT),
+                    "commands",
+                    "--games",
+                    str(args.games),
+                    "--seconds",
+                    "60",
+                    "--warmup",
+                    "5",
+                    "--workload",
+                    args.workload,
+                    "--port",
+                    str(port),
+                    "--server-pid",
+                    str(proc.pid),
+                ],
+                cwd=ROOT,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             try:
                 time.sleep(12)  # connected, warmed up
                 subprocess.run(["callgrind_control", "-i", "on", str(proc.pid)], check=True, capture_output=True)
@@ -102,8 +141,9 @@ def run(checkout: Path, label: str, args: argparse.Namespace, work: Path) -> str
 
 def top_functions(dump: Path, calls: int, n: int) -> str:
     """The ``n`` functions of the dump with the most instructions of their own, per command read."""
-    text = subprocess.run(["callgrind_annotate", "--threshold=100", str(dump)],
-                          capture_output=True, text=True, check=False).stdout
+    text = subprocess.run(
+        ["callgrind_annotate", "--threshold=100", str(dump)], capture_output=True, text=True, check=False
+    ).stdout
     rows = []
     for line in text.splitlines():
         m = re.match(r"\s*([\d,]+) \(\s*([\d.]+)%\)\s+(.*)", line)
@@ -118,8 +158,12 @@ def main() -> None:
     p.add_argument("--before", default=None)
     p.add_argument("--games", type=int, default=10)
     p.add_argument("--seconds", type=float, default=20.0, help="the instrumented window")
-    p.add_argument("--workload", choices=["shoot", "cycle"], default="shoot",
-                   help="the harness's single shots, or its eight-command turn cycle")
+    p.add_argument(
+        "--workload",
+        choices=["shoot", "cycle"],
+        default="shoot",
+        help="the harness's single shots, or its eight-command turn cycle",
+    )
     p.add_argument("--open-dice", action="store_true", help="tiny with open dice (an open-information game's turns)")
     p.add_argument("--profile", type=int, default=0, metavar="N", help="print the N costliest functions")
     args = p.parse_args()
@@ -128,8 +172,10 @@ def main() -> None:
     rows = [run(Path(args.before), "before", args, work)] if args.before else []
     rows.append(run(ROOT, "after", args, work))
     cycle = (" instructions/cycle |", "---:|") if args.workload == "cycle" else ("", "")
-    print(f"| checkout | workload | commands | instructions | instructions/command |{cycle[0]}\n"
-          f"|---|---|---:|---:|---:|{cycle[1]}")
+    print(
+        f"| checkout | workload | commands | instructions | instructions/command |{cycle[0]}\n"
+        f"|---|---|---:|---:|---:|{cycle[1]}"
+    )
     print("\n".join(rows))
 
 

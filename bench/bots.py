@@ -110,22 +110,46 @@ def bench(name: str, games: int, progress: Progress) -> Tally:
 
 
 def table(tallies: list[Tally]) -> Table:
-    t = Table("ruleset", "scenario", "rules bot", "games", "wins", "draws", "losses", "win rate", "stalls",
-              "mean turns", title="Rules bot vs random bot")
+    t = Table(
+        "ruleset",
+        "scenario",
+        "rules bot",
+        "games",
+        "wins",
+        "draws",
+        "losses",
+        "win rate",
+        "stalls",
+        "mean turns",
+        title="Rules bot vs random bot",
+    )
     for r in tallies:
-        t.add_row(r.ruleset, r.scenario, "random stand-in" if r.stand_in else "own", str(r.games), str(r.wins),
-                  str(r.draws), str(r.losses), f"{r.win_rate:.0%}", str(r.stalls),
-                  f"{sum(r.turns) / max(1, len(r.turns)):.1f}")
+        t.add_row(
+            r.ruleset,
+            r.scenario,
+            "random stand-in" if r.stand_in else "own",
+            str(r.games),
+            str(r.wins),
+            str(r.draws),
+            str(r.losses),
+            f"{r.win_rate:.0%}",
+            str(r.stalls),
+            f"{sum(r.turns) / max(1, len(r.turns)):.1f}",
+        )
     return t
 
 
 def markdown(tallies: list[Tally]) -> str:
-    lines = ["| ruleset | scenario | rules bot | games | wins | draws | losses | win rate | stalls | mean turns |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| ruleset | scenario | rules bot | games | wins | draws | losses | win rate | stalls | mean turns |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in tallies:
-        lines.append(f"| {r.ruleset} | {r.scenario} | {'random stand-in' if r.stand_in else 'own'} | {r.games} | "
-                     f"{r.wins} | {r.draws} | {r.losses} | {r.win_rate:.0%} | {r.stalls} | "
-                     f"{sum(r.turns) / max(1, len(r.turns)):.1f} |")
+        lines.append(
+            f"| {r.ruleset} | {r.scenario} | {'random stand-in' if r.stand_in else 'own'} | {r.games} | "
+            f"{r.wins} | {r.draws} | {r.losses} | {r.win_rate:.0%} | {r.stalls} | "
+            f"{sum(r.turns) / max(1, len(r.turns)):.1f} |"
+        )
     return "\n".join(lines)
 
 

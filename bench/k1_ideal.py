@@ -44,18 +44,18 @@ from itertools import count
 import uvloop
 
 GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC11B85"
-GAME = {"game_id": "g_ideal000000000", "ruleset": "tiny", "seats": {"red": "r" * 32, "blue": "b" * 32},
-        "version": 2}
+GAME = {"game_id": "g_ideal000000000", "ruleset": "tiny", "seats": {"red": "r" * 32, "blue": "b" * 32}, "version": 2}
 GAME_IDS = (f"g_ideal{n:09d}" for n in count())
-INSERT = ("INSERT INTO events VALUES (?, ?, 'tiny.shot', 1, 'fire', 'seat:red', ?, '2026-12-03T13:21:09.796263Z', "
-          "?, ?)")
+INSERT = "INSERT INTO events VALUES (?, ?, 'tiny.shot', 1, 'fire', 'seat:red', ?, '2026-12-03T13:21:09.796263Z', ?, ?)"
 RESULT_HEAD = b'{"kind":"result","ref":null,"version":'
 # the rest of a shoot's result as Salvo writes it (433 bytes with a one-digit version)
-RESULT_TAIL = (b',"events":[{"game_id":"g_ideal000000000","seq":3,"type":"tiny.shot","v":1,"turn":1,'
-               b'"phase":"fire","actor":"seat:red","recorded_at":"2026-12-03T13:21:09.796263Z","data":{"shooter":'
-               b'"red","target":"blue","hit":false},"command_id":"c_0336e4dddfbb0001","rolls":[{"i":0,"die":"d10",'
-               b'"value":9,"purpose":"to-hit","rule":"TINY-FIRE","target":5,"outcome":"miss"}],"dice":{"turn":1,'
-               b'"base":3,"slot":0}}]}')
+RESULT_TAIL = (
+    b',"events":[{"game_id":"g_ideal000000000","seq":3,"type":"tiny.shot","v":1,"turn":1,'
+    b'"phase":"fire","actor":"seat:red","recorded_at":"2026-12-03T13:21:09.796263Z","data":{"shooter":'
+    b'"red","target":"blue","hit":false},"command_id":"c_0336e4dddfbb0001","rolls":[{"i":0,"die":"d10",'
+    b'"value":9,"purpose":"to-hit","rule":"TINY-FIRE","target":5,"outcome":"miss"}],"dice":{"turn":1,'
+    b'"base":3,"slot":0}}]}'
+)
 RECORD = b"e" * 300
 RING = 4 << 20
 
@@ -91,9 +91,11 @@ class Durable:
             self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
-            self.db.execute("CREATE TABLE events (game_id TEXT, seq INTEGER, type TEXT, turn INTEGER, phase TEXT, "
-                            "actor TEXT, command_id TEXT, recorded_at TEXT, data TEXT, rolls TEXT, "
-                            "PRIMARY KEY (game_id, seq))")
+            self.db.execute(
+                "CREATE TABLE events (game_id TEXT, seq INTEGER, type TEXT, turn INTEGER, phase TEXT, "
+                "actor TEXT, command_id TEXT, recorded_at TEXT, data TEXT, rolls TEXT, "
+                "PRIMARY KEY (game_id, seq))"
+            )
 
     def row(self, game_id: str, command: bytes) -> tuple[str, int, str, str, str]:
         self.seq += 1
@@ -190,12 +192,14 @@ class Connection(asyncio.Protocol):
             length = int(headers.get("content-length", "0"))
             if len(self.buf) < end + 4 + length:
                 return
-            self.buf = self.buf[end + 4 + length:]
+            self.buf = self.buf[end + 4 + length :]
             method, path = lines[0].split(" ")[:2]
             if headers.get("upgrade", "").lower() == "websocket":
                 accept = base64.b64encode(hashlib.sha1(headers["sec-websocket-key"].encode() + GUID).digest())
-                transport.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                                b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+                transport.write(
+                    b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n"
+                )
                 transport.write(text_frame(b'{"kind":"caught_up","seq":%d}' % self.durable.seq))
                 self.ws = True
                 if path.startswith("/v1/games/"):
@@ -206,8 +210,10 @@ class Connection(asyncio.Protocol):
                 status, body = 201, json.dumps({**GAME, "game_id": next(GAME_IDS)}).encode()
             else:
                 status, body = (200, b'{"status":"ok"}') if path == "/healthz" else (404, b"{}")
-            transport.write(b"HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
-                            % (status, len(body)) + body)
+            transport.write(
+                b"HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % (status, len(body))
+                + body
+            )
 
     def _frames(self) -> None:
         transport = self.transport
@@ -222,9 +228,9 @@ class Connection(asyncio.Protocol):
                 n, pos = int.from_bytes(buf[2:10], "big"), 10
             if len(buf) < pos + 4 + n:
                 break
-            mask = buf[pos:pos + 4]
-            masked = buf[pos + 4:pos + 4 + n]
-            buf = buf[pos + 4 + n:]
+            mask = buf[pos : pos + 4]
+            masked = buf[pos + 4 : pos + 4 + n]
+            buf = buf[pos + 4 + n :]
             if opcode == 0x8:  # close
                 transport.close()
                 break

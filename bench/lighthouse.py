@@ -25,9 +25,21 @@ from tests.support.server import ServerProcess  # noqa: E402
 LIGHTHOUSE = ROOT / "bench" / "lighthouse" / "node_modules" / ".bin" / "lighthouse"
 GAMES = [("gsc2", "duel"), ("asc", "duel"), ("starfinder", "duel"), ("ftcampaign", "intro-duel")]
 # the audits whose failures the table names (what a page change can fix)
-WATCHED = ("color-contrast", "target-size", "layout-shifts", "unsized-images", "render-blocking-resources",
-           "uses-text-compression", "uses-long-cache-ttl", "total-byte-weight", "button-name", "label",
-           "bootup-time", "mainthread-work-breakdown", "dom-size")
+WATCHED = (
+    "color-contrast",
+    "target-size",
+    "layout-shifts",
+    "unsized-images",
+    "render-blocking-resources",
+    "uses-text-compression",
+    "uses-long-cache-ttl",
+    "total-byte-weight",
+    "button-name",
+    "label",
+    "bootup-time",
+    "mainthread-work-breakdown",
+    "dom-size",
+)
 FLAGS = "--headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage"
 
 
@@ -50,8 +62,15 @@ def _pages(base: str) -> list[tuple[str, str]]:
 
 
 def _audit(url: str, out: Path) -> dict[str, object]:
-    cmd = [str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={out}",
-           "--only-categories=performance,accessibility", f"--chrome-flags={FLAGS}"]
+    cmd = [
+        str(LIGHTHOUSE),
+        url,
+        "--quiet",
+        "--output=json",
+        f"--output-path={out}",
+        "--only-categories=performance,accessibility",
+        f"--chrome-flags={FLAGS}",
+    ]
     chrome = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
     subprocess.run(cmd, check=True, env={**os.environ, "CHROME_PATH": chrome})
     report = json.loads(out.read_text())
@@ -61,8 +80,9 @@ def _audit(url: str, out: Path) -> dict[str, object]:
         "accessibility": round(100 * (cats["accessibility"]["score"] or 0)),
         "cls": round(audits["cumulative-layout-shift"]["numericValue"], 3),
         "lcp_s": round(audits["largest-contentful-paint"]["numericValue"] / 1000, 2),
-        "failed": sorted(k for k in WATCHED if (audits.get(k) or {}).get("score") is not None
-                         and audits[k]["score"] < 0.9),
+        "failed": sorted(
+            k for k in WATCHED if (audits.get(k) or {}).get("score") is not None and audits[k]["score"] < 0.9
+        ),
     }
 
 
@@ -96,27 +116,35 @@ def _in_page(url: str) -> dict[str, object]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=os.environ.get("CHROME_PATH", "/usr/bin/chromium"),
-                                    args=["--headless", "--no-sandbox", "--disable-gpu"])
+        browser = p.chromium.launch(
+            executable_path=os.environ.get("CHROME_PATH", "/usr/bin/chromium"),
+            args=["--headless", "--no-sandbox", "--disable-gpu"],
+        )
         try:
-            ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
-                                      device_scale_factor=2)
+            ctx = browser.new_context(
+                viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, device_scale_factor=2
+            )
             page = ctx.new_page()
             cdp = ctx.new_cdp_session(page)  # Lighthouse's mobile throttling, roughly: what shifts on a slow phone
             cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})
             cdp.send("Network.enable")
             slow_4g = {"offline": False, "latency": 150, "downloadThroughput": 1.6e6 / 8, "uploadThroughput": 7.5e5 / 8}
             cdp.send("Network.emulateNetworkConditions", slow_4g)
-            page.add_init_script("window.__shifts = []; new PerformanceObserver((l) => window.__shifts.push("
-                                 "...l.getEntries())).observe({type: 'layout-shift', buffered: true})")
+            page.add_init_script(
+                "window.__shifts = []; new PerformanceObserver((l) => window.__shifts.push("
+                "...l.getEntries())).observe({type: 'layout-shift', buffered: true})"
+            )
             page.goto(url)
             got = page.evaluate(SETTLE_JS)
         finally:
             browser.close()
     share = {k: round(100 * v[1] / v[0]) if v[0] else None for k, v in got["small"].items()}
     top = sorted(got["moved"].items(), key=lambda kv: -kv[1])[:3]
-    return {"small_text_pct": share["html"], "small_map_labels_pct": share["svg"],
-            "shifted": ", ".join(f"{k} {v:.2f}" for k, v in top)}
+    return {
+        "small_text_pct": share["html"],
+        "small_map_labels_pct": share["svg"],
+        "shifted": ", ".join(f"{k} {v:.2f}" for k, v in top),
+    }
 
 
 def main() -> int:
@@ -143,15 +171,20 @@ def main() -> int:
         finally:
             if server is not None:
                 server.stop()
+
     def pct(v: object) -> str:
         return "—" if v is None else f"{v} %"
 
-    print("\n| page | performance | accessibility | CLS | LCP (s) | text < 12 px | map labels < 12 px "
-          "| audits under 0.9 |")
+    print(
+        "\n| page | performance | accessibility | CLS | LCP (s) | text < 12 px | map labels < 12 px "
+        "| audits under 0.9 |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['page']} | {r['performance']} | {r['accessibility']} | {r['cls']} | {r['lcp_s']} "
-              f"| {pct(r['small_text_pct'])} | {pct(r['small_map_labels_pct'])} | {', '.join(r['failed']) or '—'} |")
+        print(
+            f"| {r['page']} | {r['performance']} | {r['accessibility']} | {r['cls']} | {r['lcp_s']} "
+            f"| {pct(r['small_text_pct'])} | {pct(r['small_map_labels_pct'])} | {', '.join(r['failed']) or '—'} |"
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))
     return 0

@@ -36,8 +36,12 @@ sys.path.insert(0, str(ROOT))
 from tests.support.long_games import SCENARIOS, build_file  # noqa: E402
 from tests.support.server import ServerProcess, rss_mb  # noqa: E402
 
-NO_LIMITS = {"SALVO_RATE_COMMANDS_PER_TOKEN": "off", "SALVO_RATE_COMMANDS_PER_ADDRESS": "off",
-             "SALVO_RATE_IMPORTS_PER_ADDRESS": "off", "SALVO_LOG_LEVEL": "warning"}
+NO_LIMITS = {
+    "SALVO_RATE_COMMANDS_PER_TOKEN": "off",
+    "SALVO_RATE_COMMANDS_PER_ADDRESS": "off",
+    "SALVO_RATE_IMPORTS_PER_ADDRESS": "off",
+    "SALVO_LOG_LEVEL": "warning",
+}
 
 
 def _ms(seconds: float) -> float:
@@ -52,16 +56,20 @@ def measure(body: bytes, events: int, at_samples: int = 200) -> dict[str, Any]:
                 client.get("/v1/rulesets").raise_for_status()
                 before = rss_mb(server.pid)
                 t = time.perf_counter()
-                r = client.post("/v1/games/import?allow_unverified=true", content=body,
-                                headers={"content-type": "application/x-ndjson"})
+                r = client.post(
+                    "/v1/games/import?allow_unverified=true",
+                    content=body,
+                    headers={"content-type": "application/x-ndjson"},
+                )
                 import_s = time.perf_counter() - t
                 r.raise_for_status()
                 created = r.json()
                 game_id, umpire = created["game_id"], created["umpire_token"]
             server.stop()
             server.start()  # the first load folds from the store, not from the import's cache
-            with httpx.Client(base_url=server.url, timeout=600,
-                              headers={"authorization": f"Bearer {umpire}"}) as client:
+            with httpx.Client(
+                base_url=server.url, timeout=600, headers={"authorization": f"Bearer {umpire}"}
+            ) as client:
                 client.get("/v1/rulesets").raise_for_status()
                 before = rss_mb(server.pid)
                 t = time.perf_counter()
@@ -85,10 +93,17 @@ def measure(body: bytes, events: int, at_samples: int = 200) -> dict[str, Any]:
                 export_s = time.perf_counter() - t
                 exported.raise_for_status()
                 after = rss_mb(server.pid)
-            return {"events": events, "file_mb": round(len(body) / 2**20, 1), "import_ms": _ms(import_s),
-                    "first_load_ms": _ms(first_load), "at_p50_ms": _ms(statistics.median(ats)),
-                    "at_p99_ms": _ms(ats[int(len(ats) * 0.99) - 1]), "turn_replay_ms": _ms(turn_s),
-                    "export_ms": _ms(export_s), "rss_growth_mb": round(after - before, 1)}
+            return {
+                "events": events,
+                "file_mb": round(len(body) / 2**20, 1),
+                "import_ms": _ms(import_s),
+                "first_load_ms": _ms(first_load),
+                "at_p50_ms": _ms(statistics.median(ats)),
+                "at_p99_ms": _ms(ats[int(len(ats) * 0.99) - 1]),
+                "turn_replay_ms": _ms(turn_s),
+                "export_ms": _ms(export_s),
+                "rss_growth_mb": round(after - before, 1),
+            }
         finally:
             server.stop()
 
@@ -98,8 +113,10 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--rulesets", nargs="+", default=list(SCENARIOS))
     args = parser.parse_args()
-    print("| ruleset | events | file MB | import ms | first load ms | ?at= p50 ms | ?at= p99 ms | turn replay ms "
-          "| export ms | RSS growth MB |")
+    print(
+        "| ruleset | events | file MB | import ms | first load ms | ?at= p50 ms | ?at= p99 ms | turn replay ms "
+        "| export ms | RSS growth MB |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for ruleset in args.rulesets:
         for size in args.sizes:
@@ -107,9 +124,12 @@ def main() -> None:
             body, events = asyncio.run(build_file(ruleset, size))
             print(f"(built {ruleset} {events} events in {time.perf_counter() - t:.1f} s)", file=sys.stderr)
             row = measure(body, events)
-            print(f"| {ruleset} | {row['events']} | {row['file_mb']} | {row['import_ms']} | {row['first_load_ms']} "
-                  f"| {row['at_p50_ms']} | {row['at_p99_ms']} | {row['turn_replay_ms']} | {row['export_ms']} "
-                  f"| {row['rss_growth_mb']} |", flush=True)
+            print(
+                f"| {ruleset} | {row['events']} | {row['file_mb']} | {row['import_ms']} | {row['first_load_ms']} "
+                f"| {row['at_p50_ms']} | {row['at_p99_ms']} | {row['turn_replay_ms']} | {row['export_ms']} "
+                f"| {row['rss_growth_mb']} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

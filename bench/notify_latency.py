@@ -22,8 +22,11 @@ sys.path.insert(0, str(ROOT))
 from tests.support.server import ServerProcess  # noqa: E402
 from tests.support.webhook_receiver import Receiver  # noqa: E402
 
-ENV = {"SALVO_WEBHOOK_ALLOW": "127.0.0.1", "SALVO_RATE_COMMANDS_PER_TOKEN": "off",
-       "SALVO_RATE_COMMANDS_PER_ADDRESS": "off"}
+ENV = {
+    "SALVO_WEBHOOK_ALLOW": "127.0.0.1",
+    "SALVO_RATE_COMMANDS_PER_TOKEN": "off",
+    "SALVO_RATE_COMMANDS_PER_ADDRESS": "off",
+}
 
 
 def _auth(token: str) -> dict[str, str]:
@@ -31,8 +34,11 @@ def _auth(token: str) -> dict[str, str]:
 
 
 def _end(client: httpx.Client, game: dict, token: str, seat: str) -> None:
-    r = client.post(f"/v1/games/{game['game_id']}/commands", headers=_auth(token),
-                    json={"command": {"type": "tiny.end_phase", "seat": seat}})
+    r = client.post(
+        f"/v1/games/{game['game_id']}/commands",
+        headers=_auth(token),
+        json={"command": {"type": "tiny.end_phase", "seat": seat}},
+    )
     r.raise_for_status()
 
 
@@ -48,8 +54,9 @@ def _rate(client: httpx.Client, game: dict, n: int) -> float:
     hide = {"command": {"type": "tiny.hide", "seat": "red", "secret": 1}}
     start = time.perf_counter()
     for _ in range(n):
-        client.post(f"/v1/games/{game['game_id']}/commands", headers=_auth(game["seats"]["red"]),
-                    json=hide).raise_for_status()
+        client.post(
+            f"/v1/games/{game['game_id']}/commands", headers=_auth(game["seats"]["red"]), json=hide
+        ).raise_for_status()
     return n / (time.perf_counter() - start)
 
 
@@ -59,8 +66,11 @@ def main() -> None:
     parser.add_argument("--commands", type=int, default=500)
     args = parser.parse_args()
     db = Path(tempfile.mkdtemp()) / "salvo.db"
-    with Receiver() as receiver, ServerProcess(f"sqlite:///{db}", env=ENV) as server, \
-            httpx.Client(base_url=server.url, timeout=10) as client:
+    with (
+        Receiver() as receiver,
+        ServerProcess(f"sqlite:///{db}", env=ENV) as server,
+        httpx.Client(base_url=server.url, timeout=10) as client,
+    ):
         game, player = _watched_game(client, receiver.url)
         latencies = []
         for i in range(args.moves):
@@ -73,13 +83,14 @@ def main() -> None:
             latencies.append(time.perf_counter() - answered)
             assert i < args.moves
         lat = sorted(latencies)
-        print(f"B's answer -> A's receiver: median {statistics.median(lat) * 1000:.0f} ms, "
-              f"p90 {lat[int(len(lat) * 0.9) - 1] * 1000:.0f} ms, max {lat[-1] * 1000:.0f} ms ({len(lat)} moves)")
+        print(
+            f"B's answer -> A's receiver: median {statistics.median(lat) * 1000:.0f} ms, "
+            f"p90 {lat[int(len(lat) * 0.9) - 1] * 1000:.0f} ms, max {lat[-1] * 1000:.0f} ms ({len(lat)} moves)"
+        )
         plain = client.post("/v1/games", json={"ruleset": "tiny", "scenario": "long"}).json()
         watched, _ = _watched_game(client, receiver.url)
         blue_player = client.post("/v1/players", json={}).json()
-        client.post("/v1/players/me/seats", json={"token": watched["seats"]["blue"]},
-                    headers=_auth(blue_player["key"]))
+        client.post("/v1/players/me/seats", json={"token": watched["seats"]["blue"]}, headers=_auth(blue_player["key"]))
         client.post("/v1/players/me/subscriptions", json={"url": receiver.url}, headers=_auth(blue_player["key"]))
         for label, g in (("unwatched", plain), ("watched", watched), ("unwatched", plain), ("watched", watched)):
             print(f"{label:9} game: {_rate(client, g, args.commands):.0f} commands/s (one client, HTTP)")

@@ -49,7 +49,7 @@ def _rows(md: str, header_start: str) -> list[list[str]]:
     for i, line in enumerate(lines):
         if line.startswith(header_start):
             out = []
-            for row in lines[i + 2:]:
+            for row in lines[i + 2 :]:
                 if not row.startswith("|"):
                     break
                 out.append([c.strip() for c in row.strip().strip("|").split("|")])
@@ -65,28 +65,40 @@ def peer_from_results_md(md: str) -> dict[str, dict[str, Any]]:
             continue
         kind = "bgio" if "official" in r[1] else "raw"
         files[f"moves-{kind}-K{int(_num(r[0]) or 0)}"] = {
-            "movesPerSec": _num(r[3]), "latencyMs": {"p50": _num(r[4]), "p99": _num(r[5])},
-            "server": {"avgCpuPct": _num(r[6])}, "clientCpuPct": _num(r[7]), "foreignCpuPct": _num(r[8])}
+            "movesPerSec": _num(r[3]),
+            "latencyMs": {"p50": _num(r[4]), "p99": _num(r[5])},
+            "server": {"avgCpuPct": _num(r[6])},
+            "clientCpuPct": _num(r[7]),
+            "foreignCpuPct": _num(r[8]),
+        }
     for r in _rows(md, "| spectators | system"):
         if not r[1].startswith("boardgame.io"):
             continue
         files[f"fanout-bgio-S{int(_num(r[0]) or 0)}"] = {
-            "achievedRate": _num(r[2]), "deliveryLatencyMs": {"p50": _num(r[3]), "p99": _num(r[4]), "max": _num(r[5])},
-            "fanoutCompleteMs": {"p99": _num(r[6])}, "deliveriesMissing": _num(r[7]),
-            "server": {"avgCpuPct": _num(r[8]), "rssPerSpectatorKB": _num(r[9])}, "clientCpuPct": _num(r[10]),
-            "foreignCpuPct": _num(r[11]), "struggled": r[12].strip() != "yes"}
+            "achievedRate": _num(r[2]),
+            "deliveryLatencyMs": {"p50": _num(r[3]), "p99": _num(r[4]), "max": _num(r[5])},
+            "fanoutCompleteMs": {"p99": _num(r[6])},
+            "deliveriesMissing": _num(r[7]),
+            "server": {"avgCpuPct": _num(r[8]), "rssPerSpectatorKB": _num(r[9])},
+            "clientCpuPct": _num(r[10]),
+            "foreignCpuPct": _num(r[11]),
+            "struggled": r[12].strip() != "yes",
+        }
     catch = {r[0]: r[1] for r in _rows(md, "| what | boardgame.io")}
     if catch:
+
         def cell(prefix: str) -> float | None:
             return next((_num(v) for k, v in catch.items() if k.startswith(prefix)), None)
 
         files["catchup-bgio-N10000"] = {
-            "movesInHistory": cell("history length"), "syncFrameBytes": cell("fresh join (spectator): payload"),
+            "movesInHistory": cell("history length"),
+            "syncFrameBytes": cell("fresh join (spectator): payload"),
             "syncFrameBytesPlayer1": cell("fresh join (player/seat): payload"),
             "rawSpectator": {"totalMs": {"p50": cell("fresh join (spectator): time")}},
             "rawPlayer1": {"totalMs": {"p50": cell("fresh join (player/seat): time")}},
             "bgioClientSpectator": {"totalMs": {"p50": cell("fresh join, official")}},
-            "foreignCpuPct": cell("foreign CPU")}
+            "foreignCpuPct": cell("foreign CPU"),
+        }
     return files
 
 
@@ -105,22 +117,57 @@ BUSY_CLIENTS = (1, 8, 32)
 # --- Salvo's scenarios (as run.sh) -----------------------------------------------------------------------
 
 
-def scenarios(only: set[str], seconds: float, warmup: float, spectators: list[int],
-              stagger: float = 0.0) -> list[tuple[str, list[str]]]:
+def scenarios(
+    only: set[str], seconds: float, warmup: float, spectators: list[int], stagger: float = 0.0
+) -> list[tuple[str, list[str]]]:
     out: list[tuple[str, list[str]]] = []
     if "commands" in only:
         for k in (1, 10, 50):
             for wl in ("shoot", "cycle"):
                 for tr in ("ws", "http"):
-                    out.append((f"salvo-{tr}-{wl}-K{k}", ["commands", "--transport", tr, "--workload", wl,
-                                "--games", str(k), "--seconds", str(seconds), "--warmup", str(warmup)]))
+                    out.append(
+                        (
+                            f"salvo-{tr}-{wl}-K{k}",
+                            [
+                                "commands",
+                                "--transport",
+                                tr,
+                                "--workload",
+                                wl,
+                                "--games",
+                                str(k),
+                                "--seconds",
+                                str(seconds),
+                                "--warmup",
+                                str(warmup),
+                            ],
+                        )
+                    )
     if "busy" in only:  # one game, several closed-loop clients: the pipelined command path
         for c in BUSY_CLIENTS:
             for tr in ("ws", "http"):
                 late = ["--stagger", str(stagger)] if stagger and tr == "ws" else []
-                out.append((f"salvo-{tr}-busy-C{c}", ["commands", "--transport", tr, "--workload", "shoot",
-                            "--games", "1", "--clients", str(c), "--seconds", str(seconds), "--warmup", str(warmup),
-                            *late]))
+                out.append(
+                    (
+                        f"salvo-{tr}-busy-C{c}",
+                        [
+                            "commands",
+                            "--transport",
+                            tr,
+                            "--workload",
+                            "shoot",
+                            "--games",
+                            "1",
+                            "--clients",
+                            str(c),
+                            "--seconds",
+                            str(seconds),
+                            "--warmup",
+                            str(warmup),
+                            *late,
+                        ],
+                    )
+                )
     if "fanout" in only:
         for s in spectators:
             out.append((f"fanout-salvo-S{s}", ["fanout", "--spectators", str(s), "--moves", "200", "--rate", "20"]))
@@ -129,9 +176,19 @@ def scenarios(only: set[str], seconds: float, warmup: float, spectators: list[in
     return out
 
 
-def run_salvo(out: Path, work: Path, only: set[str], seconds: float, warmup: float, spectators: list[int],
-              match: str | None, checkout: Path = ROOT, py_spy: str | None = None,
-              profile_match: str = "ws-shoot-K50", stagger: float = 0.0) -> None:
+def run_salvo(
+    out: Path,
+    work: Path,
+    only: set[str],
+    seconds: float,
+    warmup: float,
+    spectators: list[int],
+    match: str | None,
+    checkout: Path = ROOT,
+    py_spy: str | None = None,
+    profile_match: str = "ws-shoot-K50",
+    stagger: float = 0.0,
+) -> None:
     """Each scenario on a fresh server; with ``py_spy``, the scenarios matching ``profile_match`` also get
     a py-spy profile of the server (attached for the whole run, GIL-holding samples, raw folded stacks,
     summarized by bench/peer/folded_top.py into <name>.top.txt)."""
@@ -144,21 +201,60 @@ def run_salvo(out: Path, work: Path, only: set[str], seconds: float, warmup: flo
         spy = None
         if py_spy and re.search(profile_match, name):
             folded = out / f"{name}.folded"
-            spy = subprocess.Popen([*pinned("1"), py_spy, "record", "--pid", str(server.proc.pid), "--rate", "250",
-                                    "--format", "raw", "--nonblocking", "--gil", "--threads",
-                                    "--duration", str(int(seconds + warmup)), "--output", str(folded)],
-                                   stdout=subprocess.DEVNULL, stderr=open(work / f"py-spy-{name}.err", "w"))  # noqa: SIM115
+            spy = subprocess.Popen(
+                [
+                    *pinned("1"),
+                    py_spy,
+                    "record",
+                    "--pid",
+                    str(server.proc.pid),
+                    "--rate",
+                    "250",
+                    "--format",
+                    "raw",
+                    "--nonblocking",
+                    "--gil",
+                    "--threads",
+                    "--duration",
+                    str(int(seconds + warmup)),
+                    "--output",
+                    str(folded),
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=open(work / f"py-spy-{name}.err", "w"),
+            )  # noqa: SIM115
         try:
             done = subprocess.run(
-                [*pinned("1"), sys.executable, str(client), *args, "--port", str(server.port),
-                 "--server-pid", str(server.proc.pid), "--label", name, "--out", str(out / f"{name}.json")],
-                cwd=ROOT, timeout=600, capture_output=True, text=True, check=False)
+                [
+                    *pinned("1"),
+                    sys.executable,
+                    str(client),
+                    *args,
+                    "--port",
+                    str(server.port),
+                    "--server-pid",
+                    str(server.proc.pid),
+                    "--label",
+                    name,
+                    "--out",
+                    str(out / f"{name}.json"),
+                ],
+                cwd=ROOT,
+                timeout=600,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
             (work / f"client-{name}.err").write_text(done.stderr)
             print((done.stdout or done.stderr[-600:]).strip()[:300], flush=True)
             if spy is not None:
                 spy.wait(60)
-                top = subprocess.run([sys.executable, str(PEER / "folded_top.py"), str(out / f"{name}.folded"), "25"],
-                                     capture_output=True, text=True, check=False).stdout
+                top = subprocess.run(
+                    [sys.executable, str(PEER / "folded_top.py"), str(out / f"{name}.folded"), "25"],
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                ).stdout
                 (out / f"{name}.top.txt").write_text(top)
                 print(top[:1500], flush=True)
         finally:
@@ -187,39 +283,54 @@ def goals(d: Path) -> list[str]:
         runs = [r for r in (_load(d, f"moves-bgio-K{k}"), _load(d, f"moves-raw-K{k}")) if r]
         if not runs:
             return None
-        return {"movesPerSec": max(r["movesPerSec"] for r in runs),
-                "latencyMs": {"p99": min(r["latencyMs"]["p99"] for r in runs)}}
+        return {
+            "movesPerSec": max(r["movesPerSec"] for r in runs),
+            "latencyMs": {"p99": min(r["latencyMs"]["p99"] for r in runs)},
+        }
 
     for k in (1, 10, 50):
         b, s = best_bgio(k), _load(d, f"salvo-ws-shoot-K{k}")
         if b and s:
             r = s["perSec"] / b["movesPerSec"]
             p99 = (s["latencyMs"]["p99"] or 1e9) <= (b["latencyMs"]["p99"] or 0)
-            row(f"websocket commands ≥ 1.2× bgio at {k} game(s), p99 ≤ bgio's",
-                f"{r:.2f}×, p99 {s['latencyMs']['p99']} vs {b['latencyMs']['p99']} ms", r >= 1.2 and p99)
+            row(
+                f"websocket commands ≥ 1.2× bgio at {k} game(s), p99 ≤ bgio's",
+                f"{r:.2f}×, p99 {s['latencyMs']['p99']} vs {b['latencyMs']['p99']} ms",
+                r >= 1.2 and p99,
+            )
         else:
             row(f"websocket commands ≥ 1.2× bgio at {k} game(s)", "–", None)
     b, s = best_bgio(50), _load(d, "salvo-http-shoot-K50")
-    row("HTTP ≥ 0.6× bgio at 50 games", f"{s['perSec'] / b['movesPerSec']:.2f}×" if b and s else "–",
-        (s["perSec"] / b["movesPerSec"] >= 0.6) if b and s else None)
+    row(
+        "HTTP ≥ 0.6× bgio at 50 games",
+        f"{s['perSec'] / b['movesPerSec']:.2f}×" if b and s else "–",
+        (s["perSec"] / b["movesPerSec"] >= 0.6) if b and s else None,
+    )
     b, s = _load(d, "fanout-bgio-S1000"), _load(d, "fanout-salvo-S1000")
     if b and s:
         rp = s["deliveryLatencyMs"]["p99"] / b["deliveryLatencyMs"]["p99"]
         rc = s["serverCpuPct"] / b["server"]["avgCpuPct"]
-        row("1,000 spectators: p99 ≤ 0.75× and CPU ≤ 0.75× bgio's", f"p99 {rp:.2f}×, CPU {rc:.2f}×",
-            rp <= 0.75 and rc <= 0.75)
+        row(
+            "1,000 spectators: p99 ≤ 0.75× and CPU ≤ 0.75× bgio's",
+            f"p99 {rp:.2f}×, CPU {rc:.2f}×",
+            rp <= 0.75 and rc <= 0.75,
+        )
         row("≤ 20 KB per spectator", f"{s['rssPerSpectatorKB']} KB", (s["rssPerSpectatorKB"] or 1e9) <= 20)
     s = _load(d, "fanout-salvo-S5000")
-    row("5,000 spectators hold 20 events/s, p99 ≤ 100 ms",
+    row(
+        "5,000 spectators hold 20 events/s, p99 ≤ 100 ms",
         f"{s['achievedRate']}/s, p99 {s['deliveryLatencyMs']['p99']} ms" if s else "–",
-        (s["achievedRate"] >= 18 and (s["deliveryLatencyMs"]["p99"] or 1e9) <= 100) if s else None)
+        (s["achievedRate"] >= 18 and (s["deliveryLatencyMs"]["p99"] or 1e9) <= 100) if s else None,
+    )
     b, s = _load(d, "catchup-bgio-N10000"), _load(d, "catchup-salvo-N10000")
     if b and s:
         fresh = s.get("freshPresentSpectator") or s["freshSpectator"]  # the compact join where there is one
         fb, ft = fresh["payloadBytes"], fresh["totalMs"]["p50"]
-        row("fresh join of 10,000 events ≤ bgio's bytes and time",
+        row(
+            "fresh join of 10,000 events ≤ bgio's bytes and time",
             f"{fb / b['syncFrameBytes']:.2f}× bytes, {ft / b['rawSpectator']['totalMs']['p50']:.2f}× time",
-            fb <= b["syncFrameBytes"] and ft <= b["rawSpectator"]["totalMs"]["p50"])
+            fb <= b["syncFrameBytes"] and ft <= b["rawSpectator"]["totalMs"]["p50"],
+        )
     else:
         row("fresh join of 10,000 events ≤ bgio's bytes and time", "–", None)
     return lines
@@ -231,22 +342,28 @@ def busy_table(d: Path) -> list[str]:
     rows = [(c, tr, _load(d, f"salvo-{tr}-busy-C{c}")) for c in BUSY_CLIENTS for tr in ("ws", "http")]
     if not any(r for _c, _tr, r in rows):
         return []
-    lines = ["\n## One busy game (several clients commanding one game)\n",
-             "| clients | transport | commands/s | p50 ms | p99 ms | server CPU % | foreign CPU % | errors "
-             "| replies held | store catch-ups | fallbacks (overflowed, broken) | frames per write |",
-             "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "\n## One busy game (several clients commanding one game)\n",
+        "| clients | transport | commands/s | p50 ms | p99 ms | server CPU % | foreign CPU % | errors "
+        "| replies held | store catch-ups | fallbacks (overflowed, broken) | frames per write |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for c, tr, r in rows:
         if r:
             lat = r["latencyMs"]
             f = r.get("fanout") if tr == "ws" else None  # the direct fan-out's counters over the window
             if f:
                 replies = (f["replies_held"] + f["replies_unheld"]) or 1
-                extra = (f"{100 * f['replies_held'] / replies:.1f} % | {f['catch_ups']:,} | {f['fallbacks']:,} "
-                         f"({f['holds_overflowed']:,}, {f['holds_broken']:,}) | {f.get('framesPerWrite', '–')} |")
+                extra = (
+                    f"{100 * f['replies_held'] / replies:.1f} % | {f['catch_ups']:,} | {f['fallbacks']:,} "
+                    f"({f['holds_overflowed']:,}, {f['holds_broken']:,}) | {f.get('framesPerWrite', '–')} |"
+                )
             else:
                 extra = "– | – | – | – |"
-            lines.append(f"| {c} | {tr} | {r['perSec']:,} | {lat['p50']} | {lat['p99']} | "
-                         f"{r.get('serverCpuPct')} | {r.get('foreignCpuPct')} | {r['errors']} | {extra}")
+            lines.append(
+                f"| {c} | {tr} | {r['perSec']:,} | {lat['p50']} | {lat['p99']} | "
+                f"{r.get('serverCpuPct')} | {r.get('foreignCpuPct')} | {r['errors']} | {extra}"
+            )
     return lines
 
 
@@ -263,9 +380,13 @@ def main() -> None:
     p.add_argument("--salvo-dir", default=str(ROOT), help="serve this Salvo checkout (a before/after run)")
     p.add_argument("--py-spy", default=None, help="a py-spy binary: profile the scenarios matching --profile-match")
     p.add_argument("--profile-match", default="ws-shoot-K50")
-    p.add_argument("--stagger", type=float, default=0.0,
-                   help="busy games over the websocket: client c joins c × this many seconds in (a game already "
-                        "busy; keep it × clients under --warmup)")
+    p.add_argument(
+        "--stagger",
+        type=float,
+        default=0.0,
+        help="busy games over the websocket: client c joins c × this many seconds in (a game already "
+        "busy; keep it × clients under --warmup)",
+    )
     a = p.parse_args()
     out = Path(a.out or tempfile.mkdtemp(prefix="salvo-peer-"))
     out.mkdir(parents=True, exist_ok=True)
@@ -275,11 +396,22 @@ def main() -> None:
             if f.name.startswith(("salvo-", "fanout-salvo-", "catchup-salvo-")) and ".try" not in f.name:
                 shutil.copy(f, out / f.name)
     else:
-        run_salvo(out, out, set(a.only.split(",")), a.seconds, a.warmup,
-                  [int(s) for s in a.spectators.split(",")], a.match, Path(a.salvo_dir).resolve(), a.py_spy,
-                  a.profile_match, a.stagger)
-    table = subprocess.run([sys.executable, str(PEER / "summarize.py"), str(out)], capture_output=True, text=True,
-                           check=True).stdout
+        run_salvo(
+            out,
+            out,
+            set(a.only.split(",")),
+            a.seconds,
+            a.warmup,
+            [int(s) for s in a.spectators.split(",")],
+            a.match,
+            Path(a.salvo_dir).resolve(),
+            a.py_spy,
+            a.profile_match,
+            a.stagger,
+        )
+    table = subprocess.run(
+        [sys.executable, str(PEER / "summarize.py"), str(out)], capture_output=True, text=True, check=True
+    ).stdout
     text_out = table + "\n".join(goals(out) + busy_table(out)) + "\n"
     (out / "RESULTS.table.md").write_text(text_out)
     print(text_out)

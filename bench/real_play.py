@@ -68,8 +68,9 @@ class Table:
         self.tokens = {**game["seats"], "umpire": game["umpire_token"]}
         for who, token in self.tokens.items():
             url = f"{self.server.ws_url}/v1/games/{self.game_id}/stream?after=0&own_events=result"
-            ws = await connect(url, compression=None, max_queue=None,
-                               additional_headers={"Authorization": f"Bearer {token}"})
+            ws = await connect(
+                url, compression=None, max_queue=None, additional_headers={"Authorization": f"Bearer {token}"}
+            )
             while json.loads(await ws.recv())["kind"] != "caught_up":
                 pass
             self.sockets[who] = ws
@@ -84,16 +85,18 @@ class Table:
         for group in ([w for w in self.tokens if w != "umpire"], ["umpire"]):
             offered = []
             for who in group:
-                r = await self.http.get(f"/v1/games/{self.game_id}/options",
-                                        headers={"Authorization": f"Bearer {self.tokens[who]}"})
+                r = await self.http.get(
+                    f"/v1/games/{self.game_id}/options", headers={"Authorization": f"Bearer {self.tokens[who]}"}
+                )
                 offered += [(who, o["command"]) for o in r.json()["options"]]
             if offered:
                 return rng.choice(offered)
         return None
 
 
-async def play(server: ServerProcess, ruleset: str, scenario: str, games: int, seconds: float,
-               warmup: float) -> dict[str, Any]:
+async def play(
+    server: ServerProcess, ruleset: str, scenario: str, games: int, seconds: float, warmup: float
+) -> dict[str, Any]:
     latencies: list[float] = []
     counts = {"commands": 0, "refused": 0, "games_ended": 0}
     state = {"measuring": False, "stop": False}
@@ -135,10 +138,15 @@ async def play(server: ServerProcess, ruleset: str, scenario: str, games: int, s
         state["stop"] = True
         await asyncio.gather(*tasks)
     done = max(1, counts["commands"])
-    return {"ruleset": ruleset, "scenario": scenario, "per_s": counts["commands"] / elapsed,
-            "p50_ms": pct(latencies, 50) * 1000 if latencies else 0.0,
-            "p99_ms": pct(latencies, 99) * 1000 if latencies else 0.0,
-            "cpu_ms": cpu / done * 1000, **counts}
+    return {
+        "ruleset": ruleset,
+        "scenario": scenario,
+        "per_s": counts["commands"] / elapsed,
+        "p50_ms": pct(latencies, 50) * 1000 if latencies else 0.0,
+        "p99_ms": pct(latencies, 99) * 1000 if latencies else 0.0,
+        "cpu_ms": cpu / done * 1000,
+        **counts,
+    }
 
 
 def main() -> None:
@@ -157,15 +165,22 @@ def main() -> None:
         finally:
             server.stop()
     tiny = rows[0]["per_s"] or 1.0
-    print(f"{args.games} games at once, {args.seconds:.0f} s each (closed loop over the websocket; "
-          "options read over HTTP after every result, as the page does)\n")
-    print("| ruleset | scenario | commands/s | × tiny.shoot | p50 ms | p99 ms | server CPU ms/command | refused "
-          "| games ended |")
+    print(
+        f"{args.games} games at once, {args.seconds:.0f} s each (closed loop over the websocket; "
+        "options read over HTTP after every result, as the page does)\n"
+    )
+    print(
+        "| ruleset | scenario | commands/s | × tiny.shoot | p50 ms | p99 ms | server CPU ms/command | refused "
+        "| games ended |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for row in rows:
-        print(f"| {row['ruleset']} | {row['scenario']} | {row['per_s']:.0f} | {row['per_s'] / tiny:.2f} "
-              f"| {row['p50_ms']:.1f} | {row['p99_ms']:.1f} | {row['cpu_ms']:.2f} | {row['refused']} "
-              f"| {row['games_ended']} |", flush=True)
+        print(
+            f"| {row['ruleset']} | {row['scenario']} | {row['per_s']:.0f} | {row['per_s'] / tiny:.2f} "
+            f"| {row['p50_ms']:.1f} | {row['p99_ms']:.1f} | {row['cpu_ms']:.2f} | {row['refused']} "
+            f"| {row['games_ended']} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

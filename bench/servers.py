@@ -20,8 +20,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 # the tiny test ruleset, and no rate limits: a benchmark is one address sending thousands of commands/s
-SERVER_ENV = {"SALVO_RULESETS": "tiny=tests.support.tiny:RULESET", "SALVO_RATE_COMMANDS_PER_TOKEN": "off",
-              "SALVO_RATE_COMMANDS_PER_ADDRESS": "off"}
+SERVER_ENV = {
+    "SALVO_RULESETS": "tiny=tests.support.tiny:RULESET",
+    "SALVO_RATE_COMMANDS_PER_TOKEN": "off",
+    "SALVO_RATE_COMMANDS_PER_ADDRESS": "off",
+}
 CLK = os.sysconf("SC_CLK_TCK")
 
 
@@ -71,9 +74,19 @@ class Server:
     SO_REUSEPORT beside other processes (readiness is then the topology's to check: a /healthz on the
     shared port may reach another process), so this returns once the process has bound it."""
 
-    def __init__(self, work: Path, name: str, cpu: str | None, checkout: Path = ROOT, *,
-                 database_url: str | None = None, env: dict[str, str] | None = None, port: int | None = None,
-                 reuse_port: bool = False, host: str = "127.0.0.1") -> None:
+    def __init__(
+        self,
+        work: Path,
+        name: str,
+        cpu: str | None,
+        checkout: Path = ROOT,
+        *,
+        database_url: str | None = None,
+        env: dict[str, str] | None = None,
+        port: int | None = None,
+        reuse_port: bool = False,
+        host: str = "127.0.0.1",
+    ) -> None:
         self.name = name
         self.port = port or free_port()
         if database_url is None:
@@ -84,11 +97,29 @@ class Server:
         self.log = open(work / f"server-{name}.log", "w")  # noqa: SIM115 - closed in stop()
         full = {**os.environ, **SERVER_ENV, **(env or {}), "PYTHONPATH": str(checkout), "PYTHONDONTWRITEBYTECODE": "1"}
         self.proc = subprocess.Popen(
-            [*pinned(cpu), sys.executable, "-m", "service", "serve", "--host", host, "--port", str(self.port),
-             "--database-url", database_url, "--log-level", "warning", *(["--reuse-port"] if reuse_port else [])],
-            cwd=checkout, env=full, stdout=self.log, stderr=subprocess.STDOUT)
+            [
+                *pinned(cpu),
+                sys.executable,
+                "-m",
+                "service",
+                "serve",
+                "--host",
+                host,
+                "--port",
+                str(self.port),
+                "--database-url",
+                database_url,
+                "--log-level",
+                "warning",
+                *(["--reuse-port"] if reuse_port else []),
+            ],
+            cwd=checkout,
+            env=full,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
         for _ in range(1200):  # a loaded machine can take a minute to import the service
-            if (listening(self.proc.pid, self.port) if reuse_port else healthy(self.port)):
+            if listening(self.proc.pid, self.port) if reuse_port else healthy(self.port):
                 return
             if self.proc.poll() is not None:
                 break
@@ -114,8 +145,11 @@ class Server:
 def listening(pid: int, port: int) -> bool:
     """Whether the process holds a listening TCP socket on ``port`` (/proc: its fds against /proc/net/tcp*)."""
     try:
-        inodes = {os.readlink(f"/proc/{pid}/fd/{fd}")[8:-1] for fd in os.listdir(f"/proc/{pid}/fd")
-                  if os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:[")}
+        inodes = {
+            os.readlink(f"/proc/{pid}/fd/{fd}")[8:-1]
+            for fd in os.listdir(f"/proc/{pid}/fd")
+            if os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:[")
+        }
     except OSError:
         return False
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):

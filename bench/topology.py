@@ -66,9 +66,11 @@ http {{
 def front_site(commands: int, sockets: int, port: int) -> str:
     """docker/nginx.conf with this machine's ports for its upstreams and its listen."""
     text = FRONT.read_text()
-    for old, new in (("server commands:8000;", f"server 127.0.0.1:{commands};"),
-                     ("server sockets:8000;", f"server 127.0.0.1:{sockets};"),
-                     ("listen 80;", f"listen 127.0.0.1:{port};")):
+    for old, new in (
+        ("server commands:8000;", f"server 127.0.0.1:{commands};"),
+        ("server sockets:8000;", f"server 127.0.0.1:{sockets};"),
+        ("listen 80;", f"listen 127.0.0.1:{port};"),
+    ):
         if old not in text:
             raise RuntimeError(f"{FRONT} no longer has {old!r}: update bench/topology.py")
         text = text.replace(old, new)
@@ -79,10 +81,19 @@ class Topology:
     """``front``: "nginx", "none", or None (nginx when installed). ``cpus``: the command process's CPU
     and each socket process's, in turn (None: unpinned)."""
 
-    def __init__(self, work: Path, sockets: int = 2, *, database_url: str | None = None,
-                 redis_url: str = REDIS_URL, front: str | None = None, port: int | None = None,
-                 checkout: Path = ROOT, cpus: list[str | None] | None = None,
-                 env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        work: Path,
+        sockets: int = 2,
+        *,
+        database_url: str | None = None,
+        redis_url: str = REDIS_URL,
+        front: str | None = None,
+        port: int | None = None,
+        checkout: Path = ROOT,
+        cpus: list[str | None] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.work = work
         work.mkdir(parents=True, exist_ok=True)
         self.front = front or ("nginx" if shutil.which("nginx") else "none")
@@ -95,9 +106,18 @@ class Topology:
         self.nginx: subprocess.Popen[bytes] | None = None
         try:
             for i in range(sockets):
-                self.sockets.append(Server(work, f"sockets{i + 1}", cpus[(i + 1) % len(cpus)], checkout,
-                                           database_url=db, port=self.socket_port, reuse_port=True,
-                                           env={**linked, "SALVO_REDIS_SUBSCRIBE": "games"}))
+                self.sockets.append(
+                    Server(
+                        work,
+                        f"sockets{i + 1}",
+                        cpus[(i + 1) % len(cpus)],
+                        checkout,
+                        database_url=db,
+                        port=self.socket_port,
+                        reuse_port=True,
+                        env={**linked, "SALVO_REDIS_SUBSCRIBE": "games"},
+                    )
+                )
             self._wait_for_sockets()
             self.port = self._start_nginx(port) if self.front == "nginx" else self.command.port
         except BaseException:
@@ -133,11 +153,13 @@ class Topology:
         port = port or free_port()
         site, conf = self.work / "nginx-site.conf", self.work / "nginx.conf"
         site.write_text(front_site(self.command.port, self.socket_port, port))
-        conf.write_text(NGINX_CONF.format(work=self.work, site=site,
-                                          nofile=resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+        conf.write_text(
+            NGINX_CONF.format(work=self.work, site=site, nofile=resource.getrlimit(resource.RLIMIT_NOFILE)[1])
+        )
         log = open(self.work / "nginx.log", "w")  # noqa: SIM115 - nginx's own output; closed with the process
-        self.nginx = subprocess.Popen(["nginx", "-p", str(self.work), "-c", str(conf)], stdout=log,
-                                      stderr=subprocess.STDOUT)
+        self.nginx = subprocess.Popen(
+            ["nginx", "-p", str(self.work), "-c", str(conf)], stdout=log, stderr=subprocess.STDOUT
+        )
         for _ in range(300):
             if healthy(port):
                 return port
@@ -147,12 +169,17 @@ class Topology:
         raise RuntimeError(f"nginx did not come up; see {self.work}/nginx-error.log")
 
     def describe(self) -> str:
-        front = (f"front (nginx) http://127.0.0.1:{self.port}/" if self.nginx is not None else
-                 f"no front: spectators ws://127.0.0.1:{self.socket_port}/, everything else "
-                 f"http://127.0.0.1:{self.command.port}/")
-        return (f"{front}\n  command process pid {self.command.pid} on :{self.command.port}\n"
-                f"  {len(self.sockets)} socket process(es) pid {', '.join(map(str, self.pids))} on "
-                f":{self.socket_port} (SO_REUSEPORT)\n  logs in {self.work}/")
+        front = (
+            f"front (nginx) http://127.0.0.1:{self.port}/"
+            if self.nginx is not None
+            else f"no front: spectators ws://127.0.0.1:{self.socket_port}/, everything else "
+            f"http://127.0.0.1:{self.command.port}/"
+        )
+        return (
+            f"{front}\n  command process pid {self.command.pid} on :{self.command.port}\n"
+            f"  {len(self.sockets)} socket process(es) pid {', '.join(map(str, self.pids))} on "
+            f":{self.socket_port} (SO_REUSEPORT)\n  logs in {self.work}/"
+        )
 
     def stop(self) -> None:
         if self.nginx is not None and self.nginx.poll() is None:

@@ -46,14 +46,28 @@ MUST = {
 }
 # Mutants judged equivalent (no input tells them apart), left out of the sample; each says why.
 EQUIVALENT: dict[tuple[str, str, str], str] = {
-    ("movement.py", "delta < -EPSILON", "delta <= -EPSILON"):
-        "gsc2 table_exit: differs only when a run's x or y change is exactly -1e-9 inch (the tolerance itself)",
-    ("options.py", "d <= MISSILE_MOVE + EPSILON", "d < MISSILE_MOVE + EPSILON"):
-        "gsc2 salvo label: differs only at exactly 12\" + 1e-9; 12\" itself is inside both (the tolerance)",
+    (
+        "movement.py",
+        "delta < -EPSILON",
+        "delta <= -EPSILON",
+    ): "gsc2 table_exit: differs only when a run's x or y change is exactly -1e-9 inch (the tolerance itself)",
+    (
+        "options.py",
+        "d <= MISSILE_MOVE + EPSILON",
+        "d < MISSILE_MOVE + EPSILON",
+    ): 'gsc2 salvo label: differs only at exactly 12" + 1e-9; 12" itself is inside both (the tolerance)',
 }
 SWAP_CMP: dict[type, type] = {
-    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,
-    ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
 }
 
 
@@ -154,9 +168,9 @@ def apply(src: str, m: Mutant) -> str:
     lines = src.splitlines(keepends=True)
     line = lines[m.line - 1].encode()  # ast columns count UTF-8 bytes
     col = line.find(m.before.encode()) if m.col < 0 else m.col
-    assert line[col:col + len(m.before.encode())] == m.before.encode(), m.label()
+    assert line[col : col + len(m.before.encode())] == m.before.encode(), m.label()
     after = f"({m.after})".encode()
-    lines[m.line - 1] = (line[:col] + after + line[col + len(m.before.encode()):]).decode()
+    lines[m.line - 1] = (line[:col] + after + line[col + len(m.before.encode()) :]).decode()
     mutated = "".join(lines)
     compile(mutated, m.module, "exec")
     return mutated
@@ -192,11 +206,24 @@ def run_mutant(ruleset: str, m: Mutant, timeout: float) -> tuple[bool | None, st
     here = relocate(src, m)
     if here is None:
         return None, "stale: the line changed since the sample was drawn"
-    payload = json.dumps({"module": f"service.domain.{ruleset}.{m.module[:-3]}", "path": str(path),
-                          "source": apply(src, here)})
+    payload = json.dumps(
+        {"module": f"service.domain.{ruleset}.{m.module[:-3]}", "path": str(path), "source": apply(src, here)}
+    )
     env = {**os.environ, "SALVO_MUTANT": payload, "PYTHONDONTWRITEBYTECODE": "1"}
-    cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "scripts.mutant_hook",
-           "-m", "not slow", f"tests/domain/{ruleset}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-x",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "scripts.mutant_hook",
+        "-m",
+        "not slow",
+        f"tests/domain/{ruleset}",
+    ]
     try:
         proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -237,8 +264,14 @@ def main() -> int:
                 survivors.append(m.label())
         ran = len(mutants) - stale
         rate = 100.0 * (ran - len(survivors)) / max(1, ran)
-        results[rs] = {"mutants": ran, "killed": ran - len(survivors), "rate": round(rate, 1), "stale": stale,
-                       "survivors": survivors, "seconds": round(time.monotonic() - started)}
+        results[rs] = {
+            "mutants": ran,
+            "killed": ran - len(survivors),
+            "rate": round(rate, 1),
+            "stale": stale,
+            "survivors": survivors,
+            "seconds": round(time.monotonic() - started),
+        }
         print(f"== {rs}: {ran - len(survivors)}/{ran} killed ({rate:.1f} %)", flush=True)
         failed |= rate < args.floor
     if args.json and results:

@@ -19,8 +19,11 @@ def rule_ids(reference: Path) -> list[str]:
 
 
 def tests_text() -> str:
-    return "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in (ROOT / "tests").rglob("*")
-                     if p.is_file() and p.suffix in {".py", ".js", ".ts", ".json", ".md"})
+    return "\n".join(
+        p.read_text(encoding="utf-8", errors="replace")
+        for p in (ROOT / "tests").rglob("*")
+        if p.is_file() and p.suffix in {".py", ".js", ".ts", ".json", ".md"}
+    )
 
 
 def missing_ids(reference: Path, text: str) -> list[str]:
@@ -35,8 +38,10 @@ def main(names: list[str]) -> int:
     for reference in references:
         ids = rule_ids(reference)
         missing = missing_ids(reference, text)
-        print(f"{reference.stem}: {len(ids) - len(missing)}/{len(ids)} rule ids named in tests/"
-              + (f" — missing: {' '.join(missing)}" if missing else ""))
+        print(
+            f"{reference.stem}: {len(ids) - len(missing)}/{len(ids)} rule ids named in tests/"
+            + (f" — missing: {' '.join(missing)}" if missing else "")
+        )
         status |= bool(missing)
     return status
 

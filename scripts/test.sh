@@ -5,6 +5,7 @@ source scripts/_browser.sh
 source scripts/_nginx.sh
 source scripts/_node.sh
 ruff check service tests clients bench
+ruff format --check service tests clients bench scripts
 mypy
 # the page's JavaScript against the types generated from the OpenAPI document (no build step)
 if [ -x clients/node_modules/.bin/tsc ]; then

@@ -18,8 +18,9 @@ from service.events.bots import candidates, decode_options, find_bot, must_act
 from .clientpath import salvo_client
 
 
-def play_seat(url: str, game_id: str, token: str, bot_name: str = "rules", poll_seconds: float = 0.2,
-              log: Any = print) -> int:
+def play_seat(
+    url: str, game_id: str, token: str, bot_name: str = "rules", poll_seconds: float = 0.2, log: Any = print
+) -> int:
     client_module = salvo_client()
     with client_module.SalvoClient(url, token) as client:
         summary = client.game(game_id)
@@ -43,8 +44,9 @@ def play_seat(url: str, game_id: str, token: str, bot_name: str = "rules", poll_
     return 0
 
 
-def _move(client: Any, api_error: type[Exception], game_id: str, summary: Any, bot: Any, options: Any,
-          forms: Any, me: str) -> int:
+def _move(
+    client: Any, api_error: type[Exception], game_id: str, summary: Any, bot: Any, options: Any, forms: Any, me: str
+) -> int:
     for command in candidates(bot, summary.state, options, forms, me, summary.version):
         try:
             client.command(game_id, msgspec.to_builtins(command), if_match=summary.version)

@@ -83,10 +83,22 @@ def serve(args: argparse.Namespace) -> None:
     gc.freeze()
     gc.set_threshold(50_000, 20, 100)
     # (the start-up line is the log's first: JSON like every other line unless SALVO_LOG_FORMAT=text)
-    limits = connection_limits(header_timeout=args.header_timeout, max_header_bytes=args.max_header_bytes,
-                               max_connections=args.max_connections, keep_alive_timeout=args.keep_alive_timeout)
-    run(create_app(settings), settings, args.host, args.port, args.log_level, reuse_port=args.reuse_port,
-        limits=limits, forwarded_allow_ips=args.forwarded_allow_ips)
+    limits = connection_limits(
+        header_timeout=args.header_timeout,
+        max_header_bytes=args.max_header_bytes,
+        max_connections=args.max_connections,
+        keep_alive_timeout=args.keep_alive_timeout,
+    )
+    run(
+        create_app(settings),
+        settings,
+        args.host,
+        args.port,
+        args.log_level,
+        reuse_port=args.reuse_port,
+        limits=limits,
+        forwarded_allow_ips=args.forwarded_allow_ips,
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -97,24 +109,49 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--database-url", default=None, help="default: DATABASE_URL or sqlite:///var/salvo.db")
     p.add_argument("--demo", action="store_true", help="create a sample game and print its URLs")
-    p.add_argument("--reuse-port", action="store_true",
-                   help="bind with SO_REUSEPORT: several processes on one port, the kernel spreads connections")
-    p.add_argument("--log-level", default=os.environ.get("SALVO_LOG_LEVEL", "warning"),
-                   help="debug, info, warning (default: SALVO_LOG_LEVEL or warning)")
+    p.add_argument(
+        "--reuse-port",
+        action="store_true",
+        help="bind with SO_REUSEPORT: several processes on one port, the kernel spreads connections",
+    )
+    p.add_argument(
+        "--log-level",
+        default=os.environ.get("SALVO_LOG_LEVEL", "warning"),
+        help="debug, info, warning (default: SALVO_LOG_LEVEL or warning)",
+    )
     # connections (docs/operations.md); each defaults to its environment variable
-    p.add_argument("--forwarded-allow-ips", default=None,
-                   help="addresses/networks whose X-Forwarded-For is believed: the proxy's own, never * "
-                        "(default: FORWARDED_ALLOW_IPS or 127.0.0.1)")
-    p.add_argument("--header-timeout", type=float, default=None,
-                   help="seconds a request's head may take, from the connection or its first byte "
-                        "(default: SALVO_HEADER_TIMEOUT or 10)")
-    p.add_argument("--keep-alive-timeout", type=int, default=None,
-                   help="seconds an idle connection stays open (default: SALVO_KEEP_ALIVE_TIMEOUT or 5)")
-    p.add_argument("--max-header-bytes", type=int, default=None,
-                   help="largest request line + headers, 431 past it (default: SALVO_MAX_HEADER_BYTES or 65536)")
-    p.add_argument("--max-connections", type=int, default=None,
-                   help="open connections past which a new one is closed, 0 for none (default: "
-                        "SALVO_MAX_CONNECTIONS or the descriptor limit less 256)")
+    p.add_argument(
+        "--forwarded-allow-ips",
+        default=None,
+        help="addresses/networks whose X-Forwarded-For is believed: the proxy's own, never * "
+        "(default: FORWARDED_ALLOW_IPS or 127.0.0.1)",
+    )
+    p.add_argument(
+        "--header-timeout",
+        type=float,
+        default=None,
+        help="seconds a request's head may take, from the connection or its first byte "
+        "(default: SALVO_HEADER_TIMEOUT or 10)",
+    )
+    p.add_argument(
+        "--keep-alive-timeout",
+        type=int,
+        default=None,
+        help="seconds an idle connection stays open (default: SALVO_KEEP_ALIVE_TIMEOUT or 5)",
+    )
+    p.add_argument(
+        "--max-header-bytes",
+        type=int,
+        default=None,
+        help="largest request line + headers, 431 past it (default: SALVO_MAX_HEADER_BYTES or 65536)",
+    )
+    p.add_argument(
+        "--max-connections",
+        type=int,
+        default=None,
+        help="open connections past which a new one is closed, 0 for none (default: "
+        "SALVO_MAX_CONNECTIONS or the descriptor limit less 256)",
+    )
     o = sub.add_parser("openapi", help="print the OpenAPI document")
     o.add_argument("--output", default="-")
     a = sub.add_parser("asyncapi", help="print the AsyncAPI document of the websocket stream")
@@ -202,11 +239,18 @@ def regenerate_typescript(openapi_path: str) -> None:
     if Path(openapi_path).resolve() != root / "openapi" / "openapi.json":
         return
     if not tool.exists():
-        print("note: clients/types/openapi.d.ts not regenerated (run scripts/_node.sh, then "
-              "`cd clients && npm run types`)", file=sys.stderr)
+        print(
+            "note: clients/types/openapi.d.ts not regenerated (run scripts/_node.sh, then "
+            "`cd clients && npm run types`)",
+            file=sys.stderr,
+        )
         return
-    subprocess.run([str(tool), "../openapi/openapi.json", "-o", "types/openapi.d.ts", "--default-non-nullable",
-                    "false"], cwd=root / "clients", check=True, capture_output=True)
+    subprocess.run(
+        [str(tool), "../openapi/openapi.json", "-o", "types/openapi.d.ts", "--default-non-nullable", "false"],
+        cwd=root / "clients",
+        check=True,
+        capture_output=True,
+    )
 
 
 def write_document(doc: dict[str, object], output: str) -> None:

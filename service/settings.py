@@ -101,12 +101,14 @@ class Settings:
             "token_cache_size": int(_env("SALVO_TOKEN_CACHE_SIZE", str(cls.token_cache_size))),
             "rate_commands_per_token": _env("SALVO_RATE_COMMANDS_PER_TOKEN", cls.rate_commands_per_token),
             "rate_commands_per_address": _env("SALVO_RATE_COMMANDS_PER_ADDRESS", cls.rate_commands_per_address),
-            "rate_auth_failures_per_address": _env("SALVO_RATE_AUTH_FAILURES_PER_ADDRESS",
-                                                   cls.rate_auth_failures_per_address),
+            "rate_auth_failures_per_address": _env(
+                "SALVO_RATE_AUTH_FAILURES_PER_ADDRESS", cls.rate_auth_failures_per_address
+            ),
             "rate_imports_per_address": _env("SALVO_RATE_IMPORTS_PER_ADDRESS", cls.rate_imports_per_address),
             "rate_messages_per_token": _env("SALVO_RATE_MESSAGES_PER_TOKEN", cls.rate_messages_per_token),
-            "rate_spectator_messages_per_address": _env("SALVO_RATE_SPECTATOR_MESSAGES_PER_ADDRESS",
-                                                        cls.rate_spectator_messages_per_address),
+            "rate_spectator_messages_per_address": _env(
+                "SALVO_RATE_SPECTATOR_MESSAGES_PER_ADDRESS", cls.rate_spectator_messages_per_address
+            ),
             "deadline_tick_seconds": float(_env("SALVO_DEADLINE_TICK_SECONDS", str(cls.deadline_tick_seconds))),
             "ws_origins": _list("SALVO_WS_ORIGINS"),
             "cors_origins": _list("SALVO_CORS_ORIGINS"),

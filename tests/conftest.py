@@ -64,8 +64,10 @@ def _postgres_base() -> str | None:
 def postgres_base() -> Iterator[str]:
     url = _postgres_base()
     if url is None:
-        pytest.skip("PostgreSQL not reachable at SALVO_TEST_DATABASE_URL (default 127.0.0.1:5432/test): "
-                    "PostgreSQL store tests skipped. CI sets SALVO_REQUIRE_POSTGRES=1 and never skips.")
+        pytest.skip(
+            "PostgreSQL not reachable at SALVO_TEST_DATABASE_URL (default 127.0.0.1:5432/test): "
+            "PostgreSQL store tests skipped. CI sets SALVO_REQUIRE_POSTGRES=1 and never skips."
+        )
     yield url
 
 

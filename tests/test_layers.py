@@ -72,8 +72,17 @@ def test_pyprojects_entry_points_declare_the_builtin_rulesets() -> None:
     assert declared == BUILTIN_RULESETS
 
 
-PRIVATE_SERVER_NAMES = ("HEADER_RE", "HEADER_VALUE_RE", "STATUS_LINE", "RequestResponseCycle", "HttpToolsProtocol",
-                        "WebSocketsSansIOProtocol", "ClientDisconnected", "apply_mask", "get_route_path")
+PRIVATE_SERVER_NAMES = (
+    "HEADER_RE",
+    "HEADER_VALUE_RE",
+    "STATUS_LINE",
+    "RequestResponseCycle",
+    "HttpToolsProtocol",
+    "WebSocketsSansIOProtocol",
+    "ClientDisconnected",
+    "apply_mask",
+    "get_route_path",
+)
 
 
 def _private_imports(path: Path) -> list[str]:
@@ -92,8 +101,9 @@ def _private_imports(path: Path) -> list[str]:
         for name in [module, *names]:
             parts = name.split(".")
             if parts[0] in ("uvicorn", "starlette", "websockets", "fastapi") and (
-                    any(p.startswith("_") for p in parts[1:]) or name.startswith(("uvicorn.protocols",
-                                                                                  "websockets.speedups"))):
+                any(p.startswith("_") for p in parts[1:])
+                or name.startswith(("uvicorn.protocols", "websockets.speedups"))
+            ):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno} {name}")
         found += [f"{path.relative_to(ROOT)}:{node.lineno} {n}" for n in names if n in PRIVATE_SERVER_NAMES]
     return found
@@ -103,8 +113,12 @@ def test_only_the_fast_transport_imports_private_server_names() -> None:
     """Issue 34's one seam: uvicorn's, Starlette's and websockets' internals are imported in service/api/fast
     alone (written against the pinned versions); everything else, the plain path included, uses their API."""
     fast = ROOT / "service" / "api" / "fast"
-    outside = [hit for path in sorted((ROOT / "service").rglob("*.py")) if fast not in path.parents
-               for hit in _private_imports(path)]
+    outside = [
+        hit
+        for path in sorted((ROOT / "service").rglob("*.py"))
+        if fast not in path.parents
+        for hit in _private_imports(path)
+    ]
     assert outside == []
     inside = [hit for path in sorted(fast.rglob("*.py")) for hit in _private_imports(path)]
     assert inside, "the fast transport imports no private name: the check above no longer checks anything"

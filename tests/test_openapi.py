@@ -25,7 +25,8 @@ def test_committed_openapi_is_current():
         register_ruleset("tiny", tiny.RULESET)
     committed = json.loads(COMMITTED.read_text())
     assert committed == json.loads(json.dumps(generated)), (
-        "openapi/openapi.json is stale: run `python -m service openapi --output openapi/openapi.json`")
+        "openapi/openapi.json is stale: run `python -m service openapi --output openapi/openapi.json`"
+    )
 
 
 def test_command_and_event_schemas_come_from_msgspec_types():
@@ -33,8 +34,15 @@ def test_command_and_event_schemas_come_from_msgspec_types():
     schemas = doc["components"]["schemas"]
     assert "Envelope" in schemas and "CommandRequest" in schemas and "DiceCommitted" in schemas
     paths = doc["paths"]
-    for path in ("/v1/rulesets", "/v1/games", "/v1/games/{game_id}", "/v1/games/{game_id}/commands",
-                 "/v1/games/{game_id}/options", "/v1/games/{game_id}/events", "/v1/games/{game_id}/turns/{turn}"):
+    for path in (
+        "/v1/rulesets",
+        "/v1/games",
+        "/v1/games/{game_id}",
+        "/v1/games/{game_id}/commands",
+        "/v1/games/{game_id}/options",
+        "/v1/games/{game_id}/events",
+        "/v1/games/{game_id}/turns/{turn}",
+    ):
         assert path in paths, path
     ref = paths["/v1/games/{game_id}/commands"]["post"]["requestBody"]["content"]["application/json"]["schema"]
     assert ref == {"$ref": "#/components/schemas/CommandRequest"}
@@ -45,8 +53,11 @@ def test_every_operation_has_a_typed_success_and_problem_errors():
     assert doc["openapi"].startswith("3.1")
     schemas = doc["components"]["schemas"]
     assert "HTTPValidationError" not in schemas  # the service answers problem+json, never FastAPI's shape
-    assert doc["components"]["securitySchemes"]["bearer"] == {**doc["components"]["securitySchemes"]["bearer"],
-                                                              "type": "http", "scheme": "bearer"}
+    assert doc["components"]["securitySchemes"]["bearer"] == {
+        **doc["components"]["securitySchemes"]["bearer"],
+        "type": "http",
+        "scheme": "bearer",
+    }
     for path, methods in doc["paths"].items():
         for method, op in methods.items():
             name = f"{method.upper()} {path} ({op['operationId']})"
@@ -74,7 +85,8 @@ def test_every_operation_has_a_typed_success_and_problem_errors():
     assert "security" not in commands and doc["security"] == [{}, {"bearer": []}]  # a token, or a spectator
     assert doc["paths"]["/v1/games"]["post"]["security"] == []
     assert schemas["Command"]["oneOf"] and schemas["Option"]["properties"]["command"] == {
-        "$ref": "#/components/schemas/Command"}
+        "$ref": "#/components/schemas/Command"
+    }
 
 
 # --- what generators need (issue 35): openapi-python-client, openapi-typescript, Redocly ------------------
@@ -119,8 +131,11 @@ def test_every_event_type_is_a_variant_of_envelope_with_its_payload():
     assert envelope["discriminator"]["propertyName"] == "type"
     assert sorted(v["$ref"] for v in envelope["oneOf"]) == sorted(mapping.values())
     shipped = {e.__struct_config__.tag for e in SERVICE_EVENT_TYPES} | {
-        e.__struct_config__.tag for name in available_rulesets() if name != "tiny"
-        for e in find_ruleset(name).event_types}
+        e.__struct_config__.tag
+        for name in available_rulesets()
+        if name != "tiny"
+        for e in find_ruleset(name).event_types
+    }
     assert set(mapping) == shipped
     for tag, ref in mapping.items():
         variant = schemas[ref.rsplit("/", 1)[1]]
@@ -139,8 +154,15 @@ def test_every_component_is_used_but_the_websocket_frames():
     from service.api.openapi_shapes import reachable
 
     doc = json.loads(COMMITTED.read_text())
-    frames = {"EventFrame", "EventsPageFrame", "SnapshotFrame", "CaughtUpFrame", "PingFrame", "ResultFrame",
-              "ErrorFrame"}
+    frames = {
+        "EventFrame",
+        "EventsPageFrame",
+        "SnapshotFrame",
+        "CaughtUpFrame",
+        "PingFrame",
+        "ResultFrame",
+        "ErrorFrame",
+    }
     unused = set(doc["components"]["schemas"]) - reachable(doc)
     assert unused == {*frames, "ServerFrame", "CommandFrame"}
     named = set(re.findall(r'"#/components/schemas/([^"]+)"', COMMITTED.read_text()))

@@ -29,4 +29,5 @@ def test_every_rule_id_is_named_by_a_test() -> None:
 def test_the_page_ships_the_same_rules_text(reference: Path) -> None:
     shipped = ROOT / "clients" / "web" / "rules" / reference.name
     assert shipped.read_text(encoding="utf-8") == reference.read_text(encoding="utf-8"), (
-        f"copy docs/rules/{reference.name} to clients/web/rules/ (the page links rule ids to it)")
+        f"copy docs/rules/{reference.name} to clients/web/rules/ (the page links rule ids to it)"
+    )

@@ -22,7 +22,11 @@ def short(frame: str) -> str:
     path = m.group("file")
     for marker in ("site-packages/", "lib/python3.11/", "/service/", "/tests/"):
         if marker in path:
-            path = path.split(marker, 1)[1] if marker not in ("/service/", "/tests/") else marker.strip("/") + "/" + path.split(marker, 1)[1]
+            path = (
+                path.split(marker, 1)[1]
+                if marker not in ("/service/", "/tests/")
+                else marker.strip("/") + "/" + path.split(marker, 1)[1]
+            )
             break
     return f"{m.group('fn')} ({path})"
 

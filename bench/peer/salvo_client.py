@@ -60,8 +60,15 @@ def summary(values_s: list[float]) -> dict[str, Any]:
     """Latencies given in seconds, reported in ms."""
     ms = [v * 1000 for v in values_s]
     r = lambda x: None if x is None else round(x, 3)  # noqa: E731
-    return {"n": len(ms), "mean": r(sum(ms) / len(ms)) if ms else None, "p50": r(pct(ms, 50)),
-            "p90": r(pct(ms, 90)), "p99": r(pct(ms, 99)), "p999": r(pct(ms, 99.9)), "max": r(max(ms) if ms else None)}
+    return {
+        "n": len(ms),
+        "mean": r(sum(ms) / len(ms)) if ms else None,
+        "p50": r(pct(ms, 50)),
+        "p90": r(pct(ms, 90)),
+        "p99": r(pct(ms, 99)),
+        "p999": r(pct(ms, 99.9)),
+        "max": r(max(ms) if ms else None),
+    }
 
 
 def proc_ticks(pid: int) -> int | None:
@@ -153,6 +160,7 @@ class Window:
             for _ in range(100_000):
                 await asyncio.sleep(every)
                 self.rss_peak = max(self.rss_peak, self._rss())
+
         self._sampler = asyncio.get_running_loop().create_task(sample())
 
     def stop(self) -> dict[str, Any]:
@@ -203,8 +211,10 @@ class RawHTTP:
         return self
 
     async def request(self, method: str, path: str, body: bytes = b"", headers: str = "") -> tuple[int, bytes]:
-        head = (f"{method} {path} HTTP/1.1\r\nHost: {HOST}\r\n{headers}"
-                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n")
+        head = (
+            f"{method} {path} HTTP/1.1\r\nHost: {HOST}\r\n{headers}"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
         self.writer.write(head.encode() + body)
         raw = await self.reader.readuntil(b"\r\n\r\n")
         status = int(raw[9:12])
@@ -238,7 +248,7 @@ async def fanout_counters(port: int) -> dict[str, float]:
     for line in body.decode().splitlines() if status == 200 else ():
         if line.startswith("salvo_fanout_"):
             name, value = line.split(" ", 1)
-            out[name[len("salvo_fanout_"):]] = float(value)
+            out[name[len("salvo_fanout_") :]] = float(value)
     return out
 
 
@@ -276,10 +286,14 @@ class WS(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
         key = base64.b64encode(os.urandom(16)).decode()
-        self.transport.write((f"GET {self.path} HTTP/1.1\r\nHost: {HOST}\r\nUpgrade: websocket\r\n"
-                              f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-                              + (f"Authorization: Bearer {self.token}\r\n" if self.token else "") + "\r\n"
-                              ).encode())
+        self.transport.write(
+            (
+                f"GET {self.path} HTTP/1.1\r\nHost: {HOST}\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                + (f"Authorization: Bearer {self.token}\r\n" if self.token else "")
+                + "\r\n"
+            ).encode()
+        )
 
     def data_received(self, data: bytes) -> None:
         t = now()
@@ -306,16 +320,16 @@ class WS(asyncio.Protocol):
             if ln == 126:
                 if n - pos < 4:
                     break
-                ln = int.from_bytes(buf[pos + 2:pos + 4], "big")
+                ln = int.from_bytes(buf[pos + 2 : pos + 4], "big")
                 hdr = 4
             elif ln == 127:
                 if n - pos < 10:
                     break
-                ln = int.from_bytes(buf[pos + 2:pos + 10], "big")
+                ln = int.from_bytes(buf[pos + 2 : pos + 10], "big")
                 hdr = 10
             if n - pos < hdr + ln:
                 break
-            payload = bytes(buf[pos + hdr:pos + hdr + ln])
+            payload = bytes(buf[pos + hdr : pos + hdr + ln])
             pos += hdr + ln
             op = b0 & 0x0F
             if op in (1, 2):
@@ -424,6 +438,7 @@ async def commands(a: argparse.Namespace) -> dict[str, Any]:
             return CYCLE
         who, other = ("red", "blue") if c % 2 == 0 else ("blue", "red")
         return [(who, {"type": "tiny.shoot", "shooter": who, "target": other})]
+
     lat: list[float] = []
     counts = {"ok": 0, "err": 0}
     errors: dict[str, int] = {}
@@ -504,11 +519,23 @@ async def commands(a: argparse.Namespace) -> dict[str, Any]:
     state["stop"] = True
     await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 30)
     ps = [per_second[k] for k in sorted(per_second)]
-    return {"test": "commands", "system": "salvo", "transport": a.transport, "workload": a.workload,
-            "games": a.games, "clientsPerGame": clients, "commands": counts["ok"], "errors": counts["err"], "errorKinds": errors,
-            "perSec": round(counts["ok"] / win["seconds"]), "firstSecond": ps[:1], "lastSecond": ps[-2:-1],
-            "latencyMs": summary(lat), **win,
-            **({"fanout": counters, "fanoutWarmup": counters_delta(counters_start, counters0)} if counters else {})}
+    return {
+        "test": "commands",
+        "system": "salvo",
+        "transport": a.transport,
+        "workload": a.workload,
+        "games": a.games,
+        "clientsPerGame": clients,
+        "commands": counts["ok"],
+        "errors": counts["err"],
+        "errorKinds": errors,
+        "perSec": round(counts["ok"] / win["seconds"]),
+        "firstSecond": ps[:1],
+        "lastSecond": ps[-2:-1],
+        "latencyMs": summary(lat),
+        **win,
+        **({"fanout": counters, "fanoutWarmup": counters_delta(counters_start, counters0)} if counters else {}),
+    }
 
 
 # --- 2. spectator fan-out -----------------------------------------------------------------------------------
@@ -543,8 +570,10 @@ async def fanout(a: argparse.Namespace) -> dict[str, Any]:
     failures = 0
     t_conn = now()
     for i in range(0, a.spectators, a.batch):
-        batch = [ws_open(spec_port, stream_path(gid, None, version), on_message)
-                 for _ in range(min(a.batch, a.spectators - i))]
+        batch = [
+            ws_open(spec_port, stream_path(gid, None, version), on_message)
+            for _ in range(min(a.batch, a.spectators - i))
+        ]
         for r in await asyncio.gather(*batch, return_exceptions=True):
             if isinstance(r, BaseException):
                 failures += 1
@@ -592,15 +621,16 @@ async def fanout(a: argparse.Namespace) -> dict[str, Any]:
     for _ in range(100_000):  # until every spectator has the last event (bounded by --grace)
         if now() >= grace_end:
             break
-        got_last = sum(1 for t, s in recv[-S * 3:] if s == last)
+        got_last = sum(1 for t, s in recv[-S * 3 :] if s == last)
         if got_last >= S - sum(1 for s in specs if s.closed):
             break
         await asyncio.sleep(0.05)
     t_drained = now()
     win = w.stop()
     if command_ticks0 is not None:
-        win["commandServerCpuPct"] = round(100 * ((proc_ticks(a.server_pid) or 0) - command_ticks0) / CLK
-                                           / win["seconds"], 1)
+        win["commandServerCpuPct"] = round(
+            100 * ((proc_ticks(a.server_pid) or 0) - command_ticks0) / CLK / win["seconds"], 1
+        )
 
     lat_send: list[float] = []
     lat_ack: list[float] = []
@@ -625,20 +655,43 @@ async def fanout(a: argparse.Namespace) -> dict[str, Any]:
         s.close()
     player.close()
     result = {
-        "test": "fanout", "system": "salvo", "spectators": a.spectators, "connected": S, "connectFailures": failures,
-        "connectAllMs": round(connect_s * 1000), "movesSent": expected_each, "targetRate": a.rate,
-        "achievedRate": round(expected_each / (t_sent - t_start), 1), "lateSends": late, "errors": errors,
-        "deliveriesExpected": expected_each * S, "deliveriesMissing": missing,
-        "closedDuringRun": len(closed), "closeCodes": close_codes,
+        "test": "fanout",
+        "system": "salvo",
+        "spectators": a.spectators,
+        "connected": S,
+        "connectFailures": failures,
+        "connectAllMs": round(connect_s * 1000),
+        "movesSent": expected_each,
+        "targetRate": a.rate,
+        "achievedRate": round(expected_each / (t_sent - t_start), 1),
+        "lateSends": late,
+        "errors": errors,
+        "deliveriesExpected": expected_each * S,
+        "deliveriesMissing": missing,
+        "closedDuringRun": len(closed),
+        "closeCodes": close_codes,
         "drainMsAfterLastSend": round((t_drained - t_sent) * 1000),
-        "deliveryLatencyMs": summary(lat_send), "ackToReceiptMs": summary(lat_ack),
-        "fanoutCompleteMs": summary(complete), "playerOwnLatencyMs": summary(player_lat),
-        "rssBeforeSpectatorsMB": rss_before, "rssAfterSpectatorsMB": rss_after,
-        "rssPerSpectatorKB": round((rss_after - rss_before) * 1024 / max(1, S), 1) if rss_before and rss_after else None,
-        "deliveriesPerSec": round(len(lat_send) / (t_drained - t_start)), **win,
+        "deliveryLatencyMs": summary(lat_send),
+        "ackToReceiptMs": summary(lat_ack),
+        "fanoutCompleteMs": summary(complete),
+        "playerOwnLatencyMs": summary(player_lat),
+        "rssBeforeSpectatorsMB": rss_before,
+        "rssAfterSpectatorsMB": rss_after,
+        "rssPerSpectatorKB": round((rss_after - rss_before) * 1024 / max(1, S), 1)
+        if rss_before and rss_after
+        else None,
+        "deliveriesPerSec": round(len(lat_send) / (t_drained - t_start)),
+        **win,
     }
-    result["struggled"] = bool(missing or failures or closed or errors or result["achievedRate"] < 0.9 * a.rate
-                               or (result["deliveryLatencyMs"]["p99"] or 0) > 1000 or win["serverCpuPct"] > 90)
+    result["struggled"] = bool(
+        missing
+        or failures
+        or closed
+        or errors
+        or result["achievedRate"] < 0.9 * a.rate
+        or (result["deliveryLatencyMs"]["p99"] or 0) > 1000
+        or win["serverCpuPct"] > 90
+    )
     await asyncio.sleep(0.5)
     return result
 
@@ -684,16 +737,29 @@ async def catchup(a: argparse.Namespace) -> dict[str, Any]:
         ws = await ws_open(a.port, (path + query, tok), on_message)
         t_open = now()
         t1 = await asyncio.wait_for(done, 60)
-        out = {"after": after, "events": events, "messages": ws.messages, "payloadBytes": ws.payload_bytes,
-               "wireBytesIn": ws.rx_bytes, "handshakeBytesIn": ws.handshake_bytes,
-               "totalMs": round((t1 - t0) * 1000, 3), "connectMs": round((t_open - t0) * 1000, 3)}
+        out = {
+            "after": after,
+            "events": events,
+            "messages": ws.messages,
+            "payloadBytes": ws.payload_bytes,
+            "wireBytesIn": ws.rx_bytes,
+            "handshakeBytesIn": ws.handshake_bytes,
+            "totalMs": round((t1 - t0) * 1000, 3),
+            "connectMs": round((t_open - t0) * 1000, 3),
+        }
         ws.close()
         await asyncio.sleep(0.2)
         return out
 
-    reps: dict[str, list[dict[str, Any]]] = {"freshSpectator": [], "freshSeat": [], "reconnectMissed1Spectator": [],
-                                             "reconnectMissed1Seat": [], "freshPresentSpectator": [],
-                                             "freshCompactSpectator": [], "freshCompactSeat": []}
+    reps: dict[str, list[dict[str, Any]]] = {
+        "freshSpectator": [],
+        "freshSeat": [],
+        "reconnectMissed1Spectator": [],
+        "reconnectMissed1Seat": [],
+        "freshPresentSpectator": [],
+        "freshCompactSpectator": [],
+        "freshCompactSeat": [],
+    }
     for _ in range(a.reps):
         reps["freshSpectator"].append(await join(0, None))
         reps["freshPresentSpectator"].append(await join(0, None, present=True))  # snapshot plus tail
@@ -706,14 +772,26 @@ async def catchup(a: argparse.Namespace) -> dict[str, Any]:
 
     def agg(rows: list[dict[str, Any]]) -> dict[str, Any]:
         first = rows[0]
-        return {"payloadBytes": first["payloadBytes"], "wireBytesIn": first["wireBytesIn"],
-                "messages": first["messages"], "events": first["events"],
-                "totalMs": summary([r["totalMs"] / 1000 for r in rows]), "firstMs": first["totalMs"]}
+        return {
+            "payloadBytes": first["payloadBytes"],
+            "wireBytesIn": first["wireBytesIn"],
+            "messages": first["messages"],
+            "events": first["events"],
+            "totalMs": summary([r["totalMs"] / 1000 for r in rows]),
+            "firstMs": first["totalMs"],
+        }
 
-    return {"test": "catchup", "system": "salvo", "eventsInHistory": n, "build": {
-        "seconds": round(build_s, 2), "commandsPerSec": round((n - 2) / build_s)},
-        "serverRssMB": rss_mb(a.server_pid), **{k: agg(v) for k, v in reps.items()}, "reps": a.reps,
-        "raw": reps, **win}
+    return {
+        "test": "catchup",
+        "system": "salvo",
+        "eventsInHistory": n,
+        "build": {"seconds": round(build_s, 2), "commandsPerSec": round((n - 2) / build_s)},
+        "serverRssMB": rss_mb(a.server_pid),
+        **{k: agg(v) for k, v in reps.items()},
+        "reps": a.reps,
+        "raw": reps,
+        **win,
+    }
 
 
 def quiet(max_wait: float, limit: float, need: int = 2, window: float = 2.0) -> None:
@@ -746,8 +824,12 @@ def main() -> None:
     p.add_argument("--transport", choices=["ws", "http"], default="ws")
     p.add_argument("--games", type=int, default=1)
     p.add_argument("--clients", type=int, default=1, help="closed-loop clients per game (a busy game: > 1)")
-    p.add_argument("--stagger", type=float, default=0.0,
-                   help="websocket clients: client c connects c × this many seconds after the start")
+    p.add_argument(
+        "--stagger",
+        type=float,
+        default=0.0,
+        help="websocket clients: client c connects c × this many seconds after the start",
+    )
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--warmup", type=float, default=2.0)
     p.add_argument("--workload", choices=["shoot", "cycle"], default="shoot")
@@ -763,6 +845,7 @@ def main() -> None:
     a = p.parse_args()
     try:
         import uvloop
+
         run = uvloop.run
     except ImportError:
         run = asyncio.run

@@ -41,8 +41,9 @@ def make_broadcaster(settings: Settings) -> Broadcaster:
     if settings.redis_url:
         from .redis_broadcast import RedisBroadcaster
 
-        return RedisBroadcaster(settings.redis_url, buffer_limit=settings.ws_buffer_limit,
-                                subscribe=settings.redis_subscribe)
+        return RedisBroadcaster(
+            settings.redis_url, buffer_limit=settings.ws_buffer_limit, subscribe=settings.redis_subscribe
+        )
     return InProcessBroadcaster(settings.ws_buffer_limit)
 
 
@@ -67,12 +68,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         store.start()
         app.state.keyring = load_keyring(store.engine, settings.signing_key_file, settings.trusted_keys_file)
         broadcaster = make_broadcaster(settings)
-        service = GameService(store, settings.snapshot_every, publish=broadcaster.publish,
-                              listening=broadcaster.listening, head_cache_size=settings.head_cache_size,
-                              token_cache_size=settings.token_cache_size,
-                              head_cache_bytes=settings.head_cache_bytes, max_game_bytes=settings.max_game_bytes,
-                              # without every game's notices from Redis a cached head checks the store
-                              verify_reads=settings.redis_url is None or settings.redis_subscribe != "all")
+        service = GameService(
+            store,
+            settings.snapshot_every,
+            publish=broadcaster.publish,
+            listening=broadcaster.listening,
+            head_cache_size=settings.head_cache_size,
+            token_cache_size=settings.token_cache_size,
+            head_cache_bytes=settings.head_cache_bytes,
+            max_game_bytes=settings.max_game_bytes,
+            # without every game's notices from Redis a cached head checks the store
+            verify_reads=settings.redis_url is None or settings.redis_subscribe != "all",
+        )
         if isinstance(broadcaster, InProcessBroadcaster) and hasattr(broadcaster, "on_remote"):
             broadcaster.on_remote = service.note_remote_append
             broadcaster.head_of = store.head  # type: ignore[attr-defined]  # the check after each SUBSCRIBE
@@ -91,8 +98,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.reader = GameReader(service)
         app.state.broadcaster = broadcaster
         app.state.gate = Gate(service, RateLimits(settings), metrics)
-        app.state.bot_runner = BotRunner(service, app.state.reader, broadcaster, settings.heartbeat_seconds,
-                                         app.state.gate)
+        app.state.bot_runner = BotRunner(
+            service, app.state.reader, broadcaster, settings.heartbeat_seconds, app.state.gate
+        )
         app.state.linked = LinkedBattles(service)
         # linked battles that ended while the service was down: settled in the background, so a start never
         # waits on (or fails with) a game's head; each unsettled battle loads only its own heads
@@ -138,8 +146,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(bots.router)
     app.include_router(deadlines.router)  # deadlines (issue 39)
     app.include_router(talk.router)  # table talk and the spectators' channel (issue 39)
-    app.state.talk_limits = talk.TalkLimits(settings.rate_messages_per_token,
-                                            settings.rate_spectator_messages_per_address)
+    app.state.talk_limits = talk.TalkLimits(
+        settings.rate_messages_per_token, settings.rate_spectator_messages_per_address
+    )
     app.state.spectator_chat = SpectatorChat()
     player_wiring.install(app)  # players and notifications (issue 40)
     app.include_router(battles.router)
@@ -165,8 +174,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if (WEB_ROOT / "index.html").exists():
         static_files.install(app, WEB_ROOT)  # the page: versioned URLs cached a year, revalidated, gzipped
 
-    app.add_middleware(problems.BodyLimit, limit=settings.max_body_bytes,
-                       large={"/v1/games/import": settings.max_import_bytes})
+    app.add_middleware(
+        problems.BodyLimit, limit=settings.max_body_bytes, large={"/v1/games/import": settings.max_import_bytes}
+    )
     install_cors(app, settings)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(RequestContext, metrics=metrics)

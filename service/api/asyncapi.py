@@ -18,8 +18,13 @@ CHANNEL = "gameStream"
 def _message(frame: type[Any]) -> dict[str, Any]:
     name = frame.__struct_config__.tag
     doc = (frame.__doc__ or name).strip()
-    return {"name": name, "title": frame.__name__, "summary": doc.splitlines()[0],
-            "contentType": "application/json", "payload": {"$ref": f"#/components/schemas/{frame.__name__}"}}
+    return {
+        "name": name,
+        "title": frame.__name__,
+        "summary": doc.splitlines()[0],
+        "contentType": "application/json",
+        "payload": {"$ref": f"#/components/schemas/{frame.__name__}"},
+    }
 
 
 def _refs(frames: tuple[type[Any], ...]) -> list[dict[str, str]]:
@@ -36,42 +41,68 @@ def build_asyncapi(version: str) -> dict[str, Any]:
             "title": "Salvo game stream",
             "version": version,
             "description": "Catch-up from ?after=SEQ, then live envelopes for the caller's view (seats, the "
-                           "umpire, spectators: each sees only what it may). Reconnect with after=<last seq "
-                           "seen> on any drop: nothing is lost or repeated. Close code 1013 with reason "
-                           "\"slow consumer; resume after=N\" asks for exactly that; 1008 follows an error "
-                           "frame (bad token, unknown game). See openapi/websocket.md.",
+            "umpire, spectators: each sees only what it may). Reconnect with after=<last seq "
+            "seen> on any drop: nothing is lost or repeated. Close code 1013 with reason "
+            '"slow consumer; resume after=N" asks for exactly that; 1008 follows an error '
+            "frame (bad token, unknown game). See openapi/websocket.md.",
         },
         "defaultContentType": "application/json",
-        "servers": {"local": {"host": "127.0.0.1:8000", "protocol": "ws",
-                              "description": "salvo serve (use wss behind TLS)"}},
+        "servers": {
+            "local": {"host": "127.0.0.1:8000", "protocol": "ws", "description": "salvo serve (use wss behind TLS)"}
+        },
         "channels": {
             CHANNEL: {
                 "address": "/v1/games/{game_id}/stream",
                 "title": "One game's event stream",
                 "parameters": {"game_id": {"description": "the game's id, e.g. g_3f9a0c51d2e84b17"}},
                 "messages": {f.__struct_config__.tag: _message(f) for f in frames},
-                "bindings": {"ws": {
-                    "bindingVersion": "0.1.0",
-                    "query": {"type": "object", "properties": {
-                        "after": {"type": "integer", "minimum": 0, "default": 0,
-                                  "description": "the last seq already seen (0: everything)"},
-                        "join": {"type": "string", "enum": ["present"],
-                                 "description": "present: a `snapshot` frame (the view at the head) first, then "
-                                                "only the events after it, whatever `after` says"},
-                        "own_events": {"type": "string", "enum": ["result"],
-                                       "description": "result: the events of a command sent on this socket "
-                                                      "come in its `result` frame only, not again as `event` "
-                                                      "frames"},
-                        "history": {"type": "string", "enum": ["compact"],
+                "bindings": {
+                    "ws": {
+                        "bindingVersion": "0.1.0",
+                        "query": {
+                            "type": "object",
+                            "properties": {
+                                "after": {
+                                    "type": "integer",
+                                    "minimum": 0,
+                                    "default": 0,
+                                    "description": "the last seq already seen (0: everything)",
+                                },
+                                "join": {
+                                    "type": "string",
+                                    "enum": ["present"],
+                                    "description": "present: a `snapshot` frame (the view at the head) first, then "
+                                    "only the events after it, whatever `after` says",
+                                },
+                                "own_events": {
+                                    "type": "string",
+                                    "enum": ["result"],
+                                    "description": "result: the events of a command sent on this socket "
+                                    "come in its `result` frame only, not again as `event` "
+                                    "frames",
+                                },
+                                "history": {
+                                    "type": "string",
+                                    "enum": ["compact"],
                                     "description": "compact: catch-up comes as `events` pages (each entry "
-                                                   "only what differs from the entries before it) instead "
-                                                   "of one `event` frame per envelope"}}},
-                    # never a token in the URL (it would end up in logs): a ?token= is refused (1008)
-                    "headers": {"type": "object", "properties": {
-                        "Authorization": {"type": "string", "description": "Bearer <seat or umpire token>"},
-                        "Sec-WebSocket-Protocol": {"type": "string",
-                                                   "description": "salvo.v1, salvo.token.<token> (browsers)"}}},
-                }},
+                                    "only what differs from the entries before it) instead "
+                                    "of one `event` frame per envelope",
+                                },
+                            },
+                        },
+                        # never a token in the URL (it would end up in logs): a ?token= is refused (1008)
+                        "headers": {
+                            "type": "object",
+                            "properties": {
+                                "Authorization": {"type": "string", "description": "Bearer <seat or umpire token>"},
+                                "Sec-WebSocket-Protocol": {
+                                    "type": "string",
+                                    "description": "salvo.v1, salvo.token.<token> (browsers)",
+                                },
+                            },
+                        },
+                    }
+                },
             }
         },
         "operations": {
@@ -79,7 +110,7 @@ def build_asyncapi(version: str) -> dict[str, Any]:
                 "action": "send",
                 "channel": {"$ref": f"#/channels/{CHANNEL}"},
                 "summary": "Envelopes in seq order (or a snapshot, then the envelopes after it), caught_up "
-                           "once, heartbeats; errors before a 1008 close",
+                "once, heartbeats; errors before a 1008 close",
                 "messages": _refs(c.SERVER_FRAMES),
                 "security": security,
             },
@@ -96,11 +127,18 @@ def build_asyncapi(version: str) -> dict[str, Any]:
             # commands stay generic here, so this document changes only when the frames do
             "schemas": components_for(list(frames), with_commands=False),
             "securitySchemes": {
-                "subprotocol": {"type": "httpApiKey", "in": "header", "name": "Sec-WebSocket-Protocol",
-                                "description": "browsers: new WebSocket(url, [\"salvo.v1\", "
-                                               "\"salvo.token.<token>\"]); the server accepts salvo.v1"},
-                "bearer": {"type": "http", "scheme": "bearer",
-                           "description": "Authorization: Bearer <seat or umpire token> on the upgrade request"},
+                "subprotocol": {
+                    "type": "httpApiKey",
+                    "in": "header",
+                    "name": "Sec-WebSocket-Protocol",
+                    "description": 'browsers: new WebSocket(url, ["salvo.v1", '
+                    '"salvo.token.<token>"]); the server accepts salvo.v1',
+                },
+                "bearer": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "Authorization: Bearer <seat or umpire token> on the upgrade request",
+                },
             },
         },
     }

@@ -43,13 +43,26 @@ class BotSeat:
     refused: list[str] = field(default_factory=list)  # the last refusals, for a human to read
 
     def describe(self) -> dict[str, object]:
-        return {"seat": self.seat, "bot": self.bot, "stand_in": self.stand_in, "moves": self.moves,
-                "state": self.state, "error": self.error, "refused": self.refused[-5:]}
+        return {
+            "seat": self.seat,
+            "bot": self.bot,
+            "stand_in": self.stand_in,
+            "moves": self.moves,
+            "state": self.state,
+            "error": self.error,
+            "refused": self.refused[-5:],
+        }
 
 
 class BotRunner:
-    def __init__(self, service: GameService, reader: GameReader, broadcaster: Broadcaster,
-                 heartbeat_seconds: float, gate: Gate | None = None) -> None:
+    def __init__(
+        self,
+        service: GameService,
+        reader: GameReader,
+        broadcaster: Broadcaster,
+        heartbeat_seconds: float,
+        gate: Gate | None = None,
+    ) -> None:
         self.service = service
         self.gate = gate
         self.reader = reader
@@ -64,8 +77,9 @@ class BotRunner:
         (None: resuming what the log says, nothing to record)."""
         head = await self.service.head(game_id)
         if seat_name not in head.seats:
-            raise InvalidRequest(f"game {game_id} has no seat {seat_name!r} (seats: {', '.join(head.seats)})",
-                                 field="seat")
+            raise InvalidRequest(
+                f"game {game_id} has no seat {seat_name!r} (seats: {', '.join(head.seats)})", field="seat"
+            )
         instance = find_bot(head.ruleset, bot_name)
         _, stand_ins = bots_of(head.ruleset)
         current = self.seats.get(game_id, {}).get(seat_name)
@@ -150,8 +164,9 @@ class BotRunner:
     async def _move(self, game_id: str, placed: BotSeat) -> str:
         placed.state = "thinking"
         try:
-            move: BotMove = await bot_move(self.service, self.reader, game_id, placed.seat, placed.instance,
-                                           self._submit)
+            move: BotMove = await bot_move(
+                self.service, self.reader, game_id, placed.seat, placed.instance, self._submit
+            )
         except (StorageUnavailable, StorageFull):  # not the bot's defect (logged by the store): try again later
             placed.state = "waiting"
             return "wait"

@@ -122,8 +122,13 @@ class _Memo:
     def day_micros(self, value: str) -> tuple[str, int] | None:
         """``_day_micros``, with the part up to the second worked out once per second (a busy game
         records many events a second)."""
-        if len(value) != 27 or value[19] != "." or value[26] != "Z" or not value[20:26].isascii() \
-                or not value[20:26].isdigit():
+        if (
+            len(value) != 27
+            or value[19] != "."
+            or value[26] != "Z"
+            or not value[20:26].isascii()
+            or not value[20:26].isdigit()
+        ):
             return None
         second = value[:19]
         known = self._seconds.get(second)
@@ -141,8 +146,9 @@ class _Memo:
         return value
 
 
-def _put_data(entry: dict[str, Any], data_of: dict[str, dict[str, Any]], kind: str, data: dict[str, Any],
-              memo: _Memo) -> None:
+def _put_data(
+    entry: dict[str, Any], data_of: dict[str, dict[str, Any]], kind: str, data: dict[str, Any], memo: _Memo
+) -> None:
     before = data_of.get(kind)
     data_of[kind] = data
     if before is None:
@@ -157,8 +163,13 @@ def _put_data(entry: dict[str, Any], data_of: dict[str, dict[str, Any]], kind: s
         entry["d"] = patch
 
 
-def _put_rolls(entry: dict[str, Any], rolls_of: dict[str, list[dict[str, Any]]], kind: str,
-               rolls: list[dict[str, Any]], memo: _Memo) -> None:
+def _put_rolls(
+    entry: dict[str, Any],
+    rolls_of: dict[str, list[dict[str, Any]]],
+    kind: str,
+    rolls: list[dict[str, Any]],
+    memo: _Memo,
+) -> None:
     before = rolls_of.get(kind)
     rolls_of[kind] = rolls
     if not rolls:
@@ -253,7 +264,7 @@ def expand_page(frame: dict[str, Any]) -> list[dict[str, Any]]:
         for key in ("type", "v", "turn", "phase", "actor", "recorded_at", "command_id"):
             if key in entry:
                 value = entry[key]
-                last[key] = last[key][:value[0]] + value[1] if isinstance(value, list) else value
+                last[key] = last[key][: value[0]] + value[1] if isinstance(value, list) else value
         if "dt" in entry:
             last["recorded_at"] = _plus_micros(last["recorded_at"], entry["dt"])
         kind = last["type"]

@@ -286,6 +286,13 @@ class CommandFrame(msgspec.Struct, tag_field="kind", tag="command", kw_only=True
     expected_version: int | None = None
 
 
-SERVER_FRAMES: tuple[type[Any], ...] = (EventFrame, EventsPageFrame, SnapshotFrame, CaughtUpFrame, PingFrame,
-                                        ResultFrame, ErrorFrame)
+SERVER_FRAMES: tuple[type[Any], ...] = (
+    EventFrame,
+    EventsPageFrame,
+    SnapshotFrame,
+    CaughtUpFrame,
+    PingFrame,
+    ResultFrame,
+    ErrorFrame,
+)
 CLIENT_FRAMES: tuple[type[Any], ...] = (CommandFrame,)

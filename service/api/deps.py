@@ -50,9 +50,7 @@ def bearer(authorization: str | None) -> str | None:
     return None
 
 
-async def get_viewer(
-    game_id: str, request: Request, authorization: Annotated[str | None, Header()] = None
-) -> Viewer:
+async def get_viewer(game_id: str, request: Request, authorization: Annotated[str | None, Header()] = None) -> Viewer:
     gate: Gate = request.app.state.gate
     return await gate.viewer(game_id, bearer(authorization), client_address(request))
 

@@ -65,15 +65,20 @@ class Gate:
             raise
 
     async def command(
-        self, game_id: str, viewer: Viewer, token: str | None, address: str, body: bytes,
-        idempotency_key: str | None = None, expected_version: int | None = None,
+        self,
+        game_id: str,
+        viewer: Viewer,
+        token: str | None,
+        address: str,
+        body: bytes,
+        idempotency_key: str | None = None,
+        expected_version: int | None = None,
         request: CommandRequest | None = None,
     ) -> CommandResult:
         """``request``: the body decoded already (a websocket message's); ``body`` is then not read."""
         ruleset = self.ruleset(game_id)
         try:
-            result = await self.start(game_id, viewer, token, address, body, idempotency_key, expected_version,
-                                      request)
+            result = await self.start(game_id, viewer, token, address, body, idempotency_key, expected_version, request)
         except BaseException as exc:
             self.failed(ruleset, viewer, exc)
             raise
@@ -90,16 +95,24 @@ class Gate:
         return head.ruleset.name if head is not None else "unknown"
 
     def start(
-        self, game_id: str, viewer: Viewer, token: str | None, address: str, body: bytes,
-        idempotency_key: str | None, expected_version: int | None, request: CommandRequest | None,
+        self,
+        game_id: str,
+        viewer: Viewer,
+        token: str | None,
+        address: str,
+        body: bytes,
+        idempotency_key: str | None,
+        expected_version: int | None,
+        request: CommandRequest | None,
         on_durable: Callable[[CommandResult], None] | None = None,
     ) -> Coroutine[Any, Any, CommandResult]:
         """Admit the command (rate limits: raises TooManyRequests) and return the coroutine handling it
         (``on_durable``: the pipeline's early answer, see ``CommandPipeline.handle``)."""
         if self._admits:
             self.limits.command(self._digest(token), address)
-        return self.service.handle_command(game_id, viewer, body, idempotency_key, expected_version, request,
-                                           on_durable)
+        return self.service.handle_command(
+            game_id, viewer, body, idempotency_key, expected_version, request, on_durable
+        )
 
     def accepted(self, ruleset: str, viewer: Viewer, result: CommandResult) -> None:
         if log.isEnabledFor(logging.DEBUG):

@@ -53,8 +53,13 @@ def one_by_one(head_of: Callable[[str], Awaitable[int]]) -> HeadsOf:
 
 
 class LogPoller:
-    def __init__(self, broadcaster: Polled, heads_of: HeadsOf, every: float = POLL_EVERY,
-                 active: Callable[[], bool] = lambda: True) -> None:
+    def __init__(
+        self,
+        broadcaster: Polled,
+        heads_of: HeadsOf,
+        every: float = POLL_EVERY,
+        active: Callable[[], bool] = lambda: True,
+    ) -> None:
         self.broadcaster = broadcaster
         self.heads_of = heads_of
         self.every = every
@@ -90,7 +95,7 @@ class LogPoller:
         delivered = 0
         seen: dict[str, int] = {}
         for start in range(0, len(watched), BATCH):
-            heads = await self.heads_of(watched[start:start + BATCH])
+            heads = await self.heads_of(watched[start : start + BATCH])
             for game_id, seq in heads.items():
                 seen[game_id] = seq
                 mark = broadcaster.delivered(game_id)

@@ -102,7 +102,7 @@ def fresh_request_id() -> str:
     """16 hex digits from os.urandom, as secrets.token_hex(8)."""
     if not _FRESH:
         raw = os.urandom(8 * 256).hex()
-        _FRESH.extend([raw[i:i + 16] for i in range(0, len(raw), 16)])
+        _FRESH.extend([raw[i : i + 16] for i in range(0, len(raw), 16)])
     return _FRESH.pop()
 
 
@@ -164,8 +164,9 @@ class RequestContext:
         seconds = time.perf_counter() - started
         method = scope["method"]
         if access.isEnabledFor(logging.INFO):
-            access.info("%s %s %d", method, scope["path"], status,
-                        extra={"status": status, "ms": round(seconds * 1000, 2)})
+            access.info(
+                "%s %s %d", method, scope["path"], status, extra={"status": status, "ms": round(seconds * 1000, 2)}
+            )
         if self.metrics is not None:
             if route is None:
                 route = getattr(scope.get("route"), "path", None) or "unmatched"
@@ -173,6 +174,7 @@ class RequestContext:
             if counted is None:
                 counted = self._counted[(method, route, status)] = (
                     self.metrics.requests.labels(method, route, str(status)),
-                    self.metrics.request_seconds.labels(method, route))
+                    self.metrics.request_seconds.labels(method, route),
+                )
             counted[0].inc()
             counted[1].observe(seconds)

@@ -121,31 +121,56 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
-        self.commands = TalliedCounter("salvo_commands", "Commands handled, by ruleset and outcome "
-                                "(accepted, rejected by a rule, invalid, limited, error)",
-                                ["ruleset", "outcome"], registry=r)
-        self.rejections = Counter("salvo_rule_rejections", "Commands refused by a rule, by rule id",
-                                  ["rule"], registry=r)
+        self.commands = TalliedCounter(
+            "salvo_commands",
+            "Commands handled, by ruleset and outcome (accepted, rejected by a rule, invalid, limited, error)",
+            ["ruleset", "outcome"],
+            registry=r,
+        )
+        self.rejections = Counter(
+            "salvo_rule_rejections", "Commands refused by a rule, by rule id", ["rule"], registry=r
+        )
         self.append_seconds = TalliedHistogram(
-            "salvo_append_seconds", "From a write's submission to its durable commit", registry=r,
-            buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5))
-        self.group_size = TalliedHistogram("salvo_group_commit_size", "Write batches per database transaction",
-                                    registry=r, buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256))
+            "salvo_append_seconds",
+            "From a write's submission to its durable commit",
+            registry=r,
+            buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+        )
+        self.group_size = TalliedHistogram(
+            "salvo_group_commit_size",
+            "Write batches per database transaction",
+            registry=r,
+            buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256),
+        )
         self.sockets = Gauge("salvo_sockets", "Open live streams, by audience kind", ["audience"], registry=r)
-        self.direct_sockets = Gauge("salvo_direct_sockets", "Open live streams written straight to their "
-                                    "transport (pre-framed fan-out); the rest use the queued send path", registry=r)
-        self.slow_consumer_closes = Counter("salvo_slow_consumer_closes",
-                                            "Streams closed with 1013 because the client fell behind", registry=r)
-        self.requests = Counter("salvo_http_requests", "HTTP requests, by method, route (its template) and status",
-                                ["method", "route", "status"], registry=r)
-        self.request_seconds = Histogram("salvo_http_request_duration_seconds",
-                                         "HTTP request duration, by method and route (its template)",
-                                         ["method", "route"], registry=r)
-        self.rate_limited = Counter("salvo_rate_limited", "Requests refused with 429, by limit", ["limit"],
-                                    registry=r)
+        self.direct_sockets = Gauge(
+            "salvo_direct_sockets",
+            "Open live streams written straight to their "
+            "transport (pre-framed fan-out); the rest use the queued send path",
+            registry=r,
+        )
+        self.slow_consumer_closes = Counter(
+            "salvo_slow_consumer_closes", "Streams closed with 1013 because the client fell behind", registry=r
+        )
+        self.requests = Counter(
+            "salvo_http_requests",
+            "HTTP requests, by method, route (its template) and status",
+            ["method", "route", "status"],
+            registry=r,
+        )
+        self.request_seconds = Histogram(
+            "salvo_http_request_duration_seconds",
+            "HTTP request duration, by method and route (its template)",
+            ["method", "route"],
+            registry=r,
+        )
+        self.rate_limited = Counter("salvo_rate_limited", "Requests refused with 429, by limit", ["limit"], registry=r)
         self.head_cache_size = Gauge("salvo_head_cache_size", "Game heads held in memory", registry=r)
-        self.head_cache_bytes = Gauge("salvo_head_cache_bytes", "The cached heads' states, as encoded (the budget "
-                                      "SALVO_HEAD_CACHE_BYTES counts)", registry=r)
+        self.head_cache_bytes = Gauge(
+            "salvo_head_cache_bytes",
+            "The cached heads' states, as encoded (the budget SALVO_HEAD_CACHE_BYTES counts)",
+            registry=r,
+        )
         self.counted = ReadAtScrape()  # salvo_head_cache_hits/misses, salvo_commands_pipelined, salvo_fanout_*
         r.register(self.counted)
         # the default collectors a Prometheus client exposes: CPU, memory, descriptors, start time; GC
@@ -162,13 +187,18 @@ class Metrics:
         self.counted.add("salvo_head_cache_hits", "Head lookups served from memory", lambda: heads.hits)
         self.counted.add("salvo_head_cache_misses", "Head lookups that loaded from the store", lambda: heads.misses)
         commands = service.commands
-        self.counted.add("salvo_commands_pipelined", "Commands decided while an earlier command of their game "
-                         "was still being committed (on the head ahead of the disk)", lambda: commands.pipelined)
+        self.counted.add(
+            "salvo_commands_pipelined",
+            "Commands decided while an earlier command of their game "
+            "was still being committed (on the head ahead of the disk)",
+            lambda: commands.pipelined,
+        )
         service.store.observe_write = self.append_seconds.observe
         service.store.observe_group = self.group_size.observe
 
     def watch_fanout(self, counters: Callable[[], dict[str, int]]) -> None:
         """The direct fan-out's counters (fanout.Fanout.counters), read at scrape time: salvo_fanout_<name>_total."""
+
         def reader(name: str) -> Callable[[], float]:
             return lambda: counters()[name]
 

@@ -37,8 +37,15 @@ def body_for(due: Due) -> bytes:
 
 
 class Notifier:
-    def __init__(self, outbox: Outbox, watchers: Watchers, allow: AllowList, timeout: float, poll: float,
-                 push: PushSender | None = None) -> None:
+    def __init__(
+        self,
+        outbox: Outbox,
+        watchers: Watchers,
+        allow: AllowList,
+        timeout: float,
+        poll: float,
+        push: PushSender | None = None,
+    ) -> None:
         self.outbox = outbox
         self.push = push  # Web Push (VAPID); None: webpush subscriptions fail their deliveries
         self.watchers = watchers

@@ -95,16 +95,24 @@ OPERATIONS: dict[str, Op] = {
 }
 PLAYER_BODIES = [pc.NewPlayer, pc.ClaimSeat, pc.MarkSeen, pc.NewSubscription, pc.Notification]
 # what a webhook subscription receives (OpenAPI 3.1 ``webhooks``): docs/notifications.md
-WEBHOOKS = {"notification": {"post": {
-    "operationId": "receive_notification",  # what a receiver implements (Redocly: every operation has an id)
-    "summary": "A notification to a subscription's URL (kind json; discord and slack get {content} / {text})",
-    "description": "Signed: X-Salvo-Signature is sha256=<hex HMAC-SHA256 of \"<X-Salvo-Timestamp>.\" + body> "
-                   "under the subscription's secret; Idempotency-Key is the notification's id, repeated on "
-                   "a redelivery.",
-    "requestBody": {"required": True, "content": {"application/json": {
-        "schema": {"$ref": "#/components/schemas/Notification"}}}},
-    "responses": {"200": {"description": "any 2xx: delivered (a 3xx is not followed; anything else is retried)"}},
-}}}
+WEBHOOKS = {
+    "notification": {
+        "post": {
+            "operationId": "receive_notification",  # what a receiver implements (Redocly: every operation has an id)
+            "summary": "A notification to a subscription's URL (kind json; discord and slack get {content} / {text})",
+            "description": 'Signed: X-Salvo-Signature is sha256=<hex HMAC-SHA256 of "<X-Salvo-Timestamp>." + body> '
+            "under the subscription's secret; Idempotency-Key is the notification's id, repeated on "
+            "a redelivery.",
+            "requestBody": {
+                "required": True,
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Notification"}}},
+            },
+            "responses": {
+                "200": {"description": "any 2xx: delivered (a 3xx is not followed; anything else is retried)"}
+            },
+        }
+    }
+}
 DESCRIPTIONS = {
     401: "the token opens no seat of this game",
     403: "the caller may not do this (a spectator, another seat's piece, not the umpire)",
@@ -119,21 +127,31 @@ BINARY = {"type": "string", "format": "binary"}
 # generators then type those calls for a client with or without a token (a per-operation [{}, bearer] is
 # read as "needs a token" by openapi-python-client)
 OPTIONAL_BEARER: list[dict[str, list[str]]] = [{}, {"bearer": []}]
-SERVERS = [{"url": "http://127.0.0.1:8000", "description": "`salvo serve` on its default address (any Salvo "
-                                                          "server: its own base URL)"}]
-SECURITY_SCHEME = {"type": "http", "scheme": "bearer",
-                   "description": "a seat or umpire token from POST /v1/games (shown once); without one you "
-                                  "are a spectator"}
+SERVERS = [
+    {
+        "url": "http://127.0.0.1:8000",
+        "description": "`salvo serve` on its default address (any Salvo server: its own base URL)",
+    }
+]
+SECURITY_SCHEME = {
+    "type": "http",
+    "scheme": "bearer",
+    "description": "a seat or umpire token from POST /v1/games (shown once); without one you are a spectator",
+}
 
 
 def command_types() -> list[Any]:
     return [t for name in available_rulesets() for t in find_ruleset(name).command_types]
 
 
-ANY_COMMAND = {"title": "Command", "type": "object", "required": ["type"], "additionalProperties": True,
-               "properties": {"type": {"type": "string", "description": "the command's tag, e.g. gsc2.start"}},
-               "description": "one command of the game's ruleset: its schema is GET /v1/rulesets (and Command "
-                              "in openapi.json)"}
+ANY_COMMAND = {
+    "title": "Command",
+    "type": "object",
+    "required": ["type"],
+    "additionalProperties": True,
+    "properties": {"type": {"type": "string", "description": "the command's tag, e.g. gsc2.start"}},
+    "description": "one command of the game's ruleset: its schema is GET /v1/rulesets (and Command in openapi.json)",
+}
 
 
 def typed_components(types: list[Any], with_commands: bool = True) -> tuple[dict[Any, str], dict[str, Any]]:
@@ -143,8 +161,10 @@ def typed_components(types: list[Any], with_commands: bool = True) -> tuple[dict
     commands = command_types() if with_commands else []
     refs, components = msgspec.json.schema_components([*commands, *types], ref_template=REF)
     components, renamed = shapes.unique_names(components)
-    names = {kind: renamed.get(name, name) for kind, name in
-             zip([*commands, *types], (r["$ref"].rsplit("/", 1)[1] for r in refs), strict=True)}
+    names = {
+        kind: renamed.get(name, name)
+        for kind, name in zip([*commands, *types], (r["$ref"].rsplit("/", 1)[1] for r in refs), strict=True)
+    }
     if commands:
         shapes.command_union(components, {str(k.__struct_config__.tag): names[k] for k in commands})
     else:
@@ -165,16 +185,29 @@ def msgspec_components() -> dict[str, Any]:
     """Every body's schema; ``Envelope`` the union of every event type's envelope. The rulesets' fold
     states are not here: no answer carries one (a view is the ruleset's own dict, GameView)."""
     events = [*SERVICE_EVENT_TYPES, *(e for name in available_rulesets() for e in find_ruleset(name).event_types)]
-    types: list[Any] = [Envelope, CreateGame, CommandRequest, SeatBot, RewindRequest, *TALK_REQUESTS, *events,
-                        c.Problem, *(op.body for op in OPERATIONS.values() if isinstance(op.body, type)),
-                        *c.SERVER_FRAMES, *c.CLIENT_FRAMES]
+    types: list[Any] = [
+        Envelope,
+        CreateGame,
+        CommandRequest,
+        SeatBot,
+        RewindRequest,
+        *TALK_REQUESTS,
+        *events,
+        c.Problem,
+        *(op.body for op in OPERATIONS.values() if isinstance(op.body, type)),
+        *c.SERVER_FRAMES,
+        *c.CLIENT_FRAMES,
+    ]
     types += PLAYER_BODIES  # players' and notifications' request bodies, and the webhooks' Notification
     names, components = typed_components(types)
     # one type for whatever the stream sends (openapi/asyncapi.json is its contract): generators emit the
     # union told apart by ``kind``, and the frames are reached from it rather than each left unused
     components["ServerFrame"] = shapes.discriminated(
-        {str(f.__struct_config__.tag): names[f] for f in c.SERVER_FRAMES}, "kind", "ServerFrame",
-        "a frame the server sends on WS /v1/games/{game_id}/stream (openapi/asyncapi.json), told apart by kind")
+        {str(f.__struct_config__.tag): names[f] for f in c.SERVER_FRAMES},
+        "kind",
+        "ServerFrame",
+        "a frame the server sends on WS /v1/games/{game_id}/stream (openapi/asyncapi.json), told apart by kind",
+    )
     return shapes.envelope_union(components, {str(e.__struct_config__.tag): names[e] for e in events})
 
 
@@ -192,8 +225,9 @@ def open_free_form_objects(node: Any) -> Any:
     return node
 
 
-def _json(schema: dict[str, Any], examples: dict[str, Any] | None = None, media: str = "application/json"
-          ) -> dict[str, Any]:
+def _json(
+    schema: dict[str, Any], examples: dict[str, Any] | None = None, media: str = "application/json"
+) -> dict[str, Any]:
     content: dict[str, Any] = {"schema": schema}
     if examples:
         content["examples"] = {k: {"value": v} for k, v in examples.items()}
@@ -206,23 +240,30 @@ def _responses(name: str, op: Op) -> dict[str, Any]:
         out[str(op.status)] = {"description": "done (no body)"}
     elif isinstance(op.body, str):
         # the same bytes as octet-stream on Accept: application/octet-stream (generators download files so)
-        out[str(op.status)] = {"description": "a battle file: a header line, then one Envelope per line",
-                               "content": {**_json({"type": "string"}, media=op.body),
-                                           **_json(BINARY, media="application/octet-stream")}}
+        out[str(op.status)] = {
+            "description": "a battle file: a header line, then one Envelope per line",
+            "content": {**_json({"type": "string"}, media=op.body), **_json(BINARY, media="application/octet-stream")},
+        }
     else:
         title = op.body.__name__
         example = RESPONSE_EXAMPLES.get(title)
         for status in (op.status, *op.also):
-            out[str(status)] = {"description": (op.body.__doc__ or title).strip().splitlines()[0],
-                                "content": _json({"$ref": REF.format(name=title)},
-                                                 {"example": example} if example else None)}
+            out[str(status)] = {
+                "description": (op.body.__doc__ or title).strip().splitlines()[0],
+                "content": _json({"$ref": REF.format(name=title)}, {"example": example} if example else None),
+            }
     for status in op.errors:
-        out[str(status)] = {"description": DESCRIPTIONS[status],
-                            "content": _json({"$ref": REF.format(name="Problem")}, PROBLEM_EXAMPLES[status],
-                                             media=PROBLEM)}
+        out[str(status)] = {
+            "description": DESCRIPTIONS[status],
+            "content": _json({"$ref": REF.format(name="Problem")}, PROBLEM_EXAMPLES[status], media=PROBLEM),
+        }
         if status == 429:
-            out["429"]["headers"] = {"Retry-After": {"description": "seconds to wait before retrying",
-                                                     "schema": {"type": "integer", "minimum": 1}}}
+            out["429"]["headers"] = {
+                "Retry-After": {
+                    "description": "seconds to wait before retrying",
+                    "schema": {"type": "integer", "minimum": 1},
+                }
+            }
     return out
 
 
@@ -231,20 +272,27 @@ def _operation(op_doc: dict[str, Any], name: str) -> None:
     op = OPERATIONS.get(name)
     if op is None:  # a route this table does not know yet: tests/test_openapi.py says so
         if "422" in op_doc.get("responses", {}):  # FastAPI's 422 body is not in the components: a problem
-            op_doc["responses"]["422"] = {"description": DESCRIPTIONS[422], "content": _json(
-                {"$ref": REF.format(name="Problem")}, PROBLEM_EXAMPLES[422], media=PROBLEM)}
+            op_doc["responses"]["422"] = {
+                "description": DESCRIPTIONS[422],
+                "content": _json({"$ref": REF.format(name="Problem")}, PROBLEM_EXAMPLES[422], media=PROBLEM),
+            }
         return
     op_doc["responses"] = _responses(name, op)
-    op_doc["parameters"] = [p for p in op_doc.get("parameters", [])
-                            if not (p.get("in") == "header" and p.get("name", "").lower() == "authorization")]
+    op_doc["parameters"] = [
+        p
+        for p in op_doc.get("parameters", [])
+        if not (p.get("in") == "header" and p.get("name", "").lower() == "authorization")
+    ]
     if not op_doc["parameters"]:
         del op_doc["parameters"]
     if not op.token:
         op_doc["security"] = []  # the document's optional bearer (OPTIONAL_BEARER) does not apply
     if isinstance(op.request, str):
-        op_doc["requestBody"] = {"required": True, "description": "a battle file from GET /export (JSON lines, "
-                                                                  "sent as they are: any content type is taken)",
-                                 "content": {op.request: {"schema": BINARY}}}
+        op_doc["requestBody"] = {
+            "required": True,
+            "description": "a battle file from GET /export (JSON lines, sent as they are: any content type is taken)",
+            "content": {op.request: {"schema": BINARY}},
+        }
     elif op.request is not None:
         op_doc["requestBody"] = {"required": False, "content": _json({"$ref": REF.format(name=op.request.__name__)})}
     body = op_doc.get("requestBody", {}).get("content", {}).get("application/json")

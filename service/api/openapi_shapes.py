@@ -96,9 +96,12 @@ def unique_names(components: dict[str, Any]) -> tuple[dict[str, Any], dict[str, 
 
 def discriminated(variants: dict[str, str], field: str, title: str, description: str) -> dict[str, Any]:
     """A oneOf over ``variants`` (tag -> component name), told apart by ``field``."""
-    return {"title": title, "description": description, "oneOf": [ref(n) for n in variants.values()],
-            "discriminator": {"propertyName": field,
-                              "mapping": {tag: REF_PREFIX + name for tag, name in variants.items()}}}
+    return {
+        "title": title,
+        "description": description,
+        "oneOf": [ref(n) for n in variants.values()],
+        "discriminator": {"propertyName": field, "mapping": {tag: REF_PREFIX + name for tag, name in variants.items()}},
+    }
 
 
 def variant_name(event_component: str) -> str:
@@ -127,16 +130,22 @@ def envelope_union(components: dict[str, Any], events: dict[str, str]) -> dict[s
         components[variant["title"]] = variant
         variants[tag] = variant["title"]
     components["Envelope"] = discriminated(
-        variants, "type", "Envelope",
+        variants,
+        "type",
+        "Envelope",
         "one event as recorded (seq, turn, phase, actor, time, the dice it rolled) and its data: the event "
-        "of that type, as the caller may see it")
+        "of that type, as the caller may see it",
+    )
     return components
 
 
 def command_union(components: dict[str, Any], commands: dict[str, str]) -> dict[str, Any]:
-    components["Command"] = discriminated(commands, "type", "Command",
-                                          "one command of the game's ruleset, told apart by its type "
-                                          "(GET /v1/rulesets lists each ruleset's)")
+    components["Command"] = discriminated(
+        commands,
+        "type",
+        "Command",
+        "one command of the game's ruleset, told apart by its type (GET /v1/rulesets lists each ruleset's)",
+    )
     return components
 
 
@@ -149,7 +158,7 @@ def reachable(doc: dict[str, Any]) -> set[str]:
     def collect(node: dict[str, Any]) -> None:
         target = node.get("$ref")
         if isinstance(target, str) and target.startswith(REF_PREFIX):
-            name = target[len(REF_PREFIX):]
+            name = target[len(REF_PREFIX) :]
             if name not in seen and name in schemas:
                 seen.add(name)
                 todo.append(schemas[name])

@@ -38,8 +38,14 @@ async def start(app: FastAPI, store: Any, service: Any) -> None:
     service.commands.writer.notices = watchers  # commands of watched games write their notifications
     private_key, public_key = await asyncio.get_running_loop().run_in_executor(None, load_or_make, store.engine)
     app.state.push = PushSender(private_key, public_key, settings.vapid_subject)
-    notifier = app.state.notifier = Notifier(Outbox(store.engine), watchers, app.state.webhook_allow,
-                                             settings.webhook_timeout, settings.notify_poll_seconds, app.state.push)
+    notifier = app.state.notifier = Notifier(
+        Outbox(store.engine),
+        watchers,
+        app.state.webhook_allow,
+        settings.webhook_timeout,
+        settings.notify_poll_seconds,
+        app.state.push,
+    )
     watchers.wake = notifier.wake
     notifier.start()
 

@@ -50,8 +50,7 @@ def problem_of(exc: BaseException) -> dict[str, Any]:
     storage = as_storage_error(exc)  # a driver's error met outside the store: still the storage's 503 / 507
     if storage is not exc:
         return problem_of(storage)
-    return _body(500, "Internal error", "the server failed on this request; it has been logged",
-                 "/problems/Internal")
+    return _body(500, "Internal error", "the server failed on this request; it has been logged", "/problems/Internal")
 
 
 def retry_headers(exc: BaseException) -> dict[str, str] | None:
@@ -125,8 +124,7 @@ class BodyLimit:
             await self._reject(scope, receive, send, limit)
 
     async def _reject(self, scope: Any, receive: Any, send: Any, limit: int) -> None:
-        response = problem(413, "Request body too large", f"bodies are limited to {limit} bytes",
-                           "/problems/TooLarge")
+        response = problem(413, "Request body too large", f"bodies are limited to {limit} bytes", "/problems/TooLarge")
         await response(scope, receive, send)
 
 

@@ -87,11 +87,11 @@ class RateLimits:
         if window is not None:
             now = time.monotonic()
             if not window.hit(address, now):
-                raise TooManyRequests("too many failed authentications from this address; retry later",
-                                      window.retry_after(address, now))
+                raise TooManyRequests(
+                    "too many failed authentications from this address; retry later", window.retry_after(address, now)
+                )
 
     @staticmethod
     def _hit(window: FixedWindow | None, key: str, now: float, what: str) -> None:
         if window is not None and not window.hit(key, now):
-            raise TooManyRequests(f"too many {what} (limit {window.item}); retry later",
-                                  window.retry_after(key, now))
+            raise TooManyRequests(f"too many {what} (limit {window.item}); retry later", window.retry_after(key, now))

@@ -43,12 +43,13 @@ async def readiness(app: Any) -> Response:
     ready = checks["database"] == "ok"
     if ready:
         return Response(msgspec.json.encode({"ok": True, **checks}), media_type="application/json")
-    return problems.problem(503, "Not ready", "; ".join(f"{k} {v}" for k, v in checks.items()),
-                            "/problems/NotReady", checks=checks)
+    return problems.problem(
+        503, "Not ready", "; ".join(f"{k} {v}" for k, v in checks.items()), "/problems/NotReady", checks=checks
+    )
 
 
 def _writable(store: Any) -> str:
-    """"ok", or why the store cannot write (blocking: run in a thread)."""
+    """ "ok", or why the store cannot write (blocking: run in a thread)."""
     path = _sqlite_path(getattr(store, "url", ""))
     if path is not None:
         directory = path.parent

@@ -76,9 +76,14 @@ class _WatchedFanout(Fanout):
 
 
 class RedisBroadcaster(InProcessBroadcaster):
-    def __init__(self, url: str, on_remote: Callable[[str, int], None] | None = None,
-                 buffer_limit: int = 1 << 20, subscribe: str = "all",
-                 head_of: Callable[[str], Awaitable[int]] | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        on_remote: Callable[[str, int], None] | None = None,
+        buffer_limit: int = 1 << 20,
+        subscribe: str = "all",
+        head_of: Callable[[str], Awaitable[int]] | None = None,
+    ) -> None:
         if subscribe not in MODES:
             raise ValueError(f"SALVO_REDIS_SUBSCRIBE: one of {', '.join(MODES)}, not {subscribe!r}")
         super().__init__(buffer_limit)
@@ -116,8 +121,9 @@ class RedisBroadcaster(InProcessBroadcaster):
         """Subscribe (briefly waited for: a replica starts, degraded, with Redis away), start publishing
         and listening, the health watch and the log poller (idle while subscribed)."""
         # named, so an operator (or a test) can tell the replicas' connections apart in CLIENT LIST
-        self._client = redis.Redis.from_url(self.url, client_name=f"salvo-{self.origin}",
-                                            socket_connect_timeout=1.0, socket_timeout=SUBSCRIBE_TIMEOUT)
+        self._client = redis.Redis.from_url(
+            self.url, client_name=f"salvo-{self.origin}", socket_connect_timeout=1.0, socket_timeout=SUBSCRIBE_TIMEOUT
+        )
         self._pubsub = self._client.pubsub()
         self.publisher = RedisPublisher(self.url, f"salvo-pub-{self.origin}")
         self.publisher.notice = lambda seq: FRAMED + _encode((self.origin, [(seq, None)]))
@@ -189,8 +195,7 @@ class RedisBroadcaster(InProcessBroadcaster):
                     await asyncio.wait_for(pubsub.subscribe(*(CHANNEL_PREFIX + g for g in join)), SUBSCRIBE_TIMEOUT)
                     self.subscribes += len(join)
                 if leave:
-                    await asyncio.wait_for(pubsub.unsubscribe(*(CHANNEL_PREFIX + g for g in leave)),
-                                           SUBSCRIBE_TIMEOUT)
+                    await asyncio.wait_for(pubsub.unsubscribe(*(CHANNEL_PREFIX + g for g in leave)), SUBSCRIBE_TIMEOUT)
                     self.unsubscribes += len(leave)
             except (ConnectionError, OSError, redis.RedisError, TimeoutError):
                 # Redis away: try again shortly; sockets read the store meanwhile (and on the confirmation)
@@ -247,7 +252,7 @@ class RedisBroadcaster(InProcessBroadcaster):
             channel = raw_channel.decode()
             if not channel.startswith(CHANNEL_PREFIX):
                 continue
-            game_id = channel[len(CHANNEL_PREFIX):]
+            game_id = channel[len(CHANNEL_PREFIX) :]
             if kind == "subscribe":
                 self._confirmed(game_id)
                 continue
@@ -300,8 +305,11 @@ class RedisBroadcaster(InProcessBroadcaster):
             return
         self.subscribed = False
         self.losses += 1
-        log.warning("redis subscription lost (%s): polling the log every %.1f s until it is back",
-                    type(why).__name__, POLL_EVERY)
+        log.warning(
+            "redis subscription lost (%s): polling the log every %.1f s until it is back",
+            type(why).__name__,
+            POLL_EVERY,
+        )
 
     async def _recover(self) -> None:
         """The subscription is back: what was missed meanwhile reaches the sockets (a bare notification at
@@ -314,7 +322,7 @@ class RedisBroadcaster(InProcessBroadcaster):
                 if heads is not None and self.on_remote is not None:
                     cached = heads.games()
                     for start in range(0, len(cached), 500):
-                        stored = await self.poller.heads_of(cached[start:start + 500])
+                        stored = await self.poller.heads_of(cached[start : start + 500])
                         for game_id, seq in stored.items():
                             self.on_remote(game_id, seq)
         except Exception:  # noqa: BLE001 - the store away too: still lost; the next message tries again

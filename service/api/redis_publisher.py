@@ -33,8 +33,9 @@ QUEUE_LIMIT = 10_000  # messages waiting; past it the oldest is dropped (and ann
 class CircuitBreaker:
     """Closed (send), open (drop, until ``retry_at``), then half-open: the next try closes or reopens it."""
 
-    def __init__(self, trip_after: int = TRIP_AFTER, open_for: float = OPEN_FOR,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, trip_after: int = TRIP_AFTER, open_for: float = OPEN_FOR, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.trip_after = trip_after
         self.open_for = open_for
         self.clock = clock
@@ -66,12 +67,23 @@ class CircuitBreaker:
 
 
 class RedisPublisher:
-    def __init__(self, url: str, client_name: str, timeout: float = TIMEOUT,
-                 breaker: CircuitBreaker | None = None, limit: int = QUEUE_LIMIT) -> None:
+    def __init__(
+        self,
+        url: str,
+        client_name: str,
+        timeout: float = TIMEOUT,
+        breaker: CircuitBreaker | None = None,
+        limit: int = QUEUE_LIMIT,
+    ) -> None:
         # its own connection: a publish never queues behind a slow command of another task, and its socket
         # timeout bounds it (no retries: the breaker decides when to try again)
-        self.client = redis.Redis.from_url(url, client_name=client_name, socket_timeout=timeout,
-                                           socket_connect_timeout=timeout, retry=Retry(NoBackoff(), 0))
+        self.client = redis.Redis.from_url(
+            url,
+            client_name=client_name,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            retry=Retry(NoBackoff(), 0),
+        )
         self.timeout = timeout
         self.breaker = breaker or CircuitBreaker()
         self.limit = limit
@@ -134,8 +146,11 @@ class RedisPublisher:
             was_open = self.breaker.failures >= self.breaker.trip_after
             self.breaker.failed()
             if not was_open and self.breaker.failures >= self.breaker.trip_after:
-                log.warning("redis publishes failing (%s): dropped for %.1f s at a time; replicas poll the log",
-                            type(exc).__name__, self.breaker.open_for)
+                log.warning(
+                    "redis publishes failing (%s): dropped for %.1f s at a time; replicas poll the log",
+                    type(exc).__name__,
+                    self.breaker.open_for,
+                )
             return False
         self.breaker.succeeded()
         self.sent += 1

@@ -84,16 +84,28 @@ def reuse_port_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def uvicorn_config(app: FastAPI, settings: Settings, host: str, port: int, log_level: str,
-                   ws: Any = None, limits: ConnectionLimits | None = None,
-                   forwarded_allow_ips: str | None = None) -> uvicorn.Config:
+def uvicorn_config(
+    app: FastAPI,
+    settings: Settings,
+    host: str,
+    port: int,
+    log_level: str,
+    ws: Any = None,
+    limits: ConnectionLimits | None = None,
+    forwarded_allow_ips: str | None = None,
+) -> uvicorn.Config:
     """``forwarded_allow_ips``: the addresses (or networks) whose X-Forwarded-For is believed; None:
     uvicorn's FORWARDED_ALLOW_IPS, else 127.0.0.1. Never "*" behind a proxy others can reach around.
     ``ws``: the websocket protocol (a class or uvicorn's name); None: the one ``settings.fast_path`` picks."""
     limits = limits or connection_limits()
     fast = settings.fast_path
     config = uvicorn.Config(
-        app, host=host, port=port, log_level=log_level, log_config=None, access_log=False,
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        log_config=None,
+        access_log=False,
         forwarded_allow_ips=forwarded_allow_ips,
         timeout_keep_alive=limits.keep_alive_timeout,
         # httptools' C parser (never h11's pure-Python one); fast: writing each response in one piece,
@@ -112,17 +124,37 @@ def uvicorn_config(app: FastAPI, settings: Settings, host: str, port: int, log_l
     return config
 
 
-def run(app: FastAPI, settings: Settings, host: str, port: int, log_level: str, reuse_port: bool = False,
-        limits: ConnectionLimits | None = None, forwarded_allow_ips: str | None = None) -> None:
+def run(
+    app: FastAPI,
+    settings: Settings,
+    host: str,
+    port: int,
+    log_level: str,
+    reuse_port: bool = False,
+    limits: ConnectionLimits | None = None,
+    forwarded_allow_ips: str | None = None,
+) -> None:
     handler = logs.configure(log_level, settings.log_format)
     limits = limits or connection_limits()
     # the start-up line, in the log's own format, whatever the level (a warning-level log shows it too)
-    handler.handle(log.makeRecord(log.name, logging.INFO, __file__, 0, "Salvo on %s (API docs at /docs)",
-                                  (f"http://{host}:{port}/",), None, extra={
-                                      "database": masked(settings.database_url), "limits": asdict(limits)}))
+    handler.handle(
+        log.makeRecord(
+            log.name,
+            logging.INFO,
+            __file__,
+            0,
+            "Salvo on %s (API docs at /docs)",
+            (f"http://{host}:{port}/",),
+            None,
+            extra={"database": masked(settings.database_url), "limits": asdict(limits)},
+        )
+    )
     if not settings.fast_path:
-        log.warning("SALVO_FAST_PATH=off: uvicorn's own protocols; no header timeout or header size limit "
-                    "(bound slow clients in the proxy), connections past the limit answered 503")
-    config = uvicorn_config(app, settings, host, port, log_level, limits=limits,
-                            forwarded_allow_ips=forwarded_allow_ips)
+        log.warning(
+            "SALVO_FAST_PATH=off: uvicorn's own protocols; no header timeout or header size limit "
+            "(bound slow clients in the proxy), connections past the limit answered 503"
+        )
+    config = uvicorn_config(
+        app, settings, host, port, log_level, limits=limits, forwarded_allow_ips=forwarded_allow_ips
+    )
     SalvoServer(config, app).run(sockets=[reuse_port_socket(host, port)] if reuse_port else None)

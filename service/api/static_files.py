@@ -28,9 +28,15 @@ from starlette.routing import Route
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
-TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
-         ".html": "text/html; charset=utf-8", ".md": "text/markdown; charset=utf-8",
-         ".webmanifest": "application/manifest+json", ".svg": "image/svg+xml", ".json": "application/json"}
+TYPES = {
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".html": "text/html; charset=utf-8",
+    ".md": "text/markdown; charset=utf-8",
+    ".webmanifest": "application/manifest+json",
+    ".svg": "image/svg+xml",
+    ".json": "application/json",
+}
 COMPRESSIBLE = (".js", ".css", ".html", ".md", ".webmanifest", ".svg", ".json")
 
 
@@ -53,8 +59,10 @@ class WebFiles:
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
         self.names = sorted(
-            str(p.relative_to(self.root)).replace(os.sep, "/") for p in self.root.rglob("*")
-            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(self.root).parts))
+            str(p.relative_to(self.root)).replace(os.sep, "/")
+            for p in self.root.rglob("*")
+            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(self.root).parts)
+        )
         self.assets: dict[str, Asset] = {}
         digest = hashlib.sha256()
         for name in self.names:
@@ -76,8 +84,13 @@ class WebFiles:
             if name == "index.html":
                 body = body.replace(b'"/static/', f'"/static/v/{self.version}/'.encode())
             packed = gzip.compress(body, 9, mtime=0) if path.suffix in COMPRESSIBLE else None
-            asset = Asset(stamp, body, packed if packed is not None and len(packed) < len(body) else None,
-                          '"' + hashlib.sha256(body).hexdigest()[:20] + '"', _media_type(path))
+            asset = Asset(
+                stamp,
+                body,
+                packed if packed is not None and len(packed) < len(body) else None,
+                '"' + hashlib.sha256(body).hexdigest()[:20] + '"',
+                _media_type(path),
+            )
             self.assets[name] = asset
         return asset
 
@@ -112,9 +125,11 @@ def routes(root: Path) -> list[Route]:
     async def plain(request: Request) -> Response:
         return files.respond(request, request.path_params["name"], REVALIDATE)
 
-    return [Route("/", index, methods=["GET", "HEAD"], include_in_schema=False),
-            Route("/static/v/{version}/{name:path}", versioned, methods=["GET", "HEAD"], include_in_schema=False),
-            Route("/static/{name:path}", plain, methods=["GET", "HEAD"], include_in_schema=False)]
+    return [
+        Route("/", index, methods=["GET", "HEAD"], include_in_schema=False),
+        Route("/static/v/{version}/{name:path}", versioned, methods=["GET", "HEAD"], include_in_schema=False),
+        Route("/static/{name:path}", plain, methods=["GET", "HEAD"], include_in_schema=False),
+    ]
 
 
 def install(app: FastAPI, root: Path) -> None:

@@ -51,7 +51,7 @@ _decode_message = msgspec.json.Decoder(_SocketCommand).decode
 def offered_token(ws: WebSocket) -> str | None:
     for protocol in ws.scope.get("subprotocols", ()):
         if protocol.startswith(TOKEN_PROTOCOL):
-            return protocol[len(TOKEN_PROTOCOL):] or None
+            return protocol[len(TOKEN_PROTOCOL) :] or None
     return None
 
 
@@ -118,8 +118,9 @@ class Stream:
             if self.last >= target:
                 break
             if self.compact_history:  # pages of envelopes, read and folded once, full ones kept encoded
-                async for page_end, page, shown in history_pages(self.reader, self.game_id, self.viewer,
-                                                                 self.last, target):
+                async for page_end, page, shown in history_pages(
+                    self.reader, self.game_id, self.viewer, self.last, target
+                ):
                     if page is not None:
                         await self.send(page.decode())
                         sent = shown or sent
@@ -238,8 +239,12 @@ class Stream:
         the socket's copy of those events: the live frames up to its version are then skipped (called
         before the result is sent; ``send`` keeps the result ahead of later frames). A result with
         events in between that this socket has not had yet changes nothing (the frames follow)."""
-        if self.results_carry_events and result.after is not None and result.version is not None \
-                and self.last == result.after:
+        if (
+            self.results_carry_events
+            and result.after is not None
+            and result.version is not None
+            and self.last == result.after
+        ):
             self.last = result.version
 
     async def command(self, raw: bytes) -> tuple[str, CommandResult | None]:
@@ -248,9 +253,16 @@ class Stream:
         message: _SocketCommand | None = None
         try:
             message = socket_message(raw)
-            result = await self.gate.command(self.game_id, self.viewer, self.token, self.address, b"",
-                                             message.idempotency_key, message.expected_version,
-                                             command_request(message))
+            result = await self.gate.command(
+                self.game_id,
+                self.viewer,
+                self.token,
+                self.address,
+                b"",
+                message.idempotency_key,
+                message.expected_version,
+                command_request(message),
+            )
         except Exception as exc:  # noqa: BLE001 - every failure is answered with its problem, never a drop
             return command_error(exc, message), None
         return result_message(message.ref, result.body), result

@@ -99,8 +99,9 @@ class UmpireAutomation:
                 if state.phase == "map":
                     await self._umpire(game_id, {"type": "ftcampaign.generate_map"}, f"auto:map:{head.seq}")
                     continue
-                waiting = [b.id for b in state.battles
-                           if len(b.formations) >= len(b.forces) and b.tactical_game_id is None]
+                waiting = [
+                    b.id for b in state.battles if len(b.formations) >= len(b.forces) and b.tactical_game_id is None
+                ]
                 if not waiting:
                     return
                 for battle in waiting:
@@ -117,8 +118,11 @@ class UmpireAutomation:
         try:
             started = await self.linked.start(campaign, battle, UMPIRE)
         except RuleViolation:  # no tactical scenario for this battle: the umpire's plain record
-            await self._umpire(campaign, {"type": "ftcampaign.record_battle", "battle": battle,
-                                          "tactical_game_id": None}, f"auto:battle:{battle}")
+            await self._umpire(
+                campaign,
+                {"type": "ftcampaign.record_battle", "battle": battle, "tactical_game_id": None},
+                f"auto:battle:{battle}",
+            )
             return
         tactical = started["tactical_game_id"]
         if not started["created"]:

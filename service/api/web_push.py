@@ -30,7 +30,12 @@ class PushSender:
         encoded = WebPusher({"endpoint": due.url, "keys": keys}).encode(due.body.encode(), "aes128gcm")
         default_port = 443 if target.scheme == "https" else 80
         audience = f"{target.scheme}://{target.host}" + ("" if target.port == default_port else f":{target.port}")
-        headers = {"Content-Type": "application/octet-stream", "Content-Encoding": "aes128gcm",
-                   "TTL": str(TTL_SECONDS), "Urgency": "high", "User-Agent": "Salvo-Webhook/1",
-                   **self.vapid.sign({"sub": self.subject, "aud": audience})}
+        headers = {
+            "Content-Type": "application/octet-stream",
+            "Content-Encoding": "aes128gcm",
+            "TTL": str(TTL_SECONDS),
+            "Urgency": "high",
+            "User-Agent": "Salvo-Webhook/1",
+            **self.vapid.sign({"sub": self.subject, "aud": audience}),
+        }
         return bytes(encoded["body"]), headers

@@ -70,8 +70,14 @@ class Target:
 def _public(address: Address) -> bool:
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         address = address.ipv4_mapped
-    return address.is_global and not (address.is_multicast or address.is_private or address.is_loopback
-                                      or address.is_link_local or address.is_reserved or address.is_unspecified)
+    return address.is_global and not (
+        address.is_multicast
+        or address.is_private
+        or address.is_loopback
+        or address.is_link_local
+        or address.is_reserved
+        or address.is_unspecified
+    )
 
 
 def split_target(url: str) -> tuple[str, str, int, str]:
@@ -117,8 +123,11 @@ async def check_target(url: str, allow: AllowList) -> Target:
         raise TargetRefused(f"the host {host!r} resolves to no address", field="url")
     for address in found:
         if not _public(address) and not allow.allows(host, address):
-            raise TargetRefused(f"the host {host!r} resolves to {address}, which is not public (private, "
-                                "loopback, link-local or reserved): SALVO_WEBHOOK_ALLOW must name it", field="url")
+            raise TargetRefused(
+                f"the host {host!r} resolves to {address}, which is not public (private, "
+                "loopback, link-local or reserved): SALVO_WEBHOOK_ALLOW must name it",
+                field="url",
+            )
     return Target(scheme, host, port, path, tuple(dict.fromkeys(str(a) for a in found)))
 
 
@@ -129,9 +138,14 @@ def signature(secret: str, timestamp: str, body: bytes) -> str:
 
 def signed_headers(secret: str, key: str, event: str, body: bytes) -> dict[str, str]:
     timestamp = str(int(time.time()))
-    return {"Content-Type": "application/json", "User-Agent": "Salvo-Webhook/1", "Idempotency-Key": key,
-            "X-Salvo-Event": event, "X-Salvo-Timestamp": timestamp,
-            "X-Salvo-Signature": signature(secret, timestamp, body)}
+    return {
+        "Content-Type": "application/json",
+        "User-Agent": "Salvo-Webhook/1",
+        "Idempotency-Key": key,
+        "X-Salvo-Event": event,
+        "X-Salvo-Timestamp": timestamp,
+        "X-Salvo-Signature": signature(secret, timestamp, body),
+    }
 
 
 async def post(target: Target, body: bytes, headers: dict[str, str], timeout: float) -> int:
@@ -140,9 +154,16 @@ async def post(target: Target, body: bytes, headers: dict[str, str], timeout: fl
     last: Exception | None = None
     for address in target.addresses[:3]:
         try:
-            reader, writer = await asyncio.wait_for(asyncio.open_connection(
-                address, target.port, ssl=context, server_hostname=target.host if context else None,
-                limit=MAX_ANSWER_BYTES), timeout)
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_connection(
+                    address,
+                    target.port,
+                    ssl=context,
+                    server_hostname=target.host if context else None,
+                    limit=MAX_ANSWER_BYTES,
+                ),
+                timeout,
+            )
         except (TimeoutError, OSError, ssl.SSLError) as exc:
             last = exc
             continue
@@ -153,14 +174,25 @@ async def post(target: Target, body: bytes, headers: dict[str, str], timeout: fl
     raise DeliveryFailed(f"could not connect: {last!r}")
 
 
-async def _exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, target: Target, body: bytes,
-                    headers: dict[str, str], timeout: float) -> int:
+async def _exchange(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    target: Target,
+    body: bytes,
+    headers: dict[str, str],
+    timeout: float,
+) -> int:
     default_port = 443 if target.scheme == "https" else 80
     host = target.host if target.port == default_port else f"{target.host}:{target.port}"
     if ":" in target.host:
         host = f"[{target.host}]" + ("" if target.port == default_port else f":{target.port}")
-    lines = [f"POST {target.path} HTTP/1.1", f"Host: {host}", f"Content-Length: {len(body)}", "Connection: close",
-             *(f"{k}: {v}" for k, v in headers.items())]
+    lines = [
+        f"POST {target.path} HTTP/1.1",
+        f"Host: {host}",
+        f"Content-Length: {len(body)}",
+        "Connection: close",
+        *(f"{k}: {v}" for k, v in headers.items()),
+    ]
     writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
     try:
         await asyncio.wait_for(writer.drain(), timeout)

@@ -169,6 +169,14 @@ class GameService:
 
 
 __all__ = [
-    "CommandRequest", "CommandResult", "CreatedGame", "Envelope", "GameService", "Lineage", "audience_key",
-    "audiences", "hash_token", "now_iso",
+    "CommandRequest",
+    "CommandResult",
+    "CreatedGame",
+    "Envelope",
+    "GameService",
+    "Lineage",
+    "audience_key",
+    "audiences",
+    "hash_token",
+    "now_iso",
 ]

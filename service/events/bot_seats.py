@@ -27,8 +27,20 @@ async def record(service: GameService, game_id: str, actor: Actor, seat: str, bo
 
     async def rows(head: GameHead) -> list[dict[str, Any]]:
         clock = head.ruleset.clock(head.state)
-        return [event_row(head.codec, game_id, head.seq + 1, event, clock.turn, clock.phase, actor.label,
-                          ids.command_id(), now_iso(), None)]
+        return [
+            event_row(
+                head.codec,
+                game_id,
+                head.seq + 1,
+                event,
+                clock.turn,
+                clock.phase,
+                actor.label,
+                ids.command_id(),
+                now_iso(),
+                None,
+            )
+        ]
 
     head = await service.append_and_refold(game_id, rows)
     await service.announce(game_id, head.seq)

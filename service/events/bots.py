@@ -43,8 +43,9 @@ def bots_of(ruleset: Ruleset[Any, Any]) -> tuple[dict[str, Bot], set[str]]:
 def find_bot(ruleset: Ruleset[Any, Any], name: str) -> Bot:
     bots, _ = bots_of(ruleset)
     if name not in bots:
-        raise InvalidRequest(f"ruleset {ruleset.name} has no bot {name!r} (it has {', '.join(sorted(bots))})",
-                             field="bot")
+        raise InvalidRequest(
+            f"ruleset {ruleset.name} has no bot {name!r} (it has {', '.join(sorted(bots))})", field="bot"
+        )
     return bots[name]
 
 
@@ -85,8 +86,9 @@ def must_act(view: Mapping[str, Any]) -> bool:
 _NO_MORE = object()
 
 
-def candidates(bot: Bot, view: Mapping[str, Any], options: Sequence[Option], forms: Sequence[Form], me: str,
-               key: int) -> Iterator[Any]:
+def candidates(
+    bot: Bot, view: Mapping[str, Any], options: Sequence[Option], forms: Sequence[Form], me: str, key: int
+) -> Iterator[Any]:
     """The bot's choice, its choices under fresh keys, then every option in order (each is a command decide
     accepts now; a refused one is the ruleset's defect, and the next one keeps the game going)."""
     seen = set()
@@ -122,13 +124,16 @@ class BotMove:
 Submit = Callable[[str, Viewer, bytes, int], Awaitable[Any]]
 
 
-async def bot_move(service: GameService, reader: GameReader, game_id: str, seat_name: str, bot: Bot,
-                   submit: Submit | None = None) -> BotMove:
+async def bot_move(
+    service: GameService, reader: GameReader, game_id: str, seat_name: str, bot: Bot, submit: Submit | None = None
+) -> BotMove:
     """Look at the game as ``seat_name`` and, if it is awaited, submit the bot's command (through
     ``submit``: the API passes its admission gate, so bots are counted and logged like everyone)."""
     if submit is None:
+
         async def submit(game: str, viewer: Viewer, body: bytes, expected: int) -> Any:
             return await service.handle_command(game, viewer, body, expected_version=expected)
+
     viewer: Viewer = seat(seat_name)
     summary = await reader.summary(game_id, viewer)
     if summary["over"]:

@@ -46,6 +46,7 @@ def _with_rolls(data: bytes | str, rolls: bytes | str) -> bytes:
     joiner = b"" if head.endswith(b"{") else b","
     return head + joiner + b'"rolls":' + extra + b"}"
 
+
 _encoder = msgspec.json.Encoder()
 
 
@@ -109,7 +110,7 @@ class EventCodec:
         full = _encoder.encode(event).decode()
         if event.rolls or not omits:  # the top-level "rolls" is the last key: nothing after it names one
             cut = full.rfind(',"rolls":')
-            return tag, version, "{" + full[start:cut] + "}", full[cut + 9:-1]
+            return tag, version, "{" + full[start:cut] + "}", full[cut + 9 : -1]
         return tag, version, "{" + full[start:-1] + "}", "[]"
 
     def decode(self, tag: str, version: int, data: bytes | str, rolls: bytes | str = b"[]") -> Event:

@@ -144,10 +144,17 @@ def fork(head: GameHead) -> GameHead:
     """An independent copy of a head's mutable parts (state and setup are immutable values)."""
     ledger = head.dice_ledger
     if ledger is not None:
-        ledger = dataclasses.replace(ledger, pinned=dict(ledger.pinned),
-                                     seen={k: set(v) for k, v in ledger.seen.items()})
-    return dataclasses.replace(head, revealed=set(head.revealed), seeds=dict(head.seeds),
-                               committed=set(head.committed), rewinds=list(head.rewinds), dice_ledger=ledger)
+        ledger = dataclasses.replace(
+            ledger, pinned=dict(ledger.pinned), seen={k: set(v) for k, v in ledger.seen.items()}
+        )
+    return dataclasses.replace(
+        head,
+        revealed=set(head.revealed),
+        seeds=dict(head.seeds),
+        committed=set(head.committed),
+        rewinds=list(head.rewinds),
+        dice_ledger=ledger,
+    )
 
 
 class CommandPipeline:
@@ -158,8 +165,9 @@ class CommandPipeline:
     whose commit fails fails every batch decided on top of it (the store writes none of them), the
     heads are dropped and reloaded from the store; a Conflict is decided again, as before."""
 
-    def __init__(self, store: EventStore, heads: HeadCache, writer: CommandWriter,
-                 publish: Publisher | None = None) -> None:
+    def __init__(
+        self, store: EventStore, heads: HeadCache, writer: CommandWriter, publish: Publisher | None = None
+    ) -> None:
         self.store = store
         self.heads = heads
         self.writer = writer
@@ -233,8 +241,7 @@ class CommandPipeline:
                     raise VersionConflict(
                         f"expected version {expected_version}, the game is at {head.seq}", field="If-Match"
                     )
-                decision = self.writer.decide_now(head, actor, command, request.salt, idempotency_key,
-                                                  request_hash)
+                decision = self.writer.decide_now(head, actor, command, request.salt, idempotency_key, request_hash)
                 # not isinstance: a Struct class's check of another type goes through its metaclass
                 if type(decision) is not Decision:  # it needs the store (a seed, a ledger, a turn's end)
                     decision = await decision
@@ -244,8 +251,9 @@ class CommandPipeline:
                 batch.follows = before.decision.batch if before is not None else None
                 # nothing of the game to acknowledge before it: a store committing on this thread may
                 # answer it straight after its commit (``WriteBatch.on_durable``), else it is answered below
-                early = batch.on_durable = partial(on_durable, decision.result) \
-                    if on_durable is not None and before is None else None
+                early = batch.on_durable = (
+                    partial(on_durable, decision.result) if on_durable is not None and before is None else None
+                )
                 # queued in decision order, under the lock
                 submit = self._submit
                 committed = submit(batch) if submit is not None else asyncio.ensure_future(self.store.write(batch))
@@ -273,7 +281,7 @@ class CommandPipeline:
                     deadline = now + RETRY_FOR
                 elif now > deadline:
                     break
-                await asyncio.sleep(_jitter.uniform(0, min(CONFLICT_PAUSE_MAX, CONFLICT_PAUSE * 2 ** attempt)))
+                await asyncio.sleep(_jitter.uniform(0, min(CONFLICT_PAUSE_MAX, CONFLICT_PAUSE * 2**attempt)))
                 continue
             except BaseException:
                 await self._failed(game_id, run, mine)
@@ -291,8 +299,12 @@ class CommandPipeline:
                 if heads.peek(game_id) is not durable or durable.seq != result.version:
                     heads.forget(game_id)  # evicted and reloaded mid-flight, or out of step: read it again
                 publish, frames = self.publish, self.writer.frames  # ``frames_for``, one call fewer
-                if (publish is not None and frames is not None and (items := frames(durable, decision.fresh))
-                        and (waiting := publish(game_id, items)) is not None):
+                if (
+                    publish is not None
+                    and frames is not None
+                    and (items := frames(durable, decision.fresh))
+                    and (waiting := publish(game_id, items)) is not None
+                ):
                     await waiting  # only a publisher that must wait (Redis) returns an awaitable
             finally:
                 mine.settle()

@@ -37,8 +37,18 @@ class Lineage:
             material = _material_decoder.decode(row.dice) if row.dice else None
             if material is not None and material.origin is None:
                 material = msgspec.structs.replace(material, origin=self.source_game)
-            new = event_row(codec, game_id, first_seq + offset, event, int(row.turn), row.phase, row.actor,
-                            row.command_id, row.recorded_at, material)
+            new = event_row(
+                codec,
+                game_id,
+                first_seq + offset,
+                event,
+                int(row.turn),
+                row.phase,
+                row.actor,
+                row.command_id,
+                row.recorded_at,
+                material,
+            )
             out.append((new, event))
         return out
 
@@ -92,8 +102,11 @@ async def create_game(
     for i, (row_dict, event) in enumerate(inherited):
         state = ruleset.evolve(state, event)
         seq = row_dict["seq"]
-        if snapshot_every and seq - last_snapshot >= snapshot_every and (
-                i + 1 == len(inherited) or inherited[i + 1][0]["command_id"] != row_dict["command_id"]):
+        if (
+            snapshot_every
+            and seq - last_snapshot >= snapshot_every
+            and (i + 1 == len(inherited) or inherited[i + 1][0]["command_id"] != row_dict["command_id"])
+        ):
             snapshots.append({"game_id": game_id, "seq": seq, "state": msgspec.json.encode(state)})
             last_snapshot = seq
     clock = ruleset.clock(state)
@@ -112,8 +125,9 @@ async def create_game(
         event_row(codec, game_id, 1, created, start.turn, start.phase, "system", None, recorded_at, None),
         *(row for row, _event in inherited),
     ]
-    rows.append(event_row(codec, game_id, len(rows) + 1, committed, clock.turn, clock.phase, "system", None,
-                          recorded_at, None))
+    rows.append(
+        event_row(codec, game_id, len(rows) + 1, committed, clock.turn, clock.phase, "system", None, recorded_at, None)
+    )
     batch = WriteBatch(
         game_id=game_id,
         game={
@@ -130,5 +144,6 @@ async def create_game(
         snapshots=snapshots,
     )
     await store.write(batch)
-    return CreatedGame(game_id, ruleset.name, ruleset.version, seat_tokens, umpire_token,
-                       committed.commitment, len(rows))
+    return CreatedGame(
+        game_id, ruleset.name, ruleset.version, seat_tokens, umpire_token, committed.commitment, len(rows)
+    )

@@ -83,14 +83,16 @@ def parse_rule(raw: Any, ruleset: Ruleset, field: str = "deadline") -> DeadlineR
         raise InvalidRequest(f"{field}.seconds is between 1 and {MAX_SECONDS}", field=f"{field}.seconds")
     command = rule.command or force_command(ruleset)
     if command is None:
-        raise InvalidRequest(f"{field}.command: {ruleset.name} has no force-phase command; name one",
-                             field=f"{field}.command")
+        raise InvalidRequest(
+            f"{field}.command: {ruleset.name} has no force-phase command; name one", field=f"{field}.command"
+        )
     types = tuple(ruleset.command_types)
     try:
         msgspec.convert(command, types[0] if len(types) == 1 else Union[types])  # noqa: UP007 - run time
     except msgspec.ValidationError as exc:
-        raise InvalidRequest(f"{field}.command is not a {ruleset.name} command: {exc}",
-                             field=f"{field}.command") from None
+        raise InvalidRequest(
+            f"{field}.command is not a {ruleset.name} command: {exc}", field=f"{field}.command"
+        ) from None
     return DeadlineRule(per=rule.per, seconds=rule.seconds, command=command)
 
 
@@ -135,9 +137,16 @@ class Deadlines:
         the next track finds the point)."""
         now = _ms(self.clock())
         point = _point(rule.per, head) if head is not None else (None, None)
-        values = {"per": rule.per, "seconds": rule.seconds, "command": msgspec.json.encode(rule.command).decode(),
-                  "turn": point[0], "phase": point[1], "due_at": now + rule.seconds * 1000 if head else None,
-                  "checked_seq": head.seq if head is not None else 0, "lease_until": None}
+        values = {
+            "per": rule.per,
+            "seconds": rule.seconds,
+            "command": msgspec.json.encode(rule.command).decode(),
+            "turn": point[0],
+            "phase": point[1],
+            "due_at": now + rule.seconds * 1000 if head else None,
+            "checked_seq": head.seq if head is not None else 0,
+            "lease_until": None,
+        }
         if head is not None and head.ruleset.is_over(head.state):
             values["due_at"] = None
 
@@ -157,13 +166,28 @@ class Deadlines:
         head = await self.service.head(game_id)
         off = isinstance(raw, dict) and raw.get("per", "") is None
         rule = None if off else parse_rule(raw, head.ruleset)
-        event = DeadlineSet(per=None) if rule is None else DeadlineSet(per=rule.per, seconds=rule.seconds,
-                                                                       command=rule.command)
+        event = (
+            DeadlineSet(per=None)
+            if rule is None
+            else DeadlineSet(per=rule.per, seconds=rule.seconds, command=rule.command)
+        )
 
         async def rows(head: GameHead) -> list[dict[str, Any]]:
             clock = head.ruleset.clock(head.state)
-            return [event_row(head.codec, game_id, head.seq + 1, event, clock.turn, clock.phase, actor.label,
-                              ids.command_id(), now_iso(), None)]
+            return [
+                event_row(
+                    head.codec,
+                    game_id,
+                    head.seq + 1,
+                    event,
+                    clock.turn,
+                    clock.phase,
+                    actor.label,
+                    ids.command_id(),
+                    now_iso(),
+                    None,
+                )
+            ]
 
         head = await self.service.append_and_refold(game_id, rows)
         if rule is None:
@@ -179,6 +203,7 @@ class Deadlines:
 
     async def view(self, game_id: str) -> dict[str, Any] | None:
         """What a view shows: the rule, the point, when it falls and the time left (None: no deadlines)."""
+
         def read() -> Any:
             with self.engine.connect() as conn:
                 return conn.execute(select(DEADLINES).where(DEADLINES.c.game_id == game_id)).first()
@@ -187,9 +212,15 @@ class Deadlines:
         if row is None:
             return None
         left = None if row.due_at is None else max(0.0, round(row.due_at / 1000 - self.clock(), 3))
-        return {"per": row.per, "seconds": row.seconds, "command": msgspec.json.decode(row.command),
-                "turn": row.turn, "phase": row.phase, "due_at": None if row.due_at is None else _iso(row.due_at),
-                "seconds_left": left}
+        return {
+            "per": row.per,
+            "seconds": row.seconds,
+            "command": msgspec.json.decode(row.command),
+            "turn": row.turn,
+            "phase": row.phase,
+            "due_at": None if row.due_at is None else _iso(row.due_at),
+            "seconds_left": left,
+        }
 
     # --- the scheduler ----------------------------------------------------------------------------
 
@@ -255,9 +286,11 @@ class Deadlines:
                     due = None
                 elif (row.turn, row.phase) != point:
                     due = now + row.seconds * 1000  # a new phase (or turn): its deadline starts now
-                conn.execute(update(DEADLINES)
-                             .where(DEADLINES.c.game_id == row.game_id, DEADLINES.c.checked_seq == row.checked_seq)
-                             .values(turn=point[0], phase=point[1], due_at=due, checked_seq=head.seq))
+                conn.execute(
+                    update(DEADLINES)
+                    .where(DEADLINES.c.game_id == row.game_id, DEADLINES.c.checked_seq == row.checked_seq)
+                    .values(turn=point[0], phase=point[1], due_at=due, checked_seq=head.seq)
+                )
 
         await asyncio.to_thread(write)
 
@@ -271,9 +304,13 @@ class Deadlines:
             with self.engine.begin() as conn:
                 claimed = conn.execute(
                     update(DEADLINES)
-                    .where(DEADLINES.c.game_id == game_id, DEADLINES.c.due_at <= now,
-                           (DEADLINES.c.lease_until.is_(None)) | (DEADLINES.c.lease_until < now))
-                    .values(lease_until=now + LEASE_MS))
+                    .where(
+                        DEADLINES.c.game_id == game_id,
+                        DEADLINES.c.due_at <= now,
+                        (DEADLINES.c.lease_until.is_(None)) | (DEADLINES.c.lease_until < now),
+                    )
+                    .values(lease_until=now + LEASE_MS)
+                )
                 if claimed.rowcount != 1:
                     return None
                 return conn.execute(select(DEADLINES).where(DEADLINES.c.game_id == game_id)).first()
@@ -285,8 +322,7 @@ class Deadlines:
 
         def release() -> None:
             with self.engine.begin() as conn:
-                conn.execute(update(DEADLINES).where(DEADLINES.c.game_id == game_id)
-                             .values(lease_until=None, **values))
+                conn.execute(update(DEADLINES).where(DEADLINES.c.game_id == game_id).values(lease_until=None, **values))
 
         await asyncio.to_thread(release)
         return 1 if "fired" in values else 0
@@ -296,11 +332,14 @@ class Deadlines:
         skips it, and after the commit finds it no longer due."""
         conn = await asyncio.to_thread(self.engine.connect)
         try:
+
             def claim() -> Any:
                 conn.begin()
-                return conn.execute(select(DEADLINES)
-                                    .where(DEADLINES.c.game_id == game_id, DEADLINES.c.due_at <= _ms(self.clock()))
-                                    .with_for_update(skip_locked=True)).first()
+                return conn.execute(
+                    select(DEADLINES)
+                    .where(DEADLINES.c.game_id == game_id, DEADLINES.c.due_at <= _ms(self.clock()))
+                    .with_for_update(skip_locked=True)
+                ).first()
 
             row = await asyncio.to_thread(claim)
             if row is None:
@@ -332,12 +371,30 @@ class Deadlines:
         clock = head.ruleset.clock(head.state)
         passed_seq = await self._passed_for(head, clock.turn, clock.phase)
         if passed_seq is None:
-            passed = DeadlinePassed(turn=clock.turn, phase=clock.phase, per=row.per, seconds=row.seconds,
-                                    due_at=_iso(row.due_at), command=msgspec.json.decode(row.command)["type"])
+            passed = DeadlinePassed(
+                turn=clock.turn,
+                phase=clock.phase,
+                per=row.per,
+                seconds=row.seconds,
+                due_at=_iso(row.due_at),
+                command=msgspec.json.decode(row.command)["type"],
+            )
 
             async def rows(head: GameHead) -> list[dict[str, Any]]:
-                return [event_row(head.codec, game_id, head.seq + 1, passed, clock.turn, clock.phase, "system",
-                                  ids.command_id(), now_iso(), None)]
+                return [
+                    event_row(
+                        head.codec,
+                        game_id,
+                        head.seq + 1,
+                        passed,
+                        clock.turn,
+                        clock.phase,
+                        "system",
+                        ids.command_id(),
+                        now_iso(),
+                        None,
+                    )
+                ]
 
             head = await self.service.append_and_refold(game_id, rows)
             passed_seq = head.seq

@@ -93,11 +93,24 @@ class CommandWriter:
         materials = self.dice.stamp(head, material, fresh)
         end, over = ruleset.clock(state), ruleset.is_over(state)
         if not self.dice.turn_goes_on(head, end.turn, over):
-            return self._closing(head, actor, command_id, events, fresh, state, material, materials, end, over,
-                                 idempotency_key, request_hash)
+            return self._closing(
+                head,
+                actor,
+                command_id,
+                events,
+                fresh,
+                state,
+                material,
+                materials,
+                end,
+                over,
+                idempotency_key,
+                request_hash,
+            )
         self.dice.prepare(head)  # the next turn's seed and tree, built off the command path
-        return self._decision(head, actor, command_id, fresh, state, material, materials, end, over, [], [],
-                              idempotency_key, request_hash)
+        return self._decision(
+            head, actor, command_id, fresh, state, material, materials, end, over, [], [], idempotency_key, request_hash
+        )
 
     async def decide(
         self,
@@ -112,26 +125,63 @@ class CommandWriter:
         decision = self.decide_now(head, actor, command, salt, idempotency_key, request_hash)
         return decision if type(decision) is Decision else await decision
 
-    async def _with_stored_dice(self, head: GameHead, actor: Actor, command: Command, salt: str,
-                                idempotency_key: str | None, request_hash: str) -> Decision:
+    async def _with_stored_dice(
+        self, head: GameHead, actor: Actor, command: Command, salt: str, idempotency_key: str | None, request_hash: str
+    ) -> Decision:
         dice = await self.dice.dice_for(head, salt)
         decision = self.decide_now(head, actor, command, salt, idempotency_key, request_hash, dice)
         return decision if type(decision) is Decision else await decision
 
-    async def _closing(self, head: GameHead, actor: Actor, command_id: str, events: list[Event],
-                       fresh: list[FreshEvent], state: Any, material: DiceMaterial | None,
-                       materials: list[DiceMaterial | None], end: Clock, over: bool, idempotency_key: str | None,
-                       request_hash: str) -> Decision:
+    async def _closing(
+        self,
+        head: GameHead,
+        actor: Actor,
+        command_id: str,
+        events: list[Event],
+        fresh: list[FreshEvent],
+        state: Any,
+        material: DiceMaterial | None,
+        materials: list[DiceMaterial | None],
+        end: Clock,
+        over: bool,
+        idempotency_key: str | None,
+        request_hash: str,
+    ) -> Decision:
         """The decision of a command that ends its dice turn (or the game): the turn's service events."""
         pending = list(zip(materials, events, strict=True))
         new_seeds, service_events = await self.dice.close_turns(head, state, pending)
-        return self._decision(head, actor, command_id, fresh, state, material, materials, end, over, new_seeds,
-                              service_events, idempotency_key, request_hash)
+        return self._decision(
+            head,
+            actor,
+            command_id,
+            fresh,
+            state,
+            material,
+            materials,
+            end,
+            over,
+            new_seeds,
+            service_events,
+            idempotency_key,
+            request_hash,
+        )
 
-    def _decision(self, head: GameHead, actor: Actor, command_id: str, fresh: list[FreshEvent], state: Any,
-                  material: DiceMaterial | None, materials: list[DiceMaterial | None], end: Clock, over: bool,
-                  new_seeds: list[SeedRow], service_events: list[Event], idempotency_key: str | None,
-                  request_hash: str) -> Decision:
+    def _decision(
+        self,
+        head: GameHead,
+        actor: Actor,
+        command_id: str,
+        fresh: list[FreshEvent],
+        state: Any,
+        material: DiceMaterial | None,
+        materials: list[DiceMaterial | None],
+        end: Clock,
+        over: bool,
+        new_seeds: list[SeedRow],
+        service_events: list[Event],
+        idempotency_key: str | None,
+        request_hash: str,
+    ) -> Decision:
         """The rows, the result and the batch of a decided command (and the service events it calls for)."""
         ruleset = head.ruleset
         if service_events:
@@ -151,8 +201,9 @@ class CommandWriter:
                 if event.turn == before.turn:
                     clock = before
             dice_material = materials[offset] if offset < rolls else None
-            row = event_row(codec, game_id, seq, event, clock.turn, clock.phase, f.actor, command_id,
-                            recorded_at, dice_material)
+            row = event_row(
+                codec, game_id, seq, event, clock.turn, clock.phase, f.actor, command_id, recorded_at, dice_material
+            )
             f.bind(row, dice_material, material)  # served: the material before ``stamp`` added seen_by
             rows.append(row)
         actor_view = actor if actor.kind != "spectator" else Viewer("spectator")
@@ -169,14 +220,25 @@ class CommandWriter:
         if notices is not None and game_id in notices.games:  # notified in the events' own transaction
             batch.outbox = notices.command_rows(head, state, actor, new_seq)
         if idempotency_key:
-            batch.idempotency = {"game_id": game_id, "key": idempotency_key,
-                                 "request_hash": request_hash, "status": 201, "response": body}
+            batch.idempotency = {
+                "game_id": game_id,
+                "key": idempotency_key,
+                "request_hash": request_hash,
+                "status": 201,
+                "response": body,
+            }
         if new_seq // self.snapshot_every > head.seq // self.snapshot_every:
             encoded = encode_state(state)
             head.state_bytes = len(encoded)  # the head cache's budget follows a game that grows
             batch.snapshot = {"game_id": game_id, "seq": new_seq, "state": encoded}
-        return Decision(CommandResult(201, body, new_seq, head.seq), batch, fresh, new_seeds, service_events,
-                        None if over else end.turn)
+        return Decision(
+            CommandResult(201, body, new_seq, head.seq),
+            batch,
+            fresh,
+            new_seeds,
+            service_events,
+            None if over else end.turn,
+        )
 
     def apply(self, head: GameHead, decision: Decision) -> None:
         """Move ``head`` past a decided command (the speculative head at once, the durable one once the
@@ -202,4 +264,3 @@ class CommandWriter:
         await self.store.write(decision.batch)  # durable before anyone hears of it
         self.apply(head, decision)
         return decision.result, self.frames_for(head, decision)
-

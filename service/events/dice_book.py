@@ -148,8 +148,13 @@ class DiceBook:
         if not isinstance(dice, SlotDice):
             return DiceMaterial(turn=head.dice_turn, base=head.effective + 1, salt=salt)
         salts = dice.pinned_salts() if salt == dice.salt else dice.salts()
-        return DiceMaterial(turn=head.dice_turn, base=head.effective + 1, salt=salt, slot=dice.first_slot,
-                            salts=salts if salts and any(s != salt for s in salts) else ())
+        return DiceMaterial(
+            turn=head.dice_turn,
+            base=head.effective + 1,
+            salt=salt,
+            slot=dice.first_slot,
+            salts=salts if salts and any(s != salt for s in salts) else (),
+        )
 
     @staticmethod
     def stamp(head: GameHead, material: DiceMaterial | None, fresh: list[FreshEvent]) -> list[DiceMaterial | None]:
@@ -198,8 +203,9 @@ class DiceBook:
         return seeds, events
 
     @staticmethod
-    def remember(head: GameHead, seeds: list[SeedRow], events: list[Event] | None = None,
-                 fresh: list[FreshEvent] | None = None) -> None:
+    def remember(
+        head: GameHead, seeds: list[SeedRow], events: list[Event] | None = None, fresh: list[FreshEvent] | None = None
+    ) -> None:
         """Cache the secret seeds just stored and account for the command's ``fresh`` events that rolled
         (bound: with their material) in the turn's slots; a turn committed by ``events`` starts with no
         slot used. (The head's markers and dice turn move with ``head.advance_command``.)"""

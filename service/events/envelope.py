@@ -125,5 +125,13 @@ class BotUnseated(Event, frozen=True, tag="bot.unseated"):
     seat: str
 
 
-SERVICE_EVENT_TYPES: tuple[type[Event], ...] = (GameCreated, DiceCommitted, DiceRevealed, DiceDisclosed, GameRewound,
-                                                BotSeated, BotUnseated, *TABLE_EVENT_TYPES)
+SERVICE_EVENT_TYPES: tuple[type[Event], ...] = (
+    GameCreated,
+    DiceCommitted,
+    DiceRevealed,
+    DiceDisclosed,
+    GameRewound,
+    BotSeated,
+    BotUnseated,
+    *TABLE_EVENT_TYPES,
+)

@@ -59,8 +59,19 @@ class FreshEvent:
     audiences see, is kept in ``_plain``; a dict for redacted views' envelopes is made only when an
     audience sees one."""
 
-    __slots__ = ("_data", "_header", "_plain", "_redacted", "_rolls", "_views", "actor", "after", "event",
-                 "material", "seq")
+    __slots__ = (
+        "_data",
+        "_header",
+        "_plain",
+        "_redacted",
+        "_rolls",
+        "_views",
+        "actor",
+        "after",
+        "event",
+        "material",
+        "seq",
+    )
 
     def __init__(self, event: Event, after: Any, actor: str) -> None:
         self.event = event
@@ -81,8 +92,15 @@ class FreshEvent:
         self.material = material
         if served is None or material is None:
             served = msgspec.structs.replace(material, seen_by=()) if material and material.seen_by else material
-        self._header = (row["type"], row["turn"], row["phase"], row["actor"], row["recorded_at"],
-                        row["command_id"], served)
+        self._header = (
+            row["type"],
+            row["turn"],
+            row["phase"],
+            row["actor"],
+            row["recorded_at"],
+            row["command_id"],
+            served,
+        )
         self._data = msgspec.Raw(row["data"])  # the stored data: the envelope's, where nothing is redacted
         self._rolls = msgspec.Raw(row["rolls"]) if self.event.rolls else ()  # the stored rolls, likewise
 
@@ -97,8 +115,9 @@ class FreshEvent:
         shown = views[label] = visible_event(ruleset, self.event, viewer, self.after)
         return shown
 
-    def envelope(self, codec: EventCodec, ruleset: Ruleset[Any, Any], game_id: str, viewer: Viewer,
-                 label: str | None = None) -> bytes | None:
+    def envelope(
+        self, codec: EventCodec, ruleset: Ruleset[Any, Any], game_id: str, viewer: Viewer, label: str | None = None
+    ) -> bytes | None:
         """The viewer's envelope, encoded (None: the event is hidden from it); audiences that see the
         same view share the bytes."""
         if label is None:
@@ -124,9 +143,22 @@ class FreshEvent:
                 return encoded
             data, rolls = codec.to_data(shown), shown.rolls
         tag, turn, phase, actor, recorded_at, command_id, dice = self._header
-        encoded = _encoder.encode(Envelope(  # positional: field order
-            game_id, self.seq, tag, type(shown).version, turn, phase, actor, recorded_at, data, command_id,
-            rolls, dice))
+        encoded = _encoder.encode(
+            Envelope(  # positional: field order
+                game_id,
+                self.seq,
+                tag,
+                type(shown).version,
+                turn,
+                phase,
+                actor,
+                recorded_at,
+                data,
+                command_id,
+                rolls,
+                dice,
+            )
+        )
         if plain:
             self._plain = encoded
         else:

@@ -95,7 +95,13 @@ class HeadBuilder:
     boundary, as the command path takes them)."""
 
     def __init__(
-        self, game_id: str, ruleset: Ruleset, setup: Any, start_state: Any, start_seq: int, markers: list[Any],
+        self,
+        game_id: str,
+        ruleset: Ruleset,
+        setup: Any,
+        start_state: Any,
+        start_seq: int,
+        markers: list[Any],
         watch_boundaries: bool = False,
     ) -> None:
         codec = codec_for(ruleset)
@@ -179,8 +185,11 @@ def advance(head: GameHead, steps: Sequence[tuple[Decoded, Any]]) -> None:
         command = d.row.command_id
         if command is None and kind is DiceCommitted:
             head.dice_turn = d.event.turn  # type: ignore[attr-defined]
-        elif command is not None and (i == last or steps[i + 1][0].row.command_id != command) \
-                and not ruleset.is_over(after):
+        elif (
+            command is not None
+            and (i == last or steps[i + 1][0].row.command_id != command)
+            and not ruleset.is_over(after)
+        ):
             head.dice_turn = ruleset.clock(after).turn
     head.state = steps[-1][1]
     head.seq = steps[-1][0].seq
@@ -254,6 +263,13 @@ def _dice_turn_at(ruleset: Ruleset, state: Any, markers: list[Decoded]) -> int:
 
 
 __all__ = [
-    "GameCreated", "GameHead", "HeadBuilder", "advance", "advance_command", "codec_for", "decode_state", "encode_state",
+    "GameCreated",
+    "GameHead",
+    "HeadBuilder",
+    "advance",
+    "advance_command",
+    "codec_for",
+    "decode_state",
+    "encode_state",
     "head_from_rows",
 ]

@@ -54,8 +54,12 @@ class HeadCache:
     than this writes snapshots on its way (imports, forks and rewound games get them as commands do)."""
 
     def __init__(
-        self, store: EventStore, capacity: int = DEFAULT_CAPACITY, verify_reads: bool = False,
-        snapshot_every: int = 500, budget_bytes: int = DEFAULT_BUDGET_BYTES,
+        self,
+        store: EventStore,
+        capacity: int = DEFAULT_CAPACITY,
+        verify_reads: bool = False,
+        snapshot_every: int = 500,
+        budget_bytes: int = DEFAULT_BUDGET_BYTES,
         max_game_bytes: int = DEFAULT_MAX_GAME_BYTES,
     ) -> None:
         self.store = store
@@ -165,8 +169,10 @@ class HeadCache:
         head = builder.finish()
         size = len(encode_state(head.state))
         if size > self.max_game_bytes:
-            raise GameTooLarge(f"game {game_id} holds {size:,} bytes of state, more than this server's budget of "
-                               f"{self.max_game_bytes:,} for one game (SALVO_MAX_GAME_BYTES)")
+            raise GameTooLarge(
+                f"game {game_id} holds {size:,} bytes of state, more than this server's budget of "
+                f"{self.max_game_bytes:,} for one game (SALVO_MAX_GAME_BYTES)"
+            )
         head.state_bytes = size
         self._heads[game_id] = head
         self._heads.move_to_end(game_id)
@@ -185,11 +191,14 @@ class HeadCache:
     async def _snapshot(self, game_id: str, seq: int, state: object) -> None:
         data = encode_state(state)
         if len(data) > self.max_game_bytes:
-            raise GameTooLarge(f"game {game_id} holds {len(data):,} bytes of state at seq {seq}, more than this "
-                               f"server's budget of {self.max_game_bytes:,} for one game (SALVO_MAX_GAME_BYTES)")
+            raise GameTooLarge(
+                f"game {game_id} holds {len(data):,} bytes of state at seq {seq}, more than this "
+                f"server's budget of {self.max_game_bytes:,} for one game (SALVO_MAX_GAME_BYTES)"
+            )
         try:
-            await self.store.write(WriteBatch(game_id=game_id, snapshot={"game_id": game_id, "seq": seq,
-                                                                         "state": data}))
+            await self.store.write(
+                WriteBatch(game_id=game_id, snapshot={"game_id": game_id, "seq": seq, "state": data})
+            )
         except Conflict:  # written meanwhile (by a command or another replica): the same state
             pass
 

@@ -32,8 +32,9 @@ _LONG_RUN = b"0" * MAX_INT_DIGITS
 T = TypeVar("T")
 
 
-def check_json(raw: bytes, error: type[AppError] = InvalidRequest, max_depth: int = MAX_DEPTH,
-               integers: bool = True) -> None:
+def check_json(
+    raw: bytes, error: type[AppError] = InvalidRequest, max_depth: int = MAX_DEPTH, integers: bool = True
+) -> None:
     """Refuse bytes that are not UTF-8, nest deeper than ``max_depth`` or (``integers``) hold an integer
     outside 64 bits. Cheap for ordinary bodies: one pass over ASCII bytes clears what surely passes (at most
     ``max_depth`` opening brackets and no MAX_INT_DIGITS digits in a row: the digit regex alone costs more
@@ -42,8 +43,9 @@ def check_json(raw: bytes, error: type[AppError] = InvalidRequest, max_depth: in
     in ``socket_message``), not a reason to close."""
     if raw.isascii():  # (inline, not a helper's call: every command goes through here)
         scan = raw.translate(_QUICK)
-        if scan.count(b"[") <= max_depth and (not integers or scan.count(b"0") < MAX_INT_DIGITS
-                                               or _LONG_RUN not in scan):
+        if scan.count(b"[") <= max_depth and (
+            not integers or scan.count(b"0") < MAX_INT_DIGITS or _LONG_RUN not in scan
+        ):
             return
     _scan(raw, error, max_depth, integers)
 
@@ -101,11 +103,14 @@ def _refuse_long_integers(raw: bytes, error: type[AppError]) -> None:
             expecting_key = False
         elif not any(c in token for c in b".eE"):  # a float is msgspec's to bound (1e999 is out of range)
             digits = token.lstrip(b"-").lstrip(b"0")
-            if len(digits) > MAX_INT_DIGITS or (len(digits) == MAX_INT_DIGITS
-                                                 and not INT64_MIN <= int(token) <= INT64_MAX):
+            if len(digits) > MAX_INT_DIGITS or (
+                len(digits) == MAX_INT_DIGITS and not INT64_MIN <= int(token) <= INT64_MAX
+            ):
                 field = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
-                raise error(f"the integer {token[:24].decode()}… ({len(digits)} digits) at {field} does not fit "
-                            f"in 64 bits", field=field)
+                raise error(
+                    f"the integer {token[:24].decode()}… ({len(digits)} digits) at {field} does not fit in 64 bits",
+                    field=field,
+                )
 
 
 def _key(token: bytes) -> str:

@@ -68,8 +68,11 @@ class LinkedBattles:
             return self._links[game_id]
         created = await self._created(game_id)
         raw = (created.options or {}).get("linked") if created is not None else None
-        link = (Link(str(raw["campaign"]), str(raw["battle"]), tuple(raw.get("seats", ())))
-                if isinstance(raw, dict) and "campaign" in raw else None)
+        link = (
+            Link(str(raw["campaign"]), str(raw["battle"]), tuple(raw.get("seats", ())))
+            if isinstance(raw, dict) and "campaign" in raw
+            else None
+        )
         self._links[game_id] = link
         if len(self._links) > self._cache_size:
             self._links.popitem(last=False)
@@ -96,22 +99,32 @@ class LinkedBattles:
             if not (allowed and actor.kind == "seat" and actor.seat in players):
                 raise Forbidden("the umpire starts linked battles (or its players, where the campaign allows it)")
         if battle.tactical_game_id is not None:
-            return {"campaign": campaign_id, "battle": battle_id, "tactical_game_id": battle.tactical_game_id,
-                    "created": False}
+            return {
+                "campaign": campaign_id,
+                "battle": battle_id,
+                "tactical_game_id": battle.tactical_game_id,
+                "created": False,
+            }
         scenario = tactical_scenario(head.state, battle_id)  # RuleViolation: not linkable
-        game = await self.service.create_game(TACTICAL, scenario,
-                                              options={"linked": {"campaign": campaign_id, "battle": battle_id,
-                                                                  "seats": players}})
-        body = _encode({"command": {"type": "ftcampaign.link_battle", "battle": battle_id,
-                                    "tactical_game_id": game.game_id}})
+        game = await self.service.create_game(
+            TACTICAL, scenario, options={"linked": {"campaign": campaign_id, "battle": battle_id, "seats": players}}
+        )
+        body = _encode(
+            {"command": {"type": "ftcampaign.link_battle", "battle": battle_id, "tactical_game_id": game.game_id}}
+        )
         try:
             await self.service.handle_command(campaign_id, UMPIRE, body, idempotency_key=f"link-battle:{battle_id}")
         except RuleViolation:  # another start linked it first: that game is the battle's
             head = await self.service.head(campaign_id)
             linked = battle_of(head.state, battle_id).tactical_game_id
             return {"campaign": campaign_id, "battle": battle_id, "tactical_game_id": linked, "created": False}
-        out: dict[str, Any] = {"campaign": campaign_id, "battle": battle_id, "tactical_game_id": game.game_id,
-                               "created": True, "sides": players}
+        out: dict[str, Any] = {
+            "campaign": campaign_id,
+            "battle": battle_id,
+            "tactical_game_id": game.game_id,
+            "created": True,
+            "sides": players,
+        }
         if actor.is_umpire:  # the campaign's tokens open the seats; the game's own tokens go to the umpire only
             out["seats"] = game.seat_tokens
             out["umpire_token"] = game.umpire_token
@@ -140,8 +153,12 @@ class LinkedBattles:
         body = campaign_result(campaign.state, link.battle, tactical.state, tactical_game_id)
         if self._hold_file is not None:
             await self._hold(tactical_game_id)
-        await self.service.handle_command(link.campaign, UMPIRE, _encode({"command": body}),
-                                          idempotency_key=f"linked-result:{link.battle}:{tactical_game_id}")
+        await self.service.handle_command(
+            link.campaign,
+            UMPIRE,
+            _encode({"command": body}),
+            idempotency_key=f"linked-result:{link.battle}:{tactical_game_id}",
+        )
         return True
 
     async def _hold(self, tactical_game_id: str) -> None:

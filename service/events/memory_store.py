@@ -101,8 +101,11 @@ class MemoryEventStore:
     async def read_events(
         self, game_id: str, after: int = 0, upto: int | None = None, limit: int | None = None
     ) -> list[Any]:
-        rows = [r for seq, r in sorted(self._events.get(game_id, {}).items())
-                if seq > after and (upto is None or seq <= upto)]
+        rows = [
+            r
+            for seq, r in sorted(self._events.get(game_id, {}).items())
+            if seq > after and (upto is None or seq <= upto)
+        ]
         return rows if limit is None else rows[:limit]
 
     async def read_events_of_types(self, game_id: str, types: tuple[str, ...]) -> list[Any]:
@@ -121,8 +124,9 @@ class MemoryEventStore:
         return sorted(gid for gid, rows in self._events.items() if any(r.type in types for r in rows.values()))
 
     async def rows_of_types(self, types: tuple[str, ...]) -> list[Any]:
-        return [row for gid in sorted(self._events) for _seq, row in sorted(self._events[gid].items())
-                if row.type in types]
+        return [
+            row for gid in sorted(self._events) for _seq, row in sorted(self._events[gid].items()) if row.type in types
+        ]
 
     async def seat_for_token(self, token_hash: str) -> Any | None:
         return self._seats.get(token_hash)
@@ -147,6 +151,9 @@ class MemoryEventStore:
             self._snapshots.pop(game_id, None)
 
     async def turn_bounds(self, game_id: str, turn: int, phase: str | None = None) -> tuple[int, int] | None:
-        seqs = [seq for seq, r in self._events.get(game_id, {}).items()
-                if r.turn == turn and (phase is None or r.phase == phase)]
+        seqs = [
+            seq
+            for seq, r in self._events.get(game_id, {}).items()
+            if r.turn == turn and (phase is None or r.phase == phase)
+        ]
         return (min(seqs), max(seqs)) if seqs else None

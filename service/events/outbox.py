@@ -66,16 +66,33 @@ class Outbox:
     async def lease(self, limit: int, lease_seconds: float) -> list[Due]:
         """Rows due now, of subscriptions not paused, each leased to this worker for ``lease_seconds`` (a
         worker that dies holding one lets it go when the lease ends; two workers never hold one at once)."""
+
         def work() -> list[Due]:
             now = now_ms()
             free = or_(OUTBOX.c.lease_until.is_(None), OUTBOX.c.lease_until < now)
-            stmt = (select(OUTBOX.c.id, OUTBOX.c.subscription_id, OUTBOX.c.kind, OUTBOX.c.body, OUTBOX.c.attempts,
-                           SUBSCRIPTIONS.c.url, SUBSCRIPTIONS.c.secret, SUBSCRIPTIONS.c.kind.label("shape"),
-                           SUBSCRIPTIONS.c.push_keys)
-                    .join(SUBSCRIPTIONS, SUBSCRIPTIONS.c.id == OUTBOX.c.subscription_id)
-                    .where(OUTBOX.c.delivered_at.is_(None), OUTBOX.c.dead_at.is_(None),
-                           OUTBOX.c.next_attempt <= now, SUBSCRIPTIONS.c.paused_at.is_(None), free)
-                    .order_by(OUTBOX.c.next_attempt, OUTBOX.c.created_at, OUTBOX.c.id).limit(limit))
+            stmt = (
+                select(
+                    OUTBOX.c.id,
+                    OUTBOX.c.subscription_id,
+                    OUTBOX.c.kind,
+                    OUTBOX.c.body,
+                    OUTBOX.c.attempts,
+                    SUBSCRIPTIONS.c.url,
+                    SUBSCRIPTIONS.c.secret,
+                    SUBSCRIPTIONS.c.kind.label("shape"),
+                    SUBSCRIPTIONS.c.push_keys,
+                )
+                .join(SUBSCRIPTIONS, SUBSCRIPTIONS.c.id == OUTBOX.c.subscription_id)
+                .where(
+                    OUTBOX.c.delivered_at.is_(None),
+                    OUTBOX.c.dead_at.is_(None),
+                    OUTBOX.c.next_attempt <= now,
+                    SUBSCRIPTIONS.c.paused_at.is_(None),
+                    free,
+                )
+                .order_by(OUTBOX.c.next_attempt, OUTBOX.c.created_at, OUTBOX.c.id)
+                .limit(limit)
+            )
             leased = []
             with self.engine.connect() as conn:
                 due = conn.execute(stmt).all()
@@ -83,12 +100,25 @@ class Outbox:
                 # each lease its own transaction, whose first statement writes: on SQLite it waits for the
                 # write lock (busy_timeout) instead of failing to upgrade a read snapshot the writer moved past
                 with self.engine.begin() as conn:
-                    took = conn.execute(update(OUTBOX).where(OUTBOX.c.id == r.id, free)
-                                        .values(lease_until=now + int(lease_seconds * 1000))).rowcount
+                    took = conn.execute(
+                        update(OUTBOX)
+                        .where(OUTBOX.c.id == r.id, free)
+                        .values(lease_until=now + int(lease_seconds * 1000))
+                    ).rowcount
                     if took:
-                        leased.append(Due(id=r.id, subscription_id=r.subscription_id, kind=r.kind, body=r.body,
-                                          attempts=r.attempts, url=r.url, secret=r.secret, shape=r.shape,
-                                          push_keys=r.push_keys))
+                        leased.append(
+                            Due(
+                                id=r.id,
+                                subscription_id=r.subscription_id,
+                                kind=r.kind,
+                                body=r.body,
+                                attempts=r.attempts,
+                                url=r.url,
+                                secret=r.secret,
+                                shape=r.shape,
+                                push_keys=r.push_keys,
+                            )
+                        )
             return leased
 
         return await self._run(work)
@@ -96,11 +126,16 @@ class Outbox:
     async def delivered(self, due: Due) -> None:
         def work() -> None:
             with self.engine.begin() as conn:
-                conn.execute(update(OUTBOX).where(OUTBOX.c.id == due.id)
-                             .values(delivered_at=now_iso(), attempts=due.attempts + 1, lease_until=None,
-                                     last_error=None))
-                conn.execute(update(SUBSCRIPTIONS).where(SUBSCRIPTIONS.c.id == due.subscription_id)
-                             .values(failures=0, last_error=None))
+                conn.execute(
+                    update(OUTBOX)
+                    .where(OUTBOX.c.id == due.id)
+                    .values(delivered_at=now_iso(), attempts=due.attempts + 1, lease_until=None, last_error=None)
+                )
+                conn.execute(
+                    update(SUBSCRIPTIONS)
+                    .where(SUBSCRIPTIONS.c.id == due.subscription_id)
+                    .values(failures=0, last_error=None)
+                )
 
         await self._run(work)
 
@@ -110,22 +145,30 @@ class Outbox:
 
         def work() -> bool:
             attempts = due.attempts + 1
-            values: dict[str, Any] = {"attempts": attempts, "lease_until": None, "last_error": error,
-                                      "next_attempt": now_ms() + int(backoff(attempts) * 1000)}
+            values: dict[str, Any] = {
+                "attempts": attempts,
+                "lease_until": None,
+                "last_error": error,
+                "next_attempt": now_ms() + int(backoff(attempts) * 1000),
+            }
             if attempts >= MAX_ATTEMPTS:
                 values["dead_at"] = now_iso()
             with self.engine.begin() as conn:
                 conn.execute(update(OUTBOX).where(OUTBOX.c.id == due.id).values(**values))
-                sub = conn.execute(select(SUBSCRIPTIONS.c.failures, SUBSCRIPTIONS.c.player_id,
-                                          SUBSCRIPTIONS.c.paused_at)
-                                   .where(SUBSCRIPTIONS.c.id == due.subscription_id)).first()
+                sub = conn.execute(
+                    select(SUBSCRIPTIONS.c.failures, SUBSCRIPTIONS.c.player_id, SUBSCRIPTIONS.c.paused_at).where(
+                        SUBSCRIPTIONS.c.id == due.subscription_id
+                    )
+                ).first()
                 if sub is None:
                     return False
                 failures = sub.failures + 1
                 pause = failures >= PAUSE_AFTER and sub.paused_at is None
-                conn.execute(update(SUBSCRIPTIONS).where(SUBSCRIPTIONS.c.id == due.subscription_id)
-                             .values(failures=failures, last_error=error,
-                                     **({"paused_at": now_iso()} if pause else {})))
+                conn.execute(
+                    update(SUBSCRIPTIONS)
+                    .where(SUBSCRIPTIONS.c.id == due.subscription_id)
+                    .values(failures=failures, last_error=error, **({"paused_at": now_iso()} if pause else {}))
+                )
                 if pause:
                     self._tell_owner(conn, sub.player_id, due, error)
                 return pause
@@ -135,30 +178,48 @@ class Outbox:
     @staticmethod
     def _tell_owner(conn: Any, player_id: str, due: Due, error: str) -> None:
         """The player's other live subscriptions hear that this one was paused, and why."""
-        others = conn.execute(select(SUBSCRIPTIONS.c.id).where(
-            SUBSCRIPTIONS.c.player_id == player_id, SUBSCRIPTIONS.c.id != due.subscription_id,
-            SUBSCRIPTIONS.c.paused_at.is_(None))).all()
+        others = conn.execute(
+            select(SUBSCRIPTIONS.c.id).where(
+                SUBSCRIPTIONS.c.player_id == player_id,
+                SUBSCRIPTIONS.c.id != due.subscription_id,
+                SUBSCRIPTIONS.c.paused_at.is_(None),
+            )
+        ).all()
         base = msgspec.json.decode(due.body, type=Notice)
         for other in others:
             key = "n_" + secrets.token_hex(16)
             text = f"Notifications to {due.url[:80]} are paused after {PAUSE_AFTER} failed deliveries: {error}"
             notice = msgspec.structs.replace(base, id=key, type="paused", must_act=False, why=error, text=text)
-            conn.execute(insert(OUTBOX).values(**outbox_row(key, other.id, base.game_id, base.version, "paused",
-                                                            msgspec.json.encode(notice).decode())))
+            conn.execute(
+                insert(OUTBOX).values(
+                    **outbox_row(
+                        key, other.id, base.game_id, base.version, "paused", msgspec.json.encode(notice).decode()
+                    )
+                )
+            )
 
     async def rows_of(self, subscription_id: str) -> list[Any]:
         """Every outbox row of a subscription (tests, operators)."""
+
         def work() -> list[Any]:
             with self.engine.connect() as conn:
-                return list(conn.execute(select(OUTBOX).where(OUTBOX.c.subscription_id == subscription_id)
-                                         .order_by(OUTBOX.c.seq, OUTBOX.c.id)))
+                return list(
+                    conn.execute(
+                        select(OUTBOX)
+                        .where(OUTBOX.c.subscription_id == subscription_id)
+                        .order_by(OUTBOX.c.seq, OUTBOX.c.id)
+                    )
+                )
 
         return await self._run(work)
 
     async def pending(self) -> int:
         def work() -> int:
             with self.engine.connect() as conn:
-                return len(conn.execute(select(OUTBOX.c.id).where(and_(OUTBOX.c.delivered_at.is_(None),
-                                                                       OUTBOX.c.dead_at.is_(None)))).all())
+                return len(
+                    conn.execute(
+                        select(OUTBOX.c.id).where(and_(OUTBOX.c.delivered_at.is_(None), OUTBOX.c.dead_at.is_(None)))
+                    ).all()
+                )
 
         return await self._run(work)

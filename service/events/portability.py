@@ -55,10 +55,17 @@ async def export_game(service: GameService, game_id: str, viewer: Viewer, keyrin
         lines += [encoder.encode(e) for e in envelopes]
         after = int(rows[-1].seq)
     header = BattleHeader(
-        format=FORMAT, game_id=game_id, ruleset=head.ruleset.name, ruleset_version=game_row.ruleset_version,
+        format=FORMAT,
+        game_id=game_id,
+        ruleset=head.ruleset.name,
+        ruleset_version=game_row.ruleset_version,
         setup=setup if viewer.is_umpire else head.ruleset.redact_setup(setup, viewer),
-        events=head.seq, state_hash=record_hash(head.ruleset, head.state, viewer), exported_at=now_iso(),
-        scenario_name=game_row.scenario_name, viewer=viewer.label, digests=chain(lines),
+        events=head.seq,
+        state_hash=record_hash(head.ruleset, head.state, viewer),
+        exported_at=now_iso(),
+        scenario_name=game_row.scenario_name,
+        viewer=viewer.label,
+        digests=chain(lines),
         unverified=_unverified(created_data) if created_data is not None else None,
     )
     raw_header = msgspec.to_builtins(header)
@@ -98,8 +105,9 @@ def effective_ruleset_events(decoded: list[Decoded], upto: int) -> list[tuple[An
     within = [d for d in decoded if d.seq <= upto]
     rewinds = [(d.seq, d.event.to_seq) for d in within if isinstance(d.event, GameRewound)]
     superseded = superseded_seqs(effective_rewinds(rewinds), (d.seq for d in within))
-    return [(d.row, d.event) for d in within
-            if d.seq not in superseded and not isinstance(d.event, SERVICE_EVENT_TYPES)]
+    return [
+        (d.row, d.event) for d in within if d.seq not in superseded and not isinstance(d.event, SERVICE_EVENT_TYPES)
+    ]
 
 
 @dataclass(frozen=True)
@@ -111,15 +119,21 @@ class ImportLimits:
 
 
 async def import_game(
-    service: GameService, body: bytes, keyring: Keyring, allow_unverified: bool = False,
+    service: GameService,
+    body: bytes,
+    keyring: Keyring,
+    allow_unverified: bool = False,
     limits: ImportLimits = ImportLimits(),
 ) -> tuple[CreatedGame, BattleHeader, str | None]:
     """A new game from a battle file: (created game, header, why it is unverified or None)."""
     if limits.max_events is not None:
         lines = body.count(b"\n") + (0 if body.endswith(b"\n") else 1)
         if lines - 1 > limits.max_events:
-            raise ImportTooLarge(f"the file holds {lines - 1:,} event lines, more than this server imports "
-                                 f"({limits.max_events:,}, SALVO_MAX_IMPORT_EVENTS)", field="events")
+            raise ImportTooLarge(
+                f"the file holds {lines - 1:,} event lines, more than this server imports "
+                f"({limits.max_events:,}, SALVO_MAX_IMPORT_EVENTS)",
+                field="events",
+            )
     battle = parse_battle_file(body)
     header, decoded, _state = check_battle_file(battle, limits.max_state_bytes)
     unverified = check_signature(battle, keyring, allow_unverified)
@@ -128,7 +142,10 @@ async def import_game(
     if unverified:
         options["unverified"] = unverified
     created = await service.create_game(
-        header.ruleset, header.setup, options, lineage=Lineage(header.game_id, len(decoded), inherited),
+        header.ruleset,
+        header.setup,
+        options,
+        lineage=Lineage(header.game_id, len(decoded), inherited),
     )
     return created, header, unverified
 
@@ -148,7 +165,9 @@ async def fork_game(service: GameService, game_id: str, viewer: Viewer, at: int 
     if created_event.options.get("unverified"):
         options["unverified"] = created_event.options["unverified"]  # a fork of an unverified game is too
     return await service.create_game(
-        head.ruleset.name, created_event.setup, options,
+        head.ruleset.name,
+        created_event.setup,
+        options,
         lineage=Lineage(game_id, at, effective_ruleset_events(decoded, at)),
     )
 

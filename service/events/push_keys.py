@@ -31,13 +31,16 @@ def load_or_make(engine: Engine) -> tuple[ec.EllipticCurvePrivateKey, str]:
         row = conn.execute(select(VAPID_KEYS).where(VAPID_KEYS.c.key_id == KEY_ID)).first()
     if row is None:
         made = ec.generate_private_key(ec.SECP256R1())
-        pem = made.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                 serialization.NoEncryption()).decode()
+        pem = made.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        ).decode()
         try:
             with engine.begin() as conn:
-                conn.execute(insert(VAPID_KEYS).values(key_id=KEY_ID, private_key=pem,
-                                                       public_key=public_point(made.public_key()),
-                                                       created_at=now_iso()))
+                conn.execute(
+                    insert(VAPID_KEYS).values(
+                        key_id=KEY_ID, private_key=pem, public_key=public_point(made.public_key()), created_at=now_iso()
+                    )
+                )
         except IntegrityError:  # another replica made it first: theirs is the key
             pass
         with engine.begin() as conn:

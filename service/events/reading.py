@@ -98,8 +98,12 @@ class GameReader:
         if viewer.kind == "spectator" or ruleset.is_over(head.state):
             return {"version": head.seq, "viewer": viewer.label, "options": [], "forms": []}
         options = list(ruleset.options(head.state, viewer))
-        return {"version": head.seq, "viewer": viewer.label, "options": options,
-                "forms": list(ruleset.forms(head.state, viewer))}
+        return {
+            "version": head.seq,
+            "viewer": viewer.label,
+            "options": options,
+            "forms": list(ruleset.forms(head.state, viewer)),
+        }
 
     async def events(
         self, game_id: str, viewer: Viewer, after: int = 0, limit: int | None = None, upto: int | None = None
@@ -161,8 +165,9 @@ class GameReader:
             return make_envelope(codec, game_id, d.row, event, d.seq in superseded, data)
 
         out: list[Envelope] = []
-        walked = ((d, None) for d in decoded) if viewer.is_umpire else \
-            Folder(ruleset).walk(state, decoded, earlier)  # the umpire's view needs no state
+        walked = (
+            ((d, None) for d in decoded) if viewer.is_umpire else Folder(ruleset).walk(state, decoded, earlier)
+        )  # the umpire's view needs no state
         for d, after_state in walked:
             env = envelope(d, after_state)
             if env is not None:
@@ -171,7 +176,12 @@ class GameReader:
         return out, state
 
     async def turn_replay(
-        self, game_id: str, viewer: Viewer, turn: int, phase: str | None = None, after_seq: int = 0,
+        self,
+        game_id: str,
+        viewer: Viewer,
+        turn: int,
+        phase: str | None = None,
+        after_seq: int = 0,
         limit: int = TURN_STEPS,
     ) -> dict[str, Any]:
         """One turn (or phase) explained event by event: at most ``limit`` steps after ``after_seq`` (a turn of
@@ -234,10 +244,15 @@ class GameReader:
             return f"Dice for turn {event.turn} committed: sha256 {event.commitment[:16]}…"
         if isinstance(event, DiceRevealed):
             if not event.seed:
-                opened = (f"; the slot keys of the {len(event.keys)} rolls you saw are opened, with their Merkle "
-                          "proof" if event.keys else "")
-                return (f"Turn {event.turn} is over; its dice seed is withheld until the game ends (hidden "
-                        f"information){opened}")
+                opened = (
+                    f"; the slot keys of the {len(event.keys)} rolls you saw are opened, with their Merkle proof"
+                    if event.keys
+                    else ""
+                )
+                return (
+                    f"Turn {event.turn} is over; its dice seed is withheld until the game ends (hidden "
+                    f"information){opened}"
+                )
             return f"Dice seed for turn {event.turn} revealed: every roll of that turn can now be checked"
         if isinstance(event, DiceDisclosed):
             return f"The game is over: the dice seeds of all {len(event.seeds)} turns are disclosed"

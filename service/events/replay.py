@@ -104,10 +104,18 @@ class _Handling(dict[type, int]):
 
     def __missing__(self, cls: type) -> int:
         handling = self[cls] = (
-            _CREATED if issubclass(cls, GameCreated) else _REVEALED if issubclass(cls, DiceRevealed)
-            else _REWOUND if issubclass(cls, GameRewound) else _MESSAGE if issubclass(cls, TableMessage)
-            else _SERVICE if issubclass(cls, SERVICE_EVENT_TYPES)
-            else _RULESET)
+            _CREATED
+            if issubclass(cls, GameCreated)
+            else _REVEALED
+            if issubclass(cls, DiceRevealed)
+            else _REWOUND
+            if issubclass(cls, GameRewound)
+            else _MESSAGE
+            if issubclass(cls, TableMessage)
+            else _SERVICE
+            if issubclass(cls, SERVICE_EVENT_TYPES)
+            else _RULESET
+        )
         return handling
 
 
@@ -197,7 +205,11 @@ def _served_material(raw: Any) -> DiceMaterial:
 
 
 def make_envelope(
-    codec: EventCodec, game_id: str, row: Any, event: Event, superseded: bool = False,
+    codec: EventCodec,
+    game_id: str,
+    row: Any,
+    event: Event,
+    superseded: bool = False,
     data: dict[str, Any] | None = None,
 ) -> Envelope:
     """``data``: the event's ``codec.to_data``, when the caller has it already."""

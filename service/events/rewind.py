@@ -18,7 +18,12 @@ from .rows import event_row, now_iso
 
 
 async def rewind(
-    service: GameService, game_id: str, actor: Actor, to_seq: int | None, turn: int | None, phase: str | None,
+    service: GameService,
+    game_id: str,
+    actor: Actor,
+    to_seq: int | None,
+    turn: int | None,
+    phase: str | None,
     reason: str = "",
 ) -> CommandResult:
     """Umpire rewind to a seq, or to the start of a turn (or of one phase of it), by appending an event.
@@ -34,8 +39,9 @@ async def rewind(
             raise InvalidRequest("give to_seq, or turn (and optionally phase)", field="to_seq")
         bounds = await service.store.turn_bounds(game_id, turn, phase)
         if bounds is None:
-            raise InvalidRequest(f"nothing happened in turn {turn}" + (f" phase {phase}" if phase else ""),
-                                 field="turn")
+            raise InvalidRequest(
+                f"nothing happened in turn {turn}" + (f" phase {phase}" if phase else ""), field="turn"
+            )
         # the turn (or phase) starts once the command that opened it has finished, dice bookkeeping
         # included: rewinding there keeps the dice position, so replayed commands roll the same faces
         opening = await service.store.read_events(game_id, after=bounds[0] - 1, upto=bounds[1])
@@ -52,8 +58,20 @@ async def rewind(
     async def rewound(head: GameHead) -> list[dict[str, Any]]:
         clock = head.ruleset.clock(state)
         event = GameRewound(to_seq=target, reason=reason)
-        return [event_row(head.codec, game_id, head.seq + 1, event, clock.turn, clock.phase, actor.label,
-                          ids.command_id(), now_iso(), None)]
+        return [
+            event_row(
+                head.codec,
+                game_id,
+                head.seq + 1,
+                event,
+                clock.turn,
+                clock.phase,
+                actor.label,
+                ids.command_id(),
+                now_iso(),
+                None,
+            )
+        ]
 
     head = await service.append_and_refold(game_id, rewound)  # refold: the effective history changed
     await service.announce(game_id, head.seq)

@@ -29,13 +29,29 @@ def now_iso(_ns: Callable[[], int] = time.time_ns, _last: list[Any] = _second) -
 
 
 def event_row(
-    codec: Any, game_id: str, seq: int, event: Event, turn: int, phase: str, actor: str,
-    command_id: str | None, recorded_at: str, material: DiceMaterial | None,
+    codec: Any,
+    game_id: str,
+    seq: int,
+    event: Event,
+    turn: int,
+    phase: str,
+    actor: str,
+    command_id: str | None,
+    recorded_at: str,
+    material: DiceMaterial | None,
 ) -> dict[str, Any]:
     tag, version, data, rolls = codec.encode_text(event)
     return {
-        "game_id": game_id, "seq": seq, "type": tag, "v": version, "data": data,
-        "rolls": rolls, "turn": turn, "phase": phase, "actor": actor, "command_id": command_id,
-        "recorded_at": recorded_at, "dice": _encoder.encode(material).decode() if material else None,
+        "game_id": game_id,
+        "seq": seq,
+        "type": tag,
+        "v": version,
+        "data": data,
+        "rolls": rolls,
+        "turn": turn,
+        "phase": phase,
+        "actor": actor,
+        "command_id": command_id,
+        "recorded_at": recorded_at,
+        "dice": _encoder.encode(material).decode() if material else None,
     }
-

@@ -34,8 +34,16 @@ def seat_now(ruleset: Ruleset[Any, Any], state: Any, viewer: Viewer) -> SeatNow:
     if drawing is None:
         clock = ruleset.clock(state)
         must = not over and bool(ruleset.options(state, viewer))
-        return SeatNow(clock.turn, clock.phase, clock.phase, must, "your move" if must else "", (), over,
-                       ruleset.result(state) if over else None)
+        return SeatNow(
+            clock.turn,
+            clock.phase,
+            clock.phase,
+            must,
+            "your move" if must else "",
+            (),
+            over,
+            ruleset.result(state) if over else None,
+        )
     status = drawing.status
     if viewer.is_umpire:
         must, why = status.umpire is not None and not over, status.umpire or ""
@@ -44,5 +52,13 @@ def seat_now(ruleset: Ruleset[Any, Any], state: Any, viewer: Viewer) -> SeatNow:
     else:
         must, why = False, ""
     whose = tuple(s.seat for s in status.seats if s.must_act)
-    return SeatNow(status.turn, status.phase, status.phase_label, must, why, whose, over or status.over,
-                   status.result if (over or status.over) else None)
+    return SeatNow(
+        status.turn,
+        status.phase,
+        status.phase_label,
+        must,
+        why,
+        whose,
+        over or status.over,
+        status.result if (over or status.over) else None,
+    )

@@ -72,8 +72,9 @@ class Keyring:
 
     def verify(self, signature: Any, message: bytes) -> str:
         """Whose key made a valid signature: "this server" or "trusted key <id>". Raises SignatureProblem."""
-        if not isinstance(signature, dict) or not all(isinstance(signature.get(k), str)
-                                                      for k in ("alg", "key_id", "value")):
+        if not isinstance(signature, dict) or not all(
+            isinstance(signature.get(k), str) for k in ("alg", "key_id", "value")
+        ):
             raise SignatureProblem("signature must be {alg, key_id, value}")
         if signature["alg"] != ALG:
             raise SignatureProblem(f"signature algorithm {signature['alg'][:40]!r} is not {ALG}")
@@ -151,8 +152,18 @@ def _file_key(path: Path) -> Ed25519PrivateKey:
 def _insert_new(conn: Any) -> None:
     private = Ed25519PrivateKey.generate()
     public = _public_hex(private)
-    conn.execute(KEYS_TABLE.insert(), [{"key_id": key_id_of(public), "private_key": private.private_bytes_raw().hex(),
-                                        "public_key": public, "created_at": _now(), "retired_at": None}])
+    conn.execute(
+        KEYS_TABLE.insert(),
+        [
+            {
+                "key_id": key_id_of(public),
+                "private_key": private.private_bytes_raw().hex(),
+                "public_key": public,
+                "created_at": _now(),
+                "retired_at": None,
+            }
+        ],
+    )
 
 
 def _rows(engine: Engine) -> list[Any]:
@@ -161,8 +172,10 @@ def _rows(engine: Engine) -> list[Any]:
 
 
 def _db_keys(engine: Engine) -> dict[str, PublicKey]:
-    return {r.key_id: PublicKey(r.key_id, r.public_key, "retired" if r.retired_at else "active", r.created_at)
-            for r in _rows(engine)}
+    return {
+        r.key_id: PublicKey(r.key_id, r.public_key, "retired" if r.retired_at else "active", r.created_at)
+        for r in _rows(engine)
+    }
 
 
 def _from_db(engine: Engine, trusted: dict[str, PublicKey]) -> Keyring:

@@ -413,7 +413,8 @@ class GroupWriter:
 
 
 _GAMES, _SEATS, _SEEDS, _EVENTS, _IDEMPOTENCY, _SNAPSHOTS, _OUTBOX = (
-    t.name for t in (GAMES, SEATS, SEEDS, EVENTS, IDEMPOTENCY, SNAPSHOTS, OUTBOX))
+    t.name for t in (GAMES, SEATS, SEEDS, EVENTS, IDEMPOTENCY, SNAPSHOTS, OUTBOX)
+)
 
 
 def _rows_by_table(batches: list[WriteBatch]) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -442,8 +443,15 @@ def _rows_by_table(batches: list[WriteBatch]) -> list[tuple[str, list[dict[str, 
             snapshots += b.snapshots
         if b.outbox:  # notifications (watchers.py): in the transaction of the events that cause them
             outbox += b.outbox
-    tables = ((_GAMES, games), (_SEATS, seats), (_SEEDS, seeds), (_EVENTS, events), (_IDEMPOTENCY, idempotency),
-              (_SNAPSHOTS, snapshots), (_OUTBOX, outbox))
+    tables = (
+        (_GAMES, games),
+        (_SEATS, seats),
+        (_SEEDS, seeds),
+        (_EVENTS, events),
+        (_IDEMPOTENCY, idempotency),
+        (_SNAPSHOTS, snapshots),
+        (_OUTBOX, outbox),
+    )
     return [(name, rows) for name, rows in tables if rows]
 
 

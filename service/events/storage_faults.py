@@ -52,7 +52,7 @@ _SQLITE_UNAVAILABLE_WORDS = ("database is locked", "unable to open database file
 
 
 def kind_of(exc: BaseException) -> str | None:
-    """"full", "unavailable", or None when ``exc`` is not a storage failure (a bug, a conflict...)."""
+    """ "full", "unavailable", or None when ``exc`` is not a storage failure (a bug, a conflict...)."""
     if isinstance(exc, StorageFull):
         return "full"
     if isinstance(exc, StorageUnavailable):
@@ -134,8 +134,9 @@ class StorageFaults:
             more = self._unlogged.pop(kind, 0)
             self._logged[kind] = now
         since = f" ({more} more in the last {self.interval:.0f} s)" if more else ""
-        log.error("storage %s: %s: %s%s", kind, type(exc).__name__, _first_line(exc), since,
-                  extra={"storage_fault": kind})
+        log.error(
+            "storage %s: %s: %s%s", kind, type(exc).__name__, _first_line(exc), since, extra={"storage_fault": kind}
+        )
 
     def wrote(self) -> None:
         """A write went through since the last failure: the store writes again."""

@@ -139,23 +139,20 @@ class SqlEventStore:
         return await self._run(self._fetch, stmt)
 
     async def read_events_of_types(self, game_id: str, types: tuple[str, ...]) -> list[Any]:
-        stmt = (
-            select(EVENTS)
-            .where(EVENTS.c.game_id == game_id, EVENTS.c.type.in_(types))
-            .order_by(EVENTS.c.seq)
-        )
+        stmt = select(EVENTS).where(EVENTS.c.game_id == game_id, EVENTS.c.type.in_(types)).order_by(EVENTS.c.seq)
         return await self._run(self._fetch, stmt)
 
     async def head(self, game_id: str) -> int:
-        rows = await self._run(
-            self._fetch, select(func.max(EVENTS.c.seq)).where(EVENTS.c.game_id == game_id)
-        )
+        rows = await self._run(self._fetch, select(func.max(EVENTS.c.seq)).where(EVENTS.c.game_id == game_id))
         return int(rows[0][0] or 0)
 
     async def heads(self, game_ids: list[str]) -> dict[str, int]:
         """The stored head seq of each game that has events, in one query (the log poller's tick)."""
-        stmt = (select(EVENTS.c.game_id, func.max(EVENTS.c.seq)).where(EVENTS.c.game_id.in_(game_ids))
-                .group_by(EVENTS.c.game_id))
+        stmt = (
+            select(EVENTS.c.game_id, func.max(EVENTS.c.seq))
+            .where(EVENTS.c.game_id.in_(game_ids))
+            .group_by(EVENTS.c.game_id)
+        )
         return {game_id: int(seq) for game_id, seq in await self._run(self._fetch, stmt)}
 
     async def game(self, game_id: str) -> Any | None:
@@ -174,8 +171,11 @@ class SqlEventStore:
 
     async def rows_of_types(self, types: tuple[str, ...]) -> list[Any]:
         """(game_id, seq, type, data) of every event of these (rare, indexed) types, in every game."""
-        stmt = (select(EVENTS.c.game_id, EVENTS.c.seq, EVENTS.c.type, EVENTS.c.data)
-                .where(EVENTS.c.type.in_(types)).order_by(EVENTS.c.game_id, EVENTS.c.seq))
+        stmt = (
+            select(EVENTS.c.game_id, EVENTS.c.seq, EVENTS.c.type, EVENTS.c.data)
+            .where(EVENTS.c.type.in_(types))
+            .order_by(EVENTS.c.game_id, EVENTS.c.seq)
+        )
         return await self._run(self._fetch, stmt)
 
     async def seat_for_token(self, token_hash: str) -> Any | None:

@@ -43,9 +43,18 @@ def check_push_keys(keys: dict[str, str]) -> None:
 
 
 def described(row: Any, secret: str | None = None) -> dict[str, Any]:
-    return {"id": row.id, "kind": row.kind, "url": row.url, "game_id": row.game_id, "seat": row.seat,
-            "created_at": row.created_at, "failures": row.failures, "paused": row.paused_at is not None,
-            "last_error": row.last_error, **({"secret": secret} if secret else {})}
+    return {
+        "id": row.id,
+        "kind": row.kind,
+        "url": row.url,
+        "game_id": row.game_id,
+        "seat": row.seat,
+        "created_at": row.created_at,
+        "failures": row.failures,
+        "paused": row.paused_at is not None,
+        "last_error": row.last_error,
+        **({"secret": secret} if secret else {}),
+    }
 
 
 class Subscriptions:
@@ -55,8 +64,15 @@ class Subscriptions:
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(None, fn, *args)
 
-    async def create(self, player_id: str, kind: str, url: str, game_id: str | None, seat: str | None,
-                     push_keys: dict[str, str] | None = None) -> dict[str, Any]:
+    async def create(
+        self,
+        player_id: str,
+        kind: str,
+        url: str,
+        game_id: str | None,
+        seat: str | None,
+        push_keys: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
         if kind not in SHAPES:
             raise InvalidRequest(f"kind must be one of {', '.join(SHAPES)}", field="kind")
         if (kind == "webpush") != (push_keys is not None):
@@ -69,21 +85,37 @@ class Subscriptions:
 
         def work() -> dict[str, Any]:
             with self.engine.begin() as conn:
-                count = conn.execute(select(func.count()).select_from(SUBSCRIPTIONS)
-                                     .where(SUBSCRIPTIONS.c.player_id == player_id)).scalar_one()
+                count = conn.execute(
+                    select(func.count()).select_from(SUBSCRIPTIONS).where(SUBSCRIPTIONS.c.player_id == player_id)
+                ).scalar_one()
                 if count >= MAX_SUBSCRIPTIONS:
                     raise InvalidRequest(f"a player has at most {MAX_SUBSCRIPTIONS} subscriptions", field="url")
                 if game_id is not None:
-                    claims = conn.execute(select(PLAYER_SEATS.c.seat).where(
-                        PLAYER_SEATS.c.player_id == player_id, PLAYER_SEATS.c.game_id == game_id)).all()
+                    claims = conn.execute(
+                        select(PLAYER_SEATS.c.seat).where(
+                            PLAYER_SEATS.c.player_id == player_id, PLAYER_SEATS.c.game_id == game_id
+                        )
+                    ).all()
                     if not claims:
                         raise InvalidRequest(f"this player holds no seat in game {game_id!r}", field="game_id")
                     if seat is not None and seat not in {c.seat for c in claims}:
                         raise InvalidRequest(f"this player does not hold seat {seat!r} there", field="seat")
-                conn.execute(insert(SUBSCRIPTIONS).values(
-                    id=sub_id, player_id=player_id, kind=kind, url=url, secret=secret, game_id=game_id, seat=seat,
-                    created_at=now_iso(), failures=0, paused_at=None, last_error=None,
-                    push_keys=json.dumps(push_keys) if push_keys is not None else None))
+                conn.execute(
+                    insert(SUBSCRIPTIONS).values(
+                        id=sub_id,
+                        player_id=player_id,
+                        kind=kind,
+                        url=url,
+                        secret=secret,
+                        game_id=game_id,
+                        seat=seat,
+                        created_at=now_iso(),
+                        failures=0,
+                        paused_at=None,
+                        last_error=None,
+                        push_keys=json.dumps(push_keys) if push_keys is not None else None,
+                    )
+                )
                 row = conn.execute(select(SUBSCRIPTIONS).where(SUBSCRIPTIONS.c.id == sub_id)).one()
                 return described(row, secret)
 
@@ -92,19 +124,26 @@ class Subscriptions:
     async def listed(self, player_id: str) -> list[dict[str, Any]]:
         def work() -> list[Any]:
             with self.engine.connect() as conn:
-                return list(conn.execute(select(SUBSCRIPTIONS).where(SUBSCRIPTIONS.c.player_id == player_id)
-                                         .order_by(SUBSCRIPTIONS.c.created_at, SUBSCRIPTIONS.c.id)))
+                return list(
+                    conn.execute(
+                        select(SUBSCRIPTIONS)
+                        .where(SUBSCRIPTIONS.c.player_id == player_id)
+                        .order_by(SUBSCRIPTIONS.c.created_at, SUBSCRIPTIONS.c.id)
+                    )
+                )
 
         return [described(r) for r in await self._run(work)]
 
     async def delete(self, player_id: str, sub_id: str) -> None:
         def work() -> int:
             with self.engine.begin() as conn:
-                gone = conn.execute(SUBSCRIPTIONS.delete().where(SUBSCRIPTIONS.c.player_id == player_id,
-                                                                 SUBSCRIPTIONS.c.id == sub_id)).rowcount
+                gone = conn.execute(
+                    SUBSCRIPTIONS.delete().where(SUBSCRIPTIONS.c.player_id == player_id, SUBSCRIPTIONS.c.id == sub_id)
+                ).rowcount
                 if gone:  # its undelivered notifications go with it
-                    conn.execute(OUTBOX.delete().where(OUTBOX.c.subscription_id == sub_id,
-                                                       OUTBOX.c.delivered_at.is_(None)))
+                    conn.execute(
+                        OUTBOX.delete().where(OUTBOX.c.subscription_id == sub_id, OUTBOX.c.delivered_at.is_(None))
+                    )
                 return int(gone)
 
         if not await self._run(work):
@@ -112,16 +151,23 @@ class Subscriptions:
 
     async def resume(self, player_id: str, sub_id: str) -> dict[str, Any]:
         """A paused subscription delivers again: its waiting rows are due now."""
+
         def work() -> Any:
             with self.engine.begin() as conn:
-                changed = conn.execute(update(SUBSCRIPTIONS).where(
-                    SUBSCRIPTIONS.c.player_id == player_id, SUBSCRIPTIONS.c.id == sub_id)
-                    .values(paused_at=None, failures=0)).rowcount
+                changed = conn.execute(
+                    update(SUBSCRIPTIONS)
+                    .where(SUBSCRIPTIONS.c.player_id == player_id, SUBSCRIPTIONS.c.id == sub_id)
+                    .values(paused_at=None, failures=0)
+                ).rowcount
                 if not changed:
                     return None
-                conn.execute(update(OUTBOX).where(OUTBOX.c.subscription_id == sub_id,
-                                                  OUTBOX.c.delivered_at.is_(None), OUTBOX.c.dead_at.is_(None))
-                             .values(next_attempt=0))
+                conn.execute(
+                    update(OUTBOX)
+                    .where(
+                        OUTBOX.c.subscription_id == sub_id, OUTBOX.c.delivered_at.is_(None), OUTBOX.c.dead_at.is_(None)
+                    )
+                    .values(next_attempt=0)
+                )
                 return conn.execute(select(SUBSCRIPTIONS).where(SUBSCRIPTIONS.c.id == sub_id)).one()
 
         row = await self._run(work)

@@ -74,10 +74,14 @@ def explain(event: Event) -> str | None:
     if isinstance(event, DeadlineSet):
         if event.per is None:
             return "The umpire removed the game's deadlines"
-        return (f"The umpire set a deadline of {event.seconds} s per {event.per}"
-                f" ({event.command.get('type', '?')} when it passes)")
+        return (
+            f"The umpire set a deadline of {event.seconds} s per {event.per}"
+            f" ({event.command.get('type', '?')} when it passes)"
+        )
     if isinstance(event, DeadlinePassed):
         where = f"turn {event.turn}" + (f", phase {event.phase}" if event.phase else "")
-        return (f"The deadline of {event.seconds} s for {where} passed at {event.due_at}: "
-                f"the service appends {event.command} as the umpire")
+        return (
+            f"The deadline of {event.seconds} s for {where} passed at {event.due_at}: "
+            f"the service appends {event.command} as the umpire"
+        )
     return None

@@ -46,8 +46,9 @@ def audience(head: GameHead, to: str) -> str:
     if kind == "side" and name in {side_of(s) for s in head.seats}:
         return to
     sides = sorted({side_of(s) for s in head.seats})
-    raise InvalidRequest(f"to must be all, umpire, side:<one of {sides}> or seat:<one of {list(head.seats)}>",
-                         field="to")
+    raise InvalidRequest(
+        f"to must be all, umpire, side:<one of {sides}> or seat:<one of {list(head.seats)}>", field="to"
+    )
 
 
 async def post(service: GameService, game_id: str, actor: Actor, to: str, text: str) -> dict[str, Any]:
@@ -61,8 +62,20 @@ async def post(service: GameService, game_id: str, actor: Actor, to: str, text: 
 
     async def rows(head: GameHead) -> list[dict[str, Any]]:
         clock = head.ruleset.clock(head.state)
-        return [event_row(head.codec, game_id, head.seq + 1, message, clock.turn, clock.phase, actor.label,
-                          ids.command_id(), recorded, None)]
+        return [
+            event_row(
+                head.codec,
+                game_id,
+                head.seq + 1,
+                message,
+                clock.turn,
+                clock.phase,
+                actor.label,
+                ids.command_id(),
+                recorded,
+                None,
+            )
+        ]
 
     head = await service.append_and_refold(game_id, rows)
     await service.announce(game_id, head.seq)
@@ -79,6 +92,13 @@ async def read(service: GameService, game_id: str, viewer: Viewer, after: int = 
             continue
         message = head.codec.decode(row.type, row.v, row.data, row.rolls)
         if isinstance(message, TableMessage) and may_read(message, viewer):
-            out.append({"seq": int(row.seq), "sender": message.sender, "to": message.to, "text": message.text,
-                        "recorded_at": row.recorded_at})
+            out.append(
+                {
+                    "seq": int(row.seq),
+                    "sender": message.sender,
+                    "to": message.to,
+                    "text": message.text,
+                    "recorded_at": row.recorded_at,
+                }
+            )
     return out

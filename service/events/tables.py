@@ -35,10 +35,16 @@ BATTLE_LINK_ROWS = text("type IN ('ftcampaign.battle_linked', 'ftcampaign.battle
 
 class EventRow(SQLModel, table=True):
     __tablename__ = "events"
-    __table_args__ = (Index("ix_events_bot_seats", "type", "game_id", sqlite_where=BOT_SEAT_ROWS,
-                            postgresql_where=BOT_SEAT_ROWS),
-                      Index("ix_events_battle_links", "type", "game_id", sqlite_where=BATTLE_LINK_ROWS,
-                            postgresql_where=BATTLE_LINK_ROWS))
+    __table_args__ = (
+        Index("ix_events_bot_seats", "type", "game_id", sqlite_where=BOT_SEAT_ROWS, postgresql_where=BOT_SEAT_ROWS),
+        Index(
+            "ix_events_battle_links",
+            "type",
+            "game_id",
+            sqlite_where=BATTLE_LINK_ROWS,
+            postgresql_where=BATTLE_LINK_ROWS,
+        ),
+    )
     game_id: str = Field(primary_key=True)
     seq: int = Field(primary_key=True)
     type: str

@@ -42,8 +42,7 @@ class TokenBook:
         seat_tokens = {s: ids.token() for s in seats}
         umpire_token = ids.token()
         rows: list[dict[str, str | None]] = [
-            {"token_hash": hash_token(t), "game_id": game_id, "role": "seat", "seat": s}
-            for s, t in seat_tokens.items()
+            {"token_hash": hash_token(t), "game_id": game_id, "role": "seat", "seat": s} for s, t in seat_tokens.items()
         ]
         rows.append({"token_hash": hash_token(umpire_token), "game_id": game_id, "role": "umpire", "seat": None})
         return seat_tokens, umpire_token, rows

@@ -98,15 +98,27 @@ class Watchers:
     # --- the index -------------------------------------------------------------------------------------
 
     def _load(self) -> tuple[dict[str, tuple[Watch, ...]], dict[str, str | None]]:
-        stmt = (select(SUBSCRIPTIONS.c.id, SUBSCRIPTIONS.c.player_id, PLAYER_SEATS.c.game_id, PLAYER_SEATS.c.role,
-                       PLAYER_SEATS.c.seat, GAMES.c.scenario_name)
-                .join(PLAYER_SEATS, PLAYER_SEATS.c.player_id == SUBSCRIPTIONS.c.player_id)
-                .join(GAMES, GAMES.c.id == PLAYER_SEATS.c.game_id)
-                .where(SUBSCRIPTIONS.c.paused_at.is_(None),
-                       or_(SUBSCRIPTIONS.c.game_id.is_(None), SUBSCRIPTIONS.c.game_id == PLAYER_SEATS.c.game_id),
-                       or_(SUBSCRIPTIONS.c.seat.is_(None),
-                           and_(PLAYER_SEATS.c.seat.is_not(None), SUBSCRIPTIONS.c.seat == PLAYER_SEATS.c.seat)))
-                .order_by(PLAYER_SEATS.c.game_id, SUBSCRIPTIONS.c.id))
+        stmt = (
+            select(
+                SUBSCRIPTIONS.c.id,
+                SUBSCRIPTIONS.c.player_id,
+                PLAYER_SEATS.c.game_id,
+                PLAYER_SEATS.c.role,
+                PLAYER_SEATS.c.seat,
+                GAMES.c.scenario_name,
+            )
+            .join(PLAYER_SEATS, PLAYER_SEATS.c.player_id == SUBSCRIPTIONS.c.player_id)
+            .join(GAMES, GAMES.c.id == PLAYER_SEATS.c.game_id)
+            .where(
+                SUBSCRIPTIONS.c.paused_at.is_(None),
+                or_(SUBSCRIPTIONS.c.game_id.is_(None), SUBSCRIPTIONS.c.game_id == PLAYER_SEATS.c.game_id),
+                or_(
+                    SUBSCRIPTIONS.c.seat.is_(None),
+                    and_(PLAYER_SEATS.c.seat.is_not(None), SUBSCRIPTIONS.c.seat == PLAYER_SEATS.c.seat),
+                ),
+            )
+            .order_by(PLAYER_SEATS.c.game_id, SUBSCRIPTIONS.c.id)
+        )
         games: dict[str, list[Watch]] = {}
         scenarios: dict[str, str | None] = {}
         with self.engine.connect() as conn:
@@ -174,14 +186,37 @@ class Watchers:
         scenario = self.scenarios.get(head.game_id)
         who = "umpire" if watch.role == "umpire" else str(watch.seat)
         key = notice_id(head.game_id, seq, watch.subscription_id, kind, watch.viewer.label)
-        notice = Notice(id=key, type=kind, game_id=head.game_id, ruleset=head.ruleset.name, scenario=scenario,
-                        role=watch.role, seat=watch.seat, version=seq, turn=now.turn, phase=now.phase,
-                        phase_label=now.phase_label, must_act=now.must_act, why=now.why, over=now.over,
-                        result=now.result, text=_text(kind, head.game_id, who, now, scenario))
+        notice = Notice(
+            id=key,
+            type=kind,
+            game_id=head.game_id,
+            ruleset=head.ruleset.name,
+            scenario=scenario,
+            role=watch.role,
+            seat=watch.seat,
+            version=seq,
+            turn=now.turn,
+            phase=now.phase,
+            phase_label=now.phase_label,
+            must_act=now.must_act,
+            why=now.why,
+            over=now.over,
+            result=now.result,
+            text=_text(kind, head.game_id, who, now, scenario),
+        )
         return outbox_row(key, watch.subscription_id, head.game_id, seq, kind, msgspec.json.encode(notice).decode())
 
 
 def outbox_row(key: str, subscription_id: str, game_id: str, seq: int, kind: str, body: str) -> dict[str, Any]:
     """One outbox row, every column the writer inserts (the same columns for every row: one statement)."""
-    return {"id": key, "subscription_id": subscription_id, "game_id": game_id, "seq": seq, "kind": kind,
-            "body": body, "created_at": now_iso(), "attempts": 0, "next_attempt": 0}
+    return {
+        "id": key,
+        "subscription_id": subscription_id,
+        "game_id": game_id,
+        "seq": seq,
+        "kind": kind,
+        "body": body,
+        "created_at": now_iso(),
+        "attempts": 0,
+        "next_attempt": 0,
+    }

@@ -53,8 +53,9 @@ class Truth:
                 self.state = R.initial_state(R.parse_setup(env["data"]["setup"]))
                 self.states[0] = self.state  # "before seq 1" (a replay of turn 1 starts there)
             else:
-                event = _codec.decode(env["type"], env["v"], json.dumps(env["data"]).encode(),
-                                      json.dumps(env.get("rolls", [])).encode())
+                event = _codec.decode(
+                    env["type"], env["v"], json.dumps(env["data"]).encode(), json.dumps(env.get("rolls", [])).encode()
+                )
                 self.state = _folder.apply(self.state, event)
             self.last = env["seq"]
             self.states[self.last] = self.state
@@ -80,7 +81,7 @@ def assert_no_leak(doc: Any, state: State, hidden: set[str], where: str, allow: 
 
 def _around(text: str, needle: str) -> str:
     i = text.find(needle)
-    return text[max(0, i - 300): i + 300]
+    return text[max(0, i - 300) : i + 300]
 
 
 def _is_token(name: Any) -> bool:
@@ -180,7 +181,11 @@ def check_view(view: dict[str, Any], truth: Truth, seq: int, viewer: str, where:
 
 
 def check_options(
-    commands: list[dict[str, Any]], truth: Truth, seq: int, viewer: str, forms: list[dict[str, Any]] = ()  # type: ignore[assignment]
+    commands: list[dict[str, Any]],
+    truth: Truth,
+    seq: int,
+    viewer: str,
+    forms: list[dict[str, Any]] = (),  # type: ignore[assignment]
 ) -> None:
     """Options and forms name only what the seat may see, and act only for its own vessels."""
     state = truth.at(seq)
@@ -221,6 +226,7 @@ def pick(rng: random.Random, state: State, options: list[dict[str, Any]]) -> dic
     if fires and r < 0.7:
         return rng.choice(fires)
     if moves and r < 0.6:
+
         def distance(m: dict[str, Any]) -> int:
             from service.domain.asc.paths import steps_for, trace
             from service.domain.core.hexgrid import Hex

@@ -64,14 +64,19 @@ class Knowledge:
                     self.groups[p].add(g.id)
             self.ships[p] |= {s for s, v in state.ships.items() if v.owner == p}
         if isinstance(event, E.BattleStarted):  # contact: every ship on the field, hulks in tow included
-            here = {s for g in state.groups.values() if g.hex is not None and tuple(g.hex) == tuple(event.battle.hex)
-                    for s in g.ships}
+            here = {
+                s
+                for g in state.groups.values()
+                if g.hex is not None and tuple(g.hex) == tuple(event.battle.hex)
+                for s in g.ships
+            }
             for p in event.witnesses:
                 self.ships[p] |= set(event.designs) | here
         if isinstance(event, E.BattleRecorded):  # who fought saw the field after the battle (captured hulks)
             for p in event.witnesses:
-                self.groups[p] |= {g.id for g in state.groups.values() if g.hex is not None
-                                   and tuple(g.hex) == tuple(event.hex)}
+                self.groups[p] |= {
+                    g.id for g in state.groups.values() if g.hex is not None and tuple(g.hex) == tuple(event.hex)
+                }
         if isinstance(event, E.AssaultResolved):
             for p in event.witnesses:
                 self.ships[p] |= set(event.ships)
@@ -104,8 +109,9 @@ class Truth:
                 self.states[0] = self.state
                 self.hidden_at[0] = self._hidden()
             else:
-                event = _codec.decode(env["type"], env["v"], json.dumps(env["data"]).encode(),
-                                      json.dumps(env.get("rolls", [])).encode())
+                event = _codec.decode(
+                    env["type"], env["v"], json.dumps(env["data"]).encode(), json.dumps(env.get("rolls", [])).encode()
+                )
                 self.state = _folder.apply(self.state, event)
             assert self.know is not None and self.state is not None
             self.know.update(self.state, event)
@@ -126,7 +132,7 @@ class Truth:
 
 
 def leaks(text: str, hidden: frozenset[str] | set[str]) -> list[str]:
-    return sorted(i for i in hidden if i in text and re.search(rf'(?<![\w-]){re.escape(i)}(?![\w-])', text))
+    return sorted(i for i in hidden if i in text and re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", text))
 
 
 def assert_no_leak(doc: Any, hidden: frozenset[str] | set[str], where: str, allow: tuple[str, ...] = ()) -> None:
@@ -140,7 +146,7 @@ def assert_no_leak(doc: Any, hidden: frozenset[str] | set[str], where: str, allo
 
 def _around(text: str, needle: str) -> str:
     i = text.find(needle)
-    return text[max(0, i - 300): i + 300]
+    return text[max(0, i - 300) : i + 300]
 
 
 def check_envelope(env: dict[str, Any], truth: Truth, viewer: str, where: str) -> None:
@@ -247,9 +253,14 @@ def check_options(body: dict[str, Any], truth: Truth, seq: int, viewer: str) -> 
 
 
 UMPIRE_TYPES = {
-    "ftcampaign.generate_map", "ftcampaign.approve_technology", "ftcampaign.approve_standard_navy",
-    "ftcampaign.record_ruling", "ftcampaign.close_turn", "ftcampaign.record_battle",
-    "ftcampaign.resolve_disengagement", "ftcampaign.end_campaign",
+    "ftcampaign.generate_map",
+    "ftcampaign.approve_technology",
+    "ftcampaign.approve_standard_navy",
+    "ftcampaign.record_ruling",
+    "ftcampaign.close_turn",
+    "ftcampaign.record_battle",
+    "ftcampaign.resolve_disengagement",
+    "ftcampaign.end_campaign",
 }
 
 
@@ -272,8 +283,14 @@ def _dist(a: list[int], b: list[int]) -> int:
     return Hex(a[0], a[1]).distance_to(Hex(b[0], b[1]))
 
 
-QUIET = {"ftcampaign.end_campaign", "ftcampaign.record_ruling", "ftcampaign.set_maintenance",
-         "ftcampaign.close_route", "ftcampaign.set_cloak", "ftcampaign.approve_standard_navy"}
+QUIET = {
+    "ftcampaign.end_campaign",
+    "ftcampaign.record_ruling",
+    "ftcampaign.set_maintenance",
+    "ftcampaign.close_route",
+    "ftcampaign.set_cloak",
+    "ftcampaign.approve_standard_navy",
+}
 
 
 def compose_orders(rng: random.Random, view: dict[str, Any], me: str, form: dict[str, Any]) -> dict[str, Any]:

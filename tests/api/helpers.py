@@ -17,8 +17,9 @@ async def new_game(client: httpx.AsyncClient, ruleset: str = "tiny", scenario: A
     return r.json()
 
 
-async def command(client: httpx.AsyncClient, game: dict[str, Any], token: str | None, cmd: dict[str, Any],
-                  **headers: str) -> httpx.Response:
+async def command(
+    client: httpx.AsyncClient, game: dict[str, Any], token: str | None, cmd: dict[str, Any], **headers: str
+) -> httpx.Response:
     hdrs = bearer(token) if token else {}
     hdrs.update({k.replace("_", "-"): v for k, v in headers.items()})
     return await client.post(f"/v1/games/{game['game_id']}/commands", json={"command": cmd}, headers=hdrs)
@@ -32,8 +33,9 @@ async def seqs(client: httpx.AsyncClient, game: dict[str, Any]) -> list[int]:
 SHOOT_RED = {"type": "tiny.shoot", "shooter": "red", "target": "blue"}
 
 
-async def view(client: httpx.AsyncClient, game: dict[str, Any], token: str | None = None,
-               at: int | None = None) -> dict[str, Any]:
+async def view(
+    client: httpx.AsyncClient, game: dict[str, Any], token: str | None = None, at: int | None = None
+) -> dict[str, Any]:
     params = {"at": at} if at is not None else {}
     r = await client.get(f"/v1/games/{game['game_id']}", headers=bearer(token) if token else {}, params=params)
     assert r.status_code == 200, r.text

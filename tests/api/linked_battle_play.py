@@ -29,8 +29,9 @@ def command(client: httpx.Client, gid: str, token: str | None, cmd: dict[str, An
     return r.json()
 
 
-def choices(client: httpx.Client, gid: str, token: str | None, view: dict[str, Any], me: str,
-            rng: random.Random) -> list[dict[str, Any]]:
+def choices(
+    client: httpx.Client, gid: str, token: str | None, view: dict[str, Any], me: str, rng: random.Random
+) -> list[dict[str, Any]]:
     body = get(client, gid, "/options", token)
     return [o["command"] for o in body["options"]] + [compose_orders(rng, view, me, f) for f in body["forms"]]
 
@@ -63,15 +64,19 @@ def campaign_to_battle(client: httpx.Client, game: dict[str, Any], seed: int, ma
             opts = choices(client, gid, token, view, player, rng)
             if opts:
                 acting[player] = (view, opts)
-        offered = [o["command"] for o in get(client, gid, "/options", umpire)["options"]
-                   if o["command"]["type"] not in QUIET]
+        offered = [
+            o["command"] for o in get(client, gid, "/options", umpire)["options"] if o["command"]["type"] not in QUIET
+        ]
         duties = [c for c in offered if c["type"] != "ftcampaign.record_battle"]
         must = [d for d in duties if d["type"] == "ftcampaign.generate_map"]
         if must or not acting:
             # a battle of three forces is not fought as a linked game (GSC2 is two-sided): with nothing
             # else to do, the umpire enters its result by hand and the campaign goes on to the next one
-            by_hand = [c for c in offered if c["type"] == "ftcampaign.record_battle"
-                       and len(_battle(state, c["battle"])["forces"]) != 2]
+            by_hand = [
+                c
+                for c in offered
+                if c["type"] == "ftcampaign.record_battle" and len(_battle(state, c["battle"])["forces"]) != 2
+            ]
             step = must or duties or by_hand
             assert step, "nobody can move the campaign on"
             command(client, gid, umpire, step[0])
@@ -91,8 +96,7 @@ def start_linked_battle(client: httpx.Client, seed: int) -> tuple[dict[str, Any]
     assert r.status_code == 201, r.text
     game = r.json()
     battle = campaign_to_battle(client, game, seed)
-    r = client.post(f"/v1/games/{game['game_id']}/battles/{battle['id']}/tactical",
-                    headers=auth(game["umpire_token"]))
+    r = client.post(f"/v1/games/{game['game_id']}/battles/{battle['id']}/tactical", headers=auth(game["umpire_token"]))
     assert r.status_code == 201, r.text
     return game, battle, r.json()
 
@@ -101,20 +105,28 @@ def battle_records(client: httpx.Client, game: dict[str, Any], tactical: str | N
     """The campaign's ``battle_recorded`` events (umpire's log); with ``tactical``, only those of that linked
     game (an unseeded campaign may have had a three-force battle entered by hand before it)."""
     events = get(client, game["game_id"], "/events", game["umpire_token"], limit=10000)["events"]
-    return [e for e in events if e["type"] == "ftcampaign.battle_recorded"
-            and (tactical is None or e["data"].get("tactical_game_id") == tactical)]
+    return [
+        e
+        for e in events
+        if e["type"] == "ftcampaign.battle_recorded"
+        and (tactical is None or e["data"].get("tactical_game_id") == tactical)
+    ]
 
 
-def play_gsc2(client: httpx.Client, gid: str, tokens: dict[str, str], seed: int,
-              max_steps: int = 3000) -> dict[str, Any]:
+def play_gsc2(
+    client: httpx.Client, gid: str, tokens: dict[str, str], seed: int, max_steps: int = 3000
+) -> dict[str, Any]:
     """Random legal GSC2 play from each seat's /options (with the given tokens) until the game is over."""
     rng = random.Random(seed)
     for _ in range(max_steps):
         summary = get(client, gid, "", None)
         if summary["over"]:
             return summary
-        offered = [(side, o["command"]) for side, token in tokens.items()
-                   for o in get(client, gid, "/options", token)["options"]]
+        offered = [
+            (side, o["command"])
+            for side, token in tokens.items()
+            for o in get(client, gid, "/options", token)["options"]
+        ]
         assert offered, f"nobody can act in the tactical game: {summary['state']['draw']['status']}"
         ends = [c for c in offered if c[1]["type"] == "gsc2.end_phase"]
         side, cmd = rng.choice(ends) if ends and rng.random() < 0.3 else rng.choice(offered)
@@ -131,8 +143,10 @@ def _run_to_edge(ship: dict[str, Any], legs: list[dict[str, Any]], table: dict[s
         x += float(leg.get("distance", 0)) * math.sin(math.radians(h))
         y += float(leg.get("distance", 0)) * math.cos(math.radians(h))
     dx, dy = math.sin(math.radians(h)), math.cos(math.radians(h))
-    runs = [((table["width"] if dx > 0 else 0) - x) / dx if abs(dx) > 1e-9 else math.inf,
-            ((table["height"] if dy > 0 else 0) - y) / dy if abs(dy) > 1e-9 else math.inf]
+    runs = [
+        ((table["width"] if dx > 0 else 0) - x) / dx if abs(dx) > 1e-9 else math.inf,
+        ((table["height"] if dy > 0 else 0) - y) / dy if abs(dy) > 1e-9 else math.inf,
+    ]
     return max(0.0, min(runs))
 
 
@@ -148,6 +162,7 @@ def sail_off(client: httpx.Client, gid: str, tokens: dict[str, str], leaver: str
     """Play a GSC2 game so that ``leaver``'s ships disengage (a linked table has no edge: GSC2-R-20,
     FTC-ARR-11), heading for the nearest drawn edge while they are not yet allowed to, and nobody fires: the
     other side stays put and ends its phases. ``client`` is a TestClient or an httpx.Client on a real server."""
+
     def rank(side: str, option: dict[str, Any], view: dict[str, Any]) -> float:
         cmd = option["command"]
         if cmd["type"] == "gsc2.disengage":
@@ -166,8 +181,11 @@ def sail_off(client: httpx.Client, gid: str, tokens: dict[str, str], leaver: str
         summary = get(client, gid, "", None)
         if summary["over"]:
             return
-        offered = [(rank(side, o, summary["state"]), side, o["command"]) for side, token in tokens.items()
-                   for o in get(client, gid, "/options", token)["options"]]
+        offered = [
+            (rank(side, o, summary["state"]), side, o["command"])
+            for side, token in tokens.items()
+            for o in get(client, gid, "/options", token)["options"]
+        ]
         assert offered, "nobody can act in the tactical game"
         _, side, cmd = min(offered, key=lambda x: x[0])
         command(client, gid, tokens[side], cmd)

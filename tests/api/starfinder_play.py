@@ -45,15 +45,18 @@ async def new_game(client: httpx.AsyncClient, scenario: Any = "duel") -> dict[st
     return r.json()
 
 
-async def post(client: httpx.AsyncClient, game: dict[str, Any], token: str | None,
-               cmd: dict[str, Any]) -> httpx.Response:
-    return await client.post(f"/v1/games/{game['game_id']}/commands", json={"command": cmd},
-                             headers=bearer(token) if token else {})
+async def post(
+    client: httpx.AsyncClient, game: dict[str, Any], token: str | None, cmd: dict[str, Any]
+) -> httpx.Response:
+    return await client.post(
+        f"/v1/games/{game['game_id']}/commands", json={"command": cmd}, headers=bearer(token) if token else {}
+    )
 
 
 async def events(client: httpx.AsyncClient, game: dict[str, Any], token: str | None = None) -> list[dict[str, Any]]:
-    r = await client.get(f"/v1/games/{game['game_id']}/events", params={"limit": 10000},
-                         headers=bearer(token or game["umpire_token"]))
+    r = await client.get(
+        f"/v1/games/{game['game_id']}/events", params={"limit": 10000}, headers=bearer(token or game["umpire_token"])
+    )
     assert r.status_code == 200, r.text
     return r.json()["events"]
 
@@ -94,8 +97,9 @@ def _closing(state: dict[str, Any], seat: str, cmds: list[dict[str, Any]]) -> di
     return min(moves, key=score)
 
 
-def choose(rng: random.Random, state: dict[str, Any], choices: list[tuple[str, str, dict[str, Any]]]
-           ) -> tuple[str, str, dict[str, Any]]:
+def choose(
+    rng: random.Random, state: dict[str, Any], choices: list[tuple[str, str, dict[str, Any]]]
+) -> tuple[str, str, dict[str, Any]]:
     eager = [c for c in choices if c[2]["type"] in EAGER]
     if eager:
         return rng.choice(eager)

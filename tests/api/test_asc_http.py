@@ -67,18 +67,31 @@ async def test_a_short_game_through_http(api):
     game = await _game(api)
     assert set(game["seats"]) == {"advantaged", "disadvantaged"}
     # the sealed commitment: the other side and the spectator learn only that it was made
-    body = await _ok(api, game, "advantaged", {"type": "asc.commit_sensors", "side": "advantaged",
-                                               "vessels": [{"vessel": "fs-aurore", "active": False, "screen": 2}]})
+    body = await _ok(
+        api,
+        game,
+        "advantaged",
+        {
+            "type": "asc.commit_sensors",
+            "side": "advantaged",
+            "vessels": [{"vessel": "fs-aurore", "active": False, "screen": 2}],
+        },
+    )
     assert body["events"][0]["data"]["entries"][0]["screen"] == 2
     for who in ("disadvantaged", None):
         v = (await _view(api, game, who))["state"]
         assert v["sides"]["advantaged"]["committed"] is True and "fs-aurore" not in json.dumps(v)
-        events = (await api.get(f"/v1/games/{game['game_id']}/events",
-                                headers=bearer(game["seats"][who]) if who else {})).json()["events"]
+        events = (
+            await api.get(f"/v1/games/{game['game_id']}/events", headers=bearer(game["seats"][who]) if who else {})
+        ).json()["events"]
         sealed = [e for e in events if e["type"] == "asc.sensors_committed"]
         assert sealed and sealed[0]["data"].get("entries") is None
-    await _ok(api, game, "disadvantaged", {"type": "asc.commit_sensors", "side": "disadvantaged",
-                                           "vessels": [{"vessel": "sms-kaiser", "active": True}]})
+    await _ok(
+        api,
+        game,
+        "disadvantaged",
+        {"type": "asc.commit_sensors", "side": "disadvantaged", "vessels": [{"vessel": "sms-kaiser", "active": True}]},
+    )
     v = (await _view(api, game, "advantaged"))["state"]
     assert v["phase"] == "detection"
     kaiser = next(x for x in v["vessels"] if x["id"] == "sms-kaiser")  # radiating: detected (ASC-DET-2)
@@ -89,8 +102,9 @@ async def test_a_short_game_through_http(api):
         if v["turn"] == 2:
             break
         for side in ("disadvantaged", "advantaged"):
-            opts = (await api.get(f"/v1/games/{game['game_id']}/options",
-                                  headers=bearer(game["seats"][side]))).json()["options"]
+            opts = (await api.get(f"/v1/games/{game['game_id']}/options", headers=bearer(game["seats"][side]))).json()[
+                "options"
+            ]
             opts = [o["command"] for o in opts]
             ends = [o for o in opts if o["type"] == "asc.end_phase"]
             if ends:
@@ -116,7 +130,9 @@ async def test_orders_are_composed_from_forms_and_the_drawing_says_whose_step_it
     body = {"type": form["command"], **form["fixed"], form["list_key"]: entries}
     sent = await _ok(api, game, "advantaged", body)
     assert [(e["vessel"], e["active"], e["screen"]) for e in sent["events"][0]["data"]["entries"]] == [
-        ("fs-aurore", True, 2), ("fs-belle-isle", True, 2)]
+        ("fs-aurore", True, 2),
+        ("fs-belle-isle", True, 2),
+    ]
     mine = (await _view(api, game, "advantaged"))["state"]["draw"]
     theirs = (await _view(api, game, "disadvantaged"))["state"]["draw"]
     assert mine["status"]["sealed"] and not mine["status"]["you"]["must_act"]
@@ -132,8 +148,9 @@ async def test_firing_at_an_undetected_target_reads_like_no_target_at_all(api):
     seat = game["seats"]["advantaged"]
     details = []
     for target in ("sms-kaiser", "zz-nothing"):
-        r = await command(api, game, seat, {"type": "asc.fire", "vessel": "fs-aurore", "weapon": "las-fwd",
-                                            "target": target})
+        r = await command(
+            api, game, seat, {"type": "asc.fire", "vessel": "fs-aurore", "weapon": "las-fwd", "target": target}
+        )
         assert r.status_code == 422 and r.headers["content-type"] == "application/problem+json"
         body = r.json()
         assert body["rule"] == "ASC-FIRE-2"
@@ -147,32 +164,74 @@ async def test_firing_at_an_undetected_target_reads_like_no_target_at_all(api):
 
 def _tta_scenario() -> dict[str, Any]:
     def ship(vid: str, side: str, hex_: list[int], **extra: Any) -> dict[str, Any]:
-        return {"id": vid, "name": vid.upper(), "side": side, "kind": "starship", "hex": hex_, "facing": 0,
-                "warp_efficiency": 1.0, "manoeuvre": "C", "active_signature": 3, "passive_signature": 2,
-                "sensors": [{"id": "act", "type": "active", "rating": 5},
-                            {"id": "pas", "type": "passive", "rating": 4}],
-                "ttas": 1, "hull": 10, "power_plant": 5, "crew_quality": 0, **extra}
+        return {
+            "id": vid,
+            "name": vid.upper(),
+            "side": side,
+            "kind": "starship",
+            "hex": hex_,
+            "facing": 0,
+            "warp_efficiency": 1.0,
+            "manoeuvre": "C",
+            "active_signature": 3,
+            "passive_signature": 2,
+            "sensors": [{"id": "act", "type": "active", "rating": 5}, {"id": "pas", "type": "passive", "rating": 4}],
+            "ttas": 1,
+            "hull": 10,
+            "power_plant": 5,
+            "crew_quality": 0,
+            **extra,
+        }
 
-    guns = [{"id": g, "type": "normal", "arcs": [5, 0, 1], "weapon": "laser", "weapon_type": "laser",
-             "mounts": 1, "targeting": 0, "damage": "1x1"} for g in ("las-1", "las-2")]
-    return {"name": "tta-test", "map_radius": 4, "turn_limit": 3,
-            "side_names": {"advantaged": "A", "disadvantaged": "D"},
-            "vessels": [ship("a-one", "advantaged", [0, 0], turrets=guns),
-                        ship("d-one", "disadvantaged", [0, 0]), ship("d-two", "disadvantaged", [0, 0])]}
+    guns = [
+        {
+            "id": g,
+            "type": "normal",
+            "arcs": [5, 0, 1],
+            "weapon": "laser",
+            "weapon_type": "laser",
+            "mounts": 1,
+            "targeting": 0,
+            "damage": "1x1",
+        }
+        for g in ("las-1", "las-2")
+    ]
+    return {
+        "name": "tta-test",
+        "map_radius": 4,
+        "turn_limit": 3,
+        "side_names": {"advantaged": "A", "disadvantaged": "D"},
+        "vessels": [
+            ship("a-one", "advantaged", [0, 0], turrets=guns),
+            ship("d-one", "disadvantaged", [0, 0]),
+            ship("d-two", "disadvantaged", [0, 0]),
+        ],
+    }
 
 
 async def test_more_targets_than_ttas_is_rejected(api):
     game = await _game(api, _tta_scenario())
     await _ok(api, game, "advantaged", {"type": "asc.commit_sensors", "side": "advantaged"})
-    await _ok(api, game, "disadvantaged", {"type": "asc.commit_sensors", "side": "disadvantaged",
-                                           "vessels": [{"vessel": "d-one", "active": True},
-                                                       {"vessel": "d-two", "active": True}]})
+    await _ok(
+        api,
+        game,
+        "disadvantaged",
+        {
+            "type": "asc.commit_sensors",
+            "side": "disadvantaged",
+            "vessels": [{"vessel": "d-one", "active": True}, {"vessel": "d-two", "active": True}],
+        },
+    )
     for target in ("d-one", "d-two"):  # both radiate, so both may be locked (ASC-DET-2, ASC-DET-5)
         await _ok(api, game, "advantaged", {"type": "asc.lock", "vessel": "a-one", "target": target})
     await _to_phase(api, game, "fire")
     await _ok(api, game, "advantaged", {"type": "asc.fire", "vessel": "a-one", "weapon": "las-1", "target": "d-one"})
-    r = await command(api, game, game["seats"]["advantaged"],
-                      {"type": "asc.fire", "vessel": "a-one", "weapon": "las-2", "target": "d-two"})
+    r = await command(
+        api,
+        game,
+        game["seats"]["advantaged"],
+        {"type": "asc.fire", "vessel": "a-one", "weapon": "las-2", "target": "d-two"},
+    )
     assert r.status_code == 422 and r.json()["rule"] == "ASC-FIRE-2" and "TTA" in r.json()["detail"]
 
 
@@ -182,8 +241,12 @@ async def test_screens_cannot_be_set_at_all_stop(api):
     await _to_phase(api, game, "advantaged_movement")
     await _ok(api, game, "advantaged", {"type": "asc.all_stop", "vessel": "fs-aurore", "facing": 0})
     await _to_phase(api, game, "sensors", turn=2)
-    r = await command(api, game, game["seats"]["advantaged"], {
-        "type": "asc.commit_sensors", "side": "advantaged", "vessels": [{"vessel": "fs-aurore", "screen": 1}]})
+    r = await command(
+        api,
+        game,
+        game["seats"]["advantaged"],
+        {"type": "asc.commit_sensors", "side": "advantaged", "vessels": [{"vessel": "fs-aurore", "screen": 1}]},
+    )
     assert r.status_code == 422 and r.json()["rule"] == "ASC-MOV-4", r.text
 
 
@@ -209,13 +272,15 @@ async def test_a_failed_hex_scan_of_a_hidden_buoy_reads_like_an_empty_hex(api):
         game = await _game(api, "ambush")
         await _quiet_commit(api, game)
         hex_ = [1, 1] if attempt % 2 == 0 else [3, 1]  # the buoy's hex, an empty hex (both 4 from Vigilant)
-        body = await _ok(api, game, "disadvantaged", {"type": "asc.detect", "vessel": "cnv-vigilant",
-                                                      "sensor": "pas", "hex": hex_})
+        body = await _ok(
+            api, game, "disadvantaged", {"type": "asc.detect", "vessel": "cnv-vigilant", "sensor": "pas", "hex": hex_}
+        )
         env = next(e for e in body["events"] if e["type"] == "asc.detection_attempted")
         if env["data"].get("success"):
             continue  # the buoy was found (fair); try again
-        events = (await api.get(f"/v1/games/{game['game_id']}/events",
-                                headers=bearer(game["seats"]["disadvantaged"]))).json()["events"]
+        events = (
+            await api.get(f"/v1/games/{game['game_id']}/events", headers=bearer(game["seats"]["disadvantaged"]))
+        ).json()["events"]
         seen = next(e for e in events if e["type"] == "asc.detection_attempted")
         assert seen == env
         data = {k: v for k, v in env["data"].items() if k != "hex"}
@@ -229,10 +294,18 @@ async def test_a_failed_hex_scan_of_a_hidden_buoy_reads_like_an_empty_hex(api):
 
 async def test_turn_replay_never_shows_more_than_the_live_view(api):
     game = await _game(api)
-    await _ok(api, game, "advantaged", {"type": "asc.commit_sensors", "side": "advantaged",
-                                        "vessels": [{"vessel": "fs-aurore", "screen": 2}]})
-    await _ok(api, game, "disadvantaged", {"type": "asc.commit_sensors", "side": "disadvantaged",
-                                           "vessels": [{"vessel": "sms-kaiser", "screen": 3}]})
+    await _ok(
+        api,
+        game,
+        "advantaged",
+        {"type": "asc.commit_sensors", "side": "advantaged", "vessels": [{"vessel": "fs-aurore", "screen": 2}]},
+    )
+    await _ok(
+        api,
+        game,
+        "disadvantaged",
+        {"type": "asc.commit_sensors", "side": "disadvantaged", "vessels": [{"vessel": "sms-kaiser", "screen": 3}]},
+    )
     await _to_phase(api, game, "fire")
     await _ok(api, game, "umpire", {"type": "asc.force_phase"})  # fire resolves (nothing declared)
     for who in ("advantaged", "disadvantaged", None):
@@ -256,10 +329,12 @@ async def test_turn_replay_never_shows_more_than_the_live_view(api):
 async def test_umpire_export_verifies_and_imports_to_the_same_state(api, tmp_path):
     game = await _game(api, "ambush")
     await _quiet_commit(api, game)
-    await _ok(api, game, "disadvantaged", {"type": "asc.detect", "vessel": "cnv-vigilant", "sensor": "pas",
-                                           "hex": [1, 1]})
-    opts = (await api.get(f"/v1/games/{game['game_id']}/options",
-                          headers=bearer(game["seats"]["disadvantaged"]))).json()["options"]
+    await _ok(
+        api, game, "disadvantaged", {"type": "asc.detect", "vessel": "cnv-vigilant", "sensor": "pas", "hex": [1, 1]}
+    )
+    opts = (
+        await api.get(f"/v1/games/{game['game_id']}/options", headers=bearer(game["seats"]["disadvantaged"]))
+    ).json()["options"]
     opts = [o["command"] for o in opts]
     for cmd in [o for o in opts if o["type"] == "asc.detect"][:1]:  # more dice to verify
         await _ok(api, game, "disadvantaged", cmd)
@@ -282,8 +357,9 @@ async def test_umpire_export_verifies_and_imports_to_the_same_state(api, tmp_pat
     assert a == b
     # a seat's export of the same game is redacted: the raiders' buoy never appears in the convoy's file
     r = await api.get(f"/v1/games/{game['game_id']}/export", headers=bearer(game["seats"]["disadvantaged"]))
-    assert_no_leak(r.text, _state_for_names(), {"rdr-ear", "rdr-sabre", "rdr-lance"} - _visible_ids(r.text),
-                   "seat export")
+    assert_no_leak(
+        r.text, _state_for_names(), {"rdr-ear", "rdr-sabre", "rdr-lance"} - _visible_ids(r.text), "seat export"
+    )
 
 
 def _state_for_names():

@@ -81,8 +81,12 @@ def _check_reads(g: AscGame, step: int, full: bool) -> dict[str, list[dict]]:
         for step_ in replay["events"]:
             env = step_["event"]
             check_envelope(env, g.truth, viewer, f"{where} turn replay")
-            assert_no_leak(step_["text"], g.truth.at(env["seq"]), g.truth.hidden(env["seq"], viewer),
-                           f"{where} replay text seq {env['seq']}")
+            assert_no_leak(
+                step_["text"],
+                g.truth.at(env["seq"]),
+                g.truth.hidden(env["seq"], viewer),
+                f"{where} replay text seq {env['seq']}",
+            )
             # the replay never shows more of an event than the live stream did
             assert env == by_seq[env["seq"]], (viewer, env, by_seq.get(env["seq"]))
         if full:  # and its views are what the live view showed at those points
@@ -127,8 +131,10 @@ def _probe_errors(g: AscGame, rng: random.Random) -> None:
         weapons = [t.id for t in spec.turrets] + [lnch.id for lnch in spec.launchers]
         shapes: list[dict] = []  # "?" stands for the probed name
         if state.phase.endswith("movement"):
-            shapes += [{"type": "asc.move", "vessel": "?", "path": ["F"]},
-                       {"type": "asc.all_stop", "vessel": "?", "facing": 0}]
+            shapes += [
+                {"type": "asc.move", "vessel": "?", "path": ["F"]},
+                {"type": "asc.all_stop", "vessel": "?", "facing": 0},
+            ]
         if state.phase == "sensors":
             shapes.append({"type": "asc.commit_sensors", "side": side, "vessels": [{"vessel": "?", "active": True}]})
         if state.phase in ("detection", "fire"):
@@ -156,8 +162,13 @@ def _probe_errors(g: AscGame, rng: random.Random) -> None:
 def _export_header(g: AscGame) -> Any:
     def check(header: dict[str, Any], everything: list[dict[str, Any]], viewer: str) -> None:
         assert header["setup"] == everything[0]["data"]["setup"]
-        assert_no_leak({k: v for k, v in header.items() if k != "digests"}, g.truth.at(1), g.truth.hidden(1, viewer),
-                       f"export header for {viewer}")
+        assert_no_leak(
+            {k: v for k, v in header.items() if k != "digests"},
+            g.truth.at(1),
+            g.truth.hidden(1, viewer),
+            f"export header for {viewer}",
+        )
+
     return check
 
 

@@ -141,8 +141,9 @@ async def test_a_changed_actor_is_refused(api):
     await refused(api, reseal(header, envelopes), "line 1", "signature")
     envelopes[index]["actor"] = "seat:green"  # not even a seat of this game: named even when unsigned
     unsigned = {k: v for k, v in header.items() if k != "signature"}
-    await refused(api, reseal(unsigned, envelopes, refold=False), line_of(envelopes, index), "actor",
-                  allow_unverified="true")
+    await refused(
+        api, reseal(unsigned, envelopes, refold=False), line_of(envelopes, index), "actor", allow_unverified="true"
+    )
 
 
 async def test_a_changed_setup_with_a_recomputed_state_hash_is_refused(api):
@@ -160,8 +161,14 @@ async def test_an_unknown_event_version_is_refused(api):
     index = next(i for i, e in enumerate(envelopes) if e["type"] == "tiny.shot")
     envelopes[index]["v"] = 99
     unsigned = {k: v for k, v in header.items() if k != "signature"}
-    await refused(api, reseal(unsigned, envelopes, refold=False), line_of(envelopes, index), "v:", "version 99",
-                  allow_unverified="true")
+    await refused(
+        api,
+        reseal(unsigned, envelopes, refold=False),
+        line_of(envelopes, index),
+        "v:",
+        "version 99",
+        allow_unverified="true",
+    )
 
 
 @pytest.mark.parametrize("how", ["removed", "reordered", "duplicated"])
@@ -198,9 +205,16 @@ async def test_a_wrong_signature_is_refused_and_the_verifier_names_it(api, tmp_p
     assert verify(tmp_path, content, "--require-signature").returncode == 1
     # the standard library alone still verifies chain and dice, and says the signature needs cryptography
     without = subprocess.run(
-        [sys.executable, "-c", "import runpy, sys; sys.modules['cryptography'] = None; "
-         f"sys.argv = ['verify_dice.py', {str(tmp_path / 'battle.jsonl')!r}, '--keys', {str(keys)!r}]; "
-         f"runpy.run_path({str(VERIFIER)!r}, run_name='__main__')"], capture_output=True, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import runpy, sys; sys.modules['cryptography'] = None; "
+            f"sys.argv = ['verify_dice.py', {str(tmp_path / 'battle.jsonl')!r}, '--keys', {str(keys)!r}]; "
+            f"runpy.run_path({str(VERIFIER)!r}, run_name='__main__')",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert without.returncode == 0 and without.stdout.startswith("OK"), without.stdout + without.stderr
     assert "the cryptography package is not installed" in without.stdout
 
@@ -234,9 +248,11 @@ async def test_an_upcaster_maps_an_older_ruleset_version(api):
     try:
         before = split(await export(api, game))[0]["state_hash"]
         header["state_hash"] = before
-        r = await api.post("/v1/games/import", params={"allow_unverified": "true"},
-                           content=reseal({k: v for k, v in header.items() if k != "signature"}, envelopes,
-                                          refold=False))
+        r = await api.post(
+            "/v1/games/import",
+            params={"allow_unverified": "true"},
+            content=reseal({k: v for k, v in header.items() if k != "signature"}, envelopes, refold=False),
+        )
         assert r.status_code == 201, r.text
         assert r.json()["ruleset_version"] == "1.0" and r.json()["verified"] is False
     finally:
@@ -349,8 +365,9 @@ async def test_a_seat_export_is_a_verifiable_record_not_an_importable_game(api, 
     keys = tmp_path / "keys.json"
     keys.write_text((await api.get("/.well-known/salvo-keys")).text)
     result = verify(tmp_path, content, "--keys", str(keys))
-    assert result.returncode == 0 and "signature: OK" in result.stdout and "seat:blue's redacted export" in \
-        result.stdout, result.stdout
+    assert (
+        result.returncode == 0 and "signature: OK" in result.stdout and "seat:blue's redacted export" in result.stdout
+    ), result.stdout
     # mid-game, blue checks the rolls of turn 1 it saw by the slot keys it was given; turn 2 awaits its end
     assert result.stdout.startswith("OK 1 rolls verified over 1 revealed turns (3 rolls await a reveal")
     assert "slot keys: 1 of them" in result.stdout

@@ -57,18 +57,24 @@ def _seconds(retry_after: str) -> str:
 def _chunked(body: bytes) -> Any:
     async def chunks() -> Any:  # no Content-Length: the limit is met while reading
         for i in range(0, len(body), 512):
-            yield body[i:i + 512]
+            yield body[i : i + 512]
+
     return chunks()
 
 
 async def _exchange(sqlite_url: str, lean: bool, cors: bool = False) -> list[tuple[Any, ...]]:
-    settings = Settings(database_url=sqlite_url, snapshot_every=50, max_body_bytes=2048,
-                        rate_commands_per_token="5/minute",
-                        cors_origins=("https://club.example",) if cors else ())
+    settings = Settings(
+        database_url=sqlite_url,
+        snapshot_every=50,
+        max_body_bytes=2048,
+        rate_commands_per_token="5/minute",
+        cors_origins=("https://club.example",) if cors else (),
+    )
     app = create_app(settings)
     if not lean:  # the FastAPI route alone, as before
-        app.router.routes[:] = [r for r in app.router.routes if not isinstance(getattr(r, "app", None),
-                                                                                CommandEndpoint)]
+        app.router.routes[:] = [
+            r for r in app.router.routes if not isinstance(getattr(r, "app", None), CommandEndpoint)
+        ]
     out = []
     async with app.router.lifespan_context(app):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://salvo") as client:
@@ -98,8 +104,7 @@ async def _exchange(sqlite_url: str, lean: bool, cors: bool = False) -> list[tup
                 if r.status_code == 201:
                     data = {"version": data["version"], "types": [e["type"] for e in data["events"]]}
                 retry = r.headers.get("retry-after")
-                out.append((r.status_code, r.headers.get("content-type"), retry and _seconds(retry), data,
-                            _headers(r)))
+                out.append((r.status_code, r.headers.get("content-type"), retry and _seconds(retry), data, _headers(r)))
             r = await client.get(url)
             out.append((r.status_code, r.headers.get("content-type"), None, r.json(), _headers(r)))  # 405
             more: list[tuple[list[tuple[str, str]], Any, str | None]] = [
@@ -132,8 +137,31 @@ async def test_the_lean_endpoint_answers_as_the_fastapi_route(tmp_path):
     lean = await _exchange(f"sqlite:///{tmp_path}/lean.db", lean=True)
     plain = await _exchange(f"sqlite:///{tmp_path}/plain.db", lean=False)
     statuses = [s for s, *_ in lean]
-    assert statuses == [201, 409, 422, 422, 401, 403, 422, 422, 413, 201, 201, 201, 201, 201, 429, 405,
-                        401, 401, 401, 422, 413, 413, 307]
+    assert statuses == [
+        201,
+        409,
+        422,
+        422,
+        401,
+        403,
+        422,
+        422,
+        413,
+        201,
+        201,
+        201,
+        201,
+        201,
+        429,
+        405,
+        401,
+        401,
+        401,
+        422,
+        413,
+        413,
+        307,
+    ]
     assert lean[14][2] is not None  # Retry-After
     first = dict(lean[0][4])
     assert first["x-content-type-options"] == "nosniff" and first["referrer-policy"] == "no-referrer"
@@ -152,9 +180,11 @@ async def test_with_cors_the_request_takes_the_stack_and_still_answers_the_same(
 async def _unexpected(sqlite_url: str, lean: bool) -> tuple[int, Any, list[tuple[str, str]]]:
     app = create_app(Settings(database_url=sqlite_url, snapshot_every=50))
     if not lean:
-        app.router.routes[:] = [r for r in app.router.routes if not isinstance(getattr(r, "app", None),
-                                                                                CommandEndpoint)]
+        app.router.routes[:] = [
+            r for r in app.router.routes if not isinstance(getattr(r, "app", None), CommandEndpoint)
+        ]
     async with app.router.lifespan_context(app):
+
         async def broken(*_args: Any, **_kw: Any) -> Any:
             raise RuntimeError("the store fell over")
 
@@ -162,8 +192,11 @@ async def _unexpected(sqlite_url: str, lean: bool) -> tuple[int, Any, list[tuple
         transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
         async with httpx.AsyncClient(transport=transport, base_url="http://salvo") as client:
             game = (await client.post("/v1/games", json={"ruleset": "tiny", "scenario": "long"})).json()
-            r = await client.post(f"/v1/games/{game['game_id']}/commands", json={"command": SHOOT_RED},
-                                  headers=bearer(game["seats"]["red"]))
+            r = await client.post(
+                f"/v1/games/{game['game_id']}/commands",
+                json={"command": SHOOT_RED},
+                headers=bearer(game["seats"]["red"]),
+            )
     return r.status_code, r.json(), r.headers.multi_items()
 
 

@@ -61,8 +61,9 @@ async def _new_game(client: httpx.AsyncClient) -> dict[str, Any]:
 
 
 async def _log(client: httpx.AsyncClient, game: dict[str, Any]) -> list[dict[str, Any]]:
-    r = await client.get(f"/v1/games/{game['game_id']}/events", params={"limit": 10000},
-                         headers=_bearer(game["umpire_token"]))
+    r = await client.get(
+        f"/v1/games/{game['game_id']}/events", params={"limit": 10000}, headers=_bearer(game["umpire_token"])
+    )
     assert r.status_code == 200, r.text
     return r.json()["events"]
 
@@ -143,8 +144,11 @@ async def test_concurrent_commands_across_turns(backend_api: httpx.AsyncClient):
     async def send(i: int) -> httpx.Response:
         who = "red" if i % 2 == 0 else "blue"
         other = "blue" if who == "red" else "red"
-        cmd = ({"type": "tiny.end_phase", "seat": who} if i % 3 == 0
-               else {"type": "tiny.shoot", "shooter": who, "target": other})
+        cmd = (
+            {"type": "tiny.end_phase", "seat": who}
+            if i % 3 == 0
+            else {"type": "tiny.shoot", "shooter": who, "target": other}
+        )
         return await api.post(url, json={"command": cmd}, headers=_bearer(game["seats"][who]))
 
     for _round in range(3):

@@ -47,8 +47,10 @@ def _fold_views(log: list[dict[str, Any]]) -> list[dict[str, Any]]:
     assert created["type"] == "game.created"
     state = ruleset.initial_state(ruleset.parse_setup(created["data"]["setup"]))
     decoded = [
-        Decoded(_Row(e), codec.decode(e["type"], e["v"], msgspec.json.encode(e["data"]),
-                                      msgspec.json.encode(e.get("rolls", []))))
+        Decoded(
+            _Row(e),
+            codec.decode(e["type"], e["v"], msgspec.json.encode(e["data"]), msgspec.json.encode(e.get("rolls", []))),
+        )
         for e in log
     ]
     views: list[dict[str, Any]] = [json.loads(msgspec.json.encode(full_view(ruleset, state, UMPIRE)))]
@@ -57,8 +59,14 @@ def _fold_views(log: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return views
 
 
-async def _load(client: httpx.AsyncClient, game: dict[str, Any], who: str, acked: list[dict[str, Any]],
-                cut: list[str], started: asyncio.Event) -> None:
+async def _load(
+    client: httpx.AsyncClient,
+    game: dict[str, Any],
+    who: str,
+    acked: list[dict[str, Any]],
+    cut: list[str],
+    started: asyncio.Event,
+) -> None:
     """One client: its next command as soon as the previous one is answered, until the server dies."""
     other = "blue" if who == "red" else "red"
     url = f"/v1/games/{game['game_id']}/commands"
@@ -82,8 +90,11 @@ async def _load(client: httpx.AsyncClient, game: dict[str, Any], who: str, acked
 async def _umpire_log(client: httpx.AsyncClient, game: dict[str, Any]) -> list[dict[str, Any]]:
     log: list[dict[str, Any]] = []
     while True:
-        r = await client.get(f"/v1/games/{game['game_id']}/events", params={"after": len(log), "limit": 1000},
-                             headers=_bearer(game["umpire_token"]))
+        r = await client.get(
+            f"/v1/games/{game['game_id']}/events",
+            params={"after": len(log), "limit": 1000},
+            headers=_bearer(game["umpire_token"]),
+        )
         assert r.status_code == 200, r.text
         page = r.json()["events"]
         if not page:
@@ -103,9 +114,15 @@ async def test_kill_9_mid_load_loses_no_acknowledged_command(tmp_path, games_n, 
     """Several clients per game: its commands are decided on the head ahead of the disk while earlier
     ones commit (the busy-game pipeline); a kill in the middle still loses nothing acknowledged."""
     db = tmp_path / "crash.db"
-    server = ServerProcess(f"sqlite:///{db}", log_path=tmp_path / "server.log",
-                           env={"SALVO_SNAPSHOT_EVERY": "25", "SALVO_RATE_COMMANDS_PER_TOKEN": "off",
-                                "SALVO_RATE_COMMANDS_PER_ADDRESS": "off"})  # a load test, not a client
+    server = ServerProcess(
+        f"sqlite:///{db}",
+        log_path=tmp_path / "server.log",
+        env={
+            "SALVO_SNAPSHOT_EVERY": "25",
+            "SALVO_RATE_COMMANDS_PER_TOKEN": "off",
+            "SALVO_RATE_COMMANDS_PER_ADDRESS": "off",
+        },
+    )  # a load test, not a client
     await asyncio.to_thread(server.start)
     try:
         limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
@@ -120,15 +137,20 @@ async def test_kill_9_mid_load_loses_no_acknowledged_command(tmp_path, games_n, 
             started = asyncio.Event()
             clients = [
                 asyncio.create_task(_load(client, g, who, acked[g["game_id"]], cut, started))
-                for g in games for who in SEATS for _each in range(per_seat)
+                for g in games
+                for who in SEATS
+                for _each in range(per_seat)
             ]
             await asyncio.wait_for(started.wait(), 10)
             await asyncio.sleep(LOAD_SECONDS / 2)
             before = {g["game_id"]: await _summary(client, g) for g in games}  # mid-load, still acknowledged
             await asyncio.sleep(LOAD_SECONDS / 2)
             metrics = (await client.get("/metrics")).text
-            pipelined = next(float(line.split()[-1]) for line in metrics.splitlines()
-                             if line.startswith("salvo_commands_pipelined_total "))
+            pipelined = next(
+                float(line.split()[-1])
+                for line in metrics.splitlines()
+                if line.startswith("salvo_commands_pipelined_total ")
+            )
             await asyncio.to_thread(server.kill)  # SIGKILL while every client has a command going
             done, pending = await asyncio.wait(clients, timeout=15)
             assert not pending, "a client did not notice the crash"
@@ -175,15 +197,25 @@ async def test_kill_9_mid_load_loses_no_acknowledged_command(tmp_path, games_n, 
                 assert live["state"] == views[len(log)]
                 assert views[pre["version"]] == pre["state"]
                 rng = random.Random(gid)
-                points = sorted({len(log) - 1, pre["version"], 1, 2,
-                                 *(b["version"] for b in mine[-3:]),
-                                 *rng.sample(range(1, len(log)), min(25, len(log) - 1))})
+                points = sorted(
+                    {
+                        len(log) - 1,
+                        pre["version"],
+                        1,
+                        2,
+                        *(b["version"] for b in mine[-3:]),
+                        *rng.sample(range(1, len(log)), min(25, len(log) - 1)),
+                    }
+                )
                 for at in points:
                     assert (await _summary(client, game, at=at))["state"] == views[at], f"{gid} ?at={at}"
 
                 # and the game goes on where it stopped
-                r = await client.post(f"/v1/games/{gid}/commands", headers=_bearer(game["seats"]["red"]),
-                                      json={"command": {"type": "tiny.hide", "seat": "red", "secret": 1}})
+                r = await client.post(
+                    f"/v1/games/{gid}/commands",
+                    headers=_bearer(game["seats"]["red"]),
+                    json={"command": {"type": "tiny.hide", "seat": "red", "secret": 1}},
+                )
                 assert r.status_code == 201, r.text
                 assert r.json()["version"] == len(log) + 1
             assert total_acked >= 20, f"too little load before the kill ({total_acked} commands)"

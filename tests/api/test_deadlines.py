@@ -39,8 +39,9 @@ def _tick(client) -> int:
 
 
 def _events(client, game):
-    r = client.get(f"/v1/games/{game['game_id']}/events?after=0",
-                   headers={"Authorization": f"Bearer {game['umpire_token']}"})
+    r = client.get(
+        f"/v1/games/{game['game_id']}/events?after=0", headers={"Authorization": f"Bearer {game['umpire_token']}"}
+    )
     return r.json()["events"]
 
 
@@ -72,8 +73,11 @@ def test_a_player_who_acts_in_time_restarts_the_deadline(client):
     game = _game(client, {"per": "phase", "seconds": 60})
     client.clock.now += 50
     for seat in ("red", "blue"):
-        r = client.post(f"/v1/games/{game['game_id']}/commands", json={"command": {"type": "tiny.end_phase",
-                        "seat": seat}}, headers={"Authorization": f"Bearer {game['seats'][seat]}"})
+        r = client.post(
+            f"/v1/games/{game['game_id']}/commands",
+            json={"command": {"type": "tiny.end_phase", "seat": seat}},
+            headers={"Authorization": f"Bearer {game['seats'][seat]}"},
+        )
         assert r.status_code == 201
     assert _tick(client) == 0  # the new phase's deadline starts now
     client.clock.now += 50
@@ -119,6 +123,7 @@ def test_a_firing_stopped_half_way_appends_its_command_once(client):
     from sqlalchemy import update
 
     from service.events.tables import DEADLINES
+
     version = client.get(f"/v1/games/{game['game_id']}").json()["version"]
     with deadlines.engine.begin() as conn:  # checked at the log's head: no track, the firing itself looks
         conn.execute(update(DEADLINES).values(turn=1, phase="fire", due_at=0, checked_seq=version, lease_until=None))
@@ -131,8 +136,11 @@ def test_the_umpire_changes_or_removes_the_deadline(client):
     game = _game(client, {"per": "phase", "seconds": 60})
     gid = game["game_id"]
     umpire = {"Authorization": f"Bearer {game['umpire_token']}"}
-    r = client.put(f"/v1/games/{gid}/deadline", json={"per": "phase", "seconds": 5},
-                   headers={"Authorization": f"Bearer {game['seats']['red']}"})
+    r = client.put(
+        f"/v1/games/{gid}/deadline",
+        json={"per": "phase", "seconds": 5},
+        headers={"Authorization": f"Bearer {game['seats']['red']}"},
+    )
     assert r.status_code == 403
     r = client.put(f"/v1/games/{gid}/deadline", json={"per": "phase", "seconds": 5}, headers=umpire)
     assert r.status_code == 200 and r.json()["deadline"]["seconds_left"] == 5
@@ -146,12 +154,15 @@ def test_the_umpire_changes_or_removes_the_deadline(client):
     assert client.get(f"/v1/games/{gid}").json()["deadline"] is None
 
 
-@pytest.mark.parametrize(("deadline", "field"), [
-    ({"per": "week", "seconds": 5}, "options.deadline.per"),
-    ({"per": "phase", "seconds": 0}, "options.deadline.seconds"),
-    ({"per": "phase", "seconds": 5, "command": {"type": "gsc2.force_phase"}}, "options.deadline.command"),
-    ({"per": "phase"}, "options.deadline"),
-])
+@pytest.mark.parametrize(
+    ("deadline", "field"),
+    [
+        ({"per": "week", "seconds": 5}, "options.deadline.per"),
+        ({"per": "phase", "seconds": 0}, "options.deadline.seconds"),
+        ({"per": "phase", "seconds": 5, "command": {"type": "gsc2.force_phase"}}, "options.deadline.command"),
+        ({"per": "phase"}, "options.deadline"),
+    ],
+)
 def test_a_bad_deadline_is_refused_before_the_game_exists(client, deadline, field):
     r = client.post("/v1/games", json={"ruleset": "tiny", "scenario": "duel", "options": {"deadline": deadline}})
     assert r.status_code == 422 and r.json()["field"] == field, r.text

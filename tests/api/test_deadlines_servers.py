@@ -17,15 +17,18 @@ FAST_TICKS = {"SALVO_DEADLINE_TICK_SECONDS": "0.05"}
 
 
 def _create(url: str, seconds: int, scenario: str | dict = "duel") -> dict:
-    r = httpx.post(f"{url}/v1/games", json={"ruleset": "tiny", "scenario": scenario,
-                                            "options": {"deadline": {"per": "phase", "seconds": seconds}}})
+    r = httpx.post(
+        f"{url}/v1/games",
+        json={"ruleset": "tiny", "scenario": scenario, "options": {"deadline": {"per": "phase", "seconds": seconds}}},
+    )
     assert r.status_code == 201, r.text
     return r.json()
 
 
 def _events(url: str, game: dict) -> list[dict]:
-    r = httpx.get(f"{url}/v1/games/{game['game_id']}/events?after=0",
-                  headers={"Authorization": f"Bearer {game['umpire_token']}"})
+    r = httpx.get(
+        f"{url}/v1/games/{game['game_id']}/events?after=0", headers={"Authorization": f"Bearer {game['umpire_token']}"}
+    )
     assert r.status_code == 200, r.text
     return [e for e in r.json()["events"] if not e["type"].startswith("dice.")]
 
@@ -66,8 +69,10 @@ def test_a_deadline_that_passes_while_the_service_is_down_fires_once_after_resta
 
 
 def test_two_replicas_on_one_postgresql_database_fire_each_deadline_once(tmp_path, postgres_url):
-    with ServerProcess(postgres_url, env=FAST_TICKS, log_path=tmp_path / "a.log") as a, \
-            ServerProcess(postgres_url, env=FAST_TICKS, log_path=tmp_path / "b.log") as b:
+    with (
+        ServerProcess(postgres_url, env=FAST_TICKS, log_path=tmp_path / "a.log") as a,
+        ServerProcess(postgres_url, env=FAST_TICKS, log_path=tmp_path / "b.log") as b,
+    ):
         games = [_create((a, b)[i % 2].url, seconds=1, scenario={"hull": 3, "turn_limit": 3}) for i in range(8)]
         # each game's first two deadlines (fire, then end of turn 1), both replicas ticking every 50 ms
         _until(lambda: all(len(_events(a.url, g)) >= 5 for g in games), timeout=30, what="two deadlines a game")

@@ -74,9 +74,11 @@ async def test_failures_from_another_address_are_counted_apart(sqlite_url):
 
     app = create_app(Settings(database_url=sqlite_url, rate_auth_failures_per_address="3/minute"))
     async with app.router.lifespan_context(app):
+
         def at(address: str) -> httpx.AsyncClient:
-            return httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=(address, 5000)),
-                                     base_url="http://salvo")
+            return httpx.AsyncClient(
+                transport=httpx.ASGITransport(app=app, client=(address, 5000)), base_url="http://salvo"
+            )
 
         async with at("192.0.2.1") as guesser, at("192.0.2.2") as other:
             game = (await guesser.post("/v1/games", json={"ruleset": "tiny", "scenario": "long"})).json()

@@ -67,8 +67,7 @@ class FakeClient:
 @pytest.mark.asyncio
 async def test_a_failing_redis_costs_three_tries_then_drops_and_announces_what_it_dropped():
     clock = Clock()
-    publisher = RedisPublisher(f"redis://127.0.0.1:{free_port()}/0", "test",
-                               breaker=CircuitBreaker(3, 1.0, clock))
+    publisher = RedisPublisher(f"redis://127.0.0.1:{free_port()}/0", "test", breaker=CircuitBreaker(3, 1.0, clock))
     client = publisher.client = FakeClient()  # type: ignore[assignment]
     publisher.notice = lambda seq: b"notice %d" % seq
     publisher.start()
@@ -127,8 +126,10 @@ async def test_the_poller_notifies_only_games_whose_log_went_past_what_was_deliv
 def test_two_replicas_without_redis_stream_each_others_events(sqlite_url):
     """No Redis: B's socket gets A's commands from the log (polled), every one, in order."""
     settings = Settings(database_url=sqlite_url, heartbeat_seconds=5)
-    with uvicorn_in_thread(create_app(settings), settings) as (_a, a_port), \
-            uvicorn_in_thread(create_app(settings), settings) as (_b, b_port):
+    with (
+        uvicorn_in_thread(create_app(settings), settings) as (_a, a_port),
+        uvicorn_in_thread(create_app(settings), settings) as (_b, b_port),
+    ):
         a = f"http://127.0.0.1:{a_port}"
         game = httpx.post(a + "/v1/games", json={"ruleset": "tiny", "scenario": "long"}).json()
         gid = game["game_id"]
@@ -138,9 +139,11 @@ def test_two_replicas_without_redis_stream_each_others_events(sqlite_url):
                 pass
             for i in range(5):
                 who, other = ("red", "blue") if i % 2 == 0 else ("blue", "red")
-                r = httpx.post(f"{a}/v1/games/{gid}/commands", json={"command": {
-                    "type": "tiny.shoot", "shooter": who, "target": other}},
-                    headers={"Authorization": f"Bearer {game['seats'][who]}"})
+                r = httpx.post(
+                    f"{a}/v1/games/{gid}/commands",
+                    json={"command": {"type": "tiny.shoot", "shooter": who, "target": other}},
+                    headers={"Authorization": f"Bearer {game['seats'][who]}"},
+                )
                 assert r.status_code == 201
             while len(seqs) < 5:
                 msg = json.loads(ws.recv(timeout=10))  # the poll's tick is 1 s (two at most): well within

@@ -27,12 +27,19 @@ def _bodies(number: bytes) -> list[tuple[str, str, bytes, str]]:
     """(name, path template, body, field): every path that decodes a JSON body."""
     return [
         ("create-scenario", "/v1/games", b'{"ruleset":"tiny","scenario":{"hull":' + number + b"}}", "$.scenario.hull"),
-        ("create-options", "/v1/games", b'{"ruleset":"tiny","scenario":"duel","options":{"x":[1,' + number + b"]}}",
-         "$.options.x[1]"),
-        ("command", "/v1/games/{gid}/commands", b'{"command":{' + SHOOT + b',"n":' + number + b"}}",
-         "$.command.n"),
-        ("rewind", "/v1/games/{gid}/rewind", b'{"to_seq":' + number + b',"reason":"9999999999999999999999"}',
-         "$.to_seq"),
+        (
+            "create-options",
+            "/v1/games",
+            b'{"ruleset":"tiny","scenario":"duel","options":{"x":[1,' + number + b"]}}",
+            "$.options.x[1]",
+        ),
+        ("command", "/v1/games/{gid}/commands", b'{"command":{' + SHOOT + b',"n":' + number + b"}}", "$.command.n"),
+        (
+            "rewind",
+            "/v1/games/{gid}/rewind",
+            b'{"to_seq":' + number + b',"reason":"9999999999999999999999"}',
+            "$.to_seq",
+        ),
         ("bots", "/v1/games/{gid}/bots", b'{"seat":"blue","bot":"rules","n":' + number + b"}", "$.n"),
     ]
 
@@ -64,10 +71,13 @@ async def test_every_http_body_path_answers_422_naming_the_field(client, name, n
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize(("lines", "field", "where"), [
-    (b'{"format":"salvo-battle/1","n":' + HUGE + b"}\n", "line 1", "$.n"),
-    (b'{"format":"salvo-battle/1"}\n{"seq":' + HUGE + b"}\n", "line 2", "$.seq"),
-])
+@pytest.mark.parametrize(
+    ("lines", "field", "where"),
+    [
+        (b'{"format":"salvo-battle/1","n":' + HUGE + b"}\n", "line 1", "$.n"),
+        (b'{"format":"salvo-battle/1"}\n{"seq":' + HUGE + b"}\n", "line 2", "$.seq"),
+    ],
+)
 async def test_a_battle_file_import_answers_422_naming_the_line_and_field(client, lines, field, where):
     r = await client.post("/v1/games/import", content=lines, headers={"content-type": "application/x-ndjson"})
     assert r.status_code == 422 and r.json()["field"] == field, r.text
@@ -79,8 +89,9 @@ async def test_long_digit_runs_inside_strings_and_floats_pass(client):
     """Digits inside a string, and a float's digits, are not integers: the command is accepted."""
     game = await new_game(client)
     body = b'{"command":{' + SHOOT + b'},"salt":"' + b"9" * 5000 + b'"}'
-    r = await client.post(f"/v1/games/{game['game_id']}/commands", content=body,
-                          headers={**JSON, **bearer(game["seats"]["red"])})
+    r = await client.post(
+        f"/v1/games/{game['game_id']}/commands", content=body, headers={**JSON, **bearer(game["seats"]["red"])}
+    )
     assert r.status_code == 201, r.text
 
 
@@ -94,8 +105,7 @@ def test_a_websocket_gets_an_error_message_and_stays_open(sqlite_url):
     app = create_app(Settings(database_url=sqlite_url))
     with TestClient(app) as c:
         game = c.post("/v1/games", json={"ruleset": "tiny", "scenario": "long"}).json()
-        with c.websocket_connect(f"/v1/games/{game['game_id']}/stream",
-                                 headers=bearer(game["seats"]["red"])) as ws:
+        with c.websocket_connect(f"/v1/games/{game['game_id']}/stream", headers=bearer(game["seats"]["red"])) as ws:
             while ws.receive_json()["kind"] != "caught_up":
                 pass
             for number in (HUGE, JUST_PAST):
@@ -119,8 +129,11 @@ def test_a_live_socket_on_a_real_server_answers_an_error_and_stays_open(sqlite_u
     protocol = SalvoWebSocketProtocol if ws == "salvo" else ws
     with uvicorn_in_thread(create_app(settings), settings, ws=protocol) as (_server, port):
         game = httpx.post(f"http://127.0.0.1:{port}/v1/games", json={"ruleset": "tiny", "scenario": "long"}).json()
-        with connect(f"ws://127.0.0.1:{port}/v1/games/{game['game_id']}/stream",
-                     additional_headers=bearer(game["seats"]["red"]), max_size=None) as sock:
+        with connect(
+            f"ws://127.0.0.1:{port}/v1/games/{game['game_id']}/stream",
+            additional_headers=bearer(game["seats"]["red"]),
+            max_size=None,
+        ) as sock:
             while json.loads(sock.recv(timeout=10))["kind"] != "caught_up":
                 pass
             sock.send(_frame(HUGE))

@@ -30,18 +30,21 @@ def _wrapped(orig: BaseException) -> SAOperationalError:
     return SAOperationalError("INSERT ...", {}, orig)
 
 
-@pytest.mark.parametrize(("exc", "kind"), [
-    (sqlite3.OperationalError("database or disk is full"), "full"),
-    (_wrapped(sqlite3.OperationalError("database or disk is full")), "full"),
-    (OSError(28, "No space left on device"), "full"),
-    (_DiskFull("could not extend file"), "full"),
-    (psycopg.OperationalError("connection failed: Connection refused"), "unavailable"),
-    (_wrapped(psycopg.OperationalError("server closed the connection unexpectedly")), "unavailable"),
-    (sqlite3.OperationalError("database is locked"), "unavailable"),
-    (sqlite3.OperationalError("no such table: events"), None),  # a bug, not the storage: stays a 500
-    (sqlite3.IntegrityError("UNIQUE constraint failed"), None),
-    (ValueError("a bug"), None),
-])
+@pytest.mark.parametrize(
+    ("exc", "kind"),
+    [
+        (sqlite3.OperationalError("database or disk is full"), "full"),
+        (_wrapped(sqlite3.OperationalError("database or disk is full")), "full"),
+        (OSError(28, "No space left on device"), "full"),
+        (_DiskFull("could not extend file"), "full"),
+        (psycopg.OperationalError("connection failed: Connection refused"), "unavailable"),
+        (_wrapped(psycopg.OperationalError("server closed the connection unexpectedly")), "unavailable"),
+        (sqlite3.OperationalError("database is locked"), "unavailable"),
+        (sqlite3.OperationalError("no such table: events"), None),  # a bug, not the storage: stays a 500
+        (sqlite3.IntegrityError("UNIQUE constraint failed"), None),
+        (ValueError("a bug"), None),
+    ],
+)
 def test_storage_failures_are_told_apart_from_bugs(exc, kind):
     assert kind_of(exc) == kind
     converted = as_storage_error(exc)
@@ -86,13 +89,17 @@ def client(sqlite_url):
 def _failing(exc: BaseException):
     async def fail(*_args, **_kwargs):
         raise as_storage_error(exc, writing=True)
+
     return fail
 
 
-@pytest.mark.parametrize(("exc", "status", "type_"), [
-    (psycopg.OperationalError("connection failed: Connection refused"), 503, "/problems/StorageUnavailable"),
-    (sqlite3.OperationalError("database or disk is full"), 507, "/problems/StorageFull"),
-])
+@pytest.mark.parametrize(
+    ("exc", "status", "type_"),
+    [
+        (psycopg.OperationalError("connection failed: Connection refused"), 503, "/problems/StorageUnavailable"),
+        (sqlite3.OperationalError("database or disk is full"), 507, "/problems/StorageFull"),
+    ],
+)
 def test_every_path_answers_the_storage_problem(client, exc, status, type_):
     game = client.post("/v1/games", json={"ruleset": "tiny", "scenario": "long"}).json()
     gid, red = game["game_id"], {"Authorization": f"Bearer {game['seats']['red']}"}
@@ -104,8 +111,11 @@ def test_every_path_answers_the_storage_problem(client, exc, status, type_):
     store.game = _failing(exc)
     store.submit = None  # (the pipeline falls back to ``write``)
     store.write = _failing(exc)
-    for r in (client.get(f"/v1/games/{gid}/events"), client.get(f"/v1/games/{gid}"),
-              client.post(f"/v1/games/{gid}/commands", json={"command": SHOOT}, headers=red)):
+    for r in (
+        client.get(f"/v1/games/{gid}/events"),
+        client.get(f"/v1/games/{gid}"),
+        client.post(f"/v1/games/{gid}/commands", json={"command": SHOOT}, headers=red),
+    ):
         assert r.status_code == status, r.text
         assert r.headers["content-type"] == "application/problem+json"
         assert r.json()["type"] == type_ and int(r.headers["retry-after"]) >= 1
@@ -147,8 +157,10 @@ def test_an_unconverted_driver_error_is_still_the_storage_problem(sqlite_url):
     """Met outside the store (no conversion there): the app's last handler maps it the same, no traceback."""
     app = create_app(Settings(database_url=sqlite_url))
     with TestClient(app, raise_server_exceptions=False) as c:
+
         async def broken(*_a, **_k):
             raise SAOperationalError("select", {}, psycopg.OperationalError("connection refused"))
+
         game = c.post("/v1/games", json={"ruleset": "tiny", "scenario": "long"}).json()
         app.state.service.heads.forget(game["game_id"])
         app.state.store._run = broken
@@ -167,8 +179,11 @@ async def test_a_bot_waits_out_the_storage_instead_of_failing(sqlite_url):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://salvo") as client:
             game = (await client.post("/v1/games", json={"ruleset": "tiny", "scenario": "long"})).json()
             gid = game["game_id"]
-            r = await client.post(f"/v1/games/{gid}/bots", json={"seat": "blue", "bot": "random"},
-                                  headers={"Authorization": f"Bearer {game['umpire_token']}"})
+            r = await client.post(
+                f"/v1/games/{gid}/bots",
+                json={"seat": "blue", "bot": "random"},
+                headers={"Authorization": f"Bearer {game['umpire_token']}"},
+            )
             assert r.status_code == 201, r.text
             runner = app.state.bot_runner
             placed = runner.seats[gid]["blue"]

@@ -36,8 +36,11 @@ def test_two_replicas_commanding_one_game_without_if_match_get_no_409(request, b
             body = {"command": {"type": "tiny.shoot", "shooter": seat, "target": other}}
             with httpx.Client(base_url=base, timeout=30) as http:
                 for _ in range(COMMANDS // (2 * CLIENTS_PER_REPLICA)):
-                    r = http.post(f"/v1/games/{gid}/commands", json=body,
-                                  headers={"Authorization": f"Bearer {game['seats'][seat]}"})
+                    r = http.post(
+                        f"/v1/games/{gid}/commands",
+                        json=body,
+                        headers={"Authorization": f"Bearer {game['seats'][seat]}"},
+                    )
                     with lock:
                         statuses[r.status_code] += 1
                         if r.status_code == 201:
@@ -45,14 +48,20 @@ def test_two_replicas_commanding_one_game_without_if_match_get_no_409(request, b
                         else:
                             refused.append(r.text[:200])
 
-        threads = [threading.Thread(target=client, args=(base, seat)) for base in (a.url, b.url)
-                   for seat in ("red", "blue") * (CLIENTS_PER_REPLICA // 2)]
+        threads = [
+            threading.Thread(target=client, args=(base, seat))
+            for base in (a.url, b.url)
+            for seat in ("red", "blue") * (CLIENTS_PER_REPLICA // 2)
+        ]
         for t in threads:
             t.start()
         for t in threads:
             t.join(120)
         assert statuses == {201: COMMANDS}, (statuses, refused[:3])
         assert sorted(versions) == list(range(3, COMMANDS + 3))  # each acknowledged once, at its own seq
-        events = httpx.get(f"{b.url}/v1/games/{gid}/events", params={"limit": 5000},
-                           headers={"Authorization": f"Bearer {game['umpire_token']}"}).json()["events"]
+        events = httpx.get(
+            f"{b.url}/v1/games/{gid}/events",
+            params={"limit": 5000},
+            headers={"Authorization": f"Bearer {game['umpire_token']}"},
+        ).json()["events"]
         assert [e["seq"] for e in events] == list(range(1, COMMANDS + 3))  # nothing lost, no gap

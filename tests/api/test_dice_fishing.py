@@ -14,16 +14,20 @@ pytestmark = pytest.mark.asyncio
 
 
 async def shoot(api: httpx.AsyncClient, game: dict[str, Any], token: str, salt: str) -> dict[str, Any]:
-    r = await api.post(f"/v1/games/{game['game_id']}/commands", headers=bearer(token),
-                       json={"command": SHOOT_RED, "salt": salt})
+    r = await api.post(
+        f"/v1/games/{game['game_id']}/commands", headers=bearer(token), json={"command": SHOOT_RED, "salt": salt}
+    )
     assert r.status_code == 201, r.text
     [shot] = [e for e in r.json()["events"] if e["type"] == "tiny.shot"]
     return shot
 
 
 async def rewind(api: httpx.AsyncClient, game: dict[str, Any], to_seq: int) -> None:
-    r = await api.post(f"/v1/games/{game['game_id']}/rewind", json={"to_seq": to_seq, "reason": "fishing?"},
-                       headers=bearer(game["umpire_token"]))
+    r = await api.post(
+        f"/v1/games/{game['game_id']}/rewind",
+        json={"to_seq": to_seq, "reason": "fishing?"},
+        headers=bearer(game["umpire_token"]),
+    )
     assert r.status_code == 201, r.text
 
 
@@ -44,8 +48,9 @@ async def test_twenty_rewinds_with_twenty_salts_give_one_set_of_faces(api):
     assert len(faces) == 1, faces
     # a position never used before still takes the salt it is sent (the salt is not ignored altogether)
     fourth = await shoot(api, game, red, "fresh")
-    assert fourth["dice"]["slot"] == slots[-1] + 1 and fourth["dice"]["salt"] == "fresh" and "salts" not in \
-        fourth["dice"]
+    assert (
+        fourth["dice"]["slot"] == slots[-1] + 1 and fourth["dice"]["salt"] == "fresh" and "salts" not in fourth["dice"]
+    )
 
 
 async def test_rewinding_before_an_other_command_keeps_the_slot_faces(api):
@@ -55,8 +60,11 @@ async def test_rewinding_before_an_other_command_keeps_the_slot_faces(api):
     point = (await api.get(f"/v1/games/{game['game_id']}")).json()["version"]
     red_shot = await shoot(api, game, red, "a")
     await rewind(api, game, point)
-    r = await api.post(f"/v1/games/{game['game_id']}/commands", headers=bearer(blue),
-                       json={"command": {"type": "tiny.shoot", "shooter": "blue", "target": "red"}, "salt": "b"})
+    r = await api.post(
+        f"/v1/games/{game['game_id']}/commands",
+        headers=bearer(blue),
+        json={"command": {"type": "tiny.shoot", "shooter": "blue", "target": "red"}, "salt": "b"},
+    )
     [blue_shot] = [e for e in r.json()["events"] if e["type"] == "tiny.shot"]
     assert blue_shot["dice"]["slot"] == red_shot["dice"]["slot"]
     assert [x["value"] for x in blue_shot["rolls"]] == [x["value"] for x in red_shot["rolls"]]

@@ -57,7 +57,8 @@ async def played_gsc2(api: Any) -> dict[str, Any]:
 
 
 async def test_an_open_information_game_commits_each_turn_without_a_tree_and_a_seat_verifies_every_roll(
-        api, trees, tmp_path):
+    api, trees, tmp_path
+):
     game = await played_gsc2(api)
     assert trees == []  # no tree built, ahead of a turn or at its change
     seat = next(iter(game["seats"]))
@@ -109,8 +110,9 @@ async def test_a_hidden_information_game_keeps_its_root_and_its_spare_tree(api, 
     game = r.json()
     red = game["seats"]["red"]
     shot = {"command": {"type": "tiny.shoot", "shooter": "red", "target": "blue"}}
-    assert (await api.post(f"/v1/games/{game['game_id']}/commands", json=shot,
-                           headers={"Authorization": f"Bearer {red}"})).status_code == 201
+    assert (
+        await api.post(f"/v1/games/{game['game_id']}/commands", json=shot, headers={"Authorization": f"Bearer {red}"})
+    ).status_code == 201
     _, envelopes = split(await export(api, game))
     (committed,) = [e["data"] for e in envelopes if e["type"] == "dice.committed"]
     assert len(committed["root"]) == 64 and committed["slots"] == merkle.TREE_SLOTS

@@ -40,8 +40,11 @@ class Game:
         self.game = r.json()
         self.id = self.game["game_id"]
         self.players = list(self.game["seats"])
-        self.tokens: dict[str, str | None] = {"spectator": None, "umpire": self.game["umpire_token"],
-                                              **self.game["seats"]}
+        self.tokens: dict[str, str | None] = {
+            "spectator": None,
+            "umpire": self.game["umpire_token"],
+            **self.game["seats"],
+        }
         self.truth = truth
         self.umpire_events: list[dict[str, Any]] = []
         self.sync()
@@ -52,8 +55,11 @@ class Game:
         return r.json()
 
     def post(self, viewer: str, cmd: dict[str, Any]) -> Any:
-        return self.client.post(f"/v1/games/{self.id}/commands", json={"command": cmd, "salt": f"{viewer}-salt"},
-                                headers=auth(self.tokens[viewer]))
+        return self.client.post(
+            f"/v1/games/{self.id}/commands",
+            json={"command": cmd, "salt": f"{viewer}-salt"},
+            headers=auth(self.tokens[viewer]),
+        )
 
     def sync(self) -> None:
         new = self.get("/events", "umpire", after=self.truth.last, limit=10000)["events"]
@@ -63,8 +69,9 @@ class Game:
 
 def check_openings(g: Game) -> tuple[int, int]:
     """The per-viewer check after a turn ended: (rolls the viewers verified by key, hidden rolls checked)."""
-    seeds = {e["data"]["turn"]: bytes.fromhex(e["data"]["seed"]) for e in g.umpire_events
-             if e["type"] == "dice.revealed"}
+    seeds = {
+        e["data"]["turn"]: bytes.fromhex(e["data"]["seed"]) for e in g.umpire_events if e["type"] == "dice.revealed"
+    }
     all_slots: dict[int, set[int]] = {}
     for env in g.umpire_events:
         d = env.get("dice")
@@ -143,8 +150,11 @@ def choose_asc(g: Game, rng: random.Random, state: Any) -> tuple[str, dict[str, 
 
 def choose_campaign(g: Game, rng: random.Random, state: Any) -> tuple[str, dict[str, Any] | None]:
     options = {p: [o["command"] for o in g.get("/options", p)["options"]] for p in g.players}
-    umpire = [o["command"] for o in g.get("/options", "umpire")["options"]
-              if o["command"]["type"] not in ftcampaign_play.QUIET]
+    umpire = [
+        o["command"]
+        for o in g.get("/options", "umpire")["options"]
+        if o["command"]["type"] not in ftcampaign_play.QUIET
+    ]
     acting = [p for p in g.players if options[p]]
     must = any(o["type"] in ("ftcampaign.generate_map", "ftcampaign.record_battle") for o in umpire)
     if not acting or must or rng.random() < 0.04:
@@ -166,7 +176,8 @@ def test_asc_seats_verify_their_rolls_after_every_turn_and_nothing_more(client, 
 @pytest.mark.parametrize(("scenario", "seed"), [("intro-duel", 1), ("three-powers", 2)])
 def test_campaign_players_verify_their_rolls_after_every_turn_and_nothing_more(client, scenario, seed):
     g = Game(client, "ftcampaign", scenario, ftcampaign_play.Truth())
-    checked, verified, hidden = drive(g, random.Random(f"{scenario}-{seed}"), choose_campaign, max_steps=300,
-                                      max_turn=3)
+    checked, verified, hidden = drive(
+        g, random.Random(f"{scenario}-{seed}"), choose_campaign, max_steps=300, max_turn=3
+    )
     print(f"campaign {scenario}: {checked} turns checked, {verified} rolls verified by key, {hidden} hidden checked")
     assert checked >= 2 and verified > 0 and hidden > 0, (checked, verified, hidden)

@@ -37,8 +37,9 @@ class Served:
 
 @pytest.fixture
 def served(sqlite_url) -> Iterator[Served]:
-    settings = Settings(database_url=sqlite_url, heartbeat_seconds=5,
-                        rate_commands_per_token="off", rate_commands_per_address="off")
+    settings = Settings(
+        database_url=sqlite_url, heartbeat_seconds=5, rate_commands_per_token="off", rate_commands_per_address="off"
+    )
     app = create_app(settings)
     with uvicorn_in_thread(app, settings) as (server, port):
         yield Served(server, app, port)
@@ -58,9 +59,15 @@ def test_busy_sockets_get_every_seq_once_in_order_with_no_store_read_while_comma
     reader.events = counted
     seats = ["red", "blue"] * (SOCKETS // 2)
     with contextlib.ExitStack() as stack:
-        sockets = [stack.enter_context(connect(f"{served.ws_url}/v1/games/{gid}/stream?own_events=result",
-                                               additional_headers={"Authorization": f"Bearer {game['seats'][who]}"}))
-                   for who in seats]
+        sockets = [
+            stack.enter_context(
+                connect(
+                    f"{served.ws_url}/v1/games/{gid}/stream?own_events=result",
+                    additional_headers={"Authorization": f"Bearer {game['seats'][who]}"},
+                )
+            )
+            for who in seats
+        ]
         _play(served, gid, seats, sockets, reads)
 
 
@@ -86,8 +93,15 @@ def _play(served: Served, gid: str, seats: list[str], sockets: list, reads: list
             other = "blue" if who == "red" else "red"
             start.wait(10)
             for n in range(COMMANDS):
-                sockets[i].send(json.dumps({"kind": "command", "ref": f"{i}.{n}",
-                                            "command": {"type": "tiny.shoot", "shooter": who, "target": other}}))
+                sockets[i].send(
+                    json.dumps(
+                        {
+                            "kind": "command",
+                            "ref": f"{i}.{n}",
+                            "command": {"type": "tiny.shoot", "shooter": who, "target": other},
+                        }
+                    )
+                )
                 while True:
                     msg = json.loads(sockets[i].recv(timeout=20))
                     take(i, msg)
@@ -125,9 +139,11 @@ def _shoot(who: str) -> dict:
 def _counters(served: Served) -> dict[str, float]:
     """salvo_fanout_*_total from /metrics (Fanout.counters, read at scrape time), by name."""
     text = httpx.get(served.url + "/metrics").text
-    return {line.split(" ")[0][len("salvo_fanout_"):-len("_total")]: float(line.split(" ")[1])
-            for line in text.splitlines() if line.startswith("salvo_fanout_") and " " in line
-            and line.split(" ")[0].endswith("_total")}
+    return {
+        line.split(" ")[0][len("salvo_fanout_") : -len("_total")]: float(line.split(" ")[1])
+        for line in text.splitlines()
+        if line.startswith("salvo_fanout_") and " " in line and line.split(" ")[0].endswith("_total")
+    }
 
 
 class _Behind:
@@ -164,8 +180,12 @@ class _Behind:
             return out
 
         reader.events = counted
-        self.ws = stack.enter_context(connect(f"{served.ws_url}/v1/games/{gid}/stream?own_events=result",
-                                              additional_headers={"Authorization": f"Bearer {game['seats']['red']}"}))
+        self.ws = stack.enter_context(
+            connect(
+                f"{served.ws_url}/v1/games/{gid}/stream?own_events=result",
+                additional_headers={"Authorization": f"Bearer {game['seats']['red']}"},
+            )
+        )
         self.seen: list[int] = []
         while (msg := json.loads(self.ws.recv(timeout=10)))["kind"] != "caught_up":
             self.take(msg)
@@ -179,8 +199,11 @@ class _Behind:
         return msg
 
     def blue(self) -> int:
-        r = httpx.post(f"{self.served.url}/v1/games/{self.gid}/commands", json={"command": _shoot("blue")},
-                       headers={"Authorization": f"Bearer {self.game['seats']['blue']}"})
+        r = httpx.post(
+            f"{self.served.url}/v1/games/{self.gid}/commands",
+            json={"command": _shoot("blue")},
+            headers={"Authorization": f"Bearer {self.game['seats']['blue']}"},
+        )
         assert r.status_code == 201, r.text
         return int(r.json()["version"])
 
@@ -224,7 +247,7 @@ def test_a_socket_behind_in_a_busy_game_reads_the_store_once_then_holds_again(se
         sock.busy = False
         version = sock.drain()
     assert sock.seen == list(range(1, version + 1))
-    assert len(sock.reads) - sock.joined == 1, sock.reads[sock.joined:]  # the gap's catch-up, and no other
+    assert len(sock.reads) - sock.joined == 1, sock.reads[sock.joined :]  # the gap's catch-up, and no other
     assert sock.landed == 1  # the one command that landed while it read reached it held, not from the store
     counters = _counters(served)
     assert counters["catch_ups"] == 1 and counters["fallbacks"] == 1, counters  # the gap, once

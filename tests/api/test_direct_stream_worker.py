@@ -25,8 +25,18 @@ class Gate:
         self.landing: Callable[[], None] | None = None  # what the game does once the answer may go out
         self.fail_landing = False  # the landing raises (after the command is durable)
 
-    async def command(self, game_id, viewer, token, address, body, idempotency_key=None, expected_version=None,
-                      request=None, on_durable=None) -> CommandResult:
+    async def command(
+        self,
+        game_id,
+        viewer,
+        token,
+        address,
+        body,
+        idempotency_key=None,
+        expected_version=None,
+        request=None,
+        on_durable=None,
+    ) -> CommandResult:
         self.tasks.append(asyncio.current_task())
         await asyncio.sleep(0)  # as a commit: the answer comes on a later turn of the loop
         self.version += 1
@@ -44,10 +54,10 @@ class Gate:
     def ruleset(self, game_id: str) -> str:
         return "tiny"
 
-    def start(self, game_id, viewer, token, address, body, idempotency_key, expected_version, request,
-              on_durable=None):
-        return self.command(game_id, viewer, token, address, body, idempotency_key, expected_version, request,
-                            on_durable)
+    def start(self, game_id, viewer, token, address, body, idempotency_key, expected_version, request, on_durable=None):
+        return self.command(
+            game_id, viewer, token, address, body, idempotency_key, expected_version, request, on_durable
+        )
 
     def accepted(self, ruleset, viewer, result) -> None:
         pass
@@ -83,7 +93,13 @@ def test_one_worker_task_answers_every_message_in_order_and_ends_with_the_socket
         await _settle(transport, 6)
         answers = transport.messages()
         assert [(m["kind"], m["ref"]) for m in answers] == [
-            ("result", "r0"), ("result", "r1"), ("result", "r2"), ("result", "b0"), ("error", None), ("result", "b1")]
+            ("result", "r0"),
+            ("result", "r1"),
+            ("result", "r2"),
+            ("result", "b0"),
+            ("error", None),
+            ("result", "b1"),
+        ]
         assert [m["version"] for m in answers if m["kind"] == "result"] == [1, 2, 3, 4, 5]
         assert answers[4]["field"] == "kind"
         assert stream._worker is worker  # the same Task throughout: none made per message
@@ -131,6 +147,7 @@ def test_a_durable_result_is_written_before_the_landing_and_a_failure_after_it_i
     """The worker hands the pipeline its early answer: the result is on the wire when the game's heads and
     other sockets learn of the command (the landing), not after; should the landing fail, the command is
     durable and answered already: no error follows it, and the worker goes on."""
+
     async def run() -> None:
         gate, stream, transport, wire, on_the_wire = _watched_landing()
         wire.data_received(_command("r0"))
@@ -147,7 +164,10 @@ def test_a_durable_result_is_written_before_the_landing_and_a_failure_after_it_i
             await asyncio.sleep(0)
         answers = transport.messages()
         assert [(m["kind"], m["ref"], m.get("version")) for m in answers] == [
-            ("result", "r0", 1), ("result", "r1", 2), ("result", "r2", 3)]  # no error after r1's result
+            ("result", "r0", 1),
+            ("result", "r1", 2),
+            ("result", "r2", 3),
+        ]  # no error after r1's result
         assert stream.sink.last == 3 and stream._in_flight == 0 and not stream._answered
         wire.connection_lost(None)
 
@@ -169,15 +189,18 @@ def test_a_game_with_a_large_audience_answers_after_the_landing(monkeypatch) -> 
         await _settle(transport, 2)
         assert on_the_wire == [["r0"], ["r0"]]
         assert [(m["kind"], m["ref"], m["version"]) for m in transport.messages()] == [
-            ("result", "r0", 1), ("result", "r1", 2)]
+            ("result", "r0", 1),
+            ("result", "r1", 2),
+        ]
         assert stream.sink.last == 2 and stream._in_flight == 0
         wire.connection_lost(None)
 
     asyncio.run(run())
 
 
-def _reference_reply(held: list[tuple[int, bytes]], last: int, answer: bytes, result: CommandResult | None,
-                     carry: bool) -> tuple[bytes, int]:
+def _reference_reply(
+    held: list[tuple[int, bytes]], last: int, answer: bytes, result: CommandResult | None, carry: bool
+) -> tuple[bytes, int]:
     """The reply's writes as DirectStream.reply wrote them before its single-frame case: the held messages
     (framed) up to the result's ``after``, the result (accounted for), then those past it."""
     out, i, after = [], 0, result.after if result is not None else None
@@ -187,8 +210,13 @@ def _reference_reply(held: list[tuple[int, bytes]], last: int, answer: bytes, re
         if seq > last:
             out.append(text_frame(message))
             last = seq
-    if result is not None and carry and result.after is not None and result.version is not None \
-            and last == result.after:
+    if (
+        result is not None
+        and carry
+        and result.after is not None
+        and result.version is not None
+        and last == result.after
+    ):
         last = result.version
     out.append(text_frame(answer))
     for seq, message in held[i:]:
@@ -206,8 +234,11 @@ def test_a_reply_writes_what_the_general_case_writes_for_every_hold_and_result()
                 for first, count in [(last + 1, 0), (last + 1, 1), (last + 1, 3), (last + 2, 2), (last - 1, 3)]:
                     held = [(seq, b"frame %d" % seq) for seq in range(first, first + count)]
                     results: list[CommandResult | None] = [None, CommandResult(201, b"{}", None, None)]
-                    results += [CommandResult(201, b"{}", after + k, after) for after in range(last - 2, last + 5)
-                                for k in (1, 2, 3)]
+                    results += [
+                        CommandResult(201, b"{}", after + k, after)
+                        for after in range(last - 2, last + 5)
+                        for k in (1, 2, 3)
+                    ]
                     for result in results:
                         stream, transport = detached_stream(Gate(), "g1", own_events=carry, last=last)
                         stream.sink.held = list(held)

@@ -41,8 +41,13 @@ class FakeTransport:
 
 
 def _sink(audience: str, last: int, events: list[Any], transport: FakeTransport | None = None) -> Sink:
-    return Sink(transport or FakeTransport(), audience, last, on_slow=lambda s: events.append(("slow", s.last)),
-                on_behind=lambda s, seq: events.append(("behind", s.last, seq)))
+    return Sink(
+        transport or FakeTransport(),
+        audience,
+        last,
+        on_slow=lambda s: events.append(("slow", s.last)),
+        on_behind=lambda s, seq: events.append(("behind", s.last, seq)),
+    )
 
 
 async def _game(fanout: Fanout) -> tuple[GameService, str]:
@@ -176,6 +181,7 @@ def test_a_hold_past_its_byte_limit_falls_back_to_the_store() -> None:
 def test_a_socket_reading_the_store_holds_what_lands_past_its_read() -> None:
     """Behind (its reader reads the store up to ``hold_after``), a socket with a hold keeps the frames
     past that seq, contiguous, written nowhere; a gap after them gives the hold up (the store has it)."""
+
     async def run() -> None:
         fanout = Fanout(limit=1 << 20)
         service, gid = await _game(fanout)

@@ -54,8 +54,11 @@ async def test_a_command_is_answered_alike_on_both_paths(sqlite_url, fast):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://salvo") as client:
             game = (await client.post("/v1/games", json={"ruleset": "tiny", "scenario": "duel"})).json()
-            r = await client.post(f"/v1/games/{game['game_id']}/commands", json={"command": SHOOT_RED},
-                                  headers={**bearer(game["seats"]["red"]), "X-Request-ID": "abc-1"})
+            r = await client.post(
+                f"/v1/games/{game['game_id']}/commands",
+                json={"command": SHOOT_RED},
+                headers={**bearer(game["seats"]["red"]), "X-Request-ID": "abc-1"},
+            )
             assert r.status_code == 201, r.text
             assert r.json()["version"] == 3 and r.headers["x-request-id"] == "abc-1"
             assert r.headers["content-type"] == "application/json"

@@ -72,10 +72,16 @@ def test_a_frozen_redis_delays_no_command_and_the_replicas_stay_current_without_
 
     shutil.copyfile(sqlite_template, tmp_path / "salvo.db")
     with own_redis() as server:
-        settings = Settings(database_url=f"sqlite:///{tmp_path}/salvo.db", redis_url=server.url,
-                            heartbeat_seconds=5, rate_commands_per_token="off")
-        with uvicorn_in_thread(create_app(settings), settings) as (_a, a_port), \
-                uvicorn_in_thread(create_app(settings), settings) as (_b, b_port):
+        settings = Settings(
+            database_url=f"sqlite:///{tmp_path}/salvo.db",
+            redis_url=server.url,
+            heartbeat_seconds=5,
+            rate_commands_per_token="off",
+        )
+        with (
+            uvicorn_in_thread(create_app(settings), settings) as (_a, a_port),
+            uvicorn_in_thread(create_app(settings), settings) as (_b, b_port),
+        ):
             a, b = f"http://127.0.0.1:{a_port}", f"http://127.0.0.1:{b_port}"
             game = httpx.post(a + "/v1/games", json={"ruleset": "tiny", "scenario": "long"}).json()
             gid = game["game_id"]
@@ -89,8 +95,9 @@ def test_a_frozen_redis_delays_no_command_and_the_replicas_stay_current_without_
                 body = _shoot(i)
                 token = seat[body["command"]["shooter"]]
                 started = time.monotonic()
-                r = httpx.post(base + url + "/commands", json=body, headers={"Authorization": f"Bearer {token}"},
-                               timeout=10)
+                r = httpx.post(
+                    base + url + "/commands", json=body, headers={"Authorization": f"Bearer {token}"}, timeout=10
+                )
                 timings.append(time.monotonic() - started)
                 assert r.status_code == 201, r.text
                 return int(r.json()["version"])
@@ -120,14 +127,18 @@ def test_a_frozen_redis_delays_no_command_and_the_replicas_stay_current_without_
                 for i in range(7, 10):
                     version = command(a, i)
                 assert max(timings) < COMMAND_WITHIN, timings
-                _until(lambda: httpx.get(b + url).json()["version"] == version, "B current after the thaw",
-                       CURRENT_WITHIN)
+                _until(
+                    lambda: httpx.get(b + url).json()["version"] == version, "B current after the thaw", CURRENT_WITHIN
+                )
                 options = httpx.get(b + url + "/options", headers={"Authorization": f"Bearer {seat['red']}"})
                 assert options.json()["version"] == version, options.text
                 _until(lambda: watcher.seqs[-1:] == [version], "B's socket current after the thaw", CURRENT_WITHIN)
                 assert watcher.seqs == list(range(3, version + 1)), watcher.seqs  # every event, in order, no gap
                 assert watcher.closed is None, watcher.closed
-                _until(lambda: all(httpx.get(base + "/readyz").json().get("redis") == "ok" for base in (a, b)),
-                       "both replicas' fan-out healthy again", 10)
+                _until(
+                    lambda: all(httpx.get(base + "/readyz").json().get("redis") == "ok" for base in (a, b)),
+                    "both replicas' fan-out healthy again",
+                    10,
+                )
             finally:
                 watcher.close()

@@ -73,9 +73,11 @@ def _storage_problem(r: httpx.Response, statuses: tuple[int, ...] = (503, 507)) 
     if r.status_code not in statuses or r.headers.get("content-type") != "application/problem+json":
         return False
     body = r.json()
-    return body["status"] == r.status_code and body["type"] in ("/problems/StorageUnavailable",
-                                                                "/problems/StorageFull") \
+    return (
+        body["status"] == r.status_code
+        and body["type"] in ("/problems/StorageUnavailable", "/problems/StorageFull")
         and int(r.headers["retry-after"]) >= 1
+    )
 
 
 def _storage_lines(server: ServerProcess, since: int) -> list[dict]:
@@ -90,8 +92,12 @@ def _storage_lines(server: ServerProcess, since: int) -> list[dict]:
 
 
 def _stored_seqs(url: str, game: dict) -> set[int]:
-    r = httpx.get(f"{url}/v1/games/{game['game_id']}/events", headers={
-        "Authorization": f"Bearer {game['umpire_token']}"}, params={"limit": 10000}, timeout=10)
+    r = httpx.get(
+        f"{url}/v1/games/{game['game_id']}/events",
+        headers={"Authorization": f"Bearer {game['umpire_token']}"},
+        params={"limit": 10000},
+        timeout=10,
+    )
     assert r.status_code == 200, r.text
     return {e["seq"] for e in r.json()["events"]}
 
@@ -145,8 +151,12 @@ def _sockets_in_the_outage(server: ServerProcess, game: dict, live) -> list[str]
 def test_postgresql_stopped_answers_503_at_once_and_loses_nothing():
     with own_postgres() as pg, ServerProcess(pg.url, env=NO_LIMITS) as server, contextlib.ExitStack() as stack:
         game = httpx.post(server.url + "/v1/games", json={"ruleset": "tiny", "scenario": "long"}).json()
-        live = stack.enter_context(connect(f"{server.ws_url}/v1/games/{game['game_id']}/stream",
-                                           additional_headers={"Authorization": f"Bearer {game['seats']['red']}"}))
+        live = stack.enter_context(
+            connect(
+                f"{server.ws_url}/v1/games/{game['game_id']}/stream",
+                additional_headers={"Authorization": f"Bearer {game['seats']['red']}"},
+            )
+        )
         _caught_up(live)
         with Load(server.url, game) as load:
             time.sleep(0.5)
@@ -171,8 +181,11 @@ def test_postgresql_stopped_answers_503_at_once_and_loses_nothing():
         assert not load.bad, load.bad[:5]  # nothing but 201 and 503 problem+json
         assert len(lines) <= seconds + 1, (len(lines), seconds)  # at most one line a second
         assert httpx.get(server.url + "/readyz").status_code == 200
-        r = httpx.post(f"{server.url}/v1/games/{game['game_id']}/commands", json=SHOOT,
-                       headers={"Authorization": f"Bearer {game['seats']['red']}"})
+        r = httpx.post(
+            f"{server.url}/v1/games/{game['game_id']}/commands",
+            json=SHOOT,
+            headers={"Authorization": f"Bearer {game['seats']['red']}"},
+        )
         assert r.status_code == 201, r.text
         stored = _stored_seqs(server.url, game)
         assert set(load.acknowledged) <= stored, sorted(set(load.acknowledged) - stored)  # 0 acknowledged lost
@@ -190,8 +203,12 @@ def test_a_full_disk_under_sqlite_answers_507_and_is_not_ready_then_recovers():
             time.sleep(1.0)
             during = dict(load.statuses)
             ready = httpx.get(server.url + "/readyz", timeout=ANSWER_WITHIN)
-            r = httpx.post(f"{server.url}/v1/games/{game['game_id']}/commands", json=SHOOT, timeout=ANSWER_WITHIN,
-                           headers={"Authorization": f"Bearer {game['seats']['red']}"})
+            r = httpx.post(
+                f"{server.url}/v1/games/{game['game_id']}/commands",
+                json=SHOOT,
+                timeout=ANSWER_WITHIN,
+                headers={"Authorization": f"Bearer {game['seats']['red']}"},
+            )
             lines = _storage_lines(server, log_from)
             filler.unlink()
             time.sleep(0.5)
@@ -203,8 +220,11 @@ def test_a_full_disk_under_sqlite_answers_507_and_is_not_ready_then_recovers():
         assert not [x for x in lines if x.get("logger") != "salvo.storage"], lines[:3]
         assert len(lines) <= 3, lines
         assert httpx.get(server.url + "/readyz").json() == {"ok": True, "database": "ok"}
-        r = httpx.post(f"{server.url}/v1/games/{game['game_id']}/commands", json=SHOOT,
-                       headers={"Authorization": f"Bearer {game['seats']['red']}"})
+        r = httpx.post(
+            f"{server.url}/v1/games/{game['game_id']}/commands",
+            json=SHOOT,
+            headers={"Authorization": f"Bearer {game['seats']['red']}"},
+        )
         assert r.status_code == 201, r.text
         stored = _stored_seqs(server.url, game)
         assert set(load.acknowledged) <= stored, sorted(set(load.acknowledged) - stored)

@@ -22,8 +22,15 @@ UMPIRE_ONLY = [
     {"type": "ftcampaign.approve_technology", "player": "nac", "design": "kgun-cl"},
     {"type": "ftcampaign.approve_standard_navy", "player": "nac"},
     {"type": "ftcampaign.record_battle", "battle": "b1", "victor": "nac", "tactical_game_id": "g_x"},
-    {"type": "ftcampaign.resolve_disengagement", "battle": "b1", "group": "g", "to": [0, 0], "distance_inches": 1,
-     "weapons_range_inches": 1, "separation": "grows"},
+    {
+        "type": "ftcampaign.resolve_disengagement",
+        "battle": "b1",
+        "group": "g",
+        "to": [0, 0],
+        "distance_inches": 1,
+        "weapons_range_inches": 1,
+        "separation": "grows",
+    },
     {"type": "ftcampaign.end_campaign", "reason": "I win"},
 ]
 
@@ -95,8 +102,9 @@ async def test_rulesets_list_the_campaign_with_its_scenarios(api):
         assert r.status_code == 200 and r.json()["scenario"]["players"]
 
 
-@pytest.mark.parametrize(("scenario", "players"), [("intro-duel", {"nac", "fsr"}),
-                                                   ("three-powers", {"eddie", "john", "colin"})])
+@pytest.mark.parametrize(
+    ("scenario", "players"), [("intro-duel", {"nac", "fsr"}), ("three-powers", {"eddie", "john", "colin"})]
+)
 async def test_creation_gives_a_token_per_player_and_an_umpire_token(api, scenario, players):
     game = await _game(api, scenario)
     assert set(game["seats"]) == players
@@ -147,17 +155,22 @@ async def test_sealed_orders_are_revealed_together(api):
         view = (await _get(api, game, "", "umpire"))["state"]
         assert view["phase"] == "orders" and view["turn"] == turn
         group = next(g for g in view["groups"] if g["owner"] == "nac" and g["hex"] is not None)
-        form = next(f for f in (await _get(api, game, "/options", "nac"))["forms"]
-                    if f["command"] == "ftcampaign.submit_orders")
+        form = next(
+            f for f in (await _get(api, game, "/options", "nac"))["forms"] if f["command"] == "ftcampaign.submit_orders"
+        )
         piece = next((p for p in form["pieces"] if p["piece"] == group["id"]), None)
         assert piece is not None, (group, form)
         routes = {tuple(map(tuple, r)) for r in view["map"]["routes"]}
         linked = routes | {(b, a) for a, b in routes}
         # a destination the form offers as a plain jump (not "by route": on some maps a hex only a route
         # reaches is offered too) and that no charted route links to the group's hex: sealed as a plain jump
-        to = next(v for v in piece["fields"][0]["values"] if v["value"] != group["hex"]
-                  and not v["label"].endswith(" by route")
-                  and (tuple(group["hex"]), tuple(v["value"])) not in linked)
+        to = next(
+            v
+            for v in piece["fields"][0]["values"]
+            if v["value"] != group["hex"]
+            and not v["label"].endswith(" by route")
+            and (tuple(group["hex"]), tuple(v["value"])) not in linked
+        )
         assert to["label"] and to["piece"] == f"{to['value'][0]},{to['value'][1]}"
         entry = {"group": group["id"], "to": to["value"], "posture": "stand_off"}
         mine = {"type": form["command"], form["list_key"]: [entry]}  # composed by the page, group by group
@@ -172,8 +185,11 @@ async def test_sealed_orders_are_revealed_together(api):
             assert {p["id"]: p["orders_sealed"] for p in v["players"]} == {"nac": True, "fsr": False}
             # (nac's group itself may be in sight as a last-seen marker; its sealed orders never are)
             assert "my_orders" not in v and not _orders_in(v)
-            env = next(e for e in (await _get(api, game, "/events", who, after=sealed["seq"] - 1))["events"]
-                       if e["seq"] == sealed["seq"])
+            env = next(
+                e
+                for e in (await _get(api, game, "/events", who, after=sealed["seq"] - 1))["events"]
+                if e["seq"] == sealed["seq"]
+            )
             assert env["data"].get("orders") is None and group["id"] not in json.dumps(env)
         assert (await _get(api, game, "", "nac"))["state"]["my_orders"] == resolved
         # nac's sealed orders cannot be read back by changing them after the fact
@@ -218,8 +234,11 @@ async def test_turn_replay_matches_the_live_reads(api):
         assert '"economies"' not in text
         other = {"nac": "fsr", "fsr": "nac"}.get(who or "")
         if other:  # the other player's private events never appear in this player's replay
-            assert not any(item["event"]["data"].get("player") == other and item["event"]["type"] in (
-                "ftcampaign.economy_report", "ftcampaign.group_moved") for item in replay["events"])
+            assert not any(
+                item["event"]["data"].get("player") == other
+                and item["event"]["type"] in ("ftcampaign.economy_report", "ftcampaign.group_moved")
+                for item in replay["events"]
+            )
 
 
 async def test_umpire_export_verifies_and_imports_to_the_same_state(api, tmp_path):
@@ -249,6 +268,8 @@ async def test_umpire_export_verifies_and_imports_to_the_same_state(api, tmp_pat
     r = await api.get(f"/v1/games/{game['game_id']}/export", headers=bearer(game["seats"]["fsr"]))
     lines = [json.loads(ln) for ln in r.content.splitlines()[1:] if ln.strip()]
     assert lines == (await _get(api, game, "/events", "fsr", limit=10000))["events"]
-    assert not any(e["data"].get("player") == "nac" and e["type"] in ("ftcampaign.incomes_rolled",
-                                                                      "ftcampaign.economy_report",
-                                                                      "ftcampaign.ship_bought") for e in lines)
+    assert not any(
+        e["data"].get("player") == "nac"
+        and e["type"] in ("ftcampaign.incomes_rolled", "ftcampaign.economy_report", "ftcampaign.ship_bought")
+        for e in lines
+    )

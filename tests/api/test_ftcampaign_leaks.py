@@ -104,13 +104,17 @@ def _probe_errors(g: CampaignGame, rng: random.Random) -> int:
         shapes: list[dict[str, Any]] = []
         if groups:
             gid = rng.choice(groups)
-            shapes += [({"type": "ftcampaign.split_group", "group": "?", "ships": ["x"]}, gid),
-                       ({"type": "ftcampaign.set_cloak", "group": "?", "on": True}, gid),
-                       ({"type": "ftcampaign.scout", "group": "?"}, gid)]
+            shapes += [
+                ({"type": "ftcampaign.split_group", "group": "?", "ships": ["x"]}, gid),
+                ({"type": "ftcampaign.set_cloak", "group": "?", "on": True}, gid),
+                ({"type": "ftcampaign.scout", "group": "?"}, gid),
+            ]
         if ships:
             sid = rng.choice(ships)
-            shapes += [({"type": "ftcampaign.repair", "ship": "?", "hull": 1}, sid),
-                       ({"type": "ftcampaign.inspect_jury_rig", "ship": "?"}, sid)]
+            shapes += [
+                ({"type": "ftcampaign.repair", "ship": "?", "hull": 1}, sid),
+                ({"type": "ftcampaign.inspect_jury_rig", "ship": "?"}, sid),
+            ]
         for shape, real in shapes:
             bodies = []
             for probe in (real, NO_SUCH):
@@ -127,8 +131,9 @@ def _probe_errors(g: CampaignGame, rng: random.Random) -> int:
     return probes
 
 
-def _umpire_command(g: CampaignGame, rng: random.Random, cands: list[dict[str, Any]], tactical_id: str,
-                    linked: int) -> dict[str, Any] | None:
+def _umpire_command(
+    g: CampaignGame, rng: random.Random, cands: list[dict[str, Any]], tactical_id: str, linked: int
+) -> dict[str, Any] | None:
     battles = [o for o in cands if o["type"] == "ftcampaign.record_battle"]
     if battles:
         wanted = [o for o in battles if o.get("tactical_game_id")] if not linked else battles
@@ -140,9 +145,11 @@ def _umpire_command(g: CampaignGame, rng: random.Random, cands: list[dict[str, A
 
 
 # both campaigns over the queued send path; the pre-framed fan-out (direct) over the one with a linked battle
-@pytest.mark.parametrize(("client", "scenario", "seed", "max_turn"),
-                         [("queued", "intro-duel", 1, 8), ("queued", "three-powers", 2, 3),
-                          ("direct", "intro-duel", 1, 8)], indirect=["client"])
+@pytest.mark.parametrize(
+    ("client", "scenario", "seed", "max_turn"),
+    [("queued", "intro-duel", 1, 8), ("queued", "three-powers", 2, 3), ("direct", "intro-duel", 1, 8)],
+    indirect=["client"],
+)
 def test_random_campaigns_over_the_api_leak_nothing(client, monkeypatch, scenario, seed, max_turn):
     monkeypatch.setattr(ids, "secrets", SeededSecrets(f"{scenario}-{seed}"))
     rng = random.Random(f"{scenario}-{seed}")
@@ -185,8 +192,11 @@ def test_random_campaigns_over_the_api_leak_nothing(client, monkeypatch, scenari
         assert probes > 0
         if scenario == "intro-duel":
             assert linked, "no battle was recorded with a linked tactical game"
-            recorded = [e for e in g.get("/events", "umpire", limit=10000)["events"]
-                        if e["type"] == "ftcampaign.battle_recorded"]
+            recorded = [
+                e
+                for e in g.get("/events", "umpire", limit=10000)["events"]
+                if e["type"] == "ftcampaign.battle_recorded"
+            ]
             assert any(e["data"]["tactical_game_id"] == tactical_id for e in recorded)
         g.finish_checks()
 
@@ -212,7 +222,8 @@ def test_revealed_seeds_do_not_expose_hidden_rolls(client, monkeypatch):
             for p in g.players:
                 body = g.get("/options", p)
                 options[p] = [o["command"] for o in body["options"]] + [
-                    compose_orders(rng, g.get("", p)["state"], p, f) for f in body["forms"]]
+                    compose_orders(rng, g.get("", p)["state"], p, f) for f in body["forms"]
+                ]
             umpire = [o["command"] for o in g.get("/options", "umpire")["options"] if o["command"]["type"] not in QUIET]
             acting = [p for p in g.players if options[p]]
             if not acting or any(o["type"] == "ftcampaign.generate_map" for o in umpire):
@@ -244,8 +255,11 @@ def test_revealed_seeds_do_not_expose_hidden_rolls(client, monkeypatch):
 
 
 def _seeds(envelopes: list[dict[str, Any]]) -> dict[int, bytes]:
-    return {e["data"]["turn"]: bytes.fromhex(e["data"]["seed"]) for e in envelopes
-            if e["type"] == "dice.revealed" and e["data"]["seed"]}
+    return {
+        e["data"]["turn"]: bytes.fromhex(e["data"]["seed"])
+        for e in envelopes
+        if e["type"] == "dice.revealed" and e["data"]["seed"]
+    }
 
 
 def _recomputable(g: CampaignGame, seeds: dict[int, bytes], shown: set[int], derive_face: Any) -> list[int]:
@@ -258,9 +272,19 @@ def _recomputable(g: CampaignGame, seeds: dict[int, bytes], shown: set[int], der
         if seq in shown or not env.get("rolls") or not dice or dice["turn"] not in seeds:
             continue
         salts = dice.get("salts") or []  # a roll's slot (docs/dice.md) and the salt of its first use
-        faces = [seeded_face(seeds[dice["turn"]], g.id, dice["turn"], dice["base"], dice.get("slot"), r["i"],
-                             _die_sides(r["die"]), salts[r["i"]] if r["i"] < len(salts) else dice.get("salt", ""))
-                 for r in env["rolls"]]
+        faces = [
+            seeded_face(
+                seeds[dice["turn"]],
+                g.id,
+                dice["turn"],
+                dice["base"],
+                dice.get("slot"),
+                r["i"],
+                _die_sides(r["die"]),
+                salts[r["i"]] if r["i"] < len(salts) else dice.get("salt", ""),
+            )
+            for r in env["rolls"]
+        ]
         if faces == [r["value"] for r in env["rolls"]]:
             found.append(seq)
     return found

@@ -22,8 +22,9 @@ def _tags(schema: dict) -> set[str]:
 
 
 async def _events(api, game) -> list[dict]:
-    r = await api.get(f"/v1/games/{game['game_id']}/events", params={"limit": 10000},
-                      headers=bearer(game["umpire_token"]))
+    r = await api.get(
+        f"/v1/games/{game['game_id']}/events", params={"limit": 10000}, headers=bearer(game["umpire_token"])
+    )
     assert r.status_code == 200
     return r.json()["events"]
 
@@ -65,8 +66,9 @@ async def test_sample_scenario_is_accepted_inline(api):
     for name in ("fleet-action", "boarding-action"):
         r = await api.get(f"/v1/rulesets/gsc2/scenarios/{name}")
         assert r.status_code == 200
-        assert (await api.post("/v1/games", json={"ruleset": "gsc2", "scenario": r.json()["scenario"]})
-                ).status_code == 201
+        assert (
+            await api.post("/v1/games", json={"ruleset": "gsc2", "scenario": r.json()["scenario"]})
+        ).status_code == 201
     bad = dict(scenario, ships=[dict(scenario["ships"][0], hull=-1), scenario["ships"][1]])
     r = await api.post("/v1/games", json={"ruleset": "gsc2", "scenario": bad})
     assert r.status_code == 422 and r.json()["field"].startswith("scenario"), r.json()
@@ -162,8 +164,9 @@ async def test_seat_cannot_move_the_other_sides_ship(api):
 async def test_firing_out_of_phase_names_the_rule(api):
     game, before = await _started(api)
     assert (await view(api, game))["phase"] == "movement"
-    r = await post(api, game, game["seats"]["red"], {"type": "gsc2.fire", "ship": "hood", "battery": "hb1",
-                                                     "target": "bismarck"})
+    r = await post(
+        api, game, game["seats"]["red"], {"type": "gsc2.fire", "ship": "hood", "battery": "hb1", "target": "bismarck"}
+    )
     assert r.status_code == 422 and r.json()["rule"] == "GSC2-SEQ-2", r.json()
     assert "beams" in r.json()["detail"] and r.json()["type"].endswith("GSC2-SEQ-2")
     r = await post(api, game, game["seats"]["red"], {"type": "gsc2.repair", "ship": "hood", "system": "drive"})
@@ -198,16 +201,17 @@ async def test_illegal_leg_is_a_rule_violation(api):
     chooser = summary["state"]["order"]["side"]
     assert summary["state"]["order"]["stage"] == "choose" and chooser in ("red", "blue")
     mover = "red" if chooser == "blue" else "blue"
-    other = (await post(api, game, game["seats"][mover], {"type": "gsc2.choose_order", "side": mover,
-                                                          "leader": mover}))
+    other = await post(api, game, game["seats"][mover], {"type": "gsc2.choose_order", "side": mover, "leader": mover})
     assert other.status_code == 422 and other.json()["rule"] == "GSC2-MOV-2"
-    r = await post(api, game, game["seats"][chooser], {"type": "gsc2.choose_order", "side": chooser,
-                                                       "leader": mover})
+    r = await post(api, game, game["seats"][chooser], {"type": "gsc2.choose_order", "side": chooser, "leader": mover})
     assert r.status_code == 201
     ship = "hood" if mover == "red" else "bismarck"
     before = await version(api, game)
-    for legs, rule in (([{"turn": 30, "distance": 1}], "GSC2-MOV-3"), ([{"distance": 40}], "GSC2-MOV-3"),
-                       ([{"distance": -1}], "GSC2-MOV-3")):
+    for legs, rule in (
+        ([{"turn": 30, "distance": 1}], "GSC2-MOV-3"),
+        ([{"distance": 40}], "GSC2-MOV-3"),
+        ([{"distance": -1}], "GSC2-MOV-3"),
+    ):
         r = await post(api, game, game["seats"][mover], {"type": "gsc2.move", "ship": ship, "legs": legs})
         assert r.status_code == 422 and r.json()["rule"] == rule and "leg 1" in r.json()["detail"], r.json()
     assert await version(api, game) == before

@@ -32,8 +32,9 @@ async def _reach(api, seed: int, until, ok, attempts: int = 6) -> tuple[dict, Pl
         game = await new_gsc2_game(api)
         played = Played()
         await start(api, game, played)
-        await play(api, game, random.Random(seed + attempt), until=lambda s, p=played: until(s, p), played=played,
-                   eager=FIRE)
+        await play(
+            api, game, random.Random(seed + attempt), until=lambda s, p=played: until(s, p), played=played, eager=FIRE
+        )
         summary = await view(api, game)
         if ok(summary):
             return game, played
@@ -42,8 +43,9 @@ async def _reach(api, seed: int, until, ok, attempts: int = 6) -> tuple[dict, Pl
 
 async def _two_turns(api, seed: int = 1) -> tuple[dict, Played]:
     """A duel played until turn 3 begins: the seeds of turns 1 and 2 are revealed, the game goes on."""
-    return await _reach(api, seed, until=lambda s, _p: s["turn"] >= 3 or s["over"],
-                        ok=lambda s: s["turn"] == 3 and not s["over"])
+    return await _reach(
+        api, seed, until=lambda s, _p: s["turn"] >= 3 or s["over"], ok=lambda s: s["turn"] == 3 and not s["over"]
+    )
 
 
 async def _export(api, game, token: str | None) -> bytes:
@@ -74,8 +76,9 @@ async def test_turn_replay_explains_every_roll(api):
         # the view before the turn is the state at the seq before its first event; after, at its last
         # rules event (the seed reveal that follows the next turn's opening does not count)
         before = await view(api, game, at=replay["from_seq"] - 1)
-        last_rules = max(step["event"]["seq"] for step in replay["events"]
-                         if not step["event"]["type"].startswith("dice."))
+        last_rules = max(
+            step["event"]["seq"] for step in replay["events"] if not step["event"]["type"].startswith("dice.")
+        )
         after = await view(api, game, at=last_rules)
         assert after["state"]["turn"] == turn
         assert replay["before"] == before["state"] and replay["after"] == after["state"]
@@ -111,8 +114,9 @@ async def test_turn_replay_explains_every_roll(api):
         assert by_phase.status_code == 200
         beams = by_phase.json()["events"]
         assert beams and all(s["event"]["phase"] == "beams" for s in beams)
-        assert [s["event"]["seq"] for s in beams] == [s["event"]["seq"] for s in replay["events"]
-                                                     if s["event"]["phase"] == "beams"]
+        assert [s["event"]["seq"] for s in beams] == [
+            s["event"]["seq"] for s in replay["events"] if s["event"]["phase"] == "beams"
+        ]
         assert by_phase.json()["before"] == (await view(api, game, at=by_phase.json()["from_seq"] - 1))["state"]
     assert fired > 0, "no battery fired in two turns of a duel"
     assert (await api.get(f"/v1/games/{gid}/turns/2", params={"phase": "nope"})).status_code == 404
@@ -159,8 +163,7 @@ async def test_export_import_round_trip(api, tmp_path):
     assert imported["imported_from"] == game["game_id"] and imported["game_id"] != game["game_id"]
     original = await view(api, game, game["umpire_token"])
     copy = await view(api, imported, imported["umpire_token"])
-    assert copy["state"] == original["state"] and (copy["turn"], copy["phase"]) == (original["turn"],
-                                                                                  original["phase"])
+    assert copy["state"] == original["state"] and (copy["turn"], copy["phase"]) == (original["turn"], original["phase"])
     again = await _export(api, imported, imported["umpire_token"])
     assert json.loads(again.split(b"\n", 1)[0])["state_hash"] == header["state_hash"]
     result = _verify(tmp_path, again, "imported.jsonl")  # inherited rolls point back at their origin game
@@ -175,18 +178,28 @@ async def test_export_import_round_trip(api, tmp_path):
 
 async def test_rewind_to_a_turn_replays_the_same_dice(api):
     def mid_turn_two(summary: dict, played: Played) -> bool:  # stop once turn 2's batteries have rolled
-        return summary["over"] or summary["turn"] >= 3 or (summary["turn"] == 2 and any(
-            e["type"] == "gsc2.beam_fired" and e["turn"] == 2 for e in played.bodies[-1]["events"]))
+        return (
+            summary["over"]
+            or summary["turn"] >= 3
+            or (
+                summary["turn"] == 2
+                and any(e["type"] == "gsc2.beam_fired" and e["turn"] == 2 for e in played.bodies[-1]["events"])
+            )
+        )
 
     game, played = await _reach(api, 5, until=mid_turn_two, ok=lambda s: s["turn"] == 2 and not s["over"])
     live = await view(api, game, game["umpire_token"])
     assert live["turn"] == 2 and not live["over"], (live["turn"], live["state"]["result"])
     umpire = game["umpire_token"]
-    r = await api.post(f"/v1/games/{game['game_id']}/rewind", json={"turn": 2, "reason": "disputed"},
-                       headers=bearer(game["seats"]["red"]))
+    r = await api.post(
+        f"/v1/games/{game['game_id']}/rewind",
+        json={"turn": 2, "reason": "disputed"},
+        headers=bearer(game["seats"]["red"]),
+    )
     assert r.status_code == 403 and (await view(api, game))["version"] == live["version"]
-    r = await api.post(f"/v1/games/{game['game_id']}/rewind", json={"turn": 2, "reason": "disputed"},
-                       headers=bearer(umpire))
+    r = await api.post(
+        f"/v1/games/{game['game_id']}/rewind", json={"turn": 2, "reason": "disputed"}, headers=bearer(umpire)
+    )
     assert r.status_code == 201, r.text
     to_seq = r.json()["rewound_to"]
     assert r.json()["version"] == live["version"] + 1
@@ -195,8 +208,11 @@ async def test_rewind_to_a_turn_replays_the_same_dice(api):
     assert rewound["state"] == (await view(api, game, umpire, at=to_seq))["state"]
 
     # the commands of turn 2 (those appended after the rewind point), sent again in the same order
-    redo = [(who, cmd, body) for (who, cmd, _status), body in zip(played.posts, played.bodies, strict=True)
-            if body["events"] and body["events"][0]["seq"] > to_seq]
+    redo = [
+        (who, cmd, body)
+        for (who, cmd, _status), body in zip(played.posts, played.bodies, strict=True)
+        if body["events"] and body["events"][0]["seq"] > to_seq
+    ]
     assert redo and any(e.get("rolls") for _who, _cmd, body in redo for e in body["events"])
     tokens = {**game["seats"], "umpire": umpire}
     for who, cmd, body in redo:
@@ -207,8 +223,9 @@ async def test_rewind_to_a_turn_replays_the_same_dice(api):
         assert [e.get("rolls") for e in second] == [e.get("rolls") for e in first]  # no fishing for new dice
         assert [e["data"] for e in second] == [e["data"] for e in first]
     assert (await view(api, game, umpire))["state"] == live["state"]
-    events = (await api.get(f"/v1/games/{game['game_id']}/events", params={"limit": 10000},
-                            headers=bearer(umpire))).json()["events"]
+    events = (
+        await api.get(f"/v1/games/{game['game_id']}/events", params={"limit": 10000}, headers=bearer(umpire))
+    ).json()["events"]
     superseded = [e["seq"] for e in events if e.get("superseded")]
     assert superseded == list(range(to_seq + 1, live["version"] + 1))
 
@@ -224,13 +241,16 @@ async def test_a_seat_may_fork_a_gsc2_game(api):
     fork = r.json()
     assert fork["forked_from"] == game["game_id"] and fork["forked_at"] == at and set(fork["seats"]) == {"red", "blue"}
     forked = await view(api, fork)
-    assert forked["state"] == original_at["state"] and (forked["turn"], forked["phase"]) == (original_at["turn"],
-                                                                                          original_at["phase"])
+    assert forked["state"] == original_at["state"] and (forked["turn"], forked["phase"]) == (
+        original_at["turn"],
+        original_at["phase"],
+    )
     created = (await api.get(f"/v1/games/{fork['game_id']}/events")).json()["events"][0]
     assert created["data"]["forked_from"] == game["game_id"] and created["data"]["forked_at"] == at
     # play on in the fork; the original does not move
-    await play(api, fork, random.Random(3), until=lambda s: s["version"] >= forked["version"] + 10 or s["over"],
-               eager=FIRE)
+    await play(
+        api, fork, random.Random(3), until=lambda s: s["version"] >= forked["version"] + 10 or s["over"], eager=FIRE
+    )
     assert await version(api, fork) > forked["version"]
     after = await view(api, game, game["umpire_token"])
     assert after["version"] == before["version"] and after["state"] == before["state"]

@@ -104,17 +104,19 @@ async def test_malformed_json_is_422_naming_the_field(api):
     game = await new_game(api)
     headers = {**bearer(game["seats"]["red"]), "content-type": "application/json"}
     url = f"/v1/games/{game['game_id']}/commands"
-    r = await api.post(url, content=b'{"command": {"type": "tiny.shoot", "shooter": 5, "target": "blue"}}',
-                       headers=headers)
+    r = await api.post(
+        url, content=b'{"command": {"type": "tiny.shoot", "shooter": 5, "target": "blue"}}', headers=headers
+    )
     assert r.status_code == 422 and r.json()["field"] == "$.command.shooter"
     r = await api.post(url, content=b'{"command": {"type": "tiny.shoot", "shooter": "red"}}', headers=headers)
     assert r.status_code == 422 and "target" in r.json()["detail"]
     r = await api.post(url, content=b'{"command": {"type": "tiny.fly"}}', headers=headers)
     assert r.status_code == 422 and "tiny.fly" in r.json()["detail"]
-    r = await api.post(url, content=b'{"command": {"type": "tiny.hide", "seat": "red", "secret": 1, "x": 2}}',
-                       headers=headers)
+    r = await api.post(
+        url, content=b'{"command": {"type": "tiny.hide", "seat": "red", "secret": 1, "x": 2}}', headers=headers
+    )
     assert r.status_code == 422 and "x" in r.json()["detail"]
-    r = await api.post(url, content=b'{not json', headers=headers)
+    r = await api.post(url, content=b"{not json", headers=headers)
     assert r.status_code == 422 and r.json()["field"] == "$"
     assert await seqs(api, game) == [1, 2]
 

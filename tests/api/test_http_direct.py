@@ -48,8 +48,7 @@ class Uvicorns(Counting):  # every request uvicorn's way: the reference
 
 @contextlib.contextmanager
 def serving(tmp: Any, protocol: type) -> Iterator[tuple[Any, int]]:
-    settings = Settings(database_url=f"sqlite:///{tmp}/{protocol.__name__}.db", snapshot_every=50,
-                        max_body_bytes=LIMIT)
+    settings = Settings(database_url=f"sqlite:///{tmp}/{protocol.__name__}.db", snapshot_every=50, max_body_bytes=LIMIT)
     app = create_app(settings)
     with uvicorn_in_thread(app, settings, http=protocol) as (_server, port):
         yield app, port
@@ -88,13 +87,21 @@ class Conn:
 
 
 def post(path: str, body: bytes, headers: str = "", version: str = "1.1") -> bytes:
-    return (f"POST {path} HTTP/{version}\r\nHost: 127.0.0.1\r\n{headers}Content-Type: application/json\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+    return (
+        f"POST {path} HTTP/{version}\r\nHost: 127.0.0.1\r\n{headers}Content-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
 
 
 def chunked(path: str, body: bytes, headers: str) -> bytes:
-    return (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{headers}Content-Type: application/json\r\n"
-            f"Transfer-Encoding: chunked\r\n\r\n{len(body):x}\r\n").encode() + body + b"\r\n0\r\n\r\n"
+    return (
+        (
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{headers}Content-Type: application/json\r\n"
+            f"Transfer-Encoding: chunked\r\n\r\n{len(body):x}\r\n"
+        ).encode()
+        + body
+        + b"\r\n0\r\n\r\n"
+    )
 
 
 def shape(response: tuple[bytes, list[tuple[bytes, bytes]], bytes], game: dict[str, Any]) -> Any:
@@ -189,15 +196,48 @@ def test_the_direct_path_writes_what_uvicorns_cycle_writes(tmp_path):
     direct = exchange(tmp_path, Direct)
     reference = exchange(tmp_path, Uvicorns)
     statuses = [r[0].split(b" ")[1] for r in direct if r[0] not in ("closed", "addresses")]
-    assert statuses == [b"201", b"422", b"401", b"403", b"413", b"201", b"201", b"201", b"100", b"201", b"307",
-                        b"201", b"201", b"201", b"201", b"500", b"201"]
+    assert statuses == [
+        b"201",
+        b"422",
+        b"401",
+        b"403",
+        b"413",
+        b"201",
+        b"201",
+        b"201",
+        b"100",
+        b"201",
+        b"307",
+        b"201",
+        b"201",
+        b"201",
+        b"201",
+        b"500",
+        b"201",
+    ]
     assert [r for r in direct if r[0] == "closed"] == [("closed", True)] * 3
     assert direct[-1][1].count("10.1.2.3") == 1 and set(direct[-1][1]) == {"127.0.0.1", "10.1.2.3"}
     assert direct == reference
     # taken for the plain ones only: 201, 422, 401, 403, forwarded, the first pipelined, close, 500, 201
-    assert Direct.taken == [False,  # POST /v1/games
-                            True, True, True, True, False, False, False, True, False, False,
-                            True, False, False, True, True, True]
+    assert Direct.taken == [
+        False,  # POST /v1/games
+        True,
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
+        True,
+        False,
+        False,
+        True,
+        False,
+        False,
+        True,
+        True,
+        True,
+    ]
     first = dict(direct[0][1])
     assert first[b"server"] == b"uvicorn" and first[b"x-content-type-options"] == b"nosniff"
     assert (b"connection", b"close") in direct[15][1]  # the direct 201 on a closing connection

@@ -70,8 +70,10 @@ def test_a_websocket_upgrade_gets_the_plain_transport(monkeypatch):
     protocol = CoalescingHttpToolsProtocol.__new__(CoalescingHttpToolsProtocol)
     loop = asyncio.new_event_loop()
     protocol.transport = CoalescingTransport(raw, loop)  # type: ignore[assignment]
-    monkeypatch.setattr("uvicorn.protocols.http.httptools_impl.HttpToolsProtocol.handle_websocket_upgrade",
-                        lambda self: handed.append(self.transport))
+    monkeypatch.setattr(
+        "uvicorn.protocols.http.httptools_impl.HttpToolsProtocol.handle_websocket_upgrade",
+        lambda self: handed.append(self.transport),
+    )
     protocol.handle_websocket_upgrade()
     loop.close()
     assert handed == [raw]

@@ -34,8 +34,7 @@ async def cors_api(sqlite_url: str) -> AsyncIterator[httpx.AsyncClient]:
 def operations(app: object) -> dict[str, set[str]]:
     """path (with {params} filled in) -> the methods the OpenAPI document gives it."""
     paths = app.openapi()["paths"]  # type: ignore[attr-defined]
-    return {re.sub(r"\{[^}]+\}", "x1", path): {m.upper() for m in item if m in METHODS}
-            for path, item in paths.items()}
+    return {re.sub(r"\{[^}]+\}", "x1", path): {m.upper() for m in item if m in METHODS} for path, item in paths.items()}
 
 
 async def test_a_preflight_passes_for_every_method_an_operation_takes(cors_api: httpx.AsyncClient) -> None:
@@ -43,25 +42,33 @@ async def test_a_preflight_passes_for_every_method_an_operation_takes(cors_api: 
     seen = set()
     for path, methods in operations(cors_api.app).items():  # type: ignore[attr-defined]
         for method in methods:
-            r = await cors_api.options(path, headers={
-                "Origin": ORIGIN, "Access-Control-Request-Method": method,
-                "Access-Control-Request-Headers": "authorization, content-type, if-match, idempotency-key"})
+            r = await cors_api.options(
+                path,
+                headers={
+                    "Origin": ORIGIN,
+                    "Access-Control-Request-Method": method,
+                    "Access-Control-Request-Headers": "authorization, content-type, if-match, idempotency-key",
+                },
+            )
             assert r.status_code == 200, (method, path, r.text)
             assert method in r.headers["access-control-allow-methods"].split(", ")
             assert r.headers["access-control-allow-origin"] == ORIGIN
             seen.add(method)
     assert {"GET", "POST", "DELETE"} <= seen
     # and the actual DELETE from that origin carries the CORS header
-    await cors_api.post(f"/v1/games/{game['game_id']}/bots", json={"seat": "blue", "bot": "rules"},
-                        headers=bearer(game["umpire_token"]))
-    r = await cors_api.delete(f"/v1/games/{game['game_id']}/bots/blue",
-                              headers={**bearer(game["umpire_token"]), "Origin": ORIGIN})
+    await cors_api.post(
+        f"/v1/games/{game['game_id']}/bots", json={"seat": "blue", "bot": "rules"}, headers=bearer(game["umpire_token"])
+    )
+    r = await cors_api.delete(
+        f"/v1/games/{game['game_id']}/bots/blue", headers={**bearer(game["umpire_token"]), "Origin": ORIGIN}
+    )
     assert r.status_code < 300 and r.headers["access-control-allow-origin"] == ORIGIN, r.text
 
 
 async def test_a_preflight_from_an_unlisted_origin_is_refused(cors_api: httpx.AsyncClient) -> None:
-    r = await cors_api.options("/v1/games", headers={"Origin": "https://evil.example",
-                                                     "Access-Control-Request-Method": "POST"})
+    r = await cors_api.options(
+        "/v1/games", headers={"Origin": "https://evil.example", "Access-Control-Request-Method": "POST"}
+    )
     assert r.status_code == 400 and "access-control-allow-origin" not in r.headers
 
 
@@ -108,13 +115,16 @@ async def test_a_problem_a_request_got_names_a_page_that_resolves(api: httpx.Asy
         assert page.status_code == 200 and "What to do" in page.text, (kind, page.text)
 
 
-@pytest.mark.parametrize("rule, words", [
-    ("GSC2-SEQ-1", "A turn runs movement, missiles, beams, boarding"),
-    ("ASC-SEQ-1", "sensor commit"),
-    ("FTC-MAP-1", "91 hexes"),
-    ("FTC-R-1", "Map size"),
-    ("NO-SEAT", "Spectators issue no commands"),
-])
+@pytest.mark.parametrize(
+    "rule, words",
+    [
+        ("GSC2-SEQ-1", "A turn runs movement, missiles, beams, boarding"),
+        ("ASC-SEQ-1", "sensor commit"),
+        ("FTC-MAP-1", "91 hexes"),
+        ("FTC-R-1", "Map size"),
+        ("NO-SEAT", "Spectators issue no commands"),
+    ],
+)
 async def test_a_rule_violations_type_quotes_the_rule(api: httpx.AsyncClient, rule: str, words: str) -> None:
     r = await api.get(f"/problems/rule/{rule}")
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
@@ -123,8 +133,11 @@ async def test_a_rule_violations_type_quotes_the_rule(api: httpx.AsyncClient, ru
 
 async def test_a_refused_command_names_its_rule_page(api: httpx.AsyncClient) -> None:
     game = await new_game(api)
-    r = await api.post(f"/v1/games/{game['game_id']}/commands", headers=bearer(game["seats"]["blue"]),
-                       json={"command": {"type": "tiny.shoot", "shooter": "red", "target": "blue"}})
+    r = await api.post(
+        f"/v1/games/{game['game_id']}/commands",
+        headers=bearer(game["seats"]["blue"]),
+        json={"command": {"type": "tiny.shoot", "shooter": "red", "target": "blue"}},
+    )
     rule = r.json()["rule"]
     assert r.status_code in (403, 422) and r.json()["type"] == f"/problems/rule/{rule}", r.text
     page = await api.get(r.json()["type"])

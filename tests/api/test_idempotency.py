@@ -40,9 +40,15 @@ def _socket_result(ws, message):
 
 
 def _http(client, game, body: str, key: str):
-    return client.post(f"/v1/games/{game['game_id']}/commands", content=body,
-                       headers={"Authorization": f"Bearer {game['seats']['red']}", "Idempotency-Key": key,
-                                "Content-Type": "application/json"})
+    return client.post(
+        f"/v1/games/{game['game_id']}/commands",
+        content=body,
+        headers={
+            "Authorization": f"Bearer {game['seats']['red']}",
+            "Idempotency-Key": key,
+            "Content-Type": "application/json",
+        },
+    )
 
 
 @pytest.mark.parametrize("http_first", [True, False])
@@ -51,10 +57,13 @@ def test_the_same_command_over_http_and_the_socket_appends_once(client, http_fir
     before = _version(client, game)
     http_body = json.dumps({"command": SHOOT})  # no salt: the default
     # the same command spelled differently: other key order, spacing, the default salt given explicitly
-    socket_message = ('{ "kind":"command", "ref":"r1", "idempotency_key":"k-1", "salt":"", '
-                      '"command": {"target":"blue",  "shooter":"red", "type":"tiny.shoot"} }')
-    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream",
-                                  headers={"Authorization": f"Bearer {game['seats']['red']}"}) as ws:
+    socket_message = (
+        '{ "kind":"command", "ref":"r1", "idempotency_key":"k-1", "salt":"", '
+        '"command": {"target":"blue",  "shooter":"red", "type":"tiny.shoot"} }'
+    )
+    with client.websocket_connect(
+        f"/v1/games/{game['game_id']}/stream", headers={"Authorization": f"Bearer {game['seats']['red']}"}
+    ) as ws:
         while ws.receive_json()["kind"] != "caught_up":
             pass
         if http_first:
@@ -68,8 +77,7 @@ def test_the_same_command_over_http_and_the_socket_appends_once(client, http_fir
     over_http = r.json()
     assert {k: v for k, v in over_socket.items() if k not in ("kind", "ref")} == over_http
     assert _version(client, game) == before + len(over_http["events"]) == over_http["version"]
-    shots = [e for e in client.get(f"/v1/games/{game['game_id']}/events").json()["events"]
-             if e["type"] == "tiny.shot"]
+    shots = [e for e in client.get(f"/v1/games/{game['game_id']}/events").json()["events"] if e["type"] == "tiny.shot"]
     assert len(shots) == 1
 
 
@@ -79,15 +87,18 @@ def test_a_different_command_or_salt_under_the_same_key_is_refused_on_both_paths
     version = _version(client, game)
     r = _http(client, game, json.dumps({"command": SHOOT, "salt": "y"}), "k-2")
     assert r.status_code == 422 and r.json()["field"] == "Idempotency-Key"
-    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream",
-                                  headers={"Authorization": f"Bearer {game['seats']['red']}"}) as ws:
+    with client.websocket_connect(
+        f"/v1/games/{game['game_id']}/stream", headers={"Authorization": f"Bearer {game['seats']['red']}"}
+    ) as ws:
         while ws.receive_json()["kind"] != "caught_up":
             pass
         other = {"type": "tiny.hide", "seat": "red", "secret": 3}
-        msg = _socket_result(ws, json.dumps({"kind": "command", "idempotency_key": "k-2", "command": other,
-                                             "salt": "x"}))
+        msg = _socket_result(
+            ws, json.dumps({"kind": "command", "idempotency_key": "k-2", "command": other, "salt": "x"})
+        )
         assert msg["kind"] == "error" and msg["status"] == 422 and msg["field"] == "Idempotency-Key"
-        same = _socket_result(ws, json.dumps({"kind": "command", "idempotency_key": "k-2", "command": SHOOT,
-                                              "salt": "x"}))
+        same = _socket_result(
+            ws, json.dumps({"kind": "command", "idempotency_key": "k-2", "command": SHOOT, "salt": "x"})
+        )
         assert same["kind"] == "result" and same["version"] == version
     assert _version(client, game) == version

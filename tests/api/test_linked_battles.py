@@ -79,8 +79,9 @@ def test_ftc_arr_8_linked_battle_result_flows_back_without_hand_entry(sqlite_url
         assert get(client, game["game_id"], "/link", None)["campaign"] is None
         assert client.get("/v1/games/g_0000000000000000/link").status_code == 404
         # starting it again hands back the same game
-        again = client.post(f"/v1/games/{game['game_id']}/battles/{battle['id']}/tactical",
-                            headers=auth(game["umpire_token"]))
+        again = client.post(
+            f"/v1/games/{game['game_id']}/battles/{battle['id']}/tactical", headers=auth(game["umpire_token"])
+        )
         assert again.status_code == 200 and again.json()["tactical_game_id"] == tid
         # the campaign links the battle for its participants only
         for player in sides:
@@ -88,8 +89,7 @@ def test_ftc_arr_8_linked_battle_result_flows_back_without_hand_entry(sqlite_url
             assert any(b.get("tactical_game_id") == tid for b in mine["battles"])
         for viewer in (outsider, None):
             token = game["seats"][viewer] if viewer else None
-            seen = client.get(f"/v1/games/{game['game_id']}/events", headers=auth(token),
-                              params={"limit": 10000}).text
+            seen = client.get(f"/v1/games/{game['game_id']}/events", headers=auth(token), params={"limit": 10000}).text
             assert tid not in seen and "battle_linked" not in seen
             assert tid not in client.get(f"/v1/games/{game['game_id']}", headers=auth(token)).text
         assert not battle_records(client, game)
@@ -107,8 +107,7 @@ def test_ftc_arr_8_linked_battle_result_flows_back_without_hand_entry(sqlite_url
 
 
 def command_problem(client: TestClient, game: dict[str, Any], cmd: dict[str, Any]) -> dict[str, Any]:
-    r = client.post(f"/v1/games/{game['game_id']}/commands", json={"command": cmd},
-                    headers=auth(game["umpire_token"]))
+    r = client.post(f"/v1/games/{game['game_id']}/commands", json={"command": cmd}, headers=auth(game["umpire_token"]))
     assert r.status_code == 422, r.text
     return r.json()
 
@@ -141,8 +140,8 @@ def test_ftc_r_lnk_6_ships_that_disengage_return_to_the_campaign_as_survivors(sq
         assert rec["data"]["defeated"] == [leaver] and rec["data"]["victor"] == stayer
         assert not any(r["destroyed"] for r in rec["data"]["ships"])
         events = get(client, game["game_id"], "/events", game["umpire_token"], limit=10000)["events"]
-        after = events[[e["seq"] for e in events].index(rec["seq"]) + 1:]
-        departed = [e["data"] for e in after[:len(departing)] if e["type"] == "ftcampaign.departed"]
+        after = events[[e["seq"] for e in events].index(rec["seq"]) + 1 :]
+        departed = [e["data"] for e in after[: len(departing)] if e["type"] == "ftcampaign.departed"]
         assert all(d["reason"] == "left the battle" and d["player"] == leaver for d in departed)
         assert sorted(d["group"] for d in departed) == departing
         state = get(client, game["game_id"], "", game["umpire_token"])["state"]

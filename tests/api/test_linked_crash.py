@@ -26,8 +26,9 @@ SEED = 3
 HOLD_SECONDS = 600.0  # the wait for the hook (a loaded machine plays the game slowly)
 
 
-def _play_until_held(url: str, tid: str, tokens: dict[str, str], leaver: str, hold: Path,
-                     failure: list[BaseException]) -> None:
+def _play_until_held(
+    url: str, tid: str, tokens: dict[str, str], leaver: str, hold: Path, failure: list[BaseException]
+) -> None:
     """Play the tactical game to its end; the last command's answer never comes (the hook holds it)."""
     try:
         with httpx.Client(base_url=url, timeout=HOLD_SECONDS) as client:
@@ -42,9 +43,11 @@ def _play_until_held(url: str, tid: str, tokens: dict[str, str], leaver: str, ho
 def test_ftc_arr_8_kill_9_between_the_tactical_end_and_the_campaign_record(tmp_path) -> None:
     """FTC-ARR-8, FTC-R-LNK-6: a real SIGKILL at the hook; the restarted service records the battle once."""
     hold = tmp_path / "held"
-    server = ServerProcess(f"sqlite:///{tmp_path}/linked.db", log_path=tmp_path / "server.log",
-                           env={HOLD_ENV: str(hold), "SALVO_RATE_COMMANDS_PER_TOKEN": "off",
-                                "SALVO_RATE_COMMANDS_PER_ADDRESS": "off"})
+    server = ServerProcess(
+        f"sqlite:///{tmp_path}/linked.db",
+        log_path=tmp_path / "server.log",
+        env={HOLD_ENV: str(hold), "SALVO_RATE_COMMANDS_PER_TOKEN": "off", "SALVO_RATE_COMMANDS_PER_ADDRESS": "off"},
+    )
     server.start()
     try:
         with httpx.Client(base_url=server.url, timeout=60.0) as client:
@@ -56,8 +59,9 @@ def test_ftc_arr_8_kill_9_between_the_tactical_end_and_the_campaign_record(tmp_p
             sides = [p for p in sides if p != leaver] + [leaver]  # stayer first, leaver second
         tokens = {p: game["seats"][p] for p in sides}
         failure: list[BaseException] = []
-        player = threading.Thread(target=_play_until_held, args=(server.url, tid, tokens, sides[1], hold, failure),
-                                  daemon=True)
+        player = threading.Thread(
+            target=_play_until_held, args=(server.url, tid, tokens, sides[1], hold, failure), daemon=True
+        )
         player.start()
         deadline = time.monotonic() + HOLD_SECONDS
         while not hold.exists() and player.is_alive() and time.monotonic() < deadline:

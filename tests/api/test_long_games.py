@@ -30,7 +30,8 @@ FILES: dict[tuple[str, int], bytes] = {}  # built once per session: each takes a
 def long_file(ruleset: str, events: int) -> bytes:
     if (ruleset, events) not in FILES:
         FILES[(ruleset, events)] = asyncio.run_coroutine_threadsafe(
-            build_file(ruleset, events), _builder_loop()).result()[0]
+            build_file(ruleset, events), _builder_loop()
+        ).result()[0]
     return FILES[(ruleset, events)]
 
 
@@ -176,18 +177,39 @@ async def test_ftc_arr_8_unsettled_links_are_found_by_the_index_without_loading_
         service = client.app.state.service  # type: ignore[attr-defined]
 
         def row(game_id: str, seq: int, kind: str, data: dict[str, Any]) -> dict[str, Any]:
-            return {"game_id": game_id, "seq": seq, "type": kind, "v": 1, "data": msgspec.json.encode(data).decode(),
-                    "rolls": "[]", "turn": 1, "phase": "contacts", "actor": "umpire", "command_id": f"c{seq}",
-                    "recorded_at": "2026-12-05T00:00:00Z", "dice": None}
+            return {
+                "game_id": game_id,
+                "seq": seq,
+                "type": kind,
+                "v": 1,
+                "data": msgspec.json.encode(data).decode(),
+                "rolls": "[]",
+                "turn": 1,
+                "phase": "contacts",
+                "actor": "umpire",
+                "command_id": f"c{seq}",
+                "recorded_at": "2026-12-05T00:00:00Z",
+                "dice": None,
+            }
 
-        await service.store.write(WriteBatch("camp-a", events=[
-            row("camp-a", 1, "ftcampaign.battle_linked", {"battle": "b1", "tactical_game_id": "t1"}),
-            row("camp-a", 2, "ftcampaign.battle_linked", {"battle": "b2", "tactical_game_id": "t2"}),
-            row("camp-a", 3, "ftcampaign.battle_recorded", {"battle": "b1", "tactical_game_id": "t1"}),
-        ]))
-        await service.store.write(WriteBatch("camp-b", events=[
-            row("camp-b", 1, "ftcampaign.battle_linked", {"battle": "b9", "tactical_game_id": "nowhere"}),
-        ]))
+        await service.store.write(
+            WriteBatch(
+                "camp-a",
+                events=[
+                    row("camp-a", 1, "ftcampaign.battle_linked", {"battle": "b1", "tactical_game_id": "t1"}),
+                    row("camp-a", 2, "ftcampaign.battle_linked", {"battle": "b2", "tactical_game_id": "t2"}),
+                    row("camp-a", 3, "ftcampaign.battle_recorded", {"battle": "b1", "tactical_game_id": "t1"}),
+                ],
+            )
+        )
+        await service.store.write(
+            WriteBatch(
+                "camp-b",
+                events=[
+                    row("camp-b", 1, "ftcampaign.battle_linked", {"battle": "b9", "tactical_game_id": "nowhere"}),
+                ],
+            )
+        )
         service.heads._heads.clear()
         linked = LinkedBattles(service)
         assert sorted(await linked.unsettled()) == [("camp-a", "b2", "t2"), ("camp-b", "b9", "nowhere")]

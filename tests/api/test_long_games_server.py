@@ -31,8 +31,11 @@ def heads_cached(client: httpx.Client) -> float:
 def test_a_20000_event_campaign_imported_into_a_capped_server_is_read_and_survives_restarts(tmp_path):
     body, events = asyncio.run(build_file("ftcampaign", 20_000))
     assert events >= 20_000
-    server = ServerProcess(f"sqlite:///{tmp_path}/salvo.db", env=NO_COMMAND_LIMITS,
-                           python=["prlimit", f"--as={ADDRESS_SPACE}", sys.executable])
+    server = ServerProcess(
+        f"sqlite:///{tmp_path}/salvo.db",
+        env=NO_COMMAND_LIMITS,
+        python=["prlimit", f"--as={ADDRESS_SPACE}", sys.executable],
+    )
     server.start()
     try:
         with httpx.Client(base_url=server.url, timeout=120) as client:
@@ -65,8 +68,9 @@ async def _campaigns(url: str, count: int) -> None:
     try:
         service = GameService(store)
         for start in range(0, count, 100):  # concurrently: the group writer commits them together
-            await asyncio.gather(*(service.create_game("ftcampaign", "three-powers")
-                                   for _ in range(min(100, count - start))))
+            await asyncio.gather(
+                *(service.create_game("ftcampaign", "three-powers") for _ in range(min(100, count - start)))
+            )
     finally:
         store.close()
 

@@ -32,8 +32,9 @@ async def app_client(sqlite_url) -> AsyncIterator[httpx.AsyncClient]:
 
 
 async def _app(database_url: str) -> AsyncIterator[httpx.AsyncClient]:
-    settings = Settings(database_url=database_url, webhook_allow=("127.0.0.1",), notify_poll_seconds=0.05,
-                        webhook_timeout=1.0)
+    settings = Settings(
+        database_url=database_url, webhook_allow=("127.0.0.1",), notify_poll_seconds=0.05, webhook_timeout=1.0
+    )
     app = create_app(settings)
     async with app.router.lifespan_context(app):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://salvo") as client:
@@ -79,8 +80,12 @@ async def test_b_move_reaches_a_webhook_signed_with_one_idempotency_key(any_back
     assert got.signed_by(sub["secret"]) and not got.signed_by("another secret")
     notice = got.json
     assert set(notice) == NOTICE_KEYS
-    assert (notice["type"], notice["game_id"], notice["seat"], notice["phase"]) == ("your_turn", game["game_id"],
-                                                                                   "red", "end")
+    assert (notice["type"], notice["game_id"], notice["seat"], notice["phase"]) == (
+        "your_turn",
+        game["game_id"],
+        "red",
+        "end",
+    )
     assert notice["must_act"] is True and notice["why"] == "end phase" and notice["ruleset"] == "tiny"
     assert got.headers["idempotency-key"] == notice["id"] and got.headers["x-salvo-event"] == "your_turn"
     assert notice["version"] == (await api.get(f"/v1/games/{game['game_id']}")).json()["version"]
@@ -106,8 +111,12 @@ async def test_chat_bodies_game_over_and_rewind_are_notified(app_client, receive
     await command(api, game, blue, END_BLUE)  # end of turn 1 of 1: the game is over
     got = await receiver.arrived(4)
     by_path = {(r.path, r.headers["x-salvo-event"]): r.json for r in got}
-    assert set(by_path) == {("/hook/discord", "your_turn"), ("/hook/slack", "your_turn"),
-                            ("/hook/discord", "game_over"), ("/hook/slack", "game_over")}
+    assert set(by_path) == {
+        ("/hook/discord", "your_turn"),
+        ("/hook/slack", "your_turn"),
+        ("/hook/discord", "game_over"),
+        ("/hook/slack", "game_over"),
+    }
     assert by_path[("/hook/discord", "your_turn")]["content"].startswith("Your move as red in game ")
     assert by_path[("/hook/discord", "your_turn")]["allowed_mentions"] == {"parse": []}
     assert "is over" in by_path[("/hook/slack", "game_over")]["text"]
@@ -181,7 +190,29 @@ def test_the_notice_shape_is_the_documented_one():
     from service.api.player_contract import Notification
 
     assert set(Notification.__struct_fields__) == NOTICE_KEYS
-    assert msgspec.json.decode(msgspec.json.encode(Notice(
-        id="n", type="your_turn", game_id="g", ruleset="tiny", scenario=None, role="seat", seat="red", version=1,
-        turn=1, phase="fire", phase_label="Fire", must_act=True, why="w", over=False, result=None, text="t")),
-        type=Notification).seat == "red"
+    assert (
+        msgspec.json.decode(
+            msgspec.json.encode(
+                Notice(
+                    id="n",
+                    type="your_turn",
+                    game_id="g",
+                    ruleset="tiny",
+                    scenario=None,
+                    role="seat",
+                    seat="red",
+                    version=1,
+                    turn=1,
+                    phase="fire",
+                    phase_label="Fire",
+                    must_act=True,
+                    why="w",
+                    over=False,
+                    result=None,
+                    text="t",
+                )
+            ),
+            type=Notification,
+        ).seat
+        == "red"
+    )

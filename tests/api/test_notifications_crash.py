@@ -27,15 +27,22 @@ def _bearer(token: str) -> dict[str, str]:
 def _setup(client: httpx.Client, url: str) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     game = client.post("/v1/games", json={"ruleset": "tiny", "scenario": "duel"}).json()
     player = client.post("/v1/players", json={}).json()
-    assert client.post("/v1/players/me/seats", json={"token": game["seats"]["red"]},
-                       headers=_bearer(player["key"])).status_code == 201
+    assert (
+        client.post(
+            "/v1/players/me/seats", json={"token": game["seats"]["red"]}, headers=_bearer(player["key"])
+        ).status_code
+        == 201
+    )
     sub = client.post("/v1/players/me/subscriptions", json={"url": url}, headers=_bearer(player["key"])).json()
     return game, player, sub
 
 
 def _move(client: httpx.Client, game: dict[str, Any], token: str, seat: str) -> None:
-    r = client.post(f"/v1/games/{game['game_id']}/commands", headers=_bearer(token),
-                    json={"command": {"type": "tiny.end_phase", "seat": seat}})
+    r = client.post(
+        f"/v1/games/{game['game_id']}/commands",
+        headers=_bearer(token),
+        json={"command": {"type": "tiny.end_phase", "seat": seat}},
+    )
     assert r.status_code == 201, r.text
 
 

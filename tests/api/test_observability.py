@@ -117,8 +117,11 @@ def test_commands_are_rate_limited_per_address(sqlite_url):
         codes = []
         for who, other in (("red", "blue"), ("blue", "red"), ("red", "blue")):
             shot = {"type": "tiny.shoot", "shooter": who, "target": other}
-            codes.append(client.post(url, json={"command": shot},
-                                     headers={"Authorization": f"Bearer {game['seats'][who]}"}).status_code)
+            codes.append(
+                client.post(
+                    url, json={"command": shot}, headers={"Authorization": f"Bearer {game['seats'][who]}"}
+                ).status_code
+            )
         assert codes == [201, 201, 429]
 
 
@@ -137,8 +140,9 @@ def test_the_page_sends_its_security_headers(sqlite_url):
 @pytest.mark.parametrize(("origins", "allowed"), [((), False), (("https://club.example",), True)])
 def test_cors_only_for_configured_origins(sqlite_url, origins, allowed):
     with _client(sqlite_url, cors_origins=origins) as client:
-        r = client.options("/v1/rulesets", headers={"Origin": "https://club.example",
-                                                    "Access-Control-Request-Method": "GET"})
+        r = client.options(
+            "/v1/rulesets", headers={"Origin": "https://club.example", "Access-Control-Request-Method": "GET"}
+        )
         assert (r.headers.get("access-control-allow-origin") == "https://club.example") is allowed
 
 
@@ -160,7 +164,7 @@ def test_a_tallied_counter_is_exposed_as_a_counter_is():
         return [line for line in generate_latest(registry).decode().splitlines() if "_created{" not in line]
 
     assert page(tallied_registry) == page(plain_registry)
-    assert "salvo_x_total{outcome=\"accepted\",ruleset=\"tiny\"} 3.0" in page(tallied_registry)
+    assert 'salvo_x_total{outcome="accepted",ruleset="tiny"} 3.0' in page(tallied_registry)
     assert tallied.labels("tiny", "accepted")._value.get() == 3.0
     assert sum("salvo_x_created{" in line for line in generate_latest(tallied_registry).decode().splitlines()) == 4
 

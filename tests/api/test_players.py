@@ -42,8 +42,9 @@ async def test_two_devices_of_one_player_see_every_claimed_game_with_whose_move(
     r = await api.post("/v1/players/me/seats", json={"token": two["seats"]["blue"]}, headers=bearer(phone["key"]))
     assert r.status_code == 201, r.text
     # claiming again changes nothing
-    assert (await api.post("/v1/players/me/seats", json={"token": two["seats"]["blue"]},
-                           headers=bearer(laptop["key"]))).status_code == 201
+    assert (
+        await api.post("/v1/players/me/seats", json={"token": two["seats"]["blue"]}, headers=bearer(laptop["key"]))
+    ).status_code == 201
     seen_by_laptop, seen_by_phone = await _games(api, laptop["key"]), await _games(api, phone["key"])
     assert seen_by_laptop == seen_by_phone
     assert set(seen_by_laptop) == {one["game_id"], two["game_id"]}

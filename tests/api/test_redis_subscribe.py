@@ -71,8 +71,9 @@ class Heads:
 
 
 @contextlib.asynccontextmanager
-async def replicas(url: str, a_subscribes: str = "games"
-                   ) -> AsyncIterator[tuple[RedisBroadcaster, RedisBroadcaster, Heads]]:
+async def replicas(
+    url: str, a_subscribes: str = "games"
+) -> AsyncIterator[tuple[RedisBroadcaster, RedisBroadcaster, Heads]]:
     """A (the publisher) and B (the replica under test, per game), both started, sharing a stored head."""
     heads = Heads()
     a = RedisBroadcaster(url, subscribe=a_subscribes, head_of=heads.head)
@@ -153,8 +154,10 @@ async def test_the_pre_framed_fan_out_subscribes_per_game_too(redis_url):  # noq
     red, blue = uuid.uuid4().hex, uuid.uuid4().hex
     behind: list[int] = []
     async with replicas(redis_url) as (a, b, heads):
-        sinks = {g: Sink(Transport(), "spectator", 0, on_slow=lambda s: None,
-                         on_behind=lambda s, seq: behind.append(seq)) for g in (red, blue)}
+        sinks = {
+            g: Sink(Transport(), "spectator", 0, on_slow=lambda s: None, on_behind=lambda s, seq: behind.append(seq))
+            for g in (red, blue)
+        }
         for g, sink in sinks.items():
             b.fanout.add(g, sink)
         await until(lambda: b.head_checks == 2, "B confirmed both games")
@@ -176,9 +179,11 @@ async def test_the_pre_framed_fan_out_subscribes_per_game_too(redis_url):  # noq
 
 
 def _shoot(client: TestClient, gid: str, token: str, who: str, other: str) -> None:
-    r = client.post(f"/v1/games/{gid}/commands", json={"command": {"type": "tiny.shoot", "shooter": who,
-                                                                   "target": other}},
-                    headers={"Authorization": f"Bearer {token}"})
+    r = client.post(
+        f"/v1/games/{gid}/commands",
+        json={"command": {"type": "tiny.shoot", "shooter": who, "target": other}},
+        headers={"Authorization": f"Bearer {token}"},
+    )
     assert r.status_code == 201, r.text
 
 
@@ -196,8 +201,9 @@ def test_a_socket_replica_that_subscribes_per_game_resumes_with_no_gap_or_duplic
     unsubscribes), misses three events, and resumes with ?after: every seq once, each audience's frame,
     hidden seqs redacted."""
     base = Settings(database_url=sqlite_url, redis_url=redis_url, heartbeat_seconds=5)
-    socket_settings = Settings(database_url=sqlite_url, redis_url=redis_url, heartbeat_seconds=5,
-                               redis_subscribe="games")
+    socket_settings = Settings(
+        database_url=sqlite_url, redis_url=redis_url, heartbeat_seconds=5, redis_subscribe="games"
+    )
     with TestClient(create_app(base)) as a, direct_client(create_app(socket_settings)) as b:
         game = a.post("/v1/games", json={"ruleset": "tiny", "scenario": "long"}).json()
         gid, seats = game["game_id"], game["seats"]
@@ -207,8 +213,11 @@ def test_a_socket_replica_that_subscribes_per_game_resumes_with_no_gap_or_duplic
             while ws.receive_json()["kind"] != "caught_up":
                 pass
             assert broadcaster.watched() == {gid}
-            r = a.post(f"/v1/games/{gid}/commands", headers={"Authorization": f"Bearer {seats['red']}"},
-                       json={"command": {"type": "tiny.hide", "seat": "red", "secret": 734_211}})
+            r = a.post(
+                f"/v1/games/{gid}/commands",
+                headers={"Authorization": f"Bearer {seats['red']}"},
+                json={"command": {"type": "tiny.hide", "seat": "red", "secret": 734_211}},
+            )
             assert r.status_code == 201
             _shoot(a, gid, seats["red"], "red", "blue")
             first = _events(ws, 2)
@@ -243,8 +252,13 @@ async def test_after_its_connection_drops_a_replica_resubscribes_and_reports_wha
         heads.heads[game] = 1
         await published(a, game, [(1, frames(1))])
         assert await drain(sub) == [(1, frames(1))]
-        clients = [c for c in await admin.client_list() if c.get("name") == f"salvo-{b.origin}"
-                   and "salvo:game" not in c.get("cmd", "") and int(c.get("sub", 0)) > 0]
+        clients = [
+            c
+            for c in await admin.client_list()
+            if c.get("name") == f"salvo-{b.origin}"
+            and "salvo:game" not in c.get("cmd", "")
+            and int(c.get("sub", 0)) > 0
+        ]
         assert clients, "B's pub/sub connection"
         for c in clients:
             await admin.client_kill_filter(_id=c["id"])

@@ -41,11 +41,15 @@ async def test_rewind_marks_superseded_and_replays_the_same_dice(api):
     game = await new_game(api, scenario="long")
     red = game["seats"]["red"]
     first = [(await command(api, game, red, SHOOT_RED)).json()["events"][0] for _ in range(3)]
-    r = await api.post(f"/v1/games/{game['game_id']}/rewind", json={"to_seq": 2, "reason": "disputed"},
-                       headers=bearer(red))
+    r = await api.post(
+        f"/v1/games/{game['game_id']}/rewind", json={"to_seq": 2, "reason": "disputed"}, headers=bearer(red)
+    )
     assert r.status_code == 403  # a seat cannot rewind
-    r = await api.post(f"/v1/games/{game['game_id']}/rewind", json={"to_seq": 2, "reason": "disputed"},
-                       headers=bearer(game["umpire_token"]))
+    r = await api.post(
+        f"/v1/games/{game['game_id']}/rewind",
+        json={"to_seq": 2, "reason": "disputed"},
+        headers=bearer(game["umpire_token"]),
+    )
     assert r.status_code == 201 and r.json()["rewound_to"] == 2
     view = (await api.get(f"/v1/games/{game['game_id']}")).json()
     assert view["state"]["hull"]["blue"] == 1000  # the fold skips the superseded shots
@@ -59,13 +63,11 @@ async def test_rewind_marks_superseded_and_replays_the_same_dice(api):
 async def test_rewind_to_the_start_of_a_turn(api):
     game = await new_game(api)
     await _play_two_turns(api, game)
-    r = await api.post(f"/v1/games/{game['game_id']}/rewind", json={"turn": 2},
-                       headers=bearer(game["umpire_token"]))
+    r = await api.post(f"/v1/games/{game['game_id']}/rewind", json={"turn": 2}, headers=bearer(game["umpire_token"]))
     assert r.status_code == 201
     view = (await api.get(f"/v1/games/{game['game_id']}")).json()
     assert (view["turn"], view["phase"]) == (2, "fire")
-    bad = await api.post(f"/v1/games/{game['game_id']}/rewind", json={"turn": 99},
-                         headers=bearer(game["umpire_token"]))
+    bad = await api.post(f"/v1/games/{game['game_id']}/rewind", json={"turn": 99}, headers=bearer(game["umpire_token"]))
     assert bad.status_code == 422 and bad.json()["field"] == "turn"
 
 
@@ -128,8 +130,11 @@ async def test_tampered_roll_is_caught_by_verifier_and_import(api, tmp_path):
     r = await api.post("/v1/games/import", content=no_digests)
     assert r.status_code == 422 and r.json()["field"] == "line 1" and "digests" in r.json()["detail"]
     del header["signature"]  # ... and, asked to accept an unsigned file, the dice still catch the roll
-    r = await api.post("/v1/games/import", content=no_digests.replace(lines[0].encode(), json.dumps(header).encode()),
-                       params={"allow_unverified": "true"})
+    r = await api.post(
+        "/v1/games/import",
+        content=no_digests.replace(lines[0].encode(), json.dumps(header).encode()),
+        params={"allow_unverified": "true"},
+    )
     assert r.status_code == 422 and r.json()["field"] == "line 1"
 
 
@@ -143,7 +148,7 @@ async def test_import_rejects_gaps_and_altered_outcomes(api):
     index = next(i for i, ln in enumerate(lines) if '"tiny.phase_done"' in ln)
     env = json.loads(lines[index])
     env["data"]["seat"] = "blue" if env["data"]["seat"] == "red" else "red"
-    altered = "\n".join(lines[:index] + [json.dumps(env)] + lines[index + 1:]).encode()
+    altered = "\n".join(lines[:index] + [json.dumps(env)] + lines[index + 1 :]).encode()
     r = await api.post("/v1/games/import", content=altered)
     assert r.status_code == 422 and r.json()["field"] == f"line {index + 1}" and "chain" in r.json()["detail"]
     r = await api.post("/v1/games/import", content=b'{"format":"nope"}\n')
@@ -153,11 +158,13 @@ async def test_import_rejects_gaps_and_altered_outcomes(api):
 async def test_no_salt_fishing_after_a_rewind_into_a_revealed_turn(api):
     game = await new_game(api)
     await _play_two_turns(api, game)  # turn 1's seed is public now
-    r = await api.post(f"/v1/games/{game['game_id']}/rewind", json={"turn": 1},
-                       headers=bearer(game["umpire_token"]))
+    r = await api.post(f"/v1/games/{game['game_id']}/rewind", json={"turn": 1}, headers=bearer(game["umpire_token"]))
     assert r.status_code == 201
-    r = await api.post(f"/v1/games/{game['game_id']}/commands", headers=bearer(game["seats"]["red"]),
-                       json={"command": SHOOT_RED, "salt": "chosen-offline"})
+    r = await api.post(
+        f"/v1/games/{game['game_id']}/commands",
+        headers=bearer(game["seats"]["red"]),
+        json={"command": SHOOT_RED, "salt": "chosen-offline"},
+    )
     [shot] = r.json()["events"]
     assert "salt" not in shot["dice"]  # the salt was ignored: the public seed alone decides
 

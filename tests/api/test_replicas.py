@@ -35,9 +35,11 @@ def test_command_on_one_replica_streams_from_the_other(sqlite_url, redis_url):
             while ws.receive_json()["kind"] != "caught_up":
                 pass
             for _ in range(3):
-                r = a.post(f"/v1/games/{game['game_id']}/commands",
-                           json={"command": {"type": "tiny.shoot", "shooter": "red", "target": "blue"}},
-                           headers={"Authorization": f"Bearer {game['seats']['red']}"})
+                r = a.post(
+                    f"/v1/games/{game['game_id']}/commands",
+                    json={"command": {"type": "tiny.shoot", "shooter": "red", "target": "blue"}},
+                    headers={"Authorization": f"Bearer {game['seats']['red']}"},
+                )
                 assert r.status_code == 201
             seen = []
             while len(seen) < 3:
@@ -56,15 +58,21 @@ def test_a_replica_without_a_broadcaster_reads_the_stored_head_first(sqlite_url)
         assert b.get(f"/v1/games/{gid}").json()["version"] == 2  # B caches the head at 2
         for i in range(5):
             who, other = ("red", "blue") if i % 2 == 0 else ("blue", "red")
-            r = a.post(f"/v1/games/{gid}/commands", json={"command": {"type": "tiny.shoot", "shooter": who,
-                                                                      "target": other}},
-                       headers={"Authorization": f"Bearer {game['seats'][who]}"})
+            r = a.post(
+                f"/v1/games/{gid}/commands",
+                json={"command": {"type": "tiny.shoot", "shooter": who, "target": other}},
+                headers={"Authorization": f"Bearer {game['seats'][who]}"},
+            )
             assert r.status_code == 201
         assert b.get(f"/v1/games/{gid}").json()["version"] == a.get(f"/v1/games/{gid}").json()["version"] == 7
         assert b.get(f"/v1/games/{gid}").json()["state"] == a.get(f"/v1/games/{gid}").json()["state"]
         assert len(b.get(f"/v1/games/{gid}/events").json()["events"]) == 7
-        assert b.get(f"/v1/games/{gid}/options", headers={"Authorization": f"Bearer {game['seats']['red']}"}
-                     ).json()["version"] == 7
+        assert (
+            b.get(f"/v1/games/{gid}/options", headers={"Authorization": f"Bearer {game['seats']['red']}"}).json()[
+                "version"
+            ]
+            == 7
+        )
 
 
 def test_a_socket_only_replica_writes_the_frames_redis_carries_without_reading_the_store(sqlite_url, redis_url):
@@ -86,11 +94,23 @@ def test_a_socket_only_replica_writes_the_frames_redis_carries_without_reading_t
                 return await original(*args, **kwargs)
 
             b.app.state.reader.events = counted
-            assert a.post(f"/v1/games/{gid}/commands", headers=red,
-                          json={"command": {"type": "tiny.hide", "seat": "red", "secret": 734_211}}).status_code == 201
+            assert (
+                a.post(
+                    f"/v1/games/{gid}/commands",
+                    headers=red,
+                    json={"command": {"type": "tiny.hide", "seat": "red", "secret": 734_211}},
+                ).status_code
+                == 201
+            )
             for _ in range(3):
-                assert a.post(f"/v1/games/{gid}/commands", headers=red, json={
-                    "command": {"type": "tiny.shoot", "shooter": "red", "target": "blue"}}).status_code == 201
+                assert (
+                    a.post(
+                        f"/v1/games/{gid}/commands",
+                        headers=red,
+                        json={"command": {"type": "tiny.shoot", "shooter": "red", "target": "blue"}},
+                    ).status_code
+                    == 201
+                )
             seen = []
             while len(seen) < 4:
                 msg = spectator.receive_json()

@@ -73,8 +73,8 @@ class StalledReader:
             length, header = struct.unpack("!Q", self.buffer[2:10])[0], 10
         if not self._need(header + length):
             return None
-        payload = self.buffer[header:header + length]
-        self.buffer = self.buffer[header + length:]
+        payload = self.buffer[header : header + length]
+        self.buffer = self.buffer[header + length :]
         return opcode, payload
 
 
@@ -104,8 +104,11 @@ def _fill(http: httpx.Client, game: dict, shots: int) -> int:
     salt = "s" * 30_000
     version = 0
     for who, body in _shots(shots):
-        r = http.post(f"/v1/games/{game['game_id']}/commands", json={**body, "salt": salt},
-                      headers={"Authorization": f"Bearer {game['seats'][who]}"})
+        r = http.post(
+            f"/v1/games/{game['game_id']}/commands",
+            json={**body, "salt": salt},
+            headers={"Authorization": f"Bearer {game['seats'][who]}"},
+        )
         assert r.status_code == 201, r.text
         version = r.json()["version"]
     return version
@@ -175,13 +178,21 @@ def test_debug_logs_of_a_full_game_show_no_token_and_no_password(tmp_path):
             game = http.post("/v1/games", json={"ruleset": "tiny", "scenario": "duel"}).json()
             gid = game["game_id"]
             tokens = [*game["seats"].values(), game["umpire_token"]]
-            with connect(f"{server.ws_url}/v1/games/{gid}/stream",
-                         subprotocols=["salvo.v1", f"salvo.token.{game['seats']['red']}"]) as ws:
+            with connect(
+                f"{server.ws_url}/v1/games/{gid}/stream",
+                subprotocols=["salvo.v1", f"salvo.token.{game['seats']['red']}"],
+            ) as ws:
                 for who, body in _shots(40):
-                    http.post(f"/v1/games/{gid}/commands", json=body,
-                              headers={"Authorization": f"Bearer {game['seats'][who]}"})
-                ws.send(json.dumps({"kind": "command", "command": {"type": "tiny.shoot", "shooter": "blue",
-                                                                   "target": "red"}}))
+                    http.post(
+                        f"/v1/games/{gid}/commands",
+                        json=body,
+                        headers={"Authorization": f"Bearer {game['seats'][who]}"},
+                    )
+                ws.send(
+                    json.dumps(
+                        {"kind": "command", "command": {"type": "tiny.shoot", "shooter": "blue", "target": "red"}}
+                    )
+                )
                 ws.recv(timeout=10)
             for token in tokens:
                 http.get(f"/v1/games/{gid}/options", headers={"Authorization": f"Bearer {token}"})

@@ -73,16 +73,19 @@ def test_an_umpire_ruling_of_two_megabytes_is_refused(client):
     assert _version(client, game) == 2
 
 
-@pytest.mark.parametrize("frame", [
-    "[" * 20000 + "]" * 20000,
-    '{"kind":"command","command":' + '{"a":' * 100 + "1" + "}" * 100 + "}",
-    '{"kind":"command","salt":"\ud800","command":{}}',
-])
+@pytest.mark.parametrize(
+    "frame",
+    [
+        "[" * 20000 + "]" * 20000,
+        '{"kind":"command","command":' + '{"a":' * 100 + "1" + "}" * 100 + "}",
+        '{"kind":"command","salt":"\ud800","command":{}}',
+    ],
+)
 def test_undecodable_frames_are_closed_1007(client, frame):
     game = _game(client)
     with client.websocket_connect(f"/v1/games/{game['game_id']}/stream", headers=_red(game)) as ws:
         _caught_up(ws)
-        ws.send_text(frame[:LIMIT - 10] if len(frame) > LIMIT else frame)
+        ws.send_text(frame[: LIMIT - 10] if len(frame) > LIMIT else frame)
         _closed_with(ws, 1007)
     assert _version(client, game) == 2
 
@@ -118,11 +121,13 @@ def test_the_subprotocol_carries_the_token_and_only_salvo_v1_is_echoed(client):
 def test_a_foreign_origin_is_refused_at_the_handshake(client):
     game = _game(client)
     with pytest.raises(WebSocketDisconnect):
-        with client.websocket_connect(f"/v1/games/{game['game_id']}/stream",
-                                      headers={"Origin": "https://evil.example"}) as ws:
+        with client.websocket_connect(
+            f"/v1/games/{game['game_id']}/stream", headers={"Origin": "https://evil.example"}
+        ) as ws:
             ws.receive_json()
-    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream",
-                                  headers={"Origin": "http://testserver"}) as ws:  # the page's own host
+    with client.websocket_connect(
+        f"/v1/games/{game['game_id']}/stream", headers={"Origin": "http://testserver"}
+    ) as ws:  # the page's own host
         _caught_up(ws)
 
 
@@ -130,8 +135,9 @@ def test_an_allowed_origin_from_settings(sqlite_url):
     app = create_app(Settings(database_url=sqlite_url, ws_origins=("https://club.example",)))
     with TestClient(app) as client:
         game = _game(client)
-        with client.websocket_connect(f"/v1/games/{game['game_id']}/stream",
-                                      headers={"Origin": "https://club.example"}) as ws:
+        with client.websocket_connect(
+            f"/v1/games/{game['game_id']}/stream", headers={"Origin": "https://club.example"}
+        ) as ws:
             _caught_up(ws)
 
 
@@ -143,20 +149,36 @@ JSONISH = st.recursive(
 FRAMES = st.one_of(
     st.text(max_size=200),
     JSONISH.map(json.dumps),
-    st.fixed_dictionaries({"kind": st.sampled_from(["command", "nope", ""]), "command": JSONISH},
-                          optional={"ref": st.text(max_size=5), "salt": st.text(max_size=10),
-                                    "expected_version": st.integers(), "idempotency_key": st.text(max_size=5)}
-                          ).map(json.dumps),
-    st.fixed_dictionaries({"kind": st.just("command"), "command": st.fixed_dictionaries(
-        {"type": st.sampled_from(["tiny.shoot", "tiny.hide", "tiny.end_phase", "gsc2.start"])},
-        optional={"shooter": st.text(max_size=5), "target": st.text(max_size=5), "seat": st.text(max_size=5),
-                  "secret": st.integers()})}).map(json.dumps),
+    st.fixed_dictionaries(
+        {"kind": st.sampled_from(["command", "nope", ""]), "command": JSONISH},
+        optional={
+            "ref": st.text(max_size=5),
+            "salt": st.text(max_size=10),
+            "expected_version": st.integers(),
+            "idempotency_key": st.text(max_size=5),
+        },
+    ).map(json.dumps),
+    st.fixed_dictionaries(
+        {
+            "kind": st.just("command"),
+            "command": st.fixed_dictionaries(
+                {"type": st.sampled_from(["tiny.shoot", "tiny.hide", "tiny.end_phase", "gsc2.start"])},
+                optional={
+                    "shooter": st.text(max_size=5),
+                    "target": st.text(max_size=5),
+                    "seat": st.text(max_size=5),
+                    "secret": st.integers(),
+                },
+            ),
+        }
+    ).map(json.dumps),
     # issue 33: integer literals of any length (past Python's 4,300-digit conversion limit too), spliced in
     # where the JSON has a number: an error message naming the field, never a drop
-    st.tuples(JSONISH.map(lambda v: json.dumps({"kind": "command", "command": {"type": "tiny.shoot", "n": 0,
-                                                                                 "v": v}})),
-              st.integers(min_value=19, max_value=6000), st.sampled_from(["", "-"])).map(
-        lambda t: t[0].replace('"n": 0', '"n": ' + t[2] + "9" * t[1], 1)),
+    st.tuples(
+        JSONISH.map(lambda v: json.dumps({"kind": "command", "command": {"type": "tiny.shoot", "n": 0, "v": v}})),
+        st.integers(min_value=19, max_value=6000),
+        st.sampled_from(["", "-"]),
+    ).map(lambda t: t[0].replace('"n": 0', '"n": ' + t[2] + "9" * t[1], 1)),
 )
 
 

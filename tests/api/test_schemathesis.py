@@ -31,8 +31,14 @@ def _json_lines(_ctx, value):
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
     db = tmp_path_factory.mktemp("schemathesis") / "s.db"
-    app = create_app(Settings(database_url=f"sqlite:///{db}", rate_commands_per_token="off",
-                              rate_commands_per_address="off", rate_auth_failures_per_address="off"))
+    app = create_app(
+        Settings(
+            database_url=f"sqlite:///{db}",
+            rate_commands_per_token="off",
+            rate_commands_per_address="off",
+            rate_auth_failures_per_address="off",
+        )
+    )
     with TestClient(app, raise_server_exceptions=False) as c:
         yield c
 
@@ -65,8 +71,13 @@ def test_no_server_error_on_any_generated_input(client, game):
 
 
 def _fuzz(client, game, operation, tokens, rng, failures) -> None:
-    @settings(max_examples=CASES_PER_OPERATION, deadline=None, database=None, derandomize=True,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=CASES_PER_OPERATION,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(case=operation.as_strategy())
     def run(case):
         if "game_id" in (case.path_parameters or {}) and rng.random() < 0.5:
@@ -75,16 +86,23 @@ def _fuzz(client, game, operation, tokens, rng, failures) -> None:
         kwargs = case.as_transport_kwargs(base_url="http://testserver")
         if kwargs.get("json") is not None and rng.random() < 0.25:
             _with_a_huge_integer(kwargs, rng)
-        response = client.request(**{k: v for k, v in kwargs.items() if k in (
-            "method", "url", "headers", "params", "json", "content", "data", "files")})
+        response = client.request(
+            **{
+                k: v
+                for k, v in kwargs.items()
+                if k in ("method", "url", "headers", "params", "json", "content", "data", "files")
+            }
+        )
         if response.status_code >= 500:
-            failures.append(f"{operation.label}: {response.status_code} {response.text[:200]} for "
-                            f"{kwargs.get('url')} {kwargs.get('params')} {str(kwargs.get('json'))[:200]}")
+            failures.append(
+                f"{operation.label}: {response.status_code} {response.text[:200]} for "
+                f"{kwargs.get('url')} {kwargs.get('params')} {str(kwargs.get('json'))[:200]}"
+            )
 
     run()
 
 
-_INTEGER = re.compile(r'(?<=[:\[,] )-?\d+(?=[,\]}])|(?<=[:\[,])-?\d+(?=[,\]}])')
+_INTEGER = re.compile(r"(?<=[:\[,] )-?\d+(?=[,\]}])|(?<=[:\[,])-?\d+(?=[,\]}])")
 
 
 def _with_a_huge_integer(kwargs, rng) -> None:
@@ -95,7 +113,7 @@ def _with_a_huge_integer(kwargs, rng) -> None:
     spots = list(_INTEGER.finditer(text))
     if spots:
         spot = rng.choice(spots)
-        text = text[:spot.start()] + huge + text[spot.end():]
+        text = text[: spot.start()] + huge + text[spot.end() :]
     else:
         text = huge
     kwargs["content"] = text.encode()

@@ -13,8 +13,10 @@ from service.events.errors import InvalidRequest
 
 
 def test_a_command_message_is_the_request_with_its_command_bytes_and_salt():
-    message = socket_message(b'{"kind":"command","ref":"r1","salt":"s","idempotency_key":"k",'
-                             b'"expected_version":3,"command":{"type":"tiny.shoot","shooter":"red"}}')
+    message = socket_message(
+        b'{"kind":"command","ref":"r1","salt":"s","idempotency_key":"k",'
+        b'"expected_version":3,"command":{"type":"tiny.shoot","shooter":"red"}}'
+    )
     request = command_request(message)
     assert isinstance(request, CommandRequest)
     assert bytes(request.command) == b'{"type":"tiny.shoot","shooter":"red"}'
@@ -27,8 +29,9 @@ def test_defaults_are_the_requests():
     assert request.salt == "" and bytes(request.command) == b"{}"
 
 
-@pytest.mark.parametrize("raw, missing", [(b"{}", "command"), (b'{"command":{}}', "kind"),
-                                           (b'{"kind":"command"}', "command")])
+@pytest.mark.parametrize(
+    "raw, missing", [(b"{}", "command"), (b'{"command":{}}', "kind"), (b'{"kind":"command"}', "command")]
+)
 def test_a_message_missing_a_required_field_is_refused_naming_it(raw, missing):
     with pytest.raises(InvalidRequest) as caught:
         socket_message(raw)

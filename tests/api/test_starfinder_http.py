@@ -29,12 +29,29 @@ pytestmark = pytest.mark.asyncio
 VERIFIER = Path(__file__).resolve().parents[2] / "clients" / "verify_dice.py"
 RULE_ID = re.compile(r"^SF-[A-Z]+-\d+$")
 DUEL_SEATS = {
-    "sunrise/captain", "sunrise/pilot", "sunrise/engineer", "sunrise/gunner", "sunrise/science",
-    "ashen/captain", "ashen/pilot", "ashen/engineer", "ashen/gunner", "ashen/gunner-2",
+    "sunrise/captain",
+    "sunrise/pilot",
+    "sunrise/engineer",
+    "sunrise/gunner",
+    "sunrise/science",
+    "ashen/captain",
+    "ashen/pilot",
+    "ashen/engineer",
+    "ashen/gunner",
+    "ashen/gunner-2",
 }
 SKIRMISH_SEATS = {
-    "wasp/pilot", "wasp/gunner", "hornet/pilot", "hornet/gunner",
-    "maw/captain", "maw/pilot", "maw/engineer", "maw/gunner", "maw/gunner-2", "maw/science", "maw/cook",
+    "wasp/pilot",
+    "wasp/gunner",
+    "hornet/pilot",
+    "hornet/gunner",
+    "maw/captain",
+    "maw/pilot",
+    "maw/engineer",
+    "maw/gunner",
+    "maw/gunner-2",
+    "maw/science",
+    "maw/cook",
 }
 
 
@@ -49,8 +66,9 @@ def _verify(tmp_path, content: bytes, name: str = "battle.jsonl") -> subprocess.
     return subprocess.run([sys.executable, str(VERIFIER), str(path)], capture_output=True, text=True, timeout=60)
 
 
-async def _reach(api, seed: int, until: Callable[[dict], bool], ok: Callable[[dict], bool],
-                 attempts: int = 8) -> tuple[dict, Played]:
+async def _reach(
+    api, seed: int, until: Callable[[dict], bool], ok: Callable[[dict], bool], attempts: int = 8
+) -> tuple[dict, Played]:
     """Play duels through /options until ``until(summary)``; keep the first game where ``ok(summary)``.
     Now and then the dice end a duel early: another game is then played, so the tests do not flicker."""
     summary: dict = {}
@@ -65,8 +83,9 @@ async def _reach(api, seed: int, until: Callable[[dict], bool], ok: Callable[[di
 
 async def _three_rounds(api, seed: int = 11) -> tuple[dict, Played]:
     """A duel played until round 3 begins: the seeds of rounds 1 and 2 are revealed, the battle goes on."""
-    return await _reach(api, seed, until=lambda s: s["turn"] >= 3 or s["over"],
-                        ok=lambda s: s["turn"] == 3 and not s["over"])
+    return await _reach(
+        api, seed, until=lambda s: s["turn"] >= 3 or s["over"], ok=lambda s: s["turn"] == 3 and not s["over"]
+    )
 
 
 # --- discovery and seats ----------------------------------------------------------------------------------------
@@ -249,8 +268,11 @@ async def test_acting_outside_the_phase_names_the_rule(api):
     divert = {"type": "starfinder.divert", "seat": f"{first}/engineer", "to": "engines"}
     await _problem(await post(api, game, seats[f"{first}/engineer"], divert), 422, "SF-ROLE-2")
     assert await version(api, game) == before
-    assert (await post(api, game, seats[f"{first}/pilot"], {"type": "starfinder.move", "seat": f"{first}/pilot",
-                                                            "path": "F"})).status_code == 201
+    assert (
+        await post(
+            api, game, seats[f"{first}/pilot"], {"type": "starfinder.move", "seat": f"{first}/pilot", "path": "F"}
+        )
+    ).status_code == 201
 
 
 @pytest.mark.parametrize(
@@ -260,8 +282,11 @@ async def test_acting_outside_the_phase_names_the_rule(api):
         ({"type": "starfinder.back_off", "seat": "sunrise/pilot", "hexes": "two"}, "$.command.hexes", "int"),
         ({"type": "starfinder.move", "path": "F"}, "$.command", "seat"),
         ({"type": "starfinder.pass", "seat": "sunrise/pilot", "speed": 3}, "$.command", "speed"),
-        ({"type": "starfinder.divert", "seat": "sunrise/engineer", "to": "shields", "shields": {"aft": "all"}},
-         "$.command.shields", "int"),
+        (
+            {"type": "starfinder.divert", "seat": "sunrise/engineer", "to": "shields", "shields": {"aft": "all"}},
+            "$.command.shields",
+            "int",
+        ),
         ({"type": "starfinder.warp", "seat": "sunrise/pilot"}, "$.command", "starfinder.warp"),
     ],
 )
@@ -355,8 +380,7 @@ async def test_export_verifies_and_imports_to_the_same_state(api, tmp_path):
     assert imported["imported_from"] == game["game_id"] and set(imported["seats"]) == DUEL_SEATS
     original = await view(api, game, game["umpire_token"])
     copy = await view(api, imported, imported["umpire_token"])
-    assert copy["state"] == original["state"] and (copy["turn"], copy["phase"]) == (original["turn"],
-                                                                                  original["phase"])
+    assert copy["state"] == original["state"] and (copy["turn"], copy["phase"]) == (original["turn"], original["phase"])
     again = await api.get(f"/v1/games/{imported['game_id']}/export", headers=bearer(imported["umpire_token"]))
     assert json.loads(again.content.split(b"\n", 1)[0])["state_hash"] == header["state_hash"]
     # the copy plays on from where the original stood; the original does not move
@@ -373,8 +397,9 @@ async def test_a_crew_seat_may_fork_and_the_original_is_untouched(api):
     at = played.versions[len(played.versions) // 2]
     original_at = await view(api, game, at=at)
     before = await view(api, game, game["umpire_token"])
-    r = await api.post(f"/v1/games/{game['game_id']}/fork", params={"at": at},
-                       headers=bearer(game["seats"]["ashen/gunner-2"]))
+    r = await api.post(
+        f"/v1/games/{game['game_id']}/fork", params={"at": at}, headers=bearer(game["seats"]["ashen/gunner-2"])
+    )
     assert r.status_code == 201, r.text
     fork = r.json()
     assert fork["forked_from"] == game["game_id"] and fork["forked_at"] == at and set(fork["seats"]) == DUEL_SEATS
@@ -405,8 +430,10 @@ async def test_every_seat_sees_who_must_act_and_why_and_composes_a_move_hex_by_h
     seats = game["seats"]
     gunner = (await view(api, game, seats["sunrise/gunner"]))["state"]["draw"]
     assert gunner["status"]["you"]["must_act"] is False
-    assert gunner["status"]["you"]["why"].startswith("battle stations have not been declared: gunners act in the "
-                                                     "gunnery phase once Sunrise Maiden is at battle stations")
+    assert gunner["status"]["you"]["why"].startswith(
+        "battle stations have not been declared: gunners act in the "
+        "gunnery phase once Sunrise Maiden is at battle stations"
+    )
     assert "waiting for Sunrise Maiden's captain, Sunrise Maiden's engineer" in gunner["status"]["phase_label"]
     assert [p["id"] for p in gunner["pieces"] if p["mine"]] == ["sunrise"]
     watcher = (await view(api, game))["state"]["draw"]

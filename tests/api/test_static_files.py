@@ -61,8 +61,12 @@ def test_text_is_gzipped_when_the_browser_accepts_it(client):
 
 
 def test_only_the_pages_own_files_are_served(client):
-    for path in ("/static/../../service/settings.py", "/static/%2e%2e/%2e%2e/pyproject.toml", "/static/nothing.js",
-                 f"/static/v/{_version(client)}/../app.py"):
+    for path in (
+        "/static/../../service/settings.py",
+        "/static/%2e%2e/%2e%2e/pyproject.toml",
+        "/static/nothing.js",
+        f"/static/v/{_version(client)}/../app.py",
+    ):
         assert client.get(path).status_code == 404, path
 
 

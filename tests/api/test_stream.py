@@ -21,7 +21,7 @@ SHOOT = {"type": "tiny.shoot", "shooter": "red", "target": "blue"}
 @pytest.fixture(params=["queued", "direct"])
 def client(request, sqlite_url):
     app = create_app(Settings(database_url=sqlite_url, ws_queue_size=4, heartbeat_seconds=0.2))
-    with (TestClient(app) if request.param == "queued" else direct_client(app)) as c:
+    with TestClient(app) if request.param == "queued" else direct_client(app) as c:
         c.path = request.param
         yield c
         if request.param == "direct":  # every socket was handed a transport
@@ -40,8 +40,11 @@ def _game(client, scenario="long"):
 
 
 def _send(client, game, cmd, seat="red"):
-    r = client.post(f"/v1/games/{game['game_id']}/commands", json={"command": cmd},
-                    headers={"Authorization": f"Bearer {game['seats'][seat]}"})
+    r = client.post(
+        f"/v1/games/{game['game_id']}/commands",
+        json={"command": cmd},
+        headers={"Authorization": f"Bearer {game['seats'][seat]}"},
+    )
     assert r.status_code == 201, r.text
     return r.json()
 
@@ -179,8 +182,9 @@ def test_frames_are_encoded_once_per_audience(client):
 def test_commands_over_the_socket_share_the_decide_path(client):
     game = _game(client)
     token = game["seats"]["red"]
-    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream",
-                                  headers={"Authorization": f"Bearer {token}"}) as ws:
+    with client.websocket_connect(
+        f"/v1/games/{game['game_id']}/stream", headers={"Authorization": f"Bearer {token}"}
+    ) as ws:
         _events_until_caught_up(ws)
         ws.send_json({"kind": "command", "ref": "r1", "command": SHOOT})
         seen_result = seen_event = False
@@ -192,12 +196,19 @@ def test_commands_over_the_socket_share_the_decide_path(client):
             elif msg["kind"] == "event":
                 assert msg["event"]["seq"] == 3
                 seen_event = True
-        ws.send_json({"kind": "command", "ref": "r2", "command": {"type": "tiny.shoot", "shooter": "blue",
-                                                                  "target": "red"}})
+        ws.send_json(
+            {"kind": "command", "ref": "r2", "command": {"type": "tiny.shoot", "shooter": "blue", "target": "red"}}
+        )
         msg = ws.receive_json()
-        assert msg == {"kind": "error", "ref": "r2", "status": 403, "title": "Not your piece",
-                       "type": "/problems/rule/TINY-SEAT", "detail": "seat red cannot act for blue",
-                       "rule": "TINY-SEAT"}
+        assert msg == {
+            "kind": "error",
+            "ref": "r2",
+            "status": 403,
+            "title": "Not your piece",
+            "type": "/problems/rule/TINY-SEAT",
+            "detail": "seat red cannot act for blue",
+            "rule": "TINY-SEAT",
+        }
         ws.send_json({"kind": "command", "ref": "r3", "command": {"type": "tiny.shoot", "shooter": 1}})
         msg = ws.receive_json()
         assert msg["kind"] == "error" and msg["status"] == 422 and msg["field"] == "$.command.shooter"

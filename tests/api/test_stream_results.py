@@ -38,10 +38,12 @@ def _until_caught_up(ws):
 
 def test_the_result_is_the_http_body_with_kind_and_ref():
     body = b'{"version":7,"events":[{"seq":7,"type":"tiny.shot"}]}'
-    assert result_message("r1", body) == ('{"kind":"result","ref":"r1","version":7,'
-                                          '"events":[{"seq":7,"type":"tiny.shot"}]}')
-    assert result_message(None, b'{"version":3,"rewound_to":2}') == ('{"kind":"result","ref":null,"version":3,'
-                                                                      '"rewound_to":2}')
+    assert result_message("r1", body) == (
+        '{"kind":"result","ref":"r1","version":7,"events":[{"seq":7,"type":"tiny.shot"}]}'
+    )
+    assert result_message(None, b'{"version":3,"rewound_to":2}') == (
+        '{"kind":"result","ref":null,"version":3,"rewound_to":2}'
+    )
     # the socket's worker writes the same document as bytes (no str round trip)
     assert result_payload("r1", body) == result_message("r1", body).encode()
     assert result_payload(None, b"{}") == b'{"kind":"result","ref":null}' == result_message(None, b"{}").encode()
@@ -50,8 +52,9 @@ def test_the_result_is_the_http_body_with_kind_and_ref():
 def test_own_events_come_once_in_the_result_and_others_as_frames(client):
     game = _game(client)
     gid = game["game_id"]
-    with client.websocket_connect(f"/v1/games/{gid}/stream?after=0&own_events=result",
-                                  headers={"Authorization": f"Bearer {game['seats']['red']}"}) as ws:
+    with client.websocket_connect(
+        f"/v1/games/{gid}/stream?after=0&own_events=result", headers={"Authorization": f"Bearer {game['seats']['red']}"}
+    ) as ws:
         _until_caught_up(ws)
         versions = []
         for i in range(3):
@@ -61,8 +64,11 @@ def test_own_events_come_once_in_the_result_and_others_as_frames(client):
             assert [e["seq"] for e in msg["events"]] == [msg["version"]]
             versions.append(msg["version"])
         assert versions == [3, 4, 5]
-        r = client.post(f"/v1/games/{gid}/commands", json={"command": BLUE_SHOOTS},
-                        headers={"Authorization": f"Bearer {game['seats']['blue']}"})
+        r = client.post(
+            f"/v1/games/{gid}/commands",
+            json={"command": BLUE_SHOOTS},
+            headers={"Authorization": f"Bearer {game['seats']['blue']}"},
+        )
         assert r.status_code == 201
         msg = ws.receive_json()  # another seat's event still arrives, as the next frame: 6, not 3..5 again
         assert msg["kind"] == "event" and msg["event"]["seq"] == 6
@@ -70,10 +76,14 @@ def test_own_events_come_once_in_the_result_and_others_as_frames(client):
         msg = ws.receive_json()
         assert msg["kind"] == "result" and msg["version"] == 7
     # a reconnect from the last seq this client holds (from results and frames) has no gap and no repeat
-    r = client.post(f"/v1/games/{gid}/commands", json={"command": BLUE_SHOOTS},
-                    headers={"Authorization": f"Bearer {game['seats']['blue']}"})
-    with client.websocket_connect(f"/v1/games/{gid}/stream?after=7",
-                                  headers={"Authorization": f"Bearer {game['seats']['red']}"}) as ws:
+    r = client.post(
+        f"/v1/games/{gid}/commands",
+        json={"command": BLUE_SHOOTS},
+        headers={"Authorization": f"Bearer {game['seats']['blue']}"},
+    )
+    with client.websocket_connect(
+        f"/v1/games/{gid}/stream?after=7", headers={"Authorization": f"Bearer {game['seats']['red']}"}
+    ) as ws:
         msg = ws.receive_json()
         assert msg["kind"] == "event" and msg["event"]["seq"] == 8
         assert ws.receive_json() == {"kind": "caught_up", "seq": 8}
@@ -81,8 +91,9 @@ def test_own_events_come_once_in_the_result_and_others_as_frames(client):
 
 def test_without_the_option_the_commanding_socket_also_gets_the_frames(client):
     game = _game(client)
-    with client.websocket_connect(f"/v1/games/{game['game_id']}/stream",
-                                  headers={"Authorization": f"Bearer {game['seats']['red']}"}) as ws:
+    with client.websocket_connect(
+        f"/v1/games/{game['game_id']}/stream", headers={"Authorization": f"Bearer {game['seats']['red']}"}
+    ) as ws:
         _until_caught_up(ws)
         ws.send_json({"kind": "command", "ref": "r1", "command": SHOOT})
         kinds = {ws.receive_json()["kind"] for _ in range(2)}

@@ -57,8 +57,9 @@ def _headers(game: dict, viewer: str) -> dict[str, str]:
 
 
 def _say(client: TestClient, game: dict, viewer: str, to: str, text: str) -> dict:
-    r = client.post(f"/v1/games/{game['game_id']}/messages", json={"to": to, "text": text},
-                    headers=_headers(game, viewer))
+    r = client.post(
+        f"/v1/games/{game['game_id']}/messages", json={"to": to, "text": text}, headers=_headers(game, viewer)
+    )
     assert r.status_code == 201, r.text
     return r.json()
 
@@ -103,8 +104,9 @@ def test_table_talk_reaches_only_its_audience_on_every_path(client):
         paths = {
             "messages": json.dumps(listed),
             "events": client.get(f"/v1/games/{gid}/events?after=0", headers=h).text,
-            "replay": client.get(f"/v1/games/{gid}/turns/{client.get(f'/v1/games/{gid}').json()['turn']}",
-                                 headers=h).text,
+            "replay": client.get(
+                f"/v1/games/{gid}/turns/{client.get(f'/v1/games/{gid}').json()['turn']}", headers=h
+            ).text,
             "export": client.get(f"/v1/games/{gid}/export", headers=h).text,
             "socket": frames[viewer],
         }
@@ -150,8 +152,13 @@ def test_bad_messages_name_the_field(plain):
     game = _game(client)
     gid = game["game_id"]
     red = _headers(game, "seat:red")
-    for body, field in [({"text": "x" * 501}, "text"), ({"text": "   "}, "text"), ({"text": "a\x1b[2Jb"}, "text"),
-                        ({"text": "hi", "to": "side:green"}, "to"), ({"text": "hi", "to": "seat:umpire"}, "to")]:
+    for body, field in [
+        ({"text": "x" * 501}, "text"),
+        ({"text": "   "}, "text"),
+        ({"text": "a\x1b[2Jb"}, "text"),
+        ({"text": "hi", "to": "side:green"}, "to"),
+        ({"text": "hi", "to": "seat:umpire"}, "to"),
+    ]:
         r = client.post(f"/v1/games/{gid}/messages", json=body, headers=red)
         assert r.status_code == 422, (body, r.text)
         assert r.json()["field"] == field
@@ -159,19 +166,31 @@ def test_bad_messages_name_the_field(plain):
 
 
 def test_messages_are_rate_limited_per_token(sqlite_url):
-    app = create_app(Settings(database_url=sqlite_url, rate_messages_per_token="3/minute",
-                              rate_spectator_messages_per_address="2/minute"))
+    app = create_app(
+        Settings(
+            database_url=sqlite_url, rate_messages_per_token="3/minute", rate_spectator_messages_per_address="2/minute"
+        )
+    )
     with TestClient(app) as client:
         game = _game(client)
         gid = game["game_id"]
-        codes = [client.post(f"/v1/games/{gid}/messages", json={"text": f"m{i}"},
-                             headers=_headers(game, "seat:red")).status_code for i in range(4)]
+        codes = [
+            client.post(
+                f"/v1/games/{gid}/messages", json={"text": f"m{i}"}, headers=_headers(game, "seat:red")
+            ).status_code
+            for i in range(4)
+        ]
         assert codes == [201, 201, 201, 429]
         # another token has its own allowance
-        assert client.post(f"/v1/games/{gid}/messages", json={"text": "b"},
-                           headers=_headers(game, "seat:blue")).status_code == 201
-        codes = [client.post(f"/v1/games/{gid}/spectator-messages", json={"text": f"s{i}"}).status_code
-                 for i in range(3)]
+        assert (
+            client.post(
+                f"/v1/games/{gid}/messages", json={"text": "b"}, headers=_headers(game, "seat:blue")
+            ).status_code
+            == 201
+        )
+        codes = [
+            client.post(f"/v1/games/{gid}/spectator-messages", json={"text": f"s{i}"}).status_code for i in range(3)
+        ]
         assert codes == [201, 201, 429]
 
 
@@ -186,11 +205,13 @@ def test_an_exported_game_with_talk_imports_without_its_messages(plain):
     r = client.post("/v1/games/import", content=exported)
     assert r.status_code == 201, r.text
     new = r.json()
-    assert "SECRET" not in client.get(f"/v1/games/{new['game_id']}/events?after=0",
-                                      headers=_headers(new, "umpire")).text
+    assert (
+        "SECRET" not in client.get(f"/v1/games/{new['game_id']}/events?after=0", headers=_headers(new, "umpire")).text
+    )
     fork = client.post(f"/v1/games/{game['game_id']}/fork", headers=_headers(game, "umpire")).json()
-    assert "SECRET" not in client.get(f"/v1/games/{fork['game_id']}/events?after=0",
-                                      headers=_headers(fork, "umpire")).text
+    assert (
+        "SECRET" not in client.get(f"/v1/games/{fork['game_id']}/events?after=0", headers=_headers(fork, "umpire")).text
+    )
 
 
 def test_a_side_of_crew_seats_reads_its_side_messages():

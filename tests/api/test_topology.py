@@ -30,9 +30,12 @@ SECRET = 734_211
 
 
 def _post(port: int, path: str, body: dict, token: str | None = None) -> dict:
-    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json",
-                                          **({"Authorization": f"Bearer {token}"} if token else {})})
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}",
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})},
+    )
     with urllib.request.urlopen(req, timeout=30) as r:
         assert r.status in (200, 201)
         return json.loads(r.read())
@@ -77,10 +80,17 @@ def test_spectators_on_socket_processes_get_every_event_redacted_for_their_audie
     r = redis.Redis.from_url(redis_url)
     assert r.pubsub_numsub(channel)[0][1] == 0  # no socket process listens before a spectator comes
     with contextlib.ExitStack() as stack:
-        spectators = [stack.enter_context(connect(f"ws://127.0.0.1:{spectator_port}/v1/games/{gid}/stream",
-                                                  open_timeout=30)) for _ in range(8)]
-        seat = stack.enter_context(connect(f"ws://127.0.0.1:{front}/v1/games/{gid}/stream", open_timeout=30,
-                                           additional_headers={"Authorization": f"Bearer {seats['red']}"}))
+        spectators = [
+            stack.enter_context(connect(f"ws://127.0.0.1:{spectator_port}/v1/games/{gid}/stream", open_timeout=30))
+            for _ in range(8)
+        ]
+        seat = stack.enter_context(
+            connect(
+                f"ws://127.0.0.1:{front}/v1/games/{gid}/stream",
+                open_timeout=30,
+                additional_headers={"Authorization": f"Bearer {seats['red']}"},
+            )
+        )
         assert all(_until_caught_up(ws) == 2 for ws in [*spectators, seat])
         # the spectators are on the socket processes; the command process has none of them
         assert _spectators_on(topology.command.port) == 0
@@ -89,12 +99,20 @@ def test_spectators_on_socket_processes_get_every_event_redacted_for_their_audie
                 break
             time.sleep(0.05)
         assert 1 <= r.pubsub_numsub(channel)[0][1] <= 2  # one SUBSCRIBE per socket process that has one
-        _post(front, f"/v1/games/{gid}/commands", {"command": {"type": "tiny.hide", "seat": "red", "secret": SECRET}},
-              seats["red"])
+        _post(
+            front,
+            f"/v1/games/{gid}/commands",
+            {"command": {"type": "tiny.hide", "seat": "red", "secret": SECRET}},
+            seats["red"],
+        )
         for i in range(6):
             who, other = ("red", "blue") if i % 2 == 0 else ("blue", "red")
-            _post(front, f"/v1/games/{gid}/commands", {"command": {"type": "tiny.shoot", "shooter": who,
-                                                                   "target": other}}, seats[who])
+            _post(
+                front,
+                f"/v1/games/{gid}/commands",
+                {"command": {"type": "tiny.shoot", "shooter": who, "target": other}},
+                seats[who],
+            )
         for ws in spectators:
             seen = _events(ws, 9)
             assert [e["seq"] for e in seen] == list(range(3, 10))  # every event once, in order
@@ -110,8 +128,19 @@ def test_spectators_on_socket_processes_get_every_event_redacted_for_their_audie
 
 
 def test_the_generator_spread_over_watcher_processes_times_every_delivery_once(topology, tmp_path):
-    r = generate(tmp_path, "split", 40, 10, 50.0, topology.command.port, topology.command.pid, None,
-                 topology.socket_port, topology.pids, generators=2)
+    r = generate(
+        tmp_path,
+        "split",
+        40,
+        10,
+        50.0,
+        topology.command.port,
+        topology.command.pid,
+        None,
+        topology.socket_port,
+        topology.pids,
+        generators=2,
+    )
     assert "error" not in r, r["error"]
     assert r["connected"] == 40 and r["watcherSpectators"] == [20, 20] and r["connectFailures"] == 0
     assert r["movesSent"] == 10 and r["errors"] == 0

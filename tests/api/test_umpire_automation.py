@@ -34,8 +34,14 @@ def test_a_campaign_runs_to_its_end_without_an_umpire_after_its_human_stops(sqli
         scenario = client.get("/v1/rulesets/ftcampaign/scenarios/three-powers").json()
         setup = scenario["scenario"]
         setup["last_turn"] = LAST_TURN
-        r = client.post("/v1/games", json={"ruleset": "ftcampaign", "scenario": setup, "options": {
-            "umpire": "auto", "deadline": {"per": "phase", "seconds": 1}}})
+        r = client.post(
+            "/v1/games",
+            json={
+                "ruleset": "ftcampaign",
+                "scenario": setup,
+                "options": {"umpire": "auto", "deadline": {"per": "phase", "seconds": 1}},
+            },
+        )
         assert r.status_code == 201, r.text
         game = r.json()
         gid = game["game_id"]
@@ -60,8 +66,9 @@ def test_a_campaign_runs_to_its_end_without_an_umpire_after_its_human_stops(sqli
         events = client.get(f"/v1/games/{gid}/events?after=0&limit=10000", headers=_umpire(game)).json()["events"]
         later = [e for e in events if e["seq"] > stopped_at]
         assert not [e for e in later if e["actor"] == f"seat:{human}"], "the human played on"
-        closes = [e for e in later
-                  if e["type"] == "deadline.passed" and e["data"]["command"] == "ftcampaign.close_turn"]
+        closes = [
+            e for e in later if e["type"] == "deadline.passed" and e["data"]["command"] == "ftcampaign.close_turn"
+        ]
         assert closes, "no deadline closed a week the human left open"
         assert [e["type"] for e in events].count("ftcampaign.campaign_ended") == 1
 
@@ -73,16 +80,25 @@ def test_a_battle_waiting_for_its_result_is_fought_as_a_linked_game(sqlite_url, 
     monkeypatch.setattr(ids, "secrets", SeededSecrets(f"linked-{SEED}"))
     app = create_app(Settings(database_url=sqlite_url, deadline_tick_seconds=3600))
     with TestClient(app) as client:
-        r = client.post("/v1/games", json={"ruleset": "ftcampaign", "scenario": "three-powers", "options": {
-            "umpire": "auto", "deadline": {"per": "phase", "seconds": 600}}})
+        r = client.post(
+            "/v1/games",
+            json={
+                "ruleset": "ftcampaign",
+                "scenario": "three-powers",
+                "options": {"umpire": "auto", "deadline": {"per": "phase", "seconds": 600}},
+            },
+        )
         assert r.status_code == 201, r.text
         game = r.json()
         gid, seats = game["game_id"], game["seats"]
         # the campaign's powers are "bots" as far as the automation asks (their moves are this test's)
         runner = app.state.bot_runner
         listed = runner.listed
-        monkeypatch.setattr(runner, "listed", lambda g: [
-            BotSeat(seat, "rules", False, None) for seat in seats] if g == gid else listed(g))
+        monkeypatch.setattr(
+            runner,
+            "listed",
+            lambda g: [BotSeat(seat, "rules", False, None) for seat in seats] if g == gid else listed(g),
+        )
         rng = random.Random(SEED)
         for _ in range(700):
             state = get(client, gid, "", game["umpire_token"])["state"]
@@ -106,7 +122,8 @@ def test_a_battle_waiting_for_its_result_is_fought_as_a_linked_game(sqlite_url, 
         assert deadline["command"] == {"type": "gsc2.force_phase"}
         bots = get(client, tactical, "/bots", None)["bots"]
         assert sorted(b["seat"] for b in bots) == sorted(f["player"] for f in linked[0]["forces"])
-        events = client.get(f"/v1/games/{gid}/events?after=0&limit=10000",
-                            headers={"Authorization": f"Bearer {game['umpire_token']}"}).json()["events"]
+        events = client.get(
+            f"/v1/games/{gid}/events?after=0&limit=10000", headers={"Authorization": f"Bearer {game['umpire_token']}"}
+        ).json()["events"]
         generated = [e for e in events if e["type"] == "ftcampaign.map_generated"]
         assert len(generated) == 1 and generated[0]["actor"] == "umpire"

@@ -34,13 +34,15 @@ class Browser:
     def __init__(self) -> None:
         self.private_key = ec.generate_private_key(ec.SECP256R1())
         self.auth = os.urandom(16)
-        point = self.private_key.public_key().public_bytes(serialization.Encoding.X962,
-                                                           serialization.PublicFormat.UncompressedPoint)
+        point = self.private_key.public_key().public_bytes(
+            serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+        )
         self.keys = {"p256dh": b64url(point), "auth": b64url(self.auth)}
 
     def decrypt(self, body: bytes) -> Any:
-        return json.loads(http_ece.decrypt(body, private_key=self.private_key, auth_secret=self.auth,
-                                           version="aes128gcm"))
+        return json.loads(
+            http_ece.decrypt(body, private_key=self.private_key, auth_secret=self.auth, version="aes128gcm")
+        )
 
 
 @pytest.fixture
@@ -60,8 +62,11 @@ async def test_a_push_message_reaches_the_endpoint_encrypted_and_vapid_signed(ap
     browser = Browser()
     with Receiver() as push_service:
         push_service.status = 201  # what push services answer
-        r = await api.post("/v1/players/me/subscriptions", headers=bearer(player["key"]), json={
-            "kind": "webpush", "url": push_service.url + "/push/abc", "keys": browser.keys})
+        r = await api.post(
+            "/v1/players/me/subscriptions",
+            headers=bearer(player["key"]),
+            json={"kind": "webpush", "url": push_service.url + "/push/abc", "keys": browser.keys},
+        )
         assert r.status_code == 201, r.text
         await command(api, game, player["key"], {"type": "tiny.end_phase", "seat": "red"})
         await command(api, game, game["seats"]["blue"], {"type": "tiny.end_phase", "seat": "blue"})
@@ -82,11 +87,15 @@ async def test_a_push_message_reaches_the_endpoint_encrypted_and_vapid_signed(ap
 async def test_webpush_subscriptions_need_valid_browser_keys(api):
     player = (await api.post("/v1/players", json={})).json()
     url = "http://127.0.0.1:9/push"
-    cases = [({"kind": "webpush", "url": url}, "keys"),
-             ({"kind": "json", "url": url, "keys": Browser().keys}, "keys"),
-             ({"kind": "webpush", "url": url, "keys": {"p256dh": b64url(b"\x04" + b"1" * 64), "auth": "AAAA"}},
-              "keys.p256dh"),
-             ({"kind": "webpush", "url": "http://10.0.0.1/push", "keys": Browser().keys}, "url")]
+    cases = [
+        ({"kind": "webpush", "url": url}, "keys"),
+        ({"kind": "json", "url": url, "keys": Browser().keys}, "keys"),
+        (
+            {"kind": "webpush", "url": url, "keys": {"p256dh": b64url(b"\x04" + b"1" * 64), "auth": "AAAA"}},
+            "keys.p256dh",
+        ),
+        ({"kind": "webpush", "url": "http://10.0.0.1/push", "keys": Browser().keys}, "url"),
+    ]
     for body, field in cases:
         r = await api.post("/v1/players/me/subscriptions", json=body, headers=bearer(player["key"]))
         assert r.status_code == 422 and r.json()["field"] == field, (body, r.text)

@@ -19,9 +19,17 @@ from service.settings import Settings
 from tests.api.helpers import bearer, new_game
 from tests.support.webhook_receiver import Receiver
 
-REFUSED = ["http://127.0.0.1/hook", "http://10.0.0.1/hook", "http://169.254.169.254/latest/meta-data/",
-           "http://localhost:8080/hook", "http://[::1]/hook", "http://[::ffff:127.0.0.1]/hook",
-           "http://0.0.0.0/hook", "https://192.168.1.10/hook", "http://100.64.0.1/hook"]
+REFUSED = [
+    "http://127.0.0.1/hook",
+    "http://10.0.0.1/hook",
+    "http://169.254.169.254/latest/meta-data/",
+    "http://localhost:8080/hook",
+    "http://[::1]/hook",
+    "http://[::ffff:127.0.0.1]/hook",
+    "http://0.0.0.0/hook",
+    "https://192.168.1.10/hook",
+    "http://100.64.0.1/hook",
+]
 NO_ALLOW = AllowList.parse([])
 
 
@@ -59,16 +67,27 @@ async def test_a_name_resolving_to_loopback_is_refused(no_connections, monkeypat
 
 async def test_a_name_with_one_private_address_among_public_ones_is_refused(monkeypatch):
     async def resolve(self: Any, host: str, port: int, **kwargs: Any) -> list[Any]:
-        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("93.184.216.34", port)),
-                (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.1.2.3", port))]
+        return [
+            (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("93.184.216.34", port)),
+            (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.1.2.3", port)),
+        ]
 
     monkeypatch.setattr(type(asyncio.get_running_loop()), "getaddrinfo", resolve)
     with pytest.raises(TargetRefused, match="10.1.2.3"):
         await check_target("https://mixed.example.test/", NO_ALLOW)
 
 
-@pytest.mark.parametrize("url", ["ftp://example.com/x", "file:///etc/passwd", "http://user:pw@example.com/",
-                                 "gopher://127.0.0.1/", "http:///nohost", "http://exa mple.com/"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "ftp://example.com/x",
+        "file:///etc/passwd",
+        "http://user:pw@example.com/",
+        "gopher://127.0.0.1/",
+        "http:///nohost",
+        "http://exa mple.com/",
+    ],
+)
 async def test_only_plain_http_and_https_urls_are_targets(url, no_connections):
     with pytest.raises(TargetRefused):
         await check_target(url, NO_ALLOW)

@@ -51,7 +51,7 @@ def test_whole_messages_of_every_length_form_arrive_intact_in_one_read_or_many()
         wire, handler, _ = _wire()
         data = b"".join(masked(p) for p in payloads)
         for i in range(0, len(data), 7):  # split anywhere, several frames per read
-            wire.data_received(data[i:i + 7])
+            wire.data_received(data[i : i + 7])
         assert handler.texts == payloads
         wire, handler, _ = _wire()
         wire.data_received(masked(b"ab") + masked(b"cd"))  # two whole small messages in one read

@@ -53,8 +53,13 @@ class Running:
 @pytest.fixture(params=["salvo", "uvicorn"])
 def running(request, sqlite_url) -> Iterator[Running]:
     ws = SalvoWebSocketProtocol if request.param == "salvo" else "websockets-sansio"
-    settings = Settings(database_url=sqlite_url, max_body_bytes=LIMIT, heartbeat_seconds=5,
-                        rate_commands_per_token="off", rate_commands_per_address="off")
+    settings = Settings(
+        database_url=sqlite_url,
+        max_body_bytes=LIMIT,
+        heartbeat_seconds=5,
+        rate_commands_per_token="off",
+        rate_commands_per_address="off",
+    )
     with uvicorn_in_thread(create_app(settings), settings, ws=ws) as (server, port):
         yield Running(server, f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}", port, request.param == "salvo")
 
@@ -115,8 +120,10 @@ def _of_this_server(o: object, r: Running) -> bool:
 def test_a_live_stream_leaves_asgi_and_answers_commands_in_order(running):
     game = _game(running)
     gid = game["game_id"]
-    with connect(f"{running.ws_url}/v1/games/{gid}/stream") as spectator, \
-            connect(f"{running.ws_url}/v1/games/{gid}/stream?own_events=result", additional_headers=_red(game)) as red:
+    with (
+        connect(f"{running.ws_url}/v1/games/{gid}/stream") as spectator,
+        connect(f"{running.ws_url}/v1/games/{gid}/stream?own_events=result", additional_headers=_red(game)) as red,
+    ):
         _caught_up(spectator)
         _caught_up(red)
         if running.detaching:  # no ASGI task left for either socket: both are Wires
@@ -168,8 +175,12 @@ class RawClient:
         n = len(payload)
         b1 = 0x80 if masked else 0
         head = bytes(((0x80 if fin else 0) | opcode,)) + (
-            bytes((b1 | n,)) if n < 126 else bytes((b1 | 126,)) + struct.pack("!H", n) if n < 65536
-            else bytes((b1 | 127,)) + struct.pack("!Q", n))
+            bytes((b1 | n,))
+            if n < 126
+            else bytes((b1 | 126,)) + struct.pack("!H", n)
+            if n < 65536
+            else bytes((b1 | 127,)) + struct.pack("!Q", n)
+        )
         if masked:
             mask = os.urandom(4)
             payload = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
@@ -196,7 +207,7 @@ class RawClient:
             n, at = struct.unpack("!Q", self.buffer[2:10])[0], 10
         if not need(at + n):
             return None
-        payload, self.buffer = self.buffer[at:at + n], self.buffer[at + n:]
+        payload, self.buffer = self.buffer[at : at + n], self.buffer[at + n :]
         return opcode, payload
 
     def until_close(self) -> tuple[int, str] | None:
@@ -220,15 +231,18 @@ def _command(extra: str = "") -> bytes:
     return json.dumps({"kind": "command", "command": SHOOT, "salt": extra}).encode()
 
 
-@pytest.mark.parametrize(("frames", "code", "reason"), [
-    ([(1, _command("x" * (2 * LIMIT)), True)], 1009, "limit"),
-    ([(1, b'{"kind":"command","salt":"\xff","command":{}}', True)], 1007, ""),
-    ([(1, b"[" * 1500 + b"]" * 1500, True)], 1007, ""),
-    ([(2, b'{"kind":"command"}', True)], 1003, "send JSON text frames"),
-    ([(0, b"orphan", True)], 1002, ""),
-    ([(1, b'{"kind"', False), (1, b':"x"}', True)], 1002, ""),
-    ([(9, b"p" * 126, True)], 1002, ""),
-])
+@pytest.mark.parametrize(
+    ("frames", "code", "reason"),
+    [
+        ([(1, _command("x" * (2 * LIMIT)), True)], 1009, "limit"),
+        ([(1, b'{"kind":"command","salt":"\xff","command":{}}', True)], 1007, ""),
+        ([(1, b"[" * 1500 + b"]" * 1500, True)], 1007, ""),
+        ([(2, b'{"kind":"command"}', True)], 1003, "send JSON text frames"),
+        ([(0, b"orphan", True)], 1002, ""),
+        ([(1, b'{"kind"', False), (1, b':"x"}', True)], 1002, ""),
+        ([(9, b"p" * 126, True)], 1002, ""),
+    ],
+)
 def test_bad_frames_are_closed_with_their_code_and_nothing_is_stored(running, frames, code, reason):
     game = _game(running)
     client = RawClient(running.port, f"/v1/games/{game['game_id']}/stream", _red(game))
@@ -264,7 +278,7 @@ def test_a_command_split_across_reads_and_a_close_with_its_code(running):
         mask = b"\x01\x02\x03\x04"
         whole = bytes((0x81, 0x80 | len(text))) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(text))
         for i in range(0, len(whole), 7):  # a few bytes at a time: the frame is parsed when complete
-            client.sock.sendall(whole[i:i + 7])
+            client.sock.sendall(whole[i : i + 7])
             time.sleep(0.01)
         while (frame := client.frame()) is not None and json.loads(frame[1])["kind"] != "result":
             pass
@@ -297,8 +311,13 @@ class Stalled(RawClient):
 @pytest.fixture
 def impatient(sqlite_url) -> Iterator[Running]:
     """A server that gives a stalled reader 1 s to take a frame."""
-    settings = Settings(database_url=sqlite_url, heartbeat_seconds=5, ws_send_timeout=1.0,
-                        rate_commands_per_token="off", rate_commands_per_address="off")
+    settings = Settings(
+        database_url=sqlite_url,
+        heartbeat_seconds=5,
+        ws_send_timeout=1.0,
+        rate_commands_per_token="off",
+        rate_commands_per_address="off",
+    )
     with uvicorn_in_thread(create_app(settings), settings) as (server, port):
         yield Running(server, f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}", port, True)
 
@@ -311,8 +330,11 @@ def _stall_during_catch_up(server: Running) -> tuple[tuple[int, str] | None, lis
     with httpx.Client(base_url=server.url, timeout=10) as http:
         for i in range(200):  # more than the socket buffers hold
             who, other = ("red", "blue") if i % 2 == 0 else ("blue", "red")
-            r = http.post(f"/v1/games/{gid}/commands", headers={"Authorization": f"Bearer {game['seats'][who]}"},
-                          json={"command": {"type": "tiny.shoot", "shooter": who, "target": other}, "salt": salt})
+            r = http.post(
+                f"/v1/games/{gid}/commands",
+                headers={"Authorization": f"Bearer {game['seats'][who]}"},
+                json={"command": {"type": "tiny.shoot", "shooter": who, "target": other}, "salt": salt},
+            )
             assert r.status_code == 201, r.text
             final = r.json()["version"]
     stalled = Stalled(server.port, f"/v1/games/{gid}/stream")

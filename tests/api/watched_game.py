@@ -36,8 +36,11 @@ class WatchedGame:
         self.id = self.game["game_id"]
         self.players = list(self.game["seats"])
         self.viewers = ["spectator", *self.players]
-        self.tokens: dict[str, str | None] = {"spectator": None, "umpire": self.game["umpire_token"],
-                                              **self.game["seats"]}
+        self.tokens: dict[str, str | None] = {
+            "spectator": None,
+            "umpire": self.game["umpire_token"],
+            **self.game["seats"],
+        }
         self.truth = truth
         self.sockets = {v: stack.enter_context(self.connect(v)) for v in self.viewers}
         self.frames: dict[str, list[dict[str, Any]]] = {v: [] for v in self.viewers}  # envelopes received live
@@ -49,8 +52,9 @@ class WatchedGame:
 
     def connect(self, viewer: str, after: int = 0) -> Any:
         """A live socket for a viewer; its token goes in a header, never in the URL."""
-        return self.client.websocket_connect(f"/v1/games/{self.id}/stream?after={after}",
-                                             headers=auth(self.tokens[viewer]))
+        return self.client.websocket_connect(
+            f"/v1/games/{self.id}/stream?after={after}", headers=auth(self.tokens[viewer])
+        )
 
     def _until_caught_up(self, viewer: str) -> None:
         while True:
@@ -67,8 +71,9 @@ class WatchedGame:
         return r.json()
 
     def post(self, viewer: str, cmd: dict[str, Any]) -> Any:
-        return self.client.post(f"/v1/games/{self.id}/commands", json={"command": cmd},
-                                headers=auth(self.tokens[viewer]))
+        return self.client.post(
+            f"/v1/games/{self.id}/commands", json={"command": cmd}, headers=auth(self.tokens[viewer])
+        )
 
     def sync(self) -> int:
         """Fold the umpire's new events into the truth; returns the version now."""
@@ -100,7 +105,8 @@ class WatchedGame:
             if msg["kind"] == "ping":
                 assert time.monotonic() < deadline, (
                     f"{viewer}'s socket is missing frames (or the caught_up for seq {head}): "
-                    f"{len(self.frames[viewer])} of {want} after {FRAME_PATIENCE} s")
+                    f"{len(self.frames[viewer])} of {want} after {FRAME_PATIENCE} s"
+                )
                 continue
             if msg["kind"] == "caught_up":
                 assert set(msg) == {"kind", "seq"}, msg
@@ -119,8 +125,9 @@ class WatchedGame:
         try:
             out = []
             for _ in range(2):
-                with self.client.websocket_connect(f"/v1/games/{self.id}/stream?after=0&history=compact",
-                                                   headers=auth(self.tokens[viewer])) as ws:
+                with self.client.websocket_connect(
+                    f"/v1/games/{self.id}/stream?after=0&history=compact", headers=auth(self.tokens[viewer])
+                ) as ws:
                     got: list[dict[str, Any]] = []
                     while (msg := ws.receive_json())["kind"] != "caught_up":
                         got.extend(expand_page(msg) if msg["kind"] == "events" else [msg["event"]])
@@ -133,8 +140,10 @@ class WatchedGame:
         """One envelope as a non-umpire received it, against the truth (the ruleset's oracle)."""
         raise NotImplementedError
 
-    def finish_checks(self, check_header: Callable[[dict[str, Any], list[dict[str, Any]], str], None] | None = None,
-                      ) -> None:
+    def finish_checks(
+        self,
+        check_header: Callable[[dict[str, Any], list[dict[str, Any]], str], None] | None = None,
+    ) -> None:
         """At the end: each viewer's export is redacted exactly like its event stream (``check_header`` checks
         the export's header against that stream), a fresh socket catching up from 0 sees the same, only the
         umpire may fork, and the truth's fold is the umpire's own view of the game."""

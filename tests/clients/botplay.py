@@ -41,8 +41,9 @@ class UmpireDuty:
 
     name = "umpire-duty"
 
-    def choose(self, view: Mapping[str, Any], options: Sequence[Option], forms: Sequence[Form], me: str,
-               key: int) -> Any:
+    def choose(
+        self, view: Mapping[str, Any], options: Sequence[Option], forms: Sequence[Form], me: str, key: int
+    ) -> Any:
         if options:
             return options[0].command
         return compose(forms[0]) if forms else None
@@ -55,8 +56,7 @@ def _drawn_result(ruleset: Ruleset[Any, Any], state: Any) -> str | None:
 
 def seat_inputs(ruleset: Ruleset[Any, Any], state: Any, viewer: Viewer) -> tuple[dict[str, Any], list[Any], list[Any]]:
     view = as_json(full_view(ruleset, state, viewer))
-    payload = as_json({"options": list(ruleset.options(state, viewer)),
-                       "forms": list(ruleset.forms(state, viewer))})
+    payload = as_json({"options": list(ruleset.options(state, viewer)), "forms": list(ruleset.forms(state, viewer))})
     options, forms = decode_options(ruleset, payload)
     return view, options, forms
 
@@ -71,8 +71,9 @@ def _try(ruleset: Ruleset[Any, Any], state: Any, actor: Viewer, body: Any, dice:
         return f"{exc.rule}: {exc.detail}"
 
 
-def play(ruleset: Ruleset[Any, Any], scenario: str, bots: Mapping[str, Bot], seed: int = 0,
-         max_steps: int = 3000) -> Played:
+def play(
+    ruleset: Ruleset[Any, Any], scenario: str, bots: Mapping[str, Bot], seed: int = 0, max_steps: int = 3000
+) -> Played:
     """Play ``scenario`` with ``bots[seat]`` in every seat (RandomBot where none is given)."""
     setup = ruleset.parse_setup(ruleset.scenarios()[scenario])
     game = Played(ruleset.name, scenario, ruleset.initial_state(setup))
@@ -84,8 +85,10 @@ def play(ruleset: Ruleset[Any, Any], scenario: str, bots: Mapping[str, Bot], see
         for name in seats:
             moved |= _move(ruleset, game, seat(name), bots.get(name) or stand_in, seed, awaited_only=True)
         if not moved and not _move(ruleset, game, UMPIRE, umpire_bot, seed, awaited_only=False):
-            game.stalled = f"turn {ruleset.clock(game.state).turn} phase {ruleset.clock(game.state).phase}: " \
-                           "no seat is awaited and the umpire has no duty"
+            game.stalled = (
+                f"turn {ruleset.clock(game.state).turn} phase {ruleset.clock(game.state).phase}: "
+                "no seat is awaited and the umpire has no duty"
+            )
             break
     game.over = ruleset.is_over(game.state)
     game.result = ruleset.result(game.state) or _drawn_result(ruleset, game.state)

@@ -62,8 +62,9 @@ async def exercise(client: httpx.AsyncClient) -> list[Sample]:
     start = {"command": {"type": "gsc2.start"}}
     await call("post_command", "POST", cmd, 403, json=start)
     await call("post_command", "POST", cmd, 409, json=start, headers={**bearer(red), "If-Match": "1"})
-    await call("post_command", "POST", cmd, 422, json={"command": {"type": "gsc2.start", "extra": 1}},
-               headers=bearer(red))
+    await call(
+        "post_command", "POST", cmd, 422, json={"command": {"type": "gsc2.start", "extra": 1}}, headers=bearer(red)
+    )
     await call("post_command", "POST", cmd, 201, json=start, headers=bearer(red))
     await call("post_command", "POST", cmd, 422, json=start, headers=bearer(red))  # a rule refuses it now
     await call("get_options", "GET", base + "/options", 200, headers=bearer(red))
@@ -74,8 +75,9 @@ async def exercise(client: httpx.AsyncClient) -> list[Sample]:
     await call("get_turn", "GET", base + "/turns/99", 404)
     await call("get_turn", "GET", base + "/turns/first", 422)
     await call("post_rewind", "POST", base + "/rewind", 403, json={"turn": 1}, headers=bearer(red))
-    await call("post_rewind", "POST", base + "/rewind", 201, json={"to_seq": 2, "reason": "again"},
-               headers=bearer(umpire))
+    await call(
+        "post_rewind", "POST", base + "/rewind", 201, json={"to_seq": 2, "reason": "again"}, headers=bearer(umpire)
+    )
     await call("post_fork", "POST", base + "/fork", 201, headers=bearer(red))
     exported = await call("get_export", "GET", base + "/export", 200, headers=bearer(umpire))
     await call("post_import", "POST", "/v1/games/import", 201, content=exported.encode())
@@ -102,6 +104,8 @@ def ts_check_source(samples: list[Sample], types_module: str) -> str:
     for i, s in enumerate(samples):
         if not s.media.endswith(("/json", "+json")) or s.body is None:
             continue
-        lines.append(f'export const sample{i}: operations["{s.operation}"]["responses"][{s.status}]'
-                     f'["content"]["{s.media}"] = {json.dumps(s.body)};')
+        lines.append(
+            f'export const sample{i}: operations["{s.operation}"]["responses"][{s.status}]'
+            f'["content"]["{s.media}"] = {json.dumps(s.body)};'
+        )
     return "\n".join(lines) + "\n"

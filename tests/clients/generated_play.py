@@ -45,8 +45,12 @@ def main(base: str) -> None:
     while isinstance(summary, GameSummary) and not summary.over and time.monotonic() < deadline:
         opts = get_options.sync(game.game_id, client=red)
         if opts.options:
-            answer = post_command.sync(game.game_id, client=red, if_match=str(opts.version),
-                                       body=CommandRequest(command=opts.options[0].command))
+            answer = post_command.sync(
+                game.game_id,
+                client=red,
+                if_match=str(opts.version),
+                body=CommandRequest(command=opts.options[0].command),
+            )
             if isinstance(answer, Problem):
                 assert answer.status == 409, answer.to_dict()  # the bot moved first: a typed conflict
                 conflicts += 1
@@ -61,13 +65,19 @@ def main(base: str) -> None:
     battle = get_export.sync(game.game_id, client=umpire)
     content = battle.payload.read()
     imported = post_import.sync(client=spectator, body=File(payload=io.BytesIO(content), file_name="duel.jsonl"))
-    print(json.dumps({
-        "over": bool(isinstance(summary, GameSummary) and summary.over), "commands": commands,
-        "conflicts": conflicts, "answered": sorted(answered),
-        "events": [[e.type_, type(e).__name__, type(e.data).__name__] for e in events],  # `type` is type_ there
-        "export_lines": content.count(b"\n"),
-        "imported": isinstance(imported, GameCreatedResponse) and imported.verified is True,
-    }))
+    print(
+        json.dumps(
+            {
+                "over": bool(isinstance(summary, GameSummary) and summary.over),
+                "commands": commands,
+                "conflicts": conflicts,
+                "answered": sorted(answered),
+                "events": [[e.type_, type(e).__name__, type(e.data).__name__] for e in events],  # `type` is type_ there
+                "export_lines": content.count(b"\n"),
+                "imported": isinstance(imported, GameCreatedResponse) and imported.verified is True,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

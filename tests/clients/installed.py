@@ -32,13 +32,20 @@ class InstalledClient:
     def python(self) -> Path:
         return self.venv / "bin" / "python"
 
-    def run(self, *args: str, env: dict[str, str] | None = None,
-            timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, *args: str, env: dict[str, str] | None = None, timeout: float = 60
+    ) -> subprocess.CompletedProcess[str]:
         """`salvo-client ARGS` from the venv, with no PYTHONPATH and the working directory outside the repo."""
         clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SALVO_URL", "VIRTUAL_ENV")}
         clean.update({"SALVO_HOME": str(self.workdir / "home"), "NO_COLOR": "1", **(env or {})})
-        return subprocess.run([str(self.venv / "bin" / "salvo-client"), *args], capture_output=True, text=True,
-                              cwd=self.workdir, env=clean, timeout=timeout)
+        return subprocess.run(
+            [str(self.venv / "bin" / "salvo-client"), *args],
+            capture_output=True,
+            text=True,
+            cwd=self.workdir,
+            env=clean,
+            timeout=timeout,
+        )
 
 
 def _key(name: str) -> str:
@@ -84,8 +91,22 @@ def install_client(base: Path) -> InstalledClient:
     venv = base / "venv"
     # the interpreter the project's venv was made from (a venv's own python would chain to it anyway)
     subprocess.run([sys._base_executable, "-m", "venv", "--without-pip", str(venv)], check=True)  # type: ignore[attr-defined]
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "-q",
-                    "--disable-pip-version-check", "--no-deps", str(source)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(venv / "bin" / "python"),
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            "--no-deps",
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+    )
     site = next((venv / "lib").glob("python3*/site-packages"))
     _link_dependencies(base / "deps")
     (site / "salvo-client-deps.pth").write_text(str(base / "deps") + "\n")

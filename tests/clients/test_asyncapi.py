@@ -37,7 +37,8 @@ def test_committed_asyncapi_is_current() -> None:
     finally:
         register_ruleset("tiny", tiny.RULESET)
     assert DOC == json.loads(json.dumps(generated)), (
-        "openapi/asyncapi.json is stale: run `python -m service asyncapi --output openapi/asyncapi.json`")
+        "openapi/asyncapi.json is stale: run `python -m service asyncapi --output openapi/asyncapi.json`"
+    )
 
 
 @pytest.mark.skipif(not SPEC.exists(), reason="@asyncapi/specs not installed (scripts/_node.sh)")

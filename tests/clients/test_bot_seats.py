@@ -55,8 +55,11 @@ async def test_a_bot_answers_a_person(api: httpx.AsyncClient) -> None:
             break
         options = (await api.get(f"/v1/games/{gid}/options", headers=red)).json()
         if must_act(summary["state"]) and options["options"]:
-            sent = await api.post(f"/v1/games/{gid}/commands", json={"command": options["options"][0]["command"]},
-                                  headers={**red, "If-Match": str(options["version"])})
+            sent = await api.post(
+                f"/v1/games/{gid}/commands",
+                json={"command": options["options"][0]["command"]},
+                headers={**red, "If-Match": str(options["version"])},
+            )
             if sent.status_code == 429:  # a fast person meets the per-token limit: waits as told
                 await asyncio.sleep(float(sent.headers["Retry-After"]))
                 continue

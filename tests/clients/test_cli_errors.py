@@ -40,12 +40,16 @@ def one_error_line(err: str, *words: str) -> None:
 NOBODY = f"http://127.0.0.1:{free_port()}"  # a port nothing listens on
 
 
-@pytest.mark.parametrize("args", [
-    ["new", "gsc2", "duel", "--url", NOBODY],
-    ["watch", "g_1", "--once", "--url", NOBODY],
-    ["replay", "g_1", "1", "--url", NOBODY],
-    ["export", "g_1", "--url", NOBODY, "-o", "-"],
-], ids=["new", "watch", "replay", "export"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["new", "gsc2", "duel", "--url", NOBODY],
+        ["watch", "g_1", "--once", "--url", NOBODY],
+        ["replay", "g_1", "1", "--url", NOBODY],
+        ["export", "g_1", "--url", NOBODY, "-o", "-"],
+    ],
+    ids=["new", "watch", "replay", "export"],
+)
 def test_an_unreachable_server_is_one_line_naming_it(home: Path, capsys, args: list[str]) -> None:
     code, _out, err = salvo(args, capsys)
     assert code == 1
@@ -59,8 +63,11 @@ def test_import_of_a_missing_file_names_it(home: Path, capsys) -> None:
     one_error_line(err, str(missing), "No such file")
 
 
-@pytest.mark.parametrize("content", [b'{"openapi": "3.1.0"}\n', b"hello\nworld\n", b"", b"[1, 2]\n"],
-                         ids=["json-not-battle", "text", "empty", "array"])
+@pytest.mark.parametrize(
+    "content",
+    [b'{"openapi": "3.1.0"}\n', b"hello\nworld\n", b"", b"[1, 2]\n"],
+    ids=["json-not-battle", "text", "empty", "array"],
+)
 def test_verify_of_a_file_that_is_no_battle_file_says_so(home: Path, capsys, content: bytes) -> None:
     path = home / "notes.txt"
     path.write_bytes(content)
@@ -104,8 +111,15 @@ def test_play_exits_0_on_q_and_at_the_end_of_input(live_server: ServerProcess, h
     game = out.split()[1]
     env = {**os.environ, "SALVO_HOME": str(home / "home"), "PYTHONPATH": str(ROOT), "TERM": "dumb"}
     for answers in ("q\n", "", "r\nquit\n"):
-        played = subprocess.run([sys.executable, "-m", "service", "play", game, "--seat", "red"], input=answers,
-                                capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+        played = subprocess.run(
+            [sys.executable, "-m", "service", "play", game, "--seat", "red"],
+            input=answers,
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            timeout=60,
+        )
         assert played.returncode == 0 and "Traceback" not in played.stderr, played.stdout + played.stderr
         assert "choose" in played.stdout  # it did reach the prompt before leaving
 

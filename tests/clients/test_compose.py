@@ -24,7 +24,9 @@ def test_each_kind_of_field_parses_and_refuses_bad_answers() -> None:
         parse(number, "7")
     assert parse(Field(key="f", label="F", kind="flag"), "y") is True
     assert parse(Field(key="legs", label="Legs", kind="legs"), "30 4, -45 2.5") == [
-        {"turn": 30, "distance": 4.0}, {"turn": -45, "distance": 2.5}]
+        {"turn": 30, "distance": 4.0},
+        {"turn": -45, "distance": 2.5},
+    ]
     with pytest.raises(BadAnswer):
         parse(Field(key="legs", label="Legs", kind="legs"), "30")
     assert parse(Field(key="path", label="Path", kind="hexpath"), "1,0 2,-1") == [[1, 0], [2, -1]]

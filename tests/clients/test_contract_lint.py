@@ -33,16 +33,27 @@ ACCEPTED_WARNINGS = {
 
 def redocly_lint(document: Path) -> dict[str, Any]:
     env = {**os.environ, "REDOCLY_TELEMETRY": "off", "REDOCLY_SUPPRESS_UPDATE_NOTICE": "true"}
-    result = subprocess.run([str(REDOCLY), "lint", str(document), "--format=json"], capture_output=True,
-                            text=True, cwd=CLIENTS, env=env, timeout=120)
+    result = subprocess.run(
+        [str(REDOCLY), "lint", str(document), "--format=json"],
+        capture_output=True,
+        text=True,
+        cwd=CLIENTS,
+        env=env,
+        timeout=120,
+    )
     report: dict[str, Any] = json.loads(result.stdout)
     assert (result.returncode == 0) == (report["totals"]["errors"] == 0), result.stderr[-2000:]
     return report
 
 
 def asyncapi_parse(document: Path) -> dict[str, Any]:
-    result = subprocess.run(["node", str(Path(__file__).parent / "ts" / "asyncapi_parse.mjs"), str(CLIENTS),
-                             str(document)], capture_output=True, text=True, cwd=CLIENTS, timeout=120)
+    result = subprocess.run(
+        ["node", str(Path(__file__).parent / "ts" / "asyncapi_parse.mjs"), str(CLIENTS), str(document)],
+        capture_output=True,
+        text=True,
+        cwd=CLIENTS,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     parsed: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
     return parsed
@@ -51,8 +62,9 @@ def asyncapi_parse(document: Path) -> dict[str, Any]:
 @pytest.mark.skipif(not REDOCLY.exists(), reason="@redocly/cli not installed (scripts/_node.sh)")
 def test_redocly_lint_finds_no_error_and_only_the_accepted_warnings() -> None:
     report = redocly_lint(OPENAPI)
-    errors = [(p["ruleId"], p["message"], p["location"][0]["pointer"]) for p in report["problems"]
-              if p["severity"] == "error"]
+    errors = [
+        (p["ruleId"], p["message"], p["location"][0]["pointer"]) for p in report["problems"] if p["severity"] == "error"
+    ]
     assert errors == []
     warnings = {(p["ruleId"], p["message"]) for p in report["problems"] if p["severity"] == "warn"}
     assert warnings <= ACCEPTED_WARNINGS, warnings - ACCEPTED_WARNINGS
@@ -63,7 +75,8 @@ def test_redocly_lint_reports_a_broken_document(tmp_path: Path) -> None:
     doc = json.loads(OPENAPI.read_text())
     doc["servers"] = []  # the one error, and a dangling reference
     doc["paths"]["/v1/games"]["post"]["responses"]["201"]["content"]["application/json"]["schema"] = {
-        "$ref": "#/components/schemas/NoSuchSchema"}
+        "$ref": "#/components/schemas/NoSuchSchema"
+    }
     broken = tmp_path / "openapi.json"
     broken.write_text(json.dumps(doc))
     rules = {p["ruleId"] for p in redocly_lint(broken)["problems"] if p["severity"] == "error"}

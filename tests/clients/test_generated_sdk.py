@@ -23,9 +23,21 @@ BIN = Path(sys.executable).parent
 def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     out = tmp_path_factory.mktemp("sdk") / "out"
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}  # its ruff formats the code
-    result = subprocess.run([str(BIN / "openapi-python-client"), "generate", "--path",
-                             str(ROOT / "openapi" / "openapi.json"), "--output-path", str(out)],
-                            capture_output=True, text=True, env=env, cwd=out.parent, timeout=300)
+    result = subprocess.run(
+        [
+            str(BIN / "openapi-python-client"),
+            "generate",
+            "--path",
+            str(ROOT / "openapi" / "openapi.json"),
+            "--output-path",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=out.parent,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     return out, result.stdout + result.stderr
 
@@ -43,13 +55,19 @@ def test_openapi_python_client_generates_every_operation_without_a_warning(gener
 
 
 @pytest.mark.slow
-def test_the_generated_client_plays_a_gsc2_duel_to_its_end(generated: tuple[Path, str],
-                                                         live_server: ServerProcess) -> None:
+def test_the_generated_client_plays_a_gsc2_duel_to_its_end(
+    generated: tuple[Path, str], live_server: ServerProcess
+) -> None:
     out, _log = generated
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([sys.executable, str(ROOT / "tests" / "clients" / "generated_play.py"), live_server.url],
-                            capture_output=True, text=True, timeout=170, cwd=out,
-                            env={**env, "PYTHONPATH": str(out)})
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "clients" / "generated_play.py"), live_server.url],
+        capture_output=True,
+        text=True,
+        timeout=170,
+        cwd=out,
+        env={**env, "PYTHONPATH": str(out)},
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     seen = json.loads(result.stdout.strip().splitlines()[-1])
     assert seen["over"] and seen["commands"] > 3 and seen["imported"], seen

@@ -24,8 +24,9 @@ PROGRAM = Path(__file__).parent / "ts" / "play_gsc2.ts"
 # where a default means the caller may leave it out.
 TYPES_OPTIONS = ["--default-non-nullable", "false"]
 
-pytestmark = pytest.mark.skipif(not (MODULES / "openapi-fetch").exists(),
-                                reason="JS tools not installed (scripts/_node.sh)")
+pytestmark = pytest.mark.skipif(
+    not (MODULES / "openapi-fetch").exists(), reason="JS tools not installed (scripts/_node.sh)"
+)
 
 
 def run(args: list[str], cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -38,15 +39,35 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("ts-client")
     (out / "node_modules").symlink_to(MODULES, target_is_directory=True)
     (out / "package.json").write_text(json.dumps({"type": "module", "private": True}))
-    generated = run([str(BIN / "openapi-typescript"), str(ROOT / "openapi" / "openapi.json"), "-o",
-                     str(out / "openapi.d.ts"), *TYPES_OPTIONS], out)
+    generated = run(
+        [
+            str(BIN / "openapi-typescript"),
+            str(ROOT / "openapi" / "openapi.json"),
+            "-o",
+            str(out / "openapi.d.ts"),
+            *TYPES_OPTIONS,
+        ],
+        out,
+    )
     assert generated.returncode == 0, generated.stdout + generated.stderr
     (out / "play_gsc2.ts").write_text(PROGRAM.read_text())
-    (out / "tsconfig.json").write_text(json.dumps({
-        "compilerOptions": {"strict": True, "target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext",
-                            "lib": ["ES2022", "DOM", "DOM.Iterable"], "types": [], "outDir": "dist",
-                            "skipLibCheck": True},
-        "files": ["play_gsc2.ts"]}))
+    (out / "tsconfig.json").write_text(
+        json.dumps(
+            {
+                "compilerOptions": {
+                    "strict": True,
+                    "target": "ES2022",
+                    "module": "NodeNext",
+                    "moduleResolution": "NodeNext",
+                    "lib": ["ES2022", "DOM", "DOM.Iterable"],
+                    "types": [],
+                    "outDir": "dist",
+                    "skipLibCheck": True,
+                },
+                "files": ["play_gsc2.ts"],
+            }
+        )
+    )
     checked = run([str(BIN / "tsc"), "-p", "tsconfig.json"], out)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     return out / "dist" / "play_gsc2.js"
@@ -59,8 +80,9 @@ def node_command() -> list[str]:
 
 
 @pytest.mark.slow
-def test_the_generated_typescript_client_plays_a_gsc2_duel_to_its_end(compiled: Path,
-                                                                     live_server: ServerProcess) -> None:
+def test_the_generated_typescript_client_plays_a_gsc2_duel_to_its_end(
+    compiled: Path, live_server: ServerProcess
+) -> None:
     result = run([*node_command(), str(compiled), live_server.url], compiled.parent, timeout=170)
     assert result.returncode == 0, result.stdout + result.stderr
     seen = json.loads(result.stdout.strip().splitlines()[-1])
@@ -80,7 +102,7 @@ def test_the_generated_typescript_client_plays_a_gsc2_duel_to_its_end(compiled: 
 def test_a_wrongly_typed_use_does_not_compile(compiled: Path) -> None:
     """The type check can fail: a payload field another event type has, read on game_over, is an error."""
     wrong = compiled.parent.parent / "play_gsc2.ts"
-    source = wrong.read_text().replace('`over: ${event.data.reason}', '`over: ${event.data.path}')
+    source = wrong.read_text().replace("`over: ${event.data.reason}", "`over: ${event.data.path}")
     assert source != wrong.read_text()
     broken = compiled.parent.parent / "broken"
     broken.mkdir(exist_ok=True)
@@ -94,4 +116,3 @@ def test_a_wrongly_typed_use_does_not_compile(compiled: Path) -> None:
     (broken / "tsconfig.json").write_text(json.dumps(config))
     checked = run([str(BIN / "tsc"), "-p", "tsconfig.json"], broken)
     assert checked.returncode != 0 and "play_gsc2.ts" in checked.stdout and "path" in checked.stdout, checked.stdout
-

@@ -12,8 +12,12 @@ from service.domain.core import available_rulesets, find_ruleset
 from service.events.bots import bots_of
 from tests.clients.botplay import play
 
-SCENARIOS = [(name, scenario) for name in available_rulesets() if name != "tiny"
-             for scenario in sorted(find_ruleset(name).scenarios())]
+SCENARIOS = [
+    (name, scenario)
+    for name in available_rulesets()
+    if name != "tiny"
+    for scenario in sorted(find_ruleset(name).scenarios())
+]
 
 
 @pytest.mark.parametrize(("ruleset_name", "scenario"), SCENARIOS, ids=[f"{r}-{s}" for r, s in SCENARIOS])

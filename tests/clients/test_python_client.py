@@ -109,15 +109,35 @@ def test_the_stream_sync_resumes_after_the_last_seq(live_server: ServerProcess) 
     assert seqs and seqs[0] == 3 and seqs == sorted(set(seqs))
 
 
-MODELS = {"Problem": m.Problem, "GameCreatedResponse": m.GameCreated, "GameSummary": m.GameSummary,
-          "CommandAccepted": m.CommandAccepted, "OptionsResponse": m.OptionsResponse, "Option": m.Option,
-          "Form": m.Form, "Field": m.Field, "PieceChoices": m.PieceChoices, "Value": m.Value,
-          "EventsPage": m.EventsPage, "Envelope": m.Envelope, "TurnReplay": m.TurnReplay,
-          "TurnStep": m.TurnStep, "RulesetList": m.RulesetList, "RulesetInfo": m.RulesetInfo,
-          "ScenarioResponse": m.ScenarioResponse, "Rewound": m.Rewound, "SeatedBot": m.SeatedBot,
-          "BotListing": m.BotListing, "BotSeatInfo": m.BotSeatInfo, "BotOffer": m.BotOffer, "Links": m.Links,
-          "EventFrame": m.EventFrame, "CaughtUpFrame": m.CaughtUpFrame, "ResultFrame": m.ResultFrame,
-          "ErrorFrame": m.ErrorFrame}
+MODELS = {
+    "Problem": m.Problem,
+    "GameCreatedResponse": m.GameCreated,
+    "GameSummary": m.GameSummary,
+    "CommandAccepted": m.CommandAccepted,
+    "OptionsResponse": m.OptionsResponse,
+    "Option": m.Option,
+    "Form": m.Form,
+    "Field": m.Field,
+    "PieceChoices": m.PieceChoices,
+    "Value": m.Value,
+    "EventsPage": m.EventsPage,
+    "Envelope": m.Envelope,
+    "TurnReplay": m.TurnReplay,
+    "TurnStep": m.TurnStep,
+    "RulesetList": m.RulesetList,
+    "RulesetInfo": m.RulesetInfo,
+    "ScenarioResponse": m.ScenarioResponse,
+    "Rewound": m.Rewound,
+    "SeatedBot": m.SeatedBot,
+    "BotListing": m.BotListing,
+    "BotSeatInfo": m.BotSeatInfo,
+    "BotOffer": m.BotOffer,
+    "Links": m.Links,
+    "EventFrame": m.EventFrame,
+    "CaughtUpFrame": m.CaughtUpFrame,
+    "ResultFrame": m.ResultFrame,
+    "ErrorFrame": m.ErrorFrame,
+}
 
 
 @pytest.mark.parametrize("schema_name", sorted(MODELS))
@@ -140,9 +160,23 @@ def test_resuming_skips_what_was_seen_and_stops_when_refused() -> None:
     from websockets.frames import Close
 
     def event(seq: int) -> EventFrame:
-        return msgspec.convert({"kind": "event", "event": {
-            "game_id": "g", "seq": seq, "type": "x", "v": 1, "turn": 1, "phase": "p", "actor": "system",
-            "recorded_at": "t", "data": {}}}, m.ServerFrame)
+        return msgspec.convert(
+            {
+                "kind": "event",
+                "event": {
+                    "game_id": "g",
+                    "seq": seq,
+                    "type": "x",
+                    "v": 1,
+                    "turn": 1,
+                    "phase": "p",
+                    "actor": "system",
+                    "recorded_at": "t",
+                    "data": {},
+                },
+            },
+            m.ServerFrame,
+        )
 
     resume = _Resume(after=3)
     assert not resume.seen(event(3)) and resume.seen(event(4)) and resume.last == 4

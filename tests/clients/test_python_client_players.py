@@ -15,9 +15,17 @@ from salvo_client import models as m
 from tests.support.server import ServerProcess
 
 DOC = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "openapi.json").read_text())
-MODELS = {"PersonalKey": m.PersonalKey, "KeyInfo": m.KeyInfo, "PlayerInfo": m.PlayerInfo, "Claim": m.Claim,
-          "MyGame": m.MyGame, "MyGames": m.MyGames, "Subscription": m.Subscription,
-          "SubscriptionList": m.SubscriptionList, "PushKey": m.PushKey}
+MODELS = {
+    "PersonalKey": m.PersonalKey,
+    "KeyInfo": m.KeyInfo,
+    "PlayerInfo": m.PlayerInfo,
+    "Claim": m.Claim,
+    "MyGame": m.MyGame,
+    "MyGames": m.MyGames,
+    "Subscription": m.Subscription,
+    "SubscriptionList": m.SubscriptionList,
+    "PushKey": m.PushKey,
+}
 
 
 @pytest.mark.parametrize("schema_name", sorted(MODELS))

@@ -19,14 +19,20 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def salvo(args: list[str], env: dict[str, str], timeout: float = 60) -> pexpect.spawn:
-    return pexpect.spawn(SALVO[0], [*SALVO[1:], *args], env=env, cwd=str(ROOT), encoding="utf-8",
-                         timeout=timeout, dimensions=(50, 160))
+    return pexpect.spawn(
+        SALVO[0], [*SALVO[1:], *args], env=env, cwd=str(ROOT), encoding="utf-8", timeout=timeout, dimensions=(50, 160)
+    )
 
 
 @pytest.fixture
 def env(live_server: ServerProcess, tmp_path: Path) -> dict[str, str]:
-    return {**os.environ, "SALVO_HOME": str(tmp_path / "home"), "SALVO_URL": live_server.url, "TERM": "dumb",
-            "PYTHONPATH": str(ROOT)}
+    return {
+        **os.environ,
+        "SALVO_HOME": str(tmp_path / "home"),
+        "SALVO_URL": live_server.url,
+        "TERM": "dumb",
+        "PYTHONPATH": str(ROOT),
+    }
 
 
 def test_salvo_play_a_gsc2_duel_against_a_bot_to_the_end(env: dict[str, str], tmp_path: Path) -> None:
@@ -96,8 +102,10 @@ def test_two_salvo_bot_clients_play_a_duel_to_the_end(env: dict[str, str]) -> No
     new.expect(r"game (g_[0-9a-f]+)")
     game_id = new.match.group(1)
     new.expect(pexpect.EOF)
-    bots = [salvo(["bot", game_id, "--seat", seat, "--bot", bot, "--poll", "0.02"], env, timeout=120)
-            for seat, bot in (("red", "rules"), ("blue", "random"))]
+    bots = [
+        salvo(["bot", game_id, "--seat", seat, "--bot", bot, "--poll", "0.02"], env, timeout=120)
+        for seat, bot in (("red", "rules"), ("blue", "random"))
+    ]
     for bot in bots:
         bot.expect(r"game over after (\d+) moves")
         assert int(bot.match.group(1)) > 0

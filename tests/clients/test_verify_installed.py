@@ -43,8 +43,11 @@ def exported(live_server: ServerProcess) -> bytes:
         red, blue = game["seats"]["red"], game["seats"]["blue"]
 
         def command(token: str, body: dict[str, Any]) -> None:
-            r = http.post(f"/v1/games/{game['game_id']}/commands", json={"command": body},
-                          headers={"Authorization": f"Bearer {token}"})
+            r = http.post(
+                f"/v1/games/{game['game_id']}/commands",
+                json={"command": body},
+                headers={"Authorization": f"Bearer {token}"},
+            )
             assert r.status_code == 201, r.text
 
         command(red, SHOOT_RED)
@@ -59,14 +62,16 @@ def exported(live_server: ServerProcess) -> bytes:
 
 
 @pytest.fixture
-def verify(installed: InstalledClient, live_server: ServerProcess,
-           tmp_path: Path) -> Iterator[Callable[..., tuple[int, str]]]:
+def verify(
+    installed: InstalledClient, live_server: ServerProcess, tmp_path: Path
+) -> Iterator[Callable[..., tuple[int, str]]]:
     def run(content: bytes, *args: str) -> tuple[int, str]:
         path = tmp_path / "battle.salvo.jsonl"
         path.write_bytes(content)
         result = installed.run("verify", str(path), *(args or ("--url", live_server.url)))
         assert "Traceback" not in result.stderr, result.stderr
         return result.returncode, result.stdout
+
     yield run
 
 
@@ -100,16 +105,20 @@ def forger_signed(header: dict[str, Any], envelopes: list[dict[str, Any]], key_i
 
 
 def index_of(envelopes: list[dict[str, Any]], kind: str, turn: int | None = None, last: bool = False) -> int:
-    found = [i for i, e in enumerate(envelopes) if e["type"] == kind
-             and (turn is None or (e.get("dice") or e["data"]).get("turn") == turn)]
+    found = [
+        i
+        for i, e in enumerate(envelopes)
+        if e["type"] == kind and (turn is None or (e.get("dice") or e["data"]).get("turn") == turn)
+    ]
     return found[-1] if last else found[0]
 
 
 # --- an untouched file ------------------------------------------------------------------------------------
 
 
-def test_an_untouched_export_holds_with_the_servers_published_keys(verify, exported: bytes, live_server,
-                                                                   tmp_path: Path) -> None:
+def test_an_untouched_export_holds_with_the_servers_published_keys(
+    verify, exported: bytes, live_server, tmp_path: Path
+) -> None:
     code, out = verify(exported)
     assert code == 0, out
     assert out.startswith("OK: hash chain, signature, record and every revealed roll")
@@ -121,11 +130,18 @@ def test_an_untouched_export_holds_with_the_servers_published_keys(verify, expor
 
 
 def test_the_installed_package_has_no_path_into_the_repository(installed: InstalledClient) -> None:
-    probe = ("import importlib.util, salvo_client.verify as v, salvo_client.cli; "
-             "print(v.__file__); print(importlib.util.find_spec('service') is None, "
-             "importlib.util.find_spec('clients') is None, importlib.util.find_spec('tests') is None)")
-    result = subprocess.run([str(installed.python), "-c", probe], capture_output=True, text=True,
-                            cwd=installed.workdir, env={"PATH": "/usr/bin:/bin"})
+    probe = (
+        "import importlib.util, salvo_client.verify as v, salvo_client.cli; "
+        "print(v.__file__); print(importlib.util.find_spec('service') is None, "
+        "importlib.util.find_spec('clients') is None, importlib.util.find_spec('tests') is None)"
+    )
+    result = subprocess.run(
+        [str(installed.python), "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=installed.workdir,
+        env={"PATH": "/usr/bin:/bin"},
+    )
     assert result.returncode == 0, result.stderr
     where, found = result.stdout.splitlines()
     assert where.startswith(str(installed.venv)) and found == "True True True"
@@ -171,8 +187,19 @@ def dropped_digests(header: dict[str, Any], envelopes: list[dict[str, Any]]) -> 
     return join({**header, "digests": []}, envelopes)
 
 
-@pytest.mark.parametrize("tamper", [edited_roll, edited_actor, edited_event_version, removed_line, reordered_lines,
-                                    duplicated_line, dropped_last_line, dropped_digests])
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        edited_roll,
+        edited_actor,
+        edited_event_version,
+        removed_line,
+        reordered_lines,
+        duplicated_line,
+        dropped_last_line,
+        dropped_digests,
+    ],
+)
 def test_a_line_changed_without_resealing_breaks_the_chain(verify, exported: bytes, tamper) -> None:
     code, out = verify(tamper(*split(exported)))
     failed(code, out, "chain", "line")
@@ -212,8 +239,17 @@ def changed_state_hash(header: dict[str, Any], envelopes: list[dict[str, Any]]) 
     return join({**header, "state_hash": "0" * 64}, envelopes)
 
 
-@pytest.mark.parametrize("tamper", [resealed_roll, resealed_actor, resealed_event_version, resealed_setup,
-                                    claimed_ruleset_version, changed_state_hash])
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        resealed_roll,
+        resealed_actor,
+        resealed_event_version,
+        resealed_setup,
+        claimed_ruleset_version,
+        changed_state_hash,
+    ],
+)
 def test_a_resealed_forgery_fails_the_signature(verify, exported: bytes, tamper) -> None:
     code, out = verify(tamper(*split(exported)))
     failed(code, out, "signature", "does not verify")

@@ -91,21 +91,30 @@ def _decide(ruleset: Ruleset[Any, Any], state: Any, command: Command, actor: Vie
         return dice, exc
 
 
-def check_other_seats(ruleset: Ruleset[Any, Any], state: Any, seats: list[str], n: int,
-                      budget: int = 60) -> list[Finding]:
+def check_other_seats(
+    ruleset: Ruleset[Any, Any], state: Any, seats: list[str], n: int, budget: int = 60
+) -> list[Finding]:
     """Each option naming the piece it acts for, sent by another seat, is refused as not-your-piece.
     Options that name no piece (start the game, claim a homeworld) are the sender's own and exempt.
     At most ``budget`` replays a state, spread over every seat's options (a Starfinder crew has many)."""
-    replays = [(owner, option, other) for owner in seats for option in ruleset.options(state, seat(owner))
-               if option.piece is not None for other in [s for s in seats if s != owner][:2]]
+    replays = [
+        (owner, option, other)
+        for owner in seats
+        for option in ruleset.options(state, seat(owner))
+        if option.piece is not None
+        for other in [s for s in seats if s != owner][:2]
+    ]
     out = []
-    for owner, option, other in replays[::max(1, len(replays) // budget)]:
+    for owner, option, other in replays[:: max(1, len(replays) // budget)]:
         _, result = _decide(ruleset, state, option.command, seat(other), n)
         if isinstance(result, NotYourPiece):
             continue
         why = f"refused as {result.rule} ({type(result).__name__})" if isinstance(result, RuleViolation) else "accepted"
-        out.append(Finding(OTHER_SEAT, f"seat:{owner}'s {_label(option.command)} (piece {option.piece}) "
-                                       f"as seat:{other}: {why}"))
+        out.append(
+            Finding(
+                OTHER_SEAT, f"seat:{owner}'s {_label(option.command)} (piece {option.piece}) as seat:{other}: {why}"
+            )
+        )
     return out
 
 
@@ -122,8 +131,12 @@ def check_state_is_fold(ruleset: Ruleset[Any, Any], step: Step, n: int) -> list[
         folded = ruleset.evolve(folded, event)
     if _same_state(mine[0].state, folded):
         return []
-    return [Finding(STATE_IS_FOLD, f"{_label(step.command)}: the state decide ended with is not evolve folded "
-                                   f"over its {len(events)} events")]
+    return [
+        Finding(
+            STATE_IS_FOLD,
+            f"{_label(step.command)}: the state decide ended with is not evolve folded over its {len(events)} events",
+        )
+    ]
 
 
 def check_dice(ruleset: Ruleset[Any, Any], step: Step, n: int) -> list[Finding]:
@@ -138,14 +151,23 @@ def check_dice(ruleset: Ruleset[Any, Any], step: Step, n: int) -> list[Finding]:
         out.append(Finding(SAME_DICE, f"{_label(step.command)}: the same dice gave different events"))
     rolls = [roll for event in first for roll in getattr(event, "rolls", ())]
     if [r.i for r in rolls] != list(range(dice.count)):
-        out.append(Finding(DICE_RECORDED, f"{_label(step.command)}: drew {dice.count} dice, the events record "
-                                          f"positions {[r.i for r in rolls]}"))
+        out.append(
+            Finding(
+                DICE_RECORDED,
+                f"{_label(step.command)}: drew {dice.count} dice, the events record positions {[r.i for r in rolls]}",
+            )
+        )
         return out
     for roll in rolls:
         sides = int(roll.die[1:]) if roll.die[1:].isdigit() else None
         if sides and roll.value != derive_face(SEED, GAME, n, roll.i, sides, dice.salt):
-            out.append(Finding(DICE_RECORDED, f"{_label(step.command)}: die {roll.i} ({roll.die}) recorded "
-                                              f"{roll.value}, the dice gave another face"))
+            out.append(
+                Finding(
+                    DICE_RECORDED,
+                    f"{_label(step.command)}: die {roll.i} ({roll.die}) recorded "
+                    f"{roll.value}, the dice gave another face",
+                )
+            )
     return out
 
 
@@ -155,13 +177,15 @@ def check_options(ruleset: Ruleset[Any, Any], state: Any, seats: list[str], n: i
         for command in option_commands(ruleset.options(state, viewer))[:limit]:
             _, result = _decide(ruleset, state, command, viewer, n)
             if isinstance(result, RuleViolation):
-                out.append(Finding(OPTIONS_ACCEPTED, f"{viewer.label} was offered {_label(command)}, refused: "
-                                                     f"{result}"))
+                out.append(
+                    Finding(OPTIONS_ACCEPTED, f"{viewer.label} was offered {_label(command)}, refused: {result}")
+                )
     return out
 
 
-def findings(ruleset: Ruleset[Any, Any], seeds: tuple[int, ...] = (1,), max_steps: int = 80,
-             options_every: int = 4) -> list[Finding]:
+def findings(
+    ruleset: Ruleset[Any, Any], seeds: tuple[int, ...] = (1,), max_steps: int = 80, options_every: int = 4
+) -> list[Finding]:
     """Every check over random play of every sample scenario; at most a few findings per check."""
     found: dict[str, list[Finding]] = {check: [] for check in CHECKS}
     for _name, raw in sorted(ruleset.scenarios().items()):
@@ -183,5 +207,14 @@ def failed_checks(items: list[Finding]) -> set[str]:
     return {f.check for f in items}
 
 
-__all__ = ["CHECKS", "DICE_RECORDED", "OPTIONS_ACCEPTED", "OTHER_SEAT", "SAME_DICE", "STATE_IS_FOLD", "Finding",
-           "failed_checks", "findings"]
+__all__ = [
+    "CHECKS",
+    "DICE_RECORDED",
+    "OPTIONS_ACCEPTED",
+    "OTHER_SEAT",
+    "SAME_DICE",
+    "STATE_IS_FOLD",
+    "Finding",
+    "failed_checks",
+    "findings",
+]

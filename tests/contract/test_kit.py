@@ -40,20 +40,24 @@ def whose_piece_guard_removed() -> Planted:
 def evolve_drops_the_score() -> Planted:
     """evolve forgets the damage a shot did, while decide (folding with the template's own evolve) counts it:
     live play and a replay of the log disagree on the hull."""
+
     def evolve(state: Any, event: Event) -> Any:
         after = TEMPLATE.evolve(state, event)
         if isinstance(event, template_events.Fired):
             return msgspec.structs.replace(after, hull=state.hull)
         return after
+
     return Planted(evolve=evolve)
 
 
 def a_side_rolls_twice() -> Planted:
     """A shot rolls an extra die that no event records (a re-roll nobody can audit)."""
+
     def decide(state: Any, cmd: Command, actor: Actor, dice: Dice) -> list[Event]:
         if isinstance(cmd, Fire):
             dice.roll(6, "a second look", "TPL-2")
         return TEMPLATE.decide(state, cmd, actor, dice)
+
     return Planted(decide=decide)
 
 
@@ -74,11 +78,13 @@ def chance_outside_the_dice() -> Planted:
 
     def decide(state: Any, cmd: Command, actor: Actor, dice: Dice) -> list[Event]:
         return TEMPLATE.decide(state, cmd, actor, Dice(b"elsewhere-%d" % next(calls), "g", 0))
+
     return Planted(decide=decide)
 
 
 def an_option_decide_refuses() -> Planted:
     """options offers a shot of power 4, which TPL-2 forbids."""
+
     def options(state: Any, viewer: Viewer) -> list[Option]:
         offered = list(TEMPLATE.options(state, viewer))
         for option in list(offered):
@@ -87,6 +93,7 @@ def an_option_decide_refuses() -> Planted:
                 offered.append(msgspec.structs.replace(option, command=too_strong, label="fire at power 4"))
                 break
         return offered
+
     return Planted(options=options)
 
 
@@ -94,22 +101,25 @@ def test_the_intact_template_passes_every_check() -> None:
     assert kit.findings(TEMPLATE, seeds=SEEDS) == []
 
 
-@pytest.mark.parametrize(("planted", "check"), [
-    (whose_piece_guard_removed, kit.OTHER_SEAT),
-    (evolve_drops_the_score, kit.STATE_IS_FOLD),
-    (a_side_rolls_twice, kit.DICE_RECORDED),
-    (a_die_fixed_at_six, kit.DICE_RECORDED),
-    (chance_outside_the_dice, kit.SAME_DICE),
-    (an_option_decide_refuses, kit.OPTIONS_ACCEPTED),
-], ids=lambda p: getattr(p, "__name__", p))
+@pytest.mark.parametrize(
+    ("planted", "check"),
+    [
+        (whose_piece_guard_removed, kit.OTHER_SEAT),
+        (evolve_drops_the_score, kit.STATE_IS_FOLD),
+        (a_side_rolls_twice, kit.DICE_RECORDED),
+        (a_die_fixed_at_six, kit.DICE_RECORDED),
+        (chance_outside_the_dice, kit.SAME_DICE),
+        (an_option_decide_refuses, kit.OPTIONS_ACCEPTED),
+    ],
+    ids=lambda p: getattr(p, "__name__", p),
+)
 def test_each_planted_defect_is_caught_by_its_check(planted: Any, check: str) -> None:
     found = kit.findings(planted(), seeds=SEEDS)
     assert check in kit.failed_checks(found), [str(f) for f in found]
 
 
 def test_a_ruleset_that_cannot_import_fails_before_any_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "kit_broken_ruleset.py").write_text("from tests.support.template import NoSuchPart\n",
-                                                    encoding="utf-8")
+    (tmp_path / "kit_broken_ruleset.py").write_text("from tests.support.template import NoSuchPart\n", encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     register_ruleset("kitbroken", "kit_broken_ruleset:RULESET")
     try:

@@ -53,6 +53,8 @@ def _template_registered() -> Any:
     register_ruleset(*TEMPLATE)
     yield
     unregister_ruleset(TEMPLATE[0])
+
+
 _PLAYS: dict[tuple[str, str, int], Any] = {}
 
 
@@ -85,8 +87,18 @@ def _package(ruleset: Ruleset[Any, Any]) -> str:
 def test_one_layout(name: str) -> None:
     """The same file for the same role (docs/view-contract.md)."""
     pkg = _package(find_ruleset(name))
-    for role in ("commands", "events", "state", "scenario", "decide", "evolve", "options", "view", "explain",
-                 "ruleset"):
+    for role in (
+        "commands",
+        "events",
+        "state",
+        "scenario",
+        "decide",
+        "evolve",
+        "options",
+        "view",
+        "explain",
+        "ruleset",
+    ):
         importlib.import_module(f"{pkg}.{role}")
 
 
@@ -150,8 +162,11 @@ def test_umpire_sees_every_event_unredacted(name: str) -> None:
 @pytest.mark.parametrize("name", CASES)
 def test_state_and_events_round_trip_through_the_codec(name: str) -> None:
     ruleset = find_ruleset(name)
-    union: Any = ruleset.event_types[0] if len(ruleset.event_types) == 1 else __import__("typing").Union[
-        tuple(ruleset.event_types)]
+    union: Any = (
+        ruleset.event_types[0]
+        if len(ruleset.event_types) == 1
+        else __import__("typing").Union[tuple(ruleset.event_types)]
+    )
     for game in _games(name)[:2]:
         for step in game.steps[::5]:
             raw = msgspec.json.encode(step.state_after)

@@ -28,8 +28,34 @@ def _same(raw: bytes) -> None:
 
 # the bytes check_json looks at (digits, brackets, strings, escapes, numbers' signs and exponents), UTF-8
 # beyond ASCII, a lone continuation byte and a truncated sequence
-PIECES = [b"0", b"1", b"9", b"12345", b"9999999999", b"[", b"]", b"{", b"}", b'"', b"\\", b"-", b".", b"e", b"E",
-          b"+", b",", b":", b" ", b"a", b"null", b"\xc3\xa9", b"\xe2\x82\xac", b"\x80", b"\xe2\x82", b"\xff"]
+PIECES = [
+    b"0",
+    b"1",
+    b"9",
+    b"12345",
+    b"9999999999",
+    b"[",
+    b"]",
+    b"{",
+    b"}",
+    b'"',
+    b"\\",
+    b"-",
+    b".",
+    b"e",
+    b"E",
+    b"+",
+    b",",
+    b":",
+    b" ",
+    b"a",
+    b"null",
+    b"\xc3\xa9",
+    b"\xe2\x82\xac",
+    b"\x80",
+    b"\xe2\x82",
+    b"\xff",
+]
 
 
 @settings(max_examples=3000, deadline=None)
@@ -42,12 +68,25 @@ def test_the_edges_of_the_quick_pass() -> None:
     shoot = b'{"kind":"command","ref":"r1","command":{"type":"tiny.shoot","shooter":"red","target":"blue"}}'
     nested = b"[" * MAX_DEPTH + b"]" * MAX_DEPTH
     cases = [
-        shoot, b"", b"{}", nested, b"[" + nested + b"]", b"{" * (MAX_DEPTH + 1),
-        b'{"a":' + b"9" * 18 + b"}", b'{"a":' + b"9" * 19 + b"}", b'{"a":' + b"9" * 20 + b"}",
-        b'{"a":-' + b"9" * 19 + b"}", b'{"a":1' + b"0" * 18 + b".5}", b'{"a":"' + b"9" * 40 + b'"}',
+        shoot,
+        b"",
+        b"{}",
+        nested,
+        b"[" + nested + b"]",
+        b"{" * (MAX_DEPTH + 1),
+        b'{"a":' + b"9" * 18 + b"}",
+        b'{"a":' + b"9" * 19 + b"}",
+        b'{"a":' + b"9" * 20 + b"}",
+        b'{"a":-' + b"9" * 19 + b"}",
+        b'{"a":1' + b"0" * 18 + b".5}",
+        b'{"a":"' + b"9" * 40 + b'"}',
         b'{"a":[' + b"1234567890," * 4 + b"1]}",  # many digits, no long run
-        b'{"k":"' + b"\\u00e9" * 10 + b'"}', '{"k":"é"}'.encode(), b'{"k":"\xff"}', b'{"k":"\xc3"}',
-        '{"k":"é","n":'.encode() + b"9" * 20 + b"}", b"[" * 40 + b'"\xff"',
+        b'{"k":"' + b"\\u00e9" * 10 + b'"}',
+        '{"k":"é"}'.encode(),
+        b'{"k":"\xff"}',
+        b'{"k":"\xc3"}',
+        '{"k":"é","n":'.encode() + b"9" * 20 + b"}",
+        b"[" * 40 + b'"\xff"',
     ]
     for raw in cases:
         _same(raw)

@@ -77,10 +77,19 @@ def test_encode_text_is_encode_as_text():
     "rolls" key, text outside ASCII)."""
     roll = Roll(0, "d10", 4, "to-hit", "TINY-FIRE", 5, (Modifier("X-1", 'why ,"rolls":', 1),), "hit")
     codec = EventCodec([*tiny.RULESET.event_types, Bare, Keeps, Omits])
-    nested = {"rolls": [1], "é": "ü ,\"rolls\":[]"}
-    cases = [Bare(), Bare(rolls=(roll,)), Keeps(), Keeps(note="ß", nested=nested), Keeps(nested=nested, rolls=(roll,)),
-             Omits(), Omits(nested=nested), Omits(note="x", rolls=(roll, roll)),
-             tiny.Shot(shooter="red", target="blue", hit=True, rolls=(roll,)), tiny.PhaseDone(seat="red")]
+    nested = {"rolls": [1], "é": 'ü ,"rolls":[]'}
+    cases = [
+        Bare(),
+        Bare(rolls=(roll,)),
+        Keeps(),
+        Keeps(note="ß", nested=nested),
+        Keeps(nested=nested, rolls=(roll,)),
+        Omits(),
+        Omits(nested=nested),
+        Omits(note="x", rolls=(roll, roll)),
+        tiny.Shot(shooter="red", target="blue", hit=True, rolls=(roll,)),
+        tiny.PhaseDone(seat="red"),
+    ]
     for event in cases:
         assert codec.encode_text(event) == _as_text(codec, event), event
     for path in sorted(GOLDEN_DIR.glob("*.jsonl")):

@@ -60,8 +60,11 @@ async def test_frames_and_results_are_the_envelopes_a_reader_of_the_store_render
     assert len(reveals) == 2 and all(per["umpire"] != per["seat:red"] for per in reveals)  # no shared seed
     for who, result in bodies:
         decoded = msgspec.json.decode(result.body)
-        expected = [rendered[f"seat:{who}"][seq] for seq in range(result.after + 1, result.version + 1)
-                    if seq in rendered[f"seat:{who}"]]
+        expected = [
+            rendered[f"seat:{who}"][seq]
+            for seq in range(result.after + 1, result.version + 1)
+            if seq in rendered[f"seat:{who}"]
+        ]
         assert result.body == msgspec.json.encode({"version": result.version, "events": expected})
         assert decoded["version"] == result.version
 

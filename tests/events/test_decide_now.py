@@ -47,8 +47,12 @@ async def test_decide_now_is_decide(monkeypatch):
         assert (fast.result, fast.dice_turn, fast.service_events) == (slow.result, slow.dice_turn, slow.service_events)
         for head, decision in ((ahead, slow), (other, fast)):
             writer.apply(head, decision)
-        assert (other.seq, other.dice_turn, other.dice_ledger, other.seeds) == \
-            (ahead.seq, ahead.dice_turn, ahead.dice_ledger, ahead.seeds)
+        assert (other.seq, other.dice_turn, other.dice_ledger, other.seeds) == (
+            ahead.seq,
+            ahead.dice_turn,
+            ahead.dice_ledger,
+            ahead.seeds,
+        )
         monkeypatch.undo()
         monkeypatch.setattr(decide_append, "now_iso", lambda: "2026-12-01T14:23:47.123456Z")
         await service.handle_command(gid, seat(who), body)

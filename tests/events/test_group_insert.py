@@ -20,18 +20,38 @@ from service.events.store import Conflict, SqlEventStore, WriteBatch
 
 
 def _event(game_id: str, seq: int) -> dict:
-    return {"game_id": game_id, "seq": seq, "type": "tiny.phase_done", "v": 1, "data": '{"seat":"red"}',
-            "rolls": "[]", "turn": 1, "phase": "fire", "actor": "seat:red", "command_id": "c_1",
-            "recorded_at": "2026-11-30T00:00:00Z", "dice": None}
+    return {
+        "game_id": game_id,
+        "seq": seq,
+        "type": "tiny.phase_done",
+        "v": 1,
+        "data": '{"seat":"red"}',
+        "rolls": "[]",
+        "turn": 1,
+        "phase": "fire",
+        "actor": "seat:red",
+        "command_id": "c_1",
+        "recorded_at": "2026-11-30T00:00:00Z",
+        "dice": None,
+    }
 
 
 def _batch(game_id: str) -> WriteBatch:
     return WriteBatch(
         game_id,
-        game={"id": game_id, "ruleset": "tiny", "ruleset_version": "1", "scenario_name": None, "setup": "{}",
-              "created_at": "2026-11-30T00:00:00Z", "forked_from": None, "forked_at": None},
-        seats=[{"token_hash": f"h_{game_id}_{s}", "game_id": game_id, "role": "seat", "seat": s}
-               for s in ("red", "blue")],
+        game={
+            "id": game_id,
+            "ruleset": "tiny",
+            "ruleset_version": "1",
+            "scenario_name": None,
+            "setup": "{}",
+            "created_at": "2026-11-30T00:00:00Z",
+            "forked_from": None,
+            "forked_at": None,
+        },
+        seats=[
+            {"token_hash": f"h_{game_id}_{s}", "game_id": game_id, "role": "seat", "seat": s} for s in ("red", "blue")
+        ],
         seeds=[{"game_id": game_id, "turn": 1, "seed": "00", "commitment": "ff"}],
         events=[_event(game_id, 1), _event(game_id, 2)],
         idempotency={"game_id": game_id, "key": "k", "request_hash": "h", "status": 201, "response": b"{}"},
@@ -102,8 +122,14 @@ def _record(store: SqlEventStore, monkeypatch: pytest.MonkeyPatch) -> tuple[list
 def test_a_group_is_one_insert_per_table_in_parent_order(store: SqlEventStore, monkeypatch) -> None:
     seen, _ = _record(store, monkeypatch)
     store._writer._write([_batch(f"g_{i}") for i in range(12)])  # what the writer thread does for a group
-    assert seen == [("games", 12), ("seats", 24), ("dice_seeds", 12), ("events", 24), ("idempotency", 12),
-                    ("snapshots", 12)]
+    assert seen == [
+        ("games", 12),
+        ("seats", 24),
+        ("dice_seeds", 12),
+        ("events", 24),
+        ("idempotency", 12),
+        ("snapshots", 12),
+    ]
     with store.engine.connect() as conn:
         assert conn.exec_driver_sql("select count(*) from events").scalar() == 24
         assert conn.exec_driver_sql("select response from idempotency where game_id = 'g_3'").scalar() == b"{}"
@@ -114,8 +140,7 @@ def test_a_group_is_one_insert_per_table_in_parent_order(store: SqlEventStore, m
 def test_a_small_group_is_one_insert_per_table_too(store: SqlEventStore, monkeypatch) -> None:
     seen, _ = _record(store, monkeypatch)
     store._writer._write([_batch("g_small")])  # few rows a table: one multi-row INSERT on PostgreSQL
-    assert seen == [("games", 1), ("seats", 2), ("dice_seeds", 1), ("events", 2), ("idempotency", 1),
-                    ("snapshots", 1)]
+    assert seen == [("games", 1), ("seats", 2), ("dice_seeds", 1), ("events", 2), ("idempotency", 1), ("snapshots", 1)]
     with store.engine.connect() as conn:
         assert conn.exec_driver_sql("select count(*) from seats where game_id = 'g_small'").scalar() == 2
         assert conn.exec_driver_sql("select state from snapshots").scalar() == b"\x00\x01"
@@ -219,8 +244,9 @@ async def test_a_conflict_in_a_group_fails_only_its_batch(store: SqlEventStore) 
     again = _batch("g_taken")
     again.game = None
     again.seats = []
-    results = await asyncio.gather(*(store.write(_batch(f"g_ok{i}")) for i in range(10)), store.write(again),
-                                   return_exceptions=True)
+    results = await asyncio.gather(
+        *(store.write(_batch(f"g_ok{i}")) for i in range(10)), store.write(again), return_exceptions=True
+    )
     assert results[:10] == [None] * 10 and isinstance(results[10], Conflict)
     assert [r.seq for r in await store.read_events("g_taken")] == [1, 2]
     assert all([await store.head(f"g_ok{i}") == 2 for i in range(10)])
@@ -243,10 +269,16 @@ async def test_a_failing_observer_neither_fails_a_durable_write_nor_stops_the_wr
 
 def test_text_and_bytes_come_back_as_written_through_copy(store: SqlEventStore) -> None:
     awkward = 'tab\there, newline\nthere, back\\slash, \\N, quote", é, ✓'
-    batch = WriteBatch("g_text", events=[dict(_event("g_text", s), data=awkward, command_id=None)
-                                         for s in range(1, 9)])  # > VALUES_ROWS: COPY on PostgreSQL
-    batch.idempotency = {"game_id": "g_text", "key": "k", "request_hash": "h", "status": 201,
-                         "response": bytes(range(256))}
+    batch = WriteBatch(
+        "g_text", events=[dict(_event("g_text", s), data=awkward, command_id=None) for s in range(1, 9)]
+    )  # > VALUES_ROWS: COPY on PostgreSQL
+    batch.idempotency = {
+        "game_id": "g_text",
+        "key": "k",
+        "request_hash": "h",
+        "status": 201,
+        "response": bytes(range(256)),
+    }
     store._writer._write([batch])
     with store.engine.connect() as conn:
         rows = conn.exec_driver_sql("select data, command_id from events where game_id = 'g_text'").all()
@@ -286,8 +318,9 @@ async def test_a_failed_group_fails_what_follows_it_in_the_next_group_of_the_sam
     on_top = WriteBatch("g_n", events=[_event("g_n", 3)], follows=first)
     other = _batch("g_n_other")
     fail.append(RuntimeError("disk on fire"))
-    results = await asyncio.gather(store.submit(first), store.submit(on_top), store.submit(other),
-                                   return_exceptions=True)
+    results = await asyncio.gather(
+        store.submit(first), store.submit(on_top), store.submit(other), return_exceptions=True
+    )
     assert isinstance(results[0], RuntimeError)
     assert isinstance(results[1], PredecessorFailed) and on_top.failed is results[1]  # never written
     assert results[2] is None  # not decided on the failed one: committed in its own group
@@ -386,8 +419,14 @@ async def test_inline_commits_back_off_once_commands_queue_up_behind_one(noted, 
     s._writer._inline_from = 0.0  # the back-off over
     await s.write(_batch("g_b7"))
     await s.write(_batch("g_b8"))  # lone after lone: inline again
-    assert seen == [(here, ["g_b1"]), ("salvo-writer", ["g_b2", "g_b3"]), ("salvo-writer", ["g_b4"]),
-                    ("salvo-writer", ["g_b5", "g_b6"]), (here, ["g_b7"]), (here, ["g_b8"])]
+    assert seen == [
+        (here, ["g_b1"]),
+        ("salvo-writer", ["g_b2", "g_b3"]),
+        ("salvo-writer", ["g_b4"]),
+        ("salvo-writer", ["g_b5", "g_b6"]),
+        (here, ["g_b7"]),
+        (here, ["g_b8"]),
+    ]
 
 
 async def test_after_two_lone_passes_a_pass_commits_its_first_batch_at_once(noted) -> None:
@@ -407,8 +446,7 @@ async def test_after_two_lone_passes_a_pass_commits_its_first_batch_at_once(note
     fourth, fifth = s.submit(_batch("g_e4")), s.submit(_batch("g_e5"))  # two in one pass
     assert fourth.done() and not fifth.done()  # the first at once, the second behind it
     await fifth
-    assert seen == [(here, ["g_e1"]), (here, ["g_e2"]), (here, ["g_e3"]), (here, ["g_e4"]),
-                    ("salvo-writer", ["g_e5"])]
+    assert seen == [(here, ["g_e1"]), (here, ["g_e2"]), (here, ["g_e3"]), (here, ["g_e4"]), ("salvo-writer", ["g_e5"])]
     sixth = s.submit(_batch("g_e6"))  # backing off (commands queued up behind one): the thread's
     assert not sixth.done()
     await sixth

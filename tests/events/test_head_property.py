@@ -24,8 +24,16 @@ COMMANDS_PER_GAME = 150
 
 
 def _fingerprint(head: GameHead) -> tuple:
-    return (head.state, head.seq, head.effective, head.dice_turn, sorted(head.committed), sorted(head.revealed),
-            head.disclosed, head.rewinds)
+    return (
+        head.state,
+        head.seq,
+        head.effective,
+        head.dice_turn,
+        sorted(head.committed),
+        sorted(head.revealed),
+        head.disclosed,
+        head.rewinds,
+    )
 
 
 async def _assert_rebuilt_equals_live(service: GameService, store: MemoryEventStore, game_id: str, where: str):

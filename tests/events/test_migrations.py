@@ -48,8 +48,14 @@ def test_signing_keys_are_declared_with_every_other_table():
 
 def alembic(*args: str, database_url: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "DATABASE_URL": database_url, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([str(Path(sys.executable).with_name("alembic")), *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [str(Path(sys.executable).with_name("alembic")), *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_alembic_check_from_the_repository_ini_is_clean(database_url):
@@ -103,8 +109,9 @@ for line in sys.stdin:
 def empty_postgresql_database(postgres_base):
     """A new database in the shared server (``CREATE DATABASE salvo_mig_<random>``), dropped after; each
     call empties it again (its public schema dropped and made anew: quicker than a database a round)."""
-    admin = create_engine(postgres_base.replace("postgresql://", "postgresql+psycopg://", 1),
-                          isolation_level="AUTOCOMMIT")
+    admin = create_engine(
+        postgres_base.replace("postgresql://", "postgresql+psycopg://", 1), isolation_level="AUTOCOMMIT"
+    )
     name = "salvo_mig_" + uuid.uuid4().hex[:12]
     url = postgres_base.split("?")[0].rsplit("/", 1)[0] + "/" + name
     with admin.connect() as conn:
@@ -140,8 +147,17 @@ def test_three_processes_starting_at_once_on_an_empty_database_all_come_up(backe
     ``UniqueViolation … alembic_version`` and SQLite to ``table games already exists``."""
     empty_database = request.getfixturevalue(f"empty_{backend}_database")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
-    procs = [subprocess.Popen([sys.executable, "-c", START_UP], cwd=ROOT, env=env, text=True,
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE) for _ in range(3)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", START_UP],
+            cwd=ROOT,
+            env=env,
+            text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+        for _ in range(3)
+    ]
     try:
         for round_no in range(1, 11):
             url = empty_database()

@@ -104,7 +104,7 @@ async def test_commands_are_decided_while_the_commit_is_in_flight_and_acknowledg
     store.release()
     await asyncio.gather(*tasks)
     assert acked == sorted(acked) and len(acked) == 6
-    assert published == list(range(1, acked[-1] + 1))[start - 1:]  # frames in seq order, none twice
+    assert published == list(range(1, acked[-1] + 1))[start - 1 :]  # frames in seq order, none twice
     live = await service.head(gid)
     folded = head_from_rows(gid, await store.game(gid), await store.read_events(gid))
     assert live.seq == acked[-1] == await store.head(gid)
@@ -148,10 +148,13 @@ async def test_the_early_answer_comes_once_durable_in_seq_order_before_its_landi
         def on_durable(result: Any) -> None:
             head = service.heads.peek(gid)
             answered.append((i, result.version, len(published), head.seq if head is not None else -1))
+
         return on_durable
 
-    tasks = [asyncio.create_task(service.handle_command(gid, seat(who), _hide(who, i), on_durable=answer(i)))
-             for i, who in enumerate(["red", "blue", "red"])]
+    tasks = [
+        asyncio.create_task(service.handle_command(gid, seat(who), _hide(who, i), on_durable=answer(i)))
+        for i, who in enumerate(["red", "blue", "red"])
+    ]
     await _until(lambda: len(store.waiting) == 3)
     assert answered == []  # decided and queued: nothing durable, nothing answered
     store.release()
@@ -195,8 +198,9 @@ async def test_the_sql_store_answers_a_command_straight_after_its_commit(sqlite_
         assert seen == [(start + 1, False, commits + 1)]  # committed, not yet settled: the store called it
         assert result.version == await store.head(gid)
         seen.clear()
-        pair = await asyncio.gather(*(service.handle_command(gid, seat(who), _hide(who, 2), on_durable=on_durable)
-                                      for who in ("red", "blue")))
+        pair = await asyncio.gather(
+            *(service.handle_command(gid, seat(who), _hide(who, 2), on_durable=on_durable) for who in ("red", "blue"))
+        )
         assert [v for v, _done, _c in seen] == [r.version for r in pair] == [start + 2, start + 3]
         # the pair went to the writer thread as one group: the first answered on the loop before its future
         # settled, the second (decided on the first while it flew) by the pipeline once the first landed
@@ -204,8 +208,10 @@ async def test_the_sql_store_answers_a_command_straight_after_its_commit(sqlite_
         seen.clear()
         other = (await service.create_game("tiny", "long")).game_id
         await service.handle_command(other, seat("red"), _shot("red"))
-        two = await asyncio.gather(service.handle_command(gid, seat("red"), _hide("red", 3), on_durable=on_durable),
-                                   service.handle_command(other, seat("red"), _hide("red", 3)))
+        two = await asyncio.gather(
+            service.handle_command(gid, seat("red"), _hide("red", 3), on_durable=on_durable),
+            service.handle_command(other, seat("red"), _hide("red", 3)),
+        )
         assert [v for v, _done, _c in seen] == [two[0].version] and seen[0][1] is False  # two games, one group
     finally:
         store.close()
@@ -370,9 +376,12 @@ async def test_a_decoded_request_is_the_body_it_stands_for() -> None:
     result = await service.handle_command(gid, seat("red"), b"", request=CommandRequest(raw, "s"))
     assert result.version == at + 1 and b'"tiny.hidden"' in result.body
     errors = []
-    for call in (lambda: service.handle_command(gid, seat("red"), b'{"command":{"type":"tiny.hide","seat":1}}'),
-                 lambda: service.handle_command(gid, seat("red"), b"", request=CommandRequest(
-                     msgspec.Raw(b'{"type":"tiny.hide","seat":1}')))):
+    for call in (
+        lambda: service.handle_command(gid, seat("red"), b'{"command":{"type":"tiny.hide","seat":1}}'),
+        lambda: service.handle_command(
+            gid, seat("red"), b"", request=CommandRequest(msgspec.Raw(b'{"type":"tiny.hide","seat":1}'))
+        ),
+    ):
         with pytest.raises(MalformedCommand) as caught:
             await call()
         errors.append((caught.value.detail, caught.value.field))
@@ -391,8 +400,9 @@ async def test_the_guard_asks_is_over_only_of_a_state_no_command_left_running() 
     head = service.commands._runs[gid].ahead
     assert head.running is head.state and (await service.head(gid)).running is (await service.head(gid)).state
     for s in ("red", "blue", "red", "blue"):  # both phases of the only turn: the last command ends the game
-        await service.handle_command(gid, seat(s), msgspec.json.encode(
-            {"command": {"type": "tiny.end_phase", "seat": s}}))
+        await service.handle_command(
+            gid, seat(s), msgspec.json.encode({"command": {"type": "tiny.end_phase", "seat": s}})
+        )
     head = service.commands._runs[gid].ahead
     assert head.ruleset.is_over(head.state) and head.running is not head.state
     with pytest.raises(RuleViolation) as info:

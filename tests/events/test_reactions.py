@@ -23,6 +23,7 @@ async def test_reactions_hear_the_commands_of_their_rulesets_only():
     def reaction(name: str) -> Any:
         async def react(game_id: str, result: Any) -> None:
             heard.append((name, game_id, result.version))
+
         return react
 
     service.react_to_commands(reaction("other"), frozenset({"gsc2"}))

@@ -17,9 +17,20 @@ from service.events.store import Conflict, SqlEventStore, WriteBatch
 
 
 def _event(game_id: str, seq: int) -> dict:
-    return {"game_id": game_id, "seq": seq, "type": "tiny.phase_done", "v": 1, "data": '{"seat":"red"}',
-            "rolls": "[]", "turn": 1, "phase": "fire", "actor": "seat:red", "command_id": None,
-            "recorded_at": "2026-11-30T00:00:00Z", "dice": None}
+    return {
+        "game_id": game_id,
+        "seq": seq,
+        "type": "tiny.phase_done",
+        "v": 1,
+        "data": '{"seat":"red"}',
+        "rolls": "[]",
+        "turn": 1,
+        "phase": "fire",
+        "actor": "seat:red",
+        "command_id": None,
+        "recorded_at": "2026-11-30T00:00:00Z",
+        "dice": None,
+    }
 
 
 class StoreSuite:
@@ -65,8 +76,9 @@ class StoreSuite:
         game = await service.create_game("tiny", "long")
         for i in range(30):
             who = "red" if i % 2 == 0 else "blue"
-            body = msgspec.json.encode({"command": {"type": "tiny.shoot", "shooter": who,
-                                                    "target": "blue" if who == "red" else "red"}})
+            body = msgspec.json.encode(
+                {"command": {"type": "tiny.shoot", "shooter": who, "target": "blue" if who == "red" else "red"}}
+            )
             await service.handle_command(game.game_id, seat(who), body)
         head = await service.head(game.game_id)
         snap = await store.snapshot(game.game_id, head.seq)
@@ -79,12 +91,15 @@ class StoreSuite:
             fresh = head_from_rows(game.game_id, game_row, await store.read_events(game.game_id, upto=at)).state
             assert from_snapshots == fresh
         assert full == head.state
-        assert decode_state(head.ruleset, bytes(snap.state)) == head_from_rows(
-            game.game_id, game_row, await store.read_events(game.game_id, upto=snap.seq)).state
+        assert (
+            decode_state(head.ruleset, bytes(snap.state))
+            == head_from_rows(game.game_id, game_row, await store.read_events(game.game_id, upto=snap.seq)).state
+        )
         await store.drop_snapshots(game.game_id)  # a cache: dropping it changes no answer
         _, after_drop, _ = await reader.state_at(game.game_id, 20)
-        assert after_drop == head_from_rows(game.game_id, game_row,
-                                            await store.read_events(game.game_id, upto=20)).state
+        assert (
+            after_drop == head_from_rows(game.game_id, game_row, await store.read_events(game.game_id, upto=20)).state
+        )
 
     async def test_game_records_its_ruleset_version(self, store: EventStore):
         game = await GameService(store).create_game("tiny", "duel")

@@ -21,7 +21,8 @@ def seen(state: State, obs: str) -> set[str]:
             continue
         if vid in state.auto_detected.get(watcher, ()):
             out.add(vid)
-        elif any(state.specs[h].side == watcher and any(lk.target == vid for lk in ls)
-                 for h, ls in state.locks.items()):
+        elif any(
+            state.specs[h].side == watcher and any(lk.target == vid for lk in ls) for h, ls in state.locks.items()
+        ):
             out.add(vid)
     return out

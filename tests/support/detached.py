@@ -82,25 +82,42 @@ def text_frames(chunks: list[bytes]) -> list[Any]:
             n, at = int.from_bytes(data[2:4], "big"), 4
         elif n == 127:
             n, at = int.from_bytes(data[2:10], "big"), 10
-        out.append(json.loads(data[at:at + n]))
-        data = data[at + n:]
+        out.append(json.loads(data[at : at + n]))
+        data = data[at + n :]
     return out
 
 
-def detached_stream(gate: Any, game_id: str, viewer: Viewer | None = None, *, own_events: bool = True,
-                    settings: Settings | None = None, fanout: Fanout | None = None,
-                    last: int = 0) -> tuple[DirectStream, FakeTransport]:
+def detached_stream(
+    gate: Any,
+    game_id: str,
+    viewer: Viewer | None = None,
+    *,
+    own_events: bool = True,
+    settings: Settings | None = None,
+    fanout: Fanout | None = None,
+    last: int = 0,
+) -> tuple[DirectStream, FakeTransport]:
     """A live (caught up at ``last``), detached stream whose commands go to ``gate.command``. Call inside
     the running loop."""
     settings = settings or Settings()
     state = types.SimpleNamespace(settings=settings, reader=None, gate=gate, metrics=None)
-    ws = types.SimpleNamespace(app=types.SimpleNamespace(state=state), client=types.SimpleNamespace(host="127.0.0.1"),
-                               query_params={"own_events": "result"} if own_events else {})
+    ws = types.SimpleNamespace(
+        app=types.SimpleNamespace(state=state),
+        client=types.SimpleNamespace(host="127.0.0.1"),
+        query_params={"own_events": "result"} if own_events else {},
+    )
     transport = FakeTransport()
     raw = RawSocket(transport, asyncio.Event(), None)
     raw.writable.set()
-    stream = DirectStream(ws, game_id, viewer or seat("red"), "token", last, raw,  # type: ignore[arg-type]
-                          fanout or Fanout(1 << 20))
+    stream = DirectStream(
+        ws,
+        game_id,
+        viewer or seat("red"),
+        "token",
+        last,
+        raw,  # type: ignore[arg-type]
+        fanout or Fanout(1 << 20),
+    )
     wire = Wire(transport, stream, settings.max_body_bytes, set(), False)  # type: ignore[arg-type]
     transport.wire = wire
     stream.wire, stream.raw, stream.ws = wire, wire, None  # type: ignore[assignment]

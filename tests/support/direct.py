@@ -38,9 +38,9 @@ class FramedTestTransport:
             elif n == 127:
                 n, at = int.from_bytes(data[2:10], "big"), 10
             assert len(data) >= at + n, "a partial frame"
-            self._stream.send_nowait({"type": "websocket.send", "text": data[at:at + n].decode()})
+            self._stream.send_nowait({"type": "websocket.send", "text": data[at : at + n].decode()})
             self.frames += 1
-            data = data[at + n:]
+            data = data[at + n :]
 
     def get_write_buffer_size(self) -> int:
         return self.buffered
@@ -82,7 +82,7 @@ def direct_client(app: Any) -> TestClient:
 def client_on_path(app: Any, path: str) -> Iterator[TestClient]:
     """A TestClient on one of both send paths: "queued", or "direct" (the pre-framed fan-out written to a
     transport). On leaving, a direct client checks the frames really went through its transports."""
-    with (TestClient(app) if path == "queued" else direct_client(app)) as c:
+    with TestClient(app) if path == "queued" else direct_client(app) as c:
         yield c
         if path == "direct":
             assert any(t.frames for t in c.app.transports)

@@ -31,8 +31,7 @@ def require_root(what: str) -> None:
 
 
 def _pg_bin(name: str) -> str:
-    found = shutil.which(name) or next(iter(sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"), reverse=True)),
-                                       None)
+    found = shutil.which(name) or next(iter(sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"), reverse=True)), None)
     if found is None:
         pytest.skip(f"PostgreSQL's {name} is not installed: the PostgreSQL fault test is skipped")
     return found
@@ -60,14 +59,18 @@ class OwnPostgres:
         return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
 
     def _as_postgres(self, argv: list[str]) -> None:
-        subprocess.run(["runuser", "-u", "postgres", "--", *argv], check=True, capture_output=True, timeout=120,
-                       cwd=self.dir)
+        subprocess.run(
+            ["runuser", "-u", "postgres", "--", *argv], check=True, capture_output=True, timeout=120, cwd=self.dir
+        )
 
     def start(self) -> None:
-        options = (f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.dir} -c fsync=off "
-                   "-c full_page_writes=off -c shared_buffers=16MB -c max_connections=40")
-        self._as_postgres([self.pg_ctl, "-D", str(self.data), "-o", options, "-l", str(self.dir / "log"),
-                           "-w", "-t", "60", "start"])
+        options = (
+            f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.dir} -c fsync=off "
+            "-c full_page_writes=off -c shared_buffers=16MB -c max_connections=40"
+        )
+        self._as_postgres(
+            [self.pg_ctl, "-D", str(self.data), "-o", options, "-l", str(self.dir / "log"), "-w", "-t", "60", "start"]
+        )
 
     def stop(self) -> None:
         """Immediate shutdown: every connection drops, new ones are refused."""
@@ -106,8 +109,11 @@ class OwnRedis:
 
     def start(self) -> None:
         assert self.binary is not None
-        self.proc = subprocess.Popen([self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                                      "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
@@ -146,8 +152,9 @@ def small_tmpfs(size: str = "4m") -> Iterator[Path]:
     """A tmpfs of ``size`` mounted on a temporary directory (unmounted afterwards)."""
     require_root("mounting a small tmpfs")
     where = Path(tempfile.mkdtemp(prefix="salvo-tmpfs-"))
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
-                             capture_output=True, timeout=30)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True, timeout=30
+    )
     if mounted.returncode != 0:
         where.rmdir()
         pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode(errors='replace').strip()}")
@@ -170,7 +177,7 @@ def fill(directory: Path, leave_bytes: int = 0) -> Path:
             if free <= leave_bytes:
                 break
             try:
-                out.write(chunk[:max(1, min(len(chunk), free - leave_bytes))])
+                out.write(chunk[: max(1, min(len(chunk), free - leave_bytes))])
                 out.flush()
             except OSError:
                 break

@@ -53,9 +53,15 @@ def describe(path: Path, revealed_turns: int) -> str:
     turns are the count the dice verifier prints for it."""
     header, decoded, state = load(path)
     golden = Golden(
-        file=path.name, ruleset=header.ruleset, scenario=header.scenario_name, state_hash=state_hash(state),
-        turn_hashes=hashes_by_turn(path), events=len(decoded), rolls=sum(len(d.event.rolls) for d in decoded),
-        revealed_turns=revealed_turns, result=final_result(header.ruleset, state),
+        file=path.name,
+        ruleset=header.ruleset,
+        scenario=header.scenario_name,
+        state_hash=state_hash(state),
+        turn_hashes=hashes_by_turn(path),
+        events=len(decoded),
+        rolls=sum(len(d.event.rolls) for d in decoded),
+        revealed_turns=revealed_turns,
+        result=final_result(header.ruleset, state),
     )
     return repr(golden)
 
@@ -106,14 +112,16 @@ async def play_bots(client: Any, ruleset_name: str, scenario: str, bot_name: str
     state, seen, key = None, 0, 0
     bot = ruleset.bots[bot_name]
     while state is None or not state.over:
-        events = (await client.get(f"/v1/games/{gid}/events", params={"after": seen, "limit": 10000},
-                                   headers=umpire)).json()["events"]
+        events = (
+            await client.get(f"/v1/games/{gid}/events", params={"after": seen, "limit": 10000}, headers=umpire)
+        ).json()["events"]
         for env in events:
             if env["type"] == "game.created":
                 state = ruleset.initial_state(ruleset.parse_setup(env["data"]["setup"]))
             else:
-                event = codec.decode(env["type"], env["v"], json.dumps(env["data"]).encode(),
-                                     json.dumps(env.get("rolls", [])).encode())
+                event = codec.decode(
+                    env["type"], env["v"], json.dumps(env["data"]).encode(), json.dumps(env.get("rolls", [])).encode()
+                )
                 state = folder.apply(state, event)
             seen = env["seq"]
         if state.over:
@@ -124,8 +132,11 @@ async def play_bots(client: Any, ruleset_name: str, scenario: str, bot_name: str
             cmd = bot.choose(view, ruleset.options(state, viewer), ruleset.forms(state, viewer), side, key)
             if cmd is not None:
                 key += 1
-                r = await client.post(f"/v1/games/{gid}/commands", json={"command": msgspec.to_builtins(cmd)},
-                                      headers={"Authorization": f"Bearer {game['seats'][side]}"})
+                r = await client.post(
+                    f"/v1/games/{gid}/commands",
+                    json={"command": msgspec.to_builtins(cmd)},
+                    headers={"Authorization": f"Bearer {game['seats'][side]}"},
+                )
                 assert r.status_code == 201, r.text
                 break
     r = await client.get(f"/v1/games/{gid}/export", headers=umpire)

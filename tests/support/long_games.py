@@ -22,8 +22,24 @@ from service.events.portability import export_game
 
 SCENARIOS = {"ftcampaign": "three-powers", "gsc2": "duel", "asc": "ambush", "starfinder": "duel"}
 # orders that keep a tactical game going for ever (no ship moves off the table, nobody is shot)
-CALM = ("end_phase", "pass", "force_phase", "ruling", "commit_sensors", "detect", "scan", "battle_stations",
-        "divert", "encourage", "countermeasures", "choose_order", "all_stop", "repair", "patch", "start")
+CALM = (
+    "end_phase",
+    "pass",
+    "force_phase",
+    "ruling",
+    "commit_sensors",
+    "detect",
+    "scan",
+    "battle_stations",
+    "divert",
+    "encourage",
+    "countermeasures",
+    "choose_order",
+    "all_stop",
+    "repair",
+    "patch",
+    "start",
+)
 
 
 class Unsigned:

@@ -54,6 +54,7 @@ def random_pick(rng: random.Random) -> Any:
             left = float(f.limits.get("max_distance_left", 0.0))
             return [{"turn": 0, "distance": round(rng.uniform(0, left), 1)}] if left > 0 else []
         return f.default if f.default is not None else []
+
     return pick
 
 

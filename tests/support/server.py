@@ -66,15 +66,20 @@ def uvicorn_in_thread(app: Any, settings: Any, ws: Any = None, http: Any = None)
         thread.join(20)
 
 
-def websocket_upgrade(sock: socket.socket, port: int, path: str, headers: Mapping[str, str] | None = None,
-                      *, byte_by_byte: bool = False) -> bytes:
+def websocket_upgrade(
+    sock: socket.socket, port: int, path: str, headers: Mapping[str, str] | None = None, *, byte_by_byte: bool = False
+) -> bytes:
     """Send a websocket handshake on a connected socket, read the 101, and return what came after it.
     ``byte_by_byte``: read nothing past the headers (a reader that should leave the rest unread)."""
     key = base64.b64encode(os.urandom(16)).decode()
     extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
-    sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-                  f"{extra}\r\n").encode())
+    sock.sendall(
+        (
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+            f"{extra}\r\n"
+        ).encode()
+    )
     buffer = b""
     while b"\r\n\r\n" not in buffer:
         buffer += sock.recv(1 if byte_by_byte else 4096)
@@ -151,12 +156,29 @@ class ServerProcess:
         for _attempt in range(3):
             if not self._fixed_port:
                 self.port = free_port(self.host)  # a fresh one on every (re)start
-            cmd = [*self.python, "-m", "service", "serve", "--host", self.host, "--port", str(self.port),
-                   "--database-url", self.database_url]
+            cmd = [
+                *self.python,
+                "-m",
+                "service",
+                "serve",
+                "--host",
+                self.host,
+                "--port",
+                str(self.port),
+                "--database-url",
+                self.database_url,
+            ]
             log = open(self.log_path, "ab")  # noqa: SIM115 - handed to the child
             try:
-                self.proc = subprocess.Popen(cmd, cwd=self.root, env=self._env(), stdout=log, stderr=subprocess.STDOUT,
-                                             stdin=subprocess.DEVNULL, start_new_session=True)
+                self.proc = subprocess.Popen(
+                    cmd,
+                    cwd=self.root,
+                    env=self._env(),
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    start_new_session=True,
+                )
             finally:
                 log.close()
             if self._wait_ready():
@@ -214,6 +236,7 @@ class ServerProcess:
     def __enter__(self) -> ServerProcess:
         return self.start()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()

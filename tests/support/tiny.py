@@ -182,24 +182,46 @@ class TinyRuleset(RulesetBase):
 
     def view(self, state: State, viewer: Viewer) -> dict[str, Any]:
         secrets = {s: v for s, v in state.secrets.items() if viewer.is_umpire or viewer.seat == s}
-        return {"turn": state.turn, "phase": state.phase, "hull": state.hull, "secrets": secrets,
-                "done": list(state.done)}
+        return {
+            "turn": state.turn,
+            "phase": state.phase,
+            "hull": state.hull,
+            "secrets": secrets,
+            "done": list(state.done),
+        }
 
     def draw(self, state: State, viewer: Viewer) -> Drawing:
         over = self.is_over(state)
         seats = tuple(
-            SeatStatus(s, must_act=not over and s not in state.done,
-                       why="game over" if over else ("ended the phase" if s in state.done else f"{state.phase} phase"))
-            for s in state.hull)
+            SeatStatus(
+                s,
+                must_act=not over and s not in state.done,
+                why="game over" if over else ("ended the phase" if s in state.done else f"{state.phase} phase"),
+            )
+            for s in state.hull
+        )
         you = next((x for x in seats if x.seat == viewer.seat), None) if viewer.kind == "seat" else None
-        pieces = tuple(Piece(id=s, kind="ship", label=f"{s} ship", at=pt(2 + 6 * i, 5), side=s,
-                             status="destroyed" if h <= 0 else "active", bars=(Bar("hull", h, 3),),
-                             mine=viewer.seat == s)
-                       for i, (s, h) in enumerate(state.hull.items()))
-        return Drawing(board=Board(kind="plane", units="inches", width=10, height=10), pieces=pieces,
-                       status=Status(turn=state.turn, phase=state.phase, phase_label=state.phase.title(),
-                                     seats=seats, you=you, over=over),
-                       sides=tuple(state.hull))
+        pieces = tuple(
+            Piece(
+                id=s,
+                kind="ship",
+                label=f"{s} ship",
+                at=pt(2 + 6 * i, 5),
+                side=s,
+                status="destroyed" if h <= 0 else "active",
+                bars=(Bar("hull", h, 3),),
+                mine=viewer.seat == s,
+            )
+            for i, (s, h) in enumerate(state.hull.items())
+        )
+        return Drawing(
+            board=Board(kind="plane", units="inches", width=10, height=10),
+            pieces=pieces,
+            status=Status(
+                turn=state.turn, phase=state.phase, phase_label=state.phase.title(), seats=seats, you=you, over=over
+            ),
+            sides=tuple(state.hull),
+        )
 
     def explain(self, event: Event) -> str:
         if isinstance(event, Shot):

@@ -44,8 +44,7 @@ class Receiver:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = self.rfile.read(length)
                 with receiver._lock:
-                    receiver.received.append(Received(self.path, {k.lower(): v for k, v in self.headers.items()},
-                                                      body))
+                    receiver.received.append(Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
                 if receiver.hold.is_set():
                     receiver.release.wait(30)
                 self.send_response(receiver.status)
@@ -62,8 +61,7 @@ class Receiver:
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}/hook"
-        self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     def __enter__(self) -> Receiver:
         self._thread.start()

@@ -51,9 +51,12 @@ class Topology:
         return f"http://127.0.0.1:{self.front}{path}"
 
     def post(self, path: str, body: dict, token: str | None = None) -> dict:
-        req = urllib.request.Request(self.url(path), data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json",
-                                              **({"Authorization": f"Bearer {token}"} if token else {})})
+        req = urllib.request.Request(
+            self.url(path),
+            data=json.dumps(body).encode(),
+            method="POST",
+            headers={"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})},
+        )
         with urllib.request.urlopen(req, timeout=30) as r:
             assert r.status in (200, 201)
             return json.loads(r.read())
@@ -65,8 +68,11 @@ def _pairs(path: Path) -> dict[str, int]:
 
 @pytest.fixture(scope="module")
 def topology(tmp_path_factory, postgres_base):
-    _need("NGINX", nginx_binary() is not None,
-          "no nginx binary: topology tests skipped (scripts/test.sh installs Debian's nginx when run as root)")
+    _need(
+        "NGINX",
+        nginx_binary() is not None,
+        "no nginx binary: topology tests skipped (scripts/test.sh installs Debian's nginx when run as root)",
+    )
     try:
         redis.Redis.from_url(REDIS_URL).ping()
     except redis.RedisError as exc:
@@ -80,9 +86,25 @@ def topology(tmp_path_factory, postgres_base):
     work = tmp_path_factory.mktemp("topology")
     front = free_port()
     env = {**os.environ, "PYTHON": sys.executable, "SALVO_RULESETS": TINY, "SALVO_HEARTBEAT_SECONDS": "2"}
-    started = subprocess.run(["bash", str(SCRIPT), "start", "--port", str(front), "--database-url", database_url,
-                              "--redis-url", REDIS_URL, "--dir", str(work)], env=env, capture_output=True,
-                             text=True, timeout=170)
+    started = subprocess.run(
+        [
+            "bash",
+            str(SCRIPT),
+            "start",
+            "--port",
+            str(front),
+            "--database-url",
+            database_url,
+            "--redis-url",
+            REDIS_URL,
+            "--dir",
+            str(work),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=170,
+    )
     try:
         assert started.returncode == 0, started.stdout + started.stderr
         yield Topology(work, _pairs(work / "ports"), _pairs(work / "pids"))

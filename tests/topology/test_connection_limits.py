@@ -29,8 +29,14 @@ LIMITS = ConnectionLimits(header_timeout=1.0, max_header_bytes=4096, max_connect
 @contextlib.contextmanager
 def serving(sqlite_url: str, limits: ConnectionLimits) -> Iterator[int]:
     port = free_port()
-    config = uvicorn_config(create_app(Settings(database_url=sqlite_url)), Settings(database_url=sqlite_url),
-                            "127.0.0.1", port, "warning", limits=limits)
+    config = uvicorn_config(
+        create_app(Settings(database_url=sqlite_url)),
+        Settings(database_url=sqlite_url),
+        "127.0.0.1",
+        port,
+        "warning",
+        limits=limits,
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -119,8 +125,10 @@ def test_a_body_larger_than_the_head_limit_in_the_same_read_is_not_a_large_head(
     """The head's bytes count, not the body's that come in the same read (a battle-file import)."""
     body = b'{"x": "' + b"a" * 3 * LIMITS.max_header_bytes + b'"}'
     with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
-        sock.sendall(b"POST /v1/games/g_0/commands HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                     b"Connection: close\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        sock.sendall(
+            b"POST /v1/games/g_0/commands HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Connection: close\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+        )
         answer = b""
         while chunk := sock.recv(65536):
             answer += chunk
@@ -175,7 +183,8 @@ def test_the_limits_come_from_the_environment_and_default_to_the_descriptor_limi
 
 def test_uvicorn_gets_the_idle_timeout_and_the_forwarded_trust(sqlite_url):
     settings = Settings(database_url=sqlite_url)
-    config = uvicorn_config(create_app(settings), settings, "127.0.0.1", 1, "warning", limits=LIMITS,
-                            forwarded_allow_ips="10.0.0.5")
+    config = uvicorn_config(
+        create_app(settings), settings, "127.0.0.1", 1, "warning", limits=LIMITS, forwarded_allow_ips="10.0.0.5"
+    )
     assert config.timeout_keep_alive == 3 and config.forwarded_allow_ips == "10.0.0.5"
     assert config.salvo_limits is LIMITS  # type: ignore[attr-defined]

@@ -81,8 +81,11 @@ def test_the_runtime_lock_has_no_development_tool_and_agrees_with_the_developmen
 
 
 def test_dockerignore_keeps_the_build_context_small_and_the_copied_paths_in():
-    ignored = [line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()
-               if line.strip() and not line.startswith("#")]
+    ignored = [
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     assert {".git", ".venv", "clients/node_modules", "tests"} <= set(ignored)
     for source in image_sources():
         assert not any(source == i or source.startswith(i.rstrip("/") + "/") for i in ignored), source
@@ -127,8 +130,14 @@ def test_the_image_layout_serves_the_page_and_imports_only_runtime_packages(tmp_
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(path, target)
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(app), "PYTHONDONTWRITEBYTECODE": "1", "HOME": str(tmp_path)}
-    run = subprocess.run([sys.executable, "-c", IN_IMAGE, str(tmp_path / "salvo.db")], cwd=app, env=env,
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", IN_IMAGE, str(tmp_path / "salvo.db")],
+        cwd=app,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     seen = json.loads(run.stdout.strip().splitlines()[-1])
     assert seen["root"].startswith(str(app))  # the copied source, not the checkout

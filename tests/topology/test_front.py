@@ -48,8 +48,9 @@ def events_until(ws, upto: int) -> list[int]:
 
 def shoot(top: Topology, gid: str, seats: dict[str, str], turn: int) -> None:
     who, other = ("red", "blue") if turn % 2 == 0 else ("blue", "red")
-    top.post(f"/v1/games/{gid}/commands", {"command": {"type": "tiny.shoot", "shooter": who, "target": other}},
-             seats[who])
+    top.post(
+        f"/v1/games/{gid}/commands", {"command": {"type": "tiny.shoot", "shooter": who, "target": other}}, seats[who]
+    )
 
 
 def spectators_on(port: int) -> float:
@@ -67,9 +68,12 @@ def test_the_page_and_its_websocket_through_the_front_on_a_port_that_is_not_80(t
     gid, seats = game["game_id"], game["seats"]
     stream = f"ws://127.0.0.1:{topology.front}/v1/games/{gid}/stream"
     own = f"http://127.0.0.1:{topology.front}"
-    with connect(stream, origin=own, open_timeout=30) as spectator, \
-            connect(stream, origin=own, open_timeout=30,
-                    additional_headers={"Authorization": f"Bearer {seats['red']}"}) as seat:
+    with (
+        connect(stream, origin=own, open_timeout=30) as spectator,
+        connect(
+            stream, origin=own, open_timeout=30, additional_headers={"Authorization": f"Bearer {seats['red']}"}
+        ) as seat,
+    ):
         assert until_caught_up(spectator)[1] == 2 and until_caught_up(seat)[1] == 2
     for foreign in ("http://127.0.0.1:8000", f"http://evil.example:{topology.front}"):
         with pytest.raises(InvalidStatus) as refused:
@@ -146,18 +150,37 @@ def test_a_forged_x_forwarded_for_never_changes_which_address_a_limit_counts(top
     game = topology.post("/v1/games", {"ruleset": "tiny", "scenario": "long"})
     path = f"/v1/games/{game['game_id']}/commands"
     command = json.dumps({"command": {"type": "tiny.shoot", "shooter": "red", "target": "blue"}}).encode()
-    statuses = [_post_from("127.0.0.2", topology.front, path,
-                           {"Authorization": f"Bearer forged-{i}", "X-Forwarded-For": f"10.9.{i}.1, 127.0.0.3",
-                            "X-Real-IP": "127.0.0.3"}) for i in range(40)]
+    statuses = [
+        _post_from(
+            "127.0.0.2",
+            topology.front,
+            path,
+            {
+                "Authorization": f"Bearer forged-{i}",
+                "X-Forwarded-For": f"10.9.{i}.1, 127.0.0.3",
+                "X-Real-IP": "127.0.0.3",
+            },
+        )
+        for i in range(40)
+    ]
     assert statuses[:30] == [401] * 30
     assert set(statuses[30:]) == {429}
     # the victim named in every forged header still authenticates and plays
     assert _post_from("127.0.0.3", topology.front, path, {"Authorization": "Bearer wrong"}) == 401
-    assert _post_from("127.0.0.3", topology.front, path, {"Authorization": f"Bearer {game['seats']['red']}"},
-                      command) == 201
+    assert (
+        _post_from("127.0.0.3", topology.front, path, {"Authorization": f"Bearer {game['seats']['red']}"}, command)
+        == 201
+    )
     # straight to the command process from an address that is not the proxy's: its header counts for nothing
-    direct = [_post_from("127.0.0.4", topology.ports["commands"], path,
-                         {"Authorization": f"Bearer forged-{i}", "X-Forwarded-For": f"10.8.{i}.1"}) for i in range(32)]
+    direct = [
+        _post_from(
+            "127.0.0.4",
+            topology.ports["commands"],
+            path,
+            {"Authorization": f"Bearer forged-{i}", "X-Forwarded-For": f"10.8.{i}.1"},
+        )
+        for i in range(32)
+    ]
     assert direct[:30] == [401] * 30 and set(direct[30:]) == {429}
 
 
@@ -196,9 +219,25 @@ def test_start_fails_and_leaves_nothing_running_when_a_process_cannot_start(tmp_
     start-up, and the script exits 1 having stopped everything it started."""
     work = tmp_path / "failing"
     env = {**os.environ, "PYTHON": sys.executable, "TOPOLOGY_START_TIMEOUT": "60"}
-    started = subprocess.run(["bash", str(SCRIPT), "start", "--port", str(free_port()), "--database-url",
-                              "postgresql://nobody@127.0.0.1:9/none", "--redis-url", REDIS_URL, "--dir", str(work)],
-                             env=env, capture_output=True, text=True, timeout=170)
+    started = subprocess.run(
+        [
+            "bash",
+            str(SCRIPT),
+            "start",
+            "--port",
+            str(free_port()),
+            "--database-url",
+            "postgresql://nobody@127.0.0.1:9/none",
+            "--redis-url",
+            REDIS_URL,
+            "--dir",
+            str(work),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=170,
+    )
     assert started.returncode == 1
     assert "exited" in started.stderr
     assert not (work / "pids").exists()

@@ -24,8 +24,22 @@ def test_every_line_of_a_serving_process_is_json(tmp_path):
     port = free_port()
     env = {**os.environ, "SALVO_LOG_LEVEL": "info", "SALVO_LOG_FORMAT": "json", "PYTHONPATH": str(ROOT)}
     out = open(tmp_path / "serve.log", "w+")  # noqa: SIM115 - read back below
-    proc = subprocess.Popen([sys.executable, "-m", "service", "serve", "--port", str(port), "--database-url",
-                             f"sqlite:///{tmp_path}/salvo.db"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "service",
+            "serve",
+            "--port",
+            str(port),
+            "--database-url",
+            f"sqlite:///{tmp_path}/salvo.db",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+    )
     try:
         deadline = time.monotonic() + 90
         while True:

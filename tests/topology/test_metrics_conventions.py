@@ -58,24 +58,46 @@ def test_metrics_follow_prometheus_conventions(sqlite_url):
 def test_the_service_counts_are_counters_and_http_metrics_carry_the_route(sqlite_url):
     _, _, families = scrape(sqlite_url)
     kinds = {f.name: f.type for f in families}
-    for counted in ("salvo_head_cache_hits", "salvo_head_cache_misses", "salvo_commands_pipelined",
-                    "salvo_commands", "salvo_http_requests", "salvo_rate_limited", "salvo_slow_consumer_closes"):
+    for counted in (
+        "salvo_head_cache_hits",
+        "salvo_head_cache_misses",
+        "salvo_commands_pipelined",
+        "salvo_commands",
+        "salvo_http_requests",
+        "salvo_rate_limited",
+        "salvo_slow_consumer_closes",
+    ):
         assert kinds.get(counted) == "counter", counted
     assert "salvo_head_cache_hit_ratio" not in kinds
     assert kinds["salvo_http_request_duration_seconds"] == "histogram"
     assert kinds["salvo_append_seconds"] == "histogram"
-    requests = {tuple(sorted(s.labels.items())): s.value for f in families if f.name == "salvo_http_requests"
-                for s in f.samples if s.name.endswith("_total")}
+    requests = {
+        tuple(sorted(s.labels.items())): s.value
+        for f in families
+        if f.name == "salvo_http_requests"
+        for s in f.samples
+        if s.name.endswith("_total")
+    }
     routes = {dict(labels)["route"] for labels in requests}
     assert {"/v1/games", "/v1/games/{game_id}", "/v1/games/{game_id}/commands", "unmatched"} <= routes
     assert requests[(("method", "POST"), ("route", "/v1/games/{game_id}/commands"), ("status", "201"))] == 1
-    durations = {dict(s.labels).get("route") for f in families if f.name == "salvo_http_request_duration_seconds"
-                 for s in f.samples}
+    durations = {
+        dict(s.labels).get("route")
+        for f in families
+        if f.name == "salvo_http_request_duration_seconds"
+        for s in f.samples
+    }
     assert "/v1/games/{game_id}" in durations
 
 
 def test_the_default_process_and_runtime_collectors_are_exposed(sqlite_url):
     _, _, families = scrape(sqlite_url)
     names = {f.name for f in families}
-    assert {"process_cpu_seconds", "process_resident_memory_bytes", "process_open_fds",
-            "process_start_time_seconds", "python_info", "python_gc_collections"} <= names
+    assert {
+        "process_cpu_seconds",
+        "process_resident_memory_bytes",
+        "process_open_fds",
+        "process_start_time_seconds",
+        "python_info",
+        "python_gc_collections",
+    } <= names

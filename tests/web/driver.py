@@ -59,7 +59,8 @@ class Seat:
         before = self.version()
         self.press(selector)
         self.page.wait_for_function(
-            f"() => ({VERSION_JS})() > {before} || !document.querySelector('#rejection').hidden", polling=50)
+            f"() => ({VERSION_JS})() > {before} || !document.querySelector('#rejection').hidden", polling=50
+        )
         if not self.page.is_hidden("#rejection"):
             raise Rejected(f"{self.name}: {what}: {self.page.inner_text('#rejection')}")
         self.actions.append(what)
@@ -70,17 +71,21 @@ class Seat:
 
     # ---- map -------------------------------------------------------------------------------
     def in_view(self, selector: str) -> bool:
-        return self.page.evaluate("""(sel) => {
+        return self.page.evaluate(
+            """(sel) => {
           const n = document.querySelector(sel), b = document.querySelector('#board').getBoundingClientRect();
           if (!n) return false;
           const r = n.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
           return x > b.left && x < b.right && y > b.top && y < b.bottom;
-        }""", selector)
+        }""",
+            selector,
+        )
 
     def uncovered(self, selector: str) -> bool:
         """Scrolled to the middle of the window, the thing's centre is the thing itself, not something
         drawn over it (the game bar over a piece at the map's top edge, say)."""
-        return self.page.evaluate("""(sel) => {
+        return self.page.evaluate(
+            """(sel) => {
           const n = document.querySelector(sel);
           if (!n) return false;
           let r = n.getBoundingClientRect();
@@ -88,7 +93,9 @@ class Seat:
           r = n.getBoundingClientRect();
           const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
           return !!top && (top === n || n.contains(top) || n.parentNode.contains(top));
-        }""", selector)
+        }""",
+            selector,
+        )
 
     def see(self, selector: str) -> None:
         """As a player would: zoom out to the whole map when what to tap is off screen or covered."""
@@ -115,8 +122,9 @@ class Seat:
 
     def option_types(self) -> list[str]:
         # what may be pressed: an option shown refused (a shot that cannot hit) is not one
-        return self.page.eval_on_selector_all("#commands button.opt:not(.refused)",
-                                              "els => els.map((e) => e.dataset.type)")
+        return self.page.eval_on_selector_all(
+            "#commands button.opt:not(.refused)", "els => els.map((e) => e.dataset.type)"
+        )
 
     def send_form(self, command: str, piece: str | None = None) -> int:
         scope = f"section.form[data-command='{command}']" + (f":has(.pc[data-piece='{piece}'])" if piece else "")

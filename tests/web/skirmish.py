@@ -106,10 +106,18 @@ class State(msgspec.Struct, frozen=True):
 
 def _start(board: str) -> dict[str, Ship]:
     if board == "hex":
-        return {"r1": Ship("red", -3, 2, 0), "r2": Ship("red", -2, 2, 0),
-                "b1": Ship("blue", 3, -2, 3), "b2": Ship("blue", 2, -2, 3)}
-    return {"r1": Ship("red", 4, 20, 0), "r2": Ship("red", 8, 20, 0),
-            "b1": Ship("blue", 16, 4, 180), "b2": Ship("blue", 20, 4, 180)}
+        return {
+            "r1": Ship("red", -3, 2, 0),
+            "r2": Ship("red", -2, 2, 0),
+            "b1": Ship("blue", 3, -2, 3),
+            "b2": Ship("blue", 2, -2, 3),
+        }
+    return {
+        "r1": Ship("red", 4, 20, 0),
+        "r2": Ship("red", 8, 20, 0),
+        "b1": Ship("blue", 16, 4, 180),
+        "b2": Ship("blue", 20, 4, 180),
+    }
 
 
 NAMES = {"r1": "Ajax", "r2": "Hermes", "b1": "Brutus", "b2": "Cassius"}
@@ -195,7 +203,7 @@ class SkirmishRuleset(RulesetBase):
         x, y, h = s.x, s.y, s.heading
         pts = [(x, y)]
         if sum(leg.distance for leg in legs) > MAX_MOVE + 1e-6:
-            raise RuleViolation("SK-MOVE", f"a ship moves at most {MAX_MOVE:g}\"")
+            raise RuleViolation("SK-MOVE", f'a ship moves at most {MAX_MOVE:g}"')
         for leg in legs:
             if leg.turn not in (-45, 0, 45) or leg.distance < 0:
                 raise RuleViolation("SK-MOVE", "turn 45° left or right, then go ahead")
@@ -225,28 +233,41 @@ class SkirmishRuleset(RulesetBase):
             ships = dict(state.ships)
             for sid, pts, heading in event.moves:
                 ships[sid] = msgspec.structs.replace(ships[sid], x=pts[-1][0], y=pts[-1][1], heading=heading)
-            return msgspec.structs.replace(state, ships=ships, done=(*state.done, event.side),
-                                           tracks=(*state.tracks, *((sid, pts) for sid, pts, _ in event.moves)))
+            return msgspec.structs.replace(
+                state,
+                ships=ships,
+                done=(*state.done, event.side),
+                tracks=(*state.tracks, *((sid, pts) for sid, pts, _ in event.moves)),
+            )
         if isinstance(event, Fired):
             ships = dict(state.ships)
             n = state.n
-            fx = [(n + 1, "fire", "fires", event.ship, event.target),
-                  (n + 2, "hit" if event.hit else "miss", "hit" if event.hit else "miss", event.ship, event.target)]
+            fx = [
+                (n + 1, "fire", "fires", event.ship, event.target),
+                (n + 2, "hit" if event.hit else "miss", "hit" if event.hit else "miss", event.ship, event.target),
+            ]
             if event.hit:
                 t = ships[event.target]
                 ships[event.target] = msgspec.structs.replace(t, hull=t.hull - 1)
                 fx.append((n + 3, "damage", "1 damage", event.ship, event.target))
                 if t.hull - 1 <= 0:
                     fx.append((n + 4, "destroyed", "destroyed", event.ship, event.target))
-            return msgspec.structs.replace(state, ships=ships, fired=(*state.fired, event.ship),
-                                           effects=(*state.effects, *fx)[-8:], n=n + len(fx))
+            return msgspec.structs.replace(
+                state, ships=ships, fired=(*state.fired, event.ship), effects=(*state.effects, *fx)[-8:], n=n + len(fx)
+            )
         if isinstance(event, Ended):
             return msgspec.structs.replace(state, done=(*state.done, event.side))
         if isinstance(event, Advanced):
             new_turn = event.turn != state.turn
-            return msgspec.structs.replace(state, turn=event.turn, phase=event.phase, done=(), fired=(),
-                                           tracks=() if new_turn else state.tracks,
-                                           effects=() if new_turn else state.effects)
+            return msgspec.structs.replace(
+                state,
+                turn=event.turn,
+                phase=event.phase,
+                done=(),
+                fired=(),
+                tracks=() if new_turn else state.tracks,
+                effects=() if new_turn else state.effects,
+            )
         return state
 
     # ---- options and forms --------------------------------------------------------------------
@@ -257,11 +278,20 @@ class SkirmishRuleset(RulesetBase):
         me = self._me(state, viewer)
         if me is None or state.phase != "fire" or me in state.done:
             return []
-        out = [Option(command=Fire(ship=sid, target=tid),
-                      label=f"{NAMES[sid]} fires at {NAMES[tid]} (hits on 6 or less)",
-                      piece=sid, target=tid, group="fire", rule="SK-FIRE")
-               for sid, s in state.ships.items() if s.side == me and s.hull > 0 and sid not in state.fired
-               for tid, t in state.ships.items() if t.side != me and t.hull > 0]
+        out = [
+            Option(
+                command=Fire(ship=sid, target=tid),
+                label=f"{NAMES[sid]} fires at {NAMES[tid]} (hits on 6 or less)",
+                piece=sid,
+                target=tid,
+                group="fire",
+                rule="SK-FIRE",
+            )
+            for sid, s in state.ships.items()
+            if s.side == me and s.hull > 0 and sid not in state.fired
+            for tid, t in state.ships.items()
+            if t.side != me and t.hull > 0
+        ]
         out.append(Option(command=EndPhase(side=me), label="End my fire phase", group="phase", rule="SK-END"))
         return out
 
@@ -274,22 +304,47 @@ class SkirmishRuleset(RulesetBase):
             if s.side != me or s.hull <= 0:
                 continue
             if state.board == "hex":
-                f = Field(key="path", label="Path", kind="hexpath",
-                          limits={"start": [int(s.x), int(s.y)], "max_cost": MAX_HEX_COST})
+                f = Field(
+                    key="path",
+                    label="Path",
+                    kind="hexpath",
+                    limits={"start": [int(s.x), int(s.y)], "max_cost": MAX_HEX_COST},
+                )
             else:
-                f = Field(key="legs", label="Move", kind="legs", max=MAX_MOVE, unit="inches",
-                          limits={"max_distance_left": MAX_MOVE, "turn_degrees": 45})
+                f = Field(
+                    key="legs",
+                    label="Move",
+                    kind="legs",
+                    max=MAX_MOVE,
+                    unit="inches",
+                    limits={"max_distance_left": MAX_MOVE, "turn_degrees": 45},
+                )
             pieces.append(PieceChoices(piece=sid, label=NAMES[sid], fields=(f,)))
-        return [Form(command="skirmish.orders", label="Move orders", pieces=tuple(pieces), fixed={"side": me},
-                     list_key="ships", piece_key="id", group="move", rule="SK-MOVE")]
+        return [
+            Form(
+                command="skirmish.orders",
+                label="Move orders",
+                pieces=tuple(pieces),
+                fixed={"side": me},
+                list_key="ships",
+                piece_key="id",
+                group="move",
+                rule="SK-MOVE",
+            )
+        ]
 
     # ---- view and drawing ---------------------------------------------------------------------
     def view(self, state: State, viewer: Viewer) -> dict[str, Any]:
-        return {"turn": state.turn, "phase": state.phase, "done": list(state.done),
-                "hull": {sid: s.hull for sid, s in state.ships.items()}}
+        return {
+            "turn": state.turn,
+            "phase": state.phase,
+            "done": list(state.done),
+            "hull": {sid: s.hull for sid, s in state.ships.items()},
+        }
 
     def draw(self, state: State, viewer: Viewer) -> Drawing:
         over = self.is_over(state)
+
         def why(side: str) -> tuple[bool, str]:
             if over:
                 return False, "game over"
@@ -297,22 +352,48 @@ class SkirmishRuleset(RulesetBase):
                 other = "blue" if side == "red" else "red"
                 return False, f"waiting for {other}" if state.phase == "move" else "ended the phase"
             return True, "your sealed move orders" if state.phase == "move" else "fire, then end the phase"
+
         seats = tuple(SeatStatus(s, *why(s)) for s in SIDES)
         you = next((x for x in seats if x.seat == viewer.seat), None) if viewer.kind == "seat" else None
-        board = (Board(kind="hex", units="hexes", radius=6, orientation="flat",
-                       facings=("N", "NE", "SE", "S", "SW", "NW"))
-                 if state.board == "hex" else Board(kind="plane", units="inches", width=24, height=24))
-        pieces = tuple(Piece(id=sid, kind="ship", label=NAMES[sid], at=pt(s.x, s.y), side=s.side, facing=s.heading,
-                             status="destroyed" if s.hull <= 0 else "active", bars=(Bar("hull", s.hull, HULL),),
-                             mine=viewer.seat == s.side) for sid, s in state.ships.items())
+        board = (
+            Board(kind="hex", units="hexes", radius=6, orientation="flat", facings=("N", "NE", "SE", "S", "SW", "NW"))
+            if state.board == "hex"
+            else Board(kind="plane", units="inches", width=24, height=24)
+        )
+        pieces = tuple(
+            Piece(
+                id=sid,
+                kind="ship",
+                label=NAMES[sid],
+                at=pt(s.x, s.y),
+                side=s.side,
+                facing=s.heading,
+                status="destroyed" if s.hull <= 0 else "active",
+                bars=(Bar("hull", s.hull, HULL),),
+                mine=viewer.seat == s.side,
+            )
+            for sid, s in state.ships.items()
+        )
         return Drawing(
-            board=board, pieces=pieces, sides=SIDES,
+            board=board,
+            pieces=pieces,
+            sides=SIDES,
             tracks=tuple(Track(kind="move", points=tuple(pt(*p) for p in pts), piece=sid) for sid, pts in state.tracks),
-            effects=tuple(Effect(n=n, kind=k, text=t, source=a, target=b, amount=1 if k == "damage" else None,
-                                 rule="SK-FIRE")
-                          for n, k, t, a, b in state.effects),
-            status=Status(turn=state.turn, phase=state.phase, phase_label=f"{state.phase.title()} phase",
-                          seats=seats, you=you, sealed=state.phase == "move", over=over, result=self.result(state)))
+            effects=tuple(
+                Effect(n=n, kind=k, text=t, source=a, target=b, amount=1 if k == "damage" else None, rule="SK-FIRE")
+                for n, k, t, a, b in state.effects
+            ),
+            status=Status(
+                turn=state.turn,
+                phase=state.phase,
+                phase_label=f"{state.phase.title()} phase",
+                seats=seats,
+                you=you,
+                sealed=state.phase == "move",
+                over=over,
+                result=self.result(state),
+            ),
+        )
 
     def explain(self, event: Event) -> str:
         if isinstance(event, Fired):

@@ -107,6 +107,7 @@ def create_in_lobby(lobby, base: str, ruleset: str, scenario: str) -> dict[str, 
     lobby.wait_for_function("(s) => document.querySelector('#scenario')?.value === s", arg=scenario)
     lobby.click("#create")
     lobby.wait_for_selector("#created .links")
-    return {row.get_attribute("data-role"): row.query_selector("input").input_value()
-            for row in lobby.query_selector_all("#created .link-row")}
-
+    return {
+        row.get_attribute("data-role"): row.query_selector("input").input_value()
+        for row in lobby.query_selector_all("#created .link-row")
+    }

@@ -21,24 +21,38 @@ HIT_JS = """(ids) => {
 
 
 def _command(server, game_id: str, token: str, command: dict) -> None:
-    r = httpx.post(f"{server.url}/v1/games/{game_id}/commands", json={"command": command},
-                   headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    r = httpx.post(
+        f"{server.url}/v1/games/{game_id}/commands",
+        json={"command": command},
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=30,
+    )
     assert r.status_code == 201, r.text
 
 
 def test_a_cluster_of_ships_past_the_top_edge_is_fanned_out_inside_the_board(browser, server):
-    created = httpx.post(f"{server.url}/v1/games", json={"ruleset": "skirmish", "scenario": "plane", "options": {}},
-                         timeout=30).json()
+    created = httpx.post(
+        f"{server.url}/v1/games", json={"ruleset": "skirmish", "scenario": "plane", "options": {}}, timeout=30
+    ).json()
     gid, seats = created["game_id"], created["seats"]
     for turn in range(5):  # each ship 4.5" straight on a turn: red's two leave the 24" table at its top
         for side, ships in (("red", ("r1", "r2")), ("blue", ("b1", "b2"))):
-            _command(server, gid, seats[side], {"type": "skirmish.orders", "side": side,
-                     "ships": [{"id": s, "legs": [{"turn": 0, "distance": 4.5}]} for s in ships]})
+            _command(
+                server,
+                gid,
+                seats[side],
+                {
+                    "type": "skirmish.orders",
+                    "side": side,
+                    "ships": [{"id": s, "legs": [{"turn": 0, "distance": 4.5}]} for s in ships],
+                },
+            )
         if turn < 4:
             for side in ("red", "blue"):
                 _command(server, gid, seats[side], {"type": "skirmish.end_phase", "side": side})
-    view = httpx.get(f"{server.url}/v1/games/{gid}", headers={"Authorization": f"Bearer {seats['red']}"},
-                     timeout=30).json()
+    view = httpx.get(
+        f"{server.url}/v1/games/{gid}", headers={"Authorization": f"Bearer {seats['red']}"}, timeout=30
+    ).json()
     ships = {p["id"]: p["at"] for p in view["state"]["draw"]["pieces"]}
     assert ships["r1"]["y"] == ships["r2"]["y"] == -2.5  # 20 - 5 * 4.5: past the table's top edge
     ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)

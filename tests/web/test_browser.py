@@ -53,7 +53,8 @@ def _shown_seq(seat: Seat) -> int:
 
 def _wait_seq(seat: Seat, seq: int) -> None:
     seat.page.wait_for_function(
-        "(n) => /seq (\\d+) of/.exec(document.querySelector('#mode').textContent)?.[1] === String(n)", arg=seq)
+        "(n) => /seq (\\d+) of/.exec(document.querySelector('#mode').textContent)?.[1] === String(n)", arg=seq
+    )
 
 
 def test_play_watch_scrub_and_replay(browser, server):
@@ -136,8 +137,12 @@ def test_play_watch_scrub_and_replay(browser, server):
         # a rejection shows its rule id: the same battery cannot fire twice in a turn
         shot = spec.page.evaluate("() => salvo.events.filter((e) => e.type === 'gsc2.beam_fired').pop().data")
         mover.press("details.raw summary")
-        mover.page.fill("#raw-command", json.dumps(
-            {"type": "gsc2.fire", "ship": shot["ship"], "battery": shot["battery"], "target": shot["target"]}))
+        mover.page.fill(
+            "#raw-command",
+            json.dumps(
+                {"type": "gsc2.fire", "ship": shot["ship"], "battery": shot["battery"], "target": shot["target"]}
+            ),
+        )
         console.allowed_422 += 1
         mover.press("#send-raw")
         mover.page.wait_for_selector("#rejection:not([hidden]) code.rule")
@@ -223,7 +228,9 @@ def test_dice_verifier_matches_the_service(browser, server):
     cases = [(i, sides, salt) for i in range(12) for sides in (3, 6, 10, 20, 100) for salt in ("", "abc")]
     want = [derive_face(seed, "g_test", 7, i, sides, salt) for i, sides, salt in cases]
     got, console = evaluate_in_fresh_page(
-        browser, server.url, "dice",
+        browser,
+        server.url,
+        "dice",
         """async ([seedHex, cases]) => {
         const d = await import('/static/dice.js');
         const seed = d.hexToBytes(seedHex);
@@ -262,7 +269,9 @@ def test_hex_map_draws_vessels_bogeys_and_move_targets(browser, server):
     }
     options = [{"type": "asc.move", "vessel": "v1", "hex": [2, -1]}]
     got, console = evaluate_in_fresh_page(
-        browser, server.url, "hex",
+        browser,
+        server.url,
+        "hex",
         """async ([view, options]) => {
         const h = await import('/static/hexmap.js');
         const root = document.createElementNS('http://www.w3.org/2000/svg', 'svg');

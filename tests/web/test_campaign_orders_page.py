@@ -24,8 +24,11 @@ def _to_spending(http: httpx.Client, created: dict) -> None:
                 return
             todo = [o for o in got["options"] if o["command"]["type"] not in SKIP]
             if todo:
-                r = http.post(f"/v1/games/{game}/commands", json={"command": todo[0]["command"]},
-                              headers={"Authorization": f"Bearer {token}"})
+                r = http.post(
+                    f"/v1/games/{game}/commands",
+                    json={"command": todo[0]["command"]},
+                    headers={"Authorization": f"Bearer {token}"},
+                )
                 assert r.status_code == 201, r.text
                 break
         else:
@@ -50,14 +53,16 @@ def test_ftc_eco_1_treasury_prices_and_a_second_tap_for_what_cannot_be_undone(br
         created = http.post("/v1/games", json={"ruleset": "ftcampaign", "scenario": "intro-duel"}).json()
         _to_spending(http, created)
         game, player = created["game_id"], "nac"
-        cash = http.get(f"/v1/games/{game}", headers={"Authorization": f"Bearer {created['seats'][player]}"}
-                        ).json()["state"]["economy"]["cash"]
+        cash = http.get(f"/v1/games/{game}", headers={"Authorization": f"Bearer {created['seats'][player]}"}).json()[
+            "state"
+        ]["economy"]["cash"]
     try:
         page = console.watch(ctx.new_page(), player)
         _open(page, server, game, created["seats"][player])
         assert page.inner_text("#treasury").startswith(f"Treasury: {cash:,} pts"), page.inner_text("#treasury")
-        buys = page.eval_on_selector_all("#commands button.opt[data-type='ftcampaign.buy_ship']",
-                                         "els => els.map((e) => e.textContent)")
+        buys = page.eval_on_selector_all(
+            "#commands button.opt[data-type='ftcampaign.buy_ship']", "els => els.map((e) => e.textContent)"
+        )
         assert buys and all(b.endswith(" pts") for b in buys), buys
         first = page.get_attribute("#commands button.opt", "data-type")
         assert first != "ftcampaign.ready", "ending set-up spending is the first button"

@@ -23,8 +23,12 @@ MAX_BUTTONS = 200
 MIN_TARGET_PX = 44
 
 # the sample rulesets, and the browser tests' own contract ruleset (served by the test server)
-CASES = [(name, scenario) for name in available_rulesets() if name not in TEST_ONLY
-         for scenario in sorted(find_ruleset(name).scenarios())]
+CASES = [
+    (name, scenario)
+    for name in available_rulesets()
+    if name not in TEST_ONLY
+    for scenario in sorted(find_ruleset(name).scenarios())
+]
 CASES += [("skirmish", s) for s in sorted(skirmish.RULESET.scenarios())]
 RULESETS = sorted({name for name, _ in CASES})
 
@@ -47,8 +51,11 @@ def pages(browser):
     console = Console()
     desk = browser.new_context(viewport=DESKTOP)
     phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
-    out = {"1440x900": console.watch(desk.new_page(), "desktop"), "390x844": console.watch(phone.new_page(), "phone"),
-           "console": console}
+    out = {
+        "1440x900": console.watch(desk.new_page(), "desktop"),
+        "390x844": console.watch(phone.new_page(), "phone"),
+        "console": console,
+    }
     try:
         yield out
     finally:
@@ -166,8 +173,14 @@ def test_api_docs_work_offline(browser, server):
     outside: list[str] = []
     try:
         page = ctx.new_page()
-        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(server.url)
-                   else (outside.append(route.request.url), route.abort()))
+        page.route(
+            "**/*",
+            lambda route: (
+                route.continue_()
+                if route.request.url.startswith(server.url)
+                else (outside.append(route.request.url), route.abort())
+            ),
+        )
         page.goto(server.url + "/docs")
         page.wait_for_selector(".swagger-ui .info .title:has-text('Salvo')")
         page.wait_for_selector(".opblock-tag:has-text('rulesets')", state="attached")

@@ -55,9 +55,12 @@ def test_campaign_star_map_in_the_browser(browser, server):
             assert page.query_selector(f"{OPT}[data-type='ftcampaign.generate_map']") is None
             pages[p] = page
         assert pages["nac"].eval_on_selector_all("#board [data-node]", "els => els.length") >= 2
-        claimer = next(p for p, page in pages.items()
-                       if page.wait_for_selector(f"{OPT}", state="attached")
-                       and page.query_selector(f"{OPT}[data-type='ftcampaign.claim_homeworld']") is not None)
+        claimer = next(
+            p
+            for p, page in pages.items()
+            if page.wait_for_selector(f"{OPT}", state="attached")
+            and page.query_selector(f"{OPT}[data-type='ftcampaign.claim_homeworld']") is not None
+        )
         page = pages[claimer]
         page.click(f"{OPT}[data-type='ftcampaign.claim_homeworld']")
         page.wait_for_selector(f"#board [data-node][data-owner={claimer}]", state="attached")

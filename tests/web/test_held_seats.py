@@ -13,8 +13,14 @@ import httpx
 from tests.web.driver import Seat
 from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console, create_in_lobby, page_url
 
-ROLE_GROUP = {"captain": "captain", "engineer": "engineering", "science": "science", "gunner": "fire",
-              "gunner-2": "fire", "pilot": "move"}
+ROLE_GROUP = {
+    "captain": "captain",
+    "engineer": "engineering",
+    "science": "science",
+    "gunner": "fire",
+    "gunner-2": "fire",
+    "pilot": "move",
+}
 SETTLED_JS = "() => window.salvo && salvo.live && !salvo.sending && !salvo.switching"
 
 
@@ -64,12 +70,19 @@ def test_a_starfinder_duel_two_people_one_tab_per_ship(browser, server):
         lobby = console.watch(desk.new_page(), "lobby")  # the lobby hands out one link per ship's crew
         links = create_in_lobby(lobby, server.url, "starfinder", "duel")
         assert {"group:sunrise", "group:ashen"} <= set(links), set(links)
-        created = {"game_id": parse_qs(urlsplit(links["group:sunrise"]).query)["game"][0],
-                   "seats": {r.removeprefix("seat:"): parse_qs(urlsplit(u).fragment)["token"][0]
-                             for r, u in links.items() if r.startswith("seat:")}}
+        created = {
+            "game_id": parse_qs(urlsplit(links["group:sunrise"]).query)["game"][0],
+            "seats": {
+                r.removeprefix("seat:"): parse_qs(urlsplit(u).fragment)["token"][0]
+                for r, u in links.items()
+                if r.startswith("seat:")
+            },
+        }
         assert links["group:ashen"] == _crew_link(server, created, "ashen")
-        people = [_open_crew(console, desk, server, created, "sunrise", touch=False),
-                  _open_crew(console, phone, server, created, "ashen", touch=True)]
+        people = [
+            _open_crew(console, desk, server, created, "sunrise", touch=False),
+            _open_crew(console, phone, server, created, "ashen", touch=True),
+        ]
         for p in people:  # five seats in the switcher, the page's link keeping all five
             held = p.page.eval_on_selector_all("#seat-switch .seat-pick", "els => els.map((e) => e.dataset.seat)")
             assert sorted(held) == sorted(s for s in created["seats"] if s.startswith(f"{p.name}/")), held
@@ -110,8 +123,9 @@ def test_a_seat_picked_by_hand_stays_and_a_pending_role_change_is_not_offered_ag
     """SF-ROLE-3: after "Take the … role from next round" no option asks for that role again while it is
     pending; the seat switcher's pick stays on screen although another held seat must act."""
     console = Console()
-    created = httpx.post(server.url + "/v1/games", json={"ruleset": "starfinder", "scenario": "duel"},
-                         timeout=30).json()
+    created = httpx.post(
+        server.url + "/v1/games", json={"ruleset": "starfinder", "scenario": "duel"}, timeout=30
+    ).json()
     ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     try:
         person = _open_crew(console, ctx, server, created, "sunrise", touch=True)

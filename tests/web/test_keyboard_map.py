@@ -20,8 +20,9 @@ def _view_box(k) -> list[float]:
 
 def _key_moves_view(k, key: str, before: list[float]) -> list[float]:
     k.page.keyboard.press(key)
-    k.page.wait_for_function(f"(b) => ({VIEWBOX_JS})().some((n, i) => Math.abs(n - b[i]) > 1e-6)", arg=before,
-                             polling=50)
+    k.page.wait_for_function(
+        f"(b) => ({VIEWBOX_JS})().some((n, i) => Math.abs(n - b[i]) > 1e-6)", arg=before, polling=50
+    )
     k.stays_on(".board-wrap")
     return _view_box(k)
 
@@ -60,6 +61,7 @@ def test_the_map_pans_and_zooms_by_keyboard(browser, server, desk):
 
 def _without_draw(page, game_id: str) -> None:
     """Every view the page reads comes without its ``draw``: the page falls back to the old renderers."""
+
     def strip(route):
         resp = route.fetch()
         body = resp.json()

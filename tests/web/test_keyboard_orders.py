@@ -32,8 +32,9 @@ def _choose(k: Keys, select: str, index: int) -> None:
         if now == index:
             return
         k.page.keyboard.press("ArrowDown" if now < index else "ArrowUp")
-        k.page.wait_for_function("([s, n]) => document.querySelector(s).selectedIndex !== n", arg=[select, now],
-                                 polling=50)
+        k.page.wait_for_function(
+            "([s, n]) => document.querySelector(s).selectedIndex !== n", arg=[select, now], polling=50
+        )
         k.stays_on(select)
     raise AssertionError(f"{select} never reached option {index}")
 
@@ -53,7 +54,7 @@ def test_campaign_orders_for_two_groups_by_keyboard_alone(browser, server, desk)
     page = k.page
     k.tab_to("#commands button.opt[data-type='ftcampaign.split_group']", limit=TAB_LIMIT)
     k.press("Enter", "split the task group")
-    page.wait_for_function(f"() => document.querySelectorAll(\"{FORM} .pc[data-piece]\").length >= 2")
+    page.wait_for_function(f'() => document.querySelectorAll("{FORM} .pc[data-piece]").length >= 2')
     groups = page.eval_on_selector_all(f"{FORM} .pc[data-piece]", "els => els.map((e) => e.dataset.piece)")
     chosen = {}
     for i, group in enumerate(groups):
@@ -79,8 +80,11 @@ def test_campaign_orders_for_two_groups_by_keyboard_alone(browser, server, desk)
         chosen[group] = (labels[pick].split()[0], want.replace(" ", "_"))
     k.tab_to(f"{FORM} button.send-form", limit=TAB_LIMIT)
     k.press("Enter", "seal the orders")
-    sealed = page.evaluate("""(me) => salvo.events.filter((e) => e.type === 'ftcampaign.orders_submitted'
-        && e.data.player === me).map((e) => e.data.orders)""", player)
+    sealed = page.evaluate(
+        """(me) => salvo.events.filter((e) => e.type === 'ftcampaign.orders_submitted'
+        && e.data.player === me).map((e) => e.data.orders)""",
+        player,
+    )
     assert len(sealed) == 1 and sealed[0] is not None, sealed
     got = {o["group"]: (f"{o['to'][0]},{o['to'][1]}", o["posture"]) for o in sealed[0]}
     assert len(chosen) >= 2 and got == chosen, (got, chosen)
@@ -101,8 +105,11 @@ def test_dispute_buttons_by_keyboard_alone(browser, server, desk):
         created = r.json()
         gid, umpire = created["game_id"], created["umpire_token"]
         for _ in range(3):
-            r = http.post(f"/v1/games/{gid}/commands", json={"command": SHOOT},
-                          headers={"Authorization": f"Bearer {created['seats']['red']}"})
+            r = http.post(
+                f"/v1/games/{gid}/commands",
+                json={"command": SHOOT},
+                headers={"Authorization": f"Bearer {created['seats']['red']}"},
+            )
             assert r.status_code == 201, r.text
         head = http.get(f"/v1/games/{gid}").json()["version"]
         exported = http.get(f"/v1/games/{gid}/export", headers={"Authorization": f"Bearer {umpire}"}).text

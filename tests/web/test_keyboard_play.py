@@ -85,8 +85,9 @@ class Keys:
     def stays_on(self, sel: str) -> None:
         """After a re-render focus is on ``sel`` (the same control, or its stand-in)."""
         try:
-            self.page.wait_for_function("(s) => document.activeElement && document.activeElement.matches(s)",
-                                        arg=sel, polling=50, timeout=3000)
+            self.page.wait_for_function(
+                "(s) => document.activeElement && document.activeElement.matches(s)", arg=sel, polling=50, timeout=3000
+            )
         except Exception:
             f = self.focused(sel)
             raise AssertionError(f"{self.seat.name}: focus left {sel}: now on {f and f['html']}") from None
@@ -97,7 +98,8 @@ class Keys:
         before = self.seat.version()
         self.page.keyboard.press(key)
         self.page.wait_for_function(
-            f"() => ({VERSION_JS})() > {before} || !document.querySelector('#rejection').hidden", polling=50)
+            f"() => ({VERSION_JS})() > {before} || !document.querySelector('#rejection').hidden", polling=50
+        )
         assert self.page.is_hidden("#rejection"), f"{self.seat.name}: {what}: {self.page.inner_text('#rejection')}"
         self.seat.actions.append(what)
         return self.seat.version()
@@ -146,12 +148,15 @@ def _move(k: Keys, ship: str, turn: bool) -> int:
     # the end of the move on the map: a slider, nudged with the arrow keys
     k.tab_to("#board .handle", back=True)
     page.keyboard.press("ArrowDown")
-    page.wait_for_function("([s, v]) => Math.abs(Number(document.querySelector(s).value) - v) < 1e-6",
-                           arg=[dist, round(typed - 0.5, 1)], polling=50)
+    page.wait_for_function(
+        "([s, v]) => Math.abs(Number(document.querySelector(s).value) - v) < 1e-6",
+        arg=[dist, round(typed - 0.5, 1)],
+        polling=50,
+    )
     k.stays_on("#board .handle")
     assert page.query_selector(f"{form} .ruler-text.bad") is None, page.inner_text(f"{form} .ruler-text")
     k.tab_to(f"{form} .send-form")
-    return k.press("Enter", f"move {ship} {typed - 0.5:g}\"")
+    return k.press("Enter", f'move {ship} {typed - 0.5:g}"')
 
 
 def _fire(k: Keys, ship: str, enemy: str) -> int:
@@ -200,8 +205,10 @@ def test_gsc2_duel_turn_by_keyboard_alone(browser, server, desk):
         if k.seat.has(f"{MOVE}:has(.pc[data-piece='{ship}'])"):
             latest = _move(k, ship, turn=not moved)
             moved.append(ship)
-        elif k.seat.has(f"#commands button.opt[data-type='gsc2.fire'][data-target='{enemy}']") \
-                and (k.seat.name, st["turn"]) not in fired:
+        elif (
+            k.seat.has(f"#commands button.opt[data-type='gsc2.fire'][data-target='{enemy}']")
+            and (k.seat.name, st["turn"]) not in fired
+        ):
             fired.append((k.seat.name, st["turn"]))
             latest = _fire(k, ship, enemy)
         else:
@@ -235,8 +242,9 @@ def test_asc_sensor_commit_by_keyboard_alone(browser, server, desk):
     dis.seat.sync(v)
     adv.seat.sync(v)
     assert adv.seat.state()["phase"] == "detection"  # both sealed commits in: revealed, the turn goes on
-    revealed = adv.page.evaluate("() => salvo.events.filter((e) => e.type === 'asc.sensors_revealed')"
-                                 ".flatMap((e) => e.data.entries)")
+    revealed = adv.page.evaluate(
+        "() => salvo.events.filter((e) => e.type === 'asc.sensors_revealed').flatMap((e) => e.data.entries)"
+    )
     assert any(e["vessel"] == "sms-kaiser" and e["active"] for e in revealed), revealed  # as set by keyboard
     # the cruiser radiates, so the frigates see it by name at once (ASC-DET-2), on the map and to a screen reader
     kaiser = adv.page.get_attribute("#board .piece[data-id='sms-kaiser']", "aria-label")
@@ -253,8 +261,12 @@ def test_starfinder_pilot_moves_hex_by_hex_by_keyboard_alone(browser, server, de
     console = Console()
     created = _create(server, "starfinder", "duel")
     gid = created["game_id"]
-    r = httpx.post(f"{server.url}/v1/games/{gid}/commands", json={"command": {"type": "starfinder.force_phase"}},
-                   headers={"Authorization": f"Bearer {created['umpire_token']}"}, timeout=30)  # set-up: the helm phase
+    r = httpx.post(
+        f"{server.url}/v1/games/{gid}/commands",
+        json={"command": {"type": "starfinder.force_phase"}},
+        headers={"Authorization": f"Bearer {created['umpire_token']}"},
+        timeout=30,
+    )  # set-up: the helm phase
     assert r.status_code == 201, r.text
     acting = httpx.get(f"{server.url}/v1/games/{gid}", timeout=30).json()["state"]["acting_ship"]
     pilot = _open(console, desk, server, created, f"{acting}/pilot")

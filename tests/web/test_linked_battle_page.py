@@ -28,8 +28,10 @@ def test_open_the_battle_from_the_campaign_watch_it_and_return_with_the_result(b
         assert r.status_code == 201, r.text
         game = r.json()
         battle = campaign_to_battle(http, game, seed=3)
-        r = http.post(f"/v1/games/{game['game_id']}/battles/{battle['id']}/tactical",
-                      headers={"Authorization": f"Bearer {game['umpire_token']}"})
+        r = http.post(
+            f"/v1/games/{game['game_id']}/battles/{battle['id']}/tactical",
+            headers={"Authorization": f"Bearer {game['umpire_token']}"},
+        )
         assert r.status_code == 201, r.text
         tid = r.json()["tactical_game_id"]
         player = battle["forces"][0]["player"]

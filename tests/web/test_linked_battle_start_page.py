@@ -56,8 +56,10 @@ def test_the_umpire_starts_a_linked_battle_from_the_page_and_the_players_fight_i
     desk = browser.new_context(viewport=DESKTOP)
     phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     try:
-        players = {p: _open(console, ctx, p, page_url(server.url, gid, game["seats"][p]), touch=ctx is phone)
-                   for p, ctx in zip(sides, (phone, desk), strict=True)}
+        players = {
+            p: _open(console, ctx, p, page_url(server.url, gid, game["seats"][p]), touch=ctx is phone)
+            for p, ctx in zip(sides, (phone, desk), strict=True)
+        }
         for seat in players.values():  # not linked yet: the players are told who decides
             seat.page.wait_for_selector(f"#battles li[data-battle='{bid}']")
             assert not seat.has(f"#battles li[data-battle='{bid}'] button")
@@ -77,8 +79,13 @@ def test_the_umpire_starts_a_linked_battle_from_the_page_and_the_players_fight_i
             seat.page.wait_for_selector("#conn[data-state=live]")
             seat.page.wait_for_function("() => window.salvo && salvo.live && salvo.live.viewer")
             assert seat.page.evaluate("salvo.live.viewer") == f"seat:{p}"
-        leaver = min(sides, key=lambda p: min(int(s["speed"]) for s in players[p].page.evaluate(
-            "() => salvo.live.state.ships") if s["side"] == p), default=sides[1])
+        leaver = min(
+            sides,
+            key=lambda p: min(
+                int(s["speed"]) for s in players[p].page.evaluate("() => salvo.live.state.ships") if s["side"] == p
+            ),
+            default=sides[1],
+        )
         latest = 0
         for _ in range(400):
             for seat in players.values():
@@ -86,8 +93,11 @@ def test_the_umpire_starts_a_linked_battle_from_the_page_and_the_players_fight_i
             if players[sides[0]].page.evaluate("salvo.live.over"):
                 break
             view = players[sides[0]].page.evaluate("() => salvo.live.state")
-            offered = [(_rank(p == leaver, o, view), p, o) for p, seat in players.items()
-                       for o in seat.page.evaluate(OPTIONS_JS)]
+            offered = [
+                (_rank(p == leaver, o, view), p, o)
+                for p, seat in players.items()
+                for o in seat.page.evaluate(OPTIONS_JS)
+            ]
             assert offered, "no side can act in the battle: a stall"
             _, p, o = min(offered, key=lambda x: x[0])
             seat = players[p]

@@ -22,8 +22,7 @@ def _claim(page, token: str) -> None:
 
 
 def _rows(page) -> dict[str, str]:
-    rows = page.eval_on_selector_all("#my-games li.my-game",
-                                     "els => els.map(e => [e.dataset.game, e.textContent])")
+    rows = page.eval_on_selector_all("#my-games li.my-game", "els => els.map(e => [e.dataset.game, e.textContent])")
     return dict(rows)
 
 
@@ -60,8 +59,11 @@ def test_two_devices_keep_one_players_games(browser, server):
         laptop.click(f"#my-games li[data-game='{one['game_id']}'] a")
         laptop.wait_for_selector("#conn[data-state=live]")
         assert laptop.evaluate("() => salvo.live.viewer") == "seat:red"
-        r = httpx.post(f"{server.url}/v1/games/{one['game_id']}/commands", headers={"Authorization": f"Bearer {key}"},
-                       json={"command": {"type": "tiny.end_phase", "seat": "red"}})
+        r = httpx.post(
+            f"{server.url}/v1/games/{one['game_id']}/commands",
+            headers={"Authorization": f"Bearer {key}"},
+            json={"command": {"type": "tiny.end_phase", "seat": "red"}},
+        )
         assert r.status_code == 201, r.text
         phone.reload()
         phone.wait_for_selector(f"#my-games li[data-game='{one['game_id']}'][data-must-act='false']")

@@ -16,8 +16,12 @@ FORM = "section.form[data-command='gsc2.move']"
 
 
 def _post(server, game: str, token: str, command: dict) -> httpx.Response:
-    return httpx.post(f"{server.url}/v1/games/{game}/commands", json={"command": command},
-                      headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    return httpx.post(
+        f"{server.url}/v1/games/{game}/commands",
+        json={"command": command},
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=30,
+    )
 
 
 def _to_movement(server, created: dict) -> str:
@@ -25,8 +29,9 @@ def _to_movement(server, created: dict) -> str:
     game, seats = created["game_id"], created["seats"]
     for _ in range(12):
         for seat, token in seats.items():
-            got = httpx.get(f"{server.url}/v1/games/{game}/options", headers={"Authorization": f"Bearer {token}"},
-                            timeout=30).json()
+            got = httpx.get(
+                f"{server.url}/v1/games/{game}/options", headers={"Authorization": f"Bearer {token}"}, timeout=30
+            ).json()
             if any(f["command"] == "gsc2.move" for f in got["forms"]):
                 return seat
             wanted = [o for o in got["options"] if o["command"]["type"] in ("gsc2.start", "gsc2.choose_order")]
@@ -37,8 +42,9 @@ def _to_movement(server, created: dict) -> str:
 
 
 def test_gsc2_mov_3_an_illegal_leg_disables_send_with_the_reason_and_the_server_numbers_it_alike(browser, server):
-    created = httpx.post(f"{server.url}/v1/games", json={"ruleset": "gsc2", "scenario": "duel", "options": {}},
-                         timeout=30).json()
+    created = httpx.post(
+        f"{server.url}/v1/games", json={"ruleset": "gsc2", "scenario": "duel", "options": {}}, timeout=30
+    ).json()
     mover = _to_movement(server, created)
     console = Console()
     ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
@@ -54,7 +60,7 @@ def test_gsc2_mov_3_an_illegal_leg_disables_send_with_the_reason_and_the_server_
         page.dispatch_event(f"{FORM} .leg[data-i='1'] .leg-distance", "change")
         page.wait_for_selector(f"{FORM} .send-why")
         why = page.inner_text(f"{FORM} .send-why")
-        assert "leg 2: only 0\" left" in why, why
+        assert 'leg 2: only 0" left' in why, why
         assert not page.is_enabled(f"{FORM} .send-form")
         described = page.get_attribute(f"{FORM} .send-form", "aria-describedby")
         assert described == page.get_attribute(f"{FORM} .send-why", "id")

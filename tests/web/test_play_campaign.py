@@ -57,7 +57,7 @@ def _compose(seat: Seat) -> dict[str, tuple[str, str]]:
     """Split the task group (a labelled option), then give each group an order in the form: include it,
     pick a destination that is not "hold" and a posture. Returns group -> (destination label, posture)."""
     seat.option("ftcampaign.split_group")
-    seat.page.wait_for_function(f"() => document.querySelectorAll(\"{FORM} .pc[data-piece]\").length >= 2")
+    seat.page.wait_for_function(f'() => document.querySelectorAll("{FORM} .pc[data-piece]").length >= 2')
     groups = seat.page.eval_on_selector_all(f"{FORM} .pc[data-piece]", "els => els.map((e) => e.dataset.piece)")
     chosen = {}
     for i, group in enumerate(groups):
@@ -87,8 +87,10 @@ def test_three_players_seal_orders_for_several_groups_in_the_page(browser, serve
     desk = browser.new_context(viewport=DESKTOP)
     phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
     try:
-        players = [_open(console, phone if n == 1 else desk, server, created, p, t, touch=n == 1)
-                   for n, (p, t) in enumerate(created["seats"].items())]
+        players = [
+            _open(console, phone if n == 1 else desk, server, created, p, t, touch=n == 1)
+            for n, (p, t) in enumerate(created["seats"].items())
+        ]
         spectator = _open(console, phone, server, created, "spectator", None, touch=True)
         spectator.page.wait_for_selector("#board")
         before = spectator.state()
@@ -103,8 +105,11 @@ def test_three_players_seal_orders_for_several_groups_in_the_page(browser, serve
             spectator.sync(v)  # every step, the sealed ones too (their caught_up)
         print(orders)
         for seat in players:  # what each player sealed, as its own page saw it: exactly what it composed
-            sealed = seat.page.evaluate("""(me) => salvo.events.filter((e) => e.type === 'ftcampaign.orders_submitted'
-                && e.data.player === me).map((e) => e.data.orders)""", seat.name)
+            sealed = seat.page.evaluate(
+                """(me) => salvo.events.filter((e) => e.type === 'ftcampaign.orders_submitted'
+                && e.data.player === me).map((e) => e.data.orders)""",
+                seat.name,
+            )
             assert len(sealed) == 1 and sealed[0] is not None, sealed
             got = {o["group"]: (f"{o['to'][0]},{o['to'][1]}", o["posture"]) for o in sealed[0]}
             want = {g: (label.split()[0], posture) for g, (label, posture) in orders[seat.name].items()}

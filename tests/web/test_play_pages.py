@@ -65,13 +65,15 @@ class Spectator:
 
     def note(self) -> None:
         self.versions.append(self.seat.version())
-        kinds = self.seat.page.eval_on_selector_all("#board .fx[data-kind], #board line.fx",
-                                                    "els => els.map((e) => e.dataset.kind || 'fire')")
+        kinds = self.seat.page.eval_on_selector_all(
+            "#board .fx[data-kind], #board line.fx", "els => els.map((e) => e.dataset.kind || 'fire')"
+        )
         self.effects.update(kinds)
 
 
-def _two_seats_and_spectator(server, contexts, ruleset: str, scenario: str, on_phone: str, on_desk: str,
-                             spectator_on_phone: bool) -> tuple[Console, dict, Seat, Seat, Spectator]:
+def _two_seats_and_spectator(
+    server, contexts, ruleset: str, scenario: str, on_phone: str, on_desk: str, spectator_on_phone: bool
+) -> tuple[Console, dict, Seat, Seat, Spectator]:
     """A new game with one seat's page on the phone (tapped), the other's on the desktop (clicked), and a
     spectator's page on either; each open and live."""
     desk, phone = contexts
@@ -79,8 +81,9 @@ def _two_seats_and_spectator(server, contexts, ruleset: str, scenario: str, on_p
     created = _create(server, ruleset, scenario)
     tapped = _open(console, phone, server, created, on_phone, created["seats"][on_phone], touch=True)
     clicked = _open(console, desk, server, created, on_desk, created["seats"][on_desk], touch=False)
-    watcher = _open(console, phone if spectator_on_phone else desk, server, created, "spectator", None,
-                    touch=spectator_on_phone)
+    watcher = _open(
+        console, phone if spectator_on_phone else desk, server, created, "spectator", None, touch=spectator_on_phone
+    )
     return console, created, tapped, clicked, Spectator(watcher)
 
 
@@ -93,8 +96,9 @@ def _end_or_first(seat: Seat, prefer: tuple[str, ...]) -> int:
 
 
 def test_gsc2_duel_to_its_end_through_the_page(browser, server, contexts):
-    console, created, red, blue, spec = _two_seats_and_spectator(server, contexts, "gsc2", "duel", "red", "blue",
-                                                                 spectator_on_phone=True)
+    console, created, red, blue, spec = _two_seats_and_spectator(
+        server, contexts, "gsc2", "duel", "red", "blue", spectator_on_phone=True
+    )
     spec_seat = spec.seat
     moves = {"red": 0, "blue": 0}
     fired: set[tuple[str, int]] = set()
@@ -215,8 +219,9 @@ def test_asc_detection_moves_and_fire_through_the_page(browser, server, contexts
     lock TTAs and choose their weapons' targets on the map; the shots resolve; next turn the cruiser's
     detection attempt on a bogey is tapped on the map. A spectator follows every step, sealed ones too,
     and sees the fire on its map."""
-    console, created, adv, dis, spec = _two_seats_and_spectator(server, contexts, "asc", "frigate-screen",
-                                                                "advantaged", "disadvantaged", spectator_on_phone=False)
+    console, created, adv, dis, spec = _two_seats_and_spectator(
+        server, contexts, "asc", "frigate-screen", "advantaged", "disadvantaged", spectator_on_phone=False
+    )
     spec_seat = spec.seat
     done: set[tuple] = set()
     paths = {"sms-kaiser": [(0, 3), (0, 2), (0, 1)], "fs-belle-isle": [(1, -3), (1, -2), (1, -1), (1, 0)]}
@@ -231,8 +236,11 @@ def test_asc_detection_moves_and_fire_through_the_page(browser, server, contexts
         fire_at = [p for p in armed if (key, p, "fire") not in done]
         if seat.has("section.form[data-command='asc.commit_sensors']"):
             if seat.name == "disadvantaged" and st["turn"] == 1:  # the cruiser radiates: seen at once, but it sees
-                page.select_option("section.form[data-command='asc.commit_sensors'] .pc[data-piece='sms-kaiser'] "
-                                   "select[data-key='active']", "1")
+                page.select_option(
+                    "section.form[data-command='asc.commit_sensors'] .pc[data-piece='sms-kaiser'] "
+                    "select[data-key='active']",
+                    "1",
+                )
             v = seat.send_form("asc.commit_sensors")
         elif fresh:  # one detection attempt or lock per vessel and phase, tapped on the map
             o = fresh[0]
@@ -241,12 +249,15 @@ def test_asc_detection_moves_and_fire_through_the_page(browser, server, contexts
         elif fire_at:
             done.add((key, fire_at[0], "fire"))
             v = _declare_fire(seat, fire_at[0], "sms-kaiser")
-        elif (close := page.query_selector(f"{TARGETED}[data-group='move'][data-piece='fs-aurore']")) \
-                and (key, "close") not in done:
+        elif (close := page.query_selector(f"{TARGETED}[data-group='move'][data-piece='fs-aurore']")) and (
+            key,
+            "close",
+        ) not in done:
             done.add((key, "close"))
             v = _tap_option(seat, close)  # Aurore closes on the cruiser: tap Aurore, the cruiser, "close on"
-        elif mover := next((p for p in paths if seat.has(f"{ASC_MOVE} .pc[data-piece='{p}']")
-                            and (key, p) not in done), None):
+        elif mover := next(
+            (p for p in paths if seat.has(f"{ASC_MOVE} .pc[data-piece='{p}']") and (key, p) not in done), None
+        ):
             done.add((key, mover))
             v = _tap_path(seat, mover, paths[mover])
         else:
@@ -259,8 +270,9 @@ def test_asc_detection_moves_and_fire_through_the_page(browser, server, contexts
         return v
 
     def fought_and_searched() -> bool:
-        return spec_seat.page.evaluate(EVENT_JS, "asc.shot_resolved") \
-            and dis.page.evaluate(EVENT_JS, "asc.detection_attempted")
+        return spec_seat.page.evaluate(EVENT_JS, "asc.shot_resolved") and dis.page.evaluate(
+            EVENT_JS, "asc.detection_attempted"
+        )
 
     ARTIFACTS.mkdir(exist_ok=True)
     play_loop([adv, dis], spec_seat, plan, max_actions=60, until=fought_and_searched)
@@ -269,8 +281,9 @@ def test_asc_detection_moves_and_fire_through_the_page(browser, server, contexts
     assert adv.page.evaluate(EVENT_JS, "asc.lock_taken")
     assert dis.page.evaluate(EVENT_JS, "asc.detection_attempted")
     # fire: declared from the map, resolved, seen by the side fired on and on the spectator's map
-    shots = spec_seat.page.evaluate("() => salvo.events.filter((e) => e.type === 'asc.shot_resolved')"
-                                    ".map((e) => e.data.outcome)")
+    shots = spec_seat.page.evaluate(
+        "() => salvo.events.filter((e) => e.type === 'asc.shot_resolved').map((e) => e.data.outcome)"
+    )
     assert shots and set(shots) <= {"hit", "miss", "direct"}, shots
     assert dis.page.evaluate(EVENT_JS, "asc.shot_resolved")
     assert any(": fire with " in a for a in adv.actions) and any("asc.move" in a for a in dis.actions)
@@ -291,8 +304,12 @@ def test_a_seat_follows_the_other_seats_sealed_step_without_a_reload(browser, se
     game, seats = created["game_id"], created["seats"]
 
     def post(side: str, cmd: dict) -> int:  # set-up over HTTP: the pages under test only watch
-        r = httpx.post(f"{server.url}/v1/games/{game}/commands", json={"command": cmd}, timeout=30,
-                       headers={"Authorization": f"Bearer {seats[side]}"})
+        r = httpx.post(
+            f"{server.url}/v1/games/{game}/commands",
+            json={"command": cmd},
+            timeout=30,
+            headers={"Authorization": f"Bearer {seats[side]}"},
+        )
         assert r.status_code == 201, r.text
         return r.json()["version"]
 
@@ -305,8 +322,10 @@ def test_a_seat_follows_the_other_seats_sealed_step_without_a_reload(browser, se
     post(dis, {"type": "asc.end_phase", "side": dis})
     post(adv, {"type": "asc.move", "vessel": "fs-aurore", "path": ["F"] * 5})
     before = post(adv, {"type": "asc.end_phase", "side": adv})  # the fire phase
-    pages = [_open(console, desk, server, created, dis, seats[dis], touch=False),
-             _open(console, phone, server, created, "spectator", None, touch=True)]
+    pages = [
+        _open(console, desk, server, created, dis, seats[dis], touch=False),
+        _open(console, phone, server, created, "spectator", None, touch=True),
+    ]
     for p in pages:
         p.sync(before)
         p.page.evaluate("() => { window.notReloaded = true; }")
@@ -321,8 +340,9 @@ def test_a_seat_follows_the_other_seats_sealed_step_without_a_reload(browser, se
     assert r.json()["version"] == declared
     why = r.json()["state"]["draw"]["status"]["you"]["why"]
     assert why.lower().replace("your move: ", "") in pages[0].page.inner_text("#turn-status").lower(), why
-    options = httpx.get(f"{server.url}/v1/games/{game}/options", headers={"Authorization": f"Bearer {seats[dis]}"},
-                        timeout=30).json()
+    options = httpx.get(
+        f"{server.url}/v1/games/{game}/options", headers={"Authorization": f"Bearer {seats[dis]}"}, timeout=30
+    ).json()
     labels = pages[0].page.evaluate("() => salvo.labelled.map((o) => o.label)")
     assert labels == [o["label"] for o in options["options"]], labels
     assert console.unexpected() == [], console.unexpected()
@@ -330,8 +350,9 @@ def test_a_seat_follows_the_other_seats_sealed_step_without_a_reload(browser, se
 
 @pytest.mark.parametrize("board", ["plane", "hex"])
 def test_skirmish_contract_through_the_page(browser, server, contexts, board):
-    console, created, red, blue, spec = _two_seats_and_spectator(server, contexts, "skirmish", board, "red", "blue",
-                                                                 spectator_on_phone=True)
+    console, created, red, blue, spec = _two_seats_and_spectator(
+        server, contexts, "skirmish", board, "red", "blue", spectator_on_phone=True
+    )
     spec_seat = spec.seat
     fired: set[tuple] = set()
 

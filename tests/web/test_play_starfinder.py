@@ -18,8 +18,14 @@ from tests.web.driver import Seat
 from tests.web.support import ARTIFACTS, DESKTOP, PHONE, Console
 from tests.web.test_play_pages import _open  # the seat opener the play-through tests share
 
-ROLE_GROUP = {"captain": "captain", "engineer": "engineering", "science": "science", "gunner": "fire",
-              "gunner-2": "fire", "pilot": "move"}
+ROLE_GROUP = {
+    "captain": "captain",
+    "engineer": "engineering",
+    "science": "science",
+    "gunner": "fire",
+    "gunner-2": "fire",
+    "pilot": "move",
+}
 
 
 def _awaited(seat: Seat) -> bool:
@@ -39,15 +45,18 @@ def _pilot_turns(seat: Seat) -> int:
 
 def test_a_starfinder_round_every_role_acts_through_the_page(browser, server):
     console = Console()
-    r = httpx.post(server.url + "/v1/games", json={"ruleset": "starfinder", "scenario": "duel", "options": {}},
-                   timeout=30)
+    r = httpx.post(
+        server.url + "/v1/games", json={"ruleset": "starfinder", "scenario": "duel", "options": {}}, timeout=30
+    )
     assert r.status_code == 201, r.text
     created = r.json()
     desk = browser.new_context(viewport=DESKTOP)
     phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
     try:
-        seats = [_open(console, phone if s.endswith("pilot") else desk, server, created, s, t,
-                       touch=s.endswith("pilot")) for s, t in created["seats"].items()]
+        seats = [
+            _open(console, phone if s.endswith("pilot") else desk, server, created, s, t, touch=s.endswith("pilot"))
+            for s, t in created["seats"].items()
+        ]
         spectator = _open(console, phone, server, created, "spectator", None, touch=True)
         acted: dict[str, str] = {}  # seat -> the role action it took
         seen: list[int] = []
@@ -83,8 +92,13 @@ def test_a_starfinder_round_every_role_acts_through_the_page(browser, server):
         assert seen == sorted(seen)
         events = spectator.page.evaluate("() => salvo.events.map((e) => e.type)")
         # the spectator's page saw every role's result, live
-        wanted = {"starfinder.encouraged", "starfinder.engineering_declared", "starfinder.ship_moved",
-                  "starfinder.science", "starfinder.attacked"}
+        wanted = {
+            "starfinder.encouraged",
+            "starfinder.engineering_declared",
+            "starfinder.ship_moved",
+            "starfinder.science",
+            "starfinder.attacked",
+        }
         assert wanted <= set(events), wanted - set(events)
         ARTIFACTS.mkdir(exist_ok=True)
         spectator.page.screenshot(path=str(ARTIFACTS / "starfinder-round-spectator-390x844.png"))
@@ -102,19 +116,25 @@ def test_the_move_form_takes_the_hexes_tapped_on_the_map(browser, server):
     """The pilot taps the two hexes ahead for its Move: the Move form then holds those hexes and no
     final turn (its facing is optional), and is accepted (SF-MOV-1)."""
     console = Console()
-    created = httpx.post(server.url + "/v1/games", json={"ruleset": "starfinder", "scenario": "duel"},
-                         timeout=30).json()
+    created = httpx.post(
+        server.url + "/v1/games", json={"ruleset": "starfinder", "scenario": "duel"}, timeout=30
+    ).json()
     gid, umpire = created["game_id"], created["umpire_token"]
-    r = httpx.post(f"{server.url}/v1/games/{gid}/commands", json={"command": {"type": "starfinder.force_phase"}},
-                   headers={"Authorization": f"Bearer {umpire}"}, timeout=30)  # past round 1's engineering
+    r = httpx.post(
+        f"{server.url}/v1/games/{gid}/commands",
+        json={"command": {"type": "starfinder.force_phase"}},
+        headers={"Authorization": f"Bearer {umpire}"},
+        timeout=30,
+    )  # past round 1's engineering
     assert r.status_code == 201, r.text
     acting = httpx.get(f"{server.url}/v1/games/{gid}", timeout=30).json()["state"]["acting_ship"]
     ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     try:
         seat = _open(console, ctx, server, created, "pilot", created["seats"][f"{acting}/pilot"], touch=True)
         form = "section.form[data-command='starfinder.move']"
-        lim = seat.page.evaluate("() => salvo.forms.find((f) => f.command === 'starfinder.move')"
-                                 ".pieces[0].fields[0].limits")
+        lim = seat.page.evaluate(
+            "() => salvo.forms.find((f) => f.command === 'starfinder.move').pieces[0].fields[0].limits"
+        )
         (q, r0), (dq, dr) = lim["start"], DIRS[lim["facing"]]
         seat.press(f"{form} .pc button.show")
         ahead = [[q + n * dq, r0 + n * dr] for n in (1, 2)]
@@ -122,8 +142,9 @@ def test_the_move_form_takes_the_hexes_tapped_on_the_map(browser, server):
             cell = f"#board .cell[aria-label^='Add hex {hx[0]}, {hx[1]} ']"
             seat.see(cell)
             seat.press(cell)
-        composed = seat.page.evaluate("() => salvo.drafts.compose(salvo.forms.find((f) => "
-                                      "f.command === 'starfinder.move'))")
+        composed = seat.page.evaluate(
+            "() => salvo.drafts.compose(salvo.forms.find((f) => f.command === 'starfinder.move'))"
+        )
         assert composed.get("hexes") == ahead and composed.get("facing") is None, composed
         seat.send_form("starfinder.move")
     finally:

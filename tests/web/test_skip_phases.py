@@ -43,10 +43,15 @@ def _drive(http: httpx.Client, gid: str, tokens: dict[str, str], page, page_ends
             mine = [o for o in opts["options"] if side == "blue" or o["command"]["type"] != "gsc2.end_phase"]
             if not mine:
                 continue
-            pick = next((o for o in mine if o["command"]["type"] != "gsc2.end_phase"
-                         and "fire" not in o["command"]["type"]), mine[0])
-            r = http.post(f"/v1/games/{gid}/commands", json={"command": pick["command"]},
-                          headers={"Authorization": f"Bearer {tokens[side]}"})
+            pick = next(
+                (o for o in mine if o["command"]["type"] != "gsc2.end_phase" and "fire" not in o["command"]["type"]),
+                mine[0],
+            )
+            r = http.post(
+                f"/v1/games/{gid}/commands",
+                json={"command": pick["command"]},
+                headers={"Authorization": f"Bearer {tokens[side]}"},
+            )
             assert r.status_code == 201, r.text
             break
         else:

@@ -87,7 +87,9 @@ def test_hexmap_draws_a_starfinder_view(browser, server):
         {"type": "starfinder.fire", "seat": "a/gunner", "weapon": "laser", "target": "b"},
     ]
     got, console = evaluate_in_fresh_page(
-        browser, server.url, "hexmap",
+        browser,
+        server.url,
+        "hexmap",
         """async ([view, options]) => {
         const h = await import('/static/hexmap.js');
         const root = document.createElementNS('http://www.w3.org/2000/svg', 'svg');

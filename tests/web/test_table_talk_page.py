@@ -24,8 +24,11 @@ def _lines(page, box: str = "#talk-lines") -> str:
 
 
 def test_talk_and_the_deadline_in_the_page(desk, server):
-    created = httpx.post(f"{server.url}/v1/games", json={"ruleset": "tiny", "scenario": "duel", "options": {
-        "deadline": {"per": "phase", "seconds": 600}}}, timeout=30).json()
+    created = httpx.post(
+        f"{server.url}/v1/games",
+        json={"ruleset": "tiny", "scenario": "duel", "options": {"deadline": {"per": "phase", "seconds": 600}}},
+        timeout=30,
+    ).json()
     game, seats = created["game_id"], created["seats"]
     console = Console()
     red = _open(desk, server, game, seats["red"], console, "red")
@@ -42,11 +45,13 @@ def test_talk_and_the_deadline_in_the_page(desk, server):
     red.fill("#talk-text", "good luck, all")
     red.click("#talk-form button[type=submit]")
     red.wait_for_function("() => /good luck, all/.test(document.querySelector('#talk-lines').textContent)")
-    blue.wait_for_function("() => /good luck, all/.test(document.querySelector('#talk-lines').textContent)",
-                           timeout=20_000)
+    blue.wait_for_function(
+        "() => /good luck, all/.test(document.querySelector('#talk-lines').textContent)", timeout=20_000
+    )
     assert "psst, blue only" in _lines(blue)
-    gallery.wait_for_function("() => /good luck, all/.test(document.querySelector('#talk-lines').textContent)",
-                              timeout=20_000)
+    gallery.wait_for_function(
+        "() => /good luck, all/.test(document.querySelector('#talk-lines').textContent)", timeout=20_000
+    )
     assert "psst" not in _lines(gallery)
 
     assert gallery.eval_on_selector("#talk-to", "(e) => e.value") == "gallery"

@@ -22,8 +22,12 @@ ROLLED_LOG = "() => [...document.querySelectorAll('#log li')].some((e) => /d10=/
 
 
 def _post(server, game: str, token: str, command: dict) -> None:
-    r = httpx.post(f"{server.url}/v1/games/{game}/commands", json={"command": command},
-                   headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    r = httpx.post(
+        f"{server.url}/v1/games/{game}/commands",
+        json={"command": command},
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=30,
+    )
     assert r.status_code == 201, r.text
 
 
@@ -40,14 +44,22 @@ def _played(server) -> dict:
 
 
 def _unsigned_import(server, created: dict) -> dict:
-    r = httpx.get(f"{server.url}/v1/games/{created['game_id']}/export",
-                  headers={"Authorization": f"Bearer {created['umpire_token']}"}, timeout=30)
+    r = httpx.get(
+        f"{server.url}/v1/games/{created['game_id']}/export",
+        headers={"Authorization": f"Bearer {created['umpire_token']}"},
+        timeout=30,
+    )
     assert r.status_code == 200
     lines = r.content.splitlines()
     header = {k: v for k, v in json.loads(lines[0]).items() if k != "signature"}
     body = b"\n".join([json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode(), *lines[1:]]) + b"\n"
-    r = httpx.post(f"{server.url}/v1/games/import", content=body, params={"allow_unverified": "true"},
-                   headers={"Content-Type": "application/x-ndjson"}, timeout=30)
+    r = httpx.post(
+        f"{server.url}/v1/games/import",
+        content=body,
+        params={"allow_unverified": "true"},
+        headers={"Content-Type": "application/x-ndjson"},
+        timeout=30,
+    )
     assert r.status_code == 201 and r.json()["unverified"], r.text
     return r.json()
 
@@ -79,8 +91,10 @@ def test_an_unverified_import_is_marked_wherever_dice_are_shown(browser, server)
         assert page.get_attribute("#unverified", "title").startswith("Unverified origin: ")
         # the log is drawn once the view after the catch-up is in
         page.wait_for_function(ROLLED_LOG, polling=50)
-        rolled = page.eval_on_selector_all("#log li", "els => els.filter((e) => /d10=/.test(e.textContent))"
-                                           ".map((e) => !!e.querySelector('.unverified'))")
+        rolled = page.eval_on_selector_all(
+            "#log li",
+            "els => els.filter((e) => /d10=/.test(e.textContent)).map((e) => !!e.querySelector('.unverified'))",
+        )
         assert rolled and all(rolled), rolled
         badges = _replay_badges(page)
         assert badges and set(badges) == {"unverified"}, badges

@@ -12,9 +12,11 @@ MARK = "● Your move · "
 
 
 def _end_phase(server, game: dict, seat: str) -> None:
-    r = httpx.post(f"{server.url}/v1/games/{game['game_id']}/commands",
-                   headers={"Authorization": f"Bearer {game['seats'][seat]}"},
-                   json={"command": {"type": "tiny.end_phase", "seat": seat}})
+    r = httpx.post(
+        f"{server.url}/v1/games/{game['game_id']}/commands",
+        headers={"Authorization": f"Bearer {game['seats'][seat]}"},
+        json={"command": {"type": "tiny.end_phase", "seat": seat}},
+    )
     assert r.status_code == 201, r.text
 
 

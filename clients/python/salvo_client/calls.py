@@ -46,14 +46,15 @@ def rulesets() -> Call[m.RulesetList]:
 
 
 def scenario(ruleset: str, name: str) -> Call[m.ScenarioResponse]:
-    return Call("GET", f"/v1/rulesets/{quote(ruleset, safe='')}/scenarios/{quote(name, safe='')}",
-                m.ScenarioResponse)
+    return Call("GET", f"/v1/rulesets/{quote(ruleset, safe='')}/scenarios/{quote(name, safe='')}", m.ScenarioResponse)
 
 
-def create_game(ruleset: str, scenario: str | dict[str, Any], options: dict[str, Any] | None = None
-                ) -> Call[m.GameCreated]:
-    return Call("POST", "/v1/games", m.GameCreated, json={"ruleset": ruleset, "scenario": scenario,
-                                                          "options": options or {}})
+def create_game(
+    ruleset: str, scenario: str | dict[str, Any], options: dict[str, Any] | None = None
+) -> Call[m.GameCreated]:
+    return Call(
+        "POST", "/v1/games", m.GameCreated, json={"ruleset": ruleset, "scenario": scenario, "options": options or {}}
+    )
 
 
 def game(game_id: str, at: int | None = None) -> Call[m.GameSummary]:
@@ -64,8 +65,9 @@ def options(game_id: str) -> Call[m.OptionsResponse]:
     return Call("GET", _game(game_id) + "/options", m.OptionsResponse)
 
 
-def command(game_id: str, body: Any, salt: str = "", idempotency_key: str | None = None,
-            if_match: int | None = None) -> Call[m.CommandAccepted]:
+def command(
+    game_id: str, body: Any, salt: str = "", idempotency_key: str | None = None, if_match: int | None = None
+) -> Call[m.CommandAccepted]:
     headers = {}
     if idempotency_key is not None:
         headers["Idempotency-Key"] = idempotency_key
@@ -83,14 +85,18 @@ def events(game_id: str, after: int = 0, limit: int = 1000) -> Call[m.EventsPage
 
 def turn(game_id: str, number: int, phase: str | None = None, after: int | None = None) -> Call[m.TurnReplay]:
     """One turn explained; a long turn comes in pages (``next_after`` -> ``after``)."""
-    return Call("GET", _game(game_id) + f"/turns/{number}", m.TurnReplay,
-                params=_drop_none(phase=phase, after=after))
+    return Call("GET", _game(game_id) + f"/turns/{number}", m.TurnReplay, params=_drop_none(phase=phase, after=after))
 
 
-def rewind(game_id: str, to_seq: int | None = None, turn: int | None = None, phase: str | None = None,
-           reason: str = "") -> Call[m.Rewound]:
-    return Call("POST", _game(game_id) + "/rewind", m.Rewound,
-                json={**_drop_none(to_seq=to_seq, turn=turn, phase=phase), "reason": reason})
+def rewind(
+    game_id: str, to_seq: int | None = None, turn: int | None = None, phase: str | None = None, reason: str = ""
+) -> Call[m.Rewound]:
+    return Call(
+        "POST",
+        _game(game_id) + "/rewind",
+        m.Rewound,
+        json={**_drop_none(to_seq=to_seq, turn=turn, phase=phase), "reason": reason},
+    )
 
 
 def fork(game_id: str, at: int | None = None) -> Call[m.GameCreated]:
@@ -102,8 +108,9 @@ def export(game_id: str) -> Call[str]:
 
 
 def import_game(battle_file: bytes) -> Call[m.GameCreated]:
-    return Call("POST", "/v1/games/import", m.GameCreated, content=battle_file,
-                headers={"Content-Type": "application/x-ndjson"})
+    return Call(
+        "POST", "/v1/games/import", m.GameCreated, content=battle_file, headers={"Content-Type": "application/x-ndjson"}
+    )
 
 
 def seat_bot(game_id: str, seat: str, bot: str = "rules") -> Call[m.SeatedBot]:
@@ -150,14 +157,22 @@ def my_games() -> Call[m.MyGames]:
 
 
 def mark_seen(game_id: str, version: int | None = None) -> Call[None]:
-    return Call("POST", f"/v1/players/me/games/{quote(game_id, safe='')}/seen", None,
-                json=_drop_none(version=version))
+    return Call("POST", f"/v1/players/me/games/{quote(game_id, safe='')}/seen", None, json=_drop_none(version=version))
 
 
-def subscribe(url: str, kind: str = "json", game_id: str | None = None, seat: str | None = None,
-              keys: dict[str, str] | None = None) -> Call[m.Subscription]:
-    return Call("POST", "/v1/players/me/subscriptions", m.Subscription,
-                json=_drop_none(url=url, kind=kind, game_id=game_id, seat=seat, keys=keys))
+def subscribe(
+    url: str,
+    kind: str = "json",
+    game_id: str | None = None,
+    seat: str | None = None,
+    keys: dict[str, str] | None = None,
+) -> Call[m.Subscription]:
+    return Call(
+        "POST",
+        "/v1/players/me/subscriptions",
+        m.Subscription,
+        json=_drop_none(url=url, kind=kind, game_id=game_id, seat=seat, keys=keys),
+    )
 
 
 def subscriptions() -> Call[m.SubscriptionList]:

@@ -41,8 +41,14 @@ def _client(args: argparse.Namespace) -> SalvoClient:
 
 
 def _bytes_progress(console: Console) -> Progress:
-    return Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-                    console=console, transient=True)
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        console=console,
+        transient=True,
+    )
 
 
 def cmd_new(args: argparse.Namespace) -> int:
@@ -57,7 +63,7 @@ def cmd_new(args: argparse.Namespace) -> int:
             salvo.with_token(game.umpire_token).seat_bot(game.game_id, seat, bot or "rules")
     print(f"game {game.game_id} ({game.ruleset} {game.ruleset_version})")
     for seat, token in game.seats.items():
-        print(f"  seat {seat}: {token}" + ("  (bot)" if any(b.split('=')[0] == seat for b in args.bot or ()) else ""))
+        print(f"  seat {seat}: {token}" + ("  (bot)" if any(b.split("=")[0] == seat for b in args.bot or ()) else ""))
     print(f"  umpire: {game.umpire_token}")
     print(f"play:  salvo play {game.game_id} --seat {next(iter(game.seats))}")
     print(f"watch: salvo watch {game.game_id}")
@@ -116,7 +122,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def _chunks(data: bytes, progress: Progress) -> Iterator[bytes]:
     task = progress.add_task("import", total=len(data))
     for start in range(0, len(data), CHUNK):
-        yield data[start:start + CHUNK]
+        yield data[start : start + CHUNK]
         progress.advance(task, min(CHUNK, len(data) - start))
 
 
@@ -125,8 +131,9 @@ def cmd_import(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
     with SalvoClient(_url(args)) as salvo, _bytes_progress(console) as progress:
         call = calls.import_game(data)
-        game = salvo.send(replace(call, content=_chunks(data, progress),
-                                  headers={**call.headers, "Content-Length": str(len(data))}))
+        game = salvo.send(
+            replace(call, content=_chunks(data, progress), headers={**call.headers, "Content-Length": str(len(data))})
+        )
     sessions.remember(game.game_id, _url(args), game.ruleset, {**game.seats, "umpire": game.umpire_token})
     print(f"imported as {game.game_id} (from {game.imported_from}); tokens kept in {sessions.home()}")
     return 0
@@ -152,8 +159,10 @@ def _trusted_keys(args: argparse.Namespace) -> dict[str, str]:
         elif len(given) == 64 and all(c in "0123456789abcdefABCDEF" for c in given):
             keys[verify.ANY_KEY_ID] = given.lower()
         else:
-            raise UsageError(f"--key {given!r}: expected an Ed25519 public key in hex (64 digits) or a file "
-                             "saved from /.well-known/salvo-keys")
+            raise UsageError(
+                f"--key {given!r}: expected an Ed25519 public key in hex (64 digits) or a file "
+                "saved from /.well-known/salvo-keys"
+            )
     return keys
 
 
@@ -202,9 +211,13 @@ def add_verbs(sub: Any) -> dict[str, Handler]:
     parsers["export"].add_argument("-o", "--output", default="-")
     parsers["import"].add_argument("file")
     parsers["verify"].add_argument("file")
-    parsers["verify"].add_argument("--key", action="append", metavar="KEY",
-                                   help="trust this Ed25519 public key (hex) or saved salvo-keys file instead of "
-                                        "the server's /.well-known/salvo-keys (repeatable)")
+    parsers["verify"].add_argument(
+        "--key",
+        action="append",
+        metavar="KEY",
+        help="trust this Ed25519 public key (hex) or saved salvo-keys file instead of "
+        "the server's /.well-known/salvo-keys (repeatable)",
+    )
     return {name: handler for name, (_help, handler) in VERBS.items()}
 
 

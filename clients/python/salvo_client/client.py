@@ -28,8 +28,9 @@ def _headers(token: str | None) -> dict[str, str]:
 
 
 class SalvoClient:
-    def __init__(self, base_url: str, token: str | None = None, timeout: float = 30.0,
-                 http: httpx.Client | None = None) -> None:
+    def __init__(
+        self, base_url: str, token: str | None = None, timeout: float = 30.0, http: httpx.Client | None = None
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.token = token
         self.http = http or httpx.Client(base_url=self.base_url, timeout=timeout)
@@ -39,8 +40,14 @@ class SalvoClient:
         return SalvoClient(self.base_url, token, http=self.http)
 
     def send(self, call: Call[T]) -> T:
-        r = self.http.request(call.method, call.path, params=call.params, json=call.json, content=call.content,
-                              headers={**_headers(self.token), **call.headers})
+        r = self.http.request(
+            call.method,
+            call.path,
+            params=call.params,
+            json=call.json,
+            content=call.content,
+            headers={**_headers(self.token), **call.headers},
+        )
         raise_for(r.status_code, r.content)
         return call.decode(r.content)
 
@@ -59,8 +66,9 @@ class SalvoClient:
     def scenario(self, ruleset: str, name: str) -> m.ScenarioResponse:
         return self.send(calls.scenario(ruleset, name))
 
-    def create_game(self, ruleset: str, scenario: str | dict[str, Any],
-                    options: dict[str, Any] | None = None) -> m.GameCreated:
+    def create_game(
+        self, ruleset: str, scenario: str | dict[str, Any], options: dict[str, Any] | None = None
+    ) -> m.GameCreated:
         return self.send(calls.create_game(ruleset, scenario, options))
 
     def game(self, game_id: str, at: int | None = None) -> m.GameSummary:
@@ -69,8 +77,9 @@ class SalvoClient:
     def options(self, game_id: str) -> m.OptionsResponse:
         return self.send(calls.options(game_id))
 
-    def command(self, game_id: str, body: Any, salt: str = "", idempotency_key: str | None = None,
-                if_match: int | None = None) -> m.CommandAccepted:
+    def command(
+        self, game_id: str, body: Any, salt: str = "", idempotency_key: str | None = None, if_match: int | None = None
+    ) -> m.CommandAccepted:
         return self.send(calls.command(game_id, body, salt, idempotency_key, if_match))
 
     def events(self, game_id: str, after: int = 0, limit: int = 1000) -> m.EventsPage:
@@ -79,8 +88,14 @@ class SalvoClient:
     def turn(self, game_id: str, number: int, phase: str | None = None) -> m.TurnReplay:
         return self.send(calls.turn(game_id, number, phase))
 
-    def rewind(self, game_id: str, to_seq: int | None = None, turn: int | None = None,
-               phase: str | None = None, reason: str = "") -> m.Rewound:
+    def rewind(
+        self,
+        game_id: str,
+        to_seq: int | None = None,
+        turn: int | None = None,
+        phase: str | None = None,
+        reason: str = "",
+    ) -> m.Rewound:
         return self.send(calls.rewind(game_id, to_seq, turn, phase, reason))
 
     def fork(self, game_id: str, at: int | None = None) -> m.GameCreated:
@@ -126,8 +141,14 @@ class SalvoClient:
     def mark_seen(self, game_id: str, version: int | None = None) -> None:
         self.send(calls.mark_seen(game_id, version))
 
-    def subscribe(self, url: str, kind: str = "json", game_id: str | None = None, seat: str | None = None,
-                  keys: dict[str, str] | None = None) -> m.Subscription:
+    def subscribe(
+        self,
+        url: str,
+        kind: str = "json",
+        game_id: str | None = None,
+        seat: str | None = None,
+        keys: dict[str, str] | None = None,
+    ) -> m.Subscription:
         return self.send(calls.subscribe(url, kind, game_id, seat, keys))
 
     def subscriptions(self) -> m.SubscriptionList:
@@ -143,10 +164,10 @@ class SalvoClient:
         return self.send(calls.push_key())
 
 
-
 class AsyncSalvoClient:
-    def __init__(self, base_url: str, token: str | None = None, timeout: float = 30.0,
-                 http: httpx.AsyncClient | None = None) -> None:
+    def __init__(
+        self, base_url: str, token: str | None = None, timeout: float = 30.0, http: httpx.AsyncClient | None = None
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.token = token
         self.http = http or httpx.AsyncClient(base_url=self.base_url, timeout=timeout)
@@ -155,8 +176,14 @@ class AsyncSalvoClient:
         return AsyncSalvoClient(self.base_url, token, http=self.http)
 
     async def send(self, call: Call[T]) -> T:
-        r = await self.http.request(call.method, call.path, params=call.params, json=call.json,
-                                    content=call.content, headers={**_headers(self.token), **call.headers})
+        r = await self.http.request(
+            call.method,
+            call.path,
+            params=call.params,
+            json=call.json,
+            content=call.content,
+            headers={**_headers(self.token), **call.headers},
+        )
         raise_for(r.status_code, r.content)
         return call.decode(r.content)
 
@@ -175,8 +202,9 @@ class AsyncSalvoClient:
     async def scenario(self, ruleset: str, name: str) -> m.ScenarioResponse:
         return await self.send(calls.scenario(ruleset, name))
 
-    async def create_game(self, ruleset: str, scenario: str | dict[str, Any],
-                          options: dict[str, Any] | None = None) -> m.GameCreated:
+    async def create_game(
+        self, ruleset: str, scenario: str | dict[str, Any], options: dict[str, Any] | None = None
+    ) -> m.GameCreated:
         return await self.send(calls.create_game(ruleset, scenario, options))
 
     async def game(self, game_id: str, at: int | None = None) -> m.GameSummary:
@@ -185,8 +213,9 @@ class AsyncSalvoClient:
     async def options(self, game_id: str) -> m.OptionsResponse:
         return await self.send(calls.options(game_id))
 
-    async def command(self, game_id: str, body: Any, salt: str = "", idempotency_key: str | None = None,
-                      if_match: int | None = None) -> m.CommandAccepted:
+    async def command(
+        self, game_id: str, body: Any, salt: str = "", idempotency_key: str | None = None, if_match: int | None = None
+    ) -> m.CommandAccepted:
         return await self.send(calls.command(game_id, body, salt, idempotency_key, if_match))
 
     async def events(self, game_id: str, after: int = 0, limit: int = 1000) -> m.EventsPage:
@@ -195,8 +224,14 @@ class AsyncSalvoClient:
     async def turn(self, game_id: str, number: int, phase: str | None = None) -> m.TurnReplay:
         return await self.send(calls.turn(game_id, number, phase))
 
-    async def rewind(self, game_id: str, to_seq: int | None = None, turn: int | None = None,
-                     phase: str | None = None, reason: str = "") -> m.Rewound:
+    async def rewind(
+        self,
+        game_id: str,
+        to_seq: int | None = None,
+        turn: int | None = None,
+        phase: str | None = None,
+        reason: str = "",
+    ) -> m.Rewound:
         return await self.send(calls.rewind(game_id, to_seq, turn, phase, reason))
 
     async def fork(self, game_id: str, at: int | None = None) -> m.GameCreated:
@@ -242,8 +277,14 @@ class AsyncSalvoClient:
     async def mark_seen(self, game_id: str, version: int | None = None) -> None:
         await self.send(calls.mark_seen(game_id, version))
 
-    async def subscribe(self, url: str, kind: str = "json", game_id: str | None = None, seat: str | None = None,
-                        keys: dict[str, str] | None = None) -> m.Subscription:
+    async def subscribe(
+        self,
+        url: str,
+        kind: str = "json",
+        game_id: str | None = None,
+        seat: str | None = None,
+        keys: dict[str, str] | None = None,
+    ) -> m.Subscription:
         return await self.send(calls.subscribe(url, kind, game_id, seat, keys))
 
     async def subscriptions(self) -> m.SubscriptionList:

@@ -52,7 +52,7 @@ def _number(field: Field, text: str) -> float | int:
 
 
 def _legs(text: str) -> list[dict[str, float | int]]:
-    """"30 4, -60 2.5": turn 30° then 4", turn -60° then 2.5"; "" = stay put."""
+    """ "30 4, -60 2.5": turn 30° then 4", turn -60° then 2.5"; "" = stay put."""
     legs = []
     for part in filter(None, (p.strip() for p in text.split(","))):
         bits = part.split()
@@ -68,7 +68,7 @@ def _legs(text: str) -> list[dict[str, float | int]]:
 
 
 def _hexes(text: str) -> list[list[int]]:
-    """"1,0 2,-1": the hexes to enter, in order."""
+    """ "1,0 2,-1": the hexes to enter, in order."""
     try:
         return [[int(a), int(b)] for a, b in (p.split(",") for p in text.split())]
     except ValueError:

@@ -32,6 +32,7 @@ def raise_for(status: int, body: bytes) -> None:
     try:
         problem = msgspec.json.decode(body, type=Problem)
     except msgspec.MsgspecError:  # not problem+json (a proxy's page): keep what it said
-        problem = Problem(type="about:blank", title=f"HTTP {status}", status=status,
-                          detail=body.decode(errors="replace")[:500])
+        problem = Problem(
+            type="about:blank", title=f"HTTP {status}", status=status, detail=body.decode(errors="replace")[:500]
+        )
     raise ApiError(status, problem)

@@ -34,12 +34,15 @@ def awaited(summary: GameSummary, opts: OptionsResponse) -> bool:
 def menu(summary: GameSummary, opts: OptionsResponse) -> list[str]:
     status = summary.status
     you = status.get("you") or {}
-    lines = [f"[bold]Turn {summary.turn} · {escape(status.get('phase_label') or summary.phase)}[/bold]"
-             + (f" — {escape(you['why'])}" if you.get("why") else "")]
+    lines = [
+        f"[bold]Turn {summary.turn} · {escape(status.get('phase_label') or summary.phase)}[/bold]"
+        + (f" — {escape(you['why'])}" if you.get("why") else "")
+    ]
     lines += [f"  {i}. {escape(o.label)}" for i, o in enumerate(opts.options, 1)]
     base = len(opts.options)
-    lines += [f"  {base + i}. [italic]{escape(f.label)}[/italic] (an order to fill in)"
-              for i, f in enumerate(opts.forms, 1)]
+    lines += [
+        f"  {base + i}. [italic]{escape(f.label)}[/italic] (an order to fill in)" for i, f in enumerate(opts.forms, 1)
+    ]
     return lines
 
 
@@ -94,24 +97,29 @@ def send(client: SalvoClient, game_id: str, choice: Choice, version: int, consol
         except ApiError as exc:
             if exc.status != 409:
                 named = exc.rule or exc.field
-                console.print(f"[red]✗ {escape(exc.problem.title)}: {escape(exc.problem.detail)}"
-                              + (f" ({escape(named)})" if named else "") + "[/red]")
+                console.print(
+                    f"[red]✗ {escape(exc.problem.title)}: {escape(exc.problem.detail)}"
+                    + (f" ({escape(named)})" if named else "")
+                    + "[/red]"
+                )
                 return
         else:
             console.print(f"[green]✓ done[/green] ({len(accepted.events)} events, version {accepted.version})")
             return
         fresh = client.options(game_id)
         if not choice.still_open(fresh):
-            console.print("[yellow]The game moved on meanwhile and that choice is no longer open: "
-                          "here it is now.[/yellow]")
+            console.print(
+                "[yellow]The game moved on meanwhile and that choice is no longer open: here it is now.[/yellow]"
+            )
             return
         console.print("[dim]… the game moved on meanwhile; your choice is still open: sending it again[/dim]")
         version = fresh.version
     console.print("[yellow]The game keeps moving on: here it is now.[/yellow]")
 
 
-def play(client: SalvoClient, game_id: str, console: Console | None = None, ask: Ask = input,
-         poll_seconds: float = 0.25) -> int:
+def play(
+    client: SalvoClient, game_id: str, console: Console | None = None, ask: Ask = input, poll_seconds: float = 0.25
+) -> int:
     console = console or Console(highlight=False)
     waiting_for: str | None = None
     while True:

@@ -38,8 +38,7 @@ def stream_headers(token: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"} if token else {}
 
 
-def command_frame(command: Any, ref: str | None = None, salt: str = "", expected_version: int | None = None
-                  ) -> str:
+def command_frame(command: Any, ref: str | None = None, salt: str = "", expected_version: int | None = None) -> str:
     frame: dict[str, Any] = {"kind": "command", "command": command, "salt": salt}
     if ref is not None:
         frame["ref"] = ref
@@ -90,11 +89,13 @@ class GameStream:
             await self.ws.close()
 
     async def _connect(self) -> None:
-        self.ws = await connect(stream_url(self.base_url, self.game_id, self.resume.last),
-                                additional_headers=stream_headers(self.token))
+        self.ws = await connect(
+            stream_url(self.base_url, self.game_id, self.resume.last), additional_headers=stream_headers(self.token)
+        )
 
-    async def command(self, command: Any, ref: str | None = None, salt: str = "",
-                      expected_version: int | None = None) -> None:
+    async def command(
+        self, command: Any, ref: str | None = None, salt: str = "", expected_version: int | None = None
+    ) -> None:
         assert self.ws is not None, "use GameStream as an async context manager"
         await self.ws.send(command_frame(command, ref, salt, expected_version))
 
@@ -132,8 +133,9 @@ class SyncGameStream:
     def __exit__(self, *_exc: object) -> None:
         self._connections.close()
 
-    def command(self, command: Any, ref: str | None = None, salt: str = "",
-                expected_version: int | None = None) -> None:
+    def command(
+        self, command: Any, ref: str | None = None, salt: str = "", expected_version: int | None = None
+    ) -> None:
         assert self.ws is not None, "use SyncGameStream as a context manager"
         self.ws.send(command_frame(command, ref, salt, expected_version))
 

@@ -90,11 +90,14 @@ def check_chain(header: dict[str, Any], raw_lines: list[bytes]) -> tuple[bool, s
     for index, line in enumerate(raw_lines):
         previous = hashlib.sha256(previous.encode() + b"\n" + line.strip()).hexdigest()
         if index >= len(digests) or digests[index] != previous:
-            return False, (f"MISMATCH line {index + 2}: the hash chain breaks here (a line was edited, "
-                           "removed, reordered or duplicated)")
+            return False, (
+                f"MISMATCH line {index + 2}: the hash chain breaks here (a line was edited, "
+                "removed, reordered or duplicated)"
+            )
     if len(digests) != len(raw_lines):
-        return False, (f"MISMATCH line {len(raw_lines) + 2}: the header chains {len(digests)} lines, "
-                       f"the file has {len(raw_lines)}")
+        return False, (
+            f"MISMATCH line {len(raw_lines) + 2}: the header chains {len(digests)} lines, the file has {len(raw_lines)}"
+        )
     return True, f"chain: OK over {len(raw_lines)} lines"
 
 
@@ -125,7 +128,8 @@ def check_signature(header: dict[str, Any], keys: dict[str, str] | None) -> tupl
         return False, f"MISMATCH signature: key {signature.get('key_id')} is not among the trusted keys"
     try:
         Ed25519PublicKey.from_public_bytes(bytes.fromhex(public)).verify(
-            bytes.fromhex(signature["value"]), signed_message(header))
+            bytes.fromhex(signature["value"]), signed_message(header)
+        )
     except (ValueError, InvalidSignature):
         return False, f"MISMATCH signature: it does not verify with key {signature['key_id']} (the file was altered)"
     return True, f"signature: OK (Ed25519, key {signature['key_id']})"
@@ -139,7 +143,7 @@ def published_keys(data: Any) -> dict[str, str]:
     try:
         return {str(k["key_id"]): str(k["public_key"]) for k in data["keys"]}
     except (KeyError, TypeError):
-        raise ValueError("not a salvo-keys document ({\"keys\": [{\"key_id\", \"public_key\"}...]})") from None
+        raise ValueError('not a salvo-keys document ({"keys": [{"key_id", "public_key"}...]})') from None
 
 
 def fetch_keys(server: str, timeout: float = 10) -> dict[str, str]:
@@ -206,8 +210,11 @@ class Dice:
             self.commitments.setdefault(data["turn"], []).append(data)
         elif env["type"] in ("dice.revealed", "dice.disclosed"):
             # a hidden-information game withholds seeds ("") until it ends, then discloses them all
-            opened = ({data["turn"]: data["seed"]} if env["type"] == "dice.revealed"
-                      else {int(turn): seed for turn, seed in data["seeds"].items()})
+            opened = (
+                {data["turn"]: data["seed"]}
+                if env["type"] == "dice.revealed"
+                else {int(turn): seed for turn, seed in data["seeds"].items()}
+            )
             for turn, seed_hex in opened.items():
                 if seed_hex:
                     problem = self._open_seed(turn, bytes.fromhex(seed_hex))
@@ -217,8 +224,10 @@ class Dice:
                 keys = {k["slot"]: bytes.fromhex(k["key"]) for k in data["keys"]}
                 committed = [c for c in self.commitments.get(data["turn"], []) if c.get("root")]
                 if not any(proof_root(keys, data.get("proof", {}), c["slots"]) == c["root"] for c in committed):
-                    return (f"MISMATCH seq {env['seq']}: the slot keys opened for turn {data['turn']} are not "
-                            "under its committed Merkle root")
+                    return (
+                        f"MISMATCH seq {env['seq']}: the slot keys opened for turn {data['turn']} are not "
+                        "under its committed Merkle root"
+                    )
                 self.keys.update({(data["turn"], slot): key for slot, key in keys.items()})
         return None
 
@@ -271,13 +280,17 @@ def verify(lines: list[dict[str, Any]]) -> tuple[bool, str]:
                 pending += 1
                 continue
             if face != roll["value"]:
-                return False, (f"MISMATCH seq {env['seq']} roll {roll['i']} ({roll['purpose']}, {roll['rule']}): "
-                               f"recorded {roll['value']}, the revealed {how} gives {face}")
+                return False, (
+                    f"MISMATCH seq {env['seq']} roll {roll['i']} ({roll['purpose']}, {roll['rule']}): "
+                    f"recorded {roll['value']}, the revealed {how} gives {face}"
+                )
             checked += 1
             by_key += how == "key"
             turns.add(material["turn"])
-    note = (f"OK {checked} rolls verified over {len(turns | set(dice.seeds))} revealed turns"
-            f" ({pending} rolls await a reveal, {inherited} inherited from an origin game)")
+    note = (
+        f"OK {checked} rolls verified over {len(turns | set(dice.seeds))} revealed turns"
+        f" ({pending} rolls await a reveal, {inherited} inherited from an origin game)"
+    )
     if by_key:
         note += f"\nslot keys: {by_key} of them by the slot keys and Merkle proofs given to this viewer"
     return True, note
@@ -350,10 +363,12 @@ def check_battle(raw: bytes, keys: dict[str, str] | None) -> list[Check]:
     signed, signature_note = check_signature(header, keys)
     recorded, record_note = check_record(header, events)
     rolled, dice_note = _dice_check(lines)
-    return [Check("chain", chained, _bare(chain_note, "chain")),
-            Check("signature", signed is True, _bare(signature_note, "signature")),
-            Check("record", recorded, record_note),
-            Check("dice", rolled, _bare(dice_note, "dice"))]
+    return [
+        Check("chain", chained, _bare(chain_note, "chain")),
+        Check("signature", signed is True, _bare(signature_note, "signature")),
+        Check("record", recorded, record_note),
+        Check("dice", rolled, _bare(dice_note, "dice")),
+    ]
 
 
 def _bare(note: str, name: str) -> str:

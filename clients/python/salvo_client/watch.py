@@ -29,7 +29,7 @@ def _gist(data: dict[str, Any], width: int = 70) -> str:
     """The scalar fields of an event's data, shortened to a line."""
     parts = [f"{k}={v}" for k, v in data.items() if isinstance(v, str | int | float | bool) and k != "type"]
     text = " ".join(parts)
-    return text if len(text) <= width else text[:width - 1] + "…"
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def event_line(e: Envelope) -> str:
@@ -48,26 +48,36 @@ def render(summary: GameSummary, recent: list[str], live: bool = False) -> Group
     head = Text.from_markup(
         f"[bold]{summary.game_id}[/bold] · {escape(summary.ruleset)} · turn {summary.turn} · "
         f"{escape(status.get('phase_label') or summary.phase)} · version {summary.version}"
-        + (" · [green]live[/green]" if live and not summary.over else ""))
+        + (" · [green]live[/green]" if live and not summary.over else "")
+    )
     if summary.over:
-        head.append_text(Text.from_markup(
-            f"\n[bold red]Game over: {escape(str(status.get('result') or 'finished'))}[/bold red]"))
+        head.append_text(
+            Text.from_markup(f"\n[bold red]Game over: {escape(str(status.get('result') or 'finished'))}[/bold red]")
+        )
     else:
         head.append(f"\nto act: {who_acts(status)}")
-    seats = "  ".join(f"{s['seat']}: {'to act' if s['must_act'] else s.get('why') or 'waiting'}"
-                      for s in status.get("seats", ()))
+    seats = "  ".join(
+        f"{s['seat']}: {'to act' if s['must_act'] else s.get('why') or 'waiting'}" for s in status.get("seats", ())
+    )
     if seats:
         head.append("\n" + seats)
     table = Table("piece", "side", "at", "status", "bars", expand=True)
     for piece in (summary.draw or {}).get("pieces", ()):
         at = piece.get("at") or {}
-        table.add_row(escape(piece["label"]), escape(str(piece.get("side") or "?")),
-                      f"{at.get('x', 0):g}, {at.get('y', 0):g}", escape(piece.get("status", "")), _bars(piece))
+        table.add_row(
+            escape(piece["label"]),
+            escape(str(piece.get("side") or "?")),
+            f"{at.get('x', 0):g}, {at.get('y', 0):g}",
+            escape(piece.get("status", "")),
+            _bars(piece),
+        )
     effects = [e["text"] for e in (summary.draw or {}).get("effects", ())[-5:]]
-    return Group(Panel(head, title="Salvo watch"), table,
-                 Panel(Text("\n".join(recent[-HISTORY:]) or "—", no_wrap=True, overflow="ellipsis"),
-                       title="last events"),
-                 Panel(Text("\n".join(effects) or "—"), title="just happened"))
+    return Group(
+        Panel(head, title="Salvo watch"),
+        table,
+        Panel(Text("\n".join(recent[-HISTORY:]) or "—", no_wrap=True, overflow="ellipsis"), title="last events"),
+        Panel(Text("\n".join(effects) or "—"), title="just happened"),
+    )
 
 
 class _View:
@@ -83,7 +93,7 @@ class _View:
         return [event_line(e) for e in self.events]
 
     def note(self, event: Envelope) -> None:
-        self.events = [*self.events[-(HISTORY - 1):], event]
+        self.events = [*self.events[-(HISTORY - 1) :], event]
 
     def refresh(self) -> None:
         self.summary = self.client.game(self.game_id)
@@ -127,12 +137,17 @@ def watch(client: SalvoClient, game_id: str, console: Console | None = None, onc
     try:
         with SyncGameStream(client.base_url, game_id, client.token, after=after) as stream:
             if console.is_terminal and not console.is_dumb_terminal:
-                with Live(render(view.summary, view.recent, live=True), console=console, refresh_per_second=8,
-                          vertical_overflow="visible") as live:
+                with Live(
+                    render(view.summary, view.recent, live=True),
+                    console=console,
+                    refresh_per_second=8,
+                    vertical_overflow="visible",
+                ) as live:
                     # refresh=True: every frame is drawn as it arrives (at 8 redraws/s a fast game's frames scrolled
                     # out of "last events" between two redraws)
-                    return _follow(view, stream, lambda: live.update(render(view.summary, view.recent, live=True),
-                                                                     refresh=True))
+                    return _follow(
+                        view, stream, lambda: live.update(render(view.summary, view.recent, live=True), refresh=True)
+                    )
             return _follow(view, stream, _printer(view, console))
     except KeyboardInterrupt:
         return 0
@@ -148,8 +163,11 @@ def _printer(view: _View, console: Console) -> Callable[[], None]:
                 console.print(event_line(event), markup=False, soft_wrap=True)
                 printed["seq"] = event.seq
         s = view.summary
-        line = (f"Game over: {s.status.get('result') or 'finished'}" if s.over else
-                f"turn {s.turn} · {s.status.get('phase_label') or s.phase} · to act: {who_acts(s.status)}")
+        line = (
+            f"Game over: {s.status.get('result') or 'finished'}"
+            if s.over
+            else f"turn {s.turn} · {s.status.get('phase_label') or s.phase} · to act: {who_acts(s.status)}"
+        )
         if line != printed["status"]:
             console.print(line, markup=False)
             printed["status"] = line
@@ -166,7 +184,7 @@ def render_turn(replay: TurnReplay) -> Table:
 
 
 def turn_numbers(turns: str) -> list[int]:
-    """"3" -> [3], "2-4" -> [2, 3, 4]; anything else is a UsageError saying what is expected."""
+    """ "3" -> [3], "2-4" -> [2, 3, 4]; anything else is a UsageError saying what is expected."""
     first, dash, last = turns.partition("-")
     if not first.isdigit() or (dash and not last.isdigit()) or int(first) < 1:
         raise UsageError(f"turn {turns!r}: expected a turn number (1, 2…), a range such as 2-4, or all")
@@ -175,8 +193,9 @@ def turn_numbers(turns: str) -> list[int]:
     return list(range(int(first), int(last if dash else first) + 1))
 
 
-def replay(client: SalvoClient, game_id: str, turns: str, phase: str | None = None,
-           console: Console | None = None) -> int:
+def replay(
+    client: SalvoClient, game_id: str, turns: str, phase: str | None = None, console: Console | None = None
+) -> int:
     """``turns``: a number, a range "2-4", or "all"."""
     console = console or Console()
     numbers = list(range(1, client.game(game_id).turn + 1)) if turns == "all" else turn_numbers(turns)

@@ -59,8 +59,15 @@ class CommandEndpoint:
         await respond(outcome, scope, receive, send)
 
 
-async def decide(scope: Any, receive: Any, game_id: str, authorization: bytes | None, key: bytes | None,
-                 if_match: bytes | None, limit: int | None = None) -> Any:
+async def decide(
+    scope: Any,
+    receive: Any,
+    game_id: str,
+    authorization: bytes | None,
+    key: bytes | None,
+    if_match: bytes | None,
+    limit: int | None = None,
+) -> Any:
     """The command's result, or the problem response that answers it. With ``limit``, a body above it
     is answered 413 here (behind the router, BodyLimit does that)."""
     gate = scope["app"].state.gate
@@ -85,8 +92,9 @@ def status_of(outcome: Any) -> int:
     return int(outcome.status_code if isinstance(outcome, Response) else outcome.status)
 
 
-async def respond(outcome: Any, scope: Any, receive: Any, send: Any,
-                  tail: tuple[tuple[bytes, bytes], ...] = (), write: Any = None) -> None:
+async def respond(
+    outcome: Any, scope: Any, receive: Any, send: Any, tail: tuple[tuple[bytes, bytes], ...] = (), write: Any = None
+) -> None:
     """Send a result or a problem; ``tail`` goes after the response's own headers. ``write``, when
     given, may put a result on the wire itself (the server's direct path, http_protocol.DirectCycle):
     the same head and body as the two messages below; when it declines, they are sent."""
@@ -98,8 +106,13 @@ async def respond(outcome: Any, scope: Any, receive: Any, send: Any,
     payload = outcome.body
     if write is not None and write(outcome.status, payload, tail):
         return
-    await send({"type": "http.response.start", "status": outcome.status,
-                "headers": [(b"content-length", str(len(payload)).encode()), (b"content-type", _JSON), *tail]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": outcome.status,
+            "headers": [(b"content-length", str(len(payload)).encode()), (b"content-type", _JSON), *tail],
+        }
+    )
     await send({"type": "http.response.body", "body": payload})
 
 
@@ -234,8 +247,13 @@ class SalvoApp(FastAPI):
             if kind in (500, Exception):
                 error_handler = handler
         routes = self.router.routes
-        if ([cls for cls, _ in stack] == own and not self.debug and error_handler is not None
-                and routes and is_lean_route(routes[0])):
+        if (
+            [cls for cls, _ in stack] == own
+            and not self.debug
+            and error_handler is not None
+            and routes
+            and is_lean_route(routes[0])
+        ):
             self._lean_route = routes[0]
             limit = stack[3][1]["limit"]
             assert isinstance(limit, int)

@@ -70,13 +70,22 @@ class _NoSubscription:
 
 
 class DirectStream(Stream):
-    def __init__(self, ws: WebSocket, game_id: str, viewer: Viewer, token: str | None, after: int,
-                 raw: RawSocket, fanout: Fanout) -> None:
+    def __init__(
+        self, ws: WebSocket, game_id: str, viewer: Viewer, token: str | None, after: int, raw: RawSocket, fanout: Fanout
+    ) -> None:
         self.raw = raw
         self.fanout = fanout
         # behind from the start: the fan-out skips it until its catch-up has reached what was published
-        self.sink = Sink(raw.transport, "", after, on_slow=self._on_slow, on_behind=self._on_behind,
-                         on_restart=self._on_restart, behind=True, stamp=time.monotonic())
+        self.sink = Sink(
+            raw.transport,
+            "",
+            after,
+            on_slow=self._on_slow,
+            on_behind=self._on_behind,
+            on_restart=self._on_restart,
+            behind=True,
+            stamp=time.monotonic(),
+        )
         super().__init__(ws, game_id, viewer, token, after)
         self.sink.audience = self.audience
         self._pump: asyncio.Task[None] | None = None  # the catch-up in progress, if any
@@ -228,8 +237,17 @@ class DirectStream(Stream):
                     request = command_request(message)
                     ruleset = gate.ruleset(game_id)  # ``gate.command``'s steps, its coroutine level left out
                     self._ref = message.ref
-                    done = await gate.start(game_id, viewer, token, address, b"", message.idempotency_key,
-                                            message.expected_version, request, early)
+                    done = await gate.start(
+                        game_id,
+                        viewer,
+                        token,
+                        address,
+                        b"",
+                        message.idempotency_key,
+                        message.expected_version,
+                        request,
+                        early,
+                    )
                     gate.accepted(ruleset, viewer, done)
                     answer, result = result_payload(message.ref, done.body), done
                 except Exception as exc:  # noqa: BLE001 - every failure is answered with its problem
@@ -289,8 +307,13 @@ class DirectStream(Stream):
         returns, as before. Never raises."""
         sink = self.sink
         held = sink.held
-        if held is None or self._pump is not None or sink.closed or self.raw.transport.is_closing() \
-                or self.fanout.size(self.game_id) > EARLY_ANSWER_SOCKETS:
+        if (
+            held is None
+            or self._pump is not None
+            or sink.closed
+            or self.raw.transport.is_closing()
+            or self.fanout.size(self.game_id) > EARLY_ANSWER_SOCKETS
+        ):
             return
         self._in_flight -= 1
         self._answered = True
@@ -355,9 +378,14 @@ class DirectStream(Stream):
             sink.closed = True  # a slow consumer, as Fanout.deliver would find it: 1013 after ``last``
             self._on_slow(sink)
             return
-        if result is not None and (after := result.after) is not None and after == sink.last \
-                and (version := result.version) is not None and self.results_carry_events \
-                and (not held or (held[0][0] > after and held[-1][0] <= version)):
+        if (
+            result is not None
+            and (after := result.after) is not None
+            and after == sink.last
+            and (version := result.version) is not None
+            and self.results_carry_events
+            and (not held or (held[0][0] > after and held[-1][0] <= version))
+        ):
             # the usual case: nothing arrived while it flew but its own events (held contiguous), which the
             # result carries: the result alone, accounted for (as the general case below would find)
             sink.last = version

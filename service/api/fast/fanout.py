@@ -122,9 +122,16 @@ class Fanout:
         sink.on_behind(sink, seq)
 
     def counters(self) -> dict[str, int]:
-        return {"holds_overflowed": self.holds_overflowed, "holds_broken": self.holds_broken,
-                "fallbacks": self.fallbacks, "catch_ups": self.catch_ups, "replies_held": self.replies_held,
-                "replies_unheld": self.replies_unheld, "writes": self.writes, "frames_written": self.frames_written}
+        return {
+            "holds_overflowed": self.holds_overflowed,
+            "holds_broken": self.holds_broken,
+            "fallbacks": self.fallbacks,
+            "catch_ups": self.catch_ups,
+            "replies_held": self.replies_held,
+            "replies_unheld": self.replies_unheld,
+            "writes": self.writes,
+            "frames_written": self.frames_written,
+        }
 
     def add(self, game_id: str, sink: Sink) -> None:
         sinks = self._sinks.setdefault(game_id, set())
@@ -197,8 +204,9 @@ class Fanout:
                     last = held[-1][0] if held else sink.last if sink.last >= sink.hold_after else sink.hold_after
                     if seq <= last:
                         continue
-                    message = frames.get(sink.audience, _MISSING) if seq == last + 1 and frames is not None \
-                        else _MISSING
+                    message = (
+                        frames.get(sink.audience, _MISSING) if seq == last + 1 and frames is not None else _MISSING
+                    )
                     if message is _MISSING:  # a gap, a bare notification, an audience not encoded: the store
                         self.holds_broken += 1
                         self._to_reader(sink, seq)
@@ -222,8 +230,7 @@ class Fanout:
                 # the audience's frame, built for a socket before this one (``framed``: ``frames`` is not None)
                 frame = framed.get(audience) if framed is not None and seq == last + 1 else None
                 if frame is None:
-                    message = frames.get(audience, _MISSING) if seq == last + 1 and frames is not None \
-                        else _MISSING
+                    message = frames.get(audience, _MISSING) if seq == last + 1 and frames is not None else _MISSING
                     if message is _MISSING:  # a gap, a bare notification, an audience not encoded before it
                         self._to_reader(sink, seq)  # listened: the store has it
                         continue

@@ -106,8 +106,10 @@ class ConnectionLimits:
     keep_alive_timeout: int = 5  # seconds an idle connection stays open after a response (uvicorn's own)
 
 
-HEADERS_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
-                     b"connection: close\r\ncontent-length: 32\r\n\r\nrequest header fields too large\n")
+HEADERS_TOO_LARGE = (
+    b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
+    b"connection: close\r\ncontent-length: 32\r\n\r\nrequest header fields too large\n"
+)
 
 
 # the request target of a plain POST /commands: no query, no escapes, a game id of URL-safe characters
@@ -184,8 +186,13 @@ class DirectCycle(RequestResponseCycle):
         server = _server_headers(self.default_headers)
         if server is None:
             return False
-        parts = [STATUS_LINE[status], server, b"content-length: ", str(len(payload)).encode(),
-                 b"\r\ncontent-type: application/json\r\n"]
+        parts = [
+            STATUS_LINE[status],
+            server,
+            b"content-length: ",
+            str(len(payload)).encode(),
+            b"\r\ncontent-type: application/json\r\n",
+        ]
         for name, value in tail:  # the lean endpoint's own: fixed names, a checked request id
             parts += (name, b": ", value, b"\r\n")
         if not self.keep_alive:
@@ -264,8 +271,11 @@ class CoalescingHttpToolsProtocol(HttpToolsProtocol):
         limits = self._limits = getattr(self.config, "salvo_limits", None) or self._limits
         if limits.max_connections is not None and len(self.connections) > limits.max_connections:
             if CoalescingHttpToolsProtocol._refused % 1000 == 0:
-                log.warning("connection refused: %d connections open (SALVO_MAX_CONNECTIONS)",
-                            len(self.connections) - 1, extra={"refused": CoalescingHttpToolsProtocol._refused + 1})
+                log.warning(
+                    "connection refused: %d connections open (SALVO_MAX_CONNECTIONS)",
+                    len(self.connections) - 1,
+                    extra={"refused": CoalescingHttpToolsProtocol._refused + 1},
+                )
             CoalescingHttpToolsProtocol._refused += 1
             self.transport.close()
             return
@@ -370,9 +380,15 @@ class CoalescingHttpToolsProtocol(HttpToolsProtocol):
         if not direct:
             return False
         match = _COMMANDS.fullmatch(self.url)
-        if (match is None or self.expect_100_continue or parser.should_upgrade() or self.pipeline
-                or parser.get_http_version() != "1.1" or self.limit_concurrency is not None
-                or (self.cycle is not None and not self.cycle.response_complete)):
+        if (
+            match is None
+            or self.expect_100_continue
+            or parser.should_upgrade()
+            or self.pipeline
+            or parser.get_http_version() != "1.1"
+            or self.limit_concurrency is not None
+            or (self.cycle is not None and not self.cycle.response_complete)
+        ):
             return False
         app, plain, proxied = direct
         if app.root_path:
@@ -400,10 +416,18 @@ class CoalescingHttpToolsProtocol(HttpToolsProtocol):
         scope["raw_path"] = self.url
         scope["query_string"] = b""
         cycle = self.cycle = DirectCycle(
-            scope=scope, transport=self.transport, flow=self.flow, logger=self.logger,
-            access_logger=self.access_logger, access_log=self.access_log,
-            default_headers=self.server_state.default_headers, message_event=_Flag(),  # type: ignore[arg-type]
-            expect_100_continue=False, keep_alive=parser.should_keep_alive(), on_response=self.on_response_complete)
+            scope=scope,
+            transport=self.transport,
+            flow=self.flow,
+            logger=self.logger,
+            access_logger=self.access_logger,
+            access_log=self.access_log,
+            default_headers=self.server_state.default_headers,
+            message_event=_Flag(),  # type: ignore[arg-type]
+            expect_100_continue=False,
+            keep_alive=parser.should_keep_alive(),
+            on_response=self.on_response_complete,
+        )
         cycle.game_id = match.group(1).decode("ascii")
         # without X-Forwarded-* the proxy-headers step would change nothing: it is left out
         self._start_asgi_task(cycle, proxied if forwarded else plain)

@@ -84,7 +84,8 @@ def from_send(send: Any) -> RawSocket | None:
     transport = getattr(protocol, "transport", None)
     writable = getattr(protocol, "writable", None)
     if not isinstance(writable, asyncio.Event) or not all(
-            callable(getattr(transport, m, None)) for m in ("write", "get_write_buffer_size", "is_closing", "abort")):
+        callable(getattr(transport, m, None)) for m in ("write", "get_write_buffer_size", "is_closing", "abort")
+    ):
         return None
     return RawSocket(transport, writable, protocol)  # type: ignore[arg-type]  # checked above
 

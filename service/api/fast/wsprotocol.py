@@ -61,11 +61,26 @@ class Wire(asyncio.Protocol):
     """One detached connection. Writes from the stream go to ``transport`` directly; this object only
     reads, answers pings, tracks write pause/resume, and runs the close handshake."""
 
-    __slots__ = ("transport", "handler", "max_size", "connections", "paused", "_drain", "_pending",
-                 "_parts", "_size", "_opcode", "close_sent", "lost", "_timer", "_read_paused")
+    __slots__ = (
+        "transport",
+        "handler",
+        "max_size",
+        "connections",
+        "paused",
+        "_drain",
+        "_pending",
+        "_parts",
+        "_size",
+        "_opcode",
+        "close_sent",
+        "lost",
+        "_timer",
+        "_read_paused",
+    )
 
-    def __init__(self, transport: asyncio.Transport, handler: WireHandler, max_size: int,
-                 connections: set[Any], paused: bool) -> None:
+    def __init__(
+        self, transport: asyncio.Transport, handler: WireHandler, max_size: int, connections: set[Any], paused: bool
+    ) -> None:
         self.transport = transport
         self.handler = handler
         self.max_size = max_size
@@ -165,9 +180,16 @@ class Wire(asyncio.Protocol):
         n = len(data)
         # the usual read: one whole masked text message under 126 bytes (a command), nothing pending, no
         # fragmented message, no close: straight on, as ``_frames`` would (its checks, in short)
-        if 6 <= n <= 131 and data[0] == 0x81 and data[1] == n + 0x7A and not self._pending \
-                and self._parts is None and not self.close_sent and n - 6 <= self.max_size \
-                and not self.transport.is_closing():
+        if (
+            6 <= n <= 131
+            and data[0] == 0x81
+            and data[1] == n + 0x7A
+            and not self._pending
+            and self._parts is None
+            and not self.close_sent
+            and n - 6 <= self.max_size
+            and not self.transport.is_closing()
+        ):
             self.handler.on_text(apply_mask(data[6:], data[2:6]))
             return
         self._frames(data)
@@ -185,11 +207,11 @@ class Wire(asyncio.Protocol):
             if length == 126:
                 if end - head < 2:
                     break
-                length, head = int.from_bytes(buf[head:head + 2], "big"), head + 2
+                length, head = int.from_bytes(buf[head : head + 2], "big"), head + 2
             elif length == 127:
                 if end - head < 8:
                     break
-                length, head = int.from_bytes(buf[head:head + 8], "big"), head + 8
+                length, head = int.from_bytes(buf[head : head + 8], "big"), head + 8
             if opcode >= CLOSE:
                 if length > 125 or not b0 & 0x80:
                     return self._fail(PROTOCOL_ERROR, "bad control frame")
@@ -198,7 +220,7 @@ class Wire(asyncio.Protocol):
             stop = head + 4 + length
             if end < stop:
                 break
-            payload = apply_mask(buf[head + 4:stop], buf[head:head + 4])
+            payload = apply_mask(buf[head + 4 : stop], buf[head : head + 4])
             at = stop
             if b0 == 0x81 and self._parts is None and not self.close_sent:  # the usual: a whole text message
                 self.handler.on_text(payload)

@@ -37,15 +37,25 @@ def _may_seat(viewer: Viewer, seat_name: str) -> None:
 async def _listing(request: Request, service: Any, game_id: str) -> dict[str, Any]:
     head = await service.head(game_id)
     bots, stand_ins = bots_of(head.ruleset)
-    return {"game_id": game_id,
-            "available": [{"name": n, "stand_in": n in stand_ins} for n in sorted(bots)],
-            "bots": [b.describe() for b in runner(request).listed(game_id)]}
+    return {
+        "game_id": game_id,
+        "available": [{"name": n, "stand_in": n in stand_ins} for n in sorted(bots)],
+        "bots": [b.describe() for b in runner(request).listed(game_id)],
+    }
 
 
-@router.post("/{game_id}/bots", status_code=201, response_class=MsgspecResponse,
-             summary="Seat a computer opponent: {seat, bot} (bot: \"rules\" or \"random\")",
-             openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
-                 "schema": {"$ref": "#/components/schemas/SeatBot"}}}}})
+@router.post(
+    "/{game_id}/bots",
+    status_code=201,
+    response_class=MsgspecResponse,
+    summary='Seat a computer opponent: {seat, bot} (bot: "rules" or "random")',
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SeatBot"}}},
+        }
+    },
+)
 async def post_bot(game_id: str, request: Request, viewer: ViewerDep, service: ServiceDep) -> MsgspecResponse:
     body = decode_body(await request.body(), SeatBot)
     _may_seat(viewer, body.seat)

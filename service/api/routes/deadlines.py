@@ -39,10 +39,17 @@ async def get_deadline(game_id: str, request: Request, viewer: ViewerDep) -> Msg
     return MsgspecResponse({"game_id": game_id, "deadline": await deadline_of(request, game_id)})
 
 
-@router.put("/{game_id}/deadline", response_class=MsgspecResponse,
-            summary="The umpire sets the game's deadlines from now ({per: null} removes them)",
-            openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
-                "schema": {"$ref": "#/components/schemas/DeadlineRequest"}}}}})
+@router.put(
+    "/{game_id}/deadline",
+    response_class=MsgspecResponse,
+    summary="The umpire sets the game's deadlines from now ({per: null} removes them)",
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/DeadlineRequest"}}},
+        }
+    },
+)
 async def put_deadline(game_id: str, request: Request, viewer: ViewerDep) -> MsgspecResponse:
     body = decode_json(await request.body(), DeadlineRequest)
     scheduler = deadlines(request)

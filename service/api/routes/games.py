@@ -32,8 +32,12 @@ class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
     status_code=201,
     response_class=MsgspecResponse,
     summary="Create a game; returns one token per seat and an umpire token (shown once)",
-    openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
-        "schema": {"$ref": "#/components/schemas/CreateGame"}}}}},
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CreateGame"}}},
+        }
+    },
 )
 async def create_game(request: Request, service: ServiceDep) -> MsgspecResponse:
     body = decode_body(await request.body(), CreateGame)
@@ -49,7 +53,10 @@ async def create_game(request: Request, service: ServiceDep) -> MsgspecResponse:
 
 @router.get("/{game_id}", response_class=MsgspecResponse, summary="The caller's view of the game, now or at a seq")
 async def get_game(
-    game_id: str, request: Request, viewer: ViewerDep, reader: ReaderDep,
+    game_id: str,
+    request: Request,
+    viewer: ViewerDep,
+    reader: ReaderDep,
     at: Annotated[int | None, Query(ge=0, le=INT64_MAX)] = None,
 ) -> MsgspecResponse:
     summary = await reader.summary(game_id, viewer, at)
@@ -58,11 +65,21 @@ async def get_game(
 
 
 COMMAND_HEADERS = [
-    {"name": "Authorization", "in": "header", "required": False, "schema": {"type": "string"},
-     "description": "Bearer <seat or umpire token>"},
+    {
+        "name": "Authorization",
+        "in": "header",
+        "required": False,
+        "schema": {"type": "string"},
+        "description": "Bearer <seat or umpire token>",
+    },
     {"name": "Idempotency-Key", "in": "header", "required": False, "schema": {"type": "string", "maxLength": 200}},
-    {"name": "If-Match", "in": "header", "required": False, "schema": {"type": "string"},
-     "description": "the expected version (409 when the game has moved on)"},
+    {
+        "name": "If-Match",
+        "in": "header",
+        "required": False,
+        "schema": {"type": "string"},
+        "description": "the expected version (409 when the game has moved on)",
+    },
 ]
 
 
@@ -71,8 +88,13 @@ COMMAND_HEADERS = [
     status_code=201,
     response_class=MsgspecResponse,
     summary="Issue one command: {command: {...}, salt?: str}",
-    openapi_extra={"parameters": COMMAND_HEADERS, "requestBody": {"required": True, "content": {"application/json": {
-        "schema": {"$ref": "#/components/schemas/CommandRequest"}}}}},
+    openapi_extra={
+        "parameters": COMMAND_HEADERS,
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CommandRequest"}}},
+        },
+    },
 )
 async def post_command(game_id: str, request: Request, gate: GateDep) -> MsgspecResponse:
     # served by the lean ASGI endpoint ahead of the router (api/fast/command_endpoint.py) in the app; this

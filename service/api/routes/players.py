@@ -42,8 +42,9 @@ def _label(raw: bytes) -> str:
     return label or "device"
 
 
-@router.post("", status_code=201, response_class=MsgspecResponse,
-             summary="Create a player: its first personal key, shown once")
+@router.post(
+    "", status_code=201, response_class=MsgspecResponse, summary="Create a player: its first personal key, shown once"
+)
 async def create_player(request: Request) -> MsgspecResponse:
     window = getattr(request.app.state, "player_creations", None)
     if window is None:
@@ -51,8 +52,10 @@ async def create_player(request: Request) -> MsgspecResponse:
     if window is not None:
         address, now = client_address(request), time.monotonic()
         if not window.hit(address, now):
-            raise TooManyRequests(f"too many players created from this address (limit {window.item}); retry later",
-                                  window.retry_after(address, now))
+            raise TooManyRequests(
+                f"too many players created from this address (limit {window.item}); retry later",
+                window.retry_after(address, now),
+            )
     created = await players_of(request).create(_label(await request.body()))
     return MsgspecResponse(created, status_code=201)
 
@@ -63,8 +66,12 @@ async def get_me(request: Request, authorization: AuthorizationHeader = None) ->
     return MsgspecResponse({"player_id": player, "keys": await players_of(request).keys(player)})
 
 
-@router.post("/me/keys", status_code=201, response_class=MsgspecResponse,
-             summary="Another personal key for another device, shown once")
+@router.post(
+    "/me/keys",
+    status_code=201,
+    response_class=MsgspecResponse,
+    summary="Another personal key for another device, shown once",
+)
 async def post_key(request: Request, authorization: AuthorizationHeader = None) -> MsgspecResponse:
     player = await player_id(request, authorization)
     return MsgspecResponse(await players_of(request).add_key(player, _label(await request.body())), status_code=201)
@@ -77,8 +84,12 @@ async def delete_key(key_id: str, request: Request, authorization: Authorization
     return Response(status_code=204)
 
 
-@router.post("/me/seats", status_code=201, response_class=MsgspecResponse,
-             summary="Claim a seat (or the umpire's place) with its token")
+@router.post(
+    "/me/seats",
+    status_code=201,
+    response_class=MsgspecResponse,
+    summary="Claim a seat (or the umpire's place) with its token",
+)
 async def post_seat(request: Request, authorization: AuthorizationHeader = None) -> MsgspecResponse:
     player = await player_id(request, authorization)
     body = decode_body(await request.body(), ClaimSeat)
@@ -99,18 +110,26 @@ async def delete_seat(game_id: str, request: Request, authorization: Authorizati
     return Response(status_code=204)
 
 
-@router.get("/me/games", response_class=MsgspecResponse,
-            summary="Every game the player holds a seat in: whose move, must I act and why, what is new")
-async def get_my_games(request: Request, service: ServiceDep,
-                       authorization: AuthorizationHeader = None) -> MsgspecResponse:
+@router.get(
+    "/me/games",
+    response_class=MsgspecResponse,
+    summary="Every game the player holds a seat in: whose move, must I act and why, what is new",
+)
+async def get_my_games(
+    request: Request, service: ServiceDep, authorization: AuthorizationHeader = None
+) -> MsgspecResponse:
     player = await player_id(request, authorization)
     return MsgspecResponse({"player_id": player, "games": await my_games(players_of(request), service, player)})
 
 
-@router.post("/me/games/{game_id}/seen", status_code=204,
-             summary="Mark the game seen up to a version (default: now): its unseen count starts again")
-async def post_seen(game_id: str, request: Request, service: ServiceDep,
-                    authorization: AuthorizationHeader = None) -> Response:
+@router.post(
+    "/me/games/{game_id}/seen",
+    status_code=204,
+    summary="Mark the game seen up to a version (default: now): its unseen count starts again",
+)
+async def post_seen(
+    game_id: str, request: Request, service: ServiceDep, authorization: AuthorizationHeader = None
+) -> Response:
     player = await player_id(request, authorization)
     body = decode_body(await request.body() or b"{}", MarkSeen)
     head = await service.current_head(game_id)

@@ -49,8 +49,11 @@ async def stream(ws: WebSocket) -> None:
     address = ws.client.host if ws.client else "unknown"
     try:
         if "token" in ws.query_params:
-            raise InvalidRequest("a token in the URL ends up in logs: send it in the Authorization header "
-                                 "or as the subprotocol salvo.token.<token>", field="token")
+            raise InvalidRequest(
+                "a token in the URL ends up in logs: send it in the Authorization header "
+                "or as the subprotocol salvo.token.<token>",
+                field="token",
+            )
         viewer = await state.gate.viewer(game_id, token, address)
     except AppError as exc:
         await ws.accept(subprotocol=accepted_subprotocol(ws))

@@ -27,8 +27,12 @@ async def _changed(request: Request) -> None:
     await request.app.state.watchers.refresh()
 
 
-@router.post("", status_code=201, response_class=MsgspecResponse,
-             summary="Subscribe a webhook to the player's games; its signing secret is shown once")
+@router.post(
+    "",
+    status_code=201,
+    response_class=MsgspecResponse,
+    summary="Subscribe a webhook to the player's games; its signing secret is shown once",
+)
 async def post_subscription(request: Request, authorization: AuthorizationHeader = None) -> MsgspecResponse:
     player = await player_id(request, authorization)
     body = decode_body(await request.body(), NewSubscription)
@@ -46,18 +50,23 @@ async def get_subscriptions(request: Request, authorization: AuthorizationHeader
 
 
 @router.delete("/{subscription_id}", status_code=204, summary="Remove a subscription and its undelivered notifications")
-async def delete_subscription(subscription_id: str, request: Request,
-                              authorization: AuthorizationHeader = None) -> Response:
+async def delete_subscription(
+    subscription_id: str, request: Request, authorization: AuthorizationHeader = None
+) -> Response:
     player = await player_id(request, authorization)
     await subscriptions_of(request).delete(player, subscription_id)
     await _changed(request)
     return Response(status_code=204)
 
 
-@router.post("/{subscription_id}/resume", response_class=MsgspecResponse,
-             summary="Resume a paused subscription: what waited is delivered")
-async def resume_subscription(subscription_id: str, request: Request,
-                              authorization: AuthorizationHeader = None) -> MsgspecResponse:
+@router.post(
+    "/{subscription_id}/resume",
+    response_class=MsgspecResponse,
+    summary="Resume a paused subscription: what waited is delivered",
+)
+async def resume_subscription(
+    subscription_id: str, request: Request, authorization: AuthorizationHeader = None
+) -> MsgspecResponse:
     player = await player_id(request, authorization)
     resumed = await subscriptions_of(request).resume(player, subscription_id)
     await _changed(request)
@@ -65,7 +74,10 @@ async def resume_subscription(subscription_id: str, request: Request,
     return MsgspecResponse(resumed)
 
 
-@push_router.get("/key", response_class=MsgspecResponse,
-                 summary="The server's VAPID public key: a page's applicationServerKey for Web Push")
+@push_router.get(
+    "/key",
+    response_class=MsgspecResponse,
+    summary="The server's VAPID public key: a page's applicationServerKey for Web Push",
+)
 async def get_push_key(request: Request) -> MsgspecResponse:
     return MsgspecResponse({"public_key": request.app.state.push.public_key})

@@ -96,10 +96,18 @@ def spectator_chat(request: Request) -> SpectatorChat:
 AFTER = Annotated[int, Query(ge=0, le=INT64_MAX, description="only messages after this seq (or id)")]
 
 
-@router.post("/{game_id}/messages", status_code=201, response_class=MsgspecResponse,
-             summary="Say something at the table: {to, text} (a seat or the umpire)",
-             openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
-                 "schema": {"$ref": "#/components/schemas/PostMessage"}}}}})
+@router.post(
+    "/{game_id}/messages",
+    status_code=201,
+    response_class=MsgspecResponse,
+    summary="Say something at the table: {to, text} (a seat or the umpire)",
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PostMessage"}}},
+        }
+    },
+)
 async def post_message(game_id: str, request: Request, viewer: ViewerDep, service: ServiceDep) -> MsgspecResponse:
     body = decode_body(await request.body(), PostMessage)
     if viewer.kind == "spectator":
@@ -109,21 +117,34 @@ async def post_message(game_id: str, request: Request, viewer: ViewerDep, servic
     return MsgspecResponse(said, status_code=201)
 
 
-@router.get("/{game_id}/messages", response_class=MsgspecResponse,
-            summary="The table talk the caller may read (a seat: to all, its side, itself; a spectator: to all)")
+@router.get(
+    "/{game_id}/messages",
+    response_class=MsgspecResponse,
+    summary="The table talk the caller may read (a seat: to all, its side, itself; a spectator: to all)",
+)
 async def get_messages(game_id: str, viewer: ViewerDep, service: ServiceDep, after: AFTER = 0) -> MsgspecResponse:
     return MsgspecResponse({"messages": await table_talk.read(service, game_id, viewer, after)})
 
 
-@router.post("/{game_id}/spectator-messages", status_code=201, response_class=MsgspecResponse,
-             summary="Say something in the spectators' channel (spectators only; never in the game's log)",
-             openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
-                 "schema": {"$ref": "#/components/schemas/PostSpectatorMessage"}}}}})
+@router.post(
+    "/{game_id}/spectator-messages",
+    status_code=201,
+    response_class=MsgspecResponse,
+    summary="Say something in the spectators' channel (spectators only; never in the game's log)",
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PostSpectatorMessage"}}},
+        }
+    },
+)
 async def post_spectator_message(game_id: str, request: Request, viewer: ViewerDep) -> MsgspecResponse:
     body = decode_body(await request.body(), PostSpectatorMessage)
     if viewer.kind != "spectator":
-        raise Forbidden("the spectators' channel is for spectators (send no token); the table talks at "
-                        "POST …/messages", field="text")
+        raise Forbidden(
+            "the spectators' channel is for spectators (send no token); the table talks at POST …/messages",
+            field="text",
+        )
     text = table_talk.clean_text(body.text, MAX_MESSAGE_CHARS)
     name = " ".join(body.name.split())[:MAX_NAME_CHARS] or "spectator"
     if any(not c.isprintable() for c in name):
@@ -133,10 +154,14 @@ async def post_spectator_message(game_id: str, request: Request, viewer: ViewerD
     return MsgspecResponse(posted, status_code=201)
 
 
-@router.get("/{game_id}/spectator-messages", response_class=MsgspecResponse,
-            summary="The spectators' channel (spectators and the umpire; a seat may not read it)")
-async def get_spectator_messages(game_id: str, request: Request, viewer: ViewerDep, after: AFTER = 0
-                                 ) -> MsgspecResponse:
+@router.get(
+    "/{game_id}/spectator-messages",
+    response_class=MsgspecResponse,
+    summary="The spectators' channel (spectators and the umpire; a seat may not read it)",
+)
+async def get_spectator_messages(
+    game_id: str, request: Request, viewer: ViewerDep, after: AFTER = 0
+) -> MsgspecResponse:
     if viewer.kind == "seat":
         raise Forbidden("players do not read the spectators' channel (no advice from the gallery)")
     return MsgspecResponse({"messages": spectator_chat(request).read(game_id, after)})

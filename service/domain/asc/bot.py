@@ -105,7 +105,8 @@ class Sheet:
         kind = me["spec"].get("kind")
         last = kind == "starship" and not any(
             v["id"] != vid and v["side"] == self.me and not v["destroyed"] and v["spec"].get("kind") == "starship"
-            for v in self.vessels.values())
+            for v in self.vessels.values()
+        )
         stake = 2.0 if last else 1.0 if kind == "starship" else 0.5  # the last starship lost is the battle lost
         total = 0.0
         for foe in self.enemies():
@@ -183,8 +184,10 @@ class AscBot:
         if by.get("lock"):
             return by["lock"][0].command
         if phase == "detection" and by.get("detect"):
-            best = max(by["detect"], key=lambda o: (sheet.detection_odds(o.piece or "", _sensor(o), o.target or ""),
-                                                    -_distance(sheet, o)))
+            best = max(
+                by["detect"],
+                key=lambda o: (sheet.detection_odds(o.piece or "", _sensor(o), o.target or ""), -_distance(sheet, o)),
+            )
             if sheet.detection_odds(best.piece or "", _sensor(best), best.target or "") > 0:
                 return best.command
         if phase is not None and phase.endswith("_movement") and by.get("move"):
@@ -210,7 +213,8 @@ class AscBot:
         def pick(field: Field, index: int) -> Any:
             vid = pieces[index]
             found = vid in sheet.seen_by_enemy or any(
-                _hex(sheet.vessels[vid]["hex"]).distance_to(_hex(f["hex"])) <= 1 for f in sheet.enemies())
+                _hex(sheet.vessels[vid]["hex"]).distance_to(_hex(f["hex"])) <= 1 for f in sheet.enemies()
+            )
             values = [v.value for v in field.values]
             if field.key == "screen":
                 return max(values) if found else min(values)
@@ -249,8 +253,11 @@ class AscBot:
         it with a turret's arcs (ready for the next turn), then the fewest steps."""
         vessel = sheet.vessels[vid]
         start, facing = _hex(vessel["hex"]), int(vessel["facing"])
-        goals = [sheet.hex_of(t) for t in sheet.locked] or [_hex(f["hex"]) for f in sheet.enemies()] \
+        goals = (
+            [sheet.hex_of(t) for t in sheet.locked]
+            or [_hex(f["hex"]) for f in sheet.enemies()]
             or list(sheet.bogeys.values())
+        )
         arcs = [frozenset(t["arcs"]) for t in vessel["spec"].get("turrets", [])]
 
         def score(o: Option) -> tuple[float, int, int, int]:
@@ -287,8 +294,11 @@ class AscBot:
             field = form.pieces[0].fields[0]
 
             def worth(locations: list[str]) -> int:
-                return sum(len(REPAIR_ORDER) - REPAIR_ORDER.index(loc.split(":", 1)[0])
-                           for loc in locations if loc.split(":", 1)[0] in REPAIR_ORDER)
+                return sum(
+                    len(REPAIR_ORDER) - REPAIR_ORDER.index(loc.split(":", 1)[0])
+                    for loc in locations
+                    if loc.split(":", 1)[0] in REPAIR_ORDER
+                )
 
             choice = max(field.values, key=lambda v: worth(list(v.value)))
             return compose(form, _always(choice.value))
@@ -301,27 +311,36 @@ def _hit_value(firer: Mapping[str, Any], w: Mapping[str, Any], foe: Mapping[str,
     if foe["derived"].get("all_stop_effects"):
         return 10.0 * strikes * per
     spec, tspec = firer["spec"], foe["spec"]
-    mods = (spec.get("crew_quality", 0) + tspec.get("target_profile", 0) + w.get("targeting", 0)
-            + spec.get("target_computer", 0) + max(0, w.get("mounts", 1) - 1))
+    mods = (
+        spec.get("crew_quality", 0)
+        + tspec.get("target_profile", 0)
+        + w.get("targeting", 0)
+        + spec.get("target_computer", 0)
+        + max(0, w.get("mounts", 1) - 1)
+    )
     if here != there:
         mods -= 2
     if tspec.get("atmospheric"):
         mods -= 2
-    hull = (1 if tspec.get("kind") == "missile" else per)  # any hit kills a missile (ASC-FIRE-9)
+    hull = 1 if tspec.get("kind") == "missile" else per  # any hit kills a missile (ASC-FIRE-9)
     return chance(7 - mods) * strikes * hull
 
 
 def _always(value: Any) -> Picker:
     """A form picker for one-field forms: this value."""
+
     def pick(_field: Field, _index: int) -> Any:
         return value
+
     return pick
 
 
 def _always_path(hexes: list[list[int]]) -> Picker:
     """A move form's picker: this hex path, no final turn."""
+
     def pick(field: Field, _index: int) -> Any:
         return hexes if field.kind == "hexpath" else None
+
     return pick
 
 

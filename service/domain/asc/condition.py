@@ -106,7 +106,7 @@ def controls(state: State, controller: str, remote: str) -> bool:
         return False
     cst = state.status[controller]
     cspec = state.specs[controller]
-    return (not cst.destroyed and remote_comms(cspec, cst) > 0 and not cst.computer_out and not cst.tac_out)
+    return not cst.destroyed and remote_comms(cspec, cst) > 0 and not cst.computer_out and not cst.tac_out
 
 
 def in_contact(state: State, a: str, b: str) -> bool:

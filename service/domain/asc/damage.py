@@ -10,12 +10,42 @@ from .condition import effective_armour, power_destroyed, power_shutdown, remote
 from .scenario import VesselSpec
 from .state import Status, Strike
 
-GENERAL = {1: "hull", 2: "hull", 3: "hull", 4: "hull", 5: "power_plant", 6: "power_plant",
-           7: "damage_control", 8: "surface", 9: "turret", 10: "critical"}
-SURFACE = {1: "sensor", 2: "sensor", 3: "remote_communicator", 4: "screen_generator", 5: "missile_bay",
-           6: "missile_bay", 7: "hangar", 8: "hangar", 9: "tta", 10: "tta"}
-CRITICAL = {1: "computer", 2: "tac", 3: "bridge", 4: "accommodation", 5: "engineering", 6: "cargo",
-            7: "drive", 8: "continuing", 9: "continuing", 10: "continuing"}
+GENERAL = {
+    1: "hull",
+    2: "hull",
+    3: "hull",
+    4: "hull",
+    5: "power_plant",
+    6: "power_plant",
+    7: "damage_control",
+    8: "surface",
+    9: "turret",
+    10: "critical",
+}
+SURFACE = {
+    1: "sensor",
+    2: "sensor",
+    3: "remote_communicator",
+    4: "screen_generator",
+    5: "missile_bay",
+    6: "missile_bay",
+    7: "hangar",
+    8: "hangar",
+    9: "tta",
+    10: "tta",
+}
+CRITICAL = {
+    1: "computer",
+    2: "tac",
+    3: "bridge",
+    4: "accommodation",
+    5: "engineering",
+    6: "cargo",
+    7: "drive",
+    8: "continuing",
+    9: "continuing",
+    10: "continuing",
+}
 REPAIRABLE = ("power_plant", "missile_bay", "hangar", "computer", "drive", "continuing")  # ASC-DC-2
 
 
@@ -70,10 +100,16 @@ def locate(dice: Dice, spec: VesselSpec, st: Status, damage: int, rolls: list[Ro
             if not bays:
                 return Strike(damage=damage, location="hull")
             part = _pick(dice, bays, "missile bay", "ASC-DMG-4", rolls)
-        elif fixture == "remote_communicator" and remote_comms(spec, st) == 0 \
-                or fixture == "screen_generator" and st.screen_max == 0 \
-                or fixture == "hangar" and spec.hangars == 0 \
-                or fixture == "tta" and spec.ttas - st.ttas_lost <= 0:
+        elif (
+            fixture == "remote_communicator"
+            and remote_comms(spec, st) == 0
+            or fixture == "screen_generator"
+            and st.screen_max == 0
+            or fixture == "hangar"
+            and spec.hangars == 0
+            or fixture == "tta"
+            and spec.ttas - st.ttas_lost <= 0
+        ):
             return Strike(damage=damage, location="hull")
         return Strike(damage=damage, location=fixture, part=part)
     if where == "critical":
@@ -140,12 +176,15 @@ def apply_strikes(spec: VesselSpec, st: Status, strikes: tuple[Strike, ...]) -> 
             missiles = dict(st.missiles)
             missiles[s.part] = max(0, missiles.get(s.part, 0) - 1)
             bays_out = st.bays_out if s.part in st.bays_out else (*st.bays_out, s.part)
-            st = replace(st, missiles=missiles, bays_out=bays_out,
-                         repair=_add(st.repair, f"missile_bay:{s.part}", d))
+            st = replace(st, missiles=missiles, bays_out=bays_out, repair=_add(st.repair, f"missile_bay:{s.part}", d))
             notes.append(f"missile bay {s.part} out, one missile lost")
         elif loc == "hangar":
-            st = replace(st, hangars_out=min(spec.hangars, st.hangars_out + 1),
-                         small_craft=max(0, st.small_craft - 1), repair=_add(st.repair, "hangar", d))
+            st = replace(
+                st,
+                hangars_out=min(spec.hangars, st.hangars_out + 1),
+                small_craft=max(0, st.small_craft - 1),
+                repair=_add(st.repair, "hangar", d),
+            )
             notes.append("a hangar out, one small craft unflyable")
         elif loc == "tta":
             st = replace(st, ttas_lost=min(spec.ttas, st.ttas_lost + 1))

@@ -39,8 +39,11 @@ def open_phase(out: Acc[State]) -> None:
         if st.destroyed:
             continue
         backups = out.state.specs[vid].backups
-        for system, flag, has in (("databus", "computer_out", backups.databus), ("tac", "tac_out", backups.tac),
-                                  ("bridge", "bridge_out", backups.bridge)):
+        for system, flag, has in (
+            ("databus", "computer_out", backups.databus),
+            ("tac", "tac_out", backups.tac),
+            ("bridge", "bridge_out", backups.bridge),
+        ):
             if getattr(st, flag) and has and system not in st.backups_used:
                 repair = {k: v for k, v in st.repair.items() if not (system == "databus" and k == "computer")}
                 st = replace(st, **{flag: False}, backups_used=(*st.backups_used, system), repair=repair)
@@ -95,8 +98,9 @@ def repair(out: Acc[State], cmd: Repair, actor: Actor, dice: Dice) -> None:
         mods = [Modifier("ASC-DC-1", "crew quality", spec.crew_quality)]
         if loc == "power_plant":
             mods.append(Modifier("ASC-DC-1", "repairing the power plant", 4))
-        roll = dice.roll_high(10, f"repair {loc}", "ASC-DC-1", 11, tuple(m for m in mods if m.value), "repaired",
-                              "not repaired")
+        roll = dice.roll_high(
+            10, f"repair {loc}", "ASC-DC-1", 11, tuple(m for m in mods if m.value), "repaired", "not repaired"
+        )
         rolls.append(roll)
         ok = roll.outcome == "repaired"
         results.append(RepairRoll(location=loc, success=ok))
@@ -146,5 +150,3 @@ def close_phase(out: Acc[State]) -> None:
         if hull_destroyed(spec, st):
             _destroy(out, vid, "continuing damage")
     audit_locks(out, "vessels lost")
-
-

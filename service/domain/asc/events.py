@@ -11,11 +11,17 @@ from service.domain.core.hexgrid import Hex
 
 from .state import CommitEntry, FireDecl, Status, Strike
 
-LockRange = Annotated[int, msgspec.Meta(description=(
-    "The lock range in hexes (ASC-DET-5), not a detection roll or a signature: the lock holds while the target "
-    "is at most this far from the holder. It is the holder's best working active-sensor rating, committed or "
-    "not, else the rating of the sensor that made the detection. 0 on a failed attempt (no lock is taken) and "
-    "when withheld from this viewer (the holder is unseen)."))]
+LockRange = Annotated[
+    int,
+    msgspec.Meta(
+        description=(
+            "The lock range in hexes (ASC-DET-5), not a detection roll or a signature: the lock holds while the target "
+            "is at most this far from the holder. It is the holder's best working active-sensor rating, committed or "
+            "not, else the rating of the sensor that made the detection. 0 on a failed attempt (no lock is taken) and "
+            "when withheld from this viewer (the holder is unseen)."
+        )
+    ),
+]
 
 
 class SensorsCommitted(Event, frozen=True, tag="asc.sensors_committed"):

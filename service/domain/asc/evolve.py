@@ -66,7 +66,8 @@ def _revealed(state: State, event: E.SensorsRevealed) -> State:
     auto: dict[str, tuple[str, ...]] = {}
     for side in ("advantaged", "disadvantaged"):
         auto[side] = tuple(
-            e.vessel for e in event.entries
+            e.vessel
+            for e in event.entries
             if e.active and e.vessel in state.specs and state.specs[e.vessel].side == enemy(side)
         )
     return replace(state, status=status, commits={}, auto_detected=auto)
@@ -76,8 +77,15 @@ def _detection(state: State, event: E.DetectionAttempted) -> State:
     state = replace(state, sensors_used=(*state.sensors_used, f"{event.vessel}/{event.sensor}"))
     if event.success:
         state = _add_lock(state, event.vessel, event.target, event.rating)
-    return _mark(state, "detected" if event.success else "undetected", side=event.side, source=event.vessel,
-                 target=event.target, hexes=(event.hex,) if event.hex else (), rule="ASC-DET-3")
+    return _mark(
+        state,
+        "detected" if event.success else "undetected",
+        side=event.side,
+        source=event.vessel,
+        target=event.target,
+        hexes=(event.hex,) if event.hex else (),
+        rule="ASC-DET-3",
+    )
 
 
 def _lock(state: State, event: E.LockTaken) -> State:
@@ -159,8 +167,15 @@ def _shot(state: State, event: E.ShotResolved) -> State:
     side = state.specs[event.vessel].side
     state = _mark(state, "fire", side=side, source=event.vessel, target=event.target, rule="ASC-FIRE-1")
     amount = sum(s.damage for s in landed)
-    return _mark(state, event.outcome, side=side, source=event.vessel, target=event.target,
-                 amount=amount if landed else None, rule="ASC-FIRE-5")
+    return _mark(
+        state,
+        event.outcome,
+        side=side,
+        source=event.vessel,
+        target=event.target,
+        amount=amount if landed else None,
+        rule="ASC-FIRE-5",
+    )
 
 
 def _damage(state: State, event: E.DamageTaken) -> State:
@@ -184,8 +199,9 @@ def _continuing(state: State, event: E.ContinuingDamage) -> State:
 def _repairs(state: State, event: E.RepairsRolled) -> State:
     state = _set_status(state, event.vessel, event.status)
     state = replace(state, repaired=(*state.repaired, event.vessel))
-    return _mark(state, "repair", target=event.vessel, amount=sum(1 for r in event.results if r.success),
-                 rule="ASC-DC-1")
+    return _mark(
+        state, "repair", target=event.vessel, amount=sum(1 for r in event.results if r.success), rule="ASC-DC-1"
+    )
 
 
 def _destroyed(state: State, event: E.VesselDestroyed) -> State:
@@ -200,8 +216,14 @@ def _destroyed(state: State, event: E.VesselDestroyed) -> State:
     auto = {s: tuple(v for v in vs if v != vid) for s, vs in state.auto_detected.items()}
     pending = {k: v for k, v in state.pending.items() if k != vid}
     hit = tuple(m for m in state.missiles_hit if m != vid)
-    state = replace(state, wrecks=wrecks, locks={h: ls for h, ls in locks.items() if ls}, auto_detected=auto,
-                    pending=pending, missiles_hit=hit)
+    state = replace(
+        state,
+        wrecks=wrecks,
+        locks={h: ls for h, ls in locks.items() if ls},
+        auto_detected=auto,
+        pending=pending,
+        missiles_hit=hit,
+    )
     return _mark(state, "destroyed", target=vid, hexes=(where,), rule="ASC-DMG-2")
 
 

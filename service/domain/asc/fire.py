@@ -41,8 +41,7 @@ def weapon_of(spec: VesselSpec, wid: str) -> Weapon | None:
     for lnch in spec.launchers:
         if lnch.id == wid:
             a, b = parse_damage(lnch.damage)
-            return Weapon(lnch.id, True, lnch.weapon_type, a, b, lnch.targeting, 1, False, (),
-                          parse_rof(lnch.rof))
+            return Weapon(lnch.id, True, lnch.weapon_type, a, b, lnch.targeting, 1, False, (), parse_rof(lnch.rof))
     return None
 
 
@@ -88,8 +87,12 @@ def check_fire(state: State, cmd: Fire, actor: Actor) -> FireDecl:
     if w.weapon_type in ENERGY_WEAPONS and power_shutdown(spec, st):
         raise RuleViolation("ASC-DMG-3", f"{cmd.vessel}'s power plant is shut down: no energy weapons")
     target = resolve(state, side, cmd.target, actor.is_umpire)
-    if target is None or not visible(state, side, target) or state.specs[target].side == side \
-            or state.status[target].destroyed:
+    if (
+        target is None
+        or not visible(state, side, target)
+        or state.specs[target].side == side
+        or state.status[target].destroyed
+    ):
         raise no_target(cmd.target)
     tspec, tst = state.specs[target], state.status[target]
     distance = st.hex.distance_to(tst.hex)
@@ -118,8 +121,9 @@ def check_fire(state: State, cmd: Fire, actor: Actor) -> FireDecl:
         if tspec.kind != "missile":
             raise RuleViolation("ASC-FIRE-10", "point defence fires only at missiles")
     holder = _holder(state, cmd.vessel)
-    decl = FireDecl(side=side, vessel=cmd.vessel, weapon=cmd.weapon, target=target, guide=cmd.guide,
-                    point_defence=cmd.point_defence)
+    decl = FireDecl(
+        side=side, vessel=cmd.vessel, weapon=cmd.weapon, target=target, guide=cmd.guide, point_defence=cmd.point_defence
+    )
     if cmd.guide is not None:
         g = weapon_of(state.specs[holder], cmd.guide) if holder != cmd.vessel else None
         if g is None or not g.utes or g.id in state.status[holder].mounts_lost:
@@ -132,8 +136,9 @@ def check_fire(state: State, cmd: Fire, actor: Actor) -> FireDecl:
     else:
         if not any(lk.target == target for lk in state.locks.get(holder, ())):
             raise RuleViolation("ASC-FIRE-2", f"{holder} has no TTA locked on {target}")
-        engaged = {d.target for d in state.declarations if _holder(state, d.vessel) == holder
-                   and _uses_holder_tta(state, d)} | {target}
+        engaged = {
+            d.target for d in state.declarations if _holder(state, d.vessel) == holder and _uses_holder_tta(state, d)
+        } | {target}
         ttas = working_ttas(state.specs[holder], state.status[holder])
         if len(engaged) > ttas:
             raise RuleViolation("ASC-FIRE-2", f"{holder} and its ordnance can engage at most {ttas} targets (TTAs)")
@@ -193,8 +198,11 @@ def resolve_fire(out: Acc[State], dice: Dice) -> None:
 
 
 def _void(out: Acc[State], d: FireDecl, note: str) -> None:
-    out.add(ShotResolved(vessel=d.vessel, weapon=d.weapon, target=d.target, point_defence=d.point_defence,
-                          outcome="void", note=note))
+    out.add(
+        ShotResolved(
+            vessel=d.vessel, weapon=d.weapon, target=d.target, point_defence=d.point_defence, outcome="void", note=note
+        )
+    )
 
 
 def _resolve_one(out: Acc[State], dice: Dice, d: FireDecl) -> None:
@@ -208,17 +216,28 @@ def _resolve_one(out: Acc[State], dice: Dice, d: FireDecl) -> None:
     if tst.destroyed:
         return _void(out, d, "the target was already destroyed")
     if d.point_defence:
-        attacking = any(x.vessel == d.target and x.target == d.vessel and not x.point_defence
-                        for x in state.declarations)
+        attacking = any(
+            x.vessel == d.target and x.target == d.vessel and not x.point_defence for x in state.declarations
+        )
         if not attacking:
             return _void(out, d, "the missile is not attacking this ship")
         roll = _to_hit(dice, state, d, w)
         hit = roll.outcome == "hit"
-        out.add(ShotResolved(vessel=d.vessel, weapon=d.weapon, target=d.target, point_defence=True,
-                              outcome=roll.outcome or "miss", missile_killed=hit, rolls=(roll,)))
+        out.add(
+            ShotResolved(
+                vessel=d.vessel,
+                weapon=d.weapon,
+                target=d.target,
+                point_defence=True,
+                outcome=roll.outcome or "miss",
+                missile_killed=hit,
+                rolls=(roll,),
+            )
+        )
         if hit:
-            out.add(VesselDestroyed(vessel=d.target, cause="killed by point defence",
-                                     seen_by=seen_by(out.state, d.target)))
+            out.add(
+                VesselDestroyed(vessel=d.target, cause="killed by point defence", seen_by=seen_by(out.state, d.target))
+            )
         return None
     rolls: list[Roll] = []
     direct = at_all_stop(tspec, tst)
@@ -253,12 +272,21 @@ def _resolve_one(out: Acc[State], dice: Dice, d: FireDecl) -> None:
             if rating != (tst.screen or 0):
                 screen_after = rating
     det_missile = spec.kind == "missile" and w.weapon_type == "det"
-    out.add(ShotResolved(
-        vessel=d.vessel, weapon=d.weapon, target=d.target, outcome=outcome, strikes=tuple(strikes),
-        missile_killed=missile_killed, firer_destroyed=det_missile, screen_after=screen_after,
-        launcher_turn=state.turn if w.launcher else None, rolls=tuple(rolls),
-        note="direct strike on a vessel at All Stop" if direct else "",
-    ))
+    out.add(
+        ShotResolved(
+            vessel=d.vessel,
+            weapon=d.weapon,
+            target=d.target,
+            outcome=outcome,
+            strikes=tuple(strikes),
+            missile_killed=missile_killed,
+            firer_destroyed=det_missile,
+            screen_after=screen_after,
+            launcher_turn=state.turn if w.launcher else None,
+            rolls=tuple(rolls),
+            note="direct strike on a vessel at All Stop" if direct else "",
+        )
+    )
     if det_missile:
         out.add(VesselDestroyed(vessel=d.vessel, cause="det warhead fired", seen_by=seen_by(out.state, d.vessel)))
     return None

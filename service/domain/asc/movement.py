@@ -85,8 +85,10 @@ def check_move(state: State, cmd: Move, actor: Actor) -> tuple[str, list[str], t
         own_vessel(state, actor, other, "ASC-MOV-3")
         if state.specs[other].side != side or other in group:
             raise RuleViolation("ASC-MOV-3", f"{other!r} cannot be stacked with {cmd.vessel}")
-        if state.status[other].hex != state.status[cmd.vessel].hex or \
-                state.status[other].facing != state.status[cmd.vessel].facing:
+        if (
+            state.status[other].hex != state.status[cmd.vessel].hex
+            or state.status[other].facing != state.status[cmd.vessel].facing
+        ):
             raise RuleViolation("ASC-MOV-3", f"{other} is not stacked with {cmd.vessel} (same hex and facing)")
         group.append(other)
     for v in group:

@@ -20,7 +20,7 @@ def side_name(state: State, side: str) -> str:
 
 
 def token_label(tok: str) -> str:
-    """"bogey-2" -> "Bogey 2": the only name a bogey has (nothing of the vessel behind it)."""
+    """ "bogey-2" -> "Bogey 2": the only name a bogey has (nothing of the vessel behind it)."""
     return "Bogey " + tok.split("-", 1)[1]
 
 

@@ -32,8 +32,13 @@ from .sensors import check_detect, check_lock, detection_candidates
 from .sight import observer, resolve, visible
 from .state import FireDecl, State, vessels_of
 
-LOCATION_NAMES = {"power_plant": "power plant", "computer": "computer", "drive": "drive", "hangar": "hangar",
-                  "continuing": "continuing damage"}
+LOCATION_NAMES = {
+    "power_plant": "power plant",
+    "computer": "computer",
+    "drive": "drive",
+    "hangar": "hangar",
+    "continuing": "continuing damage",
+}
 
 
 def _accepts(check: Callable[..., Any], state: State, cmd: Command, viewer: Viewer) -> bool:
@@ -54,15 +59,22 @@ def options(state: State, viewer: Viewer) -> list[Option]:
         return []
     if viewer.is_umpire:
         phase = PHASE_NAMES.get(state.phase, state.phase).lower()
-        return [Option(command=ForcePhase(), label=f"Force the {phase} phase to finish", group="umpire",
-                       rule="ASC-SEQ-1")]
+        return [
+            Option(command=ForcePhase(), label=f"Force the {phase} phase to finish", group="umpire", rule="ASC-SEQ-1")
+        ]
     side = _side(state, viewer)
     if side is None:
         return []
     out: list[Option] = []
     if state.phase == "sensors" and side not in state.commits:
-        out.append(Option(command=CommitSensors(side=side), label="Commit: every vessel passive, screens down",
-                          group="sensors", rule="ASC-SEQ-2"))
+        out.append(
+            Option(
+                command=CommitSensors(side=side),
+                label="Commit: every vessel passive, screens down",
+                group="sensors",
+                rule="ASC-SEQ-2",
+            )
+        )
     if state.phase == "detection":
         out += _detections(state, side, viewer)
     if state.phase in ("detection", "fire"):
@@ -80,7 +92,7 @@ WEAPON_WORDS = {"det": "nuclear X-ray", "laser": "laser", "particle_beam": "part
 
 
 def _weapon_words(spec: Any, wid: str) -> str:
-    """"laser turret las-fwd": the weapon in words, its id kept to tell two alike apart."""
+    """ "laser turret las-fwd": the weapon in words, its id kept to tell two alike apart."""
     w = weapon_of(spec, wid)
     if w is None:
         return wid
@@ -107,8 +119,10 @@ def _detections(state: State, side: str, viewer: Viewer) -> list[Option]:
                 d = state.status[v].hex.distance_to(state.status[target].hex)
                 # the sensor by its kind; its id only where the vessel has two of that kind
                 which = f" {s.id}" if sum(o.type == s.type for o in spec.sensors) > 1 else ""
-                label = (f"{spec.name}: detect {name_for(state, side, target)} with its {s.type} sensor{which} "
-                         f"({_hexes(d)} away; d10 {skill:+d} + its {s.type} signature, 10+)")
+                label = (
+                    f"{spec.name}: detect {name_for(state, side, target)} with its {s.type} sensor{which} "
+                    f"({_hexes(d)} away; d10 {skill:+d} + its {s.type} signature, 10+)"
+                )
                 out.append(Option(command=cmd, label=label, piece=v, target=name, group="detect", rule="ASC-DET-3"))
     return out
 
@@ -120,8 +134,16 @@ def _locks(state: State, side: str, viewer: Viewer) -> list[Option]:
         for t in enemies:
             cmd = LockOn(vessel=v, target=t)
             if _accepts(check_lock, state, cmd, viewer):
-                out.append(Option(command=cmd, label=f"{state.specs[v].name}: lock a TTA on {state.specs[t].name}",
-                                  piece=v, target=t, group="lock", rule="ASC-DET-5"))
+                out.append(
+                    Option(
+                        command=cmd,
+                        label=f"{state.specs[v].name}: lock a TTA on {state.specs[t].name}",
+                        piece=v,
+                        target=t,
+                        group="lock",
+                        rule="ASC-DET-5",
+                    )
+                )
     return out
 
 
@@ -137,8 +159,9 @@ def contacts(state: State, side: str) -> list[tuple[str, Hex]]:
     return sorted(out)
 
 
-def closing_path(state: State, vessel: str, goal: Hex,
-                 paths: dict[tuple[Hex, int], tuple[str, ...]] | None = None) -> tuple[str, ...]:
+def closing_path(
+    state: State, vessel: str, goal: Hex, paths: dict[tuple[Hex, int], tuple[str, ...]] | None = None
+) -> tuple[str, ...]:
     """The cheapest path ending nearest ``goal``, preferring to end with ``goal`` in a turret's arcs
     (``paths``: the vessel's reachable ends, when already worked out)."""
     ends = paths if paths is not None else reachable(state, vessel)
@@ -167,11 +190,26 @@ def _moves(state: State, side: str, viewer: Viewer) -> list[Option]:
                 continue
             seen.add(path)
             end = trace(state.status[v].hex, state.status[v].facing, path)[0][-1]
-            out.append(Option(command=cmd, piece=v, target=target, group="move", rule="ASC-MOV-2",
-                              label=f"{name}: close on {name_for(state, side, resolve(state, side, target))} "
-                                    f"(ends {_hexes(end.distance_to(where))} away)"))
-        out.append(Option(command=Move(vessel=v), label=f"{name}: stay in hex {state.status[v].hex.q},"
-                          f"{state.status[v].hex.r}", piece=v, group="move", rule="ASC-MOV-2"))
+            out.append(
+                Option(
+                    command=cmd,
+                    piece=v,
+                    target=target,
+                    group="move",
+                    rule="ASC-MOV-2",
+                    label=f"{name}: close on {name_for(state, side, resolve(state, side, target))} "
+                    f"(ends {_hexes(end.distance_to(where))} away)",
+                )
+            )
+        out.append(
+            Option(
+                command=Move(vessel=v),
+                label=f"{name}: stay in hex {state.status[v].hex.q},{state.status[v].hex.r}",
+                piece=v,
+                group="move",
+                rule="ASC-MOV-2",
+            )
+        )
     return out
 
 
@@ -202,21 +240,53 @@ def _commit_form(state: State, side: str) -> Form:
         spec, st = state.specs[v], state.status[v]
         fields = []
         rating = best_active_rating(spec, st)
-        if rating is not None and not power_shutdown(spec, st) and any(
-                s.type == "active" and sensor_working(st, s.id) for s in spec.sensors):
-            fields.append(Field(key="active", label="Sensors", kind="choice", default=False, values=(
-                Value(False, "passive only"),
-                Value(True, f"active (rating {rating}): detected by every enemy at once (ASC-DET-2)"))))
+        if (
+            rating is not None
+            and not power_shutdown(spec, st)
+            and any(s.type == "active" and sensor_working(st, s.id) for s in spec.sensors)
+        ):
+            fields.append(
+                Field(
+                    key="active",
+                    label="Sensors",
+                    kind="choice",
+                    default=False,
+                    values=(
+                        Value(False, "passive only"),
+                        Value(True, f"active (rating {rating}): detected by every enemy at once (ASC-DET-2)"),
+                    ),
+                )
+            )
         top = 0 if (st.all_stop or power_shutdown(spec, st)) else st.screen_max
         if top > 0:
-            fields.append(Field(key="screen", label="Screen", kind="choice", default=0, values=(
-                Value(0, "screens down"), *(Value(n, f"screen {n}: blocks a strike on a d10 of {n} or less, "
-                                                     f"passive signature +{n}") for n in range(1, top + 1)))))
+            fields.append(
+                Field(
+                    key="screen",
+                    label="Screen",
+                    kind="choice",
+                    default=0,
+                    values=(
+                        Value(0, "screens down"),
+                        *(
+                            Value(n, f"screen {n}: blocks a strike on a d10 of {n} or less, passive signature +{n}")
+                            for n in range(1, top + 1)
+                        ),
+                    ),
+                )
+            )
         if fields:
             pieces.append(PieceChoices(piece=v, label=spec.name, fields=tuple(fields)))
-    return Form(command="asc.commit_sensors", label="Commit sensors and screens (sealed)", pieces=tuple(pieces),
-                fixed={"side": side}, list_key="vessels", piece_key="vessel", optional_pieces=True,
-                group="sensors", rule="ASC-SEQ-2")
+    return Form(
+        command="asc.commit_sensors",
+        label="Commit sensors and screens (sealed)",
+        pieces=tuple(pieces),
+        fixed={"side": side},
+        list_key="vessels",
+        piece_key="vessel",
+        optional_pieces=True,
+        group="sensors",
+        rule="ASC-SEQ-2",
+    )
 
 
 def _move_forms(state: State, side: str, viewer: Viewer) -> list[Form]:
@@ -226,31 +296,80 @@ def _move_forms(state: State, side: str, viewer: Viewer) -> list[Form]:
         if v in state.moved:
             continue
         spec, st = state.specs[v], state.status[v]
-        facings = tuple(Value(f, f"face {FACING_NAMES[f]}") for f in range(6)
-                        if _accepts(check_all_stop, state, AllStop(vessel=v, facing=f), viewer))
+        facings = tuple(
+            Value(f, f"face {FACING_NAMES[f]}")
+            for f in range(6)
+            if _accepts(check_all_stop, state, AllStop(vessel=v, facing=f), viewer)
+        )
         if facings:
-            out.append(Form(command="asc.all_stop", label=f"All Stop: {spec.name}", piece_key="vessel",
-                            group="move", rule="ASC-MOV-4", pieces=(PieceChoices(
-                                piece=v, label=spec.name, fields=(Field(
-                                    key="facing", label="Facing", kind="choice", values=facings,
-                                    default=st.facing if st.facing in [x.value for x in facings] else None),)),)))
+            out.append(
+                Form(
+                    command="asc.all_stop",
+                    label=f"All Stop: {spec.name}",
+                    piece_key="vessel",
+                    group="move",
+                    rule="ASC-MOV-4",
+                    pieces=(
+                        PieceChoices(
+                            piece=v,
+                            label=spec.name,
+                            fields=(
+                                Field(
+                                    key="facing",
+                                    label="Facing",
+                                    kind="choice",
+                                    values=facings,
+                                    default=st.facing if st.facing in [x.value for x in facings] else None,
+                                ),
+                            ),
+                        ),
+                    ),
+                )
+            )
         ma, turn_cost = group_limits(state, [v])
         if not _accepts(check_move, state, Move(vessel=v, path=("F",)), viewer) and not _accepts(
-                check_move, state, Move(vessel=v, path=("R",)), viewer):
+            check_move, state, Move(vessel=v, path=("R",)), viewer
+        ):
             continue
         default: list[list[int]] = []
         if near:
             goal = min(near, key=lambda c: (st.hex.distance_to(c[1]), c[0]))[1]
             default = [[h.q, h.r] for h in trace(st.hex, st.facing, closing_path(state, v, goal))[0][1:]]
-        path = Field(key="hexes", label="Path", kind="hexpath", default=default, limits={
-            "start": [st.hex.q, st.hex.r], "facing": st.facing, "max_cost": ma, "turn_cost": float(turn_cost),
-            "turn_cost_fraction": str(Fraction(turn_cost)), "map_radius": state.map_radius,
-            "straight_only": st.bridge_out})
-        facing = Field(key="facing", label="Final facing", kind="choice", required=False, values=(
-            Value(None, "as the path leaves it"), *(Value(f, f"turn to face {FACING_NAMES[f]}") for f in range(6))))
-        out.append(Form(command="asc.move", label=f"Move {spec.name} (MA {ma})", piece_key="vessel",
-                        group="move", rule="ASC-MOV-2",
-                        pieces=(PieceChoices(piece=v, label=spec.name, fields=(path, facing)),)))
+        path = Field(
+            key="hexes",
+            label="Path",
+            kind="hexpath",
+            default=default,
+            limits={
+                "start": [st.hex.q, st.hex.r],
+                "facing": st.facing,
+                "max_cost": ma,
+                "turn_cost": float(turn_cost),
+                "turn_cost_fraction": str(Fraction(turn_cost)),
+                "map_radius": state.map_radius,
+                "straight_only": st.bridge_out,
+            },
+        )
+        facing = Field(
+            key="facing",
+            label="Final facing",
+            kind="choice",
+            required=False,
+            values=(
+                Value(None, "as the path leaves it"),
+                *(Value(f, f"turn to face {FACING_NAMES[f]}") for f in range(6)),
+            ),
+        )
+        out.append(
+            Form(
+                command="asc.move",
+                label=f"Move {spec.name} (MA {ma})",
+                piece_key="vessel",
+                group="move",
+                rule="ASC-MOV-2",
+                pieces=(PieceChoices(piece=v, label=spec.name, fields=(path, facing)),),
+            )
+        )
     return out
 
 
@@ -267,8 +386,11 @@ def hit_chance(state: State, decl: FireDecl) -> tuple[int | None, float]:
 
 def _fire_forms(state: State, side: str, viewer: Viewer) -> list[Form]:
     out = []
-    enemies = [t for t in state.specs if state.specs[t].side != side and visible(state, side, t)
-               and not state.status[t].destroyed]
+    enemies = [
+        t
+        for t in state.specs
+        if state.specs[t].side != side and visible(state, side, t) and not state.status[t].destroyed
+    ]
     for v in vessels_of(state, side):
         spec = state.specs[v]
         for wid in weapons(spec):
@@ -278,8 +400,7 @@ def _fire_forms(state: State, side: str, viewer: Viewer) -> list[Form]:
                     cmd = Fire(vessel=v, weapon=wid, target=t, point_defence=pd)
                     if not _accepts(check_fire, state, cmd, viewer):
                         continue
-                    need, p = hit_chance(state, FireDecl(side=side, vessel=v, weapon=wid, target=t,
-                                                         point_defence=pd))
+                    need, p = hit_chance(state, FireDecl(side=side, vessel=v, weapon=wid, target=t, point_defence=pd))
                     odds = "direct strike (automatic, 10x damage)" if need is None else f"hit on {need}+ ({p:.0%})"
                     values.append(Value(t, f"{state.specs[t].name}: {odds}", piece=t))
                 if not values:
@@ -287,10 +408,23 @@ def _fire_forms(state: State, side: str, viewer: Viewer) -> list[Form]:
                 fixed: dict[str, Any] = {"weapon": wid, **({"point_defence": True} if pd else {})}
                 what = "point defence" if pd else "fire"
                 label = f"{spec.name}: {what} with the {_weapon_words(spec, wid)}"
-                out.append(Form(command="asc.fire", label=label, piece_key="vessel",
-                                group="fire", rule="ASC-FIRE-10" if pd else "ASC-FIRE-1", pieces=(PieceChoices(
-                                    piece=v, label=spec.name, fixed=fixed, fields=(Field(
-                                        key="target", label="Target", kind="choice", values=tuple(values)),)),)))
+                out.append(
+                    Form(
+                        command="asc.fire",
+                        label=label,
+                        piece_key="vessel",
+                        group="fire",
+                        rule="ASC-FIRE-10" if pd else "ASC-FIRE-1",
+                        pieces=(
+                            PieceChoices(
+                                piece=v,
+                                label=spec.name,
+                                fixed=fixed,
+                                fields=(Field(key="target", label="Target", kind="choice", values=tuple(values)),),
+                            ),
+                        ),
+                    )
+                )
     return out
 
 
@@ -307,9 +441,22 @@ def _repair_forms(state: State, side: str, viewer: Viewer) -> list[Form]:
                 words = ", ".join(f"{combo.count(loc)} on {_loc(loc)}" for loc in dict.fromkeys(combo))
                 values.append(Value(list(combo), words))
         if values:
-            out.append(Form(command="asc.repair", label=f"Damage control: {spec.name}", piece_key="vessel",
-                            group="repair", rule="ASC-DC-1", pieces=(PieceChoices(piece=v, label=spec.name, fields=(
-                                Field(key="locations", label="Teams", kind="choice", values=tuple(values)),)),)))
+            out.append(
+                Form(
+                    command="asc.repair",
+                    label=f"Damage control: {spec.name}",
+                    piece_key="vessel",
+                    group="repair",
+                    rule="ASC-DC-1",
+                    pieces=(
+                        PieceChoices(
+                            piece=v,
+                            label=spec.name,
+                            fields=(Field(key="locations", label="Teams", kind="choice", values=tuple(values)),),
+                        ),
+                    ),
+                )
+            )
     return out
 
 

@@ -212,8 +212,18 @@ def validate(setup: Setup) -> None:
             parse_signature(v.passive_signature)
         except ValueError as exc:
             raise InvalidScenario(f"{p}.passive_signature", str(exc)) from exc
-        for name in ("ttas", "armour", "dc_teams", "hangars", "small_craft", "remote_communicators",
-                     "accommodation", "marines", "cargo", "power_plant"):
+        for name in (
+            "ttas",
+            "armour",
+            "dc_teams",
+            "hangars",
+            "small_craft",
+            "remote_communicators",
+            "accommodation",
+            "marines",
+            "cargo",
+            "power_plant",
+        ):
             _check(getattr(v, name) >= 0, f"{p}.{name}", "must not be negative")
         _check(v.hull >= 1, f"{p}.hull", "must be at least 1")
         _check(0 <= v.screens <= 9, f"{p}.screens", "max screen rating is 0..9 (ASC-SCR-3)")
@@ -237,12 +247,18 @@ def validate(setup: Setup) -> None:
             except ValueError as exc:
                 raise InvalidScenario(f"{tp}.damage", str(exc)) from exc
             want = ARC_COUNT[t.type]
-            _check(len(set(t.arcs)) == len(t.arcs) == want, f"{tp}.arcs",
-                   f"a {t.type} turret covers exactly {want} distinct arcs")
+            _check(
+                len(set(t.arcs)) == len(t.arcs) == want,
+                f"{tp}.arcs",
+                f"a {t.type} turret covers exactly {want} distinct arcs",
+            )
             _check(all(0 <= a <= 5 for a in t.arcs), f"{tp}.arcs", "arcs are 0..5")
             _check(_contiguous(t.arcs), f"{tp}.arcs", "arcs must be adjacent to each other")
-            _check(t.type != "warhead" or v.kind in ("missile", "drone"), f"{tp}.type",
-                   "only missiles and drones carry warheads")
+            _check(
+                t.type != "warhead" or v.kind in ("missile", "drone"),
+                f"{tp}.type",
+                "only missiles and drones carry warheads",
+            )
         for j, lnch in enumerate(v.launchers):
             lp = f"{p}.launchers[{j}]"
             _check(lnch.id not in part_ids, f"{lp}.id", f"duplicate part id {lnch.id!r}")

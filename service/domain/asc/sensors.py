@@ -114,7 +114,8 @@ def check_detect(state: State, cmd: Detect, actor: Actor) -> tuple[str, str | No
             raise _no_contact(cmd.target)
         if target in state.auto_detected.get(side, ()):
             raise RuleViolation(
-                "ASC-DET-2", f"{cmd.target} radiates actively and is detected automatically: lock on it instead")
+                "ASC-DET-2", f"{cmd.target} radiates actively and is detected automatically: lock on it instead"
+            )
         if any(lk.target == target for lk in state.locks.get(cmd.vessel, ())):
             raise RuleViolation("ASC-DET-5", f"{cmd.vessel} already holds a lock on {cmd.target!r}")
         where = state.status[target].hex
@@ -122,9 +123,12 @@ def check_detect(state: State, cmd: Detect, actor: Actor) -> tuple[str, str | No
         assert cmd.hex is not None
         where = cmd.hex
         hidden = [
-            v for v in state.specs
-            if state.specs[v].side != side and not state.status[v].destroyed
-            and state.status[v].hex == where and not stutterwarps(state.specs[v])
+            v
+            for v in state.specs
+            if state.specs[v].side != side
+            and not state.status[v].destroyed
+            and state.status[v].hex == where
+            and not stutterwarps(state.specs[v])
             and not visible(state, side, v)
         ]
         target = max(hidden, key=lambda v: (_signature(state, v, sensor.type), v), default=None)
@@ -157,10 +161,18 @@ def detect(out: Acc[State], cmd: Detect, actor: Actor, dice: Dice) -> None:
     success = target is not None and roll.outcome == "detected"
     if target is None:
         roll = _replace_outcome(roll, "nothing found")
-    out.add(DetectionAttempted(
-        side=side, vessel=cmd.vessel, sensor=cmd.sensor, target=target, hex=cmd.hex, success=success,
-        rating=_lock_rating(state, cmd.vessel, sensor.rating) if success else 0, rolls=(roll,),
-    ))
+    out.add(
+        DetectionAttempted(
+            side=side,
+            vessel=cmd.vessel,
+            sensor=cmd.sensor,
+            target=target,
+            hex=cmd.hex,
+            success=success,
+            rating=_lock_rating(state, cmd.vessel, sensor.rating) if success else 0,
+            rolls=(roll,),
+        )
+    )
 
 
 def _replace_outcome(roll: Roll, outcome: str) -> Roll:
@@ -187,16 +199,20 @@ def check_lock(state: State, cmd: LockOn, actor: Actor) -> tuple[str, str, int]:
     if st.tac_out:
         raise RuleViolation("ASC-DMG-4", f"{cmd.vessel}'s TAC is destroyed: no locks")
     target = resolve(state, side, cmd.target, actor.is_umpire)
-    if target is None or not visible(state, side, target) or state.specs[target].side == side \
-            or state.status[target].destroyed:
+    if (
+        target is None
+        or not visible(state, side, target)
+        or state.specs[target].side == side
+        or state.status[target].destroyed
+    ):
         raise RuleViolation("ASC-FIRE-2", f"no detected target {cmd.target!r}")
     if any(lk.target == target for lk in state.locks.get(cmd.vessel, ())):
         raise RuleViolation("ASC-DET-5", f"{cmd.vessel} already holds a lock on {target}")
     radiating = target in state.auto_detected.get(side, ())
     partners = [
-        h for h, locks in state.locks.items()
-        if state.specs[h].side == side and any(lk.target == target for lk in locks)
-        and in_contact(state, cmd.vessel, h)
+        h
+        for h, locks in state.locks.items()
+        if state.specs[h].side == side and any(lk.target == target for lk in locks) and in_contact(state, cmd.vessel, h)
     ]
     if not radiating and not partners:
         raise RuleViolation("ASC-DET-5", f"no ship in contact with {cmd.vessel} has detected {target}")
@@ -221,7 +237,11 @@ def lock_losses(state: State) -> list[LockRef]:
         for lk in locks:
             tst = state.status.get(lk.target)
             gone = (
-                st.destroyed or tst is None or tst.destroyed or st.computer_out or st.tac_out
+                st.destroyed
+                or tst is None
+                or tst.destroyed
+                or st.computer_out
+                or st.tac_out
                 or st.hex.distance_to(tst.hex) > _lock_rating(state, holder, lk.rating)
             )
             if gone:
@@ -249,4 +269,3 @@ def detection_candidates(state: State, side: str, vessel: str) -> list[str]:
         elif visible(state, side, vid):
             names.append(vid)
     return names
-

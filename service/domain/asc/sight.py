@@ -59,12 +59,7 @@ def token(state: State, obs: str | None, vid: str) -> str | None:
 def is_bogey(state: State, obs: str | None, vid: str) -> bool:
     """ASC-DET-1: an undetected stutterwarping vessel shows as a bogey (hex only)."""
     spec = state.specs[vid]
-    return (
-        obs is not None
-        and not visible(state, obs, vid)
-        and stutterwarps(spec)
-        and not state.status[vid].destroyed
-    )
+    return obs is not None and not visible(state, obs, vid) and stutterwarps(spec) and not state.status[vid].destroyed
 
 
 def ref(state: State, obs: str | None, vid: str | None) -> str | None:

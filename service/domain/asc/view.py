@@ -35,9 +35,18 @@ from .state import PHASES, Mark, State, enemy
 SEALED_PHASES = ("sensors", "fire")  # ASC-SEQ-2, ASC-R-4: commitments and declarations are sealed
 KINDS = {"starship": "ship"}
 EFFECT_TEXT = {
-    "detected": "detected", "undetected": "not detected", "lock": "TTA lock", "all_stop": "All Stop",
-    "fire": "fires", "hit": "hit", "miss": "miss", "direct": "direct strike", "void": "no shot",
-    "damage": "damage", "repair": "repaired", "destroyed": "destroyed",
+    "detected": "detected",
+    "undetected": "not detected",
+    "lock": "TTA lock",
+    "all_stop": "All Stop",
+    "fire": "fires",
+    "hit": "hit",
+    "miss": "miss",
+    "direct": "direct strike",
+    "void": "no shot",
+    "damage": "damage",
+    "repair": "repaired",
+    "destroyed": "destroyed",
 }
 SHOT_KINDS = ("fire", "hit", "miss", "direct", "void")
 OWN_SIGHT = ("all_stop", "damage", "repair")  # shown only to viewers who see the vessel itself
@@ -68,9 +77,16 @@ def vessel_view(state: State, vid: str, owner: bool, obs: str | None) -> dict[st
     else:
         status.pop("screen", None)  # screen settings are known only to their owner (ASC-SEQ-2)
     return {
-        "id": vid, "name": spec.name, "side": spec.side, "kind": spec.kind,
-        "hex": [st.hex.q, st.hex.r], "facing": st.facing, "destroyed": st.destroyed,
-        "spec": sheet, "status": status, "derived": derived,
+        "id": vid,
+        "name": spec.name,
+        "side": spec.side,
+        "kind": spec.kind,
+        "hex": [st.hex.q, st.hex.r],
+        "facing": st.facing,
+        "destroyed": st.destroyed,
+        "spec": sheet,
+        "status": status,
+        "derived": derived,
     }
 
 
@@ -98,8 +114,10 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
         "phase": state.phase,
         "viewer": viewer.label,
         "map": {"radius": state.map_radius, "planet_hexes": [[h.q, h.r] for h in state.planet_hexes]},
-        "sides": {s: {"name": state.side_names.get(s, s), "done": s in state.done,
-                      "committed": s in state.commits} for s in SIDES},
+        "sides": {
+            s: {"name": state.side_names.get(s, s), "done": s in state.done, "committed": s in state.commits}
+            for s in SIDES
+        },
         "pending_commitments": [s for s in SIDES if s not in state.commits] if state.phase == "sensors" else [],
         "vessels": vessels,
         "bogeys": bogeys,
@@ -119,7 +137,6 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
         out["fire_declarations"] = _builtins(state.declarations)
         out["pending_damage"] = _builtins(state.pending)
     return out
-
 
 
 # ------------------------------------------------------------------------------------------- status
@@ -163,7 +180,7 @@ IDLE = {  # why a side that must end the phase has nothing else to do in it
 
 
 def _idle_why(state: State, viewer: Viewer, why: SeatStatus) -> SeatStatus:
-    """"Your move: end the phase (no weapon bears…)" when ending the phase is all the seat can do."""
+    """ "Your move: end the phase (no weapon bears…)" when ending the phase is all the seat can do."""
     if not why.must_act or state.phase not in IDLE:
         return why
     if any(o.group != "phase" for o in options(state, viewer)) or forms(state, viewer):
@@ -181,8 +198,16 @@ def status(state: State, viewer: Viewer) -> Status:
         result = state.result or "the battle is over"
         if state.winner:
             result += f"; the {side_name(state, state.winner)} win"
-    return Status(turn=state.turn, phase=state.phase, phase_label=phase_label(state), seats=seats, you=you,
-                  sealed=state.phase in SEALED_PHASES, over=state.over, result=result)
+    return Status(
+        turn=state.turn,
+        phase=state.phase,
+        phase_label=phase_label(state),
+        seats=seats,
+        you=you,
+        sealed=state.phase in SEALED_PHASES,
+        over=state.over,
+        result=result,
+    )
 
 
 # ------------------------------------------------------------------------------------------ drawing
@@ -204,22 +229,41 @@ def _vessel_piece(state: State, vid: str, obs: str | None) -> Piece:
     detail = f"{spec.kind}, MA {movement_allowance(spec)}, class {spec.manoeuvre}"
     if st.active and not st.destroyed:
         detail += ", active sensors on"
-    return Piece(id=vid, kind=KINDS.get(spec.kind, spec.kind), label=spec.name, at=_at(st.hex), side=spec.side,
-                 facing=st.facing, status=state_word, bars=tuple(bars), detail=detail,
-                 mine=obs is not None and obs == spec.side)
+    return Piece(
+        id=vid,
+        kind=KINDS.get(spec.kind, spec.kind),
+        label=spec.name,
+        at=_at(st.hex),
+        side=spec.side,
+        facing=st.facing,
+        status=state_word,
+        bars=tuple(bars),
+        detail=detail,
+        mine=obs is not None and obs == spec.side,
+    )
 
 
 def pieces(state: State, obs: str | None) -> list[Piece]:
-    out = [Piece(id=f"planet-{h.q}-{h.r}", kind="terrain", label="Planet", at=_at(h), detail="planet hex")
-           for h in state.planet_hexes]
+    out = [
+        Piece(id=f"planet-{h.q}-{h.r}", kind="terrain", label="Planet", at=_at(h), detail="planet hex")
+        for h in state.planet_hexes
+    ]
     bogeys = []
     for vid in state.specs:
         if visible(state, obs, vid):
             out.append(_vessel_piece(state, vid, obs))
         elif obs is not None and is_bogey(state, obs, vid):
             tok = state.tokens[obs][vid]
-            bogeys.append(Piece(id=tok, kind="bogey", label=token_label(tok), at=_at(state.status[vid].hex),
-                                status="hidden", detail="unidentified contact (ASC-DET-1)"))
+            bogeys.append(
+                Piece(
+                    id=tok,
+                    kind="bogey",
+                    label=token_label(tok),
+                    at=_at(state.status[vid].hex),
+                    status="hidden",
+                    detail="unidentified contact (ASC-DET-1)",
+                )
+            )
     bogeys.sort(key=lambda p: int(p.id.split("-")[1]))  # token order, never the vessels' order
     return out + bogeys
 
@@ -243,13 +287,29 @@ def arcs(state: State, obs: str | None) -> list[Arc]:
             if t.id in st.mounts_lost:
                 continue
             first, last = _run({(st.facing + a) % 6 for a in t.arcs})
-            out.append(Arc(piece=vid, label=f"{t.id} ({t.weapon})", from_deg=60.0 * first, to_deg=60.0 * last,
-                           range=1, kind="fire"))
+            out.append(
+                Arc(
+                    piece=vid,
+                    label=f"{t.id} ({t.weapon})",
+                    from_deg=60.0 * first,
+                    to_deg=60.0 * last,
+                    range=1,
+                    kind="fire",
+                )
+            )
         for s in spec.sensors:
             if s.id in st.sensors_lost:
                 continue
-            out.append(Arc(piece=vid, label=f"{s.type} sensor {s.id}: detects under {s.rating} hexes",
-                           from_deg=0.0, to_deg=300.0, range=s.rating - 1, kind="sensor"))
+            out.append(
+                Arc(
+                    piece=vid,
+                    label=f"{s.type} sensor {s.id}: detects under {s.rating} hexes",
+                    from_deg=0.0,
+                    to_deg=300.0,
+                    range=s.rating - 1,
+                    kind="sensor",
+                )
+            )
     return out
 
 
@@ -264,8 +324,9 @@ def _track(state: State, obs: str | None, m: Mark) -> Track | None:
     else:
         return None
     shown = ref(state, obs, vid) if obs is not None else vid
-    return Track(kind="move", points=tuple(_at(h) for h in points), piece=shown,
-                 label=f"{name_for(state, obs, vid)} moved")
+    return Track(
+        kind="move", points=tuple(_at(h) for h in points), piece=shown, label=f"{name_for(state, obs, vid)} moved"
+    )
 
 
 def _effect(state: State, obs: str | None, m: Mark) -> Effect | None:
@@ -298,13 +359,20 @@ def markers(state: State, obs: str | None) -> list[Marker]:
         if obs is not None and state.specs[holder].side != obs:
             continue
         for lk in locks:
-            out.append(Marker(kind="lock", at=_at(state.status[lk.target].hex), piece=ref(state, obs, lk.target)
-                              if obs is not None else lk.target, label=f"TTA lock by {state.specs[holder].name}"))
+            out.append(
+                Marker(
+                    kind="lock",
+                    at=_at(state.status[lk.target].hex),
+                    piece=ref(state, obs, lk.target) if obs is not None else lk.target,
+                    label=f"TTA lock by {state.specs[holder].name}",
+                )
+            )
     if obs in SIDES:
         for vid, spec in state.specs.items():
             if spec.side == obs and not state.status[vid].destroyed and detected_by(state, enemy(obs), vid):
-                out.append(Marker(kind="detected", at=_at(state.status[vid].hex), piece=vid,
-                                  label="detected by the enemy"))
+                out.append(
+                    Marker(kind="detected", at=_at(state.status[vid].hex), piece=vid, label="detected by the enemy")
+                )
     return out
 
 
@@ -315,8 +383,14 @@ def plans(state: State, obs: str | None) -> list[Track]:
         if obs is not None and d.side != obs:
             continue
         a, b = state.status[d.vessel].hex, state.status[d.target].hex
-        out.append(Track(kind="plan", points=(_at(a), _at(b)), piece=d.vessel,
-                         label=f"{d.weapon} at {state.specs[d.target].name} (declared)"))
+        out.append(
+            Track(
+                kind="plan",
+                points=(_at(a), _at(b)),
+                piece=d.vessel,
+                label=f"{d.weapon} at {state.specs[d.target].name} (declared)",
+            )
+        )
     return out
 
 
@@ -326,7 +400,12 @@ def draw(state: State, viewer: Viewer) -> Drawing:
     tracks = [t for t in (_track(state, obs, m) for m in state.marks if m.kind == "move") if t is not None]
     effects = [e for e in (_effect(state, obs, m) for m in state.marks if m.kind != "move") if e is not None]
     return Drawing(
-        board=board, status=status(state, viewer), pieces=tuple(pieces(state, obs)), arcs=tuple(arcs(state, obs)),
-        tracks=(*tracks, *plans(state, obs)), markers=tuple(markers(state, obs)), effects=tuple(effects),
+        board=board,
+        status=status(state, viewer),
+        pieces=tuple(pieces(state, obs)),
+        arcs=tuple(arcs(state, obs)),
+        tracks=(*tracks, *plans(state, obs)),
+        markers=tuple(markers(state, obs)),
+        effects=tuple(effects),
         sides=SIDES,
     )

@@ -72,8 +72,11 @@ def redact(event: Event, viewer: Viewer, state: State) -> Event | None:
             return None  # ruling ASC-R-3: only the searching side learns of a failed attempt
         shown = visible(state, obs, event.vessel)
         return replace(
-            event, vessel=ref(state, obs, event.vessel), sensor=event.sensor if shown else None,
-            target=ref(state, obs, event.target), rating=event.rating if shown else 0,
+            event,
+            vessel=ref(state, obs, event.vessel),
+            sensor=event.sensor if shown else None,
+            target=ref(state, obs, event.target),
+            rating=event.rating if shown else 0,
             rolls=event.rolls if shown else (),
         )
     if isinstance(event, LockTaken):

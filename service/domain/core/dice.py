@@ -141,7 +141,12 @@ class SlotDice(Dice):
     """
 
     def __init__(
-        self, seed: bytes, game_id: str, turn: int, first_slot: int, salt: str = "",
+        self,
+        seed: bytes,
+        game_id: str,
+        turn: int,
+        first_slot: int,
+        salt: str = "",
         pinned: Mapping[int, str] | None = None,
     ) -> None:
         # Dice.__init__'s fields set here, one call fewer (one SlotDice a command)
@@ -172,8 +177,9 @@ class SlotDice(Dice):
     def _face(self, i: int, sides: int) -> int:
         slot = self.first_slot + i
         pinned = self._pinned
-        return seed_slot_face(self._seed, self._game_id, self.turn, slot, sides,
-                              pinned.get(slot, self._salt) if pinned else self._salt)
+        return seed_slot_face(
+            self._seed, self._game_id, self.turn, slot, sides, pinned.get(slot, self._salt) if pinned else self._salt
+        )
 
 
 def slot_face(key: bytes, game_id: str, turn: int, slot: int, sides: int, salt: str = "") -> int:

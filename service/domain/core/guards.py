@@ -26,8 +26,9 @@ class UnknownEvent(TypeError):
         super().__init__(f"{ruleset}: evolve has no branch for event {tag!r} ({type(event).__name__})")
 
 
-def guarded_decide(ruleset: Ruleset[Any, Any], state: Any, command: Command, actor: Actor, dice: Dice,
-                   running: bool = False) -> list[Event]:
+def guarded_decide(
+    ruleset: Ruleset[Any, Any], state: Any, command: Command, actor: Actor, dice: Dice, running: bool = False
+) -> list[Event]:
     """What the service calls: the common guards, then the ruleset's decider. ``running``: the caller
     knows ``is_over(state)`` is false (it asked when that state was made), so it is not asked again."""
     if not running and ruleset.is_over(state):

@@ -202,8 +202,10 @@ class TreeBuilder:
                 below = self._levels[-1]
                 start = 2 * len(self._level)
                 stop = min(len(below), start + 2 * budget)
-                self._level += [_sha256(b"\x01" + left + right).digest()
-                                for left, right in zip(below[start:stop:2], below[start + 1:stop:2], strict=True)]
+                self._level += [
+                    _sha256(b"\x01" + left + right).digest()
+                    for left, right in zip(below[start:stop:2], below[start + 1 : stop : 2], strict=True)
+                ]
                 budget -= (stop - start) // 2
                 if 2 * len(self._level) == len(below):
                     self._levels.append(tuple(self._level))

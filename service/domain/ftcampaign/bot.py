@@ -99,8 +99,9 @@ class CampaignBot:
 
     name = "rules"
 
-    def choose(self, view: Mapping[str, Any], options: Sequence[Option], forms: Sequence[Form], me: str,
-               key: int) -> Any:
+    def choose(
+        self, view: Mapping[str, Any], options: Sequence[Option], forms: Sequence[Form], me: str, key: int
+    ) -> Any:
         if not options and not forms:
             return None
         seen = _Seen(view, me)

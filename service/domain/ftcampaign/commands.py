@@ -248,14 +248,48 @@ class DeclareFormation(Command, frozen=True, tag="ftcampaign.declare_formation")
     speed: int
 
 
-UMPIRE_COMMANDS = (GenerateMap, ApproveTechnology, ApproveStandardNavy, RecordRuling, CloseTurn, RecordBattle,
-                   LinkBattle, ResolveDisengagement, EndCampaign)
+UMPIRE_COMMANDS = (
+    GenerateMap,
+    ApproveTechnology,
+    ApproveStandardNavy,
+    RecordRuling,
+    CloseTurn,
+    RecordBattle,
+    LinkBattle,
+    ResolveDisengagement,
+    EndCampaign,
+)
 
 COMMANDS: tuple[type[Command], ...] = (
     *UMPIRE_COMMANDS,
-    ClaimHomeworld, Expand, BuyShip, BuyModule, BuySpares, BuyDefences, PlaceDummy, Ready,
-    SubmitOrders, SplitGroup, MergeGroups, SetCloak, CloseRoute, Scout, SetMaintenance, LayKeel, Repair,
-    InspectJuryRig, Refit, SwapModule, RebuildCapture, SellCapture, RebuildDefences, RepairRepulse,
-    Engage, ChoosePosture, Recon, AssaultDefences, HoldOff, DeclareFormation,
+    ClaimHomeworld,
+    Expand,
+    BuyShip,
+    BuyModule,
+    BuySpares,
+    BuyDefences,
+    PlaceDummy,
+    Ready,
+    SubmitOrders,
+    SplitGroup,
+    MergeGroups,
+    SetCloak,
+    CloseRoute,
+    Scout,
+    SetMaintenance,
+    LayKeel,
+    Repair,
+    InspectJuryRig,
+    Refit,
+    SwapModule,
+    RebuildCapture,
+    SellCapture,
+    RebuildDefences,
+    RepairRepulse,
+    Engage,
+    ChoosePosture,
+    Recon,
+    AssaultDefences,
+    HoldOff,
+    DeclareFormation,
 )
-

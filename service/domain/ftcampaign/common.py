@@ -145,10 +145,14 @@ def record_intel(out: Acc[State], h: HexT, players: tuple[str, ...], composition
         for g in sorted(groups_at_hex(st, h), key=lambda g: g.id):
             if g.owner == p:
                 continue
-            ships = tuple(f"{s}:{st.ships[s].design}" for s in g.ships if s in st.ships) if (
-                composition and not g.dummy) else known.get(g.id)
-            counters.append(Counter(group=g.id, owner=g.owner, posture="attack" if g.posture == "attack" else None,
-                                    ships=ships))
+            ships = (
+                tuple(f"{s}:{st.ships[s].design}" for s in g.ships if s in st.ships)
+                if (composition and not g.dummy)
+                else known.get(g.id)
+            )
+            counters.append(
+                Counter(group=g.id, owner=g.owner, posture="attack" if g.posture == "attack" else None, ships=ships)
+            )
         sighting = Sighting(turn=st.turn, owner=w.owner if w else None, counters=tuple(counters))
         if prior is not None and replace(prior, turn=st.turn) == sighting and prior.turn == st.turn:
             continue

@@ -108,7 +108,7 @@ def _next_situation(out: Acc[State], dice: Dice) -> bool:  # noqa: C901 - one br
             return True
         w = st.worlds.get(k)
         if len(forces) == 1 and w is not None:
-            (p, gids), = forces.items()
+            ((p, gids),) = forces.items()
             if w.owner != p:
                 posture = posture_of(st, gids)
                 if posture == "attack":
@@ -142,8 +142,15 @@ def engage(out: Acc[State], cmd: Engage, actor: Actor, dice: Dice) -> None:
     s = _step(st, cmd.step, player, "engage", "FTC-ARR-6")
     if not cmd.stay:
         check_departure(st, s.hex, player, cmd.to)
-    out.add(E.ChoiceMade(step=s.id, player=player, choice="stay" if cmd.stay else "disengage",
-                          to=None if cmd.stay else cmd.to, witnesses=s.players))
+    out.add(
+        E.ChoiceMade(
+            step=s.id,
+            player=player,
+            choice="stay" if cmd.stay else "disengage",
+            to=None if cmd.stay else cmd.to,
+            witnesses=s.players,
+        )
+    )
     if not _find(out.state, s.id).awaiting:
         _resolve_engage(out, _find(out.state, s.id), dice)
         advance(out, dice)
@@ -169,10 +176,20 @@ def _resolve_engage(out: Acc[State], s: Step, dice: Dice) -> None:
     rng = r.value + 6
     table = st.setup.table_length_feet
     far = rng > table
-    r = replace(r, outcome=f"{rng} feet: " + ("too far for one table, disengagement is automatic" if far
-                                               else "on the table"))
-    out.add(E.StepResolved(step=s.id, kind="engage", hex=s.hex, choices=dict(s.choices), witnesses=s.players,
-                            range_feet=rng, rolls=(r,)))
+    r = replace(
+        r, outcome=f"{rng} feet: " + ("too far for one table, disengagement is automatic" if far else "on the table")
+    )
+    out.add(
+        E.StepResolved(
+            step=s.id,
+            kind="engage",
+            hex=s.hex,
+            choices=dict(s.choices),
+            witnesses=s.players,
+            range_feet=rng,
+            rolls=(r,),
+        )
+    )
     leavers = [p for p, c in s.choices.items() if c == "disengage"]
     if far:
         for p in leavers:
@@ -209,12 +226,19 @@ def _resolve_postures(out: Acc[State], s: Step) -> None:
     """FTC-ARR-5: fresh postures revealed together; all stand off = stay to the end of the turn."""
     choices = dict(s.choices)
     postures = {p: ("stand_off" if c == "withdraw" else c) for p, c in choices.items()}
-    leaving = [(p, gid, out.state.groups[gid].origin) for p, c in choices.items() if c == "withdraw"
-               for gid in mobile(out.state, s.hex).get(p, [])]
+    leaving = [
+        (p, gid, out.state.groups[gid].origin)
+        for p, c in choices.items()
+        if c == "withdraw"
+        for gid in mobile(out.state, s.hex).get(p, [])
+    ]
     leaving = [x for x in leaving if x[2] is not None and tuple(x[2]) != tuple(s.hex)]
     settle = "attack" not in choices.values() and not leaving
-    out.add(E.StepResolved(step=s.id, kind=s.kind, hex=s.hex, choices=choices, witnesses=s.players,
-                            postures=postures, settle=settle))
+    out.add(
+        E.StepResolved(
+            step=s.id, kind=s.kind, hex=s.hex, choices=choices, witnesses=s.players, postures=postures, settle=settle
+        )
+    )
     for p, gid, origin in leaving:
         depart(out, p, gid, origin, "withdrew")  # type: ignore[arg-type]
 
@@ -260,10 +284,19 @@ def _start_battle(out: Acc[State], h: HexT, dice: Dice, rng: int | None = None) 
         totals[p] = r.value + sum(m.value for m in mods)
         rolls.append(replace(r, outcome=f"{totals[p]}" + (" (natural 1: arrives late)" if r.value == 1 else "")))
         preset = next((g.under_fire for g in groups if g.under_fire is not None), None)
-        forces.append(Force(player=p, groups=tuple(gids), ships=tuple(s for g in groups for s in hulkless(st, g)),
-                            posture=posture, initiative=r.value, route=route,
-                            entry_side=next((g.entry_side for g in groups if g.entry_side), None),
-                            penalty=econ(st, p).penalty, preset=preset))
+        forces.append(
+            Force(
+                player=p,
+                groups=tuple(gids),
+                ships=tuple(s for g in groups for s in hulkless(st, g)),
+                posture=posture,
+                initiative=r.value,
+                route=route,
+                entry_side=next((g.entry_side for g in groups if g.entry_side), None),
+                penalty=econ(st, p).penalty,
+                preset=preset,
+            )
+        )
     ranked = sorted(totals.values(), reverse=True)
     drop, changes = None, 0
     if len(ranked) > 1 and ranked[0] > ranked[1]:  # FTC-ARR-7 ruling: a tie gives no one the drop
@@ -279,12 +312,27 @@ def _start_battle(out: Acc[State], h: HexT, dice: Dice, rng: int | None = None) 
         then = [o.player for o in forces if o.player != f.player and o.posture != "attack"]
         tail = ["defences"] if w is not None and w.owner != f.player else []
         priority[f.player] = tuple(first + then + tail)
-    battle = Battle(id=f"b{st.counter + 1}", hex=h, forces=tuple(forces), range_feet=rng,
-                    formations={f.player: f.preset for f in forces if f.preset is not None})
+    battle = Battle(
+        id=f"b{st.counter + 1}",
+        hex=h,
+        forces=tuple(forces),
+        range_feet=rng,
+        formations={f.player: f.preset for f in forces if f.preset is not None},
+    )
     designs = {s: st.ships[s].design for f in forces for s in f.ships}
     players = tuple(f.player for f in forces)
-    out.add(E.BattleStarted(battle=battle, designs=designs, priority=priority, drop=drop, drop_changes=changes,
-                             late=late, witnesses=players, rolls=tuple(rolls)))
+    out.add(
+        E.BattleStarted(
+            battle=battle,
+            designs=designs,
+            priority=priority,
+            drop=drop,
+            drop_changes=changes,
+            late=late,
+            witnesses=players,
+            rolls=tuple(rolls),
+        )
+    )
     record_intel(out, h, players, composition=True)
 
 
@@ -295,13 +343,20 @@ def declare_formation(out: Acc[State], cmd: DeclareFormation, actor: Actor) -> N
     if b is None or player not in [f.player for f in b.forces]:
         raise RuleViolation("FTC-ARR-12", f"you are not in battle {cmd.battle!r}")
     if player in b.formations:
-        raise RuleViolation("FTC-ARR-12", "formation and speed are already recorded (a fleet that left under fire "
-                                          "keeps the ones it had)")
+        raise RuleViolation(
+            "FTC-ARR-12",
+            "formation and speed are already recorded (a fleet that left under fire keeps the ones it had)",
+        )
     if cmd.speed < 0 or not cmd.formation:
         raise RuleViolation("FTC-ARR-12", "name a formation and a speed ≥ 0")
-    out.add(E.FormationDeclared(battle=b.id, player=player, formation=Formation(formation=cmd.formation,
-                                                                                  speed=cmd.speed),
-                                 witnesses=tuple(f.player for f in b.forces)))
+    out.add(
+        E.FormationDeclared(
+            battle=b.id,
+            player=player,
+            formation=Formation(formation=cmd.formation, speed=cmd.speed),
+            witnesses=tuple(f.player for f in b.forces),
+        )
+    )
 
 
 def check_umpire(st: State, name: str | None, involved: tuple[str, ...] | list[str]) -> None:
@@ -328,8 +383,11 @@ def link_battle(out: Acc[State], cmd: LinkBattle, actor: Actor) -> None:
     missing = [f.player for f in b.forces if f.player not in b.formations]
     if missing:
         raise RuleViolation("FTC-ARR-12", f"formation and speed not yet recorded for {', '.join(missing)}")
-    out.add(E.BattleLinked(battle=b.id, hex=b.hex, tactical_game_id=cmd.tactical_game_id,
-                           witnesses=tuple(f.player for f in b.forces)))
+    out.add(
+        E.BattleLinked(
+            battle=b.id, hex=b.hex, tactical_game_id=cmd.tactical_game_id, witnesses=tuple(f.player for f in b.forces)
+        )
+    )
 
 
 def check_record_battle(st: State, cmd: RecordBattle) -> Battle:  # noqa: C901 - one check per field
@@ -338,8 +396,10 @@ def check_record_battle(st: State, cmd: RecordBattle) -> Battle:  # noqa: C901 -
     if b is None:
         raise RuleViolation("FTC-ARR-8", f"no battle {cmd.battle!r} is waiting for a result")
     if b.tactical_game_id is not None and cmd.tactical_game_id != b.tactical_game_id:
-        raise RuleViolation("FTC-ARR-8", f"battle {b.id} is fought as the linked game {b.tactical_game_id}: "
-                                         "its result comes from that game")
+        raise RuleViolation(
+            "FTC-ARR-8",
+            f"battle {b.id} is fought as the linked game {b.tactical_game_id}: its result comes from that game",
+        )
     players = [f.player for f in b.forces]
     check_umpire(st, cmd.umpire, players)
     missing = [p for p in players if p not in b.formations]
@@ -383,24 +443,50 @@ def record_battle(out: Acc[State], cmd: RecordBattle, actor: Actor, dice: Dice) 
     leaving = {d.group for d in cmd.left}
     defeated = []
     for f in b.forces:
-        stays = [g for g in f.groups if g not in leaving and any(s not in lost for s in st.groups[g].ships
-                                                                 if g in st.groups)]
+        stays = [
+            g for g in f.groups if g not in leaving and any(s not in lost for s in st.groups[g].ships if g in st.groups)
+        ]
         if f.player != cmd.victor and not stays:
             defeated.append(f.player)
     w = st.worlds.get(key(b.hex))
-    bonus = bool(cmd.victor and w is not None and w.owner in defeated and w.owner != cmd.victor
-                 and not is_lone_scout(st, next(f.ships for f in b.forces if f.player == w.owner)))
+    bonus = bool(
+        cmd.victor
+        and w is not None
+        and w.owner in defeated
+        and w.owner != cmd.victor
+        and not is_lone_scout(st, next(f.ships for f in b.forces if f.player == w.owner))
+    )
     survivors = {f.player for f in b.forces if f.player not in defeated}
     settle = len(survivors) > 1
     cap_group = f"{cmd.victor}-c{b.id}" if cmd.captured and cmd.victor else None
-    out.add(E.BattleRecorded(battle=b.id, hex=b.hex, tactical_game_id=cmd.tactical_game_id, victor=cmd.victor,
-                              ships=cmd.ships, left=cmd.left, captured=cmd.captured, captured_group=cap_group,
-                              defeated=tuple(defeated), formations=dict(b.formations), ordnance=dict(cmd.ordnance),
-                              bonus=bonus, witnesses=tuple(players), settle=settle))
+    out.add(
+        E.BattleRecorded(
+            battle=b.id,
+            hex=b.hex,
+            tactical_game_id=cmd.tactical_game_id,
+            victor=cmd.victor,
+            ships=cmd.ships,
+            left=cmd.left,
+            captured=cmd.captured,
+            captured_group=cap_group,
+            defeated=tuple(defeated),
+            formations=dict(b.formations),
+            ordnance=dict(cmd.ordnance),
+            bonus=bonus,
+            witnesses=tuple(players),
+            settle=settle,
+        )
+    )
     for d in cmd.left:
         if d.group in out.state.groups:
-            depart(out, groups[d.group], d.group, d.to, "left the battle",
-                   under_fire=Formation(formation=d.formation, speed=d.speed))
+            depart(
+                out,
+                groups[d.group],
+                d.group,
+                d.to,
+                "left the battle",
+                under_fire=Formation(formation=d.formation, speed=d.speed),
+            )
     record_intel(out, b.hex, tuple(players), composition=True)
     advance(out, dice)
 
@@ -413,7 +499,7 @@ def check_disengagement(st: State, cmd: ResolveDisengagement) -> tuple[Battle, F
         raise RuleViolation("FTC-ARR-11", f"task group {cmd.group!r} is not fighting in {cmd.battle!r}")
     need = min(cmd.weapons_range_inches, 36)
     if cmd.distance_inches < need:
-        raise RuleViolation("FTC-ARR-11", f"first get out of weapons range: {cmd.distance_inches}\" < {need}\"")
+        raise RuleViolation("FTC-ARR-11", f'first get out of weapons range: {cmd.distance_inches}" < {need}"')
     if cmd.separation not in ("grows", "shrinks", "unclear"):
         raise RuleViolation("FTC-ARR-11", "separation grows, shrinks or is unclear")
     g = st.groups[cmd.group]
@@ -433,8 +519,10 @@ def resolve_disengagement(out: Acc[State], cmd: ResolveDisengagement, actor: Act
     escaped = cmd.separation == "grows"
     if cmd.separation == "unclear":
         mine = min((st.ships[s].thrust for s in g.ships if s in st.ships), default=0)
-        theirs = min((st.ships[s].thrust for f in b.forces if f.player != force.player for s in f.ships
-                      if s in st.ships), default=0)
+        theirs = min(
+            (st.ships[s].thrust for f in b.forces if f.player != force.player for s in f.ships if s in st.ships),
+            default=0,
+        )
         m1 = (Modifier("FTC-ARR-11", "poorest-accelerating ship has the higher thrust", 1),) if mine > theirs else ()
         m2 = (Modifier("FTC-ARR-11", "poorest-accelerating ship has the higher thrust", 1),) if theirs > mine else ()
         a = dice.roll(6, f"disengagement of {cmd.group}", "FTC-ARR-11", modifiers=m1)
@@ -442,11 +530,20 @@ def resolve_disengagement(out: Acc[State], cmd: ResolveDisengagement, actor: Act
         escaped = a.value + len(m1) > p.value + len(m2)
         rolls = [replace(a, outcome="escapes" if escaped else "caught"), replace(p, outcome="pursuer")]
     witnesses = tuple(f.player for f in b.forces)
-    out.add(E.DisengagementResolved(battle=b.id, player=force.player, group=cmd.group, escaped=escaped, to=cmd.to,
-                                     separation=cmd.separation, witnesses=witnesses, rolls=tuple(rolls)))
+    out.add(
+        E.DisengagementResolved(
+            battle=b.id,
+            player=force.player,
+            group=cmd.group,
+            escaped=escaped,
+            to=cmd.to,
+            separation=cmd.separation,
+            witnesses=witnesses,
+            rolls=tuple(rolls),
+        )
+    )
     if escaped:
-        depart(out, force.player, cmd.group, cmd.to, "disengaged under fire",
-               under_fire=b.formations.get(force.player))
+        depart(out, force.player, cmd.group, cmd.to, "disengaged under fire", under_fire=b.formations.get(force.player))
 
 
 # ---------------------------------------------------------------- intelligence and the end of the turn
@@ -475,8 +572,14 @@ def close_contacts(out: Acc[State], dice: Dice) -> None:
     for b in st.battles:
         for f in b.forces:
             if f.player not in b.formations:
-                out.add(E.FormationDeclared(battle=b.id, player=f.player, formation=DEFAULT_FORMATION,
-                                             witnesses=tuple(x.player for x in b.forces)))
+                out.add(
+                    E.FormationDeclared(
+                        battle=b.id,
+                        player=f.player,
+                        formation=DEFAULT_FORMATION,
+                        witnesses=tuple(x.player for x in b.forces),
+                    )
+                )
     for s in list(out.state.steps):
         s = _find(out.state, s.id)
         for p in s.awaiting:

@@ -58,8 +58,9 @@ def open_assault(out: Acc[State], h: HexT, player: str, dice: Dice) -> None:
             depart(out, player, g.id, g.origin or h, "driven off by the defences")
         return
     st = out.state
-    step = Step(id=f"x{st.counter + 1}", kind="assault", hex=h, players=(player,), awaiting=(player,),
-                bonus=k in st.bonus)
+    step = Step(
+        id=f"x{st.counter + 1}", kind="assault", hex=h, players=(player,), awaiting=(player,), bonus=k in st.bonus
+    )
     out.add(E.StepOpened(step=step, witnesses=(player,)))
 
 
@@ -79,11 +80,13 @@ def assault(out: Acc[State], cmd: AssaultDefences, actor: Actor, dice: Dice) -> 
 def check_assault(state: State, player: str, cmd: AssaultDefences) -> Step:
     """FTC-DEF-1, FTC-DEF-2: the assault step, or raises (before any die)."""
     s = _step(state, cmd.step, player, "assault")
-    standing_off = {sid for g in groups_at_hex(state, s.hex) if g.owner == player and g.posture == "stand_off"
-                    for sid in g.ships}
+    standing_off = {
+        sid for g in groups_at_hex(state, s.hex) if g.owner == player and g.posture == "stand_off" for sid in g.ships
+    }
     if standing_off & set(cmd.ships):
-        raise RuleViolation("FTC-ARR-2", "a task group on stand-off neither attacks nor interdicts: its ships "
-                                         "cannot join the assault")
+        raise RuleViolation(
+            "FTC-ARR-2", "a task group on stand-off neither attacks nor interdicts: its ships cannot join the assault"
+        )
     eligible = {sid for g in attack_groups(state, s.hex, player) for sid in hulkless(state, g)}
     if not cmd.ships or any(sid not in eligible for sid in cmd.ships) or len(set(cmd.ships)) != len(cmd.ships):
         raise RuleViolation("FTC-DEF-1", "commit ships of your attacking task groups in the system")
@@ -99,8 +102,17 @@ def resolve_assault(out: Acc[State], s: Step, player: str, ships: tuple[str, ...
         allocate_repulse(out, out.state.groups[gid], dice)
     ships = tuple(sid for sid in ships if sid in out.state.ships)
     if not ships:  # the earlier damage destroyed every committed ship: nothing is left to attack with
-        out.add(E.StepResolved(step=s.id, kind="assault", hex=s.hex, choices={player: "hold off"},
-                                witnesses=(player,), postures={player: "stand_off"}, settle=True))
+        out.add(
+            E.StepResolved(
+                step=s.id,
+                kind="assault",
+                hex=s.hex,
+                choices={player: "hold off"},
+                witnesses=(player,),
+                postures={player: "stand_off"},
+                settle=True,
+            )
+        )
         return
     state = out.state
     k = key(s.hex)
@@ -108,8 +120,9 @@ def resolve_assault(out: Acc[State], s: Step, player: str, ships: tuple[str, ...
     points, dv = fleet_points(state, ships), 10 * w.idp
     mods: list[Modifier] = []
     if points >= dv and points // dv - 1:
-        mods.append(Modifier("FTC-DEF-2", f"fleet {points} pts is {points // dv}× the defence value {dv}",
-                             points // dv - 1))
+        mods.append(
+            Modifier("FTC-DEF-2", f"fleet {points} pts is {points // dv}× the defence value {dv}", points // dv - 1)
+        )
     if points < dv:
         mods.append(Modifier("FTC-DEF-2", f"fleet {points} pts is below the defence value {dv}", -1))
     if s.bonus:
@@ -124,21 +137,52 @@ def resolve_assault(out: Acc[State], s: Step, player: str, ships: tuple[str, ...
         d = dice.roll(5, f"damage to the defences of {k}", "FTC-DEF-4")
         idp = 0 if d.value <= 2 else w.idp // 3 if d.value == 3 else w.idp * 2 // 3 if d.value == 4 else w.idp
         rolls.append(replace(d, outcome=f"IDP {w.idp} → {idp}"))
-        ev = E.AssaultResolved(hex=s.hex, player=player, owner=w.owner, ships=ships, fleet_points=points,
-                               defence_value=dv, result="surrendered", idp_after=idp, witnesses=witnesses,
-                               groups=groups, rolls=tuple(rolls))
+        ev = E.AssaultResolved(
+            hex=s.hex,
+            player=player,
+            owner=w.owner,
+            ships=ships,
+            fleet_points=points,
+            defence_value=dv,
+            result="surrendered",
+            idp_after=idp,
+            witnesses=witnesses,
+            groups=groups,
+            rolls=tuple(rolls),
+        )
     elif total >= 2:  # FTC-DEF-6
-        ev = E.AssaultResolved(hex=s.hex, player=player, owner=w.owner, ships=ships, fleet_points=points,
-                               defence_value=dv, result="interdicted", idp_after=w.idp, witnesses=witnesses,
-                               groups=groups, rolls=(replace(r, outcome="interdicted"),))
+        ev = E.AssaultResolved(
+            hex=s.hex,
+            player=player,
+            owner=w.owner,
+            ships=ships,
+            fleet_points=points,
+            defence_value=dv,
+            result="interdicted",
+            idp_after=w.idp,
+            witnesses=witnesses,
+            groups=groups,
+            rolls=(replace(r, outcome="interdicted"),),
+        )
     else:  # FTC-DEF-7
-        ev = E.AssaultResolved(hex=s.hex, player=player, owner=w.owner, ships=ships, fleet_points=points,
-                               defence_value=dv, result="repulsed", idp_after=w.idp, repulse=w.income or 0,
-                               repulse_boxes=w.idp // 3, groups=groups, due_et=state.economic_turn + 1,
-                               witnesses=witnesses, rolls=(replace(r, outcome="repulsed"),),
-                               repulse_split=repulse_split(state, ships, w.income or 0, w.idp // 3))
-    out.add(E.StepResolved(step=s.id, kind="assault", hex=s.hex, choices={player: "assault"},
-                            witnesses=(player,)))
+        ev = E.AssaultResolved(
+            hex=s.hex,
+            player=player,
+            owner=w.owner,
+            ships=ships,
+            fleet_points=points,
+            defence_value=dv,
+            result="repulsed",
+            idp_after=w.idp,
+            repulse=w.income or 0,
+            repulse_boxes=w.idp // 3,
+            groups=groups,
+            due_et=state.economic_turn + 1,
+            witnesses=witnesses,
+            rolls=(replace(r, outcome="repulsed"),),
+            repulse_split=repulse_split(state, ships, w.income or 0, w.idp // 3),
+        )
+    out.add(E.StepResolved(step=s.id, kind="assault", hex=s.hex, choices={player: "assault"}, witnesses=(player,)))
     out.add(ev)
     record_intel(out, s.hex, witnesses, composition=False)
     if ev.result == "repulsed":  # FTC-DEF-7, ruling FTC-R-25: the incoming fleet is beaten back and departs
@@ -166,8 +210,9 @@ def retreat_toward(state: State, g: Group) -> HexT:
     assert here is not None
     if g.origin is not None and tuple(g.origin) != tuple(here):
         return g.origin
-    own = sorted((dist(w.hex, here), w.hex) for w in state.worlds.values()
-                 if w.owner == g.owner and tuple(w.hex) != tuple(here))
+    own = sorted(
+        (dist(w.hex, here), w.hex) for w in state.worlds.values() if w.owner == g.owner and tuple(w.hex) != tuple(here)
+    )
     if own:
         return own[0][1]
     near = [h for h in plain_reach(state, here) if tuple(h) != tuple(here)]
@@ -178,8 +223,17 @@ def hold_off(out: Acc[State], cmd: HoldOff, actor: Actor) -> None:
     state = out.state
     player = player_of(state, actor)
     s = _step(state, cmd.step, player, "assault")
-    out.add(E.StepResolved(step=s.id, kind="assault", hex=s.hex, choices={player: "hold off"},
-                            witnesses=(player,), postures={player: "stand_off"}, settle=True))
+    out.add(
+        E.StepResolved(
+            step=s.id,
+            kind="assault",
+            hex=s.hex,
+            choices={player: "hold off"},
+            witnesses=(player,),
+            postures={player: "stand_off"},
+            settle=True,
+        )
+    )
 
 
 def largest_remainder(total: int, weights: dict[str, int]) -> dict[str, int]:
@@ -223,13 +277,23 @@ def allocate_repulse(out: Acc[State], g: Group, dice: Dice) -> None:
                     mods.append(Modifier("FTC-ECO-5", "reduced maintenance: one level worse", 1))
                 if sys.foreign:
                     mods.append(Modifier("FTC-REP-2", "part from another ship: one level worse", 1))
-                r = dice.roll_high(6, f"system check {sid}/{sys.id} (row {n})", "FTC-DEF-7", 7 - n, tuple(mods),
-                                   success="knocked out", failure="holds")
+                r = dice.roll_high(
+                    6,
+                    f"system check {sid}/{sys.id} (row {n})",
+                    "FTC-DEF-7",
+                    7 - n,
+                    tuple(mods),
+                    success="knocked out",
+                    failure="holds",
+                )
                 rolls.append(r)
                 if r.outcome == "knocked out":
                     failed.append(f"{sid}/{sys.id}")
-    out.add(E.RepulseAllocated(player=g.owner, group=g.id, hits=hits, failed=tuple(failed),
-                                destroyed=tuple(destroyed), rolls=tuple(rolls)))
+    out.add(
+        E.RepulseAllocated(
+            player=g.owner, group=g.id, hits=hits, failed=tuple(failed), destroyed=tuple(destroyed), rolls=tuple(rolls)
+        )
+    )
 
 
 def check_repair_repulse(state: State, player: str, cmd: RepairRepulse) -> int:

@@ -37,8 +37,20 @@ from .state import (
     player_spec,
 )
 
-NON_WEAPONS = {"drive", "ftl", "core", "cargo", "armour", "fire_control", "screen", "shield", "sensor", "cloak",
-               "biomass", "generator"}
+NON_WEAPONS = {
+    "drive",
+    "ftl",
+    "core",
+    "cargo",
+    "armour",
+    "fire_control",
+    "screen",
+    "shield",
+    "sensor",
+    "cloak",
+    "biomass",
+    "generator",
+}
 
 
 def at_economic_turn_start(state: State) -> bool:
@@ -96,14 +108,35 @@ def check_design(state: State, player: str, d: Design | None, did: str, bought: 
 
 def make_ship(sid: str, player: str, d: Design, design_mass: int | None = None) -> Ship:
     systems = tuple(
-        ShipSystem(id=k.id, kind=k.kind, rating=k.rating, cost=k.cost, mass=k.mass, species=k.species or d.species,
-                   standard=k.standard and d.standard)
+        ShipSystem(
+            id=k.id,
+            kind=k.kind,
+            rating=k.rating,
+            cost=k.cost,
+            mass=k.mass,
+            species=k.species or d.species,
+            standard=k.standard and d.standard,
+        )
         for k in d.systems
     )
-    return Ship(id=sid, owner=player, design=d.id, name=d.name, size_class=d.size_class, species=d.species,
-                mass=d.mass, design_mass=design_mass or d.mass, cost=d.cost, hull=d.hull, hull_rows=d.hull_rows,
-                thrust=d.thrust, hull_box_cost=d.hull_box_cost, systems=systems, freighter=freighter_exempt(d),
-                cloak=d.cloak)
+    return Ship(
+        id=sid,
+        owner=player,
+        design=d.id,
+        name=d.name,
+        size_class=d.size_class,
+        species=d.species,
+        mass=d.mass,
+        design_mass=design_mass or d.mass,
+        cost=d.cost,
+        hull=d.hull,
+        hull_rows=d.hull_rows,
+        thrust=d.thrust,
+        hull_box_cost=d.hull_box_cost,
+        systems=systems,
+        freighter=freighter_exempt(d),
+        cloak=d.cloak,
+    )
 
 
 def check_buy_ship(state: State, player: str, cmd: BuyShip) -> tuple[Design, int, bool, str | None, HexT]:
@@ -286,8 +319,17 @@ def work_keels(out: Acc[State]) -> None:
                 continue
             ship = make_ship(new_id(out.state, player, "s"), player, d, k.design_mass)
             w = out.state.worlds[k.world]
-            out.add(E.ShipBought(player=player, ship=ship, group=new_id(out.state, player, "g"), hex=w.hex,
-                                  price=0, capped=False, launched=k.id))
+            out.add(
+                E.ShipBought(
+                    player=player,
+                    ship=ship,
+                    group=new_id(out.state, player, "g"),
+                    hex=w.hex,
+                    price=0,
+                    capped=False,
+                    launched=k.id,
+                )
+            )
 
 
 def approve_technology(out: Acc[State], cmd: ApproveTechnology, actor: Actor) -> None:
@@ -342,8 +384,11 @@ def rebuild_defences(out: Acc[State], cmd: RebuildDefences, actor: Actor) -> Non
     state = out.state
     player = player_of(state, actor)
     idp, cost = check_rebuild_defences(state, player, cmd)
-    out.add(E.DefenceRebuildOrdered(player=player, world=cmd.world, idp=idp, cost=cost,
-                                     due_et=state.economic_turn + cmd.thirds))
+    out.add(
+        E.DefenceRebuildOrdered(
+            player=player, world=cmd.world, idp=idp, cost=cost, due_et=state.economic_turn + cmd.thirds
+        )
+    )
 
 
 def maintenance_due(state: State, player: str, per_mille: int) -> int:
@@ -364,8 +409,11 @@ def start_economic_turn(out: Acc[State]) -> None:
         income = sum(out.state.worlds[k].income or 0 for k in paying)
         cash = e.cash + income
         rate = "reduced" if e.maintenance == "reduced" else "full"
-        per_mille = 50 if rate == "reduced" else (
-            75 if e.standard_navy and standard_navy_ok(out.state, player) is None else 100)
+        per_mille = (
+            50
+            if rate == "reduced"
+            else (75 if e.standard_navy and standard_navy_ok(out.state, player) is None else 100)
+        )
         due = maintenance_due(out.state, player, per_mille)
         if due > cash and per_mille > 50:  # FTC-ECO-5 ruling: put on 5% automatically
             per_mille, rate = 50, "reduced (forced)"
@@ -375,11 +423,22 @@ def start_economic_turn(out: Acc[State]) -> None:
         for r in e.rebuilds:
             if r.due_et <= et:
                 rebuilt[r.world] = rebuilt.get(r.world, 0) + r.idp
-        out.add(E.EconomyReport(
-            player=player, economic_turn=et, income=income, interdicted=interdicted, maintenance=paid,
-            rate=f"{rate} ({per_mille / 10:g}%)", penalty=per_mille == 50, ordnance=e.ordnance, cash=cash - paid,
-            income_worlds=paying, spares_arrived=dict(e.spares_pending), rebuilt=rebuilt,
-        ))
+        out.add(
+            E.EconomyReport(
+                player=player,
+                economic_turn=et,
+                income=income,
+                interdicted=interdicted,
+                maintenance=paid,
+                rate=f"{rate} ({per_mille / 10:g}%)",
+                penalty=per_mille == 50,
+                ordnance=e.ordnance,
+                cash=cash - paid,
+                income_worlds=paying,
+                spares_arrived=dict(e.spares_pending),
+                rebuilt=rebuilt,
+            )
+        )
 
 
 def first_economic_turn(out: Acc[State]) -> None:
@@ -388,6 +447,17 @@ def first_economic_turn(out: Acc[State]) -> None:
     for player in out.state.order:
         e = econ(out.state, player)
         owned = tuple(sorted(k for k, w in out.state.worlds.items() if w.owner == player))
-        out.add(E.EconomyReport(player=player, economic_turn=1, income=0, interdicted=(), maintenance=0,
-                                 rate="paid by the starting capital", penalty=e.maintenance == "reduced",
-                                 ordnance=0, cash=e.cash, income_worlds=owned))
+        out.add(
+            E.EconomyReport(
+                player=player,
+                economic_turn=1,
+                income=0,
+                interdicted=(),
+                maintenance=0,
+                rate="paid by the starting capital",
+                penalty=e.maintenance == "reduced",
+                ordnance=0,
+                cash=e.cash,
+                income_worlds=owned,
+            )
+        )

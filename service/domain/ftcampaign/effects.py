@@ -27,25 +27,71 @@ def _h(h: Any) -> str:
 Made = tuple[str, str, HexT | None, str | None, tuple[str, ...] | None, str | None]
 
 MAKERS: dict[type[Event], Callable[[Any], Made | None]] = {
-    E.GroupMoved: lambda e: None if e.frm is not None and tuple(e.frm) == tuple(e.to) else (
-        "arrival", f"{e.group} arrives at {_h(e.to)}" + (" (stopped short)" if e.stopped_short else ""),
-        tuple(e.to), e.group, (e.player,), "FTC-MOV-1"),
-    E.Departed: lambda e: ("departure", f"{e.group} enters FTL for {_h(e.to)}", None, e.group, (e.player,),
-                           "FTC-ARR-10"),
-    E.IntelGathered: lambda e: None if not e.sighting.counters else (
-        "detected", f"{len(e.sighting.counters)} counter(s) sighted at {_h(e.hex)}", tuple(e.hex), None,
-        (e.player,), "FTC-TG-3"),
-    E.BattleStarted: lambda e: ("battle", f"battle {e.battle.id} at {_h(e.battle.hex)}", tuple(e.battle.hex), None,
-                                tuple(e.witnesses), "FTC-ARR-6"),
-    E.BattleRecorded: lambda e: ("battle_over", f"battle {e.battle} over: " + (f"{e.victor} wins" if e.victor
-                                                                             else "no victor"),
-                                 tuple(e.hex), None, tuple(e.witnesses), "FTC-ARR-8"),
-    E.AssaultResolved: lambda e: ("assault", f"assault at {_h(e.hex)}: {e.result}", tuple(e.hex), None,
-                                  tuple(e.witnesses), "FTC-DEF-1"),
-    E.WorldTaken: lambda e: ("captured", f"{e.player} takes {e.world}", None, None, tuple(e.witnesses),
-                             "FTC-WLD-5"),
-    E.DrivenOff: lambda e: ("repulsed", f"the defences at {_h(e.hex)} drive off an attack", tuple(e.hex), None,
-                            tuple(e.witnesses), "FTC-DEF-8"),
+    E.GroupMoved: lambda e: (
+        None
+        if e.frm is not None and tuple(e.frm) == tuple(e.to)
+        else (
+            "arrival",
+            f"{e.group} arrives at {_h(e.to)}" + (" (stopped short)" if e.stopped_short else ""),
+            tuple(e.to),
+            e.group,
+            (e.player,),
+            "FTC-MOV-1",
+        )
+    ),
+    E.Departed: lambda e: (
+        "departure",
+        f"{e.group} enters FTL for {_h(e.to)}",
+        None,
+        e.group,
+        (e.player,),
+        "FTC-ARR-10",
+    ),
+    E.IntelGathered: lambda e: (
+        None
+        if not e.sighting.counters
+        else (
+            "detected",
+            f"{len(e.sighting.counters)} counter(s) sighted at {_h(e.hex)}",
+            tuple(e.hex),
+            None,
+            (e.player,),
+            "FTC-TG-3",
+        )
+    ),
+    E.BattleStarted: lambda e: (
+        "battle",
+        f"battle {e.battle.id} at {_h(e.battle.hex)}",
+        tuple(e.battle.hex),
+        None,
+        tuple(e.witnesses),
+        "FTC-ARR-6",
+    ),
+    E.BattleRecorded: lambda e: (
+        "battle_over",
+        f"battle {e.battle} over: " + (f"{e.victor} wins" if e.victor else "no victor"),
+        tuple(e.hex),
+        None,
+        tuple(e.witnesses),
+        "FTC-ARR-8",
+    ),
+    E.AssaultResolved: lambda e: (
+        "assault",
+        f"assault at {_h(e.hex)}: {e.result}",
+        tuple(e.hex),
+        None,
+        tuple(e.witnesses),
+        "FTC-DEF-1",
+    ),
+    E.WorldTaken: lambda e: ("captured", f"{e.player} takes {e.world}", None, None, tuple(e.witnesses), "FTC-WLD-5"),
+    E.DrivenOff: lambda e: (
+        "repulsed",
+        f"the defences at {_h(e.hex)} drive off an attack",
+        tuple(e.hex),
+        None,
+        tuple(e.witnesses),
+        "FTC-DEF-8",
+    ),
     E.WorldScouted: lambda e: ("scouted", f"{e.world} scouted: income {e.income}", None, None, None, "FTC-WLD-5"),
 }
 
@@ -62,4 +108,4 @@ def note(state: State, event: Event) -> State:
         at = (int(q), int(r))
     n = state.happened + 1
     h = Happening(n=n, turn=state.turn, kind=kind, text=text, hex=at, piece=piece, audience=audience, rule=rule)
-    return replace(state, happenings=(*state.happenings[-(KEEP - 1):], h), happened=n)
+    return replace(state, happenings=(*state.happenings[-(KEEP - 1) :], h), happened=n)

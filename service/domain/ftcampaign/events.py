@@ -458,17 +458,67 @@ class InterdictionLifted(Event, frozen=True, tag="ftcampaign.interdiction_lifted
     witnesses: tuple[str, ...]
 
 
-PUBLIC = (MapGenerated, HomeworldClaimed, WorldClaimed, ExpansionFailed, PicksForfeited, PhaseChanged,
-          TechnologyApproved, RulingRecorded, PlayerReady, TurnStarted, EconomicTurnStarted, OrdersRevealed,
-          TurnEnded, WorldScouted, CampaignEnded)
-PRIVATE = (IncomesRolled, ShipBought, ModuleBought, SparesBought, DefencesBought, DummyPlaced, GroupSplit,
-           GroupsMerged, CloakSet, RouteClosed, MaintenanceSet, StandardNavyApproved, KeelLaid, KeelsWorked,
-           RepairOrdered, JuryRigInspected, Refitted, ModuleSwapped, CaptureRebuilt, CaptureSold,
-           DefenceRebuildOrdered, RepulseRepaired, RepulseAllocated, GroupMoved, Departed, EconomyReport,
-           IntelGathered)
+PUBLIC = (
+    MapGenerated,
+    HomeworldClaimed,
+    WorldClaimed,
+    ExpansionFailed,
+    PicksForfeited,
+    PhaseChanged,
+    TechnologyApproved,
+    RulingRecorded,
+    PlayerReady,
+    TurnStarted,
+    EconomicTurnStarted,
+    OrdersRevealed,
+    TurnEnded,
+    WorldScouted,
+    CampaignEnded,
+)
+PRIVATE = (
+    IncomesRolled,
+    ShipBought,
+    ModuleBought,
+    SparesBought,
+    DefencesBought,
+    DummyPlaced,
+    GroupSplit,
+    GroupsMerged,
+    CloakSet,
+    RouteClosed,
+    MaintenanceSet,
+    StandardNavyApproved,
+    KeelLaid,
+    KeelsWorked,
+    RepairOrdered,
+    JuryRigInspected,
+    Refitted,
+    ModuleSwapped,
+    CaptureRebuilt,
+    CaptureSold,
+    DefenceRebuildOrdered,
+    RepulseRepaired,
+    RepulseAllocated,
+    GroupMoved,
+    Departed,
+    EconomyReport,
+    IntelGathered,
+)
 SEALED = (OrdersSubmitted,)
-LOCAL = (DummiesRevealed, StepOpened, ChoiceMade, StepResolved, BattleStarted, FormationDeclared, BattleLinked,
-         BattleRecorded,
-         DisengagementResolved, AssaultResolved, WorldTaken, DrivenOff, InterdictionLifted)
+LOCAL = (
+    DummiesRevealed,
+    StepOpened,
+    ChoiceMade,
+    StepResolved,
+    BattleStarted,
+    FormationDeclared,
+    BattleLinked,
+    BattleRecorded,
+    DisengagementResolved,
+    AssaultResolved,
+    WorldTaken,
+    DrivenOff,
+    InterdictionLifted,
+)
 
 EVENTS: tuple[type[Event], ...] = (*PUBLIC, *PRIVATE, *SEALED, *LOCAL)

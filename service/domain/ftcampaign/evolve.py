@@ -17,7 +17,7 @@ from .state import RECENT_NOTICES, Economy, Group, Rebuild, Repulse, State, Stor
 
 def recent(notices: tuple[str, ...], notice: str) -> tuple[str, ...]:
     """``notices`` with ``notice`` added, keeping the last RECENT_NOTICES (the log keeps every one)."""
-    return (*notices[-(RECENT_NOTICES - 1):], notice)
+    return (*notices[-(RECENT_NOTICES - 1) :], notice)
 
 
 def _econ(state: State, player: str, **changes: Any) -> State:
@@ -118,15 +118,25 @@ def _ship_bought(state: State, ev: E.ShipBought) -> State:
     state = replace(state, ships=ships, groups=groups)
     econ = _econ_of(state, ev.player)
     keels = tuple(k for k in econ.keels if k.id != ev.launched)
-    state = _econ(state, ev.player, cash=econ.cash - ev.price, keels=keels,
-                  ship_spending=econ.ship_spending + (ev.price if ev.capped else 0))
+    state = _econ(
+        state,
+        ev.player,
+        cash=econ.cash - ev.price,
+        keels=keels,
+        ship_spending=econ.ship_spending + (ev.price if ev.capped else 0),
+    )
     return _bump(state, ev.player)
 
 
 def _module_bought(state: State, ev: E.ModuleBought) -> State:
     econ = _econ_of(state, ev.player)
-    state = _econ(state, ev.player, cash=econ.cash - ev.price, modules=(*econ.modules, ev.stored),
-                  ship_spending=econ.ship_spending + (ev.price if ev.capped else 0))
+    state = _econ(
+        state,
+        ev.player,
+        cash=econ.cash - ev.price,
+        modules=(*econ.modules, ev.stored),
+        ship_spending=econ.ship_spending + (ev.price if ev.capped else 0),
+    )
     return _bump(state, ev.player)
 
 
@@ -179,8 +189,13 @@ def _merged(state: State, ev: E.GroupsMerged) -> State:
 def _repair(state: State, ev: E.RepairOrdered) -> State:
     ship = state.ships[ev.ship]
     state = _systems(state, ev.ship, ev.systems, damaged=False, jury=False, foreign=ev.source == "other")
-    state = _ship(state, ev.ship, hull_lost=max(0, ship.hull_lost - ev.hull),
-                  biomass_expended=max(0, ship.biomass_expended - ev.biomass), busy_until=ev.until)
+    state = _ship(
+        state,
+        ev.ship,
+        hull_lost=max(0, ship.hull_lost - ev.hull),
+        biomass_expended=max(0, ship.biomass_expended - ev.biomass),
+        busy_until=ev.until,
+    )
     if ev.donor is not None:
         state = _systems(state, ev.donor, ev.donor_systems, damaged=True)
     econ = _econ_of(state, ev.player)
@@ -208,8 +223,10 @@ def _swap(state: State, ev: E.ModuleSwapped) -> State:
     stored = tuple(m for m in econ.modules if m.id != ev.module)
     if ev.removed is not None:
         old = next((m for m in econ.modules if m.id == ev.removed), None)
-        stored = (*stored, StoredModule(id=ev.removed, module=old.module if old else (ship.module or ""),
-                                        world=ev.world))
+        stored = (
+            *stored,
+            StoredModule(id=ev.removed, module=old.module if old else (ship.module or ""), world=ev.world),
+        )
     state = _ship(state, ev.ship, module=ev.module, module_cost=ev.module_cost, busy_until=ev.until)
     return _econ(state, ev.player, modules=stored)
 
@@ -237,17 +254,36 @@ def _moved(state: State, ev: E.GroupMoved) -> State:
     if g is None:
         return state
     hold = ev.frm is not None and tuple(ev.frm) == tuple(ev.to)
-    return _group(state, ev.group, hex=tuple(ev.to), origin=g.origin if hold else ev.frm, posture=ev.posture,
-                  via_route=ev.route, entry_side=g.entry_side if hold else ev.entry_side, ftl_to=None,
-                  ftl_from=None, ftl_route=False, under_fire=ev.under_fire)
+    return _group(
+        state,
+        ev.group,
+        hex=tuple(ev.to),
+        origin=g.origin if hold else ev.frm,
+        posture=ev.posture,
+        via_route=ev.route,
+        entry_side=g.entry_side if hold else ev.entry_side,
+        ftl_to=None,
+        ftl_from=None,
+        ftl_route=False,
+        under_fire=ev.under_fire,
+    )
 
 
 def _departed(state: State, ev: E.Departed) -> State:
     g = state.groups.get(ev.group)
     if g is None:
         return state
-    return _group(state, ev.group, hex=None, ftl_to=tuple(ev.to), ftl_from=g.hex, under_fire=ev.under_fire,
-                  posture="stand_off", cloaked=False, ftl_route=ev.route)
+    return _group(
+        state,
+        ev.group,
+        hex=None,
+        ftl_to=tuple(ev.to),
+        ftl_from=g.hex,
+        under_fire=ev.under_fire,
+        posture="stand_off",
+        cloaked=False,
+        ftl_route=ev.route,
+    )
 
 
 def _economy(state: State, ev: E.EconomyReport) -> State:
@@ -260,8 +296,17 @@ def _economy(state: State, ev: E.EconomyReport) -> State:
         if wid in state.worlds:
             state = _world(state, wid, idp=state.worlds[wid].idp + idp)
     rebuilds = tuple(r for r in econ.rebuilds if r.due_et > ev.economic_turn)
-    return _econ(state, ev.player, cash=ev.cash, penalty=ev.penalty, ordnance=0, income_worlds=ev.income_worlds,
-                 spares=spares, spares_pending=pending, rebuilds=rebuilds)
+    return _econ(
+        state,
+        ev.player,
+        cash=ev.cash,
+        penalty=ev.penalty,
+        ordnance=0,
+        income_worlds=ev.income_worlds,
+        spares=spares,
+        spares_pending=pending,
+        rebuilds=rebuilds,
+    )
 
 
 def _intel(state: State, ev: E.IntelGathered) -> State:
@@ -318,19 +363,31 @@ def _battle_recorded(state: State, ev: E.BattleRecorded) -> State:
         if ship is None or r.destroyed:
             continue
         systems = tuple(
-            replace(s, damaged=False, jury=True) if s.id in r.jury_rigged
-            else replace(s, damaged=True) if s.id in r.damaged else s
+            replace(s, damaged=False, jury=True)
+            if s.id in r.jury_rigged
+            else replace(s, damaged=True)
+            if s.id in r.damaged
+            else s
             for s in ship.systems
         )
-        state = _ship(state, r.ship, hull_lost=min(ship.hull, ship.hull_lost + r.hull_lost), systems=systems,
-                      biomass_expended=ship.biomass_expended + r.biomass_expended)
+        state = _ship(
+            state,
+            r.ship,
+            hull_lost=min(ship.hull, ship.hull_lost + r.hull_lost),
+            systems=systems,
+            biomass_expended=ship.biomass_expended + r.biomass_expended,
+        )
     state = _remove_ships(state, [r.ship for r in ev.ships if r.destroyed])
     if ev.captured and ev.victor is not None and ev.captured_group is not None:
         taken = [s for s in ev.captured if s in state.ships]
         groups = {gid: replace(g, ships=tuple(s for s in g.ships if s not in taken)) for gid, g in state.groups.items()}
         groups = {gid: g for gid, g in groups.items() if g.dummy or g.ships}
-        groups[ev.captured_group] = Group(id=ev.captured_group, owner=ev.victor, hex=tuple(ev.hex),  # type: ignore[arg-type]
-                                          ships=tuple(taken))
+        groups[ev.captured_group] = Group(
+            id=ev.captured_group,
+            owner=ev.victor,
+            hex=tuple(ev.hex),  # type: ignore[arg-type]
+            ships=tuple(taken),
+        )
         ships = dict(state.ships)
         for s in taken:
             ships[s] = replace(ships[s], owner=ev.victor, hulk=True, busy_until=0, module=None, module_cost=0)
@@ -352,8 +409,11 @@ def _disengaged(state: State, ev: E.DisengagementResolved) -> State:
             for f in b.forces:
                 if ev.group in f.groups:
                     gone = state.groups[ev.group].ships if ev.group in state.groups else ()
-                    f = replace(f, groups=tuple(g for g in f.groups if g != ev.group),
-                                ships=tuple(s for s in f.ships if s not in gone))
+                    f = replace(
+                        f,
+                        groups=tuple(g for g in f.groups if g != ev.group),
+                        ships=tuple(s for s in f.ships if s not in gone),
+                    )
                 forces.append(f)
             b = replace(b, forces=tuple(forces))
         battles.append(b)
@@ -364,8 +424,16 @@ def _assault(state: State, ev: E.AssaultResolved) -> State:
     k = key(ev.hex)
     w = state.worlds[k]
     if ev.result == "surrendered":
-        state = _world(state, k, owner=ev.player, idp=ev.idp_after, idp_full=max(w.idp_full, w.idp),
-                       interdicted=False, capital_of=None, closed=False)
+        state = _world(
+            state,
+            k,
+            owner=ev.player,
+            idp=ev.idp_after,
+            idp_full=max(w.idp_full, w.idp),
+            interdicted=False,
+            capital_of=None,
+            closed=False,
+        )
     elif ev.result == "interdicted":
         state = _world(state, k, interdicted=True)
     elif ev.result == "repulsed":
@@ -396,12 +464,15 @@ HANDLERS: dict[type[Event], Callable[[State, Any], State]] = {
     E.PicksForfeited: lambda s, e: _forfeit(s, e),
     E.PhaseChanged: lambda s, e: replace(s, phase=e.phase, current=e.current),
     E.TechnologyApproved: lambda s, e: _econ(
-        replace(s, approvals=recent(s.approvals, f"{e.player}: {e.design}")), e.player,
-        approved=(*_econ_of(s, e.player).approved, e.design)),
+        replace(s, approvals=recent(s.approvals, f"{e.player}: {e.design}")),
+        e.player,
+        approved=(*_econ_of(s, e.player).approved, e.design),
+    ),
     E.RulingRecorded: lambda s, e: replace(s, rulings=recent(s.rulings, e.text)),
     E.PlayerReady: lambda s, e: _econ(s, e.player, ready=True),
-    E.TurnStarted: lambda s, e: replace(s, turn=e.turn, phase="orders", orders={}, steps=(), battles=(),
-                                        settled=(), standoff_done=(), bonus=()),
+    E.TurnStarted: lambda s, e: replace(
+        s, turn=e.turn, phase="orders", orders={}, steps=(), battles=(), settled=(), standoff_done=(), bonus=()
+    ),
     E.EconomicTurnStarted: lambda s, e: s,
     E.OrdersRevealed: lambda s, e: replace(s, orders={}, phase="contacts"),
     E.TurnEnded: lambda s, e: s,
@@ -428,8 +499,8 @@ HANDLERS: dict[type[Event], Callable[[State, Any], State]] = {
     E.CaptureRebuilt: _rebuilt,
     E.CaptureSold: _sold,
     E.DefenceRebuildOrdered: lambda s, e: _econ(
-        s, e.player, cash=_econ_of(s, e.player).cash - e.cost,
-        rebuilds=(*_econ_of(s, e.player).rebuilds, _rebuild(e))),
+        s, e.player, cash=_econ_of(s, e.player).cash - e.cost, rebuilds=(*_econ_of(s, e.player).rebuilds, _rebuild(e))
+    ),
     E.RepulseRepaired: lambda s, e: _cash(_group(s, e.group, repulse=None), e.player, -e.cost),
     E.RepulseAllocated: _repulse_allocated,
     E.OrdersSubmitted: lambda s, e: replace(s, orders={**s.orders, e.player: e.orders or ()}),
@@ -443,13 +514,16 @@ HANDLERS: dict[type[Event], Callable[[State, Any], State]] = {
     E.StepResolved: _step_resolved,
     E.BattleStarted: lambda s, e: replace(s, battles=(*s.battles, e.battle), counter=s.counter + 1),
     E.FormationDeclared: _formation,
-    E.BattleLinked: lambda s, e: replace(s, battles=tuple(
-        replace(b, tactical_game_id=e.tactical_game_id) if b.id == e.battle else b for b in s.battles)),
+    E.BattleLinked: lambda s, e: replace(
+        s, battles=tuple(replace(b, tactical_game_id=e.tactical_game_id) if b.id == e.battle else b for b in s.battles)
+    ),
     E.BattleRecorded: _battle_recorded,
     E.DisengagementResolved: _disengaged,
     E.AssaultResolved: _assault,
-    E.WorldTaken: lambda s, e: _settle(_world(s, e.world, owner=e.player, capital_of=None, interdicted=False,
-                                             closed=False), tuple(int(x) for x in e.world.split(","))),
+    E.WorldTaken: lambda s, e: _settle(
+        _world(s, e.world, owner=e.player, capital_of=None, interdicted=False, closed=False),
+        tuple(int(x) for x in e.world.split(",")),
+    ),
     E.DrivenOff: lambda s, e: _settle(s, e.hex),
     E.InterdictionLifted: lambda s, e: _world(s, e.world, interdicted=False),
 }

@@ -189,8 +189,9 @@ def departure(state: State, frm: HexT, toward: HexT) -> tuple[HexT, bool]:
     return min(near, key=lambda h: (dist(h, toward), h)), False
 
 
-def depart(out: Acc[State], player: str, gid: str, toward: HexT, reason: str,
-           under_fire: Formation | None = None) -> None:
+def depart(
+    out: Acc[State], player: str, gid: str, toward: HexT, reason: str, under_fire: Formation | None = None
+) -> None:
     """FTC-ARR-10: the group enters FTL at once, its destination written now (within one move, FTC-R-22)."""
     g = out.state.groups[gid]
     frm = g.hex if g.hex is not None else toward
@@ -224,8 +225,19 @@ def resolve_orders(out: Acc[State], dice: Dice, missing: tuple[str, ...] = ()) -
             frm = g.ftl_from or g.ftl_to
             to, via, short = along_route(state, g.owner, frm, g.ftl_to) if g.ftl_route else (g.ftl_to, frm, False)
             side = hexside_from(to, via) if tuple(via) != tuple(to) else None
-            out.add(E.GroupMoved(player=g.owner, group=gid, frm=frm, to=to, posture="stand_off", route=g.ftl_route,
-                                 entry_side=side, stopped_short=short, under_fire=g.under_fire))
+            out.add(
+                E.GroupMoved(
+                    player=g.owner,
+                    group=gid,
+                    frm=frm,
+                    to=to,
+                    posture="stand_off",
+                    route=g.ftl_route,
+                    entry_side=side,
+                    stopped_short=short,
+                    under_fire=g.under_fire,
+                )
+            )
             continue
         o = orders.get(gid)
         if o is None or g.hex is None:
@@ -240,8 +252,18 @@ def resolve_orders(out: Acc[State], dice: Dice, missing: tuple[str, ...] = ()) -
             if dist(g.hex, o.to) == 2:
                 via = next(h for h in _neighbours(g.hex) if dist(h, o.to) == 1 and key(h) not in state.worlds)
         side = hexside_from(to, via) if tuple(to) != tuple(via) else None
-        out.add(E.GroupMoved(player=g.owner, group=gid, frm=g.hex, to=to, posture=o.posture, route=bool(o.route),
-                              entry_side=side, stopped_short=short))
+        out.add(
+            E.GroupMoved(
+                player=g.owner,
+                group=gid,
+                frm=g.hex,
+                to=to,
+                posture=o.posture,
+                route=bool(o.route),
+                entry_side=side,
+                stopped_short=short,
+            )
+        )
     for k in interdicted:  # interdiction lasts until the next movement (FTC-R-5)
         w = out.state.worlds[k]
         witnesses = {w.owner} | {g.owner for g in out.state.groups.values() if g.hex and key(g.hex) == k}

@@ -89,13 +89,19 @@ def _destination_field(state: State, g: Group, obs: str) -> Field:
     values = [Value(value=list(g.hex), label="hold", piece=key(g.hex))]
     if can_move(state, g) is None:
         for to, route in reachable(state, g.hex):
-            values.append(Value(value=list(to), label=place(state, to, obs) + (" by route" if route else ""),
-                                piece=key(to)))
+            values.append(
+                Value(value=list(to), label=place(state, to, obs) + (" by route" if route else ""), piece=key(to))
+            )
     return Field(key="to", label="to", kind="choice", values=tuple(values), default=list(g.hex))
 
 
-POSTURE_FIELD = Field(key="posture", label="posture", kind="choice", default="stand_off",
-                      values=tuple(Value(value=p, label=p.replace("_", " ")) for p in POSTURES))
+POSTURE_FIELD = Field(
+    key="posture",
+    label="posture",
+    kind="choice",
+    default="stand_off",
+    values=tuple(Value(value=p, label=p.replace("_", " ")) for p in POSTURES),
+)
 
 
 def orders_form(state: State, player: str) -> Form | None:
@@ -109,18 +115,25 @@ def orders_form(state: State, player: str) -> Form | None:
         where = (tuple(g.hex), can_move(state, g) is None)
         if where not in fields:
             fields[where] = _destination_field(state, g, player)  # type: ignore[index]
-        pieces.append(PieceChoices(piece=g.id, label=group_label(state, g),
-                                   fields=(fields[where], POSTURE_FIELD)))  # type: ignore[index]
-    return Form(command="ftcampaign.submit_orders", label=f"Sealed orders for turn {state.turn}",
-                pieces=tuple(pieces), list_key="orders", piece_key="group", optional_pieces=True, group="orders",
-                rule="FTC-MOV-1")
+        pieces.append(PieceChoices(piece=g.id, label=group_label(state, g), fields=(fields[where], POSTURE_FIELD)))  # type: ignore[index]
+    return Form(
+        command="ftcampaign.submit_orders",
+        label=f"Sealed orders for turn {state.turn}",
+        pieces=tuple(pieces),
+        list_key="orders",
+        piece_key="group",
+        optional_pieces=True,
+        group="orders",
+        rule="FTC-MOV-1",
+    )
 
 
 # ---------------------------------------------------------------- options
 
 
-def _opt(cmd: Command, label: str, group: str, rule: str, piece: str | None = None,
-         target: str | None = None) -> Option:
+def _opt(
+    cmd: Command, label: str, group: str, rule: str, piece: str | None = None, target: str | None = None
+) -> Option:
     return Option(command=cmd, label=label, group=group, rule=rule, piece=piece, target=target)
 
 
@@ -132,33 +145,90 @@ def _economy(state: State, player: str) -> list[Option]:  # noqa: C901 - one blo
     out = [_opt(C.SetMaintenance(rate=other), f"Set maintenance to {other}", "economy", "FTC-ECO-5")]
     if home:
         # new ships join the first task group at home (split them off later), so groups do not multiply
-        joins = next((g for g in sorted(state.groups.values(), key=lambda g: g.id) if g.owner == player
-                      and g.hex is not None and key(g.hex) == home and not g.dummy), None)
+        joins = next(
+            (
+                g
+                for g in sorted(state.groups.values(), key=lambda g: g.id)
+                if g.owner == player and g.hex is not None and key(g.hex) == home and not g.dummy
+            ),
+            None,
+        )
         into = f", joining {joins.id}" if joins else ""
         # each purchase's label carries its price, as the rules charge it (discounts and surcharges in)
         for d in state.setup.designs:
-            out.append(_opt(C.BuyShip(design=d.id, world=home, group=joins.id if joins else None),
-                            f"Buy a {d.name} ({d.size_class}) at {home}{into}: {economy.price_of(state, player, d)} "
-                            "pts", "build", "FTC-BLD-2", target=home))
-        out += [_opt(C.BuySpares(world=home, value=100),
-                     f"Buy 100 pts of spares at {home}: {ceil_pct(100, 750)} pts", "build", "FTC-ECO-1", target=home),
-                _opt(C.PlaceDummy(world=home), f"Place a dummy counter at {home}", "build", "FTC-TG-2", target=home)]
-        out += [_opt(C.BuyModule(module=m.id, world=home), f"Buy module {m.name} at {home}: {m.cost} pts", "build",
-                     "FTC-ECO-6", target=home) for m in state.setup.modules]
+            out.append(
+                _opt(
+                    C.BuyShip(design=d.id, world=home, group=joins.id if joins else None),
+                    f"Buy a {d.name} ({d.size_class}) at {home}{into}: {economy.price_of(state, player, d)} pts",
+                    "build",
+                    "FTC-BLD-2",
+                    target=home,
+                )
+            )
+        out += [
+            _opt(
+                C.BuySpares(world=home, value=100),
+                f"Buy 100 pts of spares at {home}: {ceil_pct(100, 750)} pts",
+                "build",
+                "FTC-ECO-1",
+                target=home,
+            ),
+            _opt(C.PlaceDummy(world=home), f"Place a dummy counter at {home}", "build", "FTC-TG-2", target=home),
+        ]
+        out += [
+            _opt(
+                C.BuyModule(module=m.id, world=home),
+                f"Buy module {m.name} at {home}: {m.cost} pts",
+                "build",
+                "FTC-ECO-6",
+                target=home,
+            )
+            for m in state.setup.modules
+        ]
     for w in mine[:3]:
-        out.append(_opt(C.BuyDefences(world=w, points=10), f"Add 10 IDP of defences at {w}: 10 pts", "build",
-                        "FTC-ECO-1", target=w))
+        out.append(
+            _opt(
+                C.BuyDefences(world=w, points=10),
+                f"Add 10 IDP of defences at {w}: 10 pts",
+                "build",
+                "FTC-ECO-1",
+                target=w,
+            )
+        )
     if state.phase != "orders":
         return out
     if home:
-        out += [_opt(C.LayKeel(design=d.id, world=home), f"Lay a keel for a {d.name} at {home}", "build",
-                     "FTC-BLD-1", target=home) for d in state.setup.designs[:3]]
+        out += [
+            _opt(
+                C.LayKeel(design=d.id, world=home),
+                f"Lay a keel for a {d.name} at {home}",
+                "build",
+                "FTC-BLD-1",
+                target=home,
+            )
+            for d in state.setup.designs[:3]
+        ]
         closed = state.worlds[home].closed
-        out.append(_opt(C.CloseRoute(world=home, closed=not closed),
-                        f"{'Open' if closed else 'Close'} the charted route at {home}", "economy", "FTC-MOV-3",
-                        target=home))
-    out += [_opt(C.RebuildDefences(world=w, thirds=1), f"Rebuild a third of the defences at {w}", "build",
-                 "FTC-DEF-4", target=w) for w in mine if state.worlds[w].idp < state.worlds[w].idp_full]
+        out.append(
+            _opt(
+                C.CloseRoute(world=home, closed=not closed),
+                f"{'Open' if closed else 'Close'} the charted route at {home}",
+                "economy",
+                "FTC-MOV-3",
+                target=home,
+            )
+        )
+    out += [
+        _opt(
+            C.RebuildDefences(world=w, thirds=1),
+            f"Rebuild a third of the defences at {w}",
+            "build",
+            "FTC-DEF-4",
+            target=w,
+        )
+        for w in mine
+        if state.worlds[w].idp < state.worlds[w].idp_full
+    ]
     out += _group_options(state, player)
     return out
 
@@ -168,20 +238,47 @@ def _group_options(state: State, player: str) -> list[Option]:
     groups = sorted((g for g in state.groups.values() if g.owner == player), key=lambda g: g.id)
     for i, g in enumerate(groups):
         gid = g.id
-        out += [_opt(C.Scout(group=gid), f"Scout the world at {key(g.hex or (0, 0))} with {gid}", "group",
-                     "FTC-WLD-5", piece=gid),
-                _opt(C.RepairRepulse(group=gid), f"Repair {gid}'s repulse damage", "repair", "FTC-DEF-7", piece=gid),
-                _opt(C.SetCloak(group=gid, on=not g.cloaked), f"Cloak {gid}" if not g.cloaked else f"Uncloak {gid}",
-                     "group", "FTC-MOV-6", piece=gid)]
+        out += [
+            _opt(
+                C.Scout(group=gid),
+                f"Scout the world at {key(g.hex or (0, 0))} with {gid}",
+                "group",
+                "FTC-WLD-5",
+                piece=gid,
+            ),
+            _opt(C.RepairRepulse(group=gid), f"Repair {gid}'s repulse damage", "repair", "FTC-DEF-7", piece=gid),
+            _opt(
+                C.SetCloak(group=gid, on=not g.cloaked),
+                f"Cloak {gid}" if not g.cloaked else f"Uncloak {gid}",
+                "group",
+                "FTC-MOV-6",
+                piece=gid,
+            ),
+        ]
         if len(g.ships) > 1:
-            out.append(_opt(C.SplitGroup(group=gid, ships=g.ships[:1]), f"Split {g.ships[0]} off {gid}", "group",
-                            "FTC-TG-1", piece=gid))
+            out.append(
+                _opt(
+                    C.SplitGroup(group=gid, ships=g.ships[:1]),
+                    f"Split {g.ships[0]} off {gid}",
+                    "group",
+                    "FTC-TG-1",
+                    piece=gid,
+                )
+            )
         # one merge per place (the first two groups there), not every pair: repeated merges gather them all
         first = next((o for o in groups if o.hex == g.hex and not o.dummy), None)
-        partner = next((o for o in groups[i + 1:] if o.hex == g.hex and not o.dummy), None)
+        partner = next((o for o in groups[i + 1 :] if o.hex == g.hex and not o.dummy), None)
         if first is g and partner is not None:
-            out.append(_opt(C.MergeGroups(into=gid, other=partner.id), f"Merge {partner.id} into {gid}", "group",
-                            "FTC-TG-1", piece=gid, target=partner.id))
+            out.append(
+                _opt(
+                    C.MergeGroups(into=gid, other=partner.id),
+                    f"Merge {partner.id} into {gid}",
+                    "group",
+                    "FTC-TG-1",
+                    piece=gid,
+                    target=partner.id,
+                )
+            )
         for sid in g.ships:
             out += _ship_options(state, player, g, sid)
     return out
@@ -193,27 +290,58 @@ def _ship_options(state: State, player: str, g: Group, sid: str) -> list[Option]
     broken = tuple(s.id for s in ship.systems if s.damaged)
     if broken or ship.hull_lost:
         what = f"{broken[0]}" if broken else f"{min(ship.hull_lost, 2)} hull"
-        out += [_opt(C.Repair(ship=sid, systems=broken[:1], hull=min(ship.hull_lost, 2)),
-                     f"Repair {sid}: {what} with new parts", "repair", "FTC-REP-2", piece=g.id),
-                _opt(C.Repair(ship=sid, systems=broken[:1], source="spares"),
-                     f"Repair {sid} from stocked spares", "repair", "FTC-REP-2", piece=g.id)]
+        out += [
+            _opt(
+                C.Repair(ship=sid, systems=broken[:1], hull=min(ship.hull_lost, 2)),
+                f"Repair {sid}: {what} with new parts",
+                "repair",
+                "FTC-REP-2",
+                piece=g.id,
+            ),
+            _opt(
+                C.Repair(ship=sid, systems=broken[:1], source="spares"),
+                f"Repair {sid} from stocked spares",
+                "repair",
+                "FTC-REP-2",
+                piece=g.id,
+            ),
+        ]
         donor = next((d for d in hulkless(state, g) if d != sid), None)
         if donor is not None:
-            out.append(_opt(C.Repair(ship=sid, systems=broken[:1], source="identical", donor=donor),
-                            f"Repair {sid} with parts from {donor}", "repair", "FTC-REP-2", piece=g.id))
+            out.append(
+                _opt(
+                    C.Repair(ship=sid, systems=broken[:1], source="identical", donor=donor),
+                    f"Repair {sid} with parts from {donor}",
+                    "repair",
+                    "FTC-REP-2",
+                    piece=g.id,
+                )
+            )
     if any(s.jury for s in ship.systems):
-        out.append(_opt(C.InspectJuryRig(ship=sid), f"Inspect {sid}'s jury-rigged systems", "repair", "FTC-REP-3",
-                        piece=g.id))
+        out.append(
+            _opt(C.InspectJuryRig(ship=sid), f"Inspect {sid}'s jury-rigged systems", "repair", "FTC-REP-3", piece=g.id)
+        )
     if ship.hulk:
-        out += [_opt(C.RebuildCapture(ship=sid), f"Rebuild captured {sid}", "repair", "FTC-CAP-2", piece=g.id),
-                _opt(C.SellCapture(ship=sid), f"Sell captured {sid} for scrap", "repair", "FTC-CAP-3", piece=g.id)]
+        out += [
+            _opt(C.RebuildCapture(ship=sid), f"Rebuild captured {sid}", "repair", "FTC-CAP-2", piece=g.id),
+            _opt(C.SellCapture(ship=sid), f"Sell captured {sid} for scrap", "repair", "FTC-CAP-3", piece=g.id),
+        ]
     elif ship.systems:
         s0 = ship.systems[0]
         kit = SystemKit(id=s0.id, kind=s0.kind, rating=s0.rating, cost=s0.cost, mass=s0.mass)
-        out.append(_opt(C.Refit(ship=sid, remove=s0.id, install=kit), f"Refit {sid}: a new {s0.kind} for {s0.id}",
-                        "repair", "FTC-REP-6", piece=g.id))
-    out += [_opt(C.SwapModule(ship=sid, module=m.id), f"Fit module {m.module} to {sid}", "repair", "FTC-ECO-6",
-                 piece=g.id) for m in econ(state, player).modules]
+        out.append(
+            _opt(
+                C.Refit(ship=sid, remove=s0.id, install=kit),
+                f"Refit {sid}: a new {s0.kind} for {s0.id}",
+                "repair",
+                "FTC-REP-6",
+                piece=g.id,
+            )
+        )
+    out += [
+        _opt(C.SwapModule(ship=sid, module=m.id), f"Fit module {m.module} to {sid}", "repair", "FTC-ECO-6", piece=g.id)
+        for m in econ(state, player).modules
+    ]
     return out
 
 
@@ -224,30 +352,71 @@ def _contacts(state: State, player: str) -> list[Option]:
             continue
         at = key(s.hex)
         if s.kind == "engage":
-            out.append(_opt(C.Engage(step=s.id, stay=True), f"Stay and fight at {at}", "contact", "FTC-ARR-6",
-                            target=at))
+            out.append(
+                _opt(C.Engage(step=s.id, stay=True), f"Stay and fight at {at}", "contact", "FTC-ARR-6", target=at)
+            )
             gs = [g for g in state.groups.values() if g.owner == player and g.hex == s.hex and not g.dummy]
             back = next((g.origin for g in gs if g.origin is not None and g.origin != s.hex), None)
             to = back or neighbours(s.hex)[0]
             if _departs(state, s.hex, player, to):
-                out.append(_opt(C.Engage(step=s.id, stay=False, to=to), f"Disengage from {at} towards {key(to)}",
-                                "contact", "FTC-ARR-10", target=at))
+                out.append(
+                    _opt(
+                        C.Engage(step=s.id, stay=False, to=to),
+                        f"Disengage from {at} towards {key(to)}",
+                        "contact",
+                        "FTC-ARR-10",
+                        target=at,
+                    )
+                )
         elif s.kind == "standoff":
-            out += [_opt(C.ChoosePosture(step=s.id, posture=p), f"At {at}: {POSTURE_LABELS[p]}", "contact",
-                         "FTC-ARR-5", target=at) for p in POSTURES]
+            out += [
+                _opt(
+                    C.ChoosePosture(step=s.id, posture=p),
+                    f"At {at}: {POSTURE_LABELS[p]}",
+                    "contact",
+                    "FTC-ARR-5",
+                    target=at,
+                )
+                for p in POSTURES
+            ]
         elif s.kind == "recon":
-            out += [_opt(C.Recon(step=s.id, choice=c), f"After recon at {at}: {POSTURE_LABELS[c]}", "contact",
-                         "FTC-ARR-4", target=at) for c in POSTURES]
+            out += [
+                _opt(
+                    C.Recon(step=s.id, choice=c),
+                    f"After recon at {at}: {POSTURE_LABELS[c]}",
+                    "contact",
+                    "FTC-ARR-4",
+                    target=at,
+                )
+                for c in POSTURES
+            ]
         elif s.kind == "assault":
-            ships = tuple(sid for g in state.groups.values() if g.owner == player and g.hex == s.hex
-                          and g.posture == "attack" and not g.dummy for sid in hulkless(state, g))
-            out += [_opt(C.AssaultDefences(step=s.id, ships=ships), f"Assault the defences at {at}", "contact",
-                         "FTC-DEF-1", target=at),
-                    _opt(C.HoldOff(step=s.id), f"Hold off at {at}", "contact", "FTC-DEF-1", target=at)]
+            ships = tuple(
+                sid
+                for g in state.groups.values()
+                if g.owner == player and g.hex == s.hex and g.posture == "attack" and not g.dummy
+                for sid in hulkless(state, g)
+            )
+            out += [
+                _opt(
+                    C.AssaultDefences(step=s.id, ships=ships),
+                    f"Assault the defences at {at}",
+                    "contact",
+                    "FTC-DEF-1",
+                    target=at,
+                ),
+                _opt(C.HoldOff(step=s.id), f"Hold off at {at}", "contact", "FTC-DEF-1", target=at),
+            ]
     for b in state.battles:
         if player in [f.player for f in b.forces] and player not in b.formations:
-            out.append(_opt(C.DeclareFormation(battle=b.id, formation="line", speed=4),
-                            f"Battle {b.id}: line formation, speed 4", "contact", "FTC-ARR-12"))
+            out.append(
+                _opt(
+                    C.DeclareFormation(battle=b.id, formation="line", speed=4),
+                    f"Battle {b.id}: line formation, speed 4",
+                    "contact",
+                    "FTC-ARR-12",
+                )
+            )
     return out
 
 
@@ -257,41 +426,90 @@ def _battle_results(state: State) -> list[Option]:
         if len(b.formations) < len(b.forces) or b.tactical_game_id is not None:
             continue  # a linked battle's result comes from its tactical game (FTC-R-LNK), not a hand entry
         rule = "FTC-ARR-8"
-        out.append(_opt(C.RecordBattle(battle=b.id, tactical_game_id=None), f"Battle {b.id}: no victor, no losses",
-                        "umpire", rule))
+        out.append(
+            _opt(
+                C.RecordBattle(battle=b.id, tactical_game_id=None),
+                f"Battle {b.id}: no victor, no losses",
+                "umpire",
+                rule,
+            )
+        )
         for f in b.forces:
             others = [o for o in b.forces if o.player != f.player]
             lost = tuple(s for o in others for s in o.ships if s in state.ships)
-            out.append(_opt(C.RecordBattle(battle=b.id, victor=f.player, ships=tuple(
-                C.ShipResult(ship=s, destroyed=True) for s in lost)),
-                f"Battle {b.id}: {f.player} wins, destroying every enemy ship", "umpire", rule))
-            out.append(_opt(C.RecordBattle(battle=b.id, victor=f.player, captured=lost),
-                            f"Battle {b.id}: {f.player} wins and captures the enemy ships", "umpire", "FTC-CAP-1"))
+            out.append(
+                _opt(
+                    C.RecordBattle(
+                        battle=b.id, victor=f.player, ships=tuple(C.ShipResult(ship=s, destroyed=True) for s in lost)
+                    ),
+                    f"Battle {b.id}: {f.player} wins, destroying every enemy ship",
+                    "umpire",
+                    rule,
+                )
+            )
+            out.append(
+                _opt(
+                    C.RecordBattle(battle=b.id, victor=f.player, captured=lost),
+                    f"Battle {b.id}: {f.player} wins and captures the enemy ships",
+                    "umpire",
+                    "FTC-CAP-1",
+                )
+            )
             left = []
             for o in others:
                 for gid in o.groups:
                     g = state.groups.get(gid)
                     if g is not None:
                         left.append(C.Departure(group=gid, to=g.origin or neighbours(b.hex)[0]))
-            out.append(_opt(C.RecordBattle(battle=b.id, victor=f.player, left=tuple(left), tactical_game_id="g_linked"),
-                            f"Battle {b.id}: {f.player} wins; the others leave (linked game)", "umpire", rule))
+            out.append(
+                _opt(
+                    C.RecordBattle(battle=b.id, victor=f.player, left=tuple(left), tactical_game_id="g_linked"),
+                    f"Battle {b.id}: {f.player} wins; the others leave (linked game)",
+                    "umpire",
+                    rule,
+                )
+            )
             dmg = []
             for s in f.ships[:1] + lost[:1]:
                 ship = state.ships.get(s)
                 if ship is not None and ship.systems:
-                    dmg.append(C.ShipResult(ship=s, hull_lost=1, damaged=(ship.systems[0].id,),
-                                            jury_rigged=tuple(x.id for x in ship.systems[1:2])))
+                    dmg.append(
+                        C.ShipResult(
+                            ship=s,
+                            hull_lost=1,
+                            damaged=(ship.systems[0].id,),
+                            jury_rigged=tuple(x.id for x in ship.systems[1:2]),
+                        )
+                    )
             if f is b.forces[0]:  # one draw per battle, not one per force
-                out.append(_opt(C.RecordBattle(battle=b.id, ships=tuple(dmg), ordnance={f.player: 10}),
-                                f"Battle {b.id}: a draw with damage on both sides", "umpire", rule))
+                out.append(
+                    _opt(
+                        C.RecordBattle(battle=b.id, ships=tuple(dmg), ordnance={f.player: 10}),
+                        f"Battle {b.id}: a draw with damage on both sides",
+                        "umpire",
+                        rule,
+                    )
+                )
         for f in b.forces:
             for gid in f.groups:
                 g = state.groups.get(gid)
                 if g is not None:
                     to = g.origin or neighbours(b.hex)[0]
-                    out.append(_opt(C.ResolveDisengagement(battle=b.id, group=gid, to=to, distance_inches=36,
-                                                           weapons_range_inches=36, separation="unclear"),
-                                    f"Battle {b.id}: {gid} tries to disengage to {key(to)}", "umpire", "FTC-ARR-11"))
+                    out.append(
+                        _opt(
+                            C.ResolveDisengagement(
+                                battle=b.id,
+                                group=gid,
+                                to=to,
+                                distance_inches=36,
+                                weapons_range_inches=36,
+                                separation="unclear",
+                            ),
+                            f"Battle {b.id}: {gid} tries to disengage to {key(to)}",
+                            "umpire",
+                            "FTC-ARR-11",
+                        )
+                    )
     return out
 
 
@@ -303,19 +521,27 @@ def _umpire(state: State) -> list[Option]:
     cands += _battle_results(state)
     if close_error(state) is None:
         waiting = [p for p in state.order if p not in state.orders] if state.phase == "orders" else []
-        label = f"Close turn {state.turn}: " + (f"{', '.join(waiting)} hold" if waiting else "open decisions take "
-                                                 "their defaults")
+        label = f"Close turn {state.turn}: " + (
+            f"{', '.join(waiting)} hold" if waiting else "open decisions take their defaults"
+        )
         cands.append(_opt(C.CloseTurn(), label, "umpire", "FTC-MOV-1"))
     if state.phase in ("map", "homeworlds", "expansion", "deployment"):
-        cands += [_opt(C.ApproveTechnology(player=p, design=d.id), f"Approve {d.name} for {p}", "umpire",
-                       "FTC-BLD-4") for p in state.order for d in state.setup.designs
-                  if not d.standard and d.id not in econ(state, p).approved]
+        cands += [
+            _opt(C.ApproveTechnology(player=p, design=d.id), f"Approve {d.name} for {p}", "umpire", "FTC-BLD-4")
+            for p in state.order
+            for d in state.setup.designs
+            if not d.standard and d.id not in econ(state, p).approved
+        ]
     if state.phase in ("deployment", "orders"):
-        cands += [_opt(C.ApproveStandardNavy(player=p), f"Approve {p}'s standardised navy", "umpire", "FTC-ECO-4")
-                  for p in state.order if not econ(state, p).standard_navy and standard_navy_ok(state, p) is None]
-    return cands + [_opt(C.EndCampaign(reason="umpire's decision"), "End the campaign now", "umpire", "FTC-TIME-1"),
-                    _opt(C.RecordRuling(text="The umpire rules as written."), "Record a ruling", "umpire",
-                         "FTC-UMP-1")]
+        cands += [
+            _opt(C.ApproveStandardNavy(player=p), f"Approve {p}'s standardised navy", "umpire", "FTC-ECO-4")
+            for p in state.order
+            if not econ(state, p).standard_navy and standard_navy_ok(state, p) is None
+        ]
+    return cands + [
+        _opt(C.EndCampaign(reason="umpire's decision"), "End the campaign now", "umpire", "FTC-TIME-1"),
+        _opt(C.RecordRuling(text="The umpire rules as written."), "Record a ruling", "umpire", "FTC-UMP-1"),
+    ]
 
 
 def _departs(state: State, h: HexT, player: str, to: HexT) -> bool:
@@ -338,15 +564,24 @@ def options(state: State, viewer: Viewer) -> list[Option]:
     if state.phase == "homeworlds" and state.current == player and unowned(state):
         cands = [_opt(C.ClaimHomeworld(), "Dice for your starting world", "setup", "FTC-WLD-1")]
     elif state.phase == "expansion" and state.current == player:
-        cands = [_opt(C.Expand(world=k), f"Claim a world next to {k}", "setup", "FTC-WLD-2", target=k)
-                 for k, w in sorted(state.worlds.items()) if w.owner == player]
+        cands = [
+            _opt(C.Expand(world=k), f"Claim a world next to {k}", "setup", "FTC-WLD-2", target=k)
+            for k, w in sorted(state.worlds.items())
+            if w.owner == player
+        ]
     elif state.phase == "deployment":
-        ready = [] if econ(state, player).ready else [
-            _opt(C.Ready(), "Finish set-up spending (ready)", "phase", "FTC-ECO-1")]
+        ready = (
+            []
+            if econ(state, player).ready
+            else [_opt(C.Ready(), "Finish set-up spending (ready)", "phase", "FTC-ECO-1")]
+        )
         cands = [*ready, *_economy(state, player)]
     elif state.phase == "orders":
-        hold = [] if player in state.orders else [
-            _opt(C.SubmitOrders(orders=()), "Seal orders: every group holds", "orders", "FTC-MOV-1")]
+        hold = (
+            []
+            if player in state.orders
+            else [_opt(C.SubmitOrders(orders=()), "Seal orders: every group holds", "orders", "FTC-MOV-1")]
+        )
         cands = [*hold, *_economy(state, player)]
     elif state.phase == "contacts":
         cands = _contacts(state, player)

@@ -24,8 +24,9 @@ def at_repair_world(state: State, player: str, g: Group | None) -> str:
     k = key(g.hex)
     w = state.worlds.get(k)
     if w is None or w.owner != player or k not in econ(state, player).income_worlds:
-        raise RuleViolation("FTC-REP-1", "repairs happen only at a world you drew income from this economic "
-                                         "turn and still hold")
+        raise RuleViolation(
+            "FTC-REP-1", "repairs happen only at a world you drew income from this economic turn and still hold"
+        )
     return k
 
 
@@ -45,8 +46,7 @@ def alien(state: State, player: str, s: ShipSystem) -> bool:
 
 def is_major(s: ShipSystem) -> bool:
     """FTC-REP-4: weapons or drives rated above 3, wave guns, nova cannon, core systems, FTL, level-2 shields."""
-    return (s.kind in MAJOR_KINDS or (s.kind in RATED_KINDS and s.rating > 3)
-            or (s.kind == "shield" and s.rating >= 2))
+    return s.kind in MAJOR_KINDS or (s.kind in RATED_KINDS and s.rating > 3) or (s.kind == "shield" and s.rating >= 2)
 
 
 def system_cost(ship: Ship, s: ShipSystem) -> int:
@@ -59,8 +59,9 @@ def check_repair(state: State, player: str, cmd: Repair) -> E.RepairOrdered:
     if ship.hulk:
         raise RuleViolation("FTC-CAP-2", "a captured hulk is rebuilt, not repaired")
     by_id = {s.id: s for s in ship.systems}
-    if len(set(cmd.systems)) != len(cmd.systems) or any(sid not in by_id or not by_id[sid].damaged
-                                                         for sid in cmd.systems):
+    if len(set(cmd.systems)) != len(cmd.systems) or any(
+        sid not in by_id or not by_id[sid].damaged for sid in cmd.systems
+    ):
         raise RuleViolation("FTC-REP-2", "repair only damaged systems of the ship")
     if cmd.hull < 0 or cmd.hull > ship.hull_lost or cmd.biomass < 0:
         raise RuleViolation("FTC-REP-2", f"{ship.id} has {ship.hull_lost} hull boxes to repair")
@@ -87,8 +88,9 @@ def check_repair(state: State, player: str, cmd: Repair) -> E.RepairOrdered:
             raise RuleViolation("FTC-REP-2", "parts are never moved across species")
         pool = [d for d in donor.systems if not d.damaged]
         for s in systems:
-            part = next((d for d in pool if d.kind == s.kind and d.rating == s.rating and d.id not in donor_systems),
-                        None)
+            part = next(
+                (d for d in pool if d.kind == s.kind and d.rating == s.rating and d.id not in donor_systems), None
+            )
             if part is None:
                 raise RuleViolation("FTC-REP-2", f"the donor has no functionally identical part for {s.id}")
             donor_systems.append(part.id)
@@ -101,8 +103,11 @@ def check_repair(state: State, player: str, cmd: Repair) -> E.RepairOrdered:
         for s in systems:
             if alien(state, player, s):  # FTC-BLD-5
                 if econ(state, player).capital != world:
-                    raise RuleViolation("FTC-BLD-5", f"{s.id} is non-indigenous or non-standard: repaired only at "
-                                                     "the capital or from pre-positioned stocks")
+                    raise RuleViolation(
+                        "FTC-BLD-5",
+                        f"{s.id} is non-indigenous or non-standard: repaired only at "
+                        "the capital or from pre-positioned stocks",
+                    )
                 cost += ceil_pct(system_cost(ship, s), 200)
     per_box = 2 if ship.species == "savasku" else ship.hull_box_cost  # FTC-REP-5
     cost += cmd.hull * per_box + cmd.biomass
@@ -113,10 +118,20 @@ def check_repair(state: State, player: str, cmd: Repair) -> E.RepairOrdered:
             raise RuleViolation("FTC-REP-4", "only a major repair can be sped up")
         cost, weeks = 2 * cost, 1
     spend(state, player, cost)
-    return E.RepairOrdered(player=player, ship=ship.id, systems=cmd.systems, hull=cmd.hull, biomass=cmd.biomass,
-                           source=cmd.source, donor=cmd.donor if donor_systems else None, cost=cost,
-                           until=state.turn + weeks, spares_used=spares_used, world=world,
-                           donor_systems=tuple(donor_systems))
+    return E.RepairOrdered(
+        player=player,
+        ship=ship.id,
+        systems=cmd.systems,
+        hull=cmd.hull,
+        biomass=cmd.biomass,
+        source=cmd.source,
+        donor=cmd.donor if donor_systems else None,
+        cost=cost,
+        until=state.turn + weeks,
+        spares_used=spares_used,
+        world=world,
+        donor_systems=tuple(donor_systems),
+    )
 
 
 def repair(out: Acc[State], cmd: Repair, actor: Actor) -> None:
@@ -135,8 +150,9 @@ def inspect_jury_rig(out: Acc[State], cmd: InspectJuryRig, actor: Actor, dice: D
         ok = r.value <= 3
         rolls.append(replace(r, outcome="passes" if ok else "must be replaced"))
         (passed if ok else failed).append(s.id)
-    out.add(E.JuryRigInspected(player=player, ship=ship.id, passed=tuple(passed), failed=tuple(failed),
-                                rolls=tuple(rolls)))
+    out.add(
+        E.JuryRigInspected(player=player, ship=ship.id, passed=tuple(passed), failed=tuple(failed), rolls=tuple(rolls))
+    )
 
 
 def check_inspect(state: State, player: str, cmd: InspectJuryRig) -> tuple[Ship, list[ShipSystem]]:
@@ -165,16 +181,30 @@ def check_refit(state: State, player: str, cmd: Refit) -> E.Refitted:
     cost = new.cost if (same or hangar_out) else ceil_pct(new.cost, 1200)
     if old.kind == "cargo":  # FTC-BLD-3: converting cargo space costs +20%
         cost += ceil_pct(new.cost, 200)
-    installed = ShipSystem(id=new.id or old.id, kind=new.kind, rating=new.rating, cost=new.cost, mass=new.mass,
-                           species=new.species or ship.species, standard=new.standard)
+    installed = ShipSystem(
+        id=new.id or old.id,
+        kind=new.kind,
+        rating=new.rating,
+        cost=new.cost,
+        mass=new.mass,
+        species=new.species or ship.species,
+        standard=new.standard,
+    )
     if alien(state, player, installed):  # FTC-BLD-5
         if econ(state, player).capital != world:
             raise RuleViolation("FTC-BLD-5", "non-indigenous systems are installed only at the capital")
         cost += ceil_pct(new.cost, 200)
     spend(state, player, cost)
     weeks = 2 if is_major(installed) else 1
-    return E.Refitted(player=player, ship=ship.id, removed=old.id, installed=installed, cost=cost,
-                      until=state.turn + weeks, mass_after=mass_after)
+    return E.Refitted(
+        player=player,
+        ship=ship.id,
+        removed=old.id,
+        installed=installed,
+        cost=cost,
+        until=state.turn + weeks,
+        mass_after=mass_after,
+    )
 
 
 def refit(out: Acc[State], cmd: Refit, actor: Actor) -> None:
@@ -195,8 +225,15 @@ def check_swap(state: State, player: str, cmd: SwapModule) -> E.ModuleSwapped:
         raise RuleViolation("FTC-ECO-6", f"modules are swapped where they are stored ({stored.world})")
     if ship.busy_until > state.turn:
         raise RuleViolation("FTC-ECO-6", "one module at a time: the ship is busy")
-    return E.ModuleSwapped(player=player, ship=ship.id, module=stored.id, removed=ship.module, world=stored.world,
-                           until=state.turn + 1, module_cost=spec.cost)
+    return E.ModuleSwapped(
+        player=player,
+        ship=ship.id,
+        module=stored.id,
+        removed=ship.module,
+        world=stored.world,
+        until=state.turn + 1,
+        module_cost=spec.cost,
+    )
 
 
 def swap_module(out: Acc[State], cmd: SwapModule, actor: Actor) -> None:

@@ -48,8 +48,13 @@ class FtCampaignRuleset(RulesetBase):
         if isinstance(setup, dict):
             setup = self.parse_setup(setup)
         order = tuple(p.id for p in setup.players)
-        return State(setup=setup, order=order, radius=setup.map_side - 1,
-                     economies={p: Economy() for p in order}, intel={p: {} for p in order})
+        return State(
+            setup=setup,
+            order=order,
+            radius=setup.map_side - 1,
+            economies={p: Economy() for p in order},
+            intel={p: {} for p in order},
+        )
 
     def clock(self, state: State) -> Clock:
         return Clock(state.turn, state.phase)

@@ -34,8 +34,9 @@ def leader(state: State) -> str | None:
 
 def standings(state: State) -> str:
     ranked = sorted(state.order, key=lambda p: (-standing(state, p), p))
-    return ", ".join(f"{p} {standing(state, p)} (income {income(state, p)}, fleet {fleet_value(state, p)})"
-                     for p in ranked)
+    return ", ".join(
+        f"{p} {standing(state, p)} (income {income(state, p)}, fleet {fleet_value(state, p)})" for p in ranked
+    )
 
 
 def result(state: State) -> str | None:

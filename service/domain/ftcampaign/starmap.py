@@ -17,13 +17,17 @@ ROUTE_REACH = 4
 
 
 def hexes(radius: int) -> list[HexT]:
-    return sorted((q, r) for q in range(-radius, radius + 1) for r in range(-radius, radius + 1)
-                  if abs(q + r) <= radius)
+    return sorted(
+        (q, r) for q in range(-radius, radius + 1) for r in range(-radius, radius + 1) if abs(q + r) <= radius
+    )
 
 
 def _nearest(origin: HexT, side: int, candidates: list[HexT], reach: int | None) -> list[HexT]:
-    found = [c for c in candidates if c != origin and in_direction(origin, c, side)
-             and (reach is None or dist(origin, c) <= reach)]
+    found = [
+        c
+        for c in candidates
+        if c != origin and in_direction(origin, c, side) and (reach is None or dist(origin, c) <= reach)
+    ]
     if not found:
         return []
     best = min(dist(origin, c) for c in found)
@@ -96,7 +100,7 @@ def claim_homeworld(out: Acc[State], cmd: ClaimHomeworld, actor: Actor, dice: Di
     extra = dice.roll(3, "additional worlds (d3 + 4)", "FTC-WLD-2")
     extra = replace(extra, outcome=f"{extra.value + 4} additional worlds")
     out.add(E.HomeworldClaimed(player=player, world=key(world), extra=extra.value + 4, rolls=(r, extra)))
-    later = state.order[state.order.index(player) + 1:]
+    later = state.order[state.order.index(player) + 1 :]
     if later:
         out.add(E.PhaseChanged(phase="homeworlds", current=later[0]))
     else:
@@ -155,6 +159,5 @@ def _roll_incomes(out: Acc[State], dice: Dice) -> None:
             faces = [dice.roll(5, f"income of {wid}", "FTC-WLD-4") for _ in range(3)]
             incomes[wid] = 10 * sum(f.value for f in faces)
             rolls.extend(faces)
-        out.add(E.IncomesRolled(player=player, incomes=incomes, capital=10 * sum(incomes.values()),
-                                 rolls=tuple(rolls)))
+        out.add(E.IncomesRolled(player=player, incomes=incomes, capital=10 * sum(incomes.values()), rolls=tuple(rolls)))
     out.add(E.PhaseChanged(phase="deployment", current=None))

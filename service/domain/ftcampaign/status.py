@@ -36,8 +36,12 @@ def contact_duty(state: State, player: str) -> str | None:
     """What ``player`` must decide in the contacts phase, or None."""
     for s in state.steps:
         if player in s.awaiting:
-            what = {"engage": "stay and fight or disengage", "standoff": "choose a fresh posture",
-                    "recon": "attack, stand off or withdraw after recon", "assault": "assault the defences or hold off"}
+            what = {
+                "engage": "stay and fight or disengage",
+                "standoff": "choose a fresh posture",
+                "recon": "attack, stand off or withdraw after recon",
+                "assault": "assault the defences or hold off",
+            }
             return f"decide at {key(s.hex)}: {what.get(s.kind, s.kind)}"
     for b in state.battles:
         if player in [f.player for f in b.forces] and player not in b.formations:
@@ -77,8 +81,12 @@ def seat_status(state: State, p: str, obs: str | None) -> SeatStatus:  # noqa: C
         mine = [b for b in state.battles if p in [f.player for f in b.forces]]
         if mine and mine[0].tactical_game_id is not None:
             b = mine[0]
-            return SeatStatus(seat=p, must_act=False, why=f"battle {b.id} is fought in its linked tactical game "
-                                                          f"{b.tactical_game_id}: its result comes from there")
+            return SeatStatus(
+                seat=p,
+                must_act=False,
+                why=f"battle {b.id} is fought in its linked tactical game "
+                f"{b.tactical_game_id}: its result comes from there",
+            )
         if mine:
             return SeatStatus(seat=p, must_act=False, why=f"waiting for the umpire to record battle {mine[0].id}")
         return SeatStatus(seat=p, must_act=False, why="waiting for the other contacts of this turn to be resolved")
@@ -87,8 +95,9 @@ def seat_status(state: State, p: str, obs: str | None) -> SeatStatus:  # noqa: C
 
 def battles_to_record(state: State) -> list[str]:
     """Battles whose result the umpire enters by hand: formations declared, not fought as a linked game."""
-    return [b.id for b in state.battles if all(f.player in b.formations for f in b.forces)
-            and b.tactical_game_id is None]
+    return [
+        b.id for b in state.battles if all(f.player in b.formations for f in b.forces) and b.tactical_game_id is None
+    ]
 
 
 def umpire_duty(state: State, obs: str | None) -> str | None:

@@ -55,8 +55,11 @@ def close_error(st: State) -> tuple[str, str] | None:
         return "FTC-MOV-1", f"no player has sealed orders for turn {st.turn} yet: the turn has only begun"
     if st.phase not in ("deployment", "orders", "contacts"):
         return "FTC-MOV-1", f"there is no turn to close in the {st.phase} phase"
-    if st.phase == "contacts" and not st.steps and all(
-            {f.player for f in b.forces} <= set(b.formations) for b in st.battles):
+    if (
+        st.phase == "contacts"
+        and not st.steps
+        and all({f.player for f in b.forces} <= set(b.formations) for b in st.battles)
+    ):
         return "FTC-ARR-8", "the battles wait for their results (record_battle)"
     return None
 

@@ -45,8 +45,14 @@ def _world_view(state: State, wid: str, obs: str | None) -> dict[str, Any]:
     owner = known_owner(state, wid, obs)
     out["owner"] = owner
     if obs is None or (obs and w.owner == obs):
-        out.update(income=w.income, idp=w.idp, idp_full=w.idp_full, interdicted=w.interdicted, closed=w.closed,
-                   capital=w.capital_of is not None and w.capital_of == w.owner)
+        out.update(
+            income=w.income,
+            idp=w.idp,
+            idp_full=w.idp_full,
+            interdicted=w.interdicted,
+            closed=w.closed,
+            capital=w.capital_of is not None and w.capital_of == w.owner,
+        )
     elif (income := known_income(w, obs, owner)) is not None:
         out["income"] = income  # FTC-WLD-5: scouting results are public
     return out
@@ -75,15 +81,30 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
             "routes": [[list(a), list(b)] for a, b in state.routes],
         },
         "players": [
-            {"id": p.id, "name": p.name, "species": p.species, "orders_sealed": p.id in state.orders,
-             "ready": state.economies[p.id].ready if p.id in state.economies else False}
+            {
+                "id": p.id,
+                "name": p.name,
+                "species": p.species,
+                "orders_sealed": p.id in state.orders,
+                "ready": state.economies[p.id].ready if p.id in state.economies else False,
+            }
             for p in state.setup.players
         ],
         "rulings": list(state.rulings),
         "approved_technology": list(state.approvals),
         # the published designs (public in the scenario): what a ship costs and is worth, for pages and bots
-        "designs": [{"id": d.id, "name": d.name, "size_class": d.size_class, "cost": d.cost, "mass": d.mass,
-                     "hull": d.hull, "thrust": d.thrust} for d in state.setup.designs],
+        "designs": [
+            {
+                "id": d.id,
+                "name": d.name,
+                "size_class": d.size_class,
+                "cost": d.cost,
+                "mass": d.mass,
+                "hull": d.hull,
+                "thrust": d.thrust,
+            }
+            for d in state.setup.designs
+        ],
     }
     if obs is None:
         out["groups"] = [_group_view(state, gid) for gid in sorted(state.groups)]
@@ -97,13 +118,21 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
     mine = sorted(state.intel.get(me or "", {}).items())
     out["sightings"] = [{"hex": [int(x) for x in k.split(",")], **msgspec.to_builtins(s)} for k, s in mine]
     out["steps"] = [
-        {"id": s.id, "kind": s.kind, "hex": list(s.hex), "players": list(s.players), "awaiting": list(s.awaiting),
-         "my_choice": s.choices.get(me or "")}
-        for s in state.steps if me in s.players
+        {
+            "id": s.id,
+            "kind": s.kind,
+            "hex": list(s.hex),
+            "players": list(s.players),
+            "awaiting": list(s.awaiting),
+            "my_choice": s.choices.get(me or ""),
+        }
+        for s in state.steps
+        if me in s.players
     ]
     out["battles"] = [
         {**msgspec.to_builtins(battle_for(b, me or "")), "declared": sorted(b.formations)}
-        for b in state.battles if me in [f.player for f in b.forces]
+        for b in state.battles
+        if me in [f.player for f in b.forces]
     ]
     if me in state.orders:
         out["my_orders"] = msgspec.to_builtins(state.orders[me])
@@ -120,8 +149,9 @@ def visible_hexes(state: State, player: str) -> set[str]:
 
 
 def _hexes(radius: int) -> list[HexT]:
-    return sorted((q, r) for q in range(-radius, radius + 1) for r in range(-radius, radius + 1)
-                  if abs(q + r) <= radius)
+    return sorted(
+        (q, r) for q in range(-radius, radius + 1) for r in range(-radius, radius + 1) if abs(q + r) <= radius
+    )
 
 
 def _nodes(state: State, obs: str | None) -> tuple[Node, ...]:
@@ -162,8 +192,17 @@ def _own_piece(state: State, g: Group, obs: str | None) -> Piece:
         detail += f"; in FTL for {key(g.ftl_to)}"
     hull = sum(s.hull for s in ships)
     bars = (Bar(label="hull", value=hull - sum(s.hull_lost for s in ships), max=hull),) if hull else ()
-    return Piece(id=g.id, kind="group", label=group_label(state, g), at=at(where), side=g.owner, status=status,
-                 bars=bars, detail=detail, mine=obs is not None and g.owner == obs)
+    return Piece(
+        id=g.id,
+        kind="group",
+        label=group_label(state, g),
+        at=at(where),
+        side=g.owner,
+        status=status,
+        bars=bars,
+        detail=detail,
+        mine=obs is not None and g.owner == obs,
+    )
 
 
 def _sighted(state: State, obs: str) -> list[Piece]:
@@ -176,11 +215,21 @@ def _sighted(state: State, obs: str) -> list[Piece]:
         for c in seen.counters:
             if c.owner == obs or c.group in pieces:
                 continue
-            what = f"{len(c.ships)} ship(s): " + ", ".join(s.split(":", 1)[-1] for s in c.ships) if c.ships else (
-                "composition unknown")
+            what = (
+                f"{len(c.ships)} ship(s): " + ", ".join(s.split(":", 1)[-1] for s in c.ships)
+                if c.ships
+                else ("composition unknown")
+            )
             posture = "; on attack orders" if c.posture == "attack" else ""
-            pieces[c.group] = Piece(id=c.group, kind="group", label=f"{c.owner} counter", at=at(unkey(k)),
-                                    side=c.owner, status="sighted", detail=what + posture)
+            pieces[c.group] = Piece(
+                id=c.group,
+                kind="group",
+                label=f"{c.owner} counter",
+                at=at(unkey(k)),
+                side=c.owner,
+                status="sighted",
+                detail=what + posture,
+            )
     return list(pieces.values())
 
 
@@ -191,12 +240,24 @@ def _markers(state: State, obs: str | None) -> list[Marker]:
             continue
         for o in orders:
             if o.to is not None and state.groups.get(o.group) and tuple(o.to) != tuple(state.groups[o.group].hex or ()):
-                out.append(Marker(kind="destination", at=at(o.to), piece=o.group,
-                                  label=f"{o.group} to {key(o.to)} ({o.posture.replace('_', ' ')})"))
+                out.append(
+                    Marker(
+                        kind="destination",
+                        at=at(o.to),
+                        piece=o.group,
+                        label=f"{o.group} to {key(o.to)} ({o.posture.replace('_', ' ')})",
+                    )
+                )
     for g in sorted(state.groups.values(), key=lambda g: g.id):
         if g.hex is None and g.ftl_to is not None and (obs is None or g.owner == obs):
-            out.append(Marker(kind="destination", at=at(g.ftl_to), piece=g.id,
-                              label=f"{g.id} arrives at {key(g.ftl_to)} next move"))
+            out.append(
+                Marker(
+                    kind="destination",
+                    at=at(g.ftl_to),
+                    piece=g.id,
+                    label=f"{g.id} arrives at {key(g.ftl_to)} next move",
+                )
+            )
     for s in state.steps:
         if obs is None or obs in s.players:
             out.append(Marker(kind="decision", at=at(s.hex), label=f"{s.kind} decision at {key(s.hex)}"))
@@ -211,8 +272,16 @@ def _effects(state: State, obs: str | None, drawn: set[str]) -> list[Effect]:
     for h in state.happenings:
         if h.turn < state.turn - 1 or (obs is not None and h.audience is not None and obs not in h.audience):
             continue
-        out.append(Effect(n=h.n, kind=h.kind, text=h.text, target=h.piece if h.piece in drawn else None,
-                          at=at(h.hex) if h.hex is not None else None, rule=h.rule))
+        out.append(
+            Effect(
+                n=h.n,
+                kind=h.kind,
+                text=h.text,
+                target=h.piece if h.piece in drawn else None,
+                at=at(h.hex) if h.hex is not None else None,
+                rule=h.rule,
+            )
+        )
     return out
 
 
@@ -220,9 +289,17 @@ def status(state: State, viewer: Viewer) -> Status:
     obs = observer(viewer)
     seats = tuple(seat_status(state, p, obs) for p in state.order)
     you: SeatStatus | None = next((s for s in seats if s.seat == obs), None) if obs else None
-    return Status(turn=state.turn, phase=state.phase, phase_label=phase_label(state), seats=seats, you=you,
-                  umpire=umpire_duty(state, obs), sealed=state.phase in ("orders", "contacts"), over=state.over,
-                  result=result(state))
+    return Status(
+        turn=state.turn,
+        phase=state.phase,
+        phase_label=phase_label(state),
+        seats=seats,
+        you=you,
+        umpire=umpire_duty(state, obs),
+        sealed=state.phase in ("orders", "contacts"),
+        over=state.over,
+        result=result(state),
+    )
 
 
 def draw(state: State, viewer: Viewer) -> Drawing:
@@ -230,13 +307,20 @@ def draw(state: State, viewer: Viewer) -> Drawing:
     if obs is None:
         pieces = [_own_piece(state, g, None) for g in sorted(state.groups.values(), key=lambda g: g.id)]
     elif obs:
-        pieces = [_own_piece(state, g, obs) for g in sorted(state.groups.values(), key=lambda g: g.id)
-                  if g.owner == obs]
+        pieces = [
+            _own_piece(state, g, obs) for g in sorted(state.groups.values(), key=lambda g: g.id) if g.owner == obs
+        ]
         pieces += _sighted(state, obs)
     else:
         pieces = []
     links = tuple(Link(a=key(a), b=key(b), label="charted route") for a, b in state.routes)
     board = Board(kind="starmap", units="hexes", nodes=_nodes(state, obs), links=links)
     drawn = {p.id for p in pieces}
-    return Drawing(board=board, status=status(state, viewer), pieces=tuple(pieces), markers=tuple(_markers(state, obs)),
-                   effects=tuple(_effects(state, obs, drawn)), sides=tuple(state.order))
+    return Drawing(
+        board=board,
+        status=status(state, viewer),
+        pieces=tuple(pieces),
+        markers=tuple(_markers(state, obs)),
+        effects=tuple(_effects(state, obs, drawn)),
+        sides=tuple(state.order),
+    )

@@ -51,8 +51,11 @@ def redact(event: Event, viewer: Viewer, state: State) -> Event | None:  # noqa:
             return replace(event, battle=battle_for(event.battle, obs))
         if isinstance(event, E.BattleRecorded):
             # the victor's new group of captured hulks is its own counter (FTC-TG-3), not the loser's to know
-            return replace(event, ordnance={p: v for p, v in event.ordnance.items() if p == obs},
-                           captured_group=event.captured_group if event.victor == obs else None)
+            return replace(
+                event,
+                ordnance={p: v for p, v in event.ordnance.items() if p == obs},
+                captured_group=event.captured_group if event.victor == obs else None,
+            )
         if isinstance(event, E.StepOpened):
             return replace(event, step=replace(event.step, choices={}, destinations={}))
         return event

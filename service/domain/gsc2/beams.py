@@ -51,18 +51,35 @@ def fire(state: GameState, cmd: Fire, dice: Dice) -> BeamFired:
     ship, target = state.ships[cmd.ship], state.ships[cmd.target]
     spec = next(b for b in state.specs[cmd.ship].beams if b.id == cmd.battery)
     dist = ship.pos.distance_to(target.pos)
-    roll = roll_to_hit(dice, f"{cmd.battery} at {target.id}", "GSC2-HIT-1", spec.targeting,
-                       beam_modifiers(state, cmd.ship, cmd.battery, cmd.target))
-    return BeamFired(ship=ship.id, battery=spec.id, target=target.id, distance=round(dist, 3),
-                     weapons=spec.weapons, damage=spec.damage, klass=spec.klass, hit=roll.outcome == "hit",
-                     needed=roll.target or 0, ship_name=state.specs[ship.id].name,
-                     battery_name=spec.name or f"{spec.klass} beam battery {spec.id}",
-                     target_name=state.specs[target.id].name, rolls=(roll,))
+    roll = roll_to_hit(
+        dice,
+        f"{cmd.battery} at {target.id}",
+        "GSC2-HIT-1",
+        spec.targeting,
+        beam_modifiers(state, cmd.ship, cmd.battery, cmd.target),
+    )
+    return BeamFired(
+        ship=ship.id,
+        battery=spec.id,
+        target=target.id,
+        distance=round(dist, 3),
+        weapons=spec.weapons,
+        damage=spec.damage,
+        klass=spec.klass,
+        hit=roll.outcome == "hit",
+        needed=roll.target or 0,
+        ship_name=state.specs[ship.id].name,
+        battery_name=spec.name or f"{spec.klass} beam battery {spec.id}",
+        target_name=state.specs[target.id].name,
+        rolls=(roll,),
+    )
 
 
 def pending_from_beam(ev: BeamFired, side: str) -> tuple[PendingHit, ...]:
     """GSC2-BEAM-3: a hit makes every weapon of the battery deal its damage separately."""
     if not ev.hit:
         return ()
-    return tuple(PendingHit(target=ev.target, source=f"{ev.ship}/{ev.battery} weapon {i + 1}", damage=ev.damage,
-                            side=side) for i in range(ev.weapons))
+    return tuple(
+        PendingHit(target=ev.target, source=f"{ev.ship}/{ev.battery} weapon {i + 1}", damage=ev.damage, side=side)
+        for i in range(ev.weapons)
+    )

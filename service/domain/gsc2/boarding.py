@@ -65,10 +65,11 @@ def declare(state: GameState, cmd: Board) -> BoardingDeclared:
             raise RuleViolation("GSC2-BRD-4", f"{ship.id} has {free} transporters free; each carries one squad")
         dist = ship.pos.distance_to(target.pos)
         if dist > TELEPORT_RANGE + EPSILON:
-            raise RuleViolation("GSC2-BRD-4", f"{target.id} is {inches(dist)} away; teleporter range is 8\"")
+            raise RuleViolation("GSC2-BRD-4", f'{target.id} is {inches(dist)} away; teleporter range is 8"')
     left = {**_shift(ship, "assault", -cmd.assault), **_shift(ship, "heavy", -cmd.heavy)}
-    order = BoardOrder(method=cmd.method, side=ship.side, ship=ship.id, target=target.id,
-                       assault=cmd.assault, heavy=cmd.heavy)
+    order = BoardOrder(
+        method=cmd.method, side=ship.side, ship=ship.id, target=target.id, assault=cmd.assault, heavy=cmd.heavy
+    )
     return BoardingDeclared(order=order, troops_left=left)
 
 
@@ -133,12 +134,28 @@ def resolve(acc: Acc[GameState], dice: Dice) -> None:
         target = acc.state.ships.get(pod.ram or "")
         if target is None or not target.active:
             continue
-        roll = roll_to_hit(dice, f"{pod.id} rams {target.id}", "GSC2-BRD-3", 4,
-                           target_modifiers(target, acc.state.specs[target.id].aspect))
+        roll = roll_to_hit(
+            dice,
+            f"{pod.id} rams {target.id}",
+            "GSC2-BRD-3",
+            4,
+            target_modifiers(target, acc.state.specs[target.id].aspect),
+        )
         hit = roll.outcome == "hit"
         arrived = Troops(assault=int(hit and pod.squad == "assault"), heavy=int(hit and pod.squad == "heavy"))
-        acc.add(BoardingResolved(method="pod", side=pod.side, ship=pod.ship, target=target.id, arrived=arrived,
-                                 failed=Troops(), pod=pod.id, pod_lost=hit, rolls=(roll,)))
+        acc.add(
+            BoardingResolved(
+                method="pod",
+                side=pod.side,
+                ship=pod.ship,
+                target=target.id,
+                arrived=arrived,
+                failed=Troops(),
+                pod=pod.id,
+                pod_lost=hit,
+                rolls=(roll,),
+            )
+        )
     for o in st.boarding:
         if o.method == "teleport":
             target = acc.state.ships[o.target]
@@ -146,10 +163,12 @@ def resolve(acc: Acc[GameState], dice: Dice) -> None:
                 _land(acc, o, None, 0, 0, 0, o.assault, o.heavy)
                 continue
             mods = target_modifiers(target, acc.state.specs[target.id].aspect)
-            rolls = [roll_to_hit(dice, f"teleport {u} squad {o.ship}→{o.target}", "GSC2-BRD-4", 5, mods)
-                     for u in ["assault"] * o.assault + ["heavy"] * o.heavy]
+            rolls = [
+                roll_to_hit(dice, f"teleport {u} squad {o.ship}→{o.target}", "GSC2-BRD-4", 5, mods)
+                for u in ["assault"] * o.assault + ["heavy"] * o.heavy
+            ]
             ha = sum(r.outcome == "hit" for r in rolls[: o.assault])
-            hh = sum(r.outcome == "hit" for r in rolls[o.assault:])
+            hh = sum(r.outcome == "hit" for r in rolls[o.assault :])
             _land(acc, o, tuple(rolls), 0, ha, hh, o.assault - ha, o.heavy - hh)
     for ship_id in sorted(acc.state.ships):
         ship = acc.state.ships[ship_id]
@@ -162,9 +181,15 @@ def _land(acc: Acc[GameState], o: BoardOrder, rolls: tuple | None, _: int, a: in
     target = st.ships[o.target]
     if not target.active:  # the target died first: everyone stays home
         a, h, fa, fh = 0, 0, fa + a, fh + h
-    ev = BoardingResolved(method=o.method, side=o.side, ship=o.ship, target=o.target,
-                          arrived=Troops(assault=a, heavy=h), failed=Troops(assault=fa, heavy=fh),
-                          rolls=rolls or ())
+    ev = BoardingResolved(
+        method=o.method,
+        side=o.side,
+        ship=o.ship,
+        target=o.target,
+        arrived=Troops(assault=a, heavy=h),
+        failed=Troops(assault=fa, heavy=fh),
+        rolls=rolls or (),
+    )
     acc.add(ev)
 
 
@@ -181,8 +206,11 @@ def _roll_units(dice: Dice, who: str, t: Troops) -> tuple[int, list]:
     rolls = []
     for unit in ("crew", "assault", "heavy"):
         for i in range(getattr(t, unit)):
-            rolls.append(dice.roll_under(10, f"{who} {unit} {i + 1}", "GSC2-BRD-5", UNIT_HITS[unit],
-                                         success="hit", failure="miss"))
+            rolls.append(
+                dice.roll_under(
+                    10, f"{who} {unit} {i + 1}", "GSC2-BRD-5", UNIT_HITS[unit], success="hit", failure="miss"
+                )
+            )
     return sum(r.outcome == "hit" for r in rolls), rolls
 
 
@@ -199,8 +227,9 @@ def _combat(acc: Acc[GameState], ship_id: str, dice: Dice) -> None:
     hits_d = hits_b = 0
     if defenders.total and boarders.total:
         hits_d, r1 = _roll_units(dice, f"{ship_id} defender", defenders)
-        hits_b, r2 = _roll_units(dice, f"{enemy} boarder", Troops(assault=boarders.assault - sa,
-                                                                    heavy=boarders.heavy - sh))
+        hits_b, r2 = _roll_units(
+            dice, f"{enemy} boarder", Troops(assault=boarders.assault - sa, heavy=boarders.heavy - sh)
+        )
         rolls = r1 + r2
     new_def = _casualties(defenders, hits_b, st.casualty_order.get(ship.side, DEFAULT_ORDER))
     new_b = _casualties(boarders, hits_d, st.casualty_order.get(enemy, DEFAULT_ORDER))
@@ -209,8 +238,18 @@ def _combat(acc: Acc[GameState], ship_id: str, dice: Dice) -> None:
         lost = getattr(defenders, unit) - getattr(new_def, unit)
         if lost and SQUAD_SYS[unit] in ship.sys:
             sq.update(_shift(ship, unit, -lost))
-    acc.add(TroopCombat(ship=ship_id, defenders=new_def, boarders={enemy: new_b}, hits_by_defenders=hits_d,
-                        hits_by_boarders=hits_b, crew=new_def.crew, squads=sq, rolls=tuple(rolls)))
+    acc.add(
+        TroopCombat(
+            ship=ship_id,
+            defenders=new_def,
+            boarders={enemy: new_b},
+            hits_by_defenders=hits_d,
+            hits_by_boarders=hits_b,
+            crew=new_def.crew,
+            squads=sq,
+            rolls=tuple(rolls),
+        )
+    )
     # saboteurs roll after everything else; casualties fall on them last (GSC2-BRD-5)
     alive = {"assault": min(sa, new_b.assault), "heavy": min(sh, new_b.heavy)}
     for s in sab:
@@ -218,12 +257,26 @@ def _combat(acc: Acc[GameState], ship_id: str, dice: Dice) -> None:
             continue
         alive[s.unit] -= 1
         cur = acc.state.ships[ship_id].sys[s.system]
-        roll = dice.roll_under(10, f"{enemy} {s.unit} squad sabotages {s.system}", "GSC2-BRD-5",
-                               UNIT_HITS[s.unit], success="destroyed", failure="failed")
+        roll = dice.roll_under(
+            10,
+            f"{enemy} {s.unit} squad sabotages {s.system}",
+            "GSC2-BRD-5",
+            UNIT_HITS[s.unit],
+            success="destroyed",
+            failure="failed",
+        )
         ok = roll.outcome == "destroyed" and not cur.destroyed
-        acc.add(SystemSabotaged(ship=ship_id, side=enemy, unit=s.unit, system=s.system, success=ok,
-                                sys=msgspec.structs.replace(cur, destroyed=True, level=0) if ok else None,
-                                rolls=(roll,)))
+        acc.add(
+            SystemSabotaged(
+                ship=ship_id,
+                side=enemy,
+                unit=s.unit,
+                system=s.system,
+                success=ok,
+                sys=msgspec.structs.replace(cur, destroyed=True, level=0) if ok else None,
+                rolls=(roll,),
+            )
+        )
     after = acc.state.ships[ship_id]
     if squads(after).total == 0 and after.boarders.get(enemy, Troops()).total > 0:
         acc.add(ShipCaptured(ship=ship_id, by=enemy))  # GSC2-BRD-6

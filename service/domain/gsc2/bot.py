@@ -36,8 +36,13 @@ class RulesBot:
         phase = view["phase"]
         ships = {s["id"]: s for s in view["ships"]}
         turn = _Turn(view, ships, me)
-        pick = {"movement": turn.movement, "missiles": turn.missiles, "beams": turn.beams,
-                "boarding": turn.boarding, "repairs": turn.repairs}.get(phase, turn.anything)(options, forms)
+        pick = {
+            "movement": turn.movement,
+            "missiles": turn.missiles,
+            "beams": turn.beams,
+            "boarding": turn.boarding,
+            "repairs": turn.repairs,
+        }.get(phase, turn.anything)(options, forms)
         if pick is not None:
             return pick
         end = _first(options, C.EndPhase)
@@ -118,8 +123,13 @@ class _Turn:
             if isinstance(o.command, C.Fire):
                 ship, target = self.ships[o.command.ship], self.ships[o.command.target]
                 battery = next(b for b in ship["data_sheet"]["beams"] if b["id"] == o.command.battery)
-                dealt = firepower({**ship, "data_sheet": {"beams": [battery]}}, pos(ship), float(ship["heading"]),
-                                  [target], {target["id"]: pos(target)})
+                dealt = firepower(
+                    {**ship, "data_sheet": {"beams": [battery]}},
+                    pos(ship),
+                    float(ship["heading"]),
+                    [target],
+                    {target["id"]: pos(target)},
+                )
                 soak = float(target["shield_pool"]) / max(1, int(battery["weapons"]))
                 shots.append((dealt * (1 + 1 / (1 + float(target["hull"]))) - 0.1 * soak, o.command))
         return _best(shots)
@@ -151,6 +161,7 @@ class _Turn:
 
 
 def _troops(ship: Ship) -> dict[str, int]:
-    squads = {k: ship["systems"].get(name) for k, name in (("assault", "assault_squads"),
-                                                             ("heavy", "heavy_assault_squads"))}
+    squads = {
+        k: ship["systems"].get(name) for k, name in (("assault", "assault_squads"), ("heavy", "heavy_assault_squads"))
+    }
     return {"crew": int(ship["crew"]), **{k: 0 if s is None else int(s["level"]) for k, s in squads.items()}}

@@ -28,9 +28,9 @@ def hit_modifiers(aspect: int, deflectors: int, moved: float, turned: bool) -> l
     if moved <= EPSILON and not turned:
         mods.append(Modifier("GSC2-HIT-2", "target did not move", 2))
     elif moved <= 4 + EPSILON:
-        mods.append(Modifier("GSC2-HIT-2", f"target moved {_inches(moved)} (≤ 4\")", 1))
+        mods.append(Modifier("GSC2-HIT-2", f'target moved {_inches(moved)} (≤ 4")', 1))
     elif moved >= 12 - EPSILON:
-        mods.append(Modifier("GSC2-HIT-2", f"target moved {_inches(moved)} (≥ 12\")", -1))
+        mods.append(Modifier("GSC2-HIT-2", f'target moved {_inches(moved)} (≥ 12")', -1))
     return mods
 
 
@@ -75,7 +75,7 @@ def roll_to_hit(dice: Dice, purpose: str, rule: str, targeting: int, mods: list[
 
 
 def _inches(d: float) -> str:
-    return f"{d:g}\"" if abs(d - round(d)) < 1e-6 else f"{d:.1f}\""
+    return f'{d:g}"' if abs(d - round(d)) < 1e-6 else f'{d:.1f}"'
 
 
 inches = _inches

@@ -129,6 +129,22 @@ class Start(Command, frozen=True, tag="gsc2.start"):
 
 
 COMMANDS: tuple[type[Command], ...] = (
-    Move, Disengage, Pass, ChooseOrder, FireTractor, Launch, MoveMissiles, Fire, Board, LaunchPod, MovePod,
-    SendSaboteurs, CasualtyOrder, Repair, EndPhase, ForcePhase, MakeRuling, Start,
+    Move,
+    Disengage,
+    Pass,
+    ChooseOrder,
+    FireTractor,
+    Launch,
+    MoveMissiles,
+    Fire,
+    Board,
+    LaunchPod,
+    MovePod,
+    SendSaboteurs,
+    CasualtyOrder,
+    Repair,
+    EndPhase,
+    ForcePhase,
+    MakeRuling,
+    Start,
 )

@@ -71,8 +71,15 @@ def resolve_target(state: GameState, target: str, hits: list[PendingHit], dice: 
         hull_total += through
         result = HitResult(source=h.source, damage=h.damage, absorbed=absorbed, hull=through)
         if absorbed == 0 and through > 0:  # GSC2-DMG-3: untouched by shields, may damage systems
-            save = _roll(dice, "armor save", "GSC2-DMG-3", spec.armor,
-                         (Modifier("GSC2-DMG-3", f"weapon damage {h.damage}", -h.damage),), "saved", "failed")
+            save = _roll(
+                dice,
+                "armor save",
+                "GSC2-DMG-3",
+                spec.armor,
+                (Modifier("GSC2-DMG-3", f"weapon damage {h.damage}", -h.damage),),
+                "saved",
+                "failed",
+            )
             rolls.append(save)
             if save.outcome == "saved":
                 result = msgspec.structs.replace(result, saved=True)
@@ -84,13 +91,20 @@ def resolve_target(state: GameState, target: str, hits: list[PendingHit], dice: 
                     systems[name], rule = damage_system(systems[name], spec.size, h.damage)
                 chart = msgspec.structs.replace(chart, outcome=name or "lost: every system in the row destroyed")
                 rolls.append(chart)
-                result = msgspec.structs.replace(result, saved=False, row=chart.value, system=name,
-                                                 system_rule=rule)
+                result = msgspec.structs.replace(result, saved=False, row=chart.value, system=name, system_rule=rule)
         results.append(result)
     hull = max(0, ship.hull - hull_total)
     changed = {k: v for k, v in systems.items() if v != ship.sys[k]}
-    return DamageApplied(target=target, hits=tuple(results), absorbed=absorbed_total, hull_damage=hull_total,
-                         hull=hull, systems=changed, destroyed=hull == 0, rolls=tuple(rolls))
+    return DamageApplied(
+        target=target,
+        hits=tuple(results),
+        absorbed=absorbed_total,
+        hull_damage=hull_total,
+        hull=hull,
+        systems=changed,
+        destroyed=hull == 0,
+        rolls=tuple(rolls),
+    )
 
 
 def _roll(dice: Dice, purpose: str, rule: str, base: int, mods: tuple[Modifier, ...], ok: str, bad: str) -> Roll:

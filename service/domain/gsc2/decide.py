@@ -26,8 +26,12 @@ SYSTEM_PHASE = {
     C.CasualtyOrder: ("boarding", "boarding troops"),
     C.Repair: ("repairs", "repair systems"),
 }
-PLAIN_PHASE = {C.Move: ("movement",), C.Disengage: ("movement",), C.Pass: ("movement", "missiles"),
-               C.ChooseOrder: ("movement", "missiles")}
+PLAIN_PHASE = {
+    C.Move: ("movement",),
+    C.Disengage: ("movement",),
+    C.Pass: ("movement", "missiles"),
+    C.ChooseOrder: ("movement", "missiles"),
+}
 
 
 def _act_for(actor: Actor, side: str) -> None:
@@ -190,12 +194,20 @@ def _pass(acc: Acc[GameState], cmd: C.Pass, dice: Dice) -> None:
             raise RuleViolation("GSC2-MOV-2", "move at least one ship (and finish it) before ending the batch")
         follow = st.enemy(cmd.side)
         owed = min(o.count, st.unmoved(follow))
-        acc.add(OrderSet(order=movement.settle(st, Order(stage="follow", side=follow, owed=owed, leader=o.leader)),
-                         why=f"{cmd.side} moved {o.count}; {follow} must match"))
+        acc.add(
+            OrderSet(
+                order=movement.settle(st, Order(stage="follow", side=follow, owed=owed, leader=o.leader)),
+                why=f"{cmd.side} moved {o.count}; {follow} must match",
+            )
+        )
         return
     _missile_step(st, cmd.side, "launch")
-    acc.add(OrderSet(order=Order(stage="launch", side=o.side, leader=o.leader, passed=(*o.passed, cmd.side)),
-                     why=f"{cmd.side} launches nothing more"))
+    acc.add(
+        OrderSet(
+            order=Order(stage="launch", side=o.side, leader=o.leader, passed=(*o.passed, cmd.side)),
+            why=f"{cmd.side} launches nothing more",
+        )
+    )
     _next_missile_step(acc, dice, st.enemy(cmd.side))
 
 

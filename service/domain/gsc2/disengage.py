@@ -35,11 +35,15 @@ def refusal(state: GameState, ship: ShipState) -> tuple[str, str] | None:
     near = [e for e in state.active(state.enemy(ship.side)) if e.pos.distance_to(ship.pos) <= OUT_OF_RANGE]
     if near:
         e = min(near, key=lambda x: x.pos.distance_to(ship.pos))
-        return RULE, (f"{e.id} is {inches(e.pos.distance_to(ship.pos))} away: get beyond {inches(OUT_OF_RANGE)} of "
-                      "every enemy ship first (FTC-ARR-11)")
+        return RULE, (
+            f"{e.id} is {inches(e.pos.distance_to(ship.pos))} away: get beyond {inches(OUT_OF_RANGE)} of "
+            "every enemy ship first (FTC-ARR-11)"
+        )
     if ship.speed + CLEARLY <= pursuer_speed(state, ship):
-        return RULE, (f"the pursuit continues: {ship.id}'s speed {ship.speed}\" is clearly below the pursuers' "
-                      f"{pursuer_speed(state, ship)}\" (FTC-ARR-11)")
+        return RULE, (
+            f"the pursuit continues: {ship.id}'s speed {ship.speed}\" is clearly below the pursuers' "
+            f'{pursuer_speed(state, ship)}" (FTC-ARR-11)'
+        )
     return None
 
 
@@ -59,8 +63,22 @@ def disengage(state: GameState, ship: ShipState, dice: Dice) -> ShipMoved:
         a = dice.roll(6, f"{ship.id} disengages", RULE, modifiers=mod_mine)
         b = dice.roll(6, f"the pursuit of {ship.id}", RULE, modifiers=mod_theirs)
         escaped = a.value + len(mod_mine) > b.value + len(mod_theirs)
-        rolls = (replace(a, outcome="escapes" if escaped else "caught"),
-                 replace(b, outcome="caught" if escaped else "shaken off"))
-    return ShipMoved(ship=ship.id, path=(ship.pos,), heading=ship.heading, distance=0.0, moved=ship.moved, turns=0,
-                     paid_turns=0, since_turn=ship.since_turn, move_left=0.0, finished=True, left_table=escaped,
-                     disengaged=escaped, rolls=rolls)
+        rolls = (
+            replace(a, outcome="escapes" if escaped else "caught"),
+            replace(b, outcome="caught" if escaped else "shaken off"),
+        )
+    return ShipMoved(
+        ship=ship.id,
+        path=(ship.pos,),
+        heading=ship.heading,
+        distance=0.0,
+        moved=ship.moved,
+        turns=0,
+        paid_turns=0,
+        since_turn=ship.since_turn,
+        move_left=0.0,
+        finished=True,
+        left_table=escaped,
+        disengaged=escaped,
+        rolls=rolls,
+    )

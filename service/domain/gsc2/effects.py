@@ -37,77 +37,145 @@ def _outcome(ev: Event, hit: bool) -> str:
 
 
 def _tractor(st: GameState, ev: E.TractorFired) -> list[dict[str, Any]]:
-    return [{"kind": "fire", "text": f"tractor beam {ev.system}", "source": ev.ship, "target": ev.target,
-             "rule": "GSC2-MOV-6"},
-            _hit_or_miss(ev.hit, ev.target, _outcome(ev, ev.hit) + ("; held" if ev.hit else ""), "GSC2-MOV-6",
-                         ev.ship)]
+    return [
+        {
+            "kind": "fire",
+            "text": f"tractor beam {ev.system}",
+            "source": ev.ship,
+            "target": ev.target,
+            "rule": "GSC2-MOV-6",
+        },
+        _hit_or_miss(ev.hit, ev.target, _outcome(ev, ev.hit) + ("; held" if ev.hit else ""), "GSC2-MOV-6", ev.ship),
+    ]
 
 
 def _beam(st: GameState, ev: E.BeamFired) -> list[dict[str, Any]]:
     text = _outcome(ev, ev.hit) + (f"; {ev.weapons} × {ev.damage} damage" if ev.hit else "")
-    return [{"kind": "fire", "text": ev.battery_name or ev.battery, "source": ev.ship, "target": ev.target,
-             "rule": "GSC2-BEAM-3"}, _hit_or_miss(ev.hit, ev.target, text, "GSC2-HIT-1", ev.ship)]
+    return [
+        {
+            "kind": "fire",
+            "text": ev.battery_name or ev.battery,
+            "source": ev.ship,
+            "target": ev.target,
+            "rule": "GSC2-BEAM-3",
+        },
+        _hit_or_miss(ev.hit, ev.target, text, "GSC2-HIT-1", ev.ship),
+    ]
 
 
 def _launch(st: GameState, ev: E.MissilesLaunched) -> list[dict[str, Any]]:
-    return [{"kind": "launch", "text": f"{ev.count} missile(s) at {name(st, ev.target)}", "source": ev.ship,
-             "target": ev.target, "amount": ev.count, "rule": "GSC2-MSL-1"}]
+    return [
+        {
+            "kind": "launch",
+            "text": f"{ev.count} missile(s) at {name(st, ev.target)}",
+            "source": ev.ship,
+            "target": ev.target,
+            "amount": ev.count,
+            "rule": "GSC2-MSL-1",
+        }
+    ]
 
 
 def _flight(st: GameState, ev: E.MissilesMoved) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if ev.lost_tracking:
-        out.append({"kind": "miss", "text": f"{ev.lost_tracking} missile(s) of {ev.salvo} lost tracking",
-                    "at": ev.end, "amount": ev.lost_tracking, "rule": "GSC2-MSL-5"})
+        out.append(
+            {
+                "kind": "miss",
+                "text": f"{ev.lost_tracking} missile(s) of {ev.salvo} lost tracking",
+                "at": ev.end,
+                "amount": ev.lost_tracking,
+                "rule": "GSC2-MSL-5",
+            }
+        )
     if ev.intercepted:
-        out.append({"kind": "explosion", "text": f"{ev.intercepted} missile(s) of {ev.salvo} shot down by MDS",
-                    "at": ev.end, "amount": ev.intercepted, "rule": "GSC2-MSL-4"})
+        out.append(
+            {
+                "kind": "explosion",
+                "text": f"{ev.intercepted} missile(s) of {ev.salvo} shot down by MDS",
+                "at": ev.end,
+                "amount": ev.intercepted,
+                "rule": "GSC2-MSL-4",
+            }
+        )
     return out
 
 
 def _missile_attack(st: GameState, ev: E.MissileAttack) -> list[dict[str, Any]]:
     salvo = st.salvos.get(ev.salvo)
     text = f"{ev.hits} of {ev.missiles} missile(s) hit" + (f", {ev.damage} damage each" if ev.hits else "")
-    return [{"kind": "hit" if ev.hits else "miss", "text": text, "target": ev.target,
-             "at": salvo.pos if salvo else None, "amount": ev.hits, "rule": "GSC2-MSL-6"}]
+    return [
+        {
+            "kind": "hit" if ev.hits else "miss",
+            "text": text,
+            "target": ev.target,
+            "at": salvo.pos if salvo else None,
+            "amount": ev.hits,
+            "rule": "GSC2-MSL-6",
+        }
+    ]
 
 
 def _damage(st: GameState, ev: E.DamageApplied) -> list[dict[str, Any]]:
     text = f"{ev.hull_damage} hull damage" + (f", {ev.absorbed} absorbed by shields" if ev.absorbed else "")
-    out: list[dict[str, Any]] = [{"kind": "damage", "text": text, "target": ev.target, "amount": ev.hull_damage,
-                                  "rule": "GSC2-DMG-1"}]
+    out: list[dict[str, Any]] = [
+        {"kind": "damage", "text": text, "target": ev.target, "amount": ev.hull_damage, "rule": "GSC2-DMG-1"}
+    ]
     for h in ev.hits:
         if h.system is not None:
             sys = ev.systems.get(h.system)
             state = "destroyed" if sys is not None and sys.destroyed else "damaged"
-            out.append({"kind": "system", "text": f"{h.system} {state}", "target": ev.target,
-                        "rule": h.system_rule})
+            out.append({"kind": "system", "text": f"{h.system} {state}", "target": ev.target, "rule": h.system_rule})
     if ev.destroyed:
-        out.append({"kind": "destroyed", "text": f"{name(st, ev.target)} destroyed", "target": ev.target,
-                    "rule": "GSC2-DMG-5"})
+        out.append(
+            {"kind": "destroyed", "text": f"{name(st, ev.target)} destroyed", "target": ev.target, "rule": "GSC2-DMG-5"}
+        )
     return out
 
 
 def _moved(st: GameState, ev: E.ShipMoved) -> list[dict[str, Any]]:
     if ev.disengaged:
-        return [{"kind": "left", "text": f"{name(st, ev.ship)} disengages and leaves the battle", "target": ev.ship,
-                 "at": ev.path[-1], "rule": "GSC2-R-20"}]
+        return [
+            {
+                "kind": "left",
+                "text": f"{name(st, ev.ship)} disengages and leaves the battle",
+                "target": ev.ship,
+                "at": ev.path[-1],
+                "rule": "GSC2-R-20",
+            }
+        ]
     if not ev.left_table:
         return []
-    return [{"kind": "left", "text": f"{name(st, ev.ship)} sails off the table and leaves play", "target": ev.ship,
-             "at": ev.path[-1], "rule": "GSC2-R-18"}]
+    return [
+        {
+            "kind": "left",
+            "text": f"{name(st, ev.ship)} sails off the table and leaves play",
+            "target": ev.ship,
+            "at": ev.path[-1],
+            "rule": "GSC2-R-18",
+        }
+    ]
 
 
 def _pod_launched(st: GameState, ev: E.PodLaunched) -> list[dict[str, Any]]:
-    return [{"kind": "launch", "text": f"assault pod {ev.pod} ({ev.squad} squad)", "source": ev.ship,
-             "rule": "GSC2-BRD-3"}]
+    return [
+        {"kind": "launch", "text": f"assault pod {ev.pod} ({ev.squad} squad)", "source": ev.ship, "rule": "GSC2-BRD-3"}
+    ]
 
 
 def _boarded(st: GameState, ev: E.BoardingResolved) -> list[dict[str, Any]]:
     got, failed = ev.arrived.total, ev.failed.total
     text = f"{ev.method}: {got} squad(s) aboard" + (f", {failed} failed" if failed else "")
-    return [{"kind": "boarding", "text": text, "source": ev.ship if ev.method != "pod" else ev.pod,
-             "target": ev.target, "amount": got, "rule": "GSC2-BRD-1"}]
+    return [
+        {
+            "kind": "boarding",
+            "text": text,
+            "source": ev.ship if ev.method != "pod" else ev.pod,
+            "target": ev.target,
+            "amount": got,
+            "rule": "GSC2-BRD-1",
+        }
+    ]
 
 
 def _troops(st: GameState, ev: E.TroopCombat) -> list[dict[str, Any]]:
@@ -121,8 +189,14 @@ def _sabotaged(st: GameState, ev: E.SystemSabotaged) -> list[dict[str, Any]]:
 
 
 def _captured(st: GameState, ev: E.ShipCaptured) -> list[dict[str, Any]]:
-    return [{"kind": "captured", "text": f"{name(st, ev.ship)} captured by {ev.by}", "target": ev.ship,
-             "rule": "GSC2-BRD-6"}]
+    return [
+        {
+            "kind": "captured",
+            "text": f"{name(st, ev.ship)} captured by {ev.by}",
+            "target": ev.ship,
+            "rule": "GSC2-BRD-6",
+        }
+    ]
 
 
 def _repaired(st: GameState, ev: E.Repaired) -> list[dict[str, Any]]:
@@ -131,10 +205,19 @@ def _repaired(st: GameState, ev: E.Repaired) -> list[dict[str, Any]]:
 
 
 EFFECTS: dict[type[Event], Callable[[GameState, Any], list[dict[str, Any]]]] = {
-    E.ShipMoved: _moved, E.TractorFired: _tractor, E.MissilesLaunched: _launch, E.MissilesMoved: _flight,
-    E.MissileAttack: _missile_attack, E.BeamFired: _beam, E.DamageApplied: _damage, E.PodLaunched: _pod_launched,
-    E.BoardingResolved: _boarded, E.TroopCombat: _troops, E.SystemSabotaged: _sabotaged,
-    E.ShipCaptured: _captured, E.Repaired: _repaired,
+    E.ShipMoved: _moved,
+    E.TractorFired: _tractor,
+    E.MissilesLaunched: _launch,
+    E.MissilesMoved: _flight,
+    E.MissileAttack: _missile_attack,
+    E.BeamFired: _beam,
+    E.DamageApplied: _damage,
+    E.PodLaunched: _pod_launched,
+    E.BoardingResolved: _boarded,
+    E.TroopCombat: _troops,
+    E.SystemSabotaged: _sabotaged,
+    E.ShipCaptured: _captured,
+    E.Repaired: _repaired,
 }
 
 
@@ -143,7 +226,7 @@ def _trails(state: GameState, ev: Event) -> tuple[Trail, ...]:
         for i, t in enumerate(state.trails):  # a move resumed after a pause continues its trail
             if t.kind == "move" and t.piece == ev.ship:
                 merged = msgspec.structs.replace(t, points=(*t.points, *ev.path[1:]))
-                return (*state.trails[:i], merged, *state.trails[i + 1:])
+                return (*state.trails[:i], merged, *state.trails[i + 1 :])
         return (*state.trails, Trail(kind="move", piece=ev.ship, points=ev.path))
     if isinstance(ev, E.MissilesMoved) and ev.start != ev.end:
         return (*state.trails, Trail(kind="missile", piece=ev.salvo, points=(ev.start, ev.end)))

@@ -229,9 +229,33 @@ class GameOver(Event, frozen=True, tag="gsc2.game_over"):
     hull: dict[str, int] = {}
 
 
-EVENTS = (GameStarted, TurnStarted, PhaseStarted, TerrainDrifted, RollOff, OrderSet, ShipMoved, TractorFired,
-          SideDone, MissilesLaunched, MissilesMoved, MissileAttack, BeamFired, DamageApplied, PodLaunched,
-          PodMoved, BoardingDeclared, SaboteursSent, CasualtyOrderSet, BoardingResolved, TroopCombat,
-          SystemSabotaged, ShipCaptured, Repaired, RulingMade, GameOver)
+EVENTS = (
+    GameStarted,
+    TurnStarted,
+    PhaseStarted,
+    TerrainDrifted,
+    RollOff,
+    OrderSet,
+    ShipMoved,
+    TractorFired,
+    SideDone,
+    MissilesLaunched,
+    MissilesMoved,
+    MissileAttack,
+    BeamFired,
+    DamageApplied,
+    PodLaunched,
+    PodMoved,
+    BoardingDeclared,
+    SaboteursSent,
+    CasualtyOrderSet,
+    BoardingResolved,
+    TroopCombat,
+    SystemSabotaged,
+    ShipCaptured,
+    Repaired,
+    RulingMade,
+    GameOver,
+)
 
 __all__ = ["PendingHit", "EVENTS"]

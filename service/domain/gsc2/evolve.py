@@ -39,9 +39,24 @@ def _unchanged(state: GameState, ev: Any) -> GameState:
 
 
 def _turn_started(state: GameState, ev: E.TurnStarted) -> GameState:
-    ships = {k: rep(s, move_state="unmoved", moved=0.0, turned=False, since_turn=0.0, move_left=0.0,
-                    held=False, contacts=(), shield_pool=ev.shield_pools.get(k, 0), used=(), mds_used=0,
-                    transporters_used=0, repairs_used=0) for k, s in state.ships.items()}
+    ships = {
+        k: rep(
+            s,
+            move_state="unmoved",
+            moved=0.0,
+            turned=False,
+            since_turn=0.0,
+            move_left=0.0,
+            held=False,
+            contacts=(),
+            shield_pool=ev.shield_pools.get(k, 0),
+            used=(),
+            mds_used=0,
+            transporters_used=0,
+            repairs_used=0,
+        )
+        for k, s in state.ships.items()
+    }
     salvos = {k: rep(s, moved=False, tracked=False) for k, s in state.salvos.items()}
     pods = {k: rep(p, moved=0.0, ram=None) for k, p in state.pods.items()}
     return rep(state, turn=ev.turn, ships=ships, salvos=salvos, pods=pods, moving=None, trails=())
@@ -50,8 +65,18 @@ def _turn_started(state: GameState, ev: E.TurnStarted) -> GameState:
 def _phase_started(state: GameState, ev: E.PhaseStarted) -> GameState:
     # the drawing keeps the effects of the phase that just ended and of the new one
     marks = tuple(m for m in state.marks if m.n >= state.marks_from)
-    return rep(state, turn=ev.turn, phase=ev.phase, done=(), pending=(), boarding=(), sabotage=(), order=Order(),
-               marks=marks, marks_from=state.mark_n + 1)
+    return rep(
+        state,
+        turn=ev.turn,
+        phase=ev.phase,
+        done=(),
+        pending=(),
+        boarding=(),
+        sabotage=(),
+        order=Order(),
+        marks=marks,
+        marks_from=state.mark_n + 1,
+    )
 
 
 def _terrain_drifted(state: GameState, ev: E.TerrainDrifted) -> GameState:
@@ -65,16 +90,25 @@ def _order_set(state: GameState, ev: E.OrderSet) -> GameState:
 
 def _ruling_made(state: GameState, ev: E.RulingMade) -> GameState:
     ruling = Ruling(turn=state.turn, ship=ev.ship, system=ev.system, effect=ev.effect)
-    return rep(state, rulings=(*state.rulings[-(RECENT_RULINGS - 1):], ruling))
+    return rep(state, rulings=(*state.rulings[-(RECENT_RULINGS - 1) :], ruling))
 
 
 def _ship_moved(state: GameState, ev: E.ShipMoved) -> GameState:
     s = state.ships[ev.ship]
     status = "left" if ev.left_table else s.status
-    state = _ship(state, ev.ship, pos=ev.path[-1], heading=ev.heading, moved=ev.moved,
-                  turned=s.turned or ev.turns > 0, since_turn=ev.since_turn, move_left=ev.move_left,
-                  move_state="moved" if ev.finished else "moving", status=status,
-                  contacts=tuple(sorted({*s.contacts, *ev.contacts})))
+    state = _ship(
+        state,
+        ev.ship,
+        pos=ev.path[-1],
+        heading=ev.heading,
+        moved=ev.moved,
+        turned=s.turned or ev.turns > 0,
+        since_turn=ev.since_turn,
+        move_left=ev.move_left,
+        move_state="moved" if ev.finished else "moving",
+        status=status,
+        contacts=tuple(sorted({*s.contacts, *ev.contacts})),
+    )
     return rep(state, moving=None if ev.finished else ev.ship)
 
 
@@ -95,10 +129,23 @@ def _side_done(state: GameState, ev: E.SideDone) -> GameState:
 
 def _missiles_launched(state: GameState, ev: E.MissilesLaunched) -> GameState:
     s = state.ships[ev.ship]
-    state = _ship(state, ev.ship, last_launch={**s.last_launch, ev.battery: state.turn},
-                  missiles_left={**s.missiles_left, ev.battery: s.missiles_left.get(ev.battery, 0) - ev.count})
-    salvo = Salvo(id=ev.salvo, side=s.side, ship=ev.ship, battery=ev.battery, target=ev.target, pos=ev.pos,
-                  count=ev.count, damage=ev.damage, targeting=ev.targeting)
+    state = _ship(
+        state,
+        ev.ship,
+        last_launch={**s.last_launch, ev.battery: state.turn},
+        missiles_left={**s.missiles_left, ev.battery: s.missiles_left.get(ev.battery, 0) - ev.count},
+    )
+    salvo = Salvo(
+        id=ev.salvo,
+        side=s.side,
+        ship=ev.ship,
+        battery=ev.battery,
+        target=ev.target,
+        pos=ev.pos,
+        count=ev.count,
+        damage=ev.damage,
+        targeting=ev.targeting,
+    )
     return rep(state, salvos={**state.salvos, ev.salvo: salvo}, counter=state.counter + 1)
 
 
@@ -107,8 +154,14 @@ def _missiles_moved(state: GameState, ev: E.MissilesMoved) -> GameState:
     if ev.removed:
         salvos.pop(ev.salvo, None)
     else:
-        salvos[ev.salvo] = rep(salvos[ev.salvo], pos=ev.end, count=ev.remaining, moved=True,
-                               arrived=ev.arrived, tracked=salvos[ev.salvo].tracked or bool(ev.terrain))
+        salvos[ev.salvo] = rep(
+            salvos[ev.salvo],
+            pos=ev.end,
+            count=ev.remaining,
+            moved=True,
+            arrived=ev.arrived,
+            tracked=salvos[ev.salvo].tracked or bool(ev.terrain),
+        )
     state = rep(state, salvos=salvos)
     for ship_id, n in ev.mds_fired.items():
         state = _ship(state, ship_id, mds_used=state.ships[ship_id].mds_used + n)
@@ -129,8 +182,11 @@ def _beam_fired(state: GameState, ev: E.BeamFired) -> GameState:
 
 def _damage_applied(state: GameState, ev: E.DamageApplied) -> GameState:
     s = state.ships[ev.target]
-    changes: dict[str, Any] = {"hull": ev.hull, "sys": {**s.sys, **ev.systems},
-                               "shield_pool": s.shield_pool - ev.absorbed}
+    changes: dict[str, Any] = {
+        "hull": ev.hull,
+        "sys": {**s.sys, **ev.systems},
+        "shield_pool": s.shield_pool - ev.absorbed,
+    }
     if ev.destroyed:
         changes.update(status="destroyed", boarders={})
     state = _ship(state, ev.target, **changes)
@@ -141,8 +197,9 @@ def _pod_launched(state: GameState, ev: E.PodLaunched) -> GameState:
     s = state.ships[ev.ship]
     name = "assault_squads" if ev.squad == "assault" else "heavy_assault_squads"
     cur = s.sys[name]
-    state = _ship(state, ev.ship, pods=s.pods - 1,
-                  sys={**s.sys, name: rep(cur, level=cur.level - 1, max=max(0, cur.max - 1))})
+    state = _ship(
+        state, ev.ship, pods=s.pods - 1, sys={**s.sys, name: rep(cur, level=cur.level - 1, max=max(0, cur.max - 1))}
+    )
     pod = Pod(id=ev.pod, side=s.side, ship=ev.ship, pos=ev.pos, squad=ev.squad)
     return rep(state, pods={**state.pods, ev.pod: pod}, counter=state.counter + 1)
 

@@ -24,8 +24,10 @@ def _troops(t: E.Troops) -> str:
 
 def _beam_fired(ev: E.BeamFired) -> str:
     result = _need(ev.rolls[0]) if ev.rolls else ("hit" if ev.hit else "miss")
-    return (f"{ev.ship_name}'s {ev.battery_name} ({ev.weapons} weapons) fires at {ev.target_name}, "
-            f"{inches(ev.distance)}: {result}.")
+    return (
+        f"{ev.ship_name}'s {ev.battery_name} ({ev.weapons} weapons) fires at {ev.target_name}, "
+        f"{inches(ev.distance)}: {result}."
+    )
 
 
 def _turn_started(ev: E.TurnStarted) -> str:
@@ -58,12 +60,17 @@ def _ship_moved(ev: E.ShipMoved) -> str:
     if ev.disengaged is not None:
         rolls = "; ".join(f"{r.purpose}: {r.value}" for r in ev.rolls)
         how = f" ({rolls})" if rolls else " (clearly faster than the pursuit)"
-        return (f"{ev.ship} disengages and leaves the battle{how} (GSC2-R-20)." if ev.disengaged else
-                f"{ev.ship} tries to disengage but the pursuit keeps up ({rolls}); it stays where it is (GSC2-R-20).")
+        return (
+            f"{ev.ship} disengages and leaves the battle{how} (GSC2-R-20)."
+            if ev.disengaged
+            else f"{ev.ship} tries to disengage but the pursuit keeps up ({rolls}); it stays where it is (GSC2-R-20)."
+        )
     if ev.left_table:
         more = ", where it crosses the table edge and leaves play (GSC2-R-18)"
-    return (f"{ev.ship} moves {inches(ev.distance)} ({inches(ev.moved)} this turn) to ({end.x:g}, {end.y:g}) "
-            f"heading {ev.heading:g}° with {ev.turns} turn(s){more}{touch}.")
+    return (
+        f"{ev.ship} moves {inches(ev.distance)} ({inches(ev.moved)} this turn) to ({end.x:g}, {end.y:g}) "
+        f"heading {ev.heading:g}° with {ev.turns} turn(s){more}{touch}."
+    )
 
 
 def _tractor_fired(ev: E.TractorFired) -> str:
@@ -84,20 +91,26 @@ def _missiles_moved(ev: E.MissilesMoved) -> str:
     if ev.removed and ev.start == ev.end and not ev.rolls:
         return f"Salvo {ev.salvo} is removed: {ev.removed}."
     fate = "reaches its target" if ev.arrived else (ev.removed or "stays in flight")
-    return (f"Salvo {ev.salvo} flies to ({ev.end.x:g}, {ev.end.y:g}): {ev.lost_tracking} lost tracking, "
-            f"{ev.intercepted} shot down by MDS, {ev.remaining} left; it {fate}.")
+    return (
+        f"Salvo {ev.salvo} flies to ({ev.end.x:g}, {ev.end.y:g}): {ev.lost_tracking} lost tracking, "
+        f"{ev.intercepted} shot down by MDS, {ev.remaining} left; it {fate}."
+    )
 
 
 def _missile_attack(ev: E.MissileAttack) -> str:
-    return (f"Salvo {ev.salvo}'s {ev.missiles} missile(s) attack {ev.target} (targeting 4): {ev.hits} hit "
-            f"for {ev.damage} damage each.")
+    return (
+        f"Salvo {ev.salvo}'s {ev.missiles} missile(s) attack {ev.target} (targeting 4): {ev.hits} hit "
+        f"for {ev.damage} damage each."
+    )
 
 
 def _damage_applied(ev: E.DamageApplied) -> str:
     sys = ", ".join(f"{h.system} ({h.system_rule})" for h in ev.hits if h.system) or "no system"
     tail = "; destroyed" if ev.destroyed else ""
-    return (f"{ev.target} takes {len(ev.hits)} hit(s): shields absorb {ev.absorbed}, hull loses "
-            f"{ev.hull_damage} to {ev.hull}, systems hit: {sys}{tail}.")
+    return (
+        f"{ev.target} takes {len(ev.hits)} hit(s): shields absorb {ev.absorbed}, hull loses "
+        f"{ev.hull_damage} to {ev.hull}, systems hit: {sys}{tail}."
+    )
 
 
 def _pod_launched(ev: E.PodLaunched) -> str:
@@ -123,13 +136,17 @@ def _casualty_order_set(ev: E.CasualtyOrderSet) -> str:
 
 
 def _boarding_resolved(ev: E.BoardingResolved) -> str:
-    return (f"{ev.method.capitalize()} boarding from {ev.ship} onto {ev.target}: {_troops(ev.arrived)} "
-            f"get aboard, {_troops(ev.failed)} fail.")
+    return (
+        f"{ev.method.capitalize()} boarding from {ev.ship} onto {ev.target}: {_troops(ev.arrived)} "
+        f"get aboard, {_troops(ev.failed)} fail."
+    )
 
 
 def _troop_combat(ev: E.TroopCombat) -> str:
-    return (f"Boarding combat aboard {ev.ship}: defenders score {ev.hits_by_defenders} hit(s), boarders "
-            f"{ev.hits_by_boarders}; defenders left: {_troops(ev.defenders)}.")
+    return (
+        f"Boarding combat aboard {ev.ship}: defenders score {ev.hits_by_defenders} hit(s), boarders "
+        f"{ev.hits_by_boarders}; defenders left: {_troops(ev.defenders)}."
+    )
 
 
 def _system_sabotaged(ev: E.SystemSabotaged) -> str:

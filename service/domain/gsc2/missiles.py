@@ -36,8 +36,9 @@ def launch_problem(state: GameState, ship_id: str, battery: str) -> tuple[str, s
 def can_launch(state: GameState, side: str) -> bool:
     if side in state.order.passed or not state.active(state.enemy(side)):
         return False
-    return any(launch_problem(state, s.id, b.id) is None
-               for s in state.active(side) for b in state.specs[s.id].missiles)
+    return any(
+        launch_problem(state, s.id, b.id) is None for s in state.active(side) for b in state.specs[s.id].missiles
+    )
 
 
 def launch(state: GameState, cmd: Launch) -> MissilesLaunched:
@@ -50,8 +51,16 @@ def launch(state: GameState, cmd: Launch) -> MissilesLaunched:
         raise RuleViolation("GSC2-MSL-3", f"no enemy ship {cmd.target!r} to home on")
     spec = next(m for m in state.specs[ship.id].missiles if m.id == cmd.battery)
     count = min(spec.missiles, ship.missiles_left.get(cmd.battery, 0))
-    return MissilesLaunched(ship=ship.id, battery=cmd.battery, target=target.id, salvo=f"s{state.counter + 1}",
-                            count=count, damage=spec.damage, targeting=spec.targeting, pos=ship.pos)
+    return MissilesLaunched(
+        ship=ship.id,
+        battery=cmd.battery,
+        target=target.id,
+        salvo=f"s{state.counter + 1}",
+        count=count,
+        damage=spec.damage,
+        targeting=spec.targeting,
+        pos=ship.pos,
+    )
 
 
 def move_salvo(state: GameState, salvo: Salvo, dice: Dice) -> MissilesMoved:
@@ -59,20 +68,35 @@ def move_salvo(state: GameState, salvo: Salvo, dice: Dice) -> MissilesMoved:
     target = state.ships.get(salvo.target)
     if target is None or not target.active:
         why = GONE.get(target.status, target.status) if target is not None else "is gone"
-        return MissilesMoved(salvo=salvo.id, start=salvo.pos, end=salvo.pos, remaining=0, arrived=False,
-                             removed=f"target {salvo.target} {why}")
+        return MissilesMoved(
+            salvo=salvo.id,
+            start=salvo.pos,
+            end=salvo.pos,
+            remaining=0,
+            arrived=False,
+            removed=f"target {salvo.target} {why}",
+        )
     start = salvo.pos
     arrived = start.distance_to(target.pos) <= MISSILE_MOVE + EPSILON
     end = start.toward(target.pos, MISSILE_MOVE)
     remaining = salvo.count
     rolls = []
-    crossed = tuple(t.spec.id for t in state.terrain.values() if t.spec.kind in ("asteroid", "dust")
-                    and segment_point_distance(start, end, t.pos) <= t.spec.radius + EPSILON)
+    crossed = tuple(
+        t.spec.id
+        for t in state.terrain.values()
+        if t.spec.kind in ("asteroid", "dust") and segment_point_distance(start, end, t.pos) <= t.spec.radius + EPSILON
+    )
     lost = 0
     if crossed and not salvo.tracked:
         for i in range(remaining):
-            r = dice.roll_under(10, f"missile {i + 1} of {salvo.id} keeps tracking over {crossed[0]}",
-                                "GSC2-MSL-5", 5, success="tracking", failure="lost")
+            r = dice.roll_under(
+                10,
+                f"missile {i + 1} of {salvo.id} keeps tracking over {crossed[0]}",
+                "GSC2-MSL-5",
+                5,
+                success="tracking",
+                failure="lost",
+            )
             rolls.append(r)
             lost += r.outcome == "lost"
         remaining -= lost
@@ -90,8 +114,9 @@ def move_salvo(state: GameState, salvo: Salvo, dice: Dice) -> MissilesMoved:
             continue
         mds_fired[ship.id] = shots
         for i in range(shots):
-            r = dice.roll_under(10, f"{ship.id} MDS {i + 1} at {salvo.id}", "GSC2-MSL-4", 6,
-                                success="kill", failure="miss")
+            r = dice.roll_under(
+                10, f"{ship.id} MDS {i + 1} at {salvo.id}", "GSC2-MSL-4", 6, success="kill", failure="miss"
+            )
             rolls.append(r)
             if r.outcome == "kill":
                 killed += 1
@@ -99,26 +124,41 @@ def move_salvo(state: GameState, salvo: Salvo, dice: Dice) -> MissilesMoved:
     removed = ""
     if remaining <= 0:
         removed = "every missile lost or shot down"
-    return MissilesMoved(salvo=salvo.id, start=start, end=end, remaining=max(0, remaining),
-                         arrived=arrived and remaining > 0, removed=removed, lost_tracking=lost,
-                         intercepted=killed, mds_fired=mds_fired, terrain=crossed, rolls=tuple(rolls))
+    return MissilesMoved(
+        salvo=salvo.id,
+        start=start,
+        end=end,
+        remaining=max(0, remaining),
+        arrived=arrived and remaining > 0,
+        removed=removed,
+        lost_tracking=lost,
+        intercepted=killed,
+        mds_fired=mds_fired,
+        terrain=crossed,
+        rolls=tuple(rolls),
+    )
 
 
 def attack(state: GameState, salvo: Salvo, dice: Dice) -> MissileAttack:
     """GSC2-MSL-6: each missile rolls with targeting 4 and the normal modifiers, no range."""
     target = state.ships[salvo.target]
     mods = target_modifiers(target, state.specs[target.id].aspect)
-    rolls = [roll_to_hit(dice, f"missile {i + 1} of {salvo.id} at {target.id}", "GSC2-MSL-6", salvo.targeting, mods)
-             for i in range(salvo.count)]
+    rolls = [
+        roll_to_hit(dice, f"missile {i + 1} of {salvo.id} at {target.id}", "GSC2-MSL-6", salvo.targeting, mods)
+        for i in range(salvo.count)
+    ]
     hits = sum(r.outcome == "hit" for r in rolls)
-    return MissileAttack(salvo=salvo.id, target=target.id, missiles=salvo.count, hits=hits, damage=salvo.damage,
-                         rolls=tuple(rolls))
+    return MissileAttack(
+        salvo=salvo.id, target=target.id, missiles=salvo.count, hits=hits, damage=salvo.damage, rolls=tuple(rolls)
+    )
 
 
 def pending_from_attack(state: GameState, ev: MissileAttack) -> tuple[PendingHit, ...]:
     side = state.salvos[ev.salvo].side if ev.salvo in state.salvos else ""
-    return tuple(PendingHit(target=ev.target, source=f"missile of {ev.salvo}", damage=ev.damage, side=side)
-                 for _ in range(ev.hits))
+    return tuple(
+        PendingHit(target=ev.target, source=f"missile of {ev.salvo}", damage=ev.damage, side=side)
+        for _ in range(ev.hits)
+    )
 
 
 def unmoved_salvos(state: GameState, side: str) -> list[Salvo]:

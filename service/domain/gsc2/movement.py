@@ -94,7 +94,7 @@ def plan_move(state: GameState, cmd: Move) -> ShipMoved:
                 raise RuleViolation(
                     "GSC2-MOV-3",
                     f"leg {i}: {ship.id} may turn after {inches(max(0.0, td - since))} more, or by giving up "
-                    f"4\" ({inches(left)} left)",
+                    f'4" ({inches(left)} left)',
                 )
             heading = normalize_heading(heading + leg.turn)
             since = 0.0
@@ -117,14 +117,27 @@ def plan_move(state: GameState, cmd: Move) -> ShipMoved:
         if exit_at is not None:
             left_table = True
             break
-    contacts = tuple(sorted({
-        e.id for e in state.active(state.enemy(ship.side)) if e.immobilized
-        and any(p.distance_to(e.pos) <= CONTACT + EPSILON for p in path[1:])
-    }))
+    contacts = tuple(
+        sorted(
+            {
+                e.id
+                for e in state.active(state.enemy(ship.side))
+                if e.immobilized and any(p.distance_to(e.pos) <= CONTACT + EPSILON for p in path[1:])
+            }
+        )
+    )
     return ShipMoved(
-        ship=ship.id, path=tuple(path), heading=heading, distance=round(travelled, 9),
-        moved=round(ship.moved + travelled, 9), turns=turns, paid_turns=paid, since_turn=round(since, 9),
-        move_left=0.0 if left_table else round(left, 9), finished=cmd.done or left_table, contacts=contacts,
+        ship=ship.id,
+        path=tuple(path),
+        heading=heading,
+        distance=round(travelled, 9),
+        moved=round(ship.moved + travelled, 9),
+        turns=turns,
+        paid_turns=paid,
+        since_turn=round(since, 9),
+        move_left=0.0 if left_table else round(left, 9),
+        finished=cmd.done or left_table,
+        contacts=contacts,
         left_table=left_table,
     )
 
@@ -187,8 +200,7 @@ def start_order(state: GameState, dice: Dice) -> list[RollOff | OrderSet]:
     if ua != ub:
         more, fewer = (a, b) if ua > ub else (b, a)
         o = Order(stage="catchup", side=more, owed=abs(ua - ub), leader=fewer)
-        return [OrderSet(order=settle(state, o),
-                         why=f"{more} has more unmoved ships and moves {abs(ua - ub)} first")]
+        return [OrderSet(order=settle(state, o), why=f"{more} has more unmoved ships and moves {abs(ua - ub)} first")]
     winner, rolloff = roll_off(state, dice, "movement: who decides the second player", "GSC2-MOV-2")
     return [rolloff, OrderSet(order=Order(stage="choose", side=winner), why=f"{winner} won the roll-off")]
 
@@ -203,8 +215,10 @@ def roll_off(state: GameState, dice: Dice, purpose: str, rule: str) -> tuple[str
             rolls += [replace(ra, outcome="tie"), replace(rb, outcome="tie")]
             continue
         win = a if ra.value > rb.value else b
-        rolls += [replace(ra, outcome="win" if win == a else "lose"),
-                  replace(rb, outcome="win" if win == b else "lose")]
+        rolls += [
+            replace(ra, outcome="win" if win == a else "lose"),
+            replace(rb, outcome="win" if win == b else "lose"),
+        ]
         return win, RollOff(purpose=purpose, winner=win, rolls=tuple(rolls))
     return a, RollOff(purpose=purpose, winner=a, rolls=tuple(rolls))
 
@@ -255,17 +269,30 @@ def tractor(state: GameState, cmd: FireTractor, dice: Dice) -> TractorFired:
     if target is None or not target.active or target.side == ship.side:
         raise RuleViolation("GSC2-MOV-6", f"no enemy ship {cmd.target!r} to hold")
     if state.moving not in (ship.id, target.id):
-        raise RuleViolation("GSC2-MOV-6", "a tractor beam fires only by interrupting its own ship's move "
-                                          "or the target's move")
+        raise RuleViolation(
+            "GSC2-MOV-6", "a tractor beam fires only by interrupting its own ship's move or the target's move"
+        )
     spec = next(s for s in state.specs[ship.id].systems if s.id == cmd.system)
     dist = ship.pos.distance_to(target.pos)
     if dist > spec.range + EPSILON:
         raise RuleViolation("GSC2-MOV-6", f"{target.id} is {inches(dist)} away; tractor range {inches(spec.range)}")
-    roll = roll_to_hit(dice, f"tractor {cmd.system} at {target.id}", "GSC2-MOV-6", spec.targeting,
-                       target_modifiers(target, state.specs[target.id].aspect))
+    roll = roll_to_hit(
+        dice,
+        f"tractor {cmd.system} at {target.id}",
+        "GSC2-MOV-6",
+        spec.targeting,
+        target_modifiers(target, state.specs[target.id].aspect),
+    )
     hit = roll.outcome == "hit"
-    return TractorFired(ship=ship.id, system=cmd.system, target=target.id, distance=round(dist, 3), hit=hit,
-                        ended_move=hit and state.moving == target.id, rolls=(roll,))
+    return TractorFired(
+        ship=ship.id,
+        system=cmd.system,
+        target=target.id,
+        distance=round(dist, 3),
+        hit=hit,
+        ended_move=hit and state.moving == target.id,
+        rolls=(roll,),
+    )
 
 
 def example_legs(state: GameState, ship: ShipState) -> list[tuple[Leg, ...]]:
@@ -280,8 +307,16 @@ def example_legs(state: GameState, ship: ShipState) -> list[tuple[Leg, ...]]:
     if first_free <= left + EPSILON:  # free turn after the turn distance
         for t in (-45, 45):
             rest = round(left - first_free, 6)
-            out.append(tuple(x for x in (Leg(distance=round(first_free, 6)) if first_free > EPSILON else None,
-                                         Leg(turn=t, distance=rest)) if x is not None))
+            out.append(
+                tuple(
+                    x
+                    for x in (
+                        Leg(distance=round(first_free, 6)) if first_free > EPSILON else None,
+                        Leg(turn=t, distance=rest),
+                    )
+                    if x is not None
+                )
+            )
     if left >= PAID_TURN - EPSILON:  # pay 4" to turn at once
         for t in (-45, 45):
             out.append((Leg(turn=t, distance=round(left - PAID_TURN, 6)),))
@@ -308,12 +343,15 @@ def move_limits(state: GameState, ship: ShipState) -> dict[str, Any]:
         "heading": ship.heading,
         "edge_ahead": None if state.open_table else edge_distance(ship.pos, ship.heading, state.table),
         "table": {"width": state.table[0], "height": state.table[1]},
-        "off_table": ("GSC2-R-20: an open table: a ship may go past the drawn table and stays in the battle; it "
-                      "leaves only by gsc2.disengage" if state.open_table else
-                      f"{EDGE_RULE}: a ship whose move crosses the table edge leaves play there and counts as "
-                      "lost for victory"),
+        "off_table": (
+            "GSC2-R-20: an open table: a ship may go past the drawn table and stays in the battle; it "
+            "leaves only by gsc2.disengage"
+            if state.open_table
+            else f"{EDGE_RULE}: a ship whose move crosses the table edge leaves play there and counts as "
+            "lost for victory"
+        ),
         "how": "legs run in order, each turning first then going ahead; a turn is free once the ship has gone "
-               "free_turn_after (then turn_distance again) since its last turn, else it costs paid_turn_cost of "
-               "the inches left; distances plus paid turns stay within max_distance_left; with end_of_move_turn "
-               "a last leg of 0\" may turn for free (GSC2-MOV-3/4)",
+        "free_turn_after (then turn_distance again) since its last turn, else it costs paid_turn_cost of "
+        "the inches left; distances plus paid turns stay within max_distance_left; with end_of_move_turn "
+        'a last leg of 0" may turn for free (GSC2-MOV-3/4)',
     }

@@ -34,8 +34,14 @@ def options(state: GameState, viewer: Viewer) -> list[Option]:
     if state.phase == "setup":
         return [Option(command=C.Start(), label="Start the game: turn 1 begins", group="phase", rule="GSC2-R-2")]
     if viewer.is_umpire:
-        return [Option(command=C.ForcePhase(), label=f"Force the {state.phase} phase on (what is pending resolves "
-                       "with defaults)", group="umpire", rule="GSC2-SEQ-1")]
+        return [
+            Option(
+                command=C.ForcePhase(),
+                label=f"Force the {state.phase} phase on (what is pending resolves with defaults)",
+                group="umpire",
+                rule="GSC2-SEQ-1",
+            )
+        ]
     side = viewer.seat or ""
     if side not in state.sides or side in state.done:
         return []
@@ -50,13 +56,28 @@ def options(state: GameState, viewer: Viewer) -> list[Option]:
     elif phase == "boarding":
         out += _boarding(state, side)
     elif phase == "repairs":
-        out += [Option(command=C.Repair(ship=s.id, system=name), label=f"{_name(state, s.id)}: repair {name} "
-                       "(succeeds on ≤ 4)", piece=s.id, group="repair", rule="GSC2-REP-1")
-                for s in state.active(side) if s.repairs_used < s.level("repair")
-                for name, sys in s.sys.items() if sys.repairable]
+        out += [
+            Option(
+                command=C.Repair(ship=s.id, system=name),
+                label=f"{_name(state, s.id)}: repair {name} (succeeds on ≤ 4)",
+                piece=s.id,
+                group="repair",
+                rule="GSC2-REP-1",
+            )
+            for s in state.active(side)
+            if s.repairs_used < s.level("repair")
+            for name, sys in s.sys.items()
+            if sys.repairable
+        ]
     if _may_end(state, side):
-        out.append(Option(command=C.EndPhase(side=side), label=f"End the {PHASE_NAMES[phase].lower()} phase",
-                          group="phase", rule="GSC2-SEQ-1"))
+        out.append(
+            Option(
+                command=C.EndPhase(side=side),
+                label=f"End the {PHASE_NAMES[phase].lower()} phase",
+                group="phase",
+                rule="GSC2-SEQ-1",
+            )
+        )
     return out
 
 
@@ -107,31 +128,57 @@ def _movement(state: GameState, side: str) -> list[Option]:
     o = state.order
     out: list[Option] = []
     if o.stage == "choose" and o.side == side:
-        return [Option(command=C.ChooseOrder(side=side, leader=s), label=f"{s} is second player"
-                       + (" (you)" if s == side else ""), group="phase", rule="GSC2-MOV-2") for s in state.sides]
+        return [
+            Option(
+                command=C.ChooseOrder(side=side, leader=s),
+                label=f"{s} is second player" + (" (you)" if s == side else ""),
+                group="phase",
+                rule="GSC2-MOV-2",
+            )
+            for s in state.sides
+        ]
     if state.moving is not None:
         out += _tractors(state, side)
     for ship in movers(state, side):
         out += [_move_option(state, ship, legs) for legs in example_legs(state, ship)]
         if state.open_table and state.moving is None and disengage.refusal(state, ship) is None:
-            out.append(Option(command=C.Disengage(ship=ship.id), label=f"{_name(state, ship.id)}: disengage "
-                              "(leaves the battle if it outruns the pursuit)", piece=ship.id, group="move",
-                              rule=disengage.RULE))
+            out.append(
+                Option(
+                    command=C.Disengage(ship=ship.id),
+                    label=f"{_name(state, ship.id)}: disengage (leaves the battle if it outruns the pursuit)",
+                    piece=ship.id,
+                    group="move",
+                    rule=disengage.RULE,
+                )
+            )
         has_tractor = any(sp.kind == "tractor_beam" and ship.sys[sp.id].working for sp in state.specs[ship.id].systems)
         if state.moving is None and has_tractor and allowance(ship) >= 2:  # stop half way to use the tractor
             out.append(_move_option(state, ship, (C.Leg(distance=allowance(ship) / 2),), done=False))
     if state.moving is None and o.stage == "lead" and o.side == side and o.count > 0:
-        out.append(Option(command=C.Pass(side=side), label=f"End this batch ({o.count} ship(s) moved): "
-                          f"{state.enemy(side)} must match it", group="phase", rule="GSC2-MOV-2"))
+        out.append(
+            Option(
+                command=C.Pass(side=side),
+                label=f"End this batch ({o.count} ship(s) moved): {state.enemy(side)} must match it",
+                group="phase",
+                rule="GSC2-MOV-2",
+            )
+        )
     return out
 
 
 def _tractors(state: GameState, side: str) -> list[Option]:
     """Tractor beams interrupt a move in progress: the mover's own, or one aimed at the mover (GSC2-MOV-6)."""
-    return [Option(command=C.FireTractor(ship=t.ship, system=t.system, target=t.target),
-                   label=f"{_name(state, t.ship)}: tractor beam {t.system} at {_name(state, t.target)} "
-                   f"(hits on ≤ {t.need})", piece=t.ship, target=t.target, group="fire", rule="GSC2-MOV-6")
-            for t in tractor_shots(state, side)]
+    return [
+        Option(
+            command=C.FireTractor(ship=t.ship, system=t.system, target=t.target),
+            label=f"{_name(state, t.ship)}: tractor beam {t.system} at {_name(state, t.target)} (hits on ≤ {t.need})",
+            piece=t.ship,
+            target=t.target,
+            group="fire",
+            rule="GSC2-MOV-6",
+        )
+        for t in tractor_shots(state, side)
+    ]
 
 
 def _missiles(state: GameState, side: str) -> list[Option]:
@@ -139,8 +186,15 @@ def _missiles(state: GameState, side: str) -> list[Option]:
     if o.side != side:
         return []
     if o.stage == "choose":
-        return [Option(command=C.ChooseOrder(side=side, leader=s), label=f"{s} launches first"
-                       + (" (you)" if s == side else ""), group="phase", rule="GSC2-MSL-2") for s in state.sides]
+        return [
+            Option(
+                command=C.ChooseOrder(side=side, leader=s),
+                label=f"{s} launches first" + (" (you)" if s == side else ""),
+                group="phase",
+                rule="GSC2-MSL-2",
+            )
+            for s in state.sides
+        ]
     if o.stage == "launch":
         out: list[Option] = []
         for s in state.active(side):
@@ -149,12 +203,20 @@ def _missiles(state: GameState, side: str) -> list[Option]:
                     continue
                 count = min(b.missiles, s.missiles_left.get(b.id, 0))
                 for t in state.active(state.enemy(side)):
-                    out.append(Option(command=C.Launch(ship=s.id, battery=b.id, target=t.id),
-                                      label=f"{_name(state, s.id)}: launch {count} missile(s) from {b.name or b.id} "
-                                      f"at {_name(state, t.id)} ({inches(round(s.pos.distance_to(t.pos), 1))} away)",
-                                      piece=s.id, target=t.id, group="fire", rule="GSC2-MSL-1"))
-        out.append(Option(command=C.Pass(side=side), label="Launch nothing more this turn", group="phase",
-                          rule="GSC2-MSL-2"))
+                    out.append(
+                        Option(
+                            command=C.Launch(ship=s.id, battery=b.id, target=t.id),
+                            label=f"{_name(state, s.id)}: launch {count} missile(s) from {b.name or b.id} "
+                            f"at {_name(state, t.id)} ({inches(round(s.pos.distance_to(t.pos), 1))} away)",
+                            piece=s.id,
+                            target=t.id,
+                            group="fire",
+                            rule="GSC2-MSL-1",
+                        )
+                    )
+        out.append(
+            Option(command=C.Pass(side=side), label="Launch nothing more this turn", group="phase", rule="GSC2-MSL-2")
+        )
         return out
     if o.stage == "move":
         out = []
@@ -162,10 +224,18 @@ def _missiles(state: GameState, side: str) -> list[Option]:
             target = state.ships[m.target]
             d = m.pos.distance_to(target.pos)
             fate = "reaches it and attacks" if d <= MISSILE_MOVE + EPSILON else "stays in flight"
-            out.append(Option(command=C.MoveMissiles(salvo=m.id), label=f"Move salvo {m.id} ({m.count} missile(s)) "
-                              f"{inches(MISSILE_MOVE)} toward {_name(state, m.target)}, "
-                              f"{inches(round(d, 1))} away: {fate}", piece=m.id, target=m.target, group="move",
-                              rule="GSC2-MSL-3"))
+            out.append(
+                Option(
+                    command=C.MoveMissiles(salvo=m.id),
+                    label=f"Move salvo {m.id} ({m.count} missile(s)) "
+                    f"{inches(MISSILE_MOVE)} toward {_name(state, m.target)}, "
+                    f"{inches(round(d, 1))} away: {fate}",
+                    piece=m.id,
+                    target=m.target,
+                    group="move",
+                    rule="GSC2-MSL-3",
+                )
+            )
         return out
     return []
 
@@ -180,10 +250,17 @@ def _beams(state: GameState, side: str) -> list[Option]:
                 d = round(s.pos.distance_to(t.pos), 1)
                 need = beam_to_hit(state, s.id, b.id, t.id)
                 odds = "cannot hit" if need <= 0 else "always hits" if need >= 10 else f"hits on ≤ {need}"
-                out.append(Option(command=C.Fire(ship=s.id, battery=b.id, target=t.id),
-                                  label=f"{_name(state, s.id)}: {b.name or b.id} ({b.weapons}×{b.damage}) at "
-                                  f"{_name(state, t.id)}, {inches(d)} ({odds})", piece=s.id, target=t.id,
-                                  group="fire", rule="GSC2-BEAM-3"))
+                out.append(
+                    Option(
+                        command=C.Fire(ship=s.id, battery=b.id, target=t.id),
+                        label=f"{_name(state, s.id)}: {b.name or b.id} ({b.weapons}×{b.damage}) at "
+                        f"{_name(state, t.id)}, {inches(d)} ({odds})",
+                        piece=s.id,
+                        target=t.id,
+                        group="fire",
+                        rule="GSC2-BEAM-3",
+                    )
+                )
     return out
 
 
@@ -196,23 +273,45 @@ def _boarding(state: GameState, side: str) -> list[Option]:
         for target in enemies:
             tn = _name(state, target.id)
             if target.id in s.contacts and t.assault + t.heavy:
-                out.append(Option(command=C.Board(ship=s.id, target=target.id, method="contact", assault=t.assault,
-                                                  heavy=t.heavy),
-                                  label=f"{name}: board {tn} by direct contact with {t.assault} assault and "
-                                  f"{t.heavy} heavy squad(s)", piece=s.id, target=target.id, group="board",
-                                  rule="GSC2-BRD-2"))
+                out.append(
+                    Option(
+                        command=C.Board(
+                            ship=s.id, target=target.id, method="contact", assault=t.assault, heavy=t.heavy
+                        ),
+                        label=f"{name}: board {tn} by direct contact with {t.assault} assault and "
+                        f"{t.heavy} heavy squad(s)",
+                        piece=s.id,
+                        target=target.id,
+                        group="board",
+                        rule="GSC2-BRD-2",
+                    )
+                )
             free = s.level("transporters") - s.transporters_used
             if free > 0 and s.pos.distance_to(target.pos) <= TELEPORT_RANGE + EPSILON:
                 for unit in ("assault", "heavy"):
                     if getattr(t, unit):
-                        out.append(Option(command=C.Board(ship=s.id, target=target.id, method="teleport",
-                                                          **{unit: 1}),
-                                          label=f"{name}: teleport one {unit} squad onto {tn}", piece=s.id,
-                                          target=target.id, group="board", rule="GSC2-BRD-4"))
+                        out.append(
+                            Option(
+                                command=C.Board(ship=s.id, target=target.id, method="teleport", **{unit: 1}),
+                                label=f"{name}: teleport one {unit} squad onto {tn}",
+                                piece=s.id,
+                                target=target.id,
+                                group="board",
+                                rule="GSC2-BRD-4",
+                            )
+                        )
         if s.pods > 0:
-            out += [Option(command=C.LaunchPod(ship=s.id, squad=u), label=f"{name}: launch an assault pod with a {u} "
-                           "squad", piece=s.id, group="board", rule="GSC2-BRD-3")
-                    for u in ("assault", "heavy") if getattr(t, u) > 0]
+            out += [
+                Option(
+                    command=C.LaunchPod(ship=s.id, squad=u),
+                    label=f"{name}: launch an assault pod with a {u} squad",
+                    piece=s.id,
+                    group="board",
+                    rule="GSC2-BRD-3",
+                )
+                for u in ("assault", "heavy")
+                if getattr(t, u) > 0
+            ]
     for pod in state.pods.values():
         if pod.side != side or pod.ram is not None:
             continue
@@ -221,13 +320,28 @@ def _boarding(state: GameState, side: str) -> list[Option]:
             tn = _name(state, target.id)
             d = pod.pos.distance_to(target.pos)
             if d <= left + EPSILON:
-                out.append(Option(command=C.MovePod(pod=pod.id, ram=target.id), label=f"Pod {pod.id}: ram {tn}",
-                                  piece=pod.id, target=target.id, group="board", rule="GSC2-BRD-3"))
+                out.append(
+                    Option(
+                        command=C.MovePod(pod=pod.id, ram=target.id),
+                        label=f"Pod {pod.id}: ram {tn}",
+                        piece=pod.id,
+                        target=target.id,
+                        group="board",
+                        rule="GSC2-BRD-3",
+                    )
+                )
             elif left > EPSILON:
                 to = pod.pos.toward(target.pos, left)
-                out.append(Option(command=C.MovePod(pod=pod.id, x=to.x, y=to.y),
-                                  label=f"Pod {pod.id}: fly {inches(left)} toward {tn}", piece=pod.id,
-                                  target=target.id, group="board", rule="GSC2-BRD-3"))
+                out.append(
+                    Option(
+                        command=C.MovePod(pod=pod.id, x=to.x, y=to.y),
+                        label=f"Pod {pod.id}: fly {inches(left)} toward {tn}",
+                        piece=pod.id,
+                        target=target.id,
+                        group="board",
+                        rule="GSC2-BRD-3",
+                    )
+                )
     for ship in enemies:
         aboard = ship.boarders.get(side)
         if aboard is None:
@@ -235,10 +349,17 @@ def _boarding(state: GameState, side: str) -> list[Option]:
         for unit in ("assault", "heavy"):
             sent = sum(1 for x in state.sabotage if x.ship == ship.id and x.side == side and x.unit == unit)
             if getattr(aboard, unit) > sent:
-                out += [Option(command=C.SendSaboteurs(ship=ship.id, side=side, unit=unit, system=name),
-                               label=f"Your {unit} squad aboard {_name(state, ship.id)}: sabotage {name}",
-                               target=ship.id, group="board", rule="GSC2-BRD-5")
-                        for name, sys in ship.sys.items() if not sys.destroyed]
+                out += [
+                    Option(
+                        command=C.SendSaboteurs(ship=ship.id, side=side, unit=unit, system=name),
+                        label=f"Your {unit} squad aboard {_name(state, ship.id)}: sabotage {name}",
+                        target=ship.id,
+                        group="board",
+                        rule="GSC2-BRD-5",
+                    )
+                    for name, sys in ship.sys.items()
+                    if not sys.destroyed
+                ]
     return out
 
 
@@ -250,12 +371,26 @@ def forms(state: GameState, viewer: Viewer) -> list[Form]:
     for ship in movers(state, viewer.seat or ""):
         name = _name(state, ship.id)
         start = screen(ship.pos, state)
-        limits = {**move_limits(state, ship), "start": {"x": start.x, "y": start.y},
-                  "coordinates": "drawing: x right, y down from the table's top-left corner; headings clockwise "
-                                 "from up"}
-        legs = Field(key="legs", label=f"{name}'s legs: each turns (−45 left, 0, 45 right) then goes ahead",
-                     kind="legs", unit="inches", limits=limits)
-        out.append(Form(command="gsc2.move", label=f"Move {name} (up to {inches(limits['max_distance_left'])})",
-                        pieces=(PieceChoices(piece=ship.id, label=name, fields=(legs,)),), piece_key="ship",
-                        group="move", rule="GSC2-MOV-3"))
+        limits = {
+            **move_limits(state, ship),
+            "start": {"x": start.x, "y": start.y},
+            "coordinates": "drawing: x right, y down from the table's top-left corner; headings clockwise from up",
+        }
+        legs = Field(
+            key="legs",
+            label=f"{name}'s legs: each turns (−45 left, 0, 45 right) then goes ahead",
+            kind="legs",
+            unit="inches",
+            limits=limits,
+        )
+        out.append(
+            Form(
+                command="gsc2.move",
+                label=f"Move {name} (up to {inches(limits['max_distance_left'])})",
+                pieces=(PieceChoices(piece=ship.id, label=name, fields=(legs,)),),
+                piece_key="ship",
+                group="move",
+                rule="GSC2-MOV-3",
+            )
+        )
     return out

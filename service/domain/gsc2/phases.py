@@ -20,8 +20,11 @@ def start_turn(acc: Acc[GameState], dice: Dice, turn: int) -> None:
     # GSC2-DMG-2: the pool is the shield level now (levels lost last turn shrink it)
     pools = {k: s.level("shields") for k, s in st.ships.items() if s.active}
     acc.add(TurnStarted(turn=turn, shield_pools=pools), PhaseStarted(turn=turn, phase="movement"))
-    drift = {k: t.pos.__class__(round(t.pos.x + t.spec.dx, 9), round(t.pos.y + t.spec.dy, 9))
-             for k, t in acc.state.terrain.items() if t.spec.dx or t.spec.dy}
+    drift = {
+        k: t.pos.__class__(round(t.pos.x + t.spec.dx, 9), round(t.pos.y + t.spec.dy, 9))
+        for k, t in acc.state.terrain.items()
+        if t.spec.dx or t.spec.dy
+    }
     if drift:  # GSC2-MOV-1: terrain objects move before any ship
         acc.add(TerrainDrifted(positions=drift))
     acc.add(*start_order(acc.state, dice))
@@ -72,9 +75,20 @@ def close_phase(acc: Acc[GameState], dice: Dice) -> None:
     if st.phase == "movement":
         for ship in st.active():
             if ship.move_state != "moved":  # forced: unmoved ships stay where they are
-                acc.add(ShipMoved(ship=ship.id, path=(ship.pos,), heading=ship.heading, distance=0.0,
-                                  moved=ship.moved, turns=0, paid_turns=0, since_turn=ship.since_turn,
-                                  move_left=0.0, finished=True))
+                acc.add(
+                    ShipMoved(
+                        ship=ship.id,
+                        path=(ship.pos,),
+                        heading=ship.heading,
+                        distance=0.0,
+                        moved=ship.moved,
+                        turns=0,
+                        paid_turns=0,
+                        since_turn=ship.since_turn,
+                        move_left=0.0,
+                        finished=True,
+                    )
+                )
     elif st.phase == "missiles":
         finish_missiles(acc, dice)
     elif st.phase == "beams":

@@ -38,8 +38,13 @@ def repair(state: GameState, cmd: Repair, dice: Dice) -> Repaired:
         raise RuleViolation("GSC2-REP-1", f"{cmd.system} is not damaged")
     roll = dice.roll_under(10, f"repair {cmd.system}", "GSC2-REP-1", 4, success="repaired", failure="failed")
     ok = roll.outcome == "repaired"
-    return Repaired(ship=ship.id, system=cmd.system, success=ok,
-                    sys=repaired(sys, state.specs[ship.id].size) if ok else sys, rolls=(roll,))
+    return Repaired(
+        ship=ship.id,
+        system=cmd.system,
+        success=ok,
+        sys=repaired(sys, state.specs[ship.id].size) if ok else sys,
+        rolls=(roll,),
+    )
 
 
 def victory(state: GameState) -> GameOver | None:
@@ -54,9 +59,9 @@ def victory(state: GameState) -> GameOver | None:
             return GameOver(winner=side, reason=f"no {state.enemy(side)} ship remains in the fight", hull=hull)
     if state.turn_limit is not None and state.turn >= state.turn_limit:
         if hull[a] == hull[b]:
-            return GameOver(winner=None, reason=f"turn limit {state.turn_limit}: equal hull points, a draw",
-                            hull=hull)
+            return GameOver(winner=None, reason=f"turn limit {state.turn_limit}: equal hull points, a draw", hull=hull)
         w = a if hull[a] > hull[b] else b
-        return GameOver(winner=w, reason=f"turn limit {state.turn_limit}: {w} has more surviving hull points",
-                        hull=hull)
+        return GameOver(
+            winner=w, reason=f"turn limit {state.turn_limit}: {w} has more surviving hull points", hull=hull
+        )
     return None

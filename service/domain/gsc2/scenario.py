@@ -76,7 +76,7 @@ def _on_table(x: float, y: float, table: Table, path: str) -> None:
     if table.width <= 0 or table.height <= 0:
         raise InvalidScenario("table", "the table needs a positive width and height")
     if not (0 <= x <= table.width and 0 <= y <= table.height):
-        raise InvalidScenario(f"{path}.x", f"({x:g}, {y:g}) is off the {table.width:g}\" × {table.height:g}\" table")
+        raise InvalidScenario(f"{path}.x", f'({x:g}, {y:g}) is off the {table.width:g}" × {table.height:g}" table')
 
 
 def _ship(ship: ShipSpec, path: str, sides: tuple[str, ...]) -> None:

@@ -7,11 +7,18 @@ from service.domain.core.drawing import SeatStatus, Status
 from .movement import TractorShot, tractor_shots
 from .state import PHASES, GameState
 
-PHASE_NAMES = {"movement": "Movement", "missiles": "Missiles", "beams": "Beams", "boarding": "Boarding",
-               "repairs": "Repairs & victory"}
-PHASE_WORK = {"beams": "fire your beam batteries, then end the phase",
-              "boarding": "declare boarding actions and move pods, then end the phase",
-              "repairs": "repair damaged systems, then end the phase"}
+PHASE_NAMES = {
+    "movement": "Movement",
+    "missiles": "Missiles",
+    "beams": "Beams",
+    "boarding": "Boarding",
+    "repairs": "Repairs & victory",
+}
+PHASE_WORK = {
+    "beams": "fire your beam batteries, then end the phase",
+    "boarding": "declare boarding actions and move pods, then end the phase",
+    "repairs": "repair damaged systems, then end the phase",
+}
 
 
 def phase_label(state: GameState) -> str:
@@ -31,8 +38,10 @@ def _movement(state: GameState, side: str) -> tuple[bool, str]:
             also = f", or fire {_tractor_words(state, shots)} (GSC2-MOV-6)" if shots else ""
             return True, f"finish {name}'s move ({mover.move_left:g}\" left){also}"
         if shots:  # GSC2-MOV-6: the enemy's paused move may be interrupted; the seat may act, not only wait
-            return True, (f"you may interrupt {name}'s move with {_tractor_words(state, shots)} "
-                          f"(GSC2-MOV-6), or wait for {mover.side} to finish it")
+            return True, (
+                f"you may interrupt {name}'s move with {_tractor_words(state, shots)} "
+                f"(GSC2-MOV-6), or wait for {mover.side} to finish it"
+            )
         return False, f"waiting for {mover.side} to finish {name}'s move"
     if o.stage == "choose":
         if o.side == side:
@@ -57,8 +66,11 @@ def _tractor_words(state: GameState, shots: list[TractorShot]) -> str:
 
 def _missiles(state: GameState, side: str) -> tuple[bool, str]:
     o = state.order
-    stage = {"choose": "choose who launches first", "launch": "launch a missile battery or pass",
-             "move": "move one of your salvos"}
+    stage = {
+        "choose": "choose who launches first",
+        "launch": "launch a missile battery or pass",
+        "move": "move one of your salvos",
+    }
     if o.stage in stage:
         if o.side == side:
             return True, ("you won the initiative: " if o.stage == "choose" else "") + stage[o.stage]
@@ -96,6 +108,14 @@ def status(state: GameState, you: str | None) -> Status:
     result = None
     if state.over:
         result = f"{state.winner} wins: {state.result}" if state.winner else f"a draw: {state.result}"
-    return Status(turn=max(1, state.turn), phase=state.phase if state.phase != "setup" else "setup",
-                  phase_label=phase_label(state), seats=seats, you=mine, umpire=None, sealed=False,
-                  over=state.over, result=result)
+    return Status(
+        turn=max(1, state.turn),
+        phase=state.phase if state.phase != "setup" else "setup",
+        phase_label=phase_label(state),
+        seats=seats,
+        you=mine,
+        umpire=None,
+        sealed=False,
+        over=state.over,
+        result=result,
+    )

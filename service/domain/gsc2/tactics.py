@@ -33,17 +33,20 @@ def working(ship: Ship, system: str) -> bool:
 
 def to_hit(targeting: int, target: Ship, moved: float | None = None, turned: bool | None = None) -> int:
     """GSC2-HIT-1/2: the target number against ``target`` (its movement this turn, or a supposed one)."""
-    mods = hit_modifiers(int(target["data_sheet"]["aspect"]), level(target, "deflectors"),
-                         float(target["moved"] if moved is None else moved),
-                         bool(target.get("turned") if turned is None else turned))
+    mods = hit_modifiers(
+        int(target["data_sheet"]["aspect"]),
+        level(target, "deflectors"),
+        float(target["moved"] if moved is None else moved),
+        bool(target.get("turned") if turned is None else turned),
+    )
     return targeting + sum(m.value for m in mods)
 
 
-def beam_value(battery: Mapping[str, Any], at: Point, heading: float, target: Ship, target_at: Point,
-               moved: float | None = None) -> float:
+def beam_value(
+    battery: Mapping[str, Any], at: Point, heading: float, target: Ship, target_at: Point, moved: float | None = None
+) -> float:
     """Expected hull damage of one battery's shot (0 outside its arc): P(hit) × weapons × damage."""
-    if at.distance_to(target_at) > 1e-9 and not in_arc(relative_bearing(at, heading, target_at),
-                                                        *ARCS[battery["arc"]]):
+    if at.distance_to(target_at) > 1e-9 and not in_arc(relative_bearing(at, heading, target_at), *ARCS[battery["arc"]]):
         return 0.0
     need = to_hit(int(battery["targeting"]), target, moved, moved is not None and moved > 0)
     rng = range_modifier(battery["class"], at.distance_to(target_at))
@@ -70,8 +73,9 @@ def threat(me: Ship, at: Point, moved: float, enemies: list[Ship]) -> float:
     return total
 
 
-def trace(start: Point, heading: float, legs: list[dict[str, float]], table: tuple[float, float]
-          ) -> tuple[Point, float, float, bool]:
+def trace(
+    start: Point, heading: float, legs: list[dict[str, float]], table: tuple[float, float]
+) -> tuple[Point, float, float, bool]:
     """Where a leg sequence ends: (position, heading, inches, stays on the table)."""
     p, h, run = start, heading, 0.0
     for leg in legs:

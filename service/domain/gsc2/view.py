@@ -31,27 +31,54 @@ def view(state: GameState, viewer: Viewer) -> dict[str, Any]:
     ships = []
     for sid, s in state.ships.items():
         spec = state.specs[sid]
-        ships.append({
-            "id": sid, "name": spec.name, "side": s.side, "x": s.pos.x, "y": s.pos.y, "heading": s.heading,
-            "status": s.status, "captured_by": s.captured_by, "hull": s.hull, "max_hull": spec.hull,
-            "crew": s.crew, "speed": s.speed, "shield_pool": s.shield_pool,
-            "moved": s.moved, "move_state": s.move_state, "held": s.held, "turned": s.turned,
-            "contacts": list(s.contacts),
-            "systems": msgspec.to_builtins(s.sys), "boarders": msgspec.to_builtins(s.boarders),
-            "missiles_left": s.missiles_left, "last_launch": s.last_launch, "assault_pods": s.pods,
-            "used_this_turn": list(s.used), "mds_used": s.mds_used,
-            "move_limits": move_limits(state, s) if s.active and state.phase == "movement" else None,
-            "data_sheet": msgspec.to_builtins(spec),
-        })
+        ships.append(
+            {
+                "id": sid,
+                "name": spec.name,
+                "side": s.side,
+                "x": s.pos.x,
+                "y": s.pos.y,
+                "heading": s.heading,
+                "status": s.status,
+                "captured_by": s.captured_by,
+                "hull": s.hull,
+                "max_hull": spec.hull,
+                "crew": s.crew,
+                "speed": s.speed,
+                "shield_pool": s.shield_pool,
+                "moved": s.moved,
+                "move_state": s.move_state,
+                "held": s.held,
+                "turned": s.turned,
+                "contacts": list(s.contacts),
+                "systems": msgspec.to_builtins(s.sys),
+                "boarders": msgspec.to_builtins(s.boarders),
+                "missiles_left": s.missiles_left,
+                "last_launch": s.last_launch,
+                "assault_pods": s.pods,
+                "used_this_turn": list(s.used),
+                "mds_used": s.mds_used,
+                "move_limits": move_limits(state, s) if s.active and state.phase == "movement" else None,
+                "data_sheet": msgspec.to_builtins(spec),
+            }
+        )
     o = state.order
     return {
         "ruleset": "gsc2",
-        "turn": state.turn, "phase": state.phase, "turn_limit": state.turn_limit,
+        "turn": state.turn,
+        "phase": state.phase,
+        "turn_limit": state.turn_limit,
         "table": {"width": state.table[0], "height": state.table[1], "units": "inches"},
         "sides": list(state.sides),
         "done": list(state.done),
-        "order": {"stage": o.stage, "side": o.side, "owed": o.owed, "batch": o.count, "leader": o.leader,
-                  "passed": list(o.passed)},
+        "order": {
+            "stage": o.stage,
+            "side": o.side,
+            "owed": o.owed,
+            "batch": o.count,
+            "leader": o.leader,
+            "passed": list(o.passed),
+        },
         "to_act": o.side if o.stage not in ("done", "none", "attack") else None,
         "moving": state.moving,
         "ships": ships,
@@ -61,7 +88,9 @@ def view(state: GameState, viewer: Viewer) -> dict[str, Any]:
         "pending_hits": len(state.pending),
         "boarding_orders": msgspec.to_builtins(state.boarding),
         "rulings": msgspec.to_builtins(state.rulings),
-        "over": state.over, "winner": state.winner, "result": state.result,
+        "over": state.over,
+        "winner": state.winner,
+        "result": state.result,
     }
 
 
@@ -72,16 +101,25 @@ def _ship_piece(state: GameState, s: ShipState, you: str | None) -> Piece:
         bars.append(Bar("Shields", s.shield_pool, spec.shields))
     bars.append(Bar("Crew", s.crew, spec.crew))
     moved = {"unmoved": "not moved yet", "moving": "moving", "moved": "did not move"}[s.move_state]
-    bits = [f"speed {s.speed}\"", f"moved {inches(s.moved)} this turn" if s.moved else moved]
+    bits = [f'speed {s.speed}"', f"moved {inches(s.moved)} this turn" if s.moved else moved]
     if s.level("deflectors"):
         bits.append(f"deflectors {s.level('deflectors')}")
     if s.held:
         bits.append("held by a tractor beam")
     if s.status != "active":
         bits.insert(0, {"left": "left the table", "captured": f"captured by {s.captured_by}"}.get(s.status, s.status))
-    return Piece(id=s.id, kind="ship", label=spec.name, at=screen(s.pos, state), side=s.side, facing=s.heading,
-                 status=s.status, bars=tuple(bars), detail=f"{spec.name} ({s.side}): " + ", ".join(bits),
-                 mine=s.side == you)
+    return Piece(
+        id=s.id,
+        kind="ship",
+        label=spec.name,
+        at=screen(s.pos, state),
+        side=s.side,
+        facing=s.heading,
+        status=s.status,
+        bars=tuple(bars),
+        detail=f"{spec.name} ({s.side}): " + ", ".join(bits),
+        mine=s.side == you,
+    )
 
 
 def _pieces(state: GameState, you: str | None) -> list[Piece]:
@@ -90,19 +128,43 @@ def _pieces(state: GameState, you: str | None) -> list[Piece]:
         target = state.ships.get(m.target)
         facing = m.pos.bearing_to(target.pos) if target is not None and target.pos != m.pos else None
         to = state.specs[m.target].name if m.target in state.specs else m.target
-        out.append(Piece(id=m.id, kind="missile", label=f"{m.count} missile(s) → {to}", at=screen(m.pos, state),
-                         side=m.side, facing=facing, detail=f"salvo {m.id} from {state.specs[m.ship].name}, "
-                         f"{m.damage} damage each, targeting {m.targeting}", mine=m.side == you))
+        out.append(
+            Piece(
+                id=m.id,
+                kind="missile",
+                label=f"{m.count} missile(s) → {to}",
+                at=screen(m.pos, state),
+                side=m.side,
+                facing=facing,
+                detail=f"salvo {m.id} from {state.specs[m.ship].name}, {m.damage} damage each, targeting {m.targeting}",
+                mine=m.side == you,
+            )
+        )
     for p in state.pods.values():
         ram = f", ramming {state.specs[p.ram].name}" if p.ram in state.specs else ""
-        out.append(Piece(id=p.id, kind="pod", label=f"Pod {p.id} ({p.squad})", at=screen(p.pos, state),
-                         side=p.side, detail=f"assault pod from {state.specs[p.ship].name}{ram}",
-                         mine=p.side == you))
+        out.append(
+            Piece(
+                id=p.id,
+                kind="pod",
+                label=f"Pod {p.id} ({p.squad})",
+                at=screen(p.pos, state),
+                side=p.side,
+                detail=f"assault pod from {state.specs[p.ship].name}{ram}",
+                mine=p.side == you,
+            )
+        )
     for t in state.terrain.values():
-        drift = f", drifts ({t.spec.dx:g}, {t.spec.dy:g})\" a turn" if t.spec.dx or t.spec.dy else ""
-        out.append(Piece(id=t.spec.id, kind="terrain", label=f"{t.spec.kind.capitalize()} {t.spec.id}",
-                         at=screen(t.pos, state), detail=f"{t.spec.kind}, radius {inches(t.spec.radius)}{drift}",
-                         size=t.spec.radius))
+        drift = f', drifts ({t.spec.dx:g}, {t.spec.dy:g})" a turn' if t.spec.dx or t.spec.dy else ""
+        out.append(
+            Piece(
+                id=t.spec.id,
+                kind="terrain",
+                label=f"{t.spec.kind.capitalize()} {t.spec.id}",
+                at=screen(t.pos, state),
+                detail=f"{t.spec.kind}, radius {inches(t.spec.radius)}{drift}",
+                size=t.spec.radius,
+            )
+        )
     return out
 
 
@@ -118,12 +180,26 @@ def _arcs(state: GameState, viewer: Viewer) -> list[Arc]:
                 continue
             centre, width = ARCS[b.arc]
             label = f"{b.name or b.id} ({b.klass}, {b.arc}): no range penalty to {inches(NORMAL_RANGE[b.klass])}"
-            out.append(Arc(piece=s.id, label=label, from_deg=centre - width / 2, to_deg=centre + width / 2,
-                           range=NORMAL_RANGE[b.klass]))
+            out.append(
+                Arc(
+                    piece=s.id,
+                    label=label,
+                    from_deg=centre - width / 2,
+                    to_deg=centre + width / 2,
+                    range=NORMAL_RANGE[b.klass],
+                )
+            )
         for sy in spec.systems:
             if sy.kind == "tractor_beam" and s.sys[sy.id].working:
-                out.append(Arc(piece=s.id, label=f"tractor beam {sy.id}: range {inches(sy.range)}",
-                               from_deg=-180.0, to_deg=180.0, range=sy.range))
+                out.append(
+                    Arc(
+                        piece=s.id,
+                        label=f"tractor beam {sy.id}: range {inches(sy.range)}",
+                        from_deg=-180.0,
+                        to_deg=180.0,
+                        range=sy.range,
+                    )
+                )
     return out
 
 
@@ -134,11 +210,23 @@ def _markers(state: GameState) -> list[Marker]:
     for s in state.ships.values():
         for other in s.contacts:
             if other in state.ships:
-                out.append(Marker(kind="contact", at=screen(state.ships[other].pos, state), piece=other,
-                                  label=f"{state.specs[s.id].name} is in contact with {state.specs[other].name}"))
+                out.append(
+                    Marker(
+                        kind="contact",
+                        at=screen(state.ships[other].pos, state),
+                        piece=other,
+                        label=f"{state.specs[s.id].name} is in contact with {state.specs[other].name}",
+                    )
+                )
         if s.held and s.active:
-            out.append(Marker(kind="held", at=screen(s.pos, state), piece=s.id,
-                              label=f"{state.specs[s.id].name} is held by a tractor beam"))
+            out.append(
+                Marker(
+                    kind="held",
+                    at=screen(s.pos, state),
+                    piece=s.id,
+                    label=f"{state.specs[s.id].name} is held by a tractor beam",
+                )
+            )
     return out
 
 
@@ -159,14 +247,28 @@ def _homing(state: GameState) -> list[Track]:
         target = state.ships.get(m.target)
         if target is not None and target.active:
             d = m.pos.distance_to(target.pos)
-            out.append(Track(kind="plan", points=(screen(m.pos, state), screen(target.pos, state)), piece=m.id,
-                             label=f"salvo {m.id} homing on {state.specs[m.target].name}, {inches(round(d, 1))} away"))
+            out.append(
+                Track(
+                    kind="plan",
+                    points=(screen(m.pos, state), screen(target.pos, state)),
+                    piece=m.id,
+                    label=f"salvo {m.id} homing on {state.specs[m.target].name}, {inches(round(d, 1))} away",
+                )
+            )
     return out
 
 
 def _effect(state: GameState, m: Mark) -> Effect:
-    return Effect(n=m.n, kind=m.kind, text=m.text, source=m.source, target=m.target,
-                  at=screen(m.at, state) if m.at is not None else None, amount=m.amount, rule=m.rule)
+    return Effect(
+        n=m.n,
+        kind=m.kind,
+        text=m.text,
+        source=m.source,
+        target=m.target,
+        at=screen(m.at, state) if m.at is not None else None,
+        amount=m.amount,
+        rule=m.rule,
+    )
 
 
 def draw(state: GameState, viewer: Viewer) -> Drawing:

@@ -35,8 +35,11 @@ def battle_of(st: State, battle_id: str) -> Battle:
 def check_linkable(st: State, battle: Battle) -> None:
     """FTC-ARR-8/12: a linked GSC2 game needs two forces whose formations and speeds are recorded."""
     if len(battle.forces) != 2:
-        raise RuleViolation("FTC-ARR-8", f"a linked GSC2 game is fought by two forces, battle {battle.id} has "
-                                         f"{len(battle.forces)}: record its result by hand")
+        raise RuleViolation(
+            "FTC-ARR-8",
+            f"a linked GSC2 game is fought by two forces, battle {battle.id} has "
+            f"{len(battle.forces)}: record its result by hand",
+        )
     missing = [f.player for f in battle.forces if f.player not in battle.formations]
     if missing:
         raise RuleViolation("FTC-ARR-12", f"formation and speed not yet recorded for {', '.join(missing)}")
@@ -49,20 +52,46 @@ def gsc2_ship(ship: Ship, side: str, x: float, y: float, heading: float) -> dict
     for s in systems:
         if s.kind == "beam":
             klass, damage = BEAM_CLASS.get(s.rating, ("heavy", 3))
-            beams.append({"id": s.id, "class": klass, "weapons": max(1, s.rating), "damage": damage,
-                          "targeting": 5, "arc": "T", "name": f"class-{s.rating} beam"})
-    missiles = [{"id": s.id, "missiles": 1, "damage": 2, "carried": MISSILES_PER_RACK, "name": "missile rack"}
-                for s in systems if s.kind in ("missile_rack", "salvo_rack", "missile")]
+            beams.append(
+                {
+                    "id": s.id,
+                    "class": klass,
+                    "weapons": max(1, s.rating),
+                    "damage": damage,
+                    "targeting": 5,
+                    "arc": "T",
+                    "name": f"class-{s.rating} beam",
+                }
+            )
+    missiles = [
+        {"id": s.id, "missiles": 1, "damage": 2, "carried": MISSILES_PER_RACK, "name": "missile rack"}
+        for s in systems
+        if s.kind in ("missile_rack", "salvo_rack", "missile")
+    ]
     shields = max((s.rating or 1 for s in systems if s.kind == "shield"), default=0)
     mds = sum(1 for s in systems if s.kind in ("pds", "adfc"))
     cloak = [{"id": s.id, "kind": "cloak", "level": 1} for s in systems if s.kind == "cloak"]
     hull = max(1, ship.hull - ship.hull_lost)
     sheet: dict[str, Any] = {
-        "id": ship.id, "name": ship.name, "side": side, "size": max(1, round(ship.mass / 8)),
-        "hull": hull, "armor": 0, "speed": 2 * ship.thrust, "turn_distance": 4,  # thrust 0: speed 0 (GSC2-R-5)
-        "crew": max(1, ship.mass // 4), "x": round(x, 2), "y": round(y, 2), "heading": heading,
-        "shields": shields, "mds": mds, "repair": 1, "scanners": 1,
-        "systems": cloak, "beams": beams, "missiles": missiles,
+        "id": ship.id,
+        "name": ship.name,
+        "side": side,
+        "size": max(1, round(ship.mass / 8)),
+        "hull": hull,
+        "armor": 0,
+        "speed": 2 * ship.thrust,
+        "turn_distance": 4,  # thrust 0: speed 0 (GSC2-R-5)
+        "crew": max(1, ship.mass // 4),
+        "x": round(x, 2),
+        "y": round(y, 2),
+        "heading": heading,
+        "shields": shields,
+        "mds": mds,
+        "repair": 1,
+        "scanners": 1,
+        "systems": cloak,
+        "beams": beams,
+        "missiles": missiles,
     }
     sheet["chart"] = damage_chart(sheet)
     return sheet
@@ -122,7 +151,7 @@ def tactical_scenario(st: State, battle_id: str, turn_limit: int = 12) -> dict[s
     return {
         "name": f"campaign battle {battle.id}",
         "description": f"Linked from the campaign battle {battle.id} at {battle.hex[0]},{battle.hex[1]} "
-                       f"({battle.range_feet} ft apart)",
+        f"({battle.range_feet} ft apart)",
         "sides": [f.player for f in battle.forces],
         "table": {"width": width, "height": height, "edge": False},  # no table edge (FTC-ARR-11, GSC2-R-20)
         "turn_limit": turn_limit,
@@ -130,8 +159,9 @@ def tactical_scenario(st: State, battle_id: str, turn_limit: int = 12) -> dict[s
     }
 
 
-def _place(st: State, force: Force, bearing: float, radius: float, heading: float, formation: str,
-           cx: float, cy: float) -> list[dict[str, Any]]:
+def _place(
+    st: State, force: Force, bearing: float, radius: float, heading: float, formation: str, cx: float, cy: float
+) -> list[dict[str, Any]]:
     """FTC-R-LNK-3: a line formation abreast across the line of approach, any other in column."""
     a = math.radians(bearing)
     out_x, out_y = math.sin(a), math.cos(a)  # from the centre toward the force's edge (GSC2's y grows up)
@@ -164,8 +194,9 @@ def _departure_hex(st: State, battle: Battle, group_id: str, hexside: str) -> tu
     across = here.neighbour(FACING_NAMES.index(hexside))
     group = st.groups[group_id]
     for to in ((across.q, across.r), group.origin, (here.q, here.r)):
-        if to is not None and (jump_error(st, battle.hex, to, False) is None
-                               or jump_error(st, battle.hex, to, True) is None):
+        if to is not None and (
+            jump_error(st, battle.hex, to, False) is None or jump_error(st, battle.hex, to, True) is None
+        ):
             return (to[0], to[1])
     return (here.q, here.r)
 
@@ -183,8 +214,11 @@ def departures(st: State, battle: Battle, tactical: GameState) -> list[dict[str,
             group = st.groups.get(gid)
             if group is None or group.cloaked:
                 continue
-            afloat = [s for s in group.ships if s in tactical.ships
-                      and tactical.ships[s].status not in ("destroyed", "captured")]
+            afloat = [
+                s
+                for s in group.ships
+                if s in tactical.ships and tactical.ships[s].status not in ("destroyed", "captured")
+            ]
             if not afloat or any(tactical.ships[s].status != "left" for s in afloat):
                 continue
             sides = [exit_hexside(tactical, s) for s in afloat]
@@ -220,9 +254,14 @@ def campaign_result(st: State, battle_id: str, tactical: GameState, tactical_gam
                 results.append({"ship": ship_id, "destroyed": destroyed, "hull_lost": lost, "damaged": list(damaged)})
         if spent:
             ordnance[force.player] = spent * MISSILE_PRICE
-    body: dict[str, Any] = {"type": "ftcampaign.record_battle", "battle": battle_id,
-                            "tactical_game_id": tactical_game_id, "victor": tactical.winner, "ships": results,
-                            "ordnance": ordnance}
+    body: dict[str, Any] = {
+        "type": "ftcampaign.record_battle",
+        "battle": battle_id,
+        "tactical_game_id": tactical_game_id,
+        "victor": tactical.winner,
+        "ships": results,
+        "ordnance": ordnance,
+    }
     if captured and tactical.winner is not None:
         body["captured"] = captured
     left = departures(st, battle, tactical)

@@ -28,11 +28,20 @@ Ship = Mapping[str, Any]
 PENALTY = {"glitching": -2, "malfunctioning": -4}
 SHIELD_WORTH = 0.5  # a point of shield stripped is worth half a point of hull
 THREAT_WORTH = 0.7  # how much a point of damage taken weighs against a point dealt
-PATCH_FIRST = ("power_core", "weapons_forward", "weapons_port", "weapons_starboard", "weapons_aft", "engines",
-               "sensors", "life_support")
+PATCH_FIRST = (
+    "power_core",
+    "weapons_forward",
+    "weapons_port",
+    "weapons_starboard",
+    "weapons_aft",
+    "engines",
+    "sensors",
+    "life_support",
+)
 
 
 # --- reading the view ---------------------------------------------------------------------------------------------
+
 
 def _hex(value: Sequence[int]) -> Hex:
     return Hex(int(value[0]), int(value[1]))
@@ -71,6 +80,7 @@ def _enemies(ships: Mapping[str, Ship], mine: Ship) -> list[Ship]:
 
 # --- Starfinder's quantities --------------------------------------------------------------------------------------
 
+
 def p_success(bonus: int, dc: int) -> float:
     """d20 + bonus ≥ dc."""
     return max(0, min(20, 21 - (dc - bonus))) / 20
@@ -107,8 +117,17 @@ def _arc(ship: Ship, weapon: Mapping[str, Any]) -> str:
     return swap(weapon["arc"]) if rolled and weapon["arc"] != "turret" else weapon["arc"]
 
 
-def shot_worth(shooter: Ship, gunner: str, weapon: Mapping[str, Any], target: Ship, at: Hex, facing: int,
-               *, flyby: bool = False, quadrant: str | None = None) -> float:
+def shot_worth(
+    shooter: Ship,
+    gunner: str,
+    weapon: Mapping[str, Any],
+    target: Ship,
+    at: Hex,
+    facing: int,
+    *,
+    flyby: bool = False,
+    quadrant: str | None = None,
+) -> float:
     """Expected worth of firing ``weapon`` from ``at``/``facing`` at ``target`` (0 when it cannot bear)."""
     t_hex = _hex(target["hex"])
     arc = _arc(shooter, weapon)
@@ -127,9 +146,13 @@ def shot_worth(shooter: Ship, gunner: str, weapon: Mapping[str, Any], target: Sh
     bonus -= 2 if tracking and shooter["id"] in target.get("effects", {}).get("countermeasures", ()) else 0
     needed = int(target["tl"] if tracking else target["ac"])
     struck = quadrant or arcs_of(t_hex, int(target["facing"]), at)[0]
-    worth = p_success(bonus, needed) * damage_worth(weapon["damage"], bool(weapon.get("linked")),
-                                                    int(target["shields"].get(struck, 0)), int(target["dt"]),
-                                                    int(target["hull"]))
+    worth = p_success(bonus, needed) * damage_worth(
+        weapon["damage"],
+        bool(weapon.get("linked")),
+        int(target["shields"].get(struck, 0)),
+        int(target["dt"]),
+        int(target["hull"]),
+    )
     if tracking and distance > int(weapon.get("speed", 0)):
         worth *= 0.5  # it arrives next round at best, after another check
     return worth
@@ -141,9 +164,15 @@ def firepower(ship: Ship, at: Hex, facing: int, foes: Sequence[Ship], ac_shift: 
     if not gunners or ship["status"] != "active":
         return 0.0
     shifted = [{**f, "ac": f["ac"] + ac_shift, "tl": f["tl"] + ac_shift} for f in foes] if ac_shift else foes
-    best = sorted((max((shot_worth(ship, gunners[0]["seat"], w, f, at, facing) for f in shifted), default=0.0)
-                   for w in ship["data_sheet"]["weapons"] if w["id"] not in ship.get("fired", ())), reverse=True)
-    return sum(best[:len(gunners)])
+    best = sorted(
+        (
+            max((shot_worth(ship, gunners[0]["seat"], w, f, at, facing) for f in shifted), default=0.0)
+            for w in ship["data_sheet"]["weapons"]
+            if w["id"] not in ship.get("fired", ())
+        ),
+        reverse=True,
+    )
+    return sum(best[: len(gunners)])
 
 
 def reachable(ship: Ship, ships: Mapping[str, Ship]) -> dict[tuple[Hex, int], list[Hex]]:
@@ -177,11 +206,13 @@ def reachable(ship: Ship, ships: Mapping[str, Ship]) -> dict[tuple[Hex, int], li
 
 # --- the bot ------------------------------------------------------------------------------------------------------
 
+
 class StarfinderBot:
     name = "rules"
 
-    def choose(self, view: Mapping[str, Any], options: Sequence[Option], forms: Sequence[Form], me: str,
-               key: int) -> Any:
+    def choose(
+        self, view: Mapping[str, Any], options: Sequence[Option], forms: Sequence[Form], me: str, key: int
+    ) -> Any:
         ships = _ships(view)
         mine = ships.get(me.split("/", 1)[0])
         if mine is None or not (options or forms):
@@ -222,35 +253,48 @@ class StarfinderBot:
             cmd = o.command
             if not isinstance(cmd, C.Fire) or cmd.target not in ships:
                 continue
-            value = shot_worth(mine, me, weapons[cmd.weapon], ships[cmd.target], at, facing, flyby=cmd.flyby,
-                               quadrant=cmd.quadrant)
+            value = shot_worth(
+                mine, me, weapons[cmd.weapon], ships[cmd.target], at, facing, flyby=cmd.flyby, quadrant=cmd.quadrant
+            )
             if value > worth:
                 best, worth = cmd, value
         return best
 
     # helm: the end hex and facing worth most, by a normal move or an evade
-    def _helm(self, forms: Sequence[Form], ships: Mapping[str, Ship], mine: Ship, me: str,
-              foes: Sequence[Ship]) -> Any:
+    def _helm(self, forms: Sequence[Form], ships: Mapping[str, Ship], mine: Ship, me: str, foes: Sequence[Ship]) -> Any:
         move = next((f for f in forms if f.command == "starfinder.move"), None)
         if move is None or not foes:
             return None
         start = _hex(mine["hex"])
 
         def threat(at: Hex, facing: int, shift: int) -> float:
-            me_there = {**mine, "hex": [at.q, at.r], "facing": facing, "ac": mine["ac"] + shift,
-                        "tl": mine["tl"] + shift}
+            me_there = {
+                **mine,
+                "hex": [at.q, at.r],
+                "facing": facing,
+                "ac": mine["ac"] + shift,
+                "tl": mine["tl"] + shift,
+            }
             return sum(firepower(f, _hex(f["hex"]), int(f["facing"]), [me_there]) for f in foes)
 
         def score(end: Hex, facing: int) -> float:
             near = min(end.distance_to(_hex(f["hex"])) for f in foes)
             return firepower(mine, end, facing, foes) - THREAT_WORTH * threat(end, facing, 0) - 0.05 * near
 
-        ranked = sorted(reachable(mine, ships).items(),
-                        key=lambda kv: (-score(*kv[0]), len(kv[1]), kv[0][0].q, kv[0][0].r, kv[0][1]))
+        ranked = sorted(
+            reachable(mine, ships).items(),
+            key=lambda kv: (-score(*kv[0]), len(kv[1]), kv[0][0].q, kv[0][0].r, kv[0][1]),
+        )
         (end, facing), path = ranked[0]
         last = path[-1] if path else start
-        heading = next((d for d in range(6) if (path[-2] if len(path) > 1 else start).neighbour(d) == last),
-                       int(mine["facing"])) if path else int(mine["facing"])
+        heading = (
+            next(
+                (d for d in range(6) if (path[-2] if len(path) > 1 else start).neighbour(d) == last),
+                int(mine["facing"]),
+            )
+            if path
+            else int(mine["facing"])
+        )
         fields: dict[str, Any] = {"hexes": [[h.q, h.r] for h in path], "facing": facing if facing != heading else None}
         form = move
         evade = next((f for f in forms if f.command == "starfinder.evade"), None)
@@ -264,8 +308,13 @@ class StarfinderBot:
         penalties = [_condition(mine, "engines"), _condition(mine, "power_core")]
         if None in penalties:
             return False
-        bonus = (_skill(mine, me, "piloting") + speed_modifier(int(spec["speed"])) + _bonus(mine, me)
-                 + MANOEUVRABILITY[spec["maneuverability"]][1] + sum(p or 0 for p in penalties))
+        bonus = (
+            _skill(mine, me, "piloting")
+            + speed_modifier(int(spec["speed"]))
+            + _bonus(mine, me)
+            + MANOEUVRABILITY[spec["maneuverability"]][1]
+            + sum(p or 0 for p in penalties)
+        )
         dc = tier_dc(10, spec["tier"])
         win, lose_by_5 = p_success(bonus, dc), 1 - p_success(bonus, dc - 4)
         plain = threat(0)
@@ -278,8 +327,13 @@ class StarfinderBot:
         if patches:
             damage = mine.get("critical_damage", {})
             order = {"glitching": 1, "malfunctioning": 2, "wrecked": 3}
-            return max(patches, key=lambda c: (order.get(damage.get(c.system, {}).get("counts_as", ""), 0),
-                                               -PATCH_FIRST.index(c.system) if c.system in PATCH_FIRST else -99))
+            return max(
+                patches,
+                key=lambda c: (
+                    order.get(damage.get(c.system, {}).get("counts_as", ""), 0),
+                    -PATCH_FIRST.index(c.system) if c.system in PATCH_FIRST else -99,
+                ),
+            )
         diverts = [o.command for o in options if isinstance(o.command, C.Divert)]
         room = int(mine["max_shields"]) - sum(int(v) for v in mine["shields"].values())
         if room > 0 and foes:
@@ -291,8 +345,7 @@ class StarfinderBot:
         return next((c for c in diverts if c.to == "engines"), None)
 
     # science: lock on to the nearest enemy, else counter its missiles, else scan it
-    def _science(self, options: Sequence[Option], ships: Mapping[str, Ship], mine: Ship,
-                 foes: Sequence[Ship]) -> Any:
+    def _science(self, options: Sequence[Option], ships: Mapping[str, Ship], mine: Ship, foes: Sequence[Ship]) -> Any:
         if not foes:
             return None
         here = _hex(mine["hex"])

@@ -25,8 +25,9 @@ def condition_mods(state: GameState, ship: str, system: str) -> tuple[list[Modif
     return [], False
 
 
-def crew_mods(state: GameState, seat: str, system: str | None,
-              *, power_core: bool = True) -> tuple[list[Modifier], bool]:
+def crew_mods(
+    state: GameState, seat: str, system: str | None, *, power_core: bool = True
+) -> tuple[list[Modifier], bool]:
     """Modifiers every crew check aboard takes: the system used, the power core (not for the captain), the
     captain's encouragement (SF-R-4). Returns (modifiers, automatic failure)."""
     crew = state.crew[seat]
@@ -49,9 +50,11 @@ def piloting_check_mods(state: GameState, seat: str, rule: str) -> tuple[list[Mo
     speed (SF-HELM-2) and manoeuvrability (SF-HELM-3) — "a starship's maximum speed modifies Piloting checks for
     that starship" — then the engines, the power core and the captain's encouragement (SF-R-6, SF-R-4)."""
     spec = state.specs[state.crew[seat].ship]
-    mods = [Modifier(rule, "Piloting", state.members[seat].piloting),
-            Modifier("SF-HELM-2", f"speed {spec.speed}", speed_modifier(spec.speed)),
-            Modifier("SF-HELM-3", f"{spec.maneuverability} manoeuvrability", MANOEUVRABILITY[spec.maneuverability][1])]
+    mods = [
+        Modifier(rule, "Piloting", state.members[seat].piloting),
+        Modifier("SF-HELM-2", f"speed {spec.speed}", speed_modifier(spec.speed)),
+        Modifier("SF-HELM-3", f"{spec.maneuverability} manoeuvrability", MANOEUVRABILITY[spec.maneuverability][1]),
+    ]
     extra, fail = crew_mods(state, seat, "engines")
     return [m for m in mods if m.value] + extra, fail
 

@@ -11,8 +11,11 @@ from .events import BattleStationsDeclared, Encouraged, RoleChangeRequested, Sci
 from .scenario import ROLES, SINGLE_ROLES
 from .state import GameState
 
-SCIENCE = {C.Scan: ("scan", "Computers"), C.LockOn: ("lock_on", "Computers"),
-           C.Countermeasures: ("countermeasures", "Computers")}
+SCIENCE = {
+    C.Scan: ("scan", "Computers"),
+    C.LockOn: ("lock_on", "Computers"),
+    C.Countermeasures: ("countermeasures", "Computers"),
+}
 ENCOURAGE_DC = 10  # SF-R-4 (published figure)
 ROLE_REQUESTS_PER_ROUND = 2  # SF-R-23: a request and one change of mind a round
 
@@ -26,11 +29,15 @@ def change_role(state: GameState, cmd: C.ChangeRole) -> RoleChangeRequested:
     if (crew.next_role or crew.role) == cmd.role:
         raise RuleViolation("SF-ROLE-3", f"{cmd.seat} already holds {cmd.role} next round")
     if crew.role_requests >= ROLE_REQUESTS_PER_ROUND:
-        raise RuleViolation("SF-R-23", f"{cmd.seat} has asked for a new role {crew.role_requests} times this round: "
-                                       "the next request waits for the next round")
+        raise RuleViolation(
+            "SF-R-23",
+            f"{cmd.seat} has asked for a new role {crew.role_requests} times this round: "
+            "the next request waits for the next round",
+        )
     if cmd.role in SINGLE_ROLES:
-        holders = [c.seat for c in state.crew_of(crew.ship)
-                   if c.seat != cmd.seat and (c.next_role or c.role) == cmd.role]
+        holders = [
+            c.seat for c in state.crew_of(crew.ship) if c.seat != cmd.seat and (c.next_role or c.role) == cmd.role
+        ]
         if holders:
             raise RuleViolation("SF-ROLE-1", f"{crew.ship} has one {cmd.role}: {holders[0]} holds it next round")
     return RoleChangeRequested(seat=cmd.seat, role=cmd.role)
@@ -42,8 +49,9 @@ def battle_stations(state: GameState, ship: str, seat: str | None) -> BattleStat
         raise RuleViolation("SF-ROLE-5", f"{ship} is already at battle stations")
     if s.status != "active":
         raise RuleViolation("SF-MOV-4", f"{ship} is {s.status}")
-    seen = tuple(k for k, o in state.ships.items()
-                 if k != ship and o.status != "destroyed" and o.condition("sensors") < 3)
+    seen = tuple(
+        k for k, o in state.ships.items() if k != ship and o.status != "destroyed" and o.condition("sensors") < 3
+    )
     return BattleStationsDeclared(ship=ship, seat=seat, seen_by=seen)
 
 
@@ -69,10 +77,24 @@ def science(state: GameState, cmd: C.Scan | C.LockOn | C.Countermeasures, dice: 
     own = state.ships[crew.ship]
     dc = state.specs[cmd.target].dc(10)
     mods, fail = crew_mods(state, cmd.seat, "sensors")
-    roll, margin = check(dice, f"{action.replace('_', ' ')} on {state.specs[cmd.target].label}", "SF-RND-3", dc,
-                         [Modifier("SF-RND-3", skill, state.members[cmd.seat].computers), *mods], fail)
-    return ScienceResult(seat=cmd.seat, ship=crew.ship, action=action, target=cmd.target, dc=dc, success=margin >= 0,
-                         side=own.side, rolls=(roll,) if roll else ())
+    roll, margin = check(
+        dice,
+        f"{action.replace('_', ' ')} on {state.specs[cmd.target].label}",
+        "SF-RND-3",
+        dc,
+        [Modifier("SF-RND-3", skill, state.members[cmd.seat].computers), *mods],
+        fail,
+    )
+    return ScienceResult(
+        seat=cmd.seat,
+        ship=crew.ship,
+        action=action,
+        target=cmd.target,
+        dc=dc,
+        success=margin >= 0,
+        side=own.side,
+        rolls=(roll,) if roll else (),
+    )
 
 
 def check_encourage(state: GameState, cmd: C.Encourage) -> None:
@@ -85,6 +107,12 @@ def check_encourage(state: GameState, cmd: C.Encourage) -> None:
 def encourage(state: GameState, cmd: C.Encourage, dice: Dice) -> Encouraged:
     check_encourage(state, cmd)
     mods, fail = crew_mods(state, cmd.seat, "life_support")  # SF-R-4: life support affects the captain
-    roll, margin = check(dice, f"encourage {cmd.crew}", "SF-R-4", ENCOURAGE_DC,
-                         [Modifier("SF-R-4", "Diplomacy", state.members[cmd.seat].diplomacy), *mods], fail)
+    roll, margin = check(
+        dice,
+        f"encourage {cmd.crew}",
+        "SF-R-4",
+        ENCOURAGE_DC,
+        [Modifier("SF-R-4", "Diplomacy", state.members[cmd.seat].diplomacy), *mods],
+        fail,
+    )
     return Encouraged(seat=cmd.seat, crew=cmd.crew, success=margin >= 0, rolls=(roll,) if roll else ())

@@ -37,8 +37,9 @@ def shield_quadrant(state: GameState, target: str, quadrant: str) -> str:
     return swap(quadrant) if state.ships[target].rolled and state.phase == "gunnery" else quadrant
 
 
-def apply_hit(state: GameState, target: str, attacker: str, weapon: str, quadrant: str, damage: int,
-              natural20: bool, dice: Dice) -> DamageApplied:
+def apply_hit(
+    state: GameState, target: str, attacker: str, weapon: str, quadrant: str, damage: int, natural20: bool, dice: Dice
+) -> DamageApplied:
     t = state.ships[target]
     spec = state.specs[target]
     q = shield_quadrant(state, target, quadrant)
@@ -72,9 +73,21 @@ def apply_hit(state: GameState, target: str, attacker: str, weapon: str, quadran
         status = t.status
     if t.status == "destroyed":
         status = "destroyed"
-    return DamageApplied(target=target, attacker=attacker, weapon=weapon, quadrant=q, damage=damage,
-                         absorbed=absorbed, shield=shield - absorbed, hull_damage=hull_damage, blocked_by_dt=blocked,
-                         hull=hull, crits=tuple(crits), status=status, rolls=tuple(rolls))
+    return DamageApplied(
+        target=target,
+        attacker=attacker,
+        weapon=weapon,
+        quadrant=q,
+        damage=damage,
+        absorbed=absorbed,
+        shield=shield - absorbed,
+        hull_damage=hull_damage,
+        blocked_by_dt=blocked,
+        hull=hull,
+        crits=tuple(crits),
+        status=status,
+        rolls=tuple(rolls),
+    )
 
 
 def _table(value: int) -> int:

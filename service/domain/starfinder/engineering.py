@@ -63,12 +63,23 @@ def resolve(acc: Acc[GameState], dice: Dice) -> None:
             dc = spec.dc(PATCH_DC[level])
             # SF-R-6: the power core's own condition does not hinder patching it (it would, any other system)
             mods, fail = crew_mods(st, action.seat, None, power_core=action.system != "power_core")
-            roll, margin = check(dice, f"patch {action.system} ({CONDITIONS[level]})", "SF-RND-2", dc,
-                                 [skill, *mods], fail)
+            roll, margin = check(
+                dice, f"patch {action.system} ({CONDITIONS[level]})", "SF-RND-2", dc, [skill, *mods], fail
+            )
             ok = margin >= 0
             patched = ship.patched.get(action.system, 0) + (1 if ok else 0)
-            acc.add(EngineeringResolved(seat=action.seat, ship=crew.ship, action="patch", dc=dc, success=ok,
-                                        system=action.system, patched=patched, rolls=(roll,) if roll else ()))
+            acc.add(
+                EngineeringResolved(
+                    seat=action.seat,
+                    ship=crew.ship,
+                    action="patch",
+                    dc=dc,
+                    success=ok,
+                    system=action.system,
+                    patched=patched,
+                    rolls=(roll,) if roll else (),
+                )
+            )
             continue
         dc = spec.dc(10)
         mods, fail = crew_mods(st, action.seat, None)
@@ -76,8 +87,18 @@ def resolve(acc: Acc[GameState], dice: Dice) -> None:
         ok = margin >= 0
         rolls = (roll,) if roll else ()
         if action.to == "engines":
-            acc.add(EngineeringResolved(seat=action.seat, ship=crew.ship, action="divert", dc=dc, success=ok,
-                                        to="engines", speed_bonus=2 if ok else ship.speed_bonus, rolls=rolls))
+            acc.add(
+                EngineeringResolved(
+                    seat=action.seat,
+                    ship=crew.ship,
+                    action="divert",
+                    dc=dc,
+                    success=ok,
+                    to="engines",
+                    speed_bonus=2 if ok else ship.speed_bonus,
+                    rolls=rolls,
+                )
+            )
             continue
         shields, lost = dict(ship.shields), 0
         if ok:
@@ -88,5 +109,16 @@ def resolve(acc: Acc[GameState], dice: Dice) -> None:
                 shields[q] = shields.get(q, 0) + add
                 room -= add
                 lost += n - add
-        acc.add(EngineeringResolved(seat=action.seat, ship=crew.ship, action="divert", dc=dc, success=ok,
-                                    to="shields", shields=shields, lost=lost, rolls=rolls))
+        acc.add(
+            EngineeringResolved(
+                seat=action.seat,
+                ship=crew.ship,
+                action="divert",
+                dc=dc,
+                success=ok,
+                to="shields",
+                shields=shields,
+                lost=lost,
+                rolls=rolls,
+            )
+        )

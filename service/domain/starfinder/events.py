@@ -168,6 +168,21 @@ class GameOver(Event, frozen=True, tag="starfinder.game_over"):
     reason: str
 
 
-EVENTS = (RoundStarted, PhaseStarted, RoleChangeRequested, BattleStationsDeclared, Passed, EngineeringDeclared,
-          EngineeringResolved, HelmOrderSet, SlotOpened, ShipMoved, Attacked, ProjectileChecked, DamageApplied,
-          ScienceResult, Encouraged, GameOver)
+EVENTS = (
+    RoundStarted,
+    PhaseStarted,
+    RoleChangeRequested,
+    BattleStationsDeclared,
+    Passed,
+    EngineeringDeclared,
+    EngineeringResolved,
+    HelmOrderSet,
+    SlotOpened,
+    ShipMoved,
+    Attacked,
+    ProjectileChecked,
+    DamageApplied,
+    ScienceResult,
+    Encouraged,
+    GameOver,
+)

@@ -51,19 +51,46 @@ def _opened(state: GameState) -> GameState:
 
 
 def _round_started(state: GameState, ev: E.RoundStarted) -> GameState:
-    crew = {k: rep(c, role=ev.roles.get(k, c.role), next_role=None, acted=False, bonus=0, role_requests=0)
-            for k, c in state.crew.items()}
-    ships = {k: rep(s, defence=0, rolled=False, speed_bonus=0, flyby=None, flyby_arc=None, locks=(),
-                    countermeasures=(), fired=(), arc_picks={}) for k, s in state.ships.items()}
+    crew = {
+        k: rep(c, role=ev.roles.get(k, c.role), next_role=None, acted=False, bonus=0, role_requests=0)
+        for k, c in state.crew.items()
+    }
+    ships = {
+        k: rep(
+            s,
+            defence=0,
+            rolled=False,
+            speed_bonus=0,
+            flyby=None,
+            flyby_arc=None,
+            locks=(),
+            countermeasures=(),
+            fired=(),
+            arc_picks={},
+        )
+        for k, s in state.ships.items()
+    }
     # the new round opens with engineering (SF-RND-1): its envelope is stamped with the new round's clock
-    return rep(_opened(state), round=ev.round, phase="engineering", crew=crew, ships=ships, order=(), results={},
-               slot=0, done=(), declared=(), pending=(), trails=())
+    return rep(
+        _opened(state),
+        round=ev.round,
+        phase="engineering",
+        crew=crew,
+        ships=ships,
+        order=(),
+        results={},
+        slot=0,
+        done=(),
+        declared=(),
+        pending=(),
+        trails=(),
+    )
 
 
 def _phase_started(state: GameState, ev: E.PhaseStarted) -> GameState:
     no = state.phase_no + 1
     kept = [m for m in state.marks if m.phase_no >= no - 1]
-    marks = state.marks[-max(len(kept), KEEP_MARKS):] if state.marks else ()
+    marks = state.marks[-max(len(kept), KEEP_MARKS) :] if state.marks else ()
     return rep(_opened(state), round=ev.round, phase=ev.phase, slot=0, done=(), phase_no=no, marks=marks)
 
 
@@ -94,8 +121,13 @@ def _eng_resolved(state: GameState, ev: E.EngineeringResolved) -> GameState:
         return _mark(state, "repair" if ev.success else "miss", text, source=ev.ship, rule="SF-RND-2")
     if ev.to == "engines":
         state = _ship(state, ev.ship, speed_bonus=ev.speed_bonus)
-        return _mark(state, "boost" if ev.success else "miss", "+2 speed" if ev.success else "divert failed",
-                     source=ev.ship, rule="SF-RND-2")
+        return _mark(
+            state,
+            "boost" if ev.success else "miss",
+            "+2 speed" if ev.success else "divert failed",
+            source=ev.ship,
+            rule="SF-RND-2",
+        )
     shields = dict(ev.shields) if ev.shields else s.shields
     gained = sum(shields.values()) - sum(s.shields.values())
     state = _ship(state, ev.ship, shields=shields)
@@ -114,8 +146,15 @@ def _slot_opened(state: GameState, ev: E.SlotOpened) -> GameState:
 
 def _ship_moved(state: GameState, ev: E.ShipMoved) -> GameState:
     s = state.ships[ev.ship]
-    state = _ship(state, ev.ship, hex=ev.path[-1], facing=ev.facing, defence=s.defence + ev.defence,
-                  rolled=s.rolled or ev.rolled, flyby=ev.flyby or s.flyby)
+    state = _ship(
+        state,
+        ev.ship,
+        hex=ev.path[-1],
+        facing=ev.facing,
+        defence=s.defence + ev.defence,
+        rolled=s.rolled or ev.rolled,
+        flyby=ev.flyby or s.flyby,
+    )
     state = _trail(state, "move", ev.path, ev.ship, ev.manoeuvre.replace("_", " "))
     if ev.dc is not None:
         text = f"{ev.manoeuvre.replace('_', ' ')} {'succeeded' if ev.success else 'failed'}"
@@ -127,8 +166,9 @@ def _attacked(state: GameState, ev: E.Attacked) -> GameState:
     s = state.ships[ev.ship]
     if ev.kind == "gunnery":
         picks = {**s.arc_picks, ev.target: ev.arc} if ev.boundary and ev.arc else s.arc_picks
-        state = _ship(state, ev.ship, fired=(*s.fired, ev.weapon), arc_picks=picks,
-                      flyby_arc=ev.arc if ev.flyby else s.flyby_arc)
+        state = _ship(
+            state, ev.ship, fired=(*s.fired, ev.weapon), arc_picks=picks, flyby_arc=ev.arc if ev.flyby else s.flyby_arc
+        )
         state = _acted(state, ev.seat)
     rule = "SF-MOV-3" if ev.kind == "free" else "SF-GUN-6"
     state = _mark(state, "fire", f"{ev.weapon} fires", source=ev.ship, target=ev.target, rule=rule)
@@ -136,21 +176,43 @@ def _attacked(state: GameState, ev: E.Attacked) -> GameState:
         why = "wrecked array" if ev.total is None else f"{ev.total} vs {ev.defence} {ev.needed}"
         state = _mark(state, "miss", f"miss ({why})", source=ev.ship, target=ev.target, rule=rule)
     elif ev.projectile is not None and not ev.arrived:
-        state = _mark(state, "launch", f"projectile {ev.projectile.id} in flight", source=ev.ship,
-                      target=ev.target, at=ev.projectile.hex, rule="SF-GUN-8")
+        state = _mark(
+            state,
+            "launch",
+            f"projectile {ev.projectile.id} in flight",
+            source=ev.ship,
+            target=ev.target,
+            at=ev.projectile.hex,
+            rule="SF-GUN-8",
+        )
     else:
-        state = _mark(state, "hit", f"hit: {ev.damage} damage ({ev.total} vs {ev.defence} {ev.needed})",
-                      source=ev.ship, target=ev.target, amount=ev.damage, rule=rule)
+        state = _mark(
+            state,
+            "hit",
+            f"hit: {ev.damage} damage ({ev.total} vs {ev.defence} {ev.needed})",
+            source=ev.ship,
+            target=ev.target,
+            amount=ev.damage,
+            rule=rule,
+        )
     if ev.flight:
-        state = _trail(state, "projectile", ev.flight, ev.projectile.id if ev.projectile else ev.ship,
-                       f"{ev.weapon} → {ev.target}")
+        state = _trail(
+            state, "projectile", ev.flight, ev.projectile.id if ev.projectile else ev.ship, f"{ev.weapon} → {ev.target}"
+        )
     if ev.hit and (ev.projectile is None or ev.arrived) and ev.kind == "gunnery":
-        hit = Hit(attacker=ev.ship, weapon=ev.weapon, target=ev.target, quadrant=ev.quadrant or "forward",
-                  damage=ev.damage, natural20=ev.natural20)
+        hit = Hit(
+            attacker=ev.ship,
+            weapon=ev.weapon,
+            target=ev.target,
+            quadrant=ev.quadrant or "forward",
+            damage=ev.damage,
+            natural20=ev.natural20,
+        )
         state = rep(state, pending=(*state.pending, hit))
     if ev.projectile is not None and not ev.arrived:
-        state = rep(state, projectiles={**state.projectiles, ev.projectile.id: ev.projectile},
-                    counter=state.counter + 1)
+        state = rep(
+            state, projectiles={**state.projectiles, ev.projectile.id: ev.projectile}, counter=state.counter + 1
+        )
     return state
 
 
@@ -158,16 +220,30 @@ def _projectile_checked(state: GameState, ev: E.ProjectileChecked) -> GameState:
     projectiles = dict(state.projectiles)
     p = projectiles.pop(ev.projectile)
     if ev.success and ev.arrived:
-        hit = Hit(attacker=p.ship, weapon=p.weapon, target=p.target, quadrant=ev.quadrant or "forward",
-                  damage=ev.damage)
+        hit = Hit(
+            attacker=p.ship, weapon=p.weapon, target=p.target, quadrant=ev.quadrant or "forward", damage=ev.damage
+        )
         state = rep(state, pending=(*state.pending, hit))
-        state = _mark(state, "explosion", f"projectile {ev.projectile} explodes: {ev.damage} damage",
-                      source=ev.projectile, target=p.target, amount=ev.damage, rule="SF-GUN-8")
+        state = _mark(
+            state,
+            "explosion",
+            f"projectile {ev.projectile} explodes: {ev.damage} damage",
+            source=ev.projectile,
+            target=p.target,
+            amount=ev.damage,
+            rule="SF-GUN-8",
+        )
     elif ev.success:
         projectiles[p.id] = rep(p, hex=ev.path[-1])
     else:
-        state = _mark(state, "miss", f"projectile {ev.projectile} lost ({ev.why})", source=ev.projectile,
-                      at=p.hex, rule="SF-GUN-8")
+        state = _mark(
+            state,
+            "miss",
+            f"projectile {ev.projectile} lost ({ev.why})",
+            source=ev.projectile,
+            at=p.hex,
+            rule="SF-GUN-8",
+        )
     state = _trail(state, "projectile", ev.path, ev.projectile, f"{p.weapon} → {p.target}")
     return rep(state, projectiles=projectiles)
 
@@ -175,28 +251,58 @@ def _projectile_checked(state: GameState, ev: E.ProjectileChecked) -> GameState:
 def _damage(state: GameState, ev: E.DamageApplied) -> GameState:
     s = state.ships[ev.target]
     conditions = {**s.conditions, **{c.system: c.after for c in ev.crits}}
-    state = _ship(state, ev.target, shields={**s.shields, ev.quadrant: ev.shield}, hull=ev.hull,
-                  conditions=conditions, status=ev.status)
+    state = _ship(
+        state,
+        ev.target,
+        shields={**s.shields, ev.quadrant: ev.shield},
+        hull=ev.hull,
+        conditions=conditions,
+        status=ev.status,
+    )
     if ev.absorbed:
-        state = _mark(state, "shields", f"{ev.quadrant} shields −{ev.absorbed}", source=ev.attacker,
-                      target=ev.target, amount=-ev.absorbed, rule="SF-DMG-2")
+        state = _mark(
+            state,
+            "shields",
+            f"{ev.quadrant} shields −{ev.absorbed}",
+            source=ev.attacker,
+            target=ev.target,
+            amount=-ev.absorbed,
+            rule="SF-DMG-2",
+        )
     hull_text = "stopped by the damage threshold" if ev.blocked_by_dt else f"hull −{ev.hull_damage}"
-    state = _mark(state, "damage", f"{ev.damage} damage: {hull_text}", source=ev.attacker, target=ev.target,
-                  amount=ev.hull_damage, rule="SF-DMG-3" if ev.blocked_by_dt else "SF-DMG-2")
+    state = _mark(
+        state,
+        "damage",
+        f"{ev.damage} damage: {hull_text}",
+        source=ev.attacker,
+        target=ev.target,
+        amount=ev.hull_damage,
+        rule="SF-DMG-3" if ev.blocked_by_dt else "SF-DMG-2",
+    )
     for c in ev.crits:
-        state = _mark(state, "critical", f"critical: {c.system.replace('_', ' ')}", target=ev.target,
-                      rule="SF-DMG-5")
+        state = _mark(state, "critical", f"critical: {c.system.replace('_', ' ')}", target=ev.target, rule="SF-DMG-5")
     if ev.status != s.status:
-        state = _mark(state, "destroyed" if ev.status == "destroyed" else "disabled", ev.status, target=ev.target,
-                      rule="SF-DMG-6" if ev.status == "destroyed" else "SF-DMG-4")
+        state = _mark(
+            state,
+            "destroyed" if ev.status == "destroyed" else "disabled",
+            ev.status,
+            target=ev.target,
+            rule="SF-DMG-6" if ev.status == "destroyed" else "SF-DMG-4",
+        )
     return rep(state, pending=state.pending[1:]) if ev.settles else state
 
 
 def _science(state: GameState, ev: E.ScienceResult) -> GameState:
     state = _acted(state, ev.seat)
     what = ev.action.replace("_", " ")
-    state = _mark(state, ev.action if ev.success else "miss", f"{what} {'succeeded' if ev.success else 'failed'}",
-                  source=ev.ship, target=ev.target, rule="SF-RND-3")
+    state = _mark(
+        state,
+        ev.action if ev.success else "miss",
+        f"{what} {'succeeded' if ev.success else 'failed'}",
+        source=ev.ship,
+        target=ev.target,
+        rule="SF-RND-3",
+    )
     if not ev.success:
         return state
     s = state.ships[ev.ship]

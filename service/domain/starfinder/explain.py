@@ -73,8 +73,10 @@ def _ship_moved(ev: E.ShipMoved) -> str:
     if ev.dc is not None:
         check = f" (DC {ev.dc}: {_check(ev.rolls[0]) if ev.rolls else 'fails automatically'})"
     extra = f"; AC and TL {ev.defence:+d} until the next round" if ev.defence else ""
-    return (f"{ev.ship} — {how}{check}: {len(ev.path) - 1} hex(es) to [{end.q}, {end.r}] facing {ev.facing} "
-            f"with {ev.turns} turn(s){extra}.")
+    return (
+        f"{ev.ship} — {how}{check}: {len(ev.path) - 1} hex(es) to [{end.q}, {end.r}] facing {ev.facing} "
+        f"with {ev.turns} turn(s){extra}."
+    )
 
 
 def _attacked(ev: E.Attacked) -> str:
@@ -96,8 +98,11 @@ def _attacked(ev: E.Attacked) -> str:
 def _projectile_checked(ev: E.ProjectileChecked) -> str:
     if ev.total is None:
         return f"Projectile {ev.projectile} is removed: {ev.why}."
-    fate = "explodes for " + str(ev.damage) + " damage" if ev.arrived else ("keeps flying" if ev.success else
-                                                                               "is destroyed")
+    fate = (
+        "explodes for " + str(ev.damage) + " damage"
+        if ev.arrived
+        else ("keeps flying" if ev.success else "is destroyed")
+    )
     return f"Projectile {ev.projectile} tracks {ev.target}: {_check(ev.rolls[0])}; it {fate}."
 
 
@@ -105,8 +110,10 @@ def _damage_applied(ev: E.DamageApplied) -> str:
     crits = ", ".join(f"{c.system} → {c.after}" for c in ev.crits)
     dt = " (stopped by the damage threshold)" if ev.blocked_by_dt else ""
     tail = f"; critical damage: {crits}" if crits else ""
-    return (f"{ev.target} takes {ev.damage} damage from {ev.attacker}'s {ev.weapon} on the {ev.quadrant} quadrant: "
-            f"shields absorb {ev.absorbed}, hull loses {ev.hull_damage}{dt} to {ev.hull}{tail}; {ev.status}.")
+    return (
+        f"{ev.target} takes {ev.damage} damage from {ev.attacker}'s {ev.weapon} on the {ev.quadrant} quadrant: "
+        f"shields absorb {ev.absorbed}, hull loses {ev.hull_damage}{dt} to {ev.hull}{tail}; {ev.status}."
+    )
 
 
 def _science_result(ev: E.ScienceResult) -> str:

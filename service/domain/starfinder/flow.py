@@ -12,8 +12,11 @@ from . import engineering, gunnery, helm, movement
 from .events import GameOver, PhaseStarted, RoundStarted, SlotOpened
 from .state import Crew, GameState
 
-PHASE_ROLES = {"engineering": ("engineer", "captain"), "helm": ("pilot", "science_officer", "captain"),
-               "gunnery": ("gunner", "captain")}
+PHASE_ROLES = {
+    "engineering": ("engineer", "captain"),
+    "helm": ("pilot", "science_officer", "captain"),
+    "gunnery": ("gunner", "captain"),
+}
 
 
 def may_still_act(state: GameState, crew: Crew) -> bool:

@@ -68,8 +68,9 @@ def aim(state: GameState, cmd: C.Fire) -> tuple[WeaponSpec, str, str, int, bool]
     return weapon, arc, quadrant, distance, boundary
 
 
-def attack_mods(state: GameState, seat: str, weapon: WeaponSpec, target: str, arc: str,
-                distance: int) -> tuple[list[Modifier], bool]:
+def attack_mods(
+    state: GameState, seat: str, weapon: WeaponSpec, target: str, arc: str, distance: int
+) -> tuple[list[Modifier], bool]:
     """SF-GUN-5/6, SF-RND-3, SF-DMG-5: the gunnery check's modifiers and whether it fails outright."""
     sid = state.crew[seat].ship
     s, t = state.ships[sid], state.ships[target]
@@ -95,15 +96,34 @@ def fire(acc: Acc[GameState], cmd: C.Fire, dice: Dice) -> None:
     mods, fail = attack_mods(st, cmd.seat, weapon, cmd.target, arc, distance)
 
     def attacked(**outcome: Any) -> Attacked:
-        return Attacked(ship=sid, weapon=weapon.id, target=cmd.target, kind="gunnery", seat=cmd.seat, arc=arc,
-                        quadrant=quadrant, distance=distance, defence=kind, needed=needed, flyby=cmd.flyby,
-                        boundary=boundary, **outcome)
+        return Attacked(
+            ship=sid,
+            weapon=weapon.id,
+            target=cmd.target,
+            kind="gunnery",
+            seat=cmd.seat,
+            arc=arc,
+            quadrant=quadrant,
+            distance=distance,
+            defence=kind,
+            needed=needed,
+            flyby=cmd.flyby,
+            boundary=boundary,
+            **outcome,
+        )
 
     if fail:  # SF-DMG-5: a wrecked weapons array fails automatically
         acc.add(attacked())
         return
-    roll = dice.roll_high(20, f"gunnery check: {weapon.label} at {st.specs[cmd.target].label}", "SF-GUN-6", needed,
-                          tuple(mods), success="hit", failure="miss")
+    roll = dice.roll_high(
+        20,
+        f"gunnery check: {weapon.label} at {st.specs[cmd.target].label}",
+        "SF-GUN-6",
+        needed,
+        tuple(mods),
+        success="hit",
+        failure="miss",
+    )
     hit = roll.outcome == "hit"
     rolls: list[Roll] = [roll]
     result = {"total": total(roll), "hit": hit, "natural20": roll.value == 20}
@@ -116,9 +136,17 @@ def fire(acc: Acc[GameState], cmd: C.Fire, dice: Dice) -> None:
         return
     flight = chase(s.hex, t.hex, weapon.speed)  # SF-GUN-8
     arrived = flight[-1] == t.hex
-    p = Projectile(id=f"p{st.counter + 1}", ship=sid, weapon=weapon.id, target=cmd.target, hex=flight[-1],
-                   speed=weapon.speed, gunnery=st.members[cmd.seat].gunnery, damage=weapon.damage,
-                   linked=weapon.linked)
+    p = Projectile(
+        id=f"p{st.counter + 1}",
+        ship=sid,
+        weapon=weapon.id,
+        target=cmd.target,
+        hex=flight[-1],
+        speed=weapon.speed,
+        gunnery=st.members[cmd.seat].gunnery,
+        damage=weapon.damage,
+        linked=weapon.linked,
+    )
     damage = 0
     if arrived:
         damage, more = roll_damage(dice, weapon.damage, weapon.linked, weapon.label)
@@ -133,8 +161,9 @@ def shots(state: GameState, seat: str, *, assume_stations: bool = False) -> Iter
     sid = state.crew[seat].ship
     s = state.ships[sid]
     if assume_stations and not s.battle_stations:
-        state = msgspec.structs.replace(state, ships={**state.ships, sid: msgspec.structs.replace(
-            s, battle_stations=True)})
+        state = msgspec.structs.replace(
+            state, ships={**state.ships, sid: msgspec.structs.replace(s, battle_stations=True)}
+        )
     for w in state.specs[sid].weapons:
         if w.id in s.fired:
             continue
@@ -146,11 +175,17 @@ def shots(state: GameState, seat: str, *, assume_stations: bool = False) -> Iter
             if s.flyby == t:
                 arcs: tuple[str | None, ...] = ARCS if w.arc == "turret" else (None,)
                 for a in arcs:
-                    yield from (c for q in ARCS if _aims(state, c := C.Fire(seat=seat, weapon=w.id, target=t, arc=a,
-                                                                         quadrant=q, flyby=True)))
+                    yield from (
+                        c
+                        for q in ARCS
+                        if _aims(state, c := C.Fire(seat=seat, weapon=w.id, target=t, arc=a, quadrant=q, flyby=True))
+                    )
             for a in (None, *ARCS):
-                found = [c for q in (None, *ARCS)
-                         if _aims(state, c := C.Fire(seat=seat, weapon=w.id, target=t, arc=a, quadrant=q))]
+                found = [
+                    c
+                    for q in (None, *ARCS)
+                    if _aims(state, c := C.Fire(seat=seat, weapon=w.id, target=t, arc=a, quadrant=q))
+                ]
                 plain = [c for c in found if c.quadrant is None]
                 yield from plain or found
                 if a is None and found:
@@ -182,8 +217,11 @@ def check_projectiles(acc: Acc[GameState], dice: Dice) -> None:
         p = st.projectiles[pid]
         t = st.ships.get(p.target)
         if t is None or t.status == "destroyed":
-            acc.add(ProjectileChecked(projectile=pid, target=p.target, needed=0, total=None, success=False,
-                                      why="its target is destroyed"))
+            acc.add(
+                ProjectileChecked(
+                    projectile=pid, target=p.target, needed=0, total=None, success=False, why="its target is destroyed"
+                )
+            )
             continue
         weapon = next(w for w in st.specs[p.ship].weapons if w.id == p.weapon)
         needed, _ = defence(st, p.target, "TL")
@@ -194,11 +232,27 @@ def check_projectiles(acc: Acc[GameState], dice: Dice) -> None:
             mods.append(Modifier("SF-GUN-5", f"range {d}", rp))
         if p.ship in t.countermeasures:
             mods.append(Modifier("SF-RND-3", "target's improved countermeasures", -2))
-        roll = dice.roll_high(20, f"projectile {pid} keeps tracking {st.specs[p.target].label}", "SF-GUN-8", needed,
-                              tuple(mods), success="tracking", failure="destroyed")
+        roll = dice.roll_high(
+            20,
+            f"projectile {pid} keeps tracking {st.specs[p.target].label}",
+            "SF-GUN-8",
+            needed,
+            tuple(mods),
+            success="tracking",
+            failure="destroyed",
+        )
         if roll.outcome != "tracking":
-            acc.add(ProjectileChecked(projectile=pid, target=p.target, needed=needed, total=total(roll), success=False,
-                                      why="the check fell below TL", rolls=(roll,)))
+            acc.add(
+                ProjectileChecked(
+                    projectile=pid,
+                    target=p.target,
+                    needed=needed,
+                    total=total(roll),
+                    success=False,
+                    why="the check fell below TL",
+                    rolls=(roll,),
+                )
+            )
             continue
         path = chase(p.hex, t.hex, p.speed)
         arrived = path[-1] == t.hex
@@ -208,8 +262,20 @@ def check_projectiles(acc: Acc[GameState], dice: Dice) -> None:
             rolls += more
             options = arcs_of(t.hex, t.facing, p.hex)
             quadrant = weakest(st, p.target, options)  # SF-R-7 (one quadrant off a boundary: that one)
-        acc.add(ProjectileChecked(projectile=pid, target=p.target, needed=needed, total=total(roll), success=True,
-                                  path=path, arrived=arrived, damage=damage, quadrant=quadrant, rolls=tuple(rolls)))
+        acc.add(
+            ProjectileChecked(
+                projectile=pid,
+                target=p.target,
+                needed=needed,
+                total=total(roll),
+                success=True,
+                path=path,
+                arrived=arrived,
+                damage=damage,
+                quadrant=quadrant,
+                rolls=tuple(rolls),
+            )
+        )
 
 
 def apply_pending(acc: Acc[GameState], dice: Dice) -> None:

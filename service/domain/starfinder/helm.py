@@ -15,6 +15,7 @@ TIE_ROUNDS = 10
 
 # --- SF-HELM: the order of the round ---------------------------------------------------------------------------
 
+
 def piloting_mods(state: GameState, ship: str) -> tuple[str | None, list[Modifier], bool]:
     """The pilot's seat, the Piloting check's modifiers (SF-HELM-1..3) and whether it fails outright."""
     pilots = state.crew_of(ship, "pilot")
@@ -56,8 +57,9 @@ def order(state: GameState, dice: Dice) -> HelmOrderSet:
                     r = dice.roll(20, f"tie-break roll ({state.specs[sid].label}, no pilot)", "SF-HELM-1")
                     keys[sid].append(r.value)
                 else:
-                    r = dice.roll(20, f"tie-break piloting check ({state.specs[sid].label})", "SF-HELM-4",
-                                  modifiers=tuple(mods))
+                    r = dice.roll(
+                        20, f"tie-break piloting check ({state.specs[sid].label})", "SF-HELM-4", modifiers=tuple(mods)
+                    )
                     keys[sid].append(total(r))
                 rolls.append(_with_outcome(r, f"tie-break {keys[sid][-1]}"))
     index = {sid: i for i, sid in enumerate(ships)}

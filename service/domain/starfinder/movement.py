@@ -16,6 +16,7 @@ from .state import GameState
 
 # --- SF-MOV: paths ------------------------------------------------------------------------------------------------
 
+
 def occupied(state: GameState, ship: str, where: Hex) -> str | None:
     for k, s in state.ships.items():
         if k != ship and s.status != "destroyed" and s.hex == where:
@@ -41,8 +42,9 @@ def walk(state: GameState, ship: str, path: str, length_rule: str = "SF-MOV-1") 
             ok = since >= td if td else (since >= 1 and consecutive == 0) or consecutive == 1
             if not ok:
                 need = f"{td} hex(es)" if td else "1 hex (then at most two turns)"
-                raise RuleViolation("SF-MOV-2", f"{state.specs[ship].maneuverability} manoeuvrability: move {need} "
-                                    "before each turn")
+                raise RuleViolation(
+                    "SF-MOV-2", f"{state.specs[ship].maneuverability} manoeuvrability: move {need} before each turn"
+                )
             facing = (facing + (1 if ch == "R" else -1)) % 6
             since, consecutive, turns = 0, consecutive + 1, turns + 1
         else:
@@ -114,9 +116,16 @@ def passed_enemies(state: GameState, ship: str, hexes: tuple[Hex, ...]) -> list[
 
 # --- moves and stunts ---------------------------------------------------------------------------------------------
 
-MOVE_RULE = {C.Move: "SF-MOV-1", C.Evade: "SF-STUNT-3", C.Flyby: "SF-STUNT-5", C.BackOff: "SF-STUNT-1",
-             C.BarrelRoll: "SF-STUNT-2", C.FlipAndBurn: "SF-STUNT-4", C.Slide: "SF-STUNT-6",
-             C.TurnInPlace: "SF-STUNT-7"}
+MOVE_RULE = {
+    C.Move: "SF-MOV-1",
+    C.Evade: "SF-STUNT-3",
+    C.Flyby: "SF-STUNT-5",
+    C.BackOff: "SF-STUNT-1",
+    C.BarrelRoll: "SF-STUNT-2",
+    C.FlipAndBurn: "SF-STUNT-4",
+    C.Slide: "SF-STUNT-6",
+    C.TurnInPlace: "SF-STUNT-7",
+}
 
 
 def plan(state: GameState, cmd: Command, ship: str) -> tuple[tuple[Hex, ...], int, int]:  # noqa: C901
@@ -168,14 +177,26 @@ def move(acc: Acc[GameState], cmd: C.Move | C.Evade | C.Flyby, ship: str, dice: 
         dc = st.specs[ship].dc(10)
         roll, margin = _stunt_check(st, cmd.seat, "evade", "SF-STUNT-3", dc, dice)
         bonus = 2 if margin >= 0 else (-2 if margin <= -5 else 0)
-        _moved(acc, ship, cmd.seat, "evade", hexes, facing, turns, dice, dc=dc, margin=margin, roll=roll,
-               defence=bonus)
+        _moved(acc, ship, cmd.seat, "evade", hexes, facing, turns, dice, dc=dc, margin=margin, roll=roll, defence=bonus)
         return
     dc = st.specs[cmd.enemy].dc(20)
     roll, margin = _stunt_check(st, cmd.seat, "flyby", "SF-STUNT-5", dc, dice)
     ok = margin >= 0
-    _moved(acc, ship, cmd.seat, "flyby", hexes, facing, turns, dice, dc=dc, margin=margin, roll=roll,
-           flyby=cmd.enemy if ok else None, exempt=cmd.enemy if ok else None)
+    _moved(
+        acc,
+        ship,
+        cmd.seat,
+        "flyby",
+        hexes,
+        facing,
+        turns,
+        dice,
+        dc=dc,
+        margin=margin,
+        roll=roll,
+        flyby=cmd.enemy if ok else None,
+        exempt=cmd.enemy if ok else None,
+    )
 
 
 def stunt(acc: Acc[GameState], cmd: Command, ship: str, dice: Dice) -> None:
@@ -186,20 +207,46 @@ def stunt(acc: Acc[GameState], cmd: Command, ship: str, dice: Dice) -> None:
     hexes, facing, _ = plan(st, cmd, ship)
     if isinstance(cmd, C.TurnInPlace):
         penalty = {"clumsy": -4, "poor": -2}.get(spec.maneuverability, 0)
-        acc.add(ShipMoved(ship=ship, seat=cmd.seat, manoeuvre="turn_in_place", path=hexes, facing=facing,
-                          defence=penalty))
+        acc.add(
+            ShipMoved(ship=ship, seat=cmd.seat, manoeuvre="turn_in_place", path=hexes, facing=facing, defence=penalty)
+        )
         return
     if isinstance(cmd, C.BackOff):
         roll, margin = _stunt_check(st, cmd.seat, "back off", "SF-STUNT-1", dc, dice)
         if margin < 0:
             hexes = settle(st, ship, straight(s.hex, (s.facing + 3) % 6, 0 if margin <= -5 else 1))
-        _moved(acc, ship, cmd.seat, "back_off", hexes, s.facing, 0, dice, dc=dc, margin=margin, roll=roll,
-               defence=-4 if margin <= -5 else 0)
+        _moved(
+            acc,
+            ship,
+            cmd.seat,
+            "back_off",
+            hexes,
+            s.facing,
+            0,
+            dice,
+            dc=dc,
+            margin=margin,
+            roll=roll,
+            defence=-4 if margin <= -5 else 0,
+        )
         return
     if isinstance(cmd, C.BarrelRoll):
         roll, margin = _stunt_check(st, cmd.seat, "barrel roll", "SF-STUNT-2", dc, dice)
-        _moved(acc, ship, cmd.seat, "barrel_roll", hexes, s.facing, 0, dice, dc=dc, margin=margin, roll=roll,
-               defence=-4 if margin <= -5 else 0, rolled=margin >= 0)
+        _moved(
+            acc,
+            ship,
+            cmd.seat,
+            "barrel_roll",
+            hexes,
+            s.facing,
+            0,
+            dice,
+            dc=dc,
+            margin=margin,
+            roll=roll,
+            defence=-4 if margin <= -5 else 0,
+            rolled=margin >= 0,
+        )
         return
     if isinstance(cmd, C.FlipAndBurn):
         dc = spec.dc(15)
@@ -233,15 +280,44 @@ def _stunt_check(state: GameState, seat: str, name: str, rule: str, dc: int, dic
     return check(dice, f"{name} stunt", rule, dc, mods, fail)
 
 
-def _moved(acc: Acc[GameState], ship: str, seat: str, manoeuvre: str, hexes: tuple[Hex, ...], facing: int, turns: int,
-           dice: Dice, *, dc: int | None = None, margin: int | None = None, roll: Roll | None = None,
-           defence: int = 0, rolled: bool = False, flyby: str | None = None, exempt: str | None = None) -> None:
+def _moved(
+    acc: Acc[GameState],
+    ship: str,
+    seat: str,
+    manoeuvre: str,
+    hexes: tuple[Hex, ...],
+    facing: int,
+    turns: int,
+    dice: Dice,
+    *,
+    dc: int | None = None,
+    margin: int | None = None,
+    roll: Roll | None = None,
+    defence: int = 0,
+    rolled: bool = False,
+    flyby: str | None = None,
+    exempt: str | None = None,
+) -> None:
     st = acc.state
     enemies = [e for e in passed_enemies(st, ship, hexes) if e != exempt]
     success = None if dc is None else (margin is not None and margin >= 0)
-    acc.add(ShipMoved(ship=ship, seat=seat, manoeuvre=manoeuvre, path=hexes, facing=facing, turns=turns, dc=dc,
-                      success=success, margin=margin, defence=defence, rolled=rolled, flyby=flyby,
-                      rolls=(roll,) if roll else ()))
+    acc.add(
+        ShipMoved(
+            ship=ship,
+            seat=seat,
+            manoeuvre=manoeuvre,
+            path=hexes,
+            facing=facing,
+            turns=turns,
+            dc=dc,
+            success=success,
+            margin=margin,
+            defence=defence,
+            rolled=rolled,
+            flyby=flyby,
+            rolls=(roll,) if roll else (),
+        )
+    )
     for enemy in enemies:  # SF-MOV-3: passing through an enemy's hex provokes its free attack
         acc.add(*free_attack(acc.state, enemy, ship, dice))
 
@@ -272,16 +348,35 @@ def free_attack(state: GameState, attacker: str, mover: str, dice: Dice) -> list
         m, _ = condition_mods(state, attacker, system)
         mods += m
     needed, _ = defence(state, mover, "AC")
-    roll = dice.roll_high(20, f"free attack by {state.specs[attacker].label}'s {weapon.label}", "SF-MOV-3", needed,
-                          tuple(mods), success="hit", failure="miss")
+    roll = dice.roll_high(
+        20,
+        f"free attack by {state.specs[attacker].label}'s {weapon.label}",
+        "SF-MOV-3",
+        needed,
+        tuple(mods),
+        success="hit",
+        failure="miss",
+    )
     hit = roll.outcome == "hit"
     rolls = [roll]
     damage = 0
     if hit:
         damage, more = roll_damage(dice, weapon.damage, weapon.linked, weapon.label)
         rolls += more
-    ev = Attacked(ship=attacker, weapon=wid, target=mover, kind="free", arc=arc, quadrant="aft", needed=needed,
-                  total=total(roll), hit=hit, natural20=roll.value == 20, damage=damage, rolls=tuple(rolls))
+    ev = Attacked(
+        ship=attacker,
+        weapon=wid,
+        target=mover,
+        kind="free",
+        arc=arc,
+        quadrant="aft",
+        needed=needed,
+        total=total(roll),
+        hit=hit,
+        natural20=roll.value == 20,
+        damage=damage,
+        rolls=tuple(rolls),
+    )
     if not hit:
         return [ev]
     return [ev, apply_hit(state, mover, attacker, wid, "aft", damage, roll.value == 20, dice)]

@@ -8,9 +8,14 @@ from . import commands as C
 from .flow import in_turn
 from .state import ROLE_PHASE, GameState
 
-ROLE_OF: dict[type[Command], str] = {C.Patch: "engineer", C.Divert: "engineer", C.Fire: "gunner",
-                                     C.Encourage: "captain", **{k: "pilot" for k in C.MOVES},
-                                     **{k: "science_officer" for k in C.SCIENCE}}
+ROLE_OF: dict[type[Command], str] = {
+    C.Patch: "engineer",
+    C.Divert: "engineer",
+    C.Fire: "gunner",
+    C.Encourage: "captain",
+    **{k: "pilot" for k in C.MOVES},
+    **{k: "science_officer" for k in C.SCIENCE},
+}
 # who acts out of turn in the helm and gunnery phases, and the rule that says so
 SLOT_RULE = {"pilot": "SF-HELM-4", "science_officer": "SF-HELM-5", "gunner": "SF-GUN-1", "captain": "SF-R-3"}
 
@@ -25,11 +30,13 @@ def may_act(state: GameState, kind: type[Command], seat: str) -> None:
         raise RuleViolation("SF-MOV-4", f"{crew.ship} is disabled and no longer acts")
     role = ROLE_OF.get(kind)
     if role is not None and crew.role != role:
-        raise RuleViolation("SF-ROLE-4", f"{seat} is the {crew.role}: {kind.__struct_config__.tag} is a {role}'s "
-                            "action")
+        raise RuleViolation(
+            "SF-ROLE-4", f"{seat} is the {crew.role}: {kind.__struct_config__.tag} is a {role}'s action"
+        )
     if crew.role != "captain" and state.phase != ROLE_PHASE[crew.role]:
-        raise RuleViolation("SF-ROLE-2", f"the {crew.role} acts in the {ROLE_PHASE[crew.role]} phase, "
-                            f"not {state.phase}")
+        raise RuleViolation(
+            "SF-ROLE-2", f"the {crew.role} acts in the {ROLE_PHASE[crew.role]} phase, not {state.phase}"
+        )
     if crew.acted:
         what = "one captain action per round" if crew.role == "captain" else "one action per round"
         raise RuleViolation("SF-ROLE-2" if crew.role == "captain" else "SF-R-3", f"{seat} has taken its {what}")

@@ -165,8 +165,9 @@ def _ship(ship: ShipSpec, path: str, sides: tuple[str, ...]) -> None:  # noqa: C
     if ship.side not in sides:
         raise InvalidScenario(f"{path}.side", f"unknown side {ship.side!r}")
     if isinstance(ship.tier, str) and ship.tier not in FRACTIONAL_TIERS:
-        raise InvalidScenario(f"{path}.tier", f"a whole number or one of {tuple(FRACTIONAL_TIERS)} (SF-R-22), "
-                                              f"not {ship.tier!r}")
+        raise InvalidScenario(
+            f"{path}.tier", f"a whole number or one of {tuple(FRACTIONAL_TIERS)} (SF-R-22), not {ship.tier!r}"
+        )
     if isinstance(ship.tier, int) and ship.tier < 0:
         raise InvalidScenario(f"{path}.tier", "must not be negative")
     if ship.size not in SIZES:
@@ -174,9 +175,10 @@ def _ship(ship: ShipSpec, path: str, sides: tuple[str, ...]) -> None:  # noqa: C
     if ship.speed < 0:
         raise InvalidScenario(f"{path}.speed", "must not be negative (SF-HELM-2)")
     if ship.maneuverability not in MANOEUVRABILITY:
-        raise InvalidScenario(f"{path}.maneuverability",
-                              f"unknown manoeuvrability {ship.maneuverability!r}; one of {tuple(MANOEUVRABILITY)} "
-                              "(SF-HELM-3)")
+        raise InvalidScenario(
+            f"{path}.maneuverability",
+            f"unknown manoeuvrability {ship.maneuverability!r}; one of {tuple(MANOEUVRABILITY)} (SF-HELM-3)",
+        )
     if ship.hp < 1:
         raise InvalidScenario(f"{path}.hp", "hull points must be positive (SF-DMG-4)")
     if ship.dt < 0:

@@ -73,8 +73,10 @@ def _task(state: GameState, c: Crew) -> str:
     if c.role == "science_officer":
         return f"{ship}'s turn in the helm order: scan, lock on or improve countermeasures, or pass (SF-RND-3)"
     if not state.ships[c.ship].battle_stations:
-        return (f"{ship}'s turn to fire, but battle stations have not been declared: declare them, then fire "
-                "(SF-R-13), or pass")
+        return (
+            f"{ship}'s turn to fire, but battle stations have not been declared: declare them, then fire "
+            "(SF-R-13), or pass"
+        )
     return f"{ship}'s turn in the gunnery order: fire one weapon, or pass (SF-GUN-1)"
 
 
@@ -90,14 +92,18 @@ def _why_not(state: GameState, c: Crew) -> str:  # noqa: C901 - one reason per s
         phase = ROLE_PHASE[c.role]
         when = "this round" if PHASES.index(phase) > PHASES.index(state.phase) else "next round"
         if c.role == "gunner" and not s.battle_stations:
-            return (f"battle stations have not been declared: gunners act in the gunnery phase once {ship} is at "
-                    "battle stations (any crew member aboard may declare them, SF-R-13)")
+            return (
+                f"battle stations have not been declared: gunners act in the gunnery phase once {ship} is at "
+                "battle stations (any crew member aboard may declare them, SF-R-13)"
+            )
         return f"the {role_name(c.role)} acts in the {phase} phase ({when}); now: {state.phase} (SF-ROLE-2)"
     turn = state.slot_ship
     if turn is not None and turn != c.ship:
-        later = c.ship in state.order[state.slot + 1:]
-        return (f"waiting for {ship_name(state, turn)}'s turn in the {state.phase} order; {ship}'s turn "
-                f"{'comes later' if later else 'is over'} (SF-HELM-4)")
+        later = c.ship in state.order[state.slot + 1 :]
+        return (
+            f"waiting for {ship_name(state, turn)}'s turn in the {state.phase} order; {ship}'s turn "
+            f"{'comes later' if later else 'is over'} (SF-HELM-4)"
+        )
     if not may_still_act(state, c):
         if c.role == "gunner":
             return f"no weapon of {ship} that has not fired bears on an enemy in range (SF-GUN-2..5)"

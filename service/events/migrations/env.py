@@ -25,8 +25,12 @@ else:
     from service.events.store import make_engine
 
     # the service's own variables (service/settings.py), read here so the events layer needs no settings
-    url = (context.config.get_main_option("sqlalchemy.url") or os.environ.get("DATABASE_URL")
-           or os.environ.get("SALVO_DATABASE_URL") or "sqlite:///var/salvo.db")
+    url = (
+        context.config.get_main_option("sqlalchemy.url")
+        or os.environ.get("DATABASE_URL")
+        or os.environ.get("SALVO_DATABASE_URL")
+        or "sqlite:///var/salvo.db"
+    )
     engine = make_engine(url)
     try:
         with engine.begin() as own:

@@ -16,13 +16,25 @@ ADV, DIS = seat("advantaged"), seat("disadvantaged")
 
 def ship(vid: str, side: str, hex: tuple[int, int] = (0, 0), facing: int = 0, **kw: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
-        "id": vid, "name": f"The {vid.title()}", "side": side, "kind": "starship",
-        "hex": list(hex), "facing": facing, "warp_efficiency": 1.5, "manoeuvre": "C",
-        "active_signature": 3, "passive_signature": 2,
+        "id": vid,
+        "name": f"The {vid.title()}",
+        "side": side,
+        "kind": "starship",
+        "hex": list(hex),
+        "facing": facing,
+        "warp_efficiency": 1.5,
+        "manoeuvre": "C",
+        "active_signature": 3,
+        "passive_signature": 2,
         "sensors": [{"id": "pas", "type": "passive", "rating": 5}, {"id": "act", "type": "active", "rating": 4}],
         "ttas": 2,
         "turrets": [{"id": "las", "type": "normal", "arcs": [5, 0, 1], "damage": "1x1"}],
-        "screens": 3, "armour": 2, "hull": 20, "power_plant": 10, "dc_teams": 2, "crew_quality": 0,
+        "screens": 3,
+        "armour": 2,
+        "hull": 20,
+        "power_plant": 10,
+        "dc_teams": 2,
+        "crew_quality": 0,
     }
     base.update(kw)
     return base

@@ -36,7 +36,7 @@ def bot_game(scenario: str, bots: dict[str, Bot], seed: int, max_steps: int = 15
     refused = dict.fromkeys(SIDES, 0)
     while not state.over and n < max_steps:
         acted = False
-        for side in (SIDES if n % 2 == 0 else SIDES[::-1]):
+        for side in SIDES if n % 2 == 0 else SIDES[::-1]:
             viewer = seat(side)
             options, forms = R.options(state, viewer), R.forms(state, viewer)
             view = msgspec.to_builtins(full_view(R, state, viewer))  # what a client would receive
@@ -65,10 +65,12 @@ def bot_game(scenario: str, bots: dict[str, Bot], seed: int, max_steps: int = 15
 
 def margin(state: State, side: str) -> float:
     """The share of the enemy's starship hull destroyed, less the share of our own."""
+
     def lost(s: str) -> float:
         ships = [v for v, spec in state.specs.items() if spec.side == s and spec.kind == "starship"]
         total = sum(state.specs[v].hull for v in ships)
         return sum(min(state.status[v].hull_damage, state.specs[v].hull) for v in ships) / total
+
     return lost(enemy(side)) - lost(side)
 
 
@@ -108,8 +110,7 @@ def test_random_play_reaches_the_fire_phase_and_resolves_shots(scenario: str) ->
     close on each contact (ASC-MOV-2) and fire forms (ASC-FIRE-1) bring every game to shots."""
     for seed in (1, 2, 3):
         game = play(R, R.scenarios()[scenario], seed=seed, max_steps=600)
-        shots = [e for step in game.steps for e in step.events
-                 if isinstance(e, ShotResolved) and e.outcome != "void"]
+        shots = [e for step in game.steps for e in step.events if isinstance(e, ShotResolved) and e.outcome != "void"]
         assert not game.stalled and not game.refused and shots, (scenario, seed, len(game.steps))
 
 
@@ -139,8 +140,10 @@ def test_the_rules_bot_fires_its_heaviest_shot_first_and_unloads_on_a_vessel_at_
 def _move_against(gun: dict[str, Any]) -> tuple[Hex, int]:
     """Alpha (advantaged, 4 hexes of movement) three hexes from a locked bravo armed with ``gun``, each
     found by the other: where the bot's move ends, and its facing."""
-    setup = duel(alpha={"hex": [0, 0], "facing": 3, "warp_efficiency": 2.0, "manoeuvre": "A"},
-                 bravo={"hex": [3, 0], "facing": 3, "turrets": [gun]})
+    setup = duel(
+        alpha={"hex": [0, 0], "facing": 3, "warp_efficiency": 2.0, "manoeuvre": "A"},
+        bravo={"hex": [3, 0], "facing": 3, "turrets": [gun]},
+    )
     state = state_of(setup, lock("alpha", "bravo"), lock("bravo", "alpha"), phase("advantaged_movement"))
     move = _choose(state)
     move = move if isinstance(move, dict) else msgspec.to_builtins(move)

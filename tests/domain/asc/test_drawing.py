@@ -26,7 +26,8 @@ def test_board_pieces_and_bogeys_per_viewer() -> None:
     assert [b.label for b in ships["fs-aurore"].bars] == ["hull", "power plant", "screen"]
     bogeys = [p for p in mine.pieces if p.kind == "bogey"]
     assert [(b.id, b.label, b.side, b.facing, (b.at.x, b.at.y)) for b in bogeys] == [
-        ("bogey-1", "Bogey 1", None, None, (0.0, 4.0))]
+        ("bogey-1", "Bogey 1", None, None, (0.0, 4.0))
+    ]
     # arcs: the viewer's own turrets (absolute hexsides x 60) and sensor ranges (detection needs < rating)
     fwd = next(a for a in mine.arcs if a.piece == "fs-aurore" and a.label.startswith("las-fwd"))
     assert (fwd.from_deg, fwd.to_deg, fwd.range) == (120.0, 240.0, 1)  # facing S (3): arcs 5,0,1 -> SE..SW
@@ -103,12 +104,12 @@ def test_moves_are_tracked_and_a_bogey_shows_only_where_it_went() -> None:
     state = state_of(duel(alpha={"hex": [0, 3]}, bravo={"hex": [0, -3]}), phase("advantaged_movement"))
     state, _ = run(state, Move(vessel="alpha", path=("F", "F")), ADV)
     own = R.draw(state, ADV).tracks
-    assert [(t.piece, [(p.x, p.y) for p in t.points]) for t in own] == [
-        ("alpha", [(0.0, 3.0), (0.0, 2.0), (0.0, 1.0)])]
+    assert [(t.piece, [(p.x, p.y) for p in t.points]) for t in own] == [("alpha", [(0.0, 3.0), (0.0, 2.0), (0.0, 1.0)])]
     other = R.draw(state, DIS).tracks
     token = state.tokens["disadvantaged"]["alpha"]
     assert [(t.piece, [(p.x, p.y) for p in t.points], t.label) for t in other] == [
-        (token, [(0.0, 3.0), (0.0, 1.0)], f"Bogey {token.split('-')[1]} moved")]
+        (token, [(0.0, 3.0), (0.0, 1.0)], f"Bogey {token.split('-')[1]} moved")
+    ]
 
 
 def test_forms_compose_the_sealed_commit_per_vessel() -> None:
@@ -125,14 +126,22 @@ def test_forms_compose_the_sealed_commit_per_vessel() -> None:
         return {"active": index == 0, "screen": 2 if index == 1 else 0}[field.key]
 
     body = compose(form, pick)
-    assert body == {"type": "asc.commit_sensors", "side": "advantaged", "vessels": [
-        {"vessel": "fs-aurore", "active": True, "screen": 0},
-        {"vessel": "fs-belle-isle", "active": False, "screen": 2}]}
+    assert body == {
+        "type": "asc.commit_sensors",
+        "side": "advantaged",
+        "vessels": [
+            {"vessel": "fs-aurore", "active": True, "screen": 0},
+            {"vessel": "fs-belle-isle", "active": False, "screen": 2},
+        ],
+    }
     state, events = run(state, to_command(body, R.command_types), ADV)
     assert [(e.vessel, e.active, e.screen) for e in state.commits["advantaged"]] == [
-        ("fs-aurore", True, 0), ("fs-belle-isle", False, 2)]
-    assert R.forms(state, ADV) == [] and all(o.command != CommitSensors(side="advantaged")
-                                             for o in R.options(state, ADV))
+        ("fs-aurore", True, 0),
+        ("fs-belle-isle", False, 2),
+    ]
+    assert R.forms(state, ADV) == [] and all(
+        o.command != CommitSensors(side="advantaged") for o in R.options(state, ADV)
+    )
 
 
 def test_a_free_move_is_a_hex_path_within_the_allowance() -> None:
@@ -162,7 +171,11 @@ def test_fire_forms_offer_each_weapon_its_targets_with_the_odds() -> None:
     forms = R.forms(state, ADV)
     (las,) = [f for f in forms if f.pieces[0].fixed == {"weapon": "las"}]
     values = las.pieces[0].fields[0].values
-    assert [(v.value, v.label) for v in values] == [("bravo", "The Bravo: hit on 7+ (40%)"),
-                                                    ("charlie", "The Charlie: hit on 9+ (20%)")]
-    assert all(len(msgspec.json.encode({"options": R.options(state, v), "forms": R.forms(state, v)})) < OPTIONS_BUDGET
-               for v in (ADV, DIS, SPECTATOR, UMPIRE))
+    assert [(v.value, v.label) for v in values] == [
+        ("bravo", "The Bravo: hit on 7+ (40%)"),
+        ("charlie", "The Charlie: hit on 9+ (20%)"),
+    ]
+    assert all(
+        len(msgspec.json.encode({"options": R.options(state, v), "forms": R.forms(state, v)})) < OPTIONS_BUDGET
+        for v in (ADV, DIS, SPECTATOR, UMPIRE)
+    )

@@ -48,8 +48,9 @@ def check_view(state: State, viewer: Viewer, hidden: set[str]) -> None:
             assert "screen" not in vessel["status"], "screen setting of another side shown"
             assert "passive_signature" not in vessel["derived"]
     if viewer.kind == "seat":
-        assert all(e["vessel"] in state.specs and state.specs[e["vessel"]].side == viewer.seat
-                   for e in v["my_commitment"])
+        assert all(
+            e["vessel"] in state.specs and state.specs[e["vessel"]].side == viewer.seat for e in v["my_commitment"]
+        )
     assert "commitments" not in v and "fire_declarations" not in v
     check_drawing(state, viewer, hidden)
 
@@ -72,8 +73,12 @@ def check_drawing(state: State, viewer: Viewer, hidden: set[str]) -> None:
             assert p.mine == (state.specs[p.id].side == viewer.seat)
             if state.specs[p.id].side != viewer.seat:
                 assert not any(b.label == "screen" for b in p.bars), "enemy screen setting drawn"
-    refs = [x for e in drawing.effects for x in (e.source, e.target)] + [t.piece for t in drawing.tracks] + [
-        m.piece for m in drawing.markers] + [a.piece for a in drawing.arcs]
+    refs = (
+        [x for e in drawing.effects for x in (e.source, e.target)]
+        + [t.piece for t in drawing.tracks]
+        + [m.piece for m in drawing.markers]
+        + [a.piece for a in drawing.arcs]
+    )
     for r in refs:
         assert r is None or r in tokens or (r in state.specs and r not in hidden), (viewer.label, r)
     for a in drawing.arcs:

@@ -52,7 +52,7 @@ def _check_shot(before: State, after: State, e: ShotResolved) -> None:
     grew = len(after.pending.get(e.target, ())) - len(before.pending.get(e.target, ()))
     assert grew == len(landed), "the strikes reported landed are the damage waiting for damage control"
     screens = [r for r in e.rolls if r.rule in ("ASC-SCR-1", "ASC-SCR-2")]
-    assert [r.outcome for r in screens] == ["blocked" if s.blocked else "through" for s in e.strikes][:len(screens)]
+    assert [r.outcome for r in screens] == ["blocked" if s.blocked else "through" for s in e.strikes][: len(screens)]
 
 
 def _check_damage(before: State, after: State, e: DamageTaken) -> None:

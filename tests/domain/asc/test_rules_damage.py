@@ -17,8 +17,17 @@ FULL = {
     "turrets": [{"id": "t1", "arcs": [5, 0, 1]}, {"id": "t2", "type": "jack", "arcs": [0, 1]}],
     "launchers": [{"id": "sub"}],
     "sensors": [{"id": "s1", "type": "passive", "rating": 5}, {"id": "s2", "type": "active", "rating": 4}],
-    "missile_bays": [{"id": "bay", "missiles": 3}], "hangars": 1, "small_craft": 2, "remote_communicators": 1,
-    "ttas": 2, "armour": 3, "hull": 20, "power_plant": 10, "accommodation": 300, "marines": 150, "cargo": 1500,
+    "missile_bays": [{"id": "bay", "missiles": 3}],
+    "hangars": 1,
+    "small_craft": 2,
+    "remote_communicators": 1,
+    "ttas": 2,
+    "armour": 3,
+    "hull": 20,
+    "power_plant": 10,
+    "accommodation": 300,
+    "marines": 150,
+    "cargo": 1500,
 }
 
 
@@ -45,8 +54,13 @@ def where(faces: list[int], damage: int = 1, **kw: object) -> Strike:
 
 def test_ASC_LOC_1_general_table() -> None:
     """ASC-LOC-1: general table."""
-    assert [where([f]).location for f in (1, 4, 5, 6, 7)] == ["hull", "hull", "power_plant", "power_plant",
-                                                               "damage_control"]
+    assert [where([f]).location for f in (1, 4, 5, 6, 7)] == [
+        "hull",
+        "hull",
+        "power_plant",
+        "power_plant",
+        "damage_control",
+    ]
     assert where([8, 9]).location == "tta" and where([9, 1]).part == "t1" and where([10, 10, 1]).location == "computer"
     assert where([5], power_plant=0, kind="satellite").location == "hull"  # ASC-R-11: no power plant
 
@@ -62,8 +76,18 @@ def test_ASC_LOC_2_surface_fixture_table() -> None:
 def test_ASC_LOC_3_critical_table() -> None:
     """ASC-LOC-3: critical table."""
     crits = [where([10, 10, f]).location for f in range(1, 11)]  # armour save die 10 fails first
-    assert crits == ["computer", "tac", "bridge", "accommodation", "engineering", "cargo", "drive",
-                     "continuing", "continuing", "continuing"]
+    assert crits == [
+        "computer",
+        "tac",
+        "bridge",
+        "accommodation",
+        "engineering",
+        "cargo",
+        "drive",
+        "continuing",
+        "continuing",
+        "continuing",
+    ]
 
 
 def test_ASC_LOC_4_armour_save_converts_to_hull() -> None:
@@ -103,8 +127,7 @@ def test_ASC_DMG_1_and_2_damage_to_location_and_hull_thresholds() -> None:
     st3, notes = apply_strikes(spec, st2, (Strike(damage=15, location="hull"),))
     assert "hull collapsed" in notes
     state = state_of(duel(alpha={"hull": 4}), lock("alpha", "bravo"), lock("bravo", "alpha"), phase("fire"))
-    state, _ = run(state, Fire(
-        vessel="bravo", weapon="las", target="alpha"))
+    state, _ = run(state, Fire(vessel="bravo", weapon="las", target="alpha"))
     state, events = run(state, ForcePhase(), dice=[7, 1])
     assert state.status["alpha"].hull_damage == 1
     state = R.evolve(state, damaged(state, "alpha", hull_damage=3, continuing=(1,)))
@@ -120,8 +143,7 @@ def test_ASC_DMG_3_power_plant_shutdown_and_restart() -> None:
     assert power_shutdown(spec, st1) and st1.screen == 0 and not st1.active
     state = state_of(duel(alpha=FULL), lock("alpha", "bravo"), phase("fire"))
     state = R.evolve(state, damaged(state, "alpha", power_plant_damage=2))
-    then_violation(R, state, Fire(
-        vessel="alpha", weapon="t1", target="bravo"), "ASC-DMG-3", ADV)
+    then_violation(R, state, Fire(vessel="alpha", weapon="t1", target="bravo"), "ASC-DMG-3", ADV)
     dc = state_of(duel(alpha={**FULL, "crew_quality": 1}), phase("damage_control"))
     dc = R.evolve(dc, damaged(dc, "alpha", power_plant_damage=2))
     dc, events = run(dc, Repair(vessel="alpha", locations=("power_plant",)), ADV, dice=[6])  # 6+1+4 = 11
@@ -134,12 +156,27 @@ def test_ASC_DMG_3_power_plant_shutdown_and_restart() -> None:
 def test_ASC_DMG_4_every_effect() -> None:
     """ASC-DMG-4: every effect."""
     spec, st = sheet()
-    hits = tuple(Strike(damage=1, location=loc, part=part) for loc, part in [
-        ("damage_control", None), ("turret", "t1"), ("sensor", "s1"), ("remote_communicator", None),
-        ("screen_generator", None), ("missile_bay", "bay"), ("hangar", None), ("tta", None), ("computer", None),
-        ("tac", None), ("bridge", None), ("accommodation", None), ("engineering", None), ("cargo", None),
-        ("drive", None), ("continuing", None),
-    ])
+    hits = tuple(
+        Strike(damage=1, location=loc, part=part)
+        for loc, part in [
+            ("damage_control", None),
+            ("turret", "t1"),
+            ("sensor", "s1"),
+            ("remote_communicator", None),
+            ("screen_generator", None),
+            ("missile_bay", "bay"),
+            ("hangar", None),
+            ("tta", None),
+            ("computer", None),
+            ("tac", None),
+            ("bridge", None),
+            ("accommodation", None),
+            ("engineering", None),
+            ("cargo", None),
+            ("drive", None),
+            ("continuing", None),
+        ]
+    )
     after, notes = apply_strikes(spec, st, hits)
     assert after.dc_teams == st.dc_teams - 1 and after.mounts_lost == ("t1",) and after.sensors_lost == ("s1",)
     assert after.remote_comms_lost == 1 and after.screen_max == st.screen_max - 1
@@ -152,13 +189,15 @@ def test_ASC_DMG_4_every_effect() -> None:
     state = state_of(duel(alpha=FULL), lock("alpha", "bravo"), phase("fire"))
     from service.domain.asc.events import ShotResolved
 
-    hit = ShotResolved(vessel="bravo", weapon="las", target="alpha", outcome="hit",
-                       strikes=(Strike(damage=1, location="tac"),))
+    hit = ShotResolved(
+        vessel="bravo", weapon="las", target="alpha", outcome="hit", strikes=(Strike(damage=1, location="tac"),)
+    )
     state = R.evolve(state, hit)
     state, events = run(state, ForcePhase())
     assert of(events, LocksLost) and state.status["alpha"].tac_out
-    then_violation(R, R.evolve(state, phase("fire", 2)), Fire(vessel="alpha", weapon="t1", target="bravo"),
-        "ASC-DMG-4", ADV)
+    then_violation(
+        R, R.evolve(state, phase("fire", 2)), Fire(vessel="alpha", weapon="t1", target="bravo"), "ASC-DMG-4", ADV
+    )
     eng = state_of(duel(alpha=FULL), phase("damage_control"))
     eng = R.evolve(eng, damaged(eng, "alpha", engineering_out=True, drive_out=True, repair={"drive": 1}))
     then_violation(R, eng, Repair(vessel="alpha", locations=("drive",)), "ASC-DMG-4", ADV)
@@ -179,28 +218,45 @@ def test_ASC_DC_1_rolls_and_team_limit() -> None:
 def test_ASC_DC_2_only_listed_locations_repairable() -> None:
     """ASC-DC-2: only listed locations repairable."""
     state = state_of(duel(alpha=FULL), phase("damage_control"))
-    state = R.evolve(state, damaged(state, "alpha", hull_damage=3, tac_out=True, computer_out=True,
-                                    repair={"computer": 1}))
+    state = R.evolve(
+        state, damaged(state, "alpha", hull_damage=3, tac_out=True, computer_out=True, repair={"computer": 1})
+    )
     then_violation(R, state, Repair(vessel="alpha", locations=("hull",)), "ASC-DC-2", ADV)
     then_violation(R, state, Repair(vessel="alpha", locations=("tac",)), "ASC-DC-2", ADV)
     then_violation(R, state, Repair(vessel="alpha", locations=("drive",)), "ASC-DC-2", ADV)  # nothing to repair
     failed, _ = run(state, Repair(vessel="alpha", locations=("computer",)), ADV, dice=[10])  # 10 + 0 < 11
     assert failed.status["alpha"].computer_out
     crew = state_of(duel(alpha={**FULL, "crew_quality": 2}), phase("damage_control"))
-    crew = R.evolve(crew, damaged(crew, "alpha", computer_out=True, bays_out=("bay",),
-                                  repair={"computer": 1, "missile_bay:bay": 1}))
+    crew = R.evolve(
+        crew, damaged(crew, "alpha", computer_out=True, bays_out=("bay",), repair={"computer": 1, "missile_bay:bay": 1})
+    )
     crew, _ = run(crew, Repair(vessel="alpha", locations=("computer", "missile_bay:bay")), ADV, dice=[9, 9])
     assert not crew.status["alpha"].computer_out and crew.status["alpha"].bays_out == ()
 
 
 def test_ASC_DC_3_backups_take_over_in_damage_control() -> None:
     """ASC-DC-3: backups take over in damage control."""
-    state = state_of(duel(alpha={**FULL, "backups": {"databus": True, "tac": True, "bridge": False}}),
-                     lock("alpha", "bravo"), phase("fire"))
+    state = state_of(
+        duel(alpha={**FULL, "backups": {"databus": True, "tac": True, "bridge": False}}),
+        lock("alpha", "bravo"),
+        phase("fire"),
+    )
     from service.domain.asc.events import ShotResolved
 
-    state = R.evolve(state, ShotResolved(vessel="bravo", weapon="las", target="alpha", outcome="hit", strikes=(
-        Strike(damage=1, location="computer"), Strike(damage=1, location="tac"), Strike(damage=1, location="bridge"))))
+    state = R.evolve(
+        state,
+        ShotResolved(
+            vessel="bravo",
+            weapon="las",
+            target="alpha",
+            outcome="hit",
+            strikes=(
+                Strike(damage=1, location="computer"),
+                Strike(damage=1, location="tac"),
+                Strike(damage=1, location="bridge"),
+            ),
+        ),
+    )
     state, events = run(state, ForcePhase())
     assert [e.system for e in of(events, BackupTookOver)] == ["databus", "tac"]
     st = state.status["alpha"]
@@ -215,8 +271,16 @@ def test_ASC_DC_4_order_damage_backups_repairs_then_continuing() -> None:
     state = state_of(duel(alpha={**FULL, "crew_quality": 1}), phase("fire"))
     from service.domain.asc.events import ShotResolved
 
-    state = R.evolve(state, ShotResolved(vessel="bravo", weapon="las", target="alpha", outcome="hit",
-                                         strikes=(Strike(damage=2, location="continuing"),)))
+    state = R.evolve(
+        state,
+        ShotResolved(
+            vessel="bravo",
+            weapon="las",
+            target="alpha",
+            outcome="hit",
+            strikes=(Strike(damage=2, location="continuing"),),
+        ),
+    )
     state, events = run(state, ForcePhase())  # damage lands at the start of damage control
     assert state.status["alpha"].continuing == (2,) and state.status["alpha"].hull_damage == 0
     state, _ = run(state, Repair(vessel="alpha", locations=("continuing",)), ADV, dice=[10])

@@ -43,8 +43,10 @@ def test_ASC_FIRE_1_sealed_declarations_simultaneous_damage_in_damage_control() 
 def test_ASC_FIRE_2_lock_needed_and_targets_limited_by_ttas_utes_apart() -> None:
     """ASC-FIRE-2: lock needed and targets limited by ttas utes apart."""
     charlie = ship("charlie", "disadvantaged")
-    alpha = {"ttas": 1, "turrets": [{"id": "las", "arcs": [5, 0, 1]}, LAS2,
-                                    {"id": "utes", "arcs": [5, 0, 1], "utes": True}]}
+    alpha = {
+        "ttas": 1,
+        "turrets": [{"id": "las", "arcs": [5, 0, 1]}, LAS2, {"id": "utes", "arcs": [5, 0, 1], "utes": True}],
+    }
     state = fire_phase(duel(alpha=alpha, extra=[charlie]), lock("alpha", "bravo"), lock("alpha", "charlie"))
     state, _ = run(state, Fire(vessel="alpha", weapon="las", target="bravo"), ADV)
     err = then_violation(R, state, Fire(vessel="alpha", weapon="las2", target="charlie"), "ASC-FIRE-2", ADV)
@@ -62,8 +64,15 @@ def test_ASC_FIRE_2_lock_needed_and_targets_limited_by_ttas_utes_apart() -> None
 
 def test_ASC_R_5_remote_fires_on_controller_lock_or_guided_by_utes() -> None:
     """ASC-R-5: remote fires on controller lock or guided by utes."""
-    missile = ship("m1", "advantaged", kind="missile", controller="alpha", power_plant=0, hull=1,
-                   turrets=[{"id": "wh", "type": "warhead", "arcs": [0, 1, 2, 3, 4, 5], "weapon_type": "laser"}])
+    missile = ship(
+        "m1",
+        "advantaged",
+        kind="missile",
+        controller="alpha",
+        power_plant=0,
+        hull=1,
+        turrets=[{"id": "wh", "type": "warhead", "arcs": [0, 1, 2, 3, 4, 5], "weapon_type": "laser"}],
+    )
     alpha = {"ttas": 1, "remote_communicators": 1, "turrets": [{"id": "utes", "arcs": [5, 0, 1], "utes": True}]}
     charlie = ship("charlie", "disadvantaged")
     state = fire_phase(duel(alpha=alpha, extra=[missile, charlie]), lock("alpha", "bravo"), lock("alpha", "charlie"))
@@ -99,8 +108,11 @@ def test_ASC_FIRE_4_one_hex_maximum_and_minus_two_at_one_hex() -> None:
 
 def test_ASC_FIRE_5_to_hit_modifiers_and_atmosphere() -> None:
     """ASC-FIRE-5: to hit modifiers and atmosphere."""
-    alpha = {"crew_quality": 1, "target_computer": 1,
-             "turrets": [{"id": "las", "arcs": [5, 0, 1], "targeting": 1, "mounts": 3}]}
+    alpha = {
+        "crew_quality": 1,
+        "target_computer": 1,
+        "turrets": [{"id": "las", "arcs": [5, 0, 1], "targeting": 1, "mounts": 3}],
+    }
     setup = duel(alpha=alpha, bravo={"hex": [0, -1], "target_profile": -1})
     state = fire_phase(setup, lock("alpha", "bravo"))
     _, events = resolve(state, Fire(vessel="alpha", weapon="las", target="bravo"), dice=[4])
@@ -128,8 +140,11 @@ def test_ASC_FIRE_6_multi_strike_weapons_roll_each_location() -> None:
     shot = of(events, ShotResolved)[0]
     assert [(s.damage, s.location) for s in shot.strikes] == [(2, "hull")] * 3
     assert state.status["bravo"].hull_damage == 6
-    _, events = resolve(fire_phase(duel(alpha=alpha), lock("alpha", "bravo")),
-                        Fire(vessel="alpha", weapon="x", target="bravo"), dice=[6])
+    _, events = resolve(
+        fire_phase(duel(alpha=alpha), lock("alpha", "bravo")),
+        Fire(vessel="alpha", weapon="x", target="bravo"),
+        dice=[6],
+    )
     assert of(events, ShotResolved)[0].strikes == ()  # a miss: no strike at all
     with pytest.raises(InvalidScenario):
         R.parse_setup(duel(alpha={"turrets": [{"id": "x", "damage": "3*2"}]}))
@@ -153,9 +168,18 @@ def test_ASC_FIRE_7_submunitions_rounds_rof_and_launch_hex() -> None:
     then_violation(R, adjacent, Fire(vessel="alpha", weapon="sub", target="bravo"), "ASC-FIRE-7", ADV)
 
 
-MISSILE = {"kind": "missile", "power_plant": 0, "hull": 1, "warp_efficiency": 3, "manoeuvre": "A+",
-           "turrets": [{"id": "wh", "type": "warhead", "arcs": [0, 1, 2, 3, 4, 5], "weapon_type": "det",
-                        "damage": "2x1"}], "sensors": [], "ttas": 0, "screens": 0, "dc_teams": 0}
+MISSILE = {
+    "kind": "missile",
+    "power_plant": 0,
+    "hull": 1,
+    "warp_efficiency": 3,
+    "manoeuvre": "A+",
+    "turrets": [{"id": "wh", "type": "warhead", "arcs": [0, 1, 2, 3, 4, 5], "weapon_type": "det", "damage": "2x1"}],
+    "sensors": [],
+    "ttas": 0,
+    "screens": 0,
+    "dc_teams": 0,
+}
 
 
 def test_ASC_FIRE_8_det_missile_destroyed_when_it_fires() -> None:
@@ -166,8 +190,9 @@ def test_ASC_FIRE_8_det_missile_destroyed_when_it_fires() -> None:
     shot = of(events, ShotResolved)[0]
     assert shot.outcome == "miss" and shot.firer_destroyed
     assert of(events, VesselDestroyed)[0].vessel == "m1" and state.status["m1"].destroyed
-    then_violation(R, R.evolve(state, phase("fire", 2)), Fire(vessel="m1", weapon="wh", target="bravo"),
-                   "ASC-FIRE-1", ADV)
+    then_violation(
+        R, R.evolve(state, phase("fire", 2)), Fire(vessel="m1", weapon="wh", target="bravo"), "ASC-FIRE-1", ADV
+    )
 
 
 def test_ASC_FIRE_9_missiles_die_to_any_hit_without_location_screen_or_armour() -> None:
@@ -185,12 +210,16 @@ def test_ASC_FIRE_10_point_defence_resolves_first() -> None:
     """ASC-FIRE-10: point defence resolves first."""
     m = ship("m1", "disadvantaged", controller="bravo", **MISSILE)
     setup = duel(bravo={"remote_communicators": 1, "hex": [0, -1]}, extra=[m])
-    state = fire_phase(setup, lock("bravo", "alpha"), lock("alpha", "m1"), lock("alpha", "bravo"),
-                       damaged(state_of(setup), "m1", hex=state_of(setup).status["alpha"].hex))
+    state = fire_phase(
+        setup,
+        lock("bravo", "alpha"),
+        lock("alpha", "m1"),
+        lock("alpha", "bravo"),
+        damaged(state_of(setup), "m1", hex=state_of(setup).status["alpha"].hex),
+    )
     state, _ = run(state, Fire(vessel="m1", weapon="wh", target="alpha"), DIS)
     pd = Fire(vessel="alpha", weapon="las", target="m1", point_defence=True)
-    then_violation(R, state, Fire(vessel="alpha", weapon="las", target="bravo", point_defence=True), "ASC-FIRE-10",
-                   ADV)
+    then_violation(R, state, Fire(vessel="alpha", weapon="las", target="bravo", point_defence=True), "ASC-FIRE-10", ADV)
     after, events = resolve(state, pd, dice=[7])
     shots = of(events, ShotResolved)
     assert shots[0].point_defence and shots[0].missile_killed
@@ -232,8 +261,13 @@ def test_ASC_SCR_1_screens_block_per_strike_and_drop_at_once() -> None:
     # a commitment may restore screens up to the generator's current maximum
     nxt = R.evolve(state, phase("sensors", 2))
     nxt = R.evolve(nxt, damaged(nxt, "bravo", screen_max=2))
-    then_violation(R, nxt, CommitSensors(side="disadvantaged", vessels=(SensorSetting(vessel="bravo", screen=3),)),
-                   "ASC-SEQ-2", DIS)
+    then_violation(
+        R,
+        nxt,
+        CommitSensors(side="disadvantaged", vessels=(SensorSetting(vessel="bravo", screen=3),)),
+        "ASC-SEQ-2",
+        DIS,
+    )
     run(nxt, CommitSensors(side="disadvantaged", vessels=(SensorSetting(vessel="bravo", screen=2),)), DIS)
 
 
@@ -252,7 +286,8 @@ def test_ASC_SCR_3_no_screens_without_power_and_max_nine() -> None:
     """ASC-SCR-3: no screens without power and max nine."""
     state = state_of(duel())
     state = R.evolve(state, damaged(state, "alpha", power_plant_damage=2))
-    then_violation(R, state, CommitSensors(side="advantaged", vessels=(SensorSetting(vessel="alpha", screen=1),)),
-                   "ASC-SCR-3", ADV)
+    then_violation(
+        R, state, CommitSensors(side="advantaged", vessels=(SensorSetting(vessel="alpha", screen=1),)), "ASC-SCR-3", ADV
+    )
     with pytest.raises(InvalidScenario):
         R.parse_setup(duel(alpha={"screens": 10}))

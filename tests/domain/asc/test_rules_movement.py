@@ -26,6 +26,7 @@ def test_ASC_MOV_1_allowance_is_warp_times_two_rounded_half_up() -> None:
 
 def test_ASC_MOV_2_turn_costs_accumulate_and_only_in_own_phase() -> None:
     """ASC-MOV-2: turn costs accumulate and only in own phase."""
+
     def st(cls: str):
         return state_of(duel(alpha={"manoeuvre": cls}), phase("advantaged_movement"))
 

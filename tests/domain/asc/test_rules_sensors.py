@@ -33,8 +33,15 @@ def test_ASC_SEQ_1_six_phases_in_order_and_out_of_turn_commands_rejected() -> No
     for _ in range(6):
         state, events = run(state, ForcePhase())
         seen.append(of(events, PhaseChanged)[-1].phase)
-    assert seen == ["sensors", "detection", "disadvantaged_movement", "advantaged_movement", "fire",
-                    "damage_control", "sensors"]
+    assert seen == [
+        "sensors",
+        "detection",
+        "disadvantaged_movement",
+        "advantaged_movement",
+        "fire",
+        "damage_control",
+        "sensors",
+    ]
     assert R.clock(state).turn == 2
     mov = state_of(duel(), phase("disadvantaged_movement"))
     then_violation(R, mov, EndPhase(side="advantaged"), "ASC-SEQ-1", ADV)
@@ -72,8 +79,9 @@ def test_ASC_SEQ_2_and_ASC_HID_2_commitments_sealed_then_revealed_together() -> 
     assert state.status["alpha"].screen == 2 and state.status["alpha"].active
     # rejection paths
     fresh = state_of(duel())
-    then_violation(R, fresh, CommitSensors(side="advantaged", vessels=(SensorSetting(vessel="alpha", screen=4),)),
-                   "ASC-SEQ-2", ADV)
+    then_violation(
+        R, fresh, CommitSensors(side="advantaged", vessels=(SensorSetting(vessel="alpha", screen=4),)), "ASC-SEQ-2", ADV
+    )
     with pytest.raises(NotYourPiece):
         run(fresh, CommitSensors(side="disadvantaged"), ADV)
     no_active = state_of(duel(alpha={"sensors": [{"id": "pas", "type": "passive", "rating": 5}]}))
@@ -152,8 +160,9 @@ def test_ASC_DET_3_one_attempt_per_sensor_range_and_roll() -> None:
     then_violation(R, state, Detect(vessel="alpha", sensor="act", target="bogey-1"), "ASC-SEQ-2", ADV)
     # a failed attempt is known only to the searching side, without the target's signature (ASC-R-3)
     assert R.redact(events[0], DIS, ok) is not None
-    fail_ev = of(run(state, Detect(vessel="alpha", sensor="pas", target="bogey-1"), ADV, dice=[1])[1],
-                 DetectionAttempted)[0]
+    fail_ev = of(
+        run(state, Detect(vessel="alpha", sensor="pas", target="bogey-1"), ADV, dice=[1])[1], DetectionAttempted
+    )[0]
     assert R.redact(fail_ev, DIS, failed) is None and R.redact(fail_ev, SPECTATOR, failed) is None
     mine = R.redact(fail_ev, ADV, failed)
     assert mine.target == "bogey-1" and all(m.rule != "ASC-DET-4" for m in mine.rolls[0].modifiers)
@@ -182,8 +191,9 @@ def test_ASC_DET_4_passive_signature_order() -> None:
     assert passive_signature(spec, replace(st, hull_damage=10, all_stop=True)) == 8  # halved
     assert passive_signature(spec, replace(st, all_stop=True, screen=3)) == 5  # 4//2 + screen
     # in a detection roll the current signature (with screens) is the modifier
-    det = state_of(duel(bravo={"hex": [0, 3], "passive_signature": "1(5)"}), reveal(("bravo", False, 3)),
-                   phase("detection"))
+    det = state_of(
+        duel(bravo={"hex": [0, 3], "passive_signature": "1(5)"}), reveal(("bravo", False, 3)), phase("detection")
+    )
     _, events = run(det, Detect(vessel="alpha", sensor="pas", target="bogey-1"), ADV, dice=[6])
     assert [m.value for m in events[0].rolls[0].modifiers if m.rule == "ASC-DET-4"] == [4]
     assert events[0].success
@@ -243,8 +253,10 @@ def test_ASC_R_7_lock_kept_at_exactly_the_rating_and_passive_only_ships_keep_the
 
 def test_ASC_DET_6_redundant_antenna_keeps_sensor_working() -> None:
     """ASC-DET-6: redundant antenna keeps sensor working."""
-    setup = duel(bravo={"hex": [0, 3]}, alpha={"sensors": [{"id": "pas", "type": "passive", "rating": 5,
-                                                           "redundant_antennas": 1}]})
+    setup = duel(
+        bravo={"hex": [0, 3]},
+        alpha={"sensors": [{"id": "pas", "type": "passive", "rating": 5, "redundant_antennas": 1}]},
+    )
     state = state_of(setup)
     hit = (Strike(damage=1, location="sensor", part="pas"),)
     st1, notes = apply_strikes(state.specs["alpha"], state.status["alpha"], hit)
@@ -292,8 +304,10 @@ def test_ASC_R_8_the_battle_ends_when_a_side_has_no_starship_or_at_the_turn_limi
     over, events = run(last, ForcePhase())
     assert events[-1] == GameEnded(winner=None, reason="turn limit 2 reached") and over.over
     assert R.draw(over, ADV).status.result == "turn limit 2 reached" and R.options(over, ADV) == []
-    held = state_of(duel(turn_limit=2, turn_limit_winner="disadvantaged", side_names={"disadvantaged": "Convoy"}),
-                    phase("damage_control", turn=2))
+    held = state_of(
+        duel(turn_limit=2, turn_limit_winner="disadvantaged", side_names={"disadvantaged": "Convoy"}),
+        phase("damage_control", turn=2),
+    )
     _, events = run(held, ForcePhase())
     assert events[-1] == GameEnded(winner="disadvantaged", reason="turn limit 2 reached: the Convoy hold out")
     earlier = state_of(duel(turn_limit=2), phase("damage_control", turn=1))

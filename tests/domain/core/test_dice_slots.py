@@ -203,8 +203,10 @@ def test_rolls_under_a_built_tree_use_its_kept_keys_and_roll_the_same():
         for turn in (4, 5):
             for slot in (0, 1, 127, 128, 300, 1023, 1024, 5000):
                 msg = f"g_1|{turn}|{slot}|s|0".encode()
-                assert merkle.slot_mac(seed, turn, slot, msg) == hmac.new(
-                    slot_key(seed, turn, slot), msg, hashlib.sha256).digest()
+                assert (
+                    merkle.slot_mac(seed, turn, slot, msg)
+                    == hmac.new(slot_key(seed, turn, slot), msg, hashlib.sha256).digest()
+                )
 
     check()
     builder = merkle.TreeBuilder(seed, 4)

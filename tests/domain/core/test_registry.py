@@ -78,12 +78,15 @@ def test_a_ruleset_whose_import_fails_is_an_error_not_an_absence(packages: Path)
     assert check_rulesets() == []
 
 
-@pytest.mark.parametrize(("target", "reason"), [
-    ("club_missing_module:RULESET", "ModuleNotFoundError"),
-    ("club_rules:NOPE", "has no 'NOPE'"),
-    ("club_rules:NOT_A_RULESET", "is not a ruleset"),
-    ("club_rules", "package.module:ATTR"),
-])
+@pytest.mark.parametrize(
+    ("target", "reason"),
+    [
+        ("club_missing_module:RULESET", "ModuleNotFoundError"),
+        ("club_rules:NOPE", "has no 'NOPE'"),
+        ("club_rules:NOT_A_RULESET", "is not a ruleset"),
+        ("club_rules", "package.module:ATTR"),
+    ],
+)
 def test_every_way_a_target_cannot_load_names_the_cause(packages: Path, target: str, reason: str) -> None:
     (packages / "club_rules.py").write_text("NOT_A_RULESET = object()\n", encoding="utf-8")
     register_ruleset("club", target)
@@ -133,11 +136,19 @@ def test_two_packages_declaring_one_name_differently_conflict(packages: Path) ->
 def test_salvo_serve_refuses_to_start_with_a_broken_ruleset(tmp_path: Path) -> None:
     """The operator sees the failure at start-up (exit status and log), before any port is bound."""
     (tmp_path / "club_broken.py").write_text(BROKEN_MODULE, encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)]),
-           "SALVO_RULESETS": "broken=club_broken:RULESET"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)]),
+        "SALVO_RULESETS": "broken=club_broken:RULESET",
+    }
     result = subprocess.run(
         [sys.executable, "-m", "service", "serve", "--port", "1", "--database-url", f"sqlite:///{tmp_path}/s.db"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode != 0
     assert "not starting" in result.stderr
     assert "ruleset 'broken' (club_broken:RULESET) cannot be loaded" in result.stderr

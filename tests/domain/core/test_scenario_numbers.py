@@ -17,8 +17,12 @@ def _first_number_path(value, path=""):
         return path
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for key, item in items:
-        found = _first_number_path(item, f"{path}.{key}" if isinstance(value, dict) and path else
-                                   (str(key) if isinstance(value, dict) else f"{path}[{key}]"))
+        found = _first_number_path(
+            item,
+            f"{path}.{key}"
+            if isinstance(value, dict) and path
+            else (str(key) if isinstance(value, dict) else f"{path}[{key}]"),
+        )
         if found is not None:
             return found
     return None

@@ -13,53 +13,166 @@ from service.domain.ftcampaign.state import HexT, State, design, key
 from tests.support.decider import ScriptedDice
 
 DESIGNS: list[dict[str, Any]] = [
-    {"id": "scout", "name": "Scout", "size_class": "SC", "mass": 12, "cost": 40, "hull": 3, "hull_rows": 3,
-     "thrust": 8, "systems": [{"id": "ftl", "kind": "ftl", "cost": 2, "mass": 1}]},
-    {"id": "dd", "name": "Destroyer", "size_class": "DD", "mass": 30, "cost": 100, "hull": 8, "hull_rows": 4,
-     "thrust": 6, "navy": "NAC", "cloak": True,
-     "systems": [{"id": "b2", "kind": "beam", "rating": 2, "cost": 6, "mass": 2},
-                 {"id": "b1", "kind": "beam", "rating": 1, "cost": 3, "mass": 1},
-                 {"id": "pds", "kind": "pds", "cost": 3, "mass": 1},
-                 {"id": "ftl", "kind": "ftl", "cost": 6, "mass": 3},
-                 {"id": "drv", "kind": "drive", "rating": 6, "cost": 9, "mass": 9},
-                 {"id": "cloak", "kind": "cloak", "cost": 30, "mass": 3}]},
-    {"id": "cl", "name": "Light cruiser", "size_class": "CL", "mass": 60, "cost": 200, "hull": 16, "hull_rows": 4,
-     "thrust": 4, "navy": "NAC",
-     "systems": [{"id": "b4", "kind": "beam", "rating": 4, "cost": 24, "mass": 8},
-                 {"id": "hg1", "kind": "hangar", "cost": 9, "mass": 6},
-                 {"id": "hg2", "kind": "hangar", "cost": 9, "mass": 6},
-                 {"id": "core", "kind": "core", "cost": 0, "mass": 0},
-                 {"id": "mr", "kind": "missile_rack", "cost": 6, "mass": 2}]},
-    {"id": "bb", "name": "Battleship", "size_class": "BB", "mass": 120, "cost": 450, "hull": 36, "hull_rows": 4,
-     "thrust": 3, "systems": [{"id": "b3", "kind": "beam", "rating": 3, "cost": 12, "mass": 4}]},
-    {"id": "frt", "name": "Freighter", "size_class": "FR", "mass": 100, "cost": 150, "hull": 20, "thrust": 2,
-     "freighter": True, "systems": [{"id": "pds", "kind": "pds", "cost": 3, "mass": 1},
-                                    {"id": "cargo", "kind": "cargo", "cost": 0, "mass": 40}]},
-    {"id": "qship", "name": "Q-ship", "size_class": "FR", "mass": 100, "cost": 150, "hull": 20, "thrust": 2,
-     "freighter": True, "systems": [{"id": "b3", "kind": "beam", "rating": 3, "cost": 12, "mass": 4}]},
-    {"id": "alien", "name": "K-gun cruiser", "size_class": "CH", "mass": 70, "cost": 260, "hull": 16,
-     "thrust": 4, "standard": False,
-     "systems": [{"id": "k", "kind": "k_gun", "rating": 3, "cost": 30, "mass": 9, "species": "kra'vak",
-                  "standard": False}]},
-    {"id": "custom", "name": "Yard special", "size_class": "CE", "mass": 40, "cost": 130, "hull": 10,
-     "thrust": 4, "published": False, "systems": []},
-    {"id": "mod", "name": "Modular escort", "size_class": "CE", "mass": 40, "cost": 120, "hull": 10, "thrust": 4,
-     "modular": True, "hull_design": "mod-hull", "systems": []},
-    {"id": "sv", "name": "Savasku drone", "size_class": "DD", "mass": 30, "cost": 105, "hull": 8, "thrust": 6,
-     "species": "savasku", "navy": "SV", "systems": [{"id": "st", "kind": "stinger", "rating": 2, "cost": 9,
-                                                      "mass": 3}]},
-    {"id": "tanker", "name": "Biomass tanker", "size_class": "FR", "mass": 80, "cost": 120, "hull": 40,
-     "thrust": 2, "species": "savasku", "biomass_tanker": True, "systems": []},
+    {
+        "id": "scout",
+        "name": "Scout",
+        "size_class": "SC",
+        "mass": 12,
+        "cost": 40,
+        "hull": 3,
+        "hull_rows": 3,
+        "thrust": 8,
+        "systems": [{"id": "ftl", "kind": "ftl", "cost": 2, "mass": 1}],
+    },
+    {
+        "id": "dd",
+        "name": "Destroyer",
+        "size_class": "DD",
+        "mass": 30,
+        "cost": 100,
+        "hull": 8,
+        "hull_rows": 4,
+        "thrust": 6,
+        "navy": "NAC",
+        "cloak": True,
+        "systems": [
+            {"id": "b2", "kind": "beam", "rating": 2, "cost": 6, "mass": 2},
+            {"id": "b1", "kind": "beam", "rating": 1, "cost": 3, "mass": 1},
+            {"id": "pds", "kind": "pds", "cost": 3, "mass": 1},
+            {"id": "ftl", "kind": "ftl", "cost": 6, "mass": 3},
+            {"id": "drv", "kind": "drive", "rating": 6, "cost": 9, "mass": 9},
+            {"id": "cloak", "kind": "cloak", "cost": 30, "mass": 3},
+        ],
+    },
+    {
+        "id": "cl",
+        "name": "Light cruiser",
+        "size_class": "CL",
+        "mass": 60,
+        "cost": 200,
+        "hull": 16,
+        "hull_rows": 4,
+        "thrust": 4,
+        "navy": "NAC",
+        "systems": [
+            {"id": "b4", "kind": "beam", "rating": 4, "cost": 24, "mass": 8},
+            {"id": "hg1", "kind": "hangar", "cost": 9, "mass": 6},
+            {"id": "hg2", "kind": "hangar", "cost": 9, "mass": 6},
+            {"id": "core", "kind": "core", "cost": 0, "mass": 0},
+            {"id": "mr", "kind": "missile_rack", "cost": 6, "mass": 2},
+        ],
+    },
+    {
+        "id": "bb",
+        "name": "Battleship",
+        "size_class": "BB",
+        "mass": 120,
+        "cost": 450,
+        "hull": 36,
+        "hull_rows": 4,
+        "thrust": 3,
+        "systems": [{"id": "b3", "kind": "beam", "rating": 3, "cost": 12, "mass": 4}],
+    },
+    {
+        "id": "frt",
+        "name": "Freighter",
+        "size_class": "FR",
+        "mass": 100,
+        "cost": 150,
+        "hull": 20,
+        "thrust": 2,
+        "freighter": True,
+        "systems": [
+            {"id": "pds", "kind": "pds", "cost": 3, "mass": 1},
+            {"id": "cargo", "kind": "cargo", "cost": 0, "mass": 40},
+        ],
+    },
+    {
+        "id": "qship",
+        "name": "Q-ship",
+        "size_class": "FR",
+        "mass": 100,
+        "cost": 150,
+        "hull": 20,
+        "thrust": 2,
+        "freighter": True,
+        "systems": [{"id": "b3", "kind": "beam", "rating": 3, "cost": 12, "mass": 4}],
+    },
+    {
+        "id": "alien",
+        "name": "K-gun cruiser",
+        "size_class": "CH",
+        "mass": 70,
+        "cost": 260,
+        "hull": 16,
+        "thrust": 4,
+        "standard": False,
+        "systems": [
+            {"id": "k", "kind": "k_gun", "rating": 3, "cost": 30, "mass": 9, "species": "kra'vak", "standard": False}
+        ],
+    },
+    {
+        "id": "custom",
+        "name": "Yard special",
+        "size_class": "CE",
+        "mass": 40,
+        "cost": 130,
+        "hull": 10,
+        "thrust": 4,
+        "published": False,
+        "systems": [],
+    },
+    {
+        "id": "mod",
+        "name": "Modular escort",
+        "size_class": "CE",
+        "mass": 40,
+        "cost": 120,
+        "hull": 10,
+        "thrust": 4,
+        "modular": True,
+        "hull_design": "mod-hull",
+        "systems": [],
+    },
+    {
+        "id": "sv",
+        "name": "Savasku drone",
+        "size_class": "DD",
+        "mass": 30,
+        "cost": 105,
+        "hull": 8,
+        "thrust": 6,
+        "species": "savasku",
+        "navy": "SV",
+        "systems": [{"id": "st", "kind": "stinger", "rating": 2, "cost": 9, "mass": 3}],
+    },
+    {
+        "id": "tanker",
+        "name": "Biomass tanker",
+        "size_class": "FR",
+        "mass": 80,
+        "cost": 120,
+        "hull": 40,
+        "thrust": 2,
+        "species": "savasku",
+        "biomass_tanker": True,
+        "systems": [],
+    },
 ]
 
 SETUP: dict[str, Any] = {
     "title": "test campaign",
-    "players": [{"id": "red", "name": "Red"}, {"id": "blue", "name": "Blue", "ally_navy": "NAC"},
-                {"id": "green", "name": "Green", "species": "savasku"}],
+    "players": [
+        {"id": "red", "name": "Red"},
+        {"id": "blue", "name": "Blue", "ally_navy": "NAC"},
+        {"id": "green", "name": "Green", "species": "savasku"},
+    ],
     "umpires": [{"id": "alan"}, {"id": "john", "plays": "blue"}],
     "designs": DESIGNS,
-    "modules": [{"id": "guns", "name": "Gun pack", "hull_design": "mod-hull", "cost": 40, "mass": 8},
-                {"id": "missiles", "name": "Missile pack", "hull_design": "mod-hull", "cost": 45, "mass": 8}],
+    "modules": [
+        {"id": "guns", "name": "Gun pack", "hull_design": "mod-hull", "cost": 40, "mass": 8},
+        {"id": "missiles", "name": "Missile pack", "hull_design": "mod-hull", "cost": 45, "mass": 8},
+    ],
     "map_side": 6,
     "table_length_feet": 8,
     "last_turn": 36,
@@ -102,8 +215,13 @@ class Camp:
 
     def build(self) -> State:
         st = R.initial_state(self.setup)
-        evs: list[Event] = [E.MapGenerated(radius=self.setup.map_side - 1, routes=tuple(self.routes), worlds=tuple(
-            E.WorldSpec(hex=h, route=r) for h, (_o, _i, r) in sorted(self.worlds.items())))]
+        evs: list[Event] = [
+            E.MapGenerated(
+                radius=self.setup.map_side - 1,
+                routes=tuple(self.routes),
+                worlds=tuple(E.WorldSpec(hex=h, route=r) for h, (_o, _i, r) in sorted(self.worlds.items())),
+            )
+        ]
         incomes: dict[str, dict[str, int]] = {p: {} for p in st.order}
         for h, (owner, income, _r) in sorted(self.worlds.items()):
             if owner is None:
@@ -133,10 +251,25 @@ class Camp:
 
         st = replace(st, groups={g: replace(v, posture=groups.get(g, v.posture)) for g, v in st.groups.items()})
         et = (self.turn - 1) // 6 + 1
-        for ev2 in [E.TurnStarted(turn=self.turn, economic_turn=et), *[
-            E.EconomyReport(player=p, economic_turn=et, income=0, interdicted=(), maintenance=0, rate="full",
-                            penalty=False, ordnance=0, cash=self.cash.get(p, 0),
-                            income_worlds=tuple(sorted(incomes[p]))) for p in st.order], *self.extra]:
+        for ev2 in [
+            E.TurnStarted(turn=self.turn, economic_turn=et),
+            *[
+                E.EconomyReport(
+                    player=p,
+                    economic_turn=et,
+                    income=0,
+                    interdicted=(),
+                    maintenance=0,
+                    rate="full",
+                    penalty=False,
+                    ordnance=0,
+                    cash=self.cash.get(p, 0),
+                    income_worlds=tuple(sorted(incomes[p])),
+                )
+                for p in st.order
+            ],
+            *self.extra,
+        ]:
             st = R.evolve(st, ev2)
         return st
 
@@ -163,8 +296,9 @@ def of(events: list[Event], t: type) -> list[Any]:
     return [e for e in events if isinstance(e, t)]
 
 
-def when(ruleset: Any, state: State, command: Command, actor: Actor = UMPIRE,
-         dice: Dice | Iterable[int] | None = None) -> list[Event]:
+def when(
+    ruleset: Any, state: State, command: Command, actor: Actor = UMPIRE, dice: Dice | Iterable[int] | None = None
+) -> list[Event]:
     """Decide a command; scripted ``dice`` (a list of faces) must all be rolled: a test that scripts a die
     the rules never roll pins nothing."""
     if dice is None or isinstance(dice, Dice):

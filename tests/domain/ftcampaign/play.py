@@ -39,10 +39,12 @@ QUIET = (C.EndCampaign, C.RecordRuling, C.SetMaintenance, C.CloseRoute, C.SetClo
 
 def orders_picker(rng: random.Random):  # type: ignore[no-untyped-def]
     """Random destinations, attack posture more often than not (so that contacts and battles happen)."""
+
     def pick(f: Field, _i: int) -> object:
         if f.key == "posture":
             return "attack" if rng.random() < 0.6 else rng.choice(f.values).value
         return rng.choice(f.values).value if f.values else f.default
+
     return pick
 
 
@@ -66,8 +68,9 @@ def pick(rng: random.Random, state: State, options: list[Command]) -> Command:
     return rng.choice(useful)
 
 
-def random_game(scenario: str, seed: int, max_commands: int = 1500,
-                max_turn: int = 30) -> Iterator[tuple[State, Command, Viewer, list[Event]]]:
+def random_game(
+    scenario: str, seed: int, max_commands: int = 1500, max_turn: int = 30
+) -> Iterator[tuple[State, Command, Viewer, list[Event]]]:
     """Yields (state after, command, actor, events) for each accepted command; the state is the one the
     decider accumulated while deciding, not a fold of the events."""
     rng = random.Random(seed)

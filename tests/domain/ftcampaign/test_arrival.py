@@ -17,8 +17,9 @@ from .test_movement import order, rest_hold
 RED, BLUE, GREEN = seat("red"), seat("blue"), seat("green")
 
 
-def arrive(red: str, blue: str | None = "stand_off", dice: object = None, camp: Camp | None = None,
-           green: str | None = None) -> tuple[State, list]:  # type: ignore[type-arg]
+def arrive(
+    red: str, blue: str | None = "stand_off", dice: object = None, camp: Camp | None = None, green: str | None = None
+) -> tuple[State, list]:  # type: ignore[type-arg]
     """Red jumps from (1,0) into blue's world (0,0) with posture ``red``; blue's fleet there holds ``blue``."""
     c = camp or Camp().world((0, 0), "blue", 20).world((1, 0), "red").ship("red", "dd", (1, 0))
     if blue is not None:
@@ -68,18 +69,35 @@ def test_ftc_arr_2_stand_off_neither_attacks_nor_interdicts() -> None:
     assert not st.worlds["0,0"].interdicted and st.worlds["0,0"].owner == "blue"
     assert st.groups["red-1,0"].hex == (0, 0) and st.groups["blue-0,0"].hex == (0, 0)
     # rejection: a group on stand-off cannot join its side's assault on the defences
-    camp = (Camp().world((0, 0), "blue", 20).world((1, 0), "red").ship("red", "dd", (1, 0))
-            .ship("red", "dd", (1, 0), group="red-b"))
+    camp = (
+        Camp()
+        .world((0, 0), "blue", 20)
+        .world((1, 0), "red")
+        .ship("red", "dd", (1, 0))
+        .ship("red", "dd", (1, 0), group="red-b")
+    )
     st = camp.build()
-    st = fold(st, when(R, st, C.SubmitOrders(orders=(C.Order(group="red-1,0", to=(0, 0), posture="attack"),
-                                                       C.Order(group="red-b", to=(0, 0), posture="stand_off"))),
-                       RED))
+    st = fold(
+        st,
+        when(
+            R,
+            st,
+            C.SubmitOrders(
+                orders=(
+                    C.Order(group="red-1,0", to=(0, 0), posture="attack"),
+                    C.Order(group="red-b", to=(0, 0), posture="stand_off"),
+                )
+            ),
+            RED,
+        ),
+    )
     st, _ = rest_hold(st)
     (step,) = st.steps
     assert step.kind == "assault"
     standing = st.groups["red-b"].ships
-    then_violation(R, st, C.AssaultDefences(step=step.id, ships=(*st.groups["red-1,0"].ships, *standing)),
-                   "FTC-ARR-2", RED)
+    then_violation(
+        R, st, C.AssaultDefences(step=step.id, ships=(*st.groups["red-1,0"].ships, *standing)), "FTC-ARR-2", RED
+    )
 
 
 def test_ftc_arr_3_attack_order_fleets_on_attack_then_stand_off_then_defences() -> None:
@@ -101,8 +119,9 @@ def test_ftc_arr_4_withdraw_if_contested_leaves_or_recons_defences() -> None:
     assert dep.group == "red-1,0" and dep.to == (1, 0) and st.groups["red-1,0"].hex is None
     st, evs = rest_hold(st)
     assert st.groups["red-1,0"].hex == (1, 0), "it arrives back where it came from the next week"
-    st, _ = arrive("withdraw", None, camp=Camp().world((0, 0), "blue", 10).world((1, 0), "red").ship(
-        "red", "cl", (1, 0)))
+    st, _ = arrive(
+        "withdraw", None, camp=Camp().world((0, 0), "blue", 10).world((1, 0), "red").ship("red", "cl", (1, 0))
+    )
     assert st.steps[0].kind == "recon"
     then_violation(R, st, C.Recon(step=st.steps[0].id, choice="flee"), "FTC-ARR-4", RED)
     st = fold(st, when(R, st, C.Recon(step=st.steps[0].id, choice="attack"), RED))
@@ -179,9 +198,22 @@ def test_ftc_arr_8_linked_tactical_game_result_appended() -> None:
     b = st.battles[0]
     blue_ship = st.groups["blue-0,0"].ships[0]
     red_ship = st.groups["red-1,0"].ships[0]
-    evs = when(R, st, C.RecordBattle(battle=b.id, tactical_game_id="g_gsc2_42", victor="red", ships=(
-        C.ShipResult(ship=blue_ship, destroyed=True), C.ShipResult(ship=red_ship, hull_lost=2, damaged=("b2",))),
-        ordnance={"red": 20}), UMPIRE, [])  # nothing rolled: the assault waits for red's decision
+    evs = when(
+        R,
+        st,
+        C.RecordBattle(
+            battle=b.id,
+            tactical_game_id="g_gsc2_42",
+            victor="red",
+            ships=(
+                C.ShipResult(ship=blue_ship, destroyed=True),
+                C.ShipResult(ship=red_ship, hull_lost=2, damaged=("b2",)),
+            ),
+            ordnance={"red": 20},
+        ),
+        UMPIRE,
+        [],
+    )  # nothing rolled: the assault waits for red's decision
     rec = of(evs, E.BattleRecorded)[0]
     assert rec.tactical_game_id == "g_gsc2_42" and rec.defeated == ("blue",)
     after = fold(st, evs)
@@ -197,8 +229,9 @@ def test_ftc_arr_9_defeating_the_fleet_leads_at_once_to_the_defences_with_plus_o
     st = battle_ready(st)
     b = st.battles[0]
     blue_ship = st.groups["blue-0,0"].ships[0]
-    evs = when(R, st, C.RecordBattle(battle=b.id, victor="red", ships=(C.ShipResult(ship=blue_ship, destroyed=True),)),
-               UMPIRE)
+    evs = when(
+        R, st, C.RecordBattle(battle=b.id, victor="red", ships=(C.ShipResult(ship=blue_ship, destroyed=True),)), UMPIRE
+    )
     st = fold(st, evs)
     assert st.steps[0].kind == "assault" and st.steps[0].bonus
     # seeing off a lone scout is no victory for the +1
@@ -209,8 +242,15 @@ def test_ftc_arr_9_defeating_the_fleet_leads_at_once_to_the_defences_with_plus_o
     st2, _ = rest_hold(st2, [2, 3, 4])
     st2 = battle_ready(st2)
     scout = st2.groups["blue-0,0"].ships[0]
-    st2 = fold(st2, when(R, st2, C.RecordBattle(battle=st2.battles[0].id, victor="red", ships=(
-        C.ShipResult(ship=scout, destroyed=True),)), UMPIRE))
+    st2 = fold(
+        st2,
+        when(
+            R,
+            st2,
+            C.RecordBattle(battle=st2.battles[0].id, victor="red", ships=(C.ShipResult(ship=scout, destroyed=True),)),
+            UMPIRE,
+        ),
+    )
     assert st2.steps[0].kind == "assault" and not st2.steps[0].bonus
     then_violation(R, st, C.AssaultDefences(step=st.steps[0].id, ships=("zz",)), "FTC-DEF-1", RED)
 
@@ -220,8 +260,15 @@ def test_ftc_arr_10_departure_written_at_once_replaces_next_move_same_formation(
     st, _ = arrive("attack", "attack", [2, 3, 4])
     st = battle_ready(st)
     b = st.battles[0]
-    evs = when(R, st, C.RecordBattle(battle=b.id, victor="red", left=(
-        C.Departure(group="blue-0,0", to=(0, -1), formation="column", speed=7),)), UMPIRE, [])
+    evs = when(
+        R,
+        st,
+        C.RecordBattle(
+            battle=b.id, victor="red", left=(C.Departure(group="blue-0,0", to=(0, -1), formation="column", speed=7),)
+        ),
+        UMPIRE,
+        [],
+    )
     dep = of(evs, E.Departed)[0]
     assert dep.to == (0, -1) and dep.under_fire.formation == "column"
     st = fold(st, evs)
@@ -234,8 +281,9 @@ def test_ftc_arr_10_departure_written_at_once_replaces_next_move_same_formation(
     st, _ = arrive("attack", "attack", [2, 3, 4])
     st = battle_ready(st)
     st = replace(st, groups={**st.groups, "blue-0,0": replace(st.groups["blue-0,0"], cloaked=True)})
-    then_violation(R, st, C.RecordBattle(battle=st.battles[0].id, left=(C.Departure(group="blue-0,0", to=(0, -1)),)),
-                   "FTC-ARR-10")
+    then_violation(
+        R, st, C.RecordBattle(battle=st.battles[0].id, left=(C.Departure(group="blue-0,0", to=(0, -1)),)), "FTC-ARR-10"
+    )
 
 
 def test_ftc_arr_11_disengaging_under_fire() -> None:
@@ -243,17 +291,42 @@ def test_ftc_arr_11_disengaging_under_fire() -> None:
     st, _ = arrive("attack", "attack", [2, 3, 4])
     st = battle_ready(st)
     b = st.battles[0]
-    then_violation(R, st, C.ResolveDisengagement(battle=b.id, group="blue-0,0", to=(0, -1), distance_inches=20,
-                                                 weapons_range_inches=30, separation="grows"), "FTC-ARR-11")
-    evs = when(R, st, C.ResolveDisengagement(battle=b.id, group="blue-0,0", to=(0, -1), distance_inches=36,
-                                             weapons_range_inches=48, separation="grows"), UMPIRE)
+    then_violation(
+        R,
+        st,
+        C.ResolveDisengagement(
+            battle=b.id, group="blue-0,0", to=(0, -1), distance_inches=20, weapons_range_inches=30, separation="grows"
+        ),
+        "FTC-ARR-11",
+    )
+    evs = when(
+        R,
+        st,
+        C.ResolveDisengagement(
+            battle=b.id, group="blue-0,0", to=(0, -1), distance_inches=36, weapons_range_inches=48, separation="grows"
+        ),
+        UMPIRE,
+    )
     assert of(evs, E.DisengagementResolved)[0].escaped and of(evs, E.Departed)
-    evs = when(R, st, C.ResolveDisengagement(battle=b.id, group="blue-0,0", to=(0, -1), distance_inches=30,
-                                             weapons_range_inches=30, separation="unclear"), UMPIRE, [4, 4])
+    evs = when(
+        R,
+        st,
+        C.ResolveDisengagement(
+            battle=b.id, group="blue-0,0", to=(0, -1), distance_inches=30, weapons_range_inches=30, separation="unclear"
+        ),
+        UMPIRE,
+        [4, 4],
+    )
     res = of(evs, E.DisengagementResolved)[0]
     assert not res.escaped and len(res.rolls) == 2, "equal thrust, 4 vs 4: the pursuit continues"
-    evs = when(R, st, C.ResolveDisengagement(battle=b.id, group="blue-0,0", to=(0, -1), distance_inches=30,
-                                             weapons_range_inches=30, separation="shrinks"), UMPIRE)
+    evs = when(
+        R,
+        st,
+        C.ResolveDisengagement(
+            battle=b.id, group="blue-0,0", to=(0, -1), distance_inches=30, weapons_range_inches=30, separation="shrinks"
+        ),
+        UMPIRE,
+    )
     assert not of(evs, E.DisengagementResolved)[0].escaped
 
 
@@ -275,9 +348,15 @@ def test_ftc_r_22_a_departure_is_one_normal_move_back_along_the_route_it_came_by
     """FTC-ARR-10 ruling FTC-R-22: driven off a world it reached by charted route, a group goes back by that
     route (not by a plain jump of several hexes), and the route's blockages apply; a departure to a hex no
     normal move reaches is refused (FTC-MOV-2)."""
-    camp = (Camp().world((0, 0), "red", route=True).world((3, 0), "green", route=True)
-            .world((5, 0), "blue", 50, route=True).route((0, 0), (3, 0)).route((3, 0), (5, 0))
-            .ship("red", "dd", (0, 0)))
+    camp = (
+        Camp()
+        .world((0, 0), "red", route=True)
+        .world((3, 0), "green", route=True)
+        .world((5, 0), "blue", 50, route=True)
+        .route((0, 0), (3, 0))
+        .route((3, 0), (5, 0))
+        .ship("red", "dd", (0, 0))
+    )
     st = camp.build()
     st = fold(st, when(R, st, C.SubmitOrders(orders=(C.Order(group="red-0,0", to=(5, 0), posture="attack"),)), RED))
     st, evs = rest_hold(st, [])
@@ -297,5 +376,9 @@ def test_ftc_r_22_a_departure_is_one_normal_move_back_along_the_route_it_came_by
     # rejection: leaving a battle for a hex no normal move reaches
     st, _ = arrive("attack", "attack", [2, 3, 4])
     st = battle_ready(st)
-    then_violation(R, st, C.RecordBattle(battle=st.battles[0].id, victor="red", left=(
-        C.Departure(group="blue-0,0", to=(0, 3)),)), "FTC-MOV-2")
+    then_violation(
+        R,
+        st,
+        C.RecordBattle(battle=st.battles[0].id, victor="red", left=(C.Departure(group="blue-0,0", to=(0, 3)),)),
+        "FTC-MOV-2",
+    )

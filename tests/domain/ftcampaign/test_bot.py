@@ -36,8 +36,14 @@ def test_assault_odds_follow_the_defence_rules() -> None:
 
 
 def test_it_sends_a_strong_enough_group_on_attack_at_a_world_it_can_take() -> None:
-    camp = (Camp().world((0, 0), "red").world((1, 0), None, 20).world((-1, 0), None, 100)
-            .ship("red", "bb", (0, 0)).ship("red", "scout", (0, 0), group="red-s"))
+    camp = (
+        Camp()
+        .world((0, 0), "red")
+        .world((1, 0), None, 20)
+        .world((-1, 0), None, 100)
+        .ship("red", "bb", (0, 0))
+        .ship("red", "scout", (0, 0), group="red-s")
+    )
     st = camp.build()
     body = _choose(st, seat("red"))
     orders = {o["group"]: o for o in body["orders"]}
@@ -74,8 +80,13 @@ def _play(bots: dict[str, Bot], seed: int, turns: int) -> State:
                 continue
             for body in candidates(bots[p], view, options, forms, p, seed * 100_003 + step):
                 try:
-                    events = guarded_decide(R, state, to_command(_json(body), R.command_types), seat(p),
-                                            Dice(b"bots-%d" % seed, "g_bots", step + 1))
+                    events = guarded_decide(
+                        R,
+                        state,
+                        to_command(_json(body), R.command_types),
+                        seat(p),
+                        Dice(b"bots-%d" % seed, "g_bots", step + 1),
+                    )
                 except Exception:  # noqa: BLE001 - a refused composition: the next candidate
                     continue
                 for e in events:

@@ -158,8 +158,9 @@ def test_ftc_def_7_two_groups_share_one_repulse_by_mass() -> None:
     """FTC-DEF-7: the repulse (30 pts, 30 IDP / 3 = 10 boxes) is carried once, shared by the committed ships'
     groups by mass: battleship 120 and destroyer 30 → 24 pts / 8 boxes and 6 pts / 2 boxes (not 30/10 each)."""
     c = Camp().world((0, 0), "blue", 30).world((3, 0), "red")
-    c = c.ship("red", "bb", (0, 0), group="red-a", posture="attack").ship("red", "dd", (0, 0), group="red-b",
-                                                                           posture="attack")
+    c = c.ship("red", "bb", (0, 0), group="red-a", posture="attack").ship(
+        "red", "dd", (0, 0), group="red-b", posture="attack"
+    )
     st, _ = rest_hold(c.build())
     ships = (*st.groups["red-a"].ships, *st.groups["red-b"].ships)
     evs = when(R, st, C.AssaultDefences(step=st.steps[0].id, ships=ships), RED, [1])
@@ -183,14 +184,19 @@ def test_ftc_def_7_a_second_assault_before_repair_allocates_the_first_repulse_fi
     evs = when(R, st, C.AssaultDefences(step=step.id, ships=fleet(st)), RED, [1])
     back = fold(st, evs)
     g = back.groups["red-0,0"]
-    back = replace(back, groups={**back.groups, "red-0,0": replace(g, hex=(0, 0), ftl_to=None, posture="attack")},
-                   steps=(step,), settled=())
+    back = replace(
+        back,
+        groups={**back.groups, "red-0,0": replace(g, hex=(0, 0), ftl_to=None, posture="attack")},
+        steps=(step,),
+        settled=(),
+    )
     evs = when(R, back, C.AssaultDefences(step=step.id, ships=fleet(st)), RED, [5] * 6 + [1])
     [alloc] = of(evs, E.RepulseAllocated)
     bb, dd = fleet(st)
     assert alloc.hits == {bb: 8, dd: 2} and alloc.failed == () and len(alloc.rolls) == 6
-    assert [type(e).__name__ for e in evs].index("RepulseAllocated") < [
-        type(e).__name__ for e in evs].index("AssaultResolved")
+    assert [type(e).__name__ for e in evs].index("RepulseAllocated") < [type(e).__name__ for e in evs].index(
+        "AssaultResolved"
+    )
     after = fold(back, evs)
     assert (after.ships[bb].hull_lost, after.ships[dd].hull_lost) == (8, 2)
     rep = after.groups["red-0,0"].repulse

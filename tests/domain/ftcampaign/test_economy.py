@@ -55,8 +55,15 @@ def test_ftc_time_1_a_week_per_strategic_turn_and_a_jump_takes_one() -> None:
 
 def test_ftc_time_2_six_weeks_make_an_economic_turn_interdicted_worlds_pay_nothing() -> None:
     """FTC-TIME-2: outcome and rejection."""
-    st = (Camp().world((0, 0), "blue", 50).world((1, 0), "blue", 30)
-          .ship("red", "cl", (1, 0), posture="attack").ship("red", "dd", (1, 0), posture="attack").at(6).build())
+    st = (
+        Camp()
+        .world((0, 0), "blue", 50)
+        .world((1, 0), "blue", 30)
+        .ship("red", "cl", (1, 0), posture="attack")
+        .ship("red", "dd", (1, 0), posture="attack")
+        .at(6)
+        .build()
+    )
     st, evs = all_hold(st)
     assert st.phase == "contacts" and st.steps[0].kind == "assault"
     evs = when(R, st, C.AssaultDefences(step=st.steps[0].id, ships=st.groups["red-1,0"].ships), RED, [3])
@@ -88,8 +95,9 @@ def test_ftc_eco_1_starting_capital_cap_spares_and_defences() -> None:
     st = fold(st, when(R, st, C.BuyDefences(world="1,0", points=30), RED))
     assert st.worlds["1,0"].idp == 80
     # later: replenish only where named at the start, only to the starting level, arriving next economic turn
-    later = replace(st, phase="orders", turn=7, economies={**st.economies, "red": replace(
-        st.economies["red"], spares={"0,0": 50})})
+    later = replace(
+        st, phase="orders", turn=7, economies={**st.economies, "red": replace(st.economies["red"], spares={"0,0": 50})}
+    )
     evs = when(R, later, C.BuySpares(world="0,0", value=150), RED)
     assert of(evs, E.SparesBought)[0].pending
     then_violation(R, later, C.BuySpares(world="0,0", value=200), "FTC-ECO-1", RED)
@@ -97,8 +105,11 @@ def test_ftc_eco_1_starting_capital_cap_spares_and_defences() -> None:
     then_violation(R, later, C.BuyDefences(world="1,0", points=10), "FTC-ECO-1", RED)
     # set-up spending closes when the player declares ready
     ready = fold(st, when(R, st, C.Ready(), RED))
-    for cmd in (C.BuyShip(design="dd", world="0,0"), C.BuySpares(world="0,0", value=10),
-                C.BuyDefences(world="1,0", points=10)):
+    for cmd in (
+        C.BuyShip(design="dd", world="0,0"),
+        C.BuySpares(world="0,0", value=10),
+        C.BuyDefences(world="1,0", points=10),
+    ):
         then_violation(R, ready, cmd, "FTC-ECO-1", RED)
     assert not any(isinstance(o.command, (C.BuyShip, C.BuySpares)) for o in R.options(ready, RED))
 
@@ -214,8 +225,9 @@ def test_ftc_bld_2_buy_published_designs_at_economic_turn_start_ally_discount() 
     evs = when(R, st, C.BuyShip(design="cl", world="0,0"), seat("blue"))
     assert of(evs, E.ShipBought)[0].price == 160  # NAC ally: 20% off
     then_violation(R, st, C.BuyShip(design="custom", world="0,0"), "FTC-BLD-2", seat("blue"))
-    then_violation(R, Camp().world((0, 0), "blue").at(8).build(), C.BuyShip(design="cl", world="0,0"),
-                   "FTC-BLD-2", seat("blue"))
+    then_violation(
+        R, Camp().world((0, 0), "blue").at(8).build(), C.BuyShip(design="cl", world="0,0"), "FTC-BLD-2", seat("blue")
+    )
 
 
 def test_ftc_bld_3_freighters_outside_the_cap_conversion_costs_more() -> None:
@@ -227,8 +239,9 @@ def test_ftc_bld_3_freighters_outside_the_cap_conversion_costs_more() -> None:
     then_violation(R, st, C.BuyShip(design="qship", world="0,0"), "FTC-ECO-1", RED)
     st = Camp().world((0, 0), "red").ship("red", "frt", (0, 0)).at(7).build()
     sid = st.groups["red-0,0"].ships[0]
-    evs = when(R, st, C.Refit(ship=sid, remove="cargo", install=C.SystemKit(id="hg", kind="hangar", cost=9,
-                                                                               mass=6)), RED)
+    evs = when(
+        R, st, C.Refit(ship=sid, remove="cargo", install=C.SystemKit(id="hg", kind="hangar", cost=9, mass=6)), RED
+    )
     assert of(evs, E.Refitted)[0].cost == 11 + 2  # different type +20%, cargo conversion +20%
 
 
@@ -248,14 +261,29 @@ def test_ftc_bld_5_every_system_of_a_non_standard_design_counts_as_non_standard(
     the flag: its damaged beam is repaired only at the capital (FTC-BLD-5), for its cost + 20%."""
     from .builders import DESIGNS
 
-    odd = {"id": "odd", "name": "Odd frigate", "size_class": "FF", "mass": 20, "cost": 70, "hull": 6, "thrust": 6,
-           "standard": False, "systems": [{"id": "b2", "kind": "beam", "rating": 2, "cost": 6, "mass": 2}]}
-    st = Camp(designs=[*DESIGNS, odd]).world((0, 0), "red").world((1, 0), "red").ship("red", "odd", (1, 0)).at(7) \
-        .build()
+    odd = {
+        "id": "odd",
+        "name": "Odd frigate",
+        "size_class": "FF",
+        "mass": 20,
+        "cost": 70,
+        "hull": 6,
+        "thrust": 6,
+        "standard": False,
+        "systems": [{"id": "b2", "kind": "beam", "rating": 2, "cost": 6, "mass": 2}],
+    }
+    st = (
+        Camp(designs=[*DESIGNS, odd]).world((0, 0), "red").world((1, 0), "red").ship("red", "odd", (1, 0)).at(7).build()
+    )
     sid = st.groups["red-1,0"].ships[0]
     assert [s.standard for s in st.ships[sid].systems] == [False]
-    broken = replace(st, ships={**st.ships, sid: replace(st.ships[sid], systems=tuple(
-        replace(s, damaged=True) for s in st.ships[sid].systems))})
+    broken = replace(
+        st,
+        ships={
+            **st.ships,
+            sid: replace(st.ships[sid], systems=tuple(replace(s, damaged=True) for s in st.ships[sid].systems)),
+        },
+    )
     then_violation(R, broken, C.Repair(ship=sid, systems=("b2",)), "FTC-BLD-5", RED)
     home = replace(broken, groups={**broken.groups, "red-1,0": replace(broken.groups["red-1,0"], hex=(0, 0))})
     assert of(when(R, home, C.Repair(ship=sid, systems=("b2",)), RED), E.RepairOrdered)[0].cost == 6 + 2
@@ -269,8 +297,13 @@ def test_ftc_bld_5_non_indigenous_tech_costs_more_and_repairs_at_capital() -> No
     assert of(evs, E.ShipBought)[0].price == 260 + 6
     st = Camp().world((0, 0), "red").world((1, 0), "red").ship("red", "alien", (1, 0)).at(7).build()
     sid = st.groups["red-1,0"].ships[0]
-    st = replace(st, ships={**st.ships, sid: replace(st.ships[sid], systems=tuple(
-        replace(s, damaged=True) for s in st.ships[sid].systems))})
+    st = replace(
+        st,
+        ships={
+            **st.ships,
+            sid: replace(st.ships[sid], systems=tuple(replace(s, damaged=True) for s in st.ships[sid].systems)),
+        },
+    )
     then_violation(R, st, C.Repair(ship=sid, systems=("k",)), "FTC-BLD-5", RED)
     st = replace(st, groups={**st.groups, "red-1,0": replace(st.groups["red-1,0"], hex=(0, 0))})
     evs = when(R, st, C.Repair(ship=sid, systems=("k",)), RED)

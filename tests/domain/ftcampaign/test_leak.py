@@ -39,8 +39,12 @@ class Oracle:
                     self.groups[p].add(g.id)
             self.ships[p] |= {s for s, v in state.ships.items() if v.owner == p}
         if isinstance(event, E.BattleStarted):  # contact: every ship on the field, hulks in tow included
-            here = {s for g in state.groups.values() if g.hex is not None and tuple(g.hex) == tuple(event.battle.hex)
-                    for s in g.ships}
+            here = {
+                s
+                for g in state.groups.values()
+                if g.hex is not None and tuple(g.hex) == tuple(event.battle.hex)
+                for s in g.ships
+            }
             for p in event.witnesses:
                 self.ships[p] |= set(event.designs) | here
         if isinstance(event, E.AssaultResolved):
@@ -48,8 +52,9 @@ class Oracle:
                 self.ships[p] |= set(event.ships)
         if isinstance(event, E.BattleRecorded):  # who fought saw the field after the battle (captured hulks)
             for p in event.witnesses:
-                self.groups[p] |= {g.id for g in state.groups.values() if g.hex is not None
-                                   and tuple(g.hex) == tuple(event.hex)}
+                self.groups[p] |= {
+                    g.id for g in state.groups.values() if g.hex is not None and tuple(g.hex) == tuple(event.hex)
+                }
 
     def hidden(self, state: State, viewer: Viewer, every_group: set[str], every_ship: set[str]) -> set[str]:
         if viewer.kind == "spectator":
@@ -59,7 +64,7 @@ class Oracle:
 
 
 def leaks(text: str, hidden: set[str]) -> list[str]:
-    return [i for i in hidden if i in text and re.search(rf'(?<![\w-]){re.escape(i)}(?![\w-])', text)]
+    return [i for i in hidden if i in text and re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", text)]
 
 
 def check_view(state: State, viewer: Viewer, hidden: set[str]) -> None:
@@ -138,9 +143,15 @@ def invariants(state: State) -> None:
     assert state.phase != "contacts" or state.steps or state.battles or state.over
 
 
-@pytest.mark.parametrize(("scenario", "seed", "turns"), [
-    ("intro-duel", 0, 12), ("intro-duel", 3, 12), ("intro-duel", 4, 12), ("three-powers", 3, 8),
-])
+@pytest.mark.parametrize(
+    ("scenario", "seed", "turns"),
+    [
+        ("intro-duel", 0, 12),
+        ("intro-duel", 3, 12),
+        ("intro-duel", 4, 12),
+        ("three-powers", 3, 8),
+    ],
+)
 def test_random_campaigns_fold_and_leak_nothing(scenario: str, seed: int, turns: int) -> None:
     state = start(scenario)
     viewers = [*(seat(p) for p in state.order), SPECTATOR]

@@ -28,8 +28,7 @@ def test_players_and_umpire_duties_alone_move_every_campaign_on(scenario: str, s
         if state.over or state.turn > 4:
             break
         status = R.draw(state, UMPIRE).status
-        per_seat = {p: [c for c in seat_commands(rng, state, seat(p)) if not isinstance(c, QUIET)]
-                    for p in state.order}
+        per_seat = {p: [c for c in seat_commands(rng, state, seat(p)) if not isinstance(c, QUIET)] for p in state.order}
         for s in status.seats:  # a seat told it must act has something to do
             assert not s.must_act or per_seat[s.seat], (s, state.phase)
         assert any(s.must_act for s in status.seats) or status.umpire, f"waiting on nobody: {status}"

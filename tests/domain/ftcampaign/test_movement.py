@@ -49,8 +49,16 @@ def test_ftc_mov_1_orders_sealed_then_revealed_together() -> None:
 
 def test_ftc_mov_2_one_hex_or_two_between_worlds_across_an_empty_hex() -> None:
     """FTC-MOV-2: outcome and rejection (and ruling FTC-R-11)."""
-    st = (Camp().world((0, 0), "red").world((-2, 0), None, None).world((1, 1), None, None)
-          .world((1, 0), None, None).world((0, 1), None, None).ship("red", "dd", (0, 0)).build())
+    st = (
+        Camp()
+        .world((0, 0), "red")
+        .world((-2, 0), None, None)
+        .world((1, 1), None, None)
+        .world((1, 0), None, None)
+        .world((0, 1), None, None)
+        .ship("red", "dd", (0, 0))
+        .build()
+    )
     assert of(when(R, st, order("red-0,0", (-2, 0)), RED), E.OrdersSubmitted)  # (-1,0) between is empty
     assert of(when(R, st, order("red-0,0", (1, 0)), RED), E.OrdersSubmitted)  # adjacent
     then_violation(R, st, order("red-0,0", (1, 1)), "FTC-MOV-2", RED)  # both hexes between hold worlds
@@ -65,8 +73,14 @@ def test_ftc_mov_2_three_hexes_between_worlds_is_too_far_not_a_blocked_two_hex_j
     world."""
     from service.domain.ftcampaign.movement import plain_reach
 
-    st = Camp().world((0, 0), "red").world((3, 0), None, None).world((2, 0), None, None).ship("red", "dd", (0, 0)) \
+    st = (
+        Camp()
+        .world((0, 0), "red")
+        .world((3, 0), None, None)
+        .world((2, 0), None, None)
+        .ship("red", "dd", (0, 0))
         .build()
+    )
     v = then_violation(R, st, order("red-0,0", (3, 0)), "FTC-MOV-2", RED)
     assert "one jump is one hex" in v.detail
     assert "empty hex between" not in v.detail
@@ -75,9 +89,17 @@ def test_ftc_mov_2_three_hexes_between_worlds_is_too_far_not_a_blocked_two_hex_j
 
 
 def _route_camp() -> Camp:
-    return (Camp().world((0, 0), "red", route=True).world((2, 0), "red", route=True)
-            .world((4, 0), "blue", route=True).world((4, 1), None, None, route=True)
-            .route((0, 0), (2, 0)).route((2, 0), (4, 0)).route((4, 0), (4, 1)).ship("red", "dd", (0, 0)))
+    return (
+        Camp()
+        .world((0, 0), "red", route=True)
+        .world((2, 0), "red", route=True)
+        .world((4, 0), "blue", route=True)
+        .world((4, 1), None, None, route=True)
+        .route((0, 0), (2, 0))
+        .route((2, 0), (4, 0))
+        .route((4, 0), (4, 1))
+        .ship("red", "dd", (0, 0))
+    )
 
 
 def test_ftc_mov_3_charted_route_in_a_week_unless_blocked() -> None:
@@ -118,8 +140,15 @@ def test_ftc_mov_4_fleets_in_ftl_are_inaccessible() -> None:
 
 def test_ftc_mov_5_charted_route_arrival_gives_plus_one_initiative() -> None:
     """FTC-MOV-5: outcome and rejection."""
-    st = (Camp().world((0, 0), "red", route=True).world((3, 0), "blue", route=True).route((0, 0), (3, 0))
-          .ship("red", "dd", (0, 0)).ship("blue", "dd", (3, 0), posture="attack").build())
+    st = (
+        Camp()
+        .world((0, 0), "red", route=True)
+        .world((3, 0), "blue", route=True)
+        .route((0, 0), (3, 0))
+        .ship("red", "dd", (0, 0))
+        .ship("blue", "dd", (3, 0), posture="attack")
+        .build()
+    )
     st = fold(st, when(R, st, order("red-0,0", (3, 0), "attack", route=True), RED))
     st, evs = rest_hold(st, [4, 3, 3])  # range 10 ft, red initiative 3, blue 3
     bs = of(evs, E.BattleStarted)[0]

@@ -27,8 +27,11 @@ def test_ftc_bld_2_ftc_eco_1_ftc_eco_6_each_purchase_label_names_what_it_costs()
     """FTC-BLD-2, FTC-BLD-5, FTC-ECO-1, FTC-ECO-6: the label's price is what the purchase takes from the cash."""
     for player in ("red", "blue", "green"):  # blue has an ally discount, green pays surcharges on human kit
         st = _deployment(Camp().world((0, 0), player).build())
-        buys = [o for o in R.options(st, seat(player))
-                if isinstance(o.command, (C.BuyShip, C.BuySpares, C.BuyModule, C.BuyDefences))]
+        buys = [
+            o
+            for o in R.options(st, seat(player))
+            if isinstance(o.command, (C.BuyShip, C.BuySpares, C.BuyModule, C.BuyDefences))
+        ]
         assert {type(o.command) for o in buys} >= {C.BuyShip, C.BuySpares, C.BuyDefences}
         checked = 0
         for o in buys:

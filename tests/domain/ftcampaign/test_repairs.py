@@ -55,18 +55,30 @@ def test_ftc_rep_2_costs_new_spares_identical_and_other_ships() -> None:
     assert ev.cost == 1 and ev.donor_systems == ("b2",)
     after = fold(st, [ev])
     assert after.ships[b].systems[0].damaged and not after.ships[a].systems[0].damaged
-    st2 = (Camp().world((0, 0), "red").at(7).ship("red", "dd", (0, 0), "g1").ship("red", "dd", (0, 0), "g2")
-           .ship("red", "cl", (0, 0), "g3").ship("red", "sv", (0, 0), "g4").build())
+    st2 = (
+        Camp()
+        .world((0, 0), "red")
+        .at(7)
+        .ship("red", "dd", (0, 0), "g1")
+        .ship("red", "dd", (0, 0), "g2")
+        .ship("red", "cl", (0, 0), "g3")
+        .ship("red", "sv", (0, 0), "g4")
+        .build()
+    )
     st2 = damage(damage(st2, "red-s1", "b2"), "red-s3", "b4")
-    ev = of(when(R, st2, C.Repair(ship="red-s1", systems=("b2",), source="other", donor="red-s2"), RED),
-            E.RepairOrdered)[0]
+    ev = of(
+        when(R, st2, C.Repair(ship="red-s1", systems=("b2",), source="other", donor="red-s2"), RED), E.RepairOrdered
+    )[0]
     assert ev.cost == 2 and fold(st2, [ev]).ships["red-s1"].systems[0].foreign  # tests one level worse
-    then_violation(R, st2, C.Repair(ship="red-s1", systems=("b2",), source="identical", donor="red-s2"),
-                   "FTC-REP-2", RED)  # not in the same task group
-    then_violation(R, st2, C.Repair(ship="red-s3", systems=("b4",), source="other", donor="red-s1"), "FTC-REP-2",
-                   RED)  # no functionally identical part
-    then_violation(R, st2, C.Repair(ship="red-s1", systems=("b2",), source="other", donor="red-s4"), "FTC-REP-2",
-                   RED)  # never across species
+    then_violation(
+        R, st2, C.Repair(ship="red-s1", systems=("b2",), source="identical", donor="red-s2"), "FTC-REP-2", RED
+    )  # not in the same task group
+    then_violation(
+        R, st2, C.Repair(ship="red-s3", systems=("b4",), source="other", donor="red-s1"), "FTC-REP-2", RED
+    )  # no functionally identical part
+    then_violation(
+        R, st2, C.Repair(ship="red-s1", systems=("b2",), source="other", donor="red-s4"), "FTC-REP-2", RED
+    )  # never across species
     then_violation(R, st, C.Repair(ship=a, systems=("b1",)), "FTC-REP-2", RED)  # not damaged
 
 
@@ -108,12 +120,16 @@ def test_ftc_rep_4_class_2_beams_and_level_1_shields_are_minor_level_2_shields_m
 
     st = docked("dd")
     sid = st.groups["red-0,0"].ships[0]
-    shields = (ShipSystem(id="sh1", kind="shield", rating=1, cost=5), ShipSystem(id="sh2", kind="shield", rating=2,
-                                                                                  cost=10))
+    shields = (
+        ShipSystem(id="sh1", kind="shield", rating=1, cost=5),
+        ShipSystem(id="sh2", kind="shield", rating=2, cost=10),
+    )
     st = replace(st, ships={**st.ships, sid: replace(st.ships[sid], systems=st.ships[sid].systems + shields)})
     st = damage(st, sid, "b2", "sh1", "sh2")
-    weeks = {name: of(when(R, st, C.Repair(ship=sid, systems=(name,)), RED), E.RepairOrdered)[0].until - st.turn
-             for name in ("b2", "sh1", "sh2")}
+    weeks = {
+        name: of(when(R, st, C.Repair(ship=sid, systems=(name,)), RED), E.RepairOrdered)[0].until - st.turn
+        for name in ("b2", "sh1", "sh2")
+    }
     assert weeks == {"b2": 1, "sh1": 1, "sh2": 2}
 
 
@@ -141,8 +157,7 @@ def test_ftc_rep_6_refits_similar_same_mass_as_repair_otherwise_plus_20() -> Non
     assert of(when(R, st, hangar, RED), E.Refitted)[0].cost == 12  # a hangar becomes one system at repair cost
     too_big = C.Refit(ship=dd, remove="b1", install=C.SystemKit(id="b4", kind="beam", rating=4, cost=24, mass=8))
     then_violation(R, st, too_big, "FTC-REP-6", RED)
-    then_violation(R, st, C.Refit(ship=dd, remove="hull", install=C.SystemKit(id="x", kind="beam")), "FTC-REP-6",
-                   RED)
+    then_violation(R, st, C.Refit(ship=dd, remove="hull", install=C.SystemKit(id="x", kind="beam")), "FTC-REP-6", RED)
 
 
 def test_ftc_rep_7_design_weight_fixed_at_keel_and_never_below_launch() -> None:
@@ -162,8 +177,17 @@ def _captured() -> tuple[State, str]:
     st, _ = arrive("attack", "attack", [2, 3, 4])
     st = battle_ready(st)
     blue_ship = st.groups["blue-0,0"].ships[0]
-    evs = when(R, st, C.RecordBattle(battle=st.battles[0].id, victor="red", captured=(blue_ship,), ships=(
-        C.ShipResult(ship=blue_ship, hull_lost=2, damaged=("b2",)),)), UMPIRE)
+    evs = when(
+        R,
+        st,
+        C.RecordBattle(
+            battle=st.battles[0].id,
+            victor="red",
+            captured=(blue_ship,),
+            ships=(C.ShipResult(ship=blue_ship, hull_lost=2, damaged=("b2",)),),
+        ),
+        UMPIRE,
+    )
     return fold(st, evs), blue_ship
 
 
@@ -201,8 +225,10 @@ def _hulk_with_majors(*damaged: str, hull_lost: int = 0) -> tuple[State, str]:
     st = Camp().world((0, 0), "red").ship("red", "cl", (0, 0)).at(7).build()
     sid = st.groups["red-0,0"].ships[0]
     ship = st.ships[sid]
-    majors = tuple(ShipSystem(id=i, kind=k, cost=c) for i, k, c in (
-        ("core2", "core", 0), ("core3", "core", 0), ("drv", "drive", 8), ("ftl", "ftl", 6)))
+    majors = tuple(
+        ShipSystem(id=i, kind=k, cost=c)
+        for i, k, c in (("core2", "core", 0), ("core3", "core", 0), ("drv", "drive", 8), ("ftl", "ftl", 6))
+    )
     ship = replace(ship, systems=ship.systems + majors, hulk=True)
     st = replace(st, ships={**st.ships, sid: ship})
     return damage(replace(st, ships={**st.ships, sid: replace(ship, hulk=True)}), sid, *damaged, hull=hull_lost), sid
@@ -258,8 +284,11 @@ def test_ftc_ump_2_rewind_is_an_event_that_supersedes_without_deleting() -> None
     st0 = Camp().world((0, 0), "red").ship("red", "dd", (0, 0)).build()
     log: list = []
     st = st0
-    for p, cmd in (("red", C.SubmitOrders(orders=(C.Order(group="red-0,0", to=(1, 0)),))),
-                   ("blue", C.SubmitOrders()), ("green", C.SubmitOrders())):
+    for p, cmd in (
+        ("red", C.SubmitOrders(orders=(C.Order(group="red-0,0", to=(1, 0)),))),
+        ("blue", C.SubmitOrders()),
+        ("green", C.SubmitOrders()),
+    ):
         evs = when(R, st, cmd, seat(p))
         st = fold(st, evs)
         log += evs

@@ -31,18 +31,21 @@ def test_registry_and_samples() -> None:
         msgspec.json.encode(R.view(st, SPECTATOR))
 
 
-@pytest.mark.parametrize(("mutate", "path"), [
-    (lambda s: s.update(players=s["players"][:1]), "players"),
-    (lambda s: s["players"][1].update(id="red"), "players[1].id"),
-    (lambda s: s["players"][2].update(ally_navy="NAC"), "players[2].ally_navy"),
-    (lambda s: s["umpires"][1].update(plays="nobody"), "umpires[1].plays"),
-    (lambda s: s["designs"][1].update(mass=0), "designs[1].mass"),
-    (lambda s: s["designs"][1]["systems"][1].update(id="b2"), "designs[1].systems[1].id"),
-    (lambda s: s["designs"][2].update(hull="lots"), "$.designs[2].hull"),
-    (lambda s: s["modules"][0].update(hull_design="nope"), "modules[0].hull_design"),
-    (lambda s: s.update(map_side=12), "map_side"),
-    (lambda s: s["designs"][0].update(colour="red"), "$.designs[0]"),
-])
+@pytest.mark.parametrize(
+    ("mutate", "path"),
+    [
+        (lambda s: s.update(players=s["players"][:1]), "players"),
+        (lambda s: s["players"][1].update(id="red"), "players[1].id"),
+        (lambda s: s["players"][2].update(ally_navy="NAC"), "players[2].ally_navy"),
+        (lambda s: s["umpires"][1].update(plays="nobody"), "umpires[1].plays"),
+        (lambda s: s["designs"][1].update(mass=0), "designs[1].mass"),
+        (lambda s: s["designs"][1]["systems"][1].update(id="b2"), "designs[1].systems[1].id"),
+        (lambda s: s["designs"][2].update(hull="lots"), "$.designs[2].hull"),
+        (lambda s: s["modules"][0].update(hull_design="nope"), "modules[0].hull_design"),
+        (lambda s: s.update(map_side=12), "map_side"),
+        (lambda s: s["designs"][0].update(colour="red"), "$.designs[0]"),
+    ],
+)
 def test_scenario_errors_name_the_field(mutate, path) -> None:  # type: ignore[no-untyped-def]
     raw = copy.deepcopy(SETUP)
     raw["players"] = [dict(p) for p in raw["players"]]
@@ -92,9 +95,16 @@ def test_ftc_r_4_a_light_element_is_one_ship_of_mass_20_or_less() -> None:
 
 def test_ftc_r_5_interdiction_lasts_until_the_next_movement() -> None:
     """FTC-R-5: an interdiction blocks routes in the next turn's movement, then lifts."""
-    st = (Camp().world((0, 0), "red", route=True).world((2, 0), "blue", route=True)
-          .world((4, 0), None, None, route=True).route((0, 0), (2, 0)).route((2, 0), (4, 0))
-          .ship("red", "dd", (0, 0)).build())
+    st = (
+        Camp()
+        .world((0, 0), "red", route=True)
+        .world((2, 0), "blue", route=True)
+        .world((4, 0), None, None, route=True)
+        .route((0, 0), (2, 0))
+        .route((2, 0), (4, 0))
+        .ship("red", "dd", (0, 0))
+        .build()
+    )
     from msgspec.structs import replace
 
     st = replace(st, worlds={**st.worlds, "2,0": replace(st.worlds["2,0"], interdicted=True)})
@@ -122,8 +132,18 @@ def test_ftc_r_7_views_and_explanations_hold_no_secrets() -> None:
     st = battle_ready(st)
     green = R.view(st, seat("green"))
     assert green["battles"] == [] and green["groups"] == [] and "economies" not in green
-    report = E.EconomyReport(player="red", economic_turn=1, income=50, interdicted=(), maintenance=0, rate="full",
-                             penalty=False, ordnance=0, cash=10, income_worlds=("0,0",))
+    report = E.EconomyReport(
+        player="red",
+        economic_turn=1,
+        income=50,
+        interdicted=(),
+        maintenance=0,
+        rate="full",
+        penalty=False,
+        ordnance=0,
+        cash=10,
+        income_worlds=("0,0",),
+    )
     moved = E.GroupMoved(player="red", group="red-0,0", frm=(0, 0), to=(1, 0), posture="attack")
     for e in (report, moved):
         assert R.redact(e, seat("green"), st) is None and R.redact(e, seat("red"), st) == e

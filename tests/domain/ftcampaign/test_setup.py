@@ -62,8 +62,9 @@ def test_ftc_map_3_charted_route_stub_links_nearest_world_with_rerolls() -> None
     assert capped.routes == () and len([r for r in capped.rolls if r.rule == "FTC-MAP-3"]) == 7
     # rejection: route travel between worlds not on one charted route (FTC-MOV-3)
     st = Camp().world((0, 0), "red").world((3, 0), "red").ship("red", "dd", (0, 0)).build()
-    then_violation(R, st, C.SubmitOrders(orders=(C.Order(group="red-0,0", to=(3, 0), route=True),)),
-                   "FTC-MOV-3", seat("red"))
+    then_violation(
+        R, st, C.SubmitOrders(orders=(C.Order(group="red-0,0", to=(3, 0), route=True),)), "FTC-MOV-3", seat("red")
+    )
 
 
 def test_ftc_map_4_same_seed_same_map_recorded_once() -> None:
@@ -107,8 +108,12 @@ def test_ftc_wld_2_additional_worlds_by_direction_in_rounds() -> None:
     empty_map = Camp(map_side=3).world((0, 0), "red").world((0, 2), None, None).build()
     from msgspec.structs import replace
 
-    empty_map = replace(empty_map, phase="expansion", current="red",
-                        economies={**empty_map.economies, "red": replace(empty_map.economies["red"], picks_left=1)})
+    empty_map = replace(
+        empty_map,
+        phase="expansion",
+        current="red",
+        economies={**empty_map.economies, "red": replace(empty_map.economies["red"], picks_left=1)},
+    )
     evs = when(R, empty_map, C.Expand(world="0,0"), seat("red"), [1, 2, 3, 5, 6, 1])
     assert of(evs, E.ExpansionFailed) and fold(empty_map, evs).economies["red"].picks_left == 1
     then_violation(R, st, C.Expand(world="1,0"), "FTC-WLD-2", seat("red"))  # not an owned world
@@ -142,8 +147,9 @@ def test_ftc_wld_4_income_3d5x10_rolled_once_and_idp_separate() -> None:
     st = fold(st, when(R, st, C.ClaimHomeworld(), seat("blue"), [1, 3]))
     from msgspec.structs import replace
 
-    st = replace(st, economies={p: replace(e, picks_left=0) for p, e in st.economies.items()},
-                 phase="expansion", current="red")
+    st = replace(
+        st, economies={p: replace(e, picks_left=0) for p, e in st.economies.items()}, phase="expansion", current="red"
+    )
     # the last pick triggers the incomes: one pick left for red only
     st = replace(st, economies={**st.economies, "red": replace(st.economies["red"], picks_left=1)})
     evs = when(R, st, C.Expand(world="0,0"), seat("red"), [3, 1, 2, 3, 5, 5, 5, 2, 2, 2])
@@ -154,8 +160,9 @@ def test_ftc_wld_4_income_3d5x10_rolled_once_and_idp_separate() -> None:
     assert st.worlds["0,0"].idp == 60 and st.phase == "deployment"
     st = fold(st, when(R, st, C.BuyDefences(world="0,0", points=40), seat("red")))
     assert st.worlds["0,0"].idp == 100 and st.worlds["0,0"].income == 60
-    then_violation(R, Camp().world((0, 0), "red").build(), C.BuyDefences(world="0,0", points=5), "FTC-ECO-1",
-                   seat("red"))
+    then_violation(
+        R, Camp().world((0, 0), "red").build(), C.BuyDefences(world="0,0", points=5), "FTC-ECO-1", seat("red")
+    )
 
 
 def test_ftc_wld_5_neutral_income_on_scouting_revealed_to_all() -> None:
@@ -168,12 +175,19 @@ def test_ftc_wld_5_neutral_income_on_scouting_revealed_to_all() -> None:
     assert [w for w in R.view(after, seat("blue"))["map"]["worlds"] if w["id"] == "1,0"][0]["income"] == 80
     # unsettled (1–2): an attack takes it without a roll
     st = Camp().world((0, 0), "red").world((1, 0), None, None).ship("red", "dd", (1, 0), posture="attack").build()
-    st = fold(st, when(R, st, C.SubmitOrders(orders=(C.Order(group="red-1,0", to=(1, 0), posture="attack"),)),
-                       seat("red")))
+    st = fold(
+        st, when(R, st, C.SubmitOrders(orders=(C.Order(group="red-1,0", to=(1, 0), posture="attack"),)), seat("red"))
+    )
     st = fold(st, when(R, st, C.SubmitOrders(), seat("blue")))
     evs = when(R, st, C.SubmitOrders(), seat("green"), [2])
     assert of(evs, E.WorldScouted)[0].income == 0 and of(evs, E.WorldTaken)[0].player == "red"
     # rejection: only a single light element scouts without risk
-    st = Camp().world((0, 0), "red").world((1, 0), None, None).ship("red", "dd", (1, 0)).ship(
-        "red", "dd", (1, 0)).build()
+    st = (
+        Camp()
+        .world((0, 0), "red")
+        .world((1, 0), None, None)
+        .ship("red", "dd", (1, 0))
+        .ship("red", "dd", (1, 0))
+        .build()
+    )
     then_violation(R, st, C.Scout(group="red-1,0"), "FTC-WLD-5", seat("red"))

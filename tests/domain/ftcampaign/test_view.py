@@ -20,9 +20,16 @@ RED, BLUE, GREEN = seat("red"), seat("blue"), seat("green")
 
 
 def _camp() -> State:
-    return (Camp().world((0, 0), "red").world((2, 0), "blue").world((-2, 0), None, None)
-            .ship("red", "dd", (0, 0)).ship("red", "scout", (0, 0), group="red-b")
-            .ship("blue", "dd", (2, 0)).build())
+    return (
+        Camp()
+        .world((0, 0), "red")
+        .world((2, 0), "blue")
+        .world((-2, 0), None, None)
+        .ship("red", "dd", (0, 0))
+        .ship("red", "scout", (0, 0), group="red-b")
+        .ship("blue", "dd", (2, 0))
+        .build()
+    )
 
 
 def test_ftc_mov_1_orders_form_has_one_entry_per_group_with_labelled_choices() -> None:
@@ -43,7 +50,8 @@ def test_ftc_mov_1_orders_form_has_one_entry_per_group_with_labelled_choices() -
     evs = when(R, st, cmd, RED)
     assert of(evs, E.OrdersSubmitted)[0].orders == (
         C.Order(group="red-0,0", to=(1, 0), posture="stand_off", route=False),
-        C.Order(group="red-b", to=(0, 0), posture="stand_off", route=False))
+        C.Order(group="red-b", to=(0, 0), posture="stand_off", route=False),
+    )
     st = fold(st, evs)
     assert R.forms(st, RED) == [], "sealed: no form until the next turn"
     assert R.forms(st, BLUE) and R.forms(st, SPECTATOR) == [] and R.forms(st, UMPIRE) == []
@@ -67,15 +75,20 @@ def test_options_stay_small_with_many_groups() -> None:
 
 
 def test_ftc_r_20_an_order_without_route_takes_the_charted_route_where_it_is_the_way() -> None:
-    st = (Camp().world((0, 0), "red", route=True).world((3, 0), None, None, route=True).route((0, 0), (3, 0))
-          .ship("red", "dd", (0, 0)).build())
+    st = (
+        Camp()
+        .world((0, 0), "red", route=True)
+        .world((3, 0), None, None, route=True)
+        .route((0, 0), (3, 0))
+        .ship("red", "dd", (0, 0))
+        .build()
+    )
     (form,) = R.forms(st, RED)
     to = {tuple(v.value): v.label for v in form.pieces[0].fields[0].values}
     assert to[(3, 0)] == "3,0 neutral by route"
     evs = when(R, st, C.SubmitOrders(orders=(C.Order(group="red-0,0", to=(3, 0)),)), RED)
     assert of(evs, E.OrdersSubmitted)[0].orders[0].route is True
-    then_violation(R, st, C.SubmitOrders(orders=(C.Order(group="red-0,0", to=(3, 0), route=False),)),
-                   "FTC-MOV-2", RED)
+    then_violation(R, st, C.SubmitOrders(orders=(C.Order(group="red-0,0", to=(3, 0), route=False),)), "FTC-MOV-2", RED)
 
 
 def test_ftc_r_21_the_umpire_cannot_close_a_turn_nobody_has_ordered_in() -> None:
@@ -130,8 +143,7 @@ def test_drawing_shows_own_groups_and_only_enemies_in_sight() -> None:
     assert R.draw(st, SPECTATOR).pieces == ()
     assert {p.id for p in R.draw(st, UMPIRE).pieces} == {"red-0,0", "red-b", "blue-2,0"}
     # red moves next to blue's world... and into it: blue's group is then in sight, as red's forces saw it
-    st = fold(st, when(R, st, C.SubmitOrders(orders=(C.Order(group="red-0,0", to=(2, 0), posture="stand_off"),
-                                                        )), RED))
+    st = fold(st, when(R, st, C.SubmitOrders(orders=(C.Order(group="red-0,0", to=(2, 0), posture="stand_off"),)), RED))
     marker = next(m for m in R.draw(st, RED).markers if m.kind == "destination")
     assert marker.piece == "red-0,0" and marker.label == "red-0,0 to 2,0 (stand off)"
     assert not any(m.kind == "destination" for m in R.draw(st, BLUE).markers), "red's sealed order is red's"

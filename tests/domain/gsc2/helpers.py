@@ -19,15 +19,28 @@ RED, BLUE = seat("red"), seat("blue")
 
 
 def ship(id: str, side: str, x: float = 0.0, y: float = 0.0, heading: float = 0.0, **kw: Any) -> dict[str, Any]:
-    s: dict[str, Any] = {"id": id, "name": id.capitalize(), "side": side, "size": 5, "hull": 10, "armor": 4,
-                         "speed": 8, "turn_distance": 4, "crew": 4, "x": x, "y": y, "heading": heading,
-                         "chart": [["drive"]] * 10}
+    s: dict[str, Any] = {
+        "id": id,
+        "name": id.capitalize(),
+        "side": side,
+        "size": 5,
+        "hull": 10,
+        "armor": 4,
+        "speed": 8,
+        "turn_distance": 4,
+        "crew": 4,
+        "x": x,
+        "y": y,
+        "heading": heading,
+        "chart": [["drive"]] * 10,
+    }
     s.update(kw)
     return s
 
 
-def beam(id: str = "b1", klass: str = "light", weapons: int = 1, damage: int = 1, targeting: int = 5,
-         arc: str = "T") -> dict[str, Any]:
+def beam(
+    id: str = "b1", klass: str = "light", weapons: int = 1, damage: int = 1, targeting: int = 5, arc: str = "T"
+) -> dict[str, Any]:
     return {"id": id, "class": klass, "weapons": weapons, "damage": damage, "targeting": targeting, "arc": arc}
 
 
@@ -47,8 +60,7 @@ def when(ruleset: Any, state: GameState, command: Any, actor: Any = UMPIRE, dice
 def started(raw: dict[str, Any], dice: list[int] | None = None) -> GameState:
     """Turn 1, movement phase, after gsc2.start (equal fleets roll off: script the dice)."""
     state = given(R, raw)
-    return apply(R, state, when(R, state, _start()(), UMPIRE,
-                                dice if dice is not None else [6, 2]))
+    return apply(R, state, when(R, state, _start()(), UMPIRE, dice if dice is not None else [6, 2]))
 
 
 def _start() -> type:
@@ -66,9 +78,21 @@ def moved(state: GameState, ship_id: str, distance: float, turns: int = 0) -> Ga
     """Given: the ship moved ``distance`` inches straight this turn (a fact, as the log would hold it)."""
     s = state.ships[ship_id]
     end = s.pos.advanced(s.heading, distance)
-    return R.evolve(state, E.ShipMoved(ship=ship_id, path=(s.pos, end), heading=s.heading, distance=distance,
-                                       moved=distance, turns=turns, paid_turns=0, since_turn=distance,
-                                       move_left=0.0, finished=True))
+    return R.evolve(
+        state,
+        E.ShipMoved(
+            ship=ship_id,
+            path=(s.pos, end),
+            heading=s.heading,
+            distance=distance,
+            moved=distance,
+            turns=turns,
+            paid_turns=0,
+            since_turn=distance,
+            move_left=0.0,
+            finished=True,
+        ),
+    )
 
 
 def place(state: GameState, ship_id: str, x: float, y: float, heading: float | None = None) -> GameState:
@@ -91,5 +115,24 @@ def of(events: list[Any], cls: type) -> list[Any]:
     return [e for e in events if isinstance(e, cls)]
 
 
-__all__ = ["R", "E", "RED", "BLUE", "UMPIRE", "ScriptedDice", "apply", "given", "when", "ship", "beam",
-           "scenario", "started", "at_phase", "moved", "place", "tag", "of", "offered"]
+__all__ = [
+    "R",
+    "E",
+    "RED",
+    "BLUE",
+    "UMPIRE",
+    "ScriptedDice",
+    "apply",
+    "given",
+    "when",
+    "ship",
+    "beam",
+    "scenario",
+    "started",
+    "at_phase",
+    "moved",
+    "place",
+    "tag",
+    "of",
+    "offered",
+]

@@ -39,8 +39,10 @@ def resolved(st, target, hits, faces):
 
 
 def beams_state(a_kw=None, b_kw=None, bx=0.0, by=10.0):
-    raw = scenario(ship("a", "red", **{"beams": [beam()], **(a_kw or {})}),
-                   ship("b", "blue", x=bx, y=by, heading=180, **{"beams": [beam()], **(b_kw or {})}))
+    raw = scenario(
+        ship("a", "red", **{"beams": [beam()], **(a_kw or {})}),
+        ship("b", "blue", x=bx, y=by, heading=180, **{"beams": [beam()], **(b_kw or {})}),
+    )
     return at_phase(started(raw, [9, 1]), "beams")
 
 
@@ -98,12 +100,26 @@ def test_gsc2_beam_1_simultaneous_fire_resolved_after_every_seat_is_done() -> No
     assert isinstance(evs[-1], E.PhaseStarted) and evs[-1].phase == "boarding"
 
 
-@pytest.mark.parametrize(("arc", "bearing_xy", "ok"), [
-    ("F", (0, 10), True), ("F", (10, 10), True), ("F", (10.2, 10), False), ("A", (0, -10), True),
-    ("A", (0, 10), False), ("L", (-10, 0), True), ("R", (10, 0), True), ("R", (-10, 0), False),
-    ("FS", (10, 0), True), ("FS", (10, -0.1), False), ("AS", (-10, 0), True), ("LS", (0, 10), True),
-    ("RS", (0, -10), True), ("RS", (-5, 1), False), ("T", (0, -10), True),
-])
+@pytest.mark.parametrize(
+    ("arc", "bearing_xy", "ok"),
+    [
+        ("F", (0, 10), True),
+        ("F", (10, 10), True),
+        ("F", (10.2, 10), False),
+        ("A", (0, -10), True),
+        ("A", (0, 10), False),
+        ("L", (-10, 0), True),
+        ("R", (10, 0), True),
+        ("R", (-10, 0), False),
+        ("FS", (10, 0), True),
+        ("FS", (10, -0.1), False),
+        ("AS", (-10, 0), True),
+        ("LS", (0, 10), True),
+        ("RS", (0, -10), True),
+        ("RS", (-5, 1), False),
+        ("T", (0, -10), True),
+    ],
+)
 def test_gsc2_beam_2_arcs_edges_sponsons_turrets(arc: str, bearing_xy: tuple[float, float], ok: bool) -> None:
     """GSC2-BEAM-2."""
     st = beams_state(a_kw={"beams": [beam(arc=arc)]})
@@ -127,12 +143,28 @@ def test_gsc2_beam_3_one_roll_per_battery_damage_per_weapon() -> None:
     then_violation(R, st, C.Fire(ship="a", battery="b1", target="b"), "GSC2-BEAM-3", actor=RED)
 
 
-@pytest.mark.parametrize(("klass", "d", "mod"), [
-    ("light", 6, 1), ("light", 6.5, 0), ("light", 12, 0), ("light", 13, -1), ("light", 14, -1),
-    ("light", 14.5, -2), ("light", 16, -2), ("medium", 24, 0), ("medium", 24.5, -1), ("medium", 30, -1),
-    ("medium", 36, -2), ("heavy", 12, -1), ("heavy", 12.5, 0), ("heavy", 36, 0), ("heavy", 48, -1),
-    ("heavy", 60, -2), ("heavy", 61, -3),
-])
+@pytest.mark.parametrize(
+    ("klass", "d", "mod"),
+    [
+        ("light", 6, 1),
+        ("light", 6.5, 0),
+        ("light", 12, 0),
+        ("light", 13, -1),
+        ("light", 14, -1),
+        ("light", 14.5, -2),
+        ("light", 16, -2),
+        ("medium", 24, 0),
+        ("medium", 24.5, -1),
+        ("medium", 30, -1),
+        ("medium", 36, -2),
+        ("heavy", 12, -1),
+        ("heavy", 12.5, 0),
+        ("heavy", 36, 0),
+        ("heavy", 48, -1),
+        ("heavy", 60, -2),
+        ("heavy", 61, -3),
+    ],
+)
 def test_gsc2_beam_4_range_bands(klass: str, d: float, mod: int) -> None:
     """GSC2-BEAM-4."""
     m = range_modifier(klass, d)
@@ -171,15 +203,28 @@ def test_gsc2_dmg_2_largest_first_even_when_covering_the_small_hits_would_spare_
     hits = [PendingHit("b", "w1", 1, "red"), PendingHit("b", "w2", 1, "red"), PendingHit("b", "w3", 3, "red")]
     ev = resolved(st, "b", hits, [1, 1])  # armor 4 − damage 1: saves on ≤ 3, both made
     assert [(h.source, h.absorbed, h.hull, h.saved) for h in ev.hits] == [
-        ("w3", 3, 0, None), ("w1", 0, 1, True), ("w2", 0, 1, True)]
+        ("w3", 3, 0, None),
+        ("w1", 0, 1, True),
+        ("w2", 0, 1, True),
+    ]
     assert [r.rule for r in ev.rolls] == ["GSC2-DMG-3", "GSC2-DMG-3"] and ev.hull == 18
 
 
 def test_gsc2_dmg_2_pool_is_per_turn_and_lost_levels_shrink_next_turns_pool() -> None:
     """GSC2-DMG-2."""
     st = _target(shields=3, chart=[["shields"]] * 10)
-    st = R.evolve(st, E.DamageApplied(target="b", hits=(), absorbed=3, hull_damage=0, hull=10,
-                                      systems={"shields": Sys(kind="shields", level=1, max=3)}, destroyed=False))
+    st = R.evolve(
+        st,
+        E.DamageApplied(
+            target="b",
+            hits=(),
+            absorbed=3,
+            hull_damage=0,
+            hull=10,
+            systems={"shields": Sys(kind="shields", level=1, max=3)},
+            destroyed=False,
+        ),
+    )
     assert st.ships["b"].shield_pool == 0
     st = apply(R, st, when(R, at_phase(st, "repairs"), C.ForcePhase(), UMPIRE, [3, 4]))
     assert st.turn == 2 and st.ships["b"].shield_pool == 1
@@ -200,13 +245,24 @@ def test_gsc2_dmg_3_only_unreduced_hits_roll_armor_saves() -> None:
 def test_gsc2_dmg_4_leftmost_system_not_destroyed_and_lost_hits() -> None:
     """GSC2-DMG-4."""
     st = _target(armor=0, mds=2, scanners=1, chart=[["scanners", "mds", "drive"]] * 10)
-    st = R.evolve(st, E.DamageApplied(target="b", hits=(), absorbed=0, hull_damage=0, hull=10, destroyed=False,
-                                      systems={"scanners": Sys(kind="scanners", level=0, max=1, destroyed=True)}))
+    st = R.evolve(
+        st,
+        E.DamageApplied(
+            target="b",
+            hits=(),
+            absorbed=0,
+            hull_damage=0,
+            hull=10,
+            destroyed=False,
+            systems={"scanners": Sys(kind="scanners", level=0, max=1, destroyed=True)},
+        ),
+    )
     ev = resolved(st, "b", [PendingHit("b", "w", 1, "red")], [1, 7])
     assert ev.hits[0].system == "mds" and ev.rolls[1].rule == "GSC2-DMG-4" and ev.rolls[1].outcome == "mds"
     gone = {k: Sys(kind=k, level=0, max=1, destroyed=True) for k in ("scanners", "mds", "drive")}
-    st = R.evolve(st, E.DamageApplied(target="b", hits=(), absorbed=0, hull_damage=0, hull=10, destroyed=False,
-                                      systems=gone))
+    st = R.evolve(
+        st, E.DamageApplied(target="b", hits=(), absorbed=0, hull_damage=0, hull=10, destroyed=False, systems=gone)
+    )
     ev = resolved(st, "b", [PendingHit("b", "w", 1, "red")], [1, 3])
     assert ev.hits[0].system is None and ev.rolls[1].outcome.startswith("lost")
 
@@ -227,8 +283,10 @@ def test_gsc2_sys_1_batteries_damaged_then_destroyed_and_damaged_cannot_fire() -
     twice, _ = damage_system(once, 5, 1)
     assert twice.destroyed
     st = beams_state()
-    st = R.evolve(st, E.DamageApplied(target="a", hits=(), absorbed=0, hull_damage=0, hull=10, destroyed=False,
-                                      systems={"b1": once}))
+    st = R.evolve(
+        st,
+        E.DamageApplied(target="a", hits=(), absorbed=0, hull_damage=0, hull=10, destroyed=False, systems={"b1": once}),
+    )
     then_violation(R, st, C.Fire(ship="a", battery="b1", target="b"), "GSC2-SYS-1", actor=RED)
     tractor, _ = damage_system(Sys(kind="tractor_beam", level=1, max=1), 5, 1)
     assert tractor.damaged

@@ -35,8 +35,7 @@ def test_gsc2_brd_2_direct_contact_only_after_contact_in_movement() -> None:
 def test_gsc2_brd_4_teleporters_range_8_targeting_5_one_squad_each() -> None:
     """GSC2-BRD-4."""
     st = _board(contact=False)
-    then_violation(R, st, C.Board(ship="a", target="b", method="teleport", assault=2, heavy=1), "GSC2-BRD-4",
-                   actor=RED)
+    then_violation(R, st, C.Board(ship="a", target="b", method="teleport", assault=2, heavy=1), "GSC2-BRD-4", actor=RED)
     st = apply(R, st, when(R, st, C.Board(ship="a", target="b", method="teleport", assault=1, heavy=1), RED))
     then_violation(R, st, C.Board(ship="a", target="b", method="teleport", assault=1), "GSC2-BRD-4", actor=RED)
     st = apply(R, st, when(R, st, C.EndPhase(side="red"), RED))
@@ -48,8 +47,21 @@ def test_gsc2_brd_4_teleporters_range_8_targeting_5_one_squad_each() -> None:
     after = apply(R, st, evs)
     assert after.ships["a"].sys["heavy_assault_squads"].level == 1
     out = _board(contact=False)
-    out = R.evolve(out, E.ShipMoved(ship="a", path=(out.ships["a"].pos, E.Point(0, -3.1)), heading=0, distance=0,
-                                    moved=3, turns=0, paid_turns=0, since_turn=0, move_left=0, finished=True))
+    out = R.evolve(
+        out,
+        E.ShipMoved(
+            ship="a",
+            path=(out.ships["a"].pos, E.Point(0, -3.1)),
+            heading=0,
+            distance=0,
+            moved=3,
+            turns=0,
+            paid_turns=0,
+            since_turn=0,
+            move_left=0,
+            finished=True,
+        ),
+    )
     then_violation(R, out, C.Board(ship="a", target="b", method="teleport", assault=1), "GSC2-BRD-4", actor=RED)
 
 
@@ -103,8 +115,9 @@ def test_gsc2_brd_1_contact_then_pods_then_teleporters_then_combat() -> None:
 
 def _aboard(boarders, b_kw=None):
     st = _board(contact=True, b_kw=b_kw)
-    return R.evolve(st, E.BoardingResolved(method="contact", side="red", ship="a", target="b",
-                                           arrived=boarders, failed=E.Troops()))
+    return R.evolve(
+        st, E.BoardingResolved(method="contact", side="red", ship="a", target="b", arrived=boarders, failed=E.Troops())
+    )
 
 
 def test_gsc2_brd_5_crew_3_assault_5_heavy_7_and_casualties_crew_first() -> None:
@@ -126,8 +139,7 @@ def test_gsc2_brd_5_own_casualty_order_and_saboteurs_roll_last() -> None:
     st = apply(R, st, when(R, st, C.CasualtyOrder(side="blue", order=("assault", "crew", "heavy")), BLUE))
     then_violation(R, st, C.CasualtyOrder(side="blue", order=("crew",)), "GSC2-BRD-5", actor=BLUE)
     st = apply(R, st, when(R, st, C.SendSaboteurs(ship="b", side="red", unit="assault", system="drive"), RED))
-    then_violation(R, st, C.SendSaboteurs(ship="b", side="red", unit="heavy", system="drive"), "GSC2-BRD-5",
-                   actor=RED)
+    then_violation(R, st, C.SendSaboteurs(ship="b", side="red", unit="heavy", system="drive"), "GSC2-BRD-5", actor=RED)
     st = apply(R, st, when(R, st, C.EndPhase(side="red"), RED))
     evs = when(R, st, C.EndPhase(side="blue"), BLUE, [10, 10, 10, 1, 5])
     [fight] = of(evs, E.TroopCombat)
@@ -154,9 +166,21 @@ def test_gsc2_brd_6_a_ship_with_no_crew_or_squads_is_captured() -> None:
 def _repairs(**kw):
     raw = scenario(ship("a", "red", repair=1, mds=3, **kw), ship("b", "blue", y=30))
     st = at_phase(started(raw, [9, 1]), "repairs")
-    return R.evolve(st, E.DamageApplied(target="a", hits=(), absorbed=0, hull_damage=0, hull=10, destroyed=False,
-                                        systems={"mds": Sys(kind="mds", level=1, max=3),
-                                                 "drive": Sys(kind="drive", level=0, max=8, destroyed=True)}))
+    return R.evolve(
+        st,
+        E.DamageApplied(
+            target="a",
+            hits=(),
+            absorbed=0,
+            hull_damage=0,
+            hull=10,
+            destroyed=False,
+            systems={
+                "mds": Sys(kind="mds", level=1, max=3),
+                "drive": Sys(kind="drive", level=0, max=8, destroyed=True),
+            },
+        ),
+    )
 
 
 def test_gsc2_rep_1_named_damaged_system_repaired_on_4_or_less() -> None:
@@ -193,8 +217,9 @@ def test_gsc2_win_1_last_side_standing_wins_at_the_end_of_the_turn() -> None:
     """GSC2-WIN-1."""
     raw = scenario(ship("a", "red"), ship("b", "blue", y=30))
     st = at_phase(started(raw, [9, 1]), "repairs")
-    st = R.evolve(st, E.DamageApplied(target="b", hits=(), absorbed=0, hull_damage=10, hull=0, systems={},
-                                      destroyed=True))
+    st = R.evolve(
+        st, E.DamageApplied(target="b", hits=(), absorbed=0, hull_damage=10, hull=0, systems={}, destroyed=True)
+    )
     [over] = when(R, st, C.ForcePhase(), UMPIRE)
     assert over.winner == "red"
     assert "red wins" in R.explain(over)

@@ -23,8 +23,11 @@ def test_the_ruleset_lists_a_random_and_a_rules_bot() -> None:
 
 def test_it_fires_the_shot_with_the_most_expected_damage() -> None:
     """GSC2-HIT-1/2, GSC2-BEAM-4: a close, still target beats a far, deflected one."""
-    raw = scenario(ship("a", "red", x=20, y=20, beams=[beam(klass="light", weapons=2, damage=2, targeting=5)]),
-                   ship("near", "blue", x=20, y=25), ship("far", "blue", x=20, y=39, deflectors=2))
+    raw = scenario(
+        ship("a", "red", x=20, y=20, beams=[beam(klass="light", weapons=2, damage=2, targeting=5)]),
+        ship("near", "blue", x=20, y=25),
+        ship("far", "blue", x=20, y=39, deflectors=2),
+    )
     st = at_phase(started(raw, []), "beams")  # 1 against 2: no roll-off
     # near: 5 + 2 (still) + 1 (≤ 6", short) = 8 → 80 %; far: 5 + 2 − 2 (deflectors) − 4 (19" is 4 bands) ≤ 0
     assert _choose(st) == C.Fire(ship="a", battery="b1", target="near")
@@ -34,8 +37,11 @@ def test_it_fires_the_shot_with_the_most_expected_damage() -> None:
 
 def test_it_never_sails_off_the_table_and_turns_to_bring_its_guns_to_bear() -> None:
     """GSC2-R-18 and GSC2-BEAM-2 in the move it builds from the form."""
-    raw = scenario(ship("a", "red", x=24, y=40, heading=0, beams=[beam(arc="F", klass="medium")]),
-                   ship("b", "blue", x=40, y=40), table={"width": 48, "height": 48})
+    raw = scenario(
+        ship("a", "red", x=24, y=40, heading=0, beams=[beam(arc="F", klass="medium")]),
+        ship("b", "blue", x=40, y=40),
+        table={"width": 48, "height": 48},
+    )
     st = started(raw, [9, 1])
     st = apply(R, st, when(R, st, C.ChooseOrder(side="red", leader="red"), RED))
     body = _choose(st)

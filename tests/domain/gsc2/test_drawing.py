@@ -18,8 +18,10 @@ OPTIONS_BUDGET = 64 * 1024
 
 
 def _duel_at_beams():
-    raw = scenario(ship("a", "red", x=10, y=10, beams=[beam(arc="F", weapons=2, damage=2)]),
-                   ship("b", "blue", x=10, y=20, heading=180, beams=[beam(arc="T")]))
+    raw = scenario(
+        ship("a", "red", x=10, y=10, beams=[beam(arc="F", weapons=2, damage=2)]),
+        ship("b", "blue", x=10, y=20, heading=180, beams=[beam(arc="T")]),
+    )
     return at_phase(started(raw, [9, 1]), "beams")
 
 
@@ -87,7 +89,7 @@ def test_tracks_show_this_turns_moves() -> None:
     st = apply(R, st, when(R, st, C.ChooseOrder(side="red", leader="red"), RED))
     st = apply(R, st, when(R, st, C.Move(ship="a", legs=(C.Leg(distance=4), C.Leg(turn=45, distance=2))), RED))
     [track] = R.draw(st, BLUE).tracks
-    assert track.kind == "move" and track.piece == "a" and track.label == "A moved 6\""
+    assert track.kind == "move" and track.piece == "a" and track.label == 'A moved 6"'
     assert [(round(p.x, 3), round(p.y, 3)) for p in track.points] == [(10, 38), (10, 34), (11.414, 32.586)]
 
 
@@ -114,7 +116,7 @@ def test_options_are_labelled_in_words_with_piece_target_group_and_rule() -> Non
     [fire, end] = R.options(st, RED)
     assert isinstance(fire, Option) and fire.command == C.Fire(ship="a", battery="b1", target="b")
     # targeting 5, light beam at 10" (normal range), target did not move +2
-    assert fire.label == "A: b1 (2×2) at B, 10\" (hits on ≤ 7)"
+    assert fire.label == 'A: b1 (2×2) at B, 10" (hits on ≤ 7)'
     assert (fire.piece, fire.target, fire.group, fire.rule) == ("a", "b", "fire", "GSC2-BEAM-3")
     assert end.label == "End the beams phase" and end.group == "phase"
     assert R.options(st, UMPIRE)[0].group == "umpire" and R.options(st, SPECTATOR) == []

@@ -12,8 +12,11 @@ RACK = {"id": "m1", "missiles": 2, "damage": 2, "carried": 6}
 
 
 def missile_state(by=20.0, terrain=(), b_kw=None, red_kw=None):
-    raw = scenario(ship("a", "red", **{"missiles": [RACK], **(red_kw or {})}),
-                   ship("b", "blue", x=0, y=by, **(b_kw or {})), terrain=list(terrain))
+    raw = scenario(
+        ship("a", "red", **{"missiles": [RACK], **(red_kw or {})}),
+        ship("b", "blue", x=0, y=by, **(b_kw or {})),
+        terrain=list(terrain),
+    )
     st = started(raw, [9, 1])
     return at_phase(st, "missiles", Order(stage="launch", side="red", leader="red"))
 
@@ -64,8 +67,9 @@ def test_gsc2_msl_3_twelve_inches_a_turn_straight_at_the_target() -> None:
     evs = when(R, st, C.MoveMissiles(salvo="s1"), RED, [1, 1, 1, 1])
     assert evs[0].arrived and of(evs, E.MissileAttack)
     # a salvo whose target is gone is removed
-    st2 = R.evolve(st, E.DamageApplied(target="b", hits=(), absorbed=0, hull_damage=10, hull=0, systems={},
-                                       destroyed=True))
+    st2 = R.evolve(
+        st, E.DamageApplied(target="b", hits=(), absorbed=0, hull_damage=10, hull=0, systems={}, destroyed=True)
+    )
     [mv, *_] = when(R, st2, C.MoveMissiles(salvo="s1"), RED, [])
     assert mv.removed and "destroyed" in mv.removed
 
@@ -103,16 +107,38 @@ def test_gsc2_msl_4_mds_within_one_inch_needs_a_6_once_per_turn() -> None:
     st = apply(R, st, when(R, st, C.Launch(ship="a", battery="m1", target="b"), RED))
     raw_bystander = R.evolve(st, E.OrderSet(order=Order(stage="move", side="red", leader="red")))
     # place b's MDS on the path: the target itself 10" away, so the salvo reaches it
-    near = R.evolve(raw_bystander, E.ShipMoved(ship="b", path=(E.Point(0, 30), E.Point(0.9, 10)), heading=0,
-                                               distance=20, moved=20, turns=0, paid_turns=0, since_turn=0,
-                                               move_left=0, finished=True))
+    near = R.evolve(
+        raw_bystander,
+        E.ShipMoved(
+            ship="b",
+            path=(E.Point(0, 30), E.Point(0.9, 10)),
+            heading=0,
+            distance=20,
+            moved=20,
+            turns=0,
+            paid_turns=0,
+            since_turn=0,
+            move_left=0,
+            finished=True,
+        ),
+    )
     [mv, *_] = when(R, near, C.MoveMissiles(salvo="s1"), RED, [6, 1, 1])
     assert mv.mds_fired == {"b": 1} and mv.intercepted == 1 and mv.remaining == 1
     assert mv.rolls[0].rule == "GSC2-MSL-4" and mv.rolls[0].target == 6
     [mv, *_] = when(R, near, C.MoveMissiles(salvo="s1"), RED, [7, 1, 1, 1, 1])
     assert mv.intercepted == 0 and mv.remaining == 2
-    used = R.evolve(near, E.MissilesMoved(salvo="zz", start=E.Point(0, 0), end=E.Point(0, 0), remaining=0,
-                                          arrived=False, removed="x", mds_fired={"b": 1}))
+    used = R.evolve(
+        near,
+        E.MissilesMoved(
+            salvo="zz",
+            start=E.Point(0, 0),
+            end=E.Point(0, 0),
+            remaining=0,
+            arrived=False,
+            removed="x",
+            mds_fired={"b": 1},
+        ),
+    )
     [mv, *_] = when(R, used, C.MoveMissiles(salvo="s1"), RED, [1, 1, 1, 1])
     assert mv.mds_fired == {}
 

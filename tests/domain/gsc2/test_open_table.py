@@ -11,9 +11,11 @@ from .helpers import BLUE, RED, E, R, apply, place, scenario, ship, started, whe
 
 
 def _open(red_speed: int = 8, blue_speed: int = 8, edge: bool = False, blue_at: tuple[float, float] = (90, 90)):
-    raw = scenario(ship("a", "red", x=10, y=95, speed=red_speed), ship("b", "blue", x=blue_at[0], y=blue_at[1],
-                                                                      speed=blue_speed),
-                   table={"width": 100, "height": 100, "edge": edge})
+    raw = scenario(
+        ship("a", "red", x=10, y=95, speed=red_speed),
+        ship("b", "blue", x=blue_at[0], y=blue_at[1], speed=blue_speed),
+        table={"width": 100, "height": 100, "edge": edge},
+    )
     st = started(raw, [9, 1])  # red wins the roll-off and moves first
     return apply(R, st, when(R, st, C.ChooseOrder(side="red", leader="red"), RED))
 
@@ -88,5 +90,6 @@ def test_gsc2_r_20_the_table_flag_is_validated() -> None:
     import pytest
 
     with pytest.raises(InvalidScenario):
-        R.parse_setup(scenario(ship("a", "red", x=120), ship("b", "blue"), table={"width": 100, "height": 100,
-                                                                                   "edge": False}))
+        R.parse_setup(
+            scenario(ship("a", "red", x=120), ship("b", "blue"), table={"width": 100, "height": 100, "edge": False})
+        )

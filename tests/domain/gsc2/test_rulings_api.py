@@ -42,8 +42,9 @@ def test_ruleset_contract_attributes() -> None:
 
 def test_commands_decode_from_api_json_and_reject_unknown_fields() -> None:
     union = __import__("typing").Union[tuple(RULESET.command_types)]
-    cmd = msgspec.json.decode(b'{"type":"gsc2.move","ship":"hood","legs":[{"distance":4},{"turn":45,"distance":2}]}',
-                              type=union)
+    cmd = msgspec.json.decode(
+        b'{"type":"gsc2.move","ship":"hood","legs":[{"distance":4},{"turn":45,"distance":2}]}', type=union
+    )
     assert cmd == C.Move(ship="hood", legs=(C.Leg(distance=4), C.Leg(turn=45, distance=2)))
     try:
         msgspec.json.decode(b'{"type":"gsc2.fire","ship":"a","battery":"b","target":"c","x":1}', type=union)
@@ -81,8 +82,7 @@ def test_gsc2_r_5_turning_in_place_is_not_standing_still() -> None:
     raw = scenario(ship("a", "red", beams=[beam()]), ship("b", "blue", y=10))
     st = at_phase(moved(started(raw, [9, 1]), "b", 0, turns=1), "beams")
     [ev] = when(R, st, C.Fire(ship="a", battery="b1", target="b"), RED, [1])
-    assert {m.why: m.value for m in ev.rolls[0].modifiers}["target moved 0\" (≤ 4\")"] == 1
-
+    assert {m.why: m.value for m in ev.rolls[0].modifiers}['target moved 0" (≤ 4")'] == 1
 
 
 def test_gsc2_r_5_a_speed_0_ship_makes_one_end_of_move_turn() -> None:
@@ -172,15 +172,23 @@ def test_gsc2_r_16_and_r_17_contact_per_leg_and_beams_at_any_range() -> None:
     assert mv.contacts == ("b",)  # touched at the end of the first leg
     [mark] = R.draw(apply(R, st, [mv, order]), RED).markers  # the page marks the contact for boarding
     assert (mark.kind, mark.piece, mark.label) == ("contact", "b", "A is in contact with B")
-    far = at_phase(started(scenario(ship("a", "red", beams=[beam()]), ship("b", "blue", y=60),
-                                   table={"width": 72, "height": 72}), [9, 1]), "beams")
+    far = at_phase(
+        started(
+            scenario(ship("a", "red", beams=[beam()]), ship("b", "blue", y=60), table={"width": 72, "height": 72}),
+            [9, 1],
+        ),
+        "beams",
+    )
     [ev] = when(R, far, C.Fire(ship="a", battery="b1", target="b"), RED, [1])
     assert ev.needed <= 0 and not ev.hit
 
 
 def test_options_for_fire_and_spectators() -> None:
-    raw = scenario(ship("a", "red", y=10, beams=[beam(arc="F"), beam(id="b2", arc="A")]), ship("b", "blue", y=20),
-                   ship("c", "blue", y=0))
+    raw = scenario(
+        ship("a", "red", y=10, beams=[beam(arc="F"), beam(id="b2", arc="A")]),
+        ship("b", "blue", y=20),
+        ship("c", "blue", y=0),
+    )
     st = at_phase(started(raw, []), "beams")
     fires = [o for o in offered(st, RED) if isinstance(o, C.Fire)]
     assert set(fires) == {C.Fire(ship="a", battery="b1", target="b"), C.Fire(ship="a", battery="b2", target="c")}
@@ -203,14 +211,41 @@ def test_every_event_explains_itself_in_one_sentence() -> None:
 
     state, _ = play(R.scenarios()["fleet-action"], 3, max_turns=3)
     assert state.turn >= 1
-    text = R.explain(E.BeamFired(ship="hood", battery="hb1", target="bismarck", distance=30, weapons=3, damage=3,
-                                 klass="heavy", hit=True, needed=6, ship_name="Hood",
-                                 battery_name="heavy beam battery", target_name="Bismarck",
-                                 rolls=(Roll(0, "d10", 4, "to-hit", "GSC2-HIT-1", 6, (
-                                     Modifier("GSC2-HIT-1", "target aspect", 2),
-                                     Modifier("GSC2-HIT-2", "target deflectors level 1", -1)), "hit"),)))
-    assert text == ("Hood's heavy beam battery (3 weapons) fires at Bismarck, 30\": needs ≤ 6 (base 5, target "
-                    "aspect +2, target deflectors level 1 −1), rolled 4: hit.")
+    text = R.explain(
+        E.BeamFired(
+            ship="hood",
+            battery="hb1",
+            target="bismarck",
+            distance=30,
+            weapons=3,
+            damage=3,
+            klass="heavy",
+            hit=True,
+            needed=6,
+            ship_name="Hood",
+            battery_name="heavy beam battery",
+            target_name="Bismarck",
+            rolls=(
+                Roll(
+                    0,
+                    "d10",
+                    4,
+                    "to-hit",
+                    "GSC2-HIT-1",
+                    6,
+                    (
+                        Modifier("GSC2-HIT-1", "target aspect", 2),
+                        Modifier("GSC2-HIT-2", "target deflectors level 1", -1),
+                    ),
+                    "hit",
+                ),
+            ),
+        )
+    )
+    assert text == (
+        "Hood's heavy beam battery (3 weapons) fires at Bismarck, 30\": needs ≤ 6 (base 5, target "
+        "aspect +2, target deflectors level 1 −1), rolled 4: hit."
+    )
 
 
 def test_explanations_and_effects_agree_with_the_state_they_describe() -> None:
@@ -234,8 +269,11 @@ def test_explanations_and_effects_agree_with_the_state_they_describe() -> None:
                     ship = state.ships[ev.target]
                     assert f"hull loses {ev.hull_damage} to {ship.hull}" in text
                     assert ("destroyed" in text) == (ship.status == "destroyed")
-                    [fx] = [m for m in state.marks if m.n == state.mark_n - sum(1 for h in ev.hits if h.system)
-                            - int(ev.destroyed)]
+                    [fx] = [
+                        m
+                        for m in state.marks
+                        if m.n == state.mark_n - sum(1 for h in ev.hits if h.system) - int(ev.destroyed)
+                    ]
                     assert fx.kind == "damage" and fx.amount == ev.hull_damage and fx.target == ev.target
                     checked += 1
     assert checked > 20

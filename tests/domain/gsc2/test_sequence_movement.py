@@ -83,8 +83,13 @@ def test_gsc2_mov_1_terrain_moves_first_and_is_recorded() -> None:
 
 def test_gsc2_mov_2_more_ships_move_first_then_batches_are_matched() -> None:
     """GSC2-MOV-2."""
-    raw = scenario(ship("a1", "red"), ship("a2", "red", x=5), ship("a3", "red", x=9), ship("b1", "blue", y=30),
-                   ship("b2", "blue", x=5, y=30))
+    raw = scenario(
+        ship("a1", "red"),
+        ship("a2", "red", x=5),
+        ship("a3", "red", x=9),
+        ship("b1", "blue", y=30),
+        ship("b2", "blue", x=5, y=30),
+    )
     st = started(raw, [])
     assert (st.order.stage, st.order.side, st.order.owed) == ("catchup", "red", 1)
     err = then_violation(R, st, C.Move(ship="b1"), "GSC2-MOV-2", actor=BLUE)
@@ -137,8 +142,7 @@ def test_gsc2_mov_3_straight_segments_up_to_speed_and_45_degree_turns() -> None:
     then_violation(R, st, C.Move(ship="a", legs=(_leg(-45, 5),)), "GSC2-MOV-3", actor=RED)
     then_violation(R, st, C.Move(ship="a", legs=(_leg(distance=8.5),)), "GSC2-MOV-3", actor=RED)
     then_violation(R, st, C.Move(ship="a", legs=(_leg(90, 1),)), "GSC2-MOV-3", actor=RED)
-    then_violation(R, st, C.Move(ship="a", legs=(_leg(distance=2), _leg(45, 0), _leg(45, 0))), "GSC2-MOV-3",
-                   actor=RED)
+    then_violation(R, st, C.Move(ship="a", legs=(_leg(distance=2), _leg(45, 0), _leg(45, 0))), "GSC2-MOV-3", actor=RED)
 
 
 def test_gsc2_mov_3_a_refused_leg_is_numbered_from_1_as_the_page_numbers_it() -> None:
@@ -242,8 +246,12 @@ def test_gsc2_mov_6_an_enemy_tractor_hit_ends_the_move_where_it_stands() -> None
 
 def test_gsc2_mov_7_moving_into_contact_with_an_immobilized_enemy() -> None:
     """GSC2-MOV-7."""
-    raw = scenario(ship("a", "red"), ship("dead", "blue", x=0, y=8, speed=0), ship("live", "blue", x=20, y=8),
-                   ship("a2", "red", x=20))
+    raw = scenario(
+        ship("a", "red"),
+        ship("dead", "blue", x=0, y=8, speed=0),
+        ship("live", "blue", x=20, y=8),
+        ship("a2", "red", x=20),
+    )
     st = started(raw, [9, 1])
     st = apply(R, st, when(R, st, C.ChooseOrder(side="red", leader="red"), RED))
     [ev, _] = when(R, st, C.Move(ship="a", legs=(_leg(distance=7.5),)), RED)

@@ -18,8 +18,10 @@ TRACTOR = {"id": "t1", "kind": "tractor_beam", "level": 1, "targeting": 5, "rang
 
 def _paused(blue_systems: list[dict] | None = None, blue_at: tuple[float, float] = (6, 8)):
     """Red's ship a has moved 2" and paused its move (done=False); blue's b is 10" away."""
-    raw = scenario(ship("a", "red"), ship("b", "blue", x=blue_at[0], y=blue_at[1],
-                                          systems=[TRACTOR] if blue_systems is None else blue_systems))
+    raw = scenario(
+        ship("a", "red"),
+        ship("b", "blue", x=blue_at[0], y=blue_at[1], systems=[TRACTOR] if blue_systems is None else blue_systems),
+    )
     st = started(raw, [8, 2])  # red wins the roll-off
     st = apply(R, st, when(R, st, C.ChooseOrder(side="red", leader="red"), RED))
     st = apply(R, st, when(R, st, C.Move(ship="a", legs=(C.Leg(distance=2),), done=False), RED))
@@ -96,8 +98,12 @@ def test_gsc2_mov_6_the_movers_own_tractor_is_named_in_its_status() -> None:
 
 def test_gsc2_mov_6_status_and_options_agree_on_every_move_of_a_turn() -> None:
     """Whenever a move is paused, the waiting side must_act exactly when it is offered a tractor shot."""
-    raw = scenario(ship("a", "red"), ship("a2", "red", x=30), ship("b", "blue", x=6, y=8, systems=[TRACTOR]),
-                   ship("b2", "blue", x=30, y=8))
+    raw = scenario(
+        ship("a", "red"),
+        ship("a2", "red", x=30),
+        ship("b", "blue", x=6, y=8, systems=[TRACTOR]),
+        ship("b2", "blue", x=30, y=8),
+    )
     st = started(raw, [8, 2])
     st = apply(R, st, when(R, st, C.ChooseOrder(side="red", leader="red"), RED))
     seen = []

@@ -86,6 +86,7 @@ def test_ftc_arr_8_outcome_of_the_tactical_game_is_a_valid_campaign_result() -> 
     blue_ship = next(s for s in setup.ships if s.side == "blue").id
     red_ship = next(s for s in setup.ships if s.side == "red").id
     from msgspec.structs import replace
+
     ships = dict(tactical.ships)
     ships[blue_ship] = replace(ships[blue_ship], status="destroyed", hull=0)
     beam = next(iter(k for k, v in ships[red_ship].sys.items() if v.kind == "beam"))
@@ -99,6 +100,7 @@ def test_ftc_arr_8_outcome_of_the_tactical_game_is_a_valid_campaign_result() -> 
     assert results[blue_ship]["destroyed"] and results[red_ship]["hull_lost"] == 2
     assert results[red_ship]["damaged"] == [beam]
     import msgspec
+
     cmd = msgspec.convert(body, C.RecordBattle)
     events = when(FTC, st, cmd, UMPIRE, Dice(b"k", "g", 1))
     after = st
@@ -136,8 +138,9 @@ def _at_range(range_feet: int, initiative: tuple[int, int] = (3, 3), formation: 
     st = _battle()
     b = st.battles[0]
     forces = tuple(replace(f, initiative=i, route=False) for f, i in zip(b.forces, initiative, strict=True))
-    formations = b.formations if formation is None else {
-        p: replace(f, formation=formation) for p, f in b.formations.items()}
+    formations = (
+        b.formations if formation is None else {p: replace(f, formation=formation) for p, f in b.formations.items()}
+    )
     b = replace(b, range_feet=range_feet, forces=forces, formations=formations)
     return replace(st, battles=(b, *st.battles[1:])), b
 
@@ -225,7 +228,14 @@ def test_ftc_r_lnk_5_a_three_force_battle_is_not_linked_and_lnk_2_charts_cycle_s
     with pytest.raises(RuleViolation) as info:
         tactical_scenario(three, b.id)
     assert info.value.rule == "FTC-ARR-8" and "two forces" in info.value.detail
-    sheet = {"beams": [{"id": "b1"}, {"id": "b2"}], "missiles": [], "shields": 0, "mds": 1, "repair": 1,
-             "scanners": 1, "systems": []}
+    sheet = {
+        "beams": [{"id": "b1"}, {"id": "b2"}],
+        "missiles": [],
+        "shields": 0,
+        "mds": 1,
+        "repair": 1,
+        "scanners": 1,
+        "systems": [],
+    }
     chart = damage_chart(sheet)
     assert chart[0] == ["b1", "b2", "drive"] and chart[1] == ["b2", "drive", "mds"] and len(chart) == 10

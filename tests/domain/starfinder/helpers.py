@@ -38,13 +38,26 @@ def weapon(id: str = "laser", arc: str = "forward", damage: str = "2d4", **kw: A
 
 def ship(id: str, side: str, hex: tuple[int, int] = (0, 0), facing: int = 0, **kw: Any) -> dict[str, Any]:
     s: dict[str, Any] = {
-        "id": id, "side": side, "tier": 1, "size": "Medium", "speed": 8, "maneuverability": "average", "hp": 30,
-        "hex": list(hex), "facing": facing, "pcu": 80, "battle_stations": True,
+        "id": id,
+        "side": side,
+        "tier": 1,
+        "size": "Medium",
+        "speed": 8,
+        "maneuverability": "average",
+        "hp": 30,
+        "hex": list(hex),
+        "facing": facing,
+        "pcu": 80,
+        "battle_stations": True,
         "shields": {"forward": 5, "starboard": 5, "aft": 5, "port": 5},
         "weapons": [weapon()],
-        "crew": [crew("captain", "captain"), crew("pilot", "pilot", piloting=5, piloting_ranks=2),
-                 crew("engineer", "engineer", engineering=5), crew("gunner", "gunner", gunnery=4),
-                 crew("science", "science_officer", computers=5)],
+        "crew": [
+            crew("captain", "captain"),
+            crew("pilot", "pilot", piloting=5, piloting_ranks=2),
+            crew("engineer", "engineer", engineering=5),
+            crew("gunner", "gunner", gunnery=4),
+            crew("science", "science_officer", computers=5),
+        ],
     }
     s.update(kw)
     return s
@@ -54,12 +67,22 @@ def scenario(*ships: dict[str, Any], **kw: Any) -> dict[str, Any]:
     return {"name": "test", "sides": ["pact", "corsairs"], "ships": list(ships), **kw}
 
 
-def duel(a_kw: dict[str, Any] | None = None, b_kw: dict[str, Any] | None = None, b_hex: tuple[int, int] = (0, -4),
-         b_facing: int = 3) -> GameState:
+def duel(
+    a_kw: dict[str, Any] | None = None,
+    b_kw: dict[str, Any] | None = None,
+    b_hex: tuple[int, int] = (0, -4),
+    b_facing: int = 3,
+) -> GameState:
     """Ship a (pact) at the origin facing N; ship b (corsairs) ahead of it facing S; the battle has opened
     (round 1's engineering phase has started, SF-R-21)."""
-    return opened(given(R, scenario(ship("a", "pact", **(a_kw or {})), ship("b", "corsairs", hex=b_hex,
-                                                                            facing=b_facing, **(b_kw or {})))))
+    return opened(
+        given(
+            R,
+            scenario(
+                ship("a", "pact", **(a_kw or {})), ship("b", "corsairs", hex=b_hex, facing=b_facing, **(b_kw or {}))
+            ),
+        )
+    )
 
 
 def opened(state: GameState) -> GameState:
@@ -86,10 +109,47 @@ def of(events: list[Any], cls: type) -> list[Any]:
     return [e for e in events if isinstance(e, cls)]
 
 
-A = {r: seat(f"a/{n}") for r, n in (("captain", "captain"), ("pilot", "pilot"), ("engineer", "engineer"),
-                                     ("gunner", "gunner"), ("science", "science"))}
-B = {r: seat(f"b/{n}") for r, n in (("captain", "captain"), ("pilot", "pilot"), ("engineer", "engineer"),
-                                     ("gunner", "gunner"), ("science", "science"))}
+A = {
+    r: seat(f"a/{n}")
+    for r, n in (
+        ("captain", "captain"),
+        ("pilot", "pilot"),
+        ("engineer", "engineer"),
+        ("gunner", "gunner"),
+        ("science", "science"),
+    )
+}
+B = {
+    r: seat(f"b/{n}")
+    for r, n in (
+        ("captain", "captain"),
+        ("pilot", "pilot"),
+        ("engineer", "engineer"),
+        ("gunner", "gunner"),
+        ("science", "science"),
+    )
+}
 
-__all__ = ["A", "B", "C", "E", "R", "UMPIRE", "ScriptedDice", "apply", "at", "crew", "duel", "given", "of", "opened",
-           "place", "scenario", "seat", "ship", "then_violation", "weapon", "when"]
+__all__ = [
+    "A",
+    "B",
+    "C",
+    "E",
+    "R",
+    "UMPIRE",
+    "ScriptedDice",
+    "apply",
+    "at",
+    "crew",
+    "duel",
+    "given",
+    "of",
+    "opened",
+    "place",
+    "scenario",
+    "seat",
+    "ship",
+    "then_violation",
+    "weapon",
+    "when",
+]

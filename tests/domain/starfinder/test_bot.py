@@ -20,8 +20,10 @@ def test_quantities_follow_the_rules() -> None:
     """SF-GUN-6: d20 + 4 ≥ 12 on 8..20; SF-DMG-2/3: 2d4 against 5 shields and DT 0."""
     assert p_success(4, 12) == 13 / 20 and p_success(0, 25) == 0 and p_success(30, 12) == 1
     # 2d4 totals 2..8: shields absorb up to 5 (worth half), the excess is hull damage
-    expected = sum(p * (0.5 * min(5, t) + max(0, t - 5)) for t, p in
-                   [(2, 1 / 16), (3, 2 / 16), (4, 3 / 16), (5, 4 / 16), (6, 3 / 16), (7, 2 / 16), (8, 1 / 16)])
+    expected = sum(
+        p * (0.5 * min(5, t) + max(0, t - 5))
+        for t, p in [(2, 1 / 16), (3, 2 / 16), (4, 3 / 16), (5, 4 / 16), (6, 3 / 16), (7, 2 / 16), (8, 1 / 16)]
+    )
     assert abs(damage_worth("2d4", False, 5, 0, 30) - expected) < 1e-9
     assert damage_worth("2d4", False, 0, 8, 30) == 0  # SF-DMG-3: never past a threshold of 8
 

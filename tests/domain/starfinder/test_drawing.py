@@ -45,14 +45,18 @@ def test_the_header_names_the_ship_and_role_that_must_act() -> None:
     """SF-R-3: the phase label names who the game waits for; every seat has a status."""
     st = at(duel(), "helm", order=("b", "a"))
     drawing = R.draw(st, SPECTATOR)
-    assert drawing.status.phase_label == ("Round 1 · Helm (phase 2 of 3) · b's turn · waiting for b's captain, "
-                                          "b's pilot, b's science officer")
+    assert drawing.status.phase_label == (
+        "Round 1 · Helm (phase 2 of 3) · b's turn · waiting for b's captain, b's pilot, b's science officer"
+    )
     assert drawing.status.you is None and drawing.status.umpire is None
     assert {s.seat for s in drawing.status.seats} == set(R.seats(R.parse_setup(_raw())))
-    assert _status(drawing, "a/pilot") == (False, "waiting for b's turn in the helm order; a's turn comes later "
-                                                  "(SF-HELM-4)")
-    assert _status(drawing, "a/engineer")[1] == ("the engineer acts in the engineering phase (next round); now: helm "
-                                                 "(SF-ROLE-2)")
+    assert _status(drawing, "a/pilot") == (
+        False,
+        "waiting for b's turn in the helm order; a's turn comes later (SF-HELM-4)",
+    )
+    assert _status(drawing, "a/engineer")[1] == (
+        "the engineer acts in the engineering phase (next round); now: helm (SF-ROLE-2)"
+    )
     assert _status(drawing, "b/pilot")[0]
 
 
@@ -90,8 +94,14 @@ def test_shots_hits_damage_and_shields_are_effects_counted_once() -> None:
     st = apply(R, st, evs)
     assert of(evs, E.RoundStarted)  # the round ended: damage applied, engineering again
     kinds = [(e.n, e.kind, e.target, e.amount) for e in R.draw(st, A["pilot"]).effects]
-    assert kinds == [(1, "fire", "b", None), (2, "hit", "b", 8), (3, "fire", "a", None), (4, "miss", "a", None),
-                     (5, "shields", "b", -5), (6, "damage", "b", 3)]
+    assert kinds == [
+        (1, "fire", "b", None),
+        (2, "hit", "b", 8),
+        (3, "fire", "a", None),
+        (4, "miss", "a", None),
+        (5, "shields", "b", -5),
+        (6, "damage", "b", 3),
+    ]
     assert st.ships["b"].hull == 27
 
 
@@ -122,8 +132,7 @@ def test_the_helm_form_composes_a_move_hex_by_hex() -> None:
     [m] = of(when(R, st, cmd, A["pilot"]), E.ShipMoved)
     assert (m.path[-1].q, m.path[-1].r, m.facing, m.turns) == (1, -3, 1, 1)
     # a final facing is the turns after the last hex: one more turn right after a turn is too soon
-    then_violation(R, st, C.Move(seat="a/pilot", hexes=((0, -1), (0, -2), (1, -3)), facing=2), "SF-MOV-2",
-                   A["pilot"])
+    then_violation(R, st, C.Move(seat="a/pilot", hexes=((0, -1), (0, -2), (1, -3)), facing=2), "SF-MOV-2", A["pilot"])
     # a hex that is not next to the last one, and a turn too soon for average manoeuvrability
     then_violation(R, st, C.Move(seat="a/pilot", hexes=((0, -2),)), "SF-MOV-1", A["pilot"])
     then_violation(R, st, C.Move(seat="a/pilot", hexes=((0, -1), (1, -2))), "SF-MOV-2", A["pilot"])

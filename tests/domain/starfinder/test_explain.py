@@ -18,8 +18,12 @@ def _events_with_states(name: str, seed: int, steps: int = 300):
     for n in range(steps):
         if R.is_over(state):
             return
-        offered = [(s, c) for s in R.seats(setup) for c, _ in choices_for(R, state, seat(s), rng)
-                   if type(c).__name__ != "ChangeRole"]
+        offered = [
+            (s, c)
+            for s in R.seats(setup)
+            for c, _ in choices_for(R, state, seat(s), rng)
+            if type(c).__name__ != "ChangeRole"
+        ]
         rng.shuffle(offered)
         for who, cmd in offered:
             try:

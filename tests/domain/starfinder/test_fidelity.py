@@ -60,13 +60,16 @@ def test_sf_helm_2_and_3_modify_the_evade_check_as_they_do_the_helm_order() -> N
     then_violation(R, broken, C.Evade(seat="a/pilot", path="F"), "SF-DMG-5", A["pilot"])
 
 
-@pytest.mark.parametrize("cmd, rule, dc", [
-    (C.BackOff(seat="a/pilot", hexes=1), "SF-STUNT-1", 12),
-    (C.BarrelRoll(seat="a/pilot", hexes=1), "SF-STUNT-2", 12),
-    (C.Evade(seat="a/pilot", path="F"), "SF-STUNT-3", 12),
-    (C.FlipAndBurn(seat="a/pilot", hexes=1), "SF-STUNT-4", 17),
-    (C.Slide(seat="a/pilot", hexes=1, side="port"), "SF-STUNT-6", 12),
-])
+@pytest.mark.parametrize(
+    "cmd, rule, dc",
+    [
+        (C.BackOff(seat="a/pilot", hexes=1), "SF-STUNT-1", 12),
+        (C.BarrelRoll(seat="a/pilot", hexes=1), "SF-STUNT-2", 12),
+        (C.Evade(seat="a/pilot", path="F"), "SF-STUNT-3", 12),
+        (C.FlipAndBurn(seat="a/pilot", hexes=1), "SF-STUNT-4", 17),
+        (C.Slide(seat="a/pilot", hexes=1, side="port"), "SF-STUNT-6", 12),
+    ],
+)
 def test_sf_helm_2_and_3_modify_every_stunt_check(cmd, rule: str, dc: int) -> None:
     """SF-HELM-2, SF-HELM-3: a slow, perfectly manoeuvrable tier-1 ship gets +2 and +2 on each stunt's check."""
     st = at(duel({"speed": 4, "maneuverability": "perfect"}, b_hex=AWAY), "helm")
@@ -88,8 +91,13 @@ PILOT_AND_GUNNER = [crew("pilot", "pilot", piloting=5, piloting_ranks=2), crew("
 
 
 def _pilot_and_gunner(**kw) -> object:
-    return given(R, scenario(ship("a", "pact", crew=PILOT_AND_GUNNER, **kw),
-                             ship("b", "corsairs", hex=(0, -4), facing=3, crew=PILOT_AND_GUNNER, **kw)))
+    return given(
+        R,
+        scenario(
+            ship("a", "pact", crew=PILOT_AND_GUNNER, **kw),
+            ship("b", "corsairs", hex=(0, -4), facing=3, crew=PILOT_AND_GUNNER, **kw),
+        ),
+    )
 
 
 def test_sf_r_3_an_engineering_phase_nobody_can_act_in_resolves_at_once() -> None:
@@ -111,8 +119,14 @@ def test_sf_r_3_an_engineering_phase_nobody_can_act_in_resolves_at_once() -> Non
     assert (st.phase, st.slot_ship, awaited(st)) == ("gunnery", "b", ["b/gunner"])
     st = apply(R, st, when(R, st, C.Pass(seat="b/gunner"), seat("b/gunner")))
     evs = when(R, st, C.Pass(seat="a/gunner"), seat("a/gunner"), [3, 12])
-    assert [type(e) for e in evs] == [E.Passed, E.RoundStarted, E.PhaseStarted, E.PhaseStarted, E.HelmOrderSet,
-                                      E.SlotOpened]
+    assert [type(e) for e in evs] == [
+        E.Passed,
+        E.RoundStarted,
+        E.PhaseStarted,
+        E.PhaseStarted,
+        E.HelmOrderSet,
+        E.SlotOpened,
+    ]
     st = apply(R, st, evs)
     assert (st.round, st.phase, awaited(st)) == (2, "helm", ["a/pilot"])
 
@@ -137,8 +151,13 @@ def test_sf_r_21_the_first_command_opens_round_1_like_every_later_phase() -> Non
     st = apply(R, st, evs)
     assert st.opened and [type(e) for e in when(R, st, C.Pass(seat="b/engineer"), B["engineer"])] == [E.Passed]
     # a refused first command opens nothing
-    then_violation(R, given(R, scenario(ship("a", "pact"), ship("b", "corsairs", hex=(0, -4)))),
-                   C.Fire(seat="a/gunner", weapon="laser", target="b"), "SF-ROLE-2", A["gunner"])
+    then_violation(
+        R,
+        given(R, scenario(ship("a", "pact"), ship("b", "corsairs", hex=(0, -4)))),
+        C.Fire(seat="a/gunner", weapon="laser", target="b"),
+        "SF-ROLE-2",
+        A["gunner"],
+    )
 
 
 def test_sf_r_6_patching_the_power_core_takes_no_penalty_from_it() -> None:

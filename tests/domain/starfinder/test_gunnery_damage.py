@@ -32,8 +32,12 @@ from .helpers import (
     when,
 )
 
-TWO_GUNNERS = [crew("captain", "captain"), crew("pilot", "pilot", piloting_ranks=2), crew("g1", "gunner", gunnery=4),
-               crew("g2", "gunner", gunnery=4)]
+TWO_GUNNERS = [
+    crew("captain", "captain"),
+    crew("pilot", "pilot", piloting_ranks=2),
+    crew("g1", "gunner", gunnery=4),
+    crew("g2", "gunner", gunnery=4),
+]
 
 
 def _bad(raw: dict, path: str, rule: str) -> None:
@@ -169,8 +173,10 @@ def test_sf_dmg_1_the_quadrant_facing_the_attacker_and_the_attackers_pick_on_a_b
     st = at(duel(b_facing=1), "gunnery")  # b faces NE: a lies on its starboard/aft boundary
     err = then_violation(R, st, C.Fire(seat="a/gunner", weapon="laser", target="b"), "SF-DMG-1", A["gunner"])
     assert "quadrant" in err.detail
-    [shot] = of(when(R, st, C.Fire(seat="a/gunner", weapon="laser", target="b", quadrant="starboard"), A["gunner"],
-                     [15, 1, 1]), E.Attacked)
+    [shot] = of(
+        when(R, st, C.Fire(seat="a/gunner", weapon="laser", target="b", quadrant="starboard"), A["gunner"], [15, 1, 1]),
+        E.Attacked,
+    )
     assert shot.quadrant == "starboard"
     st = at(duel(), "gunnery")
     [shot] = of(when(R, st, C.Fire(seat="a/gunner", weapon="laser", target="b"), A["gunner"], [15, 1, 1]), E.Attacked)

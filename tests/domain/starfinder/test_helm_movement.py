@@ -41,8 +41,10 @@ def test_sf_helm_1_each_pilot_rolls_piloting_and_a_pilotless_ship_counts_zero() 
     then_violation(R, st, C.Move(seat="a/gunner", path="F"), "SF-ROLE-4", seat("a/gunner"))
 
 
-@pytest.mark.parametrize(("spd", "mod"), [(2, 2), (4, 2), (5, 1), (6, 1), (7, 0), (8, 0), (10, 0), (11, -1), (12, -1),
-                                          (13, -2), (14, -2), (20, -2)])
+@pytest.mark.parametrize(
+    ("spd", "mod"),
+    [(2, 2), (4, 2), (5, 1), (6, 1), (7, 0), (8, 0), (10, 0), (11, -1), (12, -1), (13, -2), (14, -2), (20, -2)],
+)
 def test_sf_helm_2_speed_modifier_with_the_odd_speed_ruling(spd: int, mod: int) -> None:
     """SF-HELM-2."""
     assert speed_modifier(spd) == mod
@@ -70,8 +72,10 @@ def test_sf_helm_3_manoeuvrability_modifies_piloting_and_sets_turn_distance() ->
 
 def test_sf_helm_4_lowest_first_ties_by_fewer_ranks_then_a_new_roll() -> None:
     """SF-HELM-4."""
-    st = duel({"crew": [crew("pilot", "pilot", piloting=5, piloting_ranks=4)]},
-              {"crew": [crew("pilot", "pilot", piloting=5, piloting_ranks=1)]})
+    st = duel(
+        {"crew": [crew("pilot", "pilot", piloting=5, piloting_ranks=4)]},
+        {"crew": [crew("pilot", "pilot", piloting=5, piloting_ranks=1)]},
+    )
     [order] = of(when(R, st, C.ForcePhase(), UMPIRE, [10, 10]), E.HelmOrderSet)
     assert order.order == ("b", "a")  # tied 15: fewer ranks (b) moves first
     st = duel()
@@ -210,16 +214,19 @@ def test_sf_stunt_5_flyby_skips_the_free_attack_and_fires_as_if_at_range_1() -> 
     assert [type(e) for e in evs] == [E.ShipMoved] and evs[0].flyby == "b"
     st2 = apply(R, st, evs)
     g = at(place(st2, "a", 0, -9), "gunnery")  # b is now 5 hexes aft... the flyby ignores range and arc
-    [shot] = of(when(R, g, C.Fire(seat="a/gunner", weapon="tail", target="b", flyby=True, quadrant="port"),
-                     A["gunner"], [1]), E.Attacked)
+    [shot] = of(
+        when(R, g, C.Fire(seat="a/gunner", weapon="tail", target="b", flyby=True, quadrant="port"), A["gunner"], [1]),
+        E.Attacked,
+    )
     assert shot.distance == 1 and shot.quadrant == "port" and shot.flyby
     failed = when(R, st, C.Flyby(seat="a/pilot", path="FFFFF", enemy="b"), A["pilot"], [16, 1])
     assert [type(e) for e in failed] == [E.ShipMoved, E.Attacked] and failed[1].kind == "free"
     then_violation(R, st, C.Flyby(seat="a/pilot", path="FFF", enemy="b"), "SF-STUNT-5", A["pilot"])
     then_violation(R, st, C.Flyby(seat="a/pilot", path="FFFFF", enemy="a"), "SF-STUNT-5", A["pilot"])
     g = at(st, "gunnery")
-    then_violation(R, g, C.Fire(seat="a/gunner", weapon="tail", target="b", flyby=True, quadrant="port"),
-                   "SF-STUNT-5", A["gunner"])
+    then_violation(
+        R, g, C.Fire(seat="a/gunner", weapon="tail", target="b", flyby=True, quadrant="port"), "SF-STUNT-5", A["gunner"]
+    )
 
 
 def test_sf_stunt_6_slide() -> None:
@@ -238,8 +245,10 @@ def test_sf_stunt_7_turn_in_place() -> None:
     clumsy = _helm({"maneuverability": "clumsy"})
     m = _moved(when(R, clumsy, C.TurnInPlace(seat="a/pilot", facing=3), A["pilot"], []))
     assert m.facing == 3 and m.path == (Hex(0, 0),) and m.defence == -4 and not m.rolls
-    assert _moved(when(R, _helm({"maneuverability": "poor"}), C.TurnInPlace(seat="a/pilot", facing=1),
-                       A["pilot"])).defence == -2
+    assert (
+        _moved(when(R, _helm({"maneuverability": "poor"}), C.TurnInPlace(seat="a/pilot", facing=1), A["pilot"])).defence
+        == -2
+    )
     assert _moved(when(R, _helm(), C.TurnInPlace(seat="a/pilot", facing=1), A["pilot"])).defence == 0
     then_violation(R, clumsy, C.TurnInPlace(seat="a/pilot", facing=0), "SF-STUNT-7", A["pilot"])
     then_violation(R, clumsy, C.TurnInPlace(seat="a/pilot", facing=6), "SF-STUNT-7", A["pilot"])

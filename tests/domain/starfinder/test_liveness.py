@@ -28,9 +28,11 @@ def _crew(roles: tuple[str, ...]) -> list[dict]:
 
 
 def _generated(roles: tuple[str, ...]) -> dict:
-    return scenario(ship("a", "pact", crew=_crew(roles), battle_stations=False),
-                    ship("b", "corsairs", hex=(0, -6), facing=3, crew=_crew(roles), battle_stations=False),
-                    round_limit=6)
+    return scenario(
+        ship("a", "pact", crew=_crew(roles), battle_stations=False),
+        ship("b", "corsairs", hex=(0, -6), facing=3, crew=_crew(roles), battle_stations=False),
+        round_limit=6,
+    )
 
 
 def _play_by_seats(raw: dict, seed: int, max_steps: int = 300) -> tuple[object, int]:

@@ -46,8 +46,9 @@ def play(scenario: str, seed: int, max_rounds: int = 30, max_commands: int = 300
     n = 0
     while not R.is_over(state) and state.round <= max_rounds and n < max_commands:
         # every option, plus one random composition of each form (helm orders hex by hex, shots by parts)
-        offered = [(seat(s), c, composed) for s in R.seats(setup) for c, composed in
-                   choices_for(R, state, seat(s), rng)]
+        offered = [
+            (seat(s), c, composed) for s in R.seats(setup) for c, composed in choices_for(R, state, seat(s), rng)
+        ]
         choices = [(a, c) for a, c, _ in offered]
         composed_cmds = [c for _, c, composed in offered if composed]
         acting = [x for x in choices if type(x[1]).__name__ not in ("ChangeRole",)]

@@ -54,9 +54,20 @@ def test_sf_role_3_role_changes_take_effect_when_the_next_round_begins() -> None
     st = apply(R, st, when(R, st, C.ForcePhase(), UMPIRE))
     assert st.round == 2 and st.phase == "engineering"
     assert st.crew["a/science"].role == "gunner" and st.crew["a/science"].next_role is None
-    started = [e for e in when(R, at(apply(R, duel(), when(R, duel(), C.ChangeRole(seat="a/gunner", role="engineer"),
-                                                                     A["gunner"])), "gunnery", slot=1),
-                                C.ForcePhase(), UMPIRE) if isinstance(e, E.RoundStarted)]
+    started = [
+        e
+        for e in when(
+            R,
+            at(
+                apply(R, duel(), when(R, duel(), C.ChangeRole(seat="a/gunner", role="engineer"), A["gunner"])),
+                "gunnery",
+                slot=1,
+            ),
+            C.ForcePhase(),
+            UMPIRE,
+        )
+        if isinstance(e, E.RoundStarted)
+    ]
     assert started[0].roles == {"a/gunner": "engineer"}
 
 
@@ -73,9 +84,15 @@ def test_sf_role_4_a_seat_commands_only_its_crew_member_and_role() -> None:
     # the umpire may act for any seat
     [ev] = when(R, st, C.Divert(seat="a/engineer", to="engines"), UMPIRE)
     assert isinstance(ev, E.EngineeringDeclared)
-    assert R.seats(R.parse_setup({"name": "t", "sides": ["pact", "corsairs"],
-                                  "ships": [ship("a", "pact"), ship("b", "corsairs", hex=(3, 3))]}))[:2] == [
-        "a/captain", "a/pilot"]
+    assert R.seats(
+        R.parse_setup(
+            {
+                "name": "t",
+                "sides": ["pact", "corsairs"],
+                "ships": [ship("a", "pact"), ship("b", "corsairs", hex=(3, 3))],
+            }
+        )
+    )[:2] == ["a/captain", "a/pilot"]
 
 
 def test_sf_role_5_battle_stations_is_seen_by_ships_with_working_sensors_and_gates_gunnery() -> None:
@@ -127,11 +144,11 @@ def test_sf_rnd_1_a_seat_done_with_the_phase_is_not_asked_again() -> None:
 
 def test_sf_rnd_2_engineering_is_collected_then_resolved_together() -> None:
     """SF-RND-2."""
-    st = place(duel(), "a", 0, 0, conditions={"sensors": 2}, shields={"forward": 0, "starboard": 5, "aft": 5,
-                                                                        "port": 5})
+    st = place(
+        duel(), "a", 0, 0, conditions={"sensors": 2}, shields={"forward": 0, "starboard": 5, "aft": 5, "port": 5}
+    )
     then_violation(R, st, C.Patch(seat="a/engineer", system="engines"), "SF-RND-2", A["engineer"])
-    then_violation(R, st, C.Divert(seat="a/engineer", to="shields", shields={"forward": 3}), "SF-RND-2",
-                   A["engineer"])
+    then_violation(R, st, C.Divert(seat="a/engineer", to="shields", shields={"forward": 3}), "SF-RND-2", A["engineer"])
     evs = when(R, st, C.Patch(seat="a/engineer", system="sensors"), A["engineer"], [])
     assert [type(e) for e in evs] == [E.EngineeringDeclared]  # nothing rolls yet
     st = apply(R, st, evs)

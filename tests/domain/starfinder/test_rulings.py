@@ -73,8 +73,11 @@ def test_sf_r_4_encourage_is_dc_10_and_penalised_by_life_support() -> None:
 
 def test_sf_r_5_free_attacks_use_the_best_direct_weapon_and_need_battle_stations() -> None:
     """SF-R-5."""
-    b_weapons = [weapon("small", damage="1d4"), weapon("big", arc="aft", damage="2d10"),
-                 weapon("msl", damage="9d8", kind="tracking", speed=8)]
+    b_weapons = [
+        weapon("small", damage="1d4"),
+        weapon("big", arc="aft", damage="2d10"),
+        weapon("msl", damage="9d8", kind="tracking", speed=8),
+    ]
     st = at(duel(b_kw={"weapons": b_weapons}), "helm")
     evs = when(R, st, C.Move(seat="a/pilot", path="FFFFF"), A["pilot"], [1])
     assert of(evs, E.Attacked)[0].weapon == "big"

@@ -16,8 +16,10 @@ from .helpers import A, B, C, E, R, apply, at, duel, given, of, place, scenario,
 AWAY = (0, -9)
 
 
-@pytest.mark.parametrize("tier, dc10, dc15, dc20", [("1/4", 10, 15, 20), ("1/3", 10, 15, 20), ("1/2", 11, 16, 21),
-                                                      (0, 10, 15, 20), (3, 16, 21, 26)])
+@pytest.mark.parametrize(
+    "tier, dc10, dc15, dc20",
+    [("1/4", 10, 15, 20), ("1/3", 10, 15, 20), ("1/2", 11, 16, 21), (0, 10, 15, 20), (3, 16, 21, 26)],
+)
 def test_sf_r_22_fractional_tiers_round_down_2_x_tier(tier, dc10: int, dc15: int, dc20: int) -> None:
     """SF-R-22: DC = base + 2 × tier rounded down: ½ adds 1 (10 + 2 × ½ = 11), ⅓ adds 0 (10.67 → 10), ¼ adds 0."""
     assert (tier_dc(10, tier), tier_dc(15, tier), tier_dc(20, tier)) == (dc10, dc15, dc20)
@@ -34,8 +36,9 @@ def test_sf_r_22_a_tier_half_ship_is_set_up_and_its_checks_use_dc_11() -> None:
     sci = at(duel({"tier": "1/2"}, b_hex=AWAY), "helm", order=("b", "a"))
     [scan] = when(R, sci, C.Scan(seat="b/science", target="a"), B["science"], [6])  # 6 + Computers 5 = 11
     assert (scan.dc, scan.success) == (11, True)
-    assert "(Computers, DC 11)" in next(o.label for o in R.options(sci, B["science"])
-                                         if o.command == C.Scan(seat="b/science", target="a"))
+    assert "(Computers, DC 11)" in next(
+        o.label for o in R.options(sci, B["science"]) if o.command == C.Scan(seat="b/science", target="a")
+    )
     piece = next(p for p in R.draw(st, A["pilot"]).pieces if p.id == "a")
     assert piece.detail.startswith("tier 1/2 Medium")
 
@@ -46,8 +49,10 @@ def test_sf_r_22_only_the_three_fractions_are_tiers() -> None:
         with pytest.raises(InvalidScenario) as info:
             R.parse_setup(scenario(ship("a", "pact", tier=bad), ship("b", "corsairs", hex=(0, -4))))
         assert info.value.path == "ships[0].tier"
-    assert R.parse_setup(scenario(ship("a", "pact", tier="1/4"), ship("b", "corsairs", hex=(0, -4)))).ships[0].tier \
+    assert (
+        R.parse_setup(scenario(ship("a", "pact", tier="1/4"), ship("b", "corsairs", hex=(0, -4)))).ships[0].tier
         == "1/4"
+    )
 
 
 def test_sf_r_23_two_role_requests_a_round_then_none_until_the_next() -> None:

@@ -19,8 +19,9 @@ def expected_damage(power: int) -> float:
 class TemplateBot:
     name = "rules"
 
-    def choose(self, view: Mapping[str, Any], options: Sequence[Option], forms: Sequence[Form], me: str,
-               key: int) -> Any:
+    def choose(
+        self, view: Mapping[str, Any], options: Sequence[Option], forms: Sequence[Form], me: str, key: int
+    ) -> Any:
         shots = [o.command for o in options if isinstance(o.command, C.Fire)]
         if shots:
             return max(shots, key=lambda c: expected_damage(c.power))

@@ -19,12 +19,15 @@ rep = msgspec.structs.replace
 def _fired(state: GameState, ev: E.Fired) -> GameState:
     marks = list(state.marks)
     n = state.mark_no
-    for kind, text in (("fire", f"power {ev.power}"), ("hit" if ev.hit else "miss",
-                                                       f"{ev.power} damage" if ev.hit else "miss")):
+    for kind, text in (
+        ("fire", f"power {ev.power}"),
+        ("hit" if ev.hit else "miss", f"{ev.power} damage" if ev.hit else "miss"),
+    ):
         n += 1
         marks.append(Mark(n=n, kind=kind, text=text, source=ev.side, target=ev.target, turn=state.turn))
-    return rep(state, hull={**state.hull, ev.target: ev.hull}, done=(*state.done, ev.side), marks=tuple(marks),
-               mark_no=n)
+    return rep(
+        state, hull={**state.hull, ev.target: ev.hull}, done=(*state.done, ev.side), marks=tuple(marks), mark_no=n
+    )
 
 
 def _held(state: GameState, ev: E.Held) -> GameState:

@@ -27,15 +27,30 @@ def options(state: GameState, viewer: Viewer) -> list[Option]:
     if state.over or viewer.kind == "spectator":
         return []
     if viewer.is_umpire:
-        return [Option(command=C.ForcePhase(), label="End the turn: whoever has not fired holds fire",
-                       group="umpire", rule="TPL-4")]
+        return [
+            Option(
+                command=C.ForcePhase(),
+                label="End the turn: whoever has not fired holds fire",
+                group="umpire",
+                rule="TPL-4",
+            )
+        ]
     me = viewer.seat or ""
     if me not in state.hull or me in state.done:
         return []
     enemy = _enemy(state, me)
-    out = [Option(command=C.Fire(side=me, target=enemy, power=p), label=f"Fire at {enemy}, power {p} "
-                  f"(hits on {needed(p)}+ for {p})", piece=me, target=enemy, group="fire", rule="TPL-2")
-           for p in POWERS if _may(state, me, p)]
+    out = [
+        Option(
+            command=C.Fire(side=me, target=enemy, power=p),
+            label=f"Fire at {enemy}, power {p} (hits on {needed(p)}+ for {p})",
+            piece=me,
+            target=enemy,
+            group="fire",
+            rule="TPL-2",
+        )
+        for p in POWERS
+        if _may(state, me, p)
+    ]
     out.append(Option(command=C.Pass(side=me), label="Hold fire this turn", piece=me, group="phase", rule="TPL-1"))
     return out
 
@@ -47,5 +62,13 @@ def forms(state: GameState, viewer: Viewer) -> list[Form]:
     enemy = _enemy(state, me)
     power = Field(key="power", label="power", kind="number", min=POWERS[0], max=POWERS[-1], step=1, default=1)
     target = Field(key="target", label="target", kind="choice", values=(Value(enemy, enemy, piece=enemy),))
-    return [Form(command="template.fire", label="Fire", piece_key="side", group="fire", rule="TPL-2",
-                 pieces=(PieceChoices(piece=me, label=f"{me}'s gun", fields=(target, power)),))]
+    return [
+        Form(
+            command="template.fire",
+            label="Fire",
+            piece_key="side",
+            group="fire",
+            rule="TPL-2",
+            pieces=(PieceChoices(piece=me, label=f"{me}'s gun", fields=(target, power)),),
+        )
+    ]

@@ -35,8 +35,9 @@ class GameState(msgspec.Struct, frozen=True):
 
 
 def initial_state(setup: Scenario) -> GameState:
-    return GameState(sides=setup.sides, hull={s: setup.hull for s in setup.sides}, max_hull=setup.hull,
-                     turn_limit=setup.turn_limit)
+    return GameState(
+        sides=setup.sides, hull={s: setup.hull for s in setup.sides}, max_hull=setup.hull, turn_limit=setup.turn_limit
+    )
 
 
 def clock(state: GameState) -> Clock:

@@ -17,8 +17,7 @@ WHERE = sa.text("type IN ('bot.seated', 'bot.unseated')")
 
 
 def upgrade() -> None:
-    op.create_index("ix_events_bot_seats", "events", ["type", "game_id"],
-                    sqlite_where=WHERE, postgresql_where=WHERE)
+    op.create_index("ix_events_bot_seats", "events", ["type", "game_id"], sqlite_where=WHERE, postgresql_where=WHERE)
 
 
 def downgrade() -> None:

@@ -17,8 +17,7 @@ WHERE = sa.text("type IN ('ftcampaign.battle_linked', 'ftcampaign.battle_recorde
 
 
 def upgrade() -> None:
-    op.create_index("ix_events_battle_links", "events", ["type", "game_id"],
-                    sqlite_where=WHERE, postgresql_where=WHERE)
+    op.create_index("ix_events_battle_links", "events", ["type", "game_id"], sqlite_where=WHERE, postgresql_where=WHERE)
 
 
 def downgrade() -> None:
