@@ -290,7 +290,8 @@ export class GameView {
 
   // Each held seat's name, from its own view (a token says nothing about its seat by itself).
   async nameSeats() {
-    const views = await Promise.all(this.tokens.map((t) => new Api(t).game(this.gameId).catch(() => null)));
+    const views = await Promise.all(this.tokens.map((t) => new Api(t).game(this.gameId).catch(
+      /** @returns {null} a token the server does not know */ () => null)));
     this.tokens.forEach((t, i) => { if (views[i]) this.seatNames.set(t, views[i].viewer); });
     this.tokens = this.tokens.filter((t) => this.seatNames.has(t)); // a token the server does not know holds no seat
   }
