@@ -14,6 +14,7 @@ import logging
 import msgspec
 
 from service.events.outbox import Due, Outbox
+from service.events.storage_faults import noted_as_storage_fault
 from service.events.watchers import Notice, Watchers
 
 from .web_push import PushSender
@@ -92,8 +93,9 @@ class Notifier:
                         break
             except asyncio.CancelledError:
                 raise
-            except Exception:  # noqa: BLE001 - the database away: try again next round
-                log.exception("the notifier's round failed")
+            except Exception as exc:  # noqa: BLE001 - the database away: try again next round
+                if not noted_as_storage_fault(exc):
+                    log.exception("the notifier's round failed")
             try:
                 await asyncio.wait_for(self._wake.wait(), self.poll)
                 woken = True

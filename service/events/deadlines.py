@@ -41,6 +41,7 @@ from .application import GameService
 from .errors import AppError, Forbidden, GameNotFound, InvalidRequest
 from .head import GameHead
 from .rows import event_row, now_iso
+from .storage_faults import noted_as_storage_fault
 from .table_events import DeadlinePassed, DeadlineSet
 from .tables import DEADLINES
 
@@ -240,8 +241,9 @@ class Deadlines:
                 await self.tick()
             except asyncio.CancelledError:
                 raise
-            except Exception:  # noqa: BLE001 - the database away: the next tick tries again
-                log.warning("deadline tick failed", exc_info=True)
+            except Exception as exc:  # noqa: BLE001 - the database away: the next tick tries again
+                if not noted_as_storage_fault(exc):
+                    log.warning("deadline tick failed", exc_info=True)
             await asyncio.sleep(every)
 
     async def tick(self) -> int:

@@ -150,4 +150,17 @@ def _first_line(exc: BaseException) -> str:
 
 FAULTS = StorageFaults()  # per process, as the store's writer is
 
+
+def noted_as_storage_fault(exc: BaseException) -> bool:
+    """For a background loop's failure (the notifier, the deadline scheduler): True when it is the storage
+    failing, counted and logged here at most once per kind and interval; False: the caller logs it."""
+    if isinstance(exc, (StorageUnavailable, StorageFull)):
+        return True  # already counted and logged where it was raised
+    kind = kind_of(exc)
+    if kind is None:
+        return False
+    FAULTS.seen(kind, exc, writing=False)
+    return True
+
+
 __all__ = ["FAULTS", "StorageFaults", "StorageFull", "StorageUnavailable", "as_storage_error", "kind_of"]

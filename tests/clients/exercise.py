@@ -95,7 +95,55 @@ async def exercise(client: httpx.AsyncClient) -> list[Sample]:
     await call("post_linked_battle", "POST", "/v1/games/g_0000000000000000/battles/b1/tactical", 404)
     await call("get_link", "GET", base + "/link", 200)  # not a campaign's linked battle: campaign null
     await call("get_link", "GET", "/v1/games/g_0000000000000000/link", 404)
+    await exercise_talk_and_deadlines(call, base, red, umpire)
+    await exercise_players(call, gid, red)
     return call.samples
+
+
+async def exercise_talk_and_deadlines(call: Recorder, base: str, red: str, umpire: str) -> None:
+    """Table talk, the spectators' channel and deadlines (issue 39)."""
+    await call("post_message", "POST", base + "/messages", 201, json={"text": "good luck"}, headers=bearer(red))
+    await call("post_message", "POST", base + "/messages", 422, json={"text": ""}, headers=bearer(red))
+    await call("post_message", "POST", base + "/messages", 401, json={"text": "hi"}, headers=bearer("not-a-token"))
+    await call("get_messages", "GET", base + "/messages", 200, headers=bearer(red))
+    await call("post_spectator_message", "POST", base + "/spectator-messages", 201, json={"text": "go red"})
+    await call(
+        "post_spectator_message", "POST", base + "/spectator-messages", 403, json={"text": "x"}, headers=bearer(red)
+    )
+    await call("get_spectator_messages", "GET", base + "/spectator-messages", 200)
+    await call("get_deadline", "GET", base + "/deadline", 200)
+    deadline = {"per": "phase", "seconds": 600}
+    await call("put_deadline", "PUT", base + "/deadline", 403, json=deadline, headers=bearer(red))
+    await call("put_deadline", "PUT", base + "/deadline", 200, json=deadline, headers=bearer(umpire))
+    await call("put_deadline", "PUT", base + "/deadline", 200, json={"per": None}, headers=bearer(umpire))
+
+
+async def exercise_players(call: Recorder, gid: str, red: str) -> None:
+    """Players, their keys, seats, games and subscriptions (issue 40)."""
+    player = await call("create_player", "POST", "/v1/players", 201, json={"label": "phone"})
+    await call("create_player", "POST", "/v1/players", 422, json={"label": 7})
+    me = bearer(player["key"])
+    await call("get_me", "GET", "/v1/players/me", 200, headers=me)
+    await call("get_me", "GET", "/v1/players/me", 401, headers=bearer("pk_nobody"))
+    other = await call("post_key", "POST", "/v1/players/me/keys", 201, json={"label": "laptop"}, headers=me)
+    await call("delete_key", "DELETE", f"/v1/players/me/keys/{other['key_id']}", 204, headers=me)
+    await call("delete_key", "DELETE", "/v1/players/me/keys/nothing", 404, headers=me)
+    await call("post_seat", "POST", "/v1/players/me/seats", 201, json={"token": red}, headers=me)
+    await call("post_seat", "POST", "/v1/players/me/seats", 401, json={"token": "not-a-token"}, headers=me)
+    await call("get_my_games", "GET", "/v1/players/me/games", 200, headers=me)
+    await call("post_seen", "POST", f"/v1/players/me/games/{gid}/seen", 204, json={}, headers=me)
+    await call("post_seen", "POST", "/v1/players/me/games/g_0000000000000000/seen", 404, json={}, headers=me)
+    subs = "/v1/players/me/subscriptions"
+    hook = {"url": "https://93.184.216.34/salvo-hook", "game_id": gid}  # a public address: nothing is sent here
+    sub = await call("post_subscription", "POST", subs, 201, json=hook, headers=me)
+    await call("post_subscription", "POST", subs, 422, json={"url": "http://127.0.0.1/hook"}, headers=me)
+    await call("get_subscriptions", "GET", subs, 200, headers=me)
+    await call("resume_subscription", "POST", f"{subs}/{sub['id']}/resume", 200, headers=me)
+    await call("delete_subscription", "DELETE", f"{subs}/{sub['id']}", 204, headers=me)
+    await call("delete_subscription", "DELETE", f"{subs}/nothing", 404, headers=me)
+    await call("delete_seat", "DELETE", f"/v1/players/me/seats/{gid}", 204, headers=me)
+    await call("delete_seat", "DELETE", f"/v1/players/me/seats/{gid}", 404, headers=me)
+    await call("get_push_key", "GET", "/v1/push/key", 200)
 
 
 def ts_check_source(samples: list[Sample], types_module: str) -> str:

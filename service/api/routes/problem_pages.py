@@ -73,12 +73,19 @@ KINDS: dict[str, tuple[int, str, str]] = {
         507,
         "The game's state is past this server's memory budget for one game "
         "(SALVO_MAX_GAME_BYTES): it is refused rather than risk the process.",
-        "Ask the operator; the game's log is intact and can be exported.",
+        "Ask the operator (the game's log is intact in the store; a larger SALVO_MAX_GAME_BYTES loads it).",
     ),
     "ImportTooLarge": (
         413,
         "The battle file is past this server's import limits (bytes, events or state).",
-        "Ask the operator to raise SALVO_MAX_IMPORT_BYTES, or import elsewhere.",
+        "Split the game, or ask the operator to raise SALVO_MAX_IMPORT_BYTES, SALVO_MAX_IMPORT_EVENTS or "
+        "SALVO_MAX_GAME_BYTES (the problem's field says which).",
+    ),
+    "TargetRefused": (
+        422,
+        "The webhook's address may not be called from this server: not http(s), or it resolves to a private, "
+        "loopback or link-local address the operator's SALVO_WEBHOOK_ALLOW does not name.",
+        "Give a public http(s) address, or ask the operator to allow the one you need.",
     ),
     "TooLarge": (
         413,
