@@ -10,6 +10,8 @@ writer raises Conflict and writes nothing of that batch.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -41,13 +43,27 @@ def make_engine(url: str) -> Engine:
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_connection: Any, _record: Any) -> None:
             cursor = dbapi_connection.cursor()
-            cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute("PRAGMA synchronous=FULL")  # an acknowledged command survives power loss
             cursor.execute("PRAGMA busy_timeout=30000")
+            _wal(cursor)
+            cursor.execute("PRAGMA synchronous=FULL")  # an acknowledged command survives power loss
             cursor.close()
 
         return engine
     return create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True)
+
+
+def _wal(cursor: Any) -> None:
+    """WAL mode, once per database file (it persists): switching takes the file's exclusive lock, which
+    SQLite does not wait for, so processes starting together on a new file retry it."""
+    for attempt in range(100):
+        try:
+            if cursor.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == 99:
+                raise
+            time.sleep(0.05)
 
 
 class SqlEventStore:

@@ -41,6 +41,8 @@ def test_talk_and_the_deadline_in_the_page(desk, server):
     red.select_option("#talk-to", "seat:blue")
     red.fill("#talk-text", "psst, blue only")
     red.click("#talk-form button[type=submit]")
+    # the form sends one message at a time: the next waits until the first is in red's own lines
+    red.wait_for_function("() => /psst, blue only/.test(document.querySelector('#talk-lines').textContent)")
     red.select_option("#talk-to", "all")
     red.fill("#talk-text", "good luck, all")
     red.click("#talk-form button[type=submit]")
