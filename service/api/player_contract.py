@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import msgspec
 
+from service.events.watchers import Notice
+
 
 class NewPlayer(msgspec.Struct, forbid_unknown_fields=True):
     """POST /v1/players and POST /v1/players/me/keys: a label naming the device the key is for."""
@@ -129,24 +131,8 @@ class SubscriptionList(msgspec.Struct, kw_only=True):
     subscriptions: list[Subscription]
 
 
-class Notification(msgspec.Struct, kw_only=True):
+# the events layer's Notice, named and documented for the API's contract (its fields are written once, there)
+class Notification(Notice, kw_only=True):
     """What a webhook receives (``kind`` json), signed: ``X-Salvo-Signature: sha256=<hex HMAC-SHA256 of
     "<X-Salvo-Timestamp>." + body>``, one ``Idempotency-Key`` per notification (a redelivery repeats it).
     It carries only what its seat may see: its own status, never the state."""
-
-    id: str
-    type: str  # "your_turn" | "game_over" | "rewound" | "paused"
-    game_id: str
-    ruleset: str
-    scenario: str | None
-    role: str
-    seat: str | None
-    version: int
-    turn: int
-    phase: str
-    phase_label: str
-    must_act: bool
-    why: str
-    over: bool
-    result: str | None
-    text: str  # one sentence, as chat bodies carry it

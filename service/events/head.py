@@ -169,36 +169,6 @@ class HeadBuilder:
             self.boundaries.append((d.seq, after))
 
 
-def advance(head: GameHead, steps: Sequence[tuple[Decoded, Any]]) -> None:
-    """Apply stored events, each with the state right after it, to a head (tests and tools; loads go
-    through ``HeadBuilder``, which folds as it goes)."""
-    if not steps:
-        return
-    ruleset = head.ruleset
-    rewound = False
-    last = len(steps) - 1
-    for i, (d, after) in enumerate(steps):
-        kind = type(d.event)
-        if kind in _MARKERS:
-            _note_marker(head, d)
-            rewound = rewound or kind is GameRewound
-        command = d.row.command_id
-        if command is None and kind is DiceCommitted:
-            head.dice_turn = d.event.turn  # type: ignore[attr-defined]
-        elif (
-            command is not None
-            and (i == last or steps[i + 1][0].row.command_id != command)
-            and not ruleset.is_over(after)
-        ):
-            head.dice_turn = ruleset.clock(after).turn
-    head.state = steps[-1][1]
-    head.seq = steps[-1][0].seq
-    if rewound:
-        _recount_effective(head)
-    else:
-        head.effective += len(steps)
-
-
 class Step(Protocol):
     """One new event of a command, as the live path has it (``frames.FreshEvent``)."""
 
@@ -208,7 +178,7 @@ class Step(Protocol):
 
 
 def advance_command(head: GameHead, steps: Sequence[Step], dice_turn: int | None) -> None:
-    """``advance`` for the live path: the new events of one command (one command id), each with its seq
+    """The live path's step past one command: the new events of one command (one command id), each with its seq
     and the state after it; ``dice_turn``: what the decision worked out for it (the clock's turn after
     it, or None once the game is over: the turn stays). Only the markers among them count."""
     if not steps:
@@ -266,7 +236,6 @@ __all__ = [
     "GameCreated",
     "GameHead",
     "HeadBuilder",
-    "advance",
     "advance_command",
     "codec_for",
     "decode_state",

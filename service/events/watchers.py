@@ -50,7 +50,7 @@ class Notice(msgspec.Struct, kw_only=True):
     """The generic notification (``player_contract.Notification`` documents it)."""
 
     id: str
-    type: str
+    type: str  # "your_turn" | "game_over" | "rewound" | "paused"
     game_id: str
     ruleset: str
     scenario: str | None
@@ -64,7 +64,7 @@ class Notice(msgspec.Struct, kw_only=True):
     why: str
     over: bool
     result: str | None
-    text: str
+    text: str  # one sentence, as chat bodies carry it
 
 
 def notice_id(game_id: str, seq: int, subscription_id: str, kind: str, who: str = "") -> str:
