@@ -5367,6 +5367,8 @@ export interface components {
          * @description application/problem+json (RFC 9457): every failure names the rule or the field at fault.
          */
         Problem: {
+            /** @default null */
+            code?: string | null;
             detail: string;
             /** @default null */
             field?: string | null;

@@ -24,6 +24,8 @@ class Problem(msgspec.Struct, kw_only=True):
     status: int
     detail: str
     rule: str | None = None  # the rule id refused (rule violations)
+    # the typed refusal, the same for every ruleset: rule | not-your-piece | wrong-phase | unknown-command
+    code: str | None = None
     field: str | None = None  # the request field at fault, as a JSON path ("$.command.target") or a name
 
 

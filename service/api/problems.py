@@ -36,7 +36,7 @@ def problem_of(exc: BaseException) -> dict[str, Any]:
     """The problem fields for any failure (an unexpected one is a 500 that says nothing internal)."""
     if isinstance(exc, RuleViolation):
         title = "Not your piece" if exc.status == 403 else "Rule violation"
-        return _body(exc.status, title, exc.detail, f"/problems/rule/{exc.rule}", rule=exc.rule)
+        return _body(exc.status, title, exc.detail, f"/problems/rule/{exc.rule}", rule=exc.rule, code=exc.code)
     if isinstance(exc, AppError):
         return _body(exc.status, exc.title, exc.detail, f"/problems/{type(exc).__name__}", field=exc.field)
     if isinstance(exc, RequestValidationError):

@@ -1,7 +1,7 @@
 """The pure core shared by every ruleset: decider protocol, dice, geometry, errors, registry."""
 
 from .dice import Dice, Modifier, Roll, SlotDice, commitment, derive_face, seeded_face, slot_face
-from .errors import InvalidScenario, NotYourPiece, RuleViolation
+from .errors import InvalidScenario, NotYourPiece, RuleViolation, UnknownCommand, WrongPhase
 from .protocol import SPECTATOR, UMPIRE, Actor, Clock, Command, Event, Ruleset, Viewer, seat
 from .registry import (
     RulesetLoadError,
@@ -28,8 +28,10 @@ __all__ = [
     "RuleViolation",
     "Ruleset",
     "RulesetLoadError",
+    "UnknownCommand",
     "UnknownRuleset",
     "Viewer",
+    "WrongPhase",
     "available_rulesets",
     "commitment",
     "derive_face",

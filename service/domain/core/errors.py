@@ -7,6 +7,7 @@ class RuleViolation(Exception):
     """A command breaks a numbered rule. `rule` is the digest id, e.g. "GSC2-BEAM-2"."""
 
     status = 422
+    code = "rule"  # the typed rejection (docs/architecture.md): rule | not-your-piece | wrong-phase | unknown-command
 
     def __init__(self, rule: str, detail: str) -> None:
         super().__init__(f"{rule}: {detail}")
@@ -18,6 +19,19 @@ class NotYourPiece(RuleViolation):
     """A seat tried to act for a ship (or other piece) that belongs to another seat."""
 
     status = 403
+    code = "not-your-piece"
+
+
+class WrongPhase(RuleViolation):
+    """A command that is legal, but not in the game's current phase."""
+
+    code = "wrong-phase"
+
+
+class UnknownCommand(RuleViolation):
+    """A command type the ruleset has no path for (one rule id for every ruleset: UNKNOWN-COMMAND)."""
+
+    code = "unknown-command"
 
 
 class InvalidScenario(ValueError):
