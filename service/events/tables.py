@@ -167,6 +167,30 @@ VAPID_KEYS = Table(
     Column("public_key", String, nullable=False),  # uncompressed P-256 point, base64url: applicationServerKey
     Column("created_at", String, nullable=False),
 )
+# Passkeys (WebAuthn; service/events/passkeys.py; migration 0008): a player's public-key credentials, each
+# logging the player in (a new personal key) without a password, and the challenges the server issued for
+# a registration or a login: kept server-side until they expire, each consumed once.
+PASSKEYS = Table(
+    "passkeys",
+    METADATA,
+    Column("credential_id", String, primary_key=True),  # base64url, as the browser names it
+    Column("player_id", String, nullable=False, index=True),
+    Column("public_key", Text, nullable=False),  # the COSE key, base64url
+    Column("sign_count", BigInteger, nullable=False, server_default="0"),
+    Column("transports", String, nullable=True),  # JSON list the browser reported ("internal", "usb"…)
+    Column("label", String, nullable=False),
+    Column("created_at", String, nullable=False),
+    Column("last_used_at", String, nullable=True),
+)
+WEBAUTHN_CHALLENGES = Table(
+    "webauthn_challenges",
+    METADATA,
+    Column("id", String, primary_key=True),
+    Column("purpose", String, nullable=False),  # "register" | "login"
+    Column("challenge", String, nullable=False),  # base64url
+    Column("player_id", String, nullable=True),  # a registration's player
+    Column("expires_at", BigInteger, nullable=False, index=True),  # epoch ms
+)
 OUTBOX_PENDING = text("delivered_at IS NULL AND dead_at IS NULL")
 OUTBOX = Table(
     "outbox",
@@ -203,4 +227,24 @@ DEADLINES = Table(
     Column("lease_until", BigInteger, nullable=True),  # epoch ms: a process is firing it until then (SQLite)
     Column("fired", Integer, nullable=False, server_default="0"),  # how many times a deadline fired
     Index("ix_deadlines_due", "due_at"),
+)
+# Chess-style clocks (service/events/clocks.py; migration 0009): one row per game with clocks, each seat's time
+# bank as of ``since``, the seats whose clocks run and when the first of them runs out; fired like deadlines.
+CLOCKS = Table(
+    "clocks",
+    METADATA,
+    Column("game_id", String, primary_key=True),
+    Column("seconds", Integer, nullable=False),  # each seat's bank at the start
+    Column("increment", Integer, nullable=False, server_default="0"),  # given back when a seat stops being awaited
+    Column("command", Text, nullable=False),  # the command appended as the umpire when a bank runs out (JSON)
+    Column("banks", Text, nullable=False),  # {seat: ms left at ``since``} (JSON)
+    Column("running", Text, nullable=False),  # [seat, ...] the game waits for, their clocks running (JSON)
+    Column("since", BigInteger, nullable=False),  # epoch ms the banks were last settled
+    Column("turn", Integer, nullable=True),  # the game's point when last looked at
+    Column("phase", String, nullable=True),
+    Column("due_at", BigInteger, nullable=True),  # epoch ms the first running bank runs out; None: none running
+    Column("checked_seq", Integer, nullable=False, server_default="0"),  # the log's seq last looked at
+    Column("lease_until", BigInteger, nullable=True),  # epoch ms: a process is firing it until then (SQLite)
+    Column("fired", Integer, nullable=False, server_default="0"),  # how many times a bank ran out
+    Index("ix_clocks_due", "due_at"),
 )
