@@ -7,7 +7,8 @@ from service.domain.core import Dice, Modifier, RuleViolation
 from .combat import in_battery_arc, range_modifier, roll_to_hit, target_modifiers
 from .commands import Fire
 from .events import BeamFired
-from .state import GameState, PendingHit
+from .state import GameState
+from .values import PendingHit
 
 
 def fire_problem(state: GameState, ship_id: str, battery: str, target_id: str) -> tuple[str, str] | None:

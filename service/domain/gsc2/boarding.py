@@ -22,7 +22,8 @@ from .events import (
     TroopCombat,
 )
 from .movement import EDGE_RULE, on_table
-from .state import BoardOrder, GameState, Sabotage, ShipState, Sys, Troops
+from .state import GameState, ShipState
+from .values import BoardOrder, Sabotage, Sys, Troops
 
 POD_MOVE = 6.0
 TELEPORT_RANGE = 8.0

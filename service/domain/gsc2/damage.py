@@ -8,7 +8,8 @@ from service.domain.core import Dice, Modifier, Roll
 
 from .events import DamageApplied, HitResult
 from .ships import SYS_RULE, ShipSpec
-from .state import GameState, PendingHit, Sys
+from .state import GameState
+from .values import PendingHit, Sys
 
 
 def hits_per_level(size: int) -> int:

@@ -1,54 +1,28 @@
-"""decide(state, command, actor, dice): validate, roll, and return the facts."""
+"""decide(state, command, actor, dice): validate, roll, and return the facts.
+
+The core skeleton (service/domain/core/decider.py) applies the guards in one order: unknown command
+(UNKNOWN-COMMAND), whose piece (GSC2-R-4; umpire-only commands GSC2-UMP-1), which phase (GSC2-SEQ-1 for the
+plain steps of a phase, GSC2-SEQ-2 for a system used outside its phase), then each handler's own rule, then
+the automatic steps (missile attacks once every salvo has moved, the phase's close once every side is done)."""
 
 from __future__ import annotations
 
-from service.domain.core import Actor, Command, Dice, Event, NotYourPiece, RuleViolation
+from service.domain.core import Actor, Command, Dice, RuleViolation
 from service.domain.core.acc import Acc
+from service.domain.core.decider import Decider, Handler, Path
 
 from . import beams, boarding, disengage, missiles, movement, repairs
 from . import commands as C
 from .events import OrderSet, RulingMade, SideDone
 from .evolve import evolve
 from .phases import close_phase, resolve_missile_attacks, start_turn
-from .state import GameState, Order, ShipState
+from .state import GameState, ShipState
+from .values import Order
 
 SEAT_RULE = "GSC2-R-4"  # a seat commands only its own side's ships
-# GSC2-SEQ-2: the phase in which each system-using command is legal, and the system it uses
-SYSTEM_PHASE = {
-    C.FireTractor: ("movement", "tractor beams"),
-    C.Launch: ("missiles", "missile batteries"),
-    C.MoveMissiles: ("missiles", "missiles in flight"),
-    C.Fire: ("beams", "beam batteries"),
-    C.Board: ("boarding", "transporters and boarding parties"),
-    C.LaunchPod: ("boarding", "assault pods"),
-    C.MovePod: ("boarding", "assault pods"),
-    C.SendSaboteurs: ("boarding", "boarding troops"),
-    C.CasualtyOrder: ("boarding", "boarding troops"),
-    C.Repair: ("repairs", "repair systems"),
-}
-PLAIN_PHASE = {
-    C.Move: ("movement",),
-    C.Disengage: ("movement",),
-    C.Pass: ("movement", "missiles"),
-    C.ChooseOrder: ("movement", "missiles"),
-}
-
-
-def _act_for(actor: Actor, side: str) -> None:
-    if actor.is_umpire:
-        return
-    if actor.kind != "seat" or actor.seat != side:
-        raise NotYourPiece(SEAT_RULE, f"{actor.label} cannot act for {side}")
-
-
-def _own_ship(state: GameState, actor: Actor, ship_id: str, rule: str) -> ShipState:
-    ship = state.ships.get(ship_id)
-    if ship is None:
-        raise RuleViolation(rule, f"no ship {ship_id!r}")
-    _act_for(actor, ship.side)
-    if not ship.active:
-        raise RuleViolation(rule, f"{ship_id} is {ship.status}")
-    return ship
+UMPIRE_RULE = "GSC2-UMP-1"  # the umpire alone forces the phase on and makes rulings
+PLAIN_RULE = "GSC2-SEQ-1"  # the steps of a phase belong to that phase
+SYSTEM_RULE = "GSC2-SEQ-2"  # a system is used in its own phase
 
 
 def _owner(state: GameState, cmd: Command) -> str | None:
@@ -66,125 +40,55 @@ def _owner(state: GameState, cmd: Command) -> str | None:
     return ship.side if ship is not None else None
 
 
+def _own_ship(state: GameState, ship_id: str, rule: str) -> ShipState:
+    """The command's ship (whose it is, the skeleton asked already), in the fight."""
+    ship = state.ships.get(ship_id)
+    if ship is None:
+        raise RuleViolation(rule, f"no ship {ship_id!r}")
+    if not ship.active:
+        raise RuleViolation(rule, f"{ship_id} is {ship.status}")
+    return ship
+
+
 def _not_done(state: GameState, side: str) -> None:
     if side in state.done:
-        raise RuleViolation("GSC2-SEQ-1", f"{side} has already ended the {state.phase} phase")
+        raise RuleViolation(PLAIN_RULE, f"{side} has already ended the {state.phase} phase")
 
 
-def decide(state: GameState, cmd: Command, actor: Actor, dice: Dice) -> list[Event]:
-    """The ruleset's own guards (whose piece, which phase), then the rule; core.guards ran before it
-    (game over, no seat)."""
-    acc: Acc[GameState] = Acc(state, evolve)
-    if isinstance(cmd, C.ForcePhase | C.MakeRuling | C.Start):
-        _admin(acc, cmd, actor, dice)
-        return acc.events
-    owner = _owner(state, cmd)
-    if owner is not None:  # whose piece first, then which phase (docs/view-contract.md)
-        _act_for(actor, owner)
-    if state.phase == "setup":
-        raise RuleViolation("GSC2-SEQ-1", "the game has not started: send gsc2.start")
-    kind = type(cmd)
-    if kind in SYSTEM_PHASE and state.phase != SYSTEM_PHASE[kind][0]:
-        phase, system = SYSTEM_PHASE[kind]
-        raise RuleViolation("GSC2-SEQ-2", f"{system} are used in the {phase} phase, not {state.phase}")
-    if kind in PLAIN_PHASE and state.phase not in PLAIN_PHASE[kind]:
-        raise RuleViolation("GSC2-SEQ-1", f"{cmd.__struct_config__.tag} is not part of the {state.phase} phase")
-    if isinstance(cmd, C.Move):
-        ship = _own_ship(state, actor, cmd.ship, "GSC2-MOV-3")
-        _not_done(state, ship.side)
-        movement.check_turn_to_move(state, ship)
-        moved = movement.plan_move(state, cmd)
-        acc.add(moved)
-        if moved.finished:
-            acc.add(OrderSet(order=movement.after_ship_moved(acc.state)))
-    elif isinstance(cmd, C.Disengage):
-        ship = _own_ship(state, actor, cmd.ship, disengage.RULE)
-        _not_done(state, ship.side)
-        movement.check_turn_to_move(state, ship)
-        acc.add(disengage.disengage(state, ship, dice))
+# --- movement -----------------------------------------------------------------------------------------
+
+
+def _move(acc: Acc[GameState], cmd: C.Move, actor: Actor, dice: Dice) -> None:
+    state = acc.state
+    ship = _own_ship(state, cmd.ship, "GSC2-MOV-3")
+    _not_done(state, ship.side)
+    movement.check_turn_to_move(state, ship)
+    moved = movement.plan_move(state, cmd)
+    acc.add(moved)
+    if moved.finished:
         acc.add(OrderSet(order=movement.after_ship_moved(acc.state)))
-    elif isinstance(cmd, C.FireTractor):
-        ship = _own_ship(state, actor, cmd.ship, "GSC2-MOV-6")
-        _not_done(state, ship.side)
-        ev = movement.tractor(state, cmd, dice)
-        acc.add(ev)
-        if ev.ended_move:
-            acc.add(OrderSet(order=movement.after_ship_moved(acc.state), why=f"{ev.target}'s move ended"))
-    elif isinstance(cmd, C.Pass):
-        _act_for(actor, cmd.side)
-        _pass(acc, cmd, dice)
-    elif isinstance(cmd, C.ChooseOrder):
-        _act_for(actor, cmd.side)
-        _choose(acc, cmd)
-    elif isinstance(cmd, C.Launch):
-        ship = _own_ship(state, actor, cmd.ship, "GSC2-MSL-1")
-        _missile_step(state, ship.side, "launch")
-        acc.add(missiles.launch(state, cmd))
-        _next_missile_step(acc, dice, acc.state.enemy(ship.side))
-    elif isinstance(cmd, C.MoveMissiles):
-        salvo = state.salvos.get(cmd.salvo)
-        if salvo is None:
-            raise RuleViolation("GSC2-MSL-3", f"no missiles {cmd.salvo!r} in flight")
-        _act_for(actor, salvo.side)
-        _missile_step(state, salvo.side, "move")
-        if salvo.moved:
-            raise RuleViolation("GSC2-MSL-3", f"{salvo.id} has already moved this turn")
-        acc.add(missiles.move_salvo(state, salvo, dice))
-        _next_missile_step(acc, dice, acc.state.enemy(salvo.side))
-    elif isinstance(cmd, C.Fire):
-        ship = _own_ship(state, actor, cmd.ship, "GSC2-BEAM-1")
-        _not_done(state, ship.side)
-        acc.add(beams.fire(state, cmd, dice))
-    elif isinstance(cmd, C.Board | C.LaunchPod):
-        ship = _own_ship(state, actor, cmd.ship, "GSC2-BRD-1")
-        _not_done(state, ship.side)
-        acc.add(boarding.declare(state, cmd) if isinstance(cmd, C.Board) else boarding.launch_pod(state, cmd))
-    elif isinstance(cmd, C.MovePod):
-        pod = state.pods.get(cmd.pod)
-        side = pod.side if pod else (actor.seat or "")
-        _act_for(actor, side)
-        _not_done(state, side)
-        acc.add(boarding.move_pod(state, cmd, side))
-    elif isinstance(cmd, C.SendSaboteurs | C.CasualtyOrder):
-        _act_for(actor, cmd.side)
-        _not_done(state, cmd.side)
-        acc.add(boarding.sabotage(state, cmd) if isinstance(cmd, C.SendSaboteurs) else boarding.casualty_order(cmd))
-    elif isinstance(cmd, C.Repair):
-        ship = _own_ship(state, actor, cmd.ship, "GSC2-REP-1")
-        _not_done(state, ship.side)
-        acc.add(repairs.repair(state, cmd, dice))
-    elif isinstance(cmd, C.EndPhase):
-        _end_phase(acc, cmd, actor, dice)
-    else:
-        raise RuleViolation("GSC2-SEQ-1", f"unknown command {type(cmd).__name__}")
-    return acc.events
 
 
-def _admin(acc: Acc[GameState], cmd: Command, actor: Actor, dice: Dice) -> None:
-    st = acc.state
-    if isinstance(cmd, C.Start):
-        if st.phase != "setup":
-            raise RuleViolation("GSC2-SEQ-1", "the game has already started")
-        start_turn(acc, dice, 1)
-        return
-    if not actor.is_umpire:
-        raise NotYourPiece("GSC2-UMP-1", "only the umpire may force the phase on or make rulings")
-    if isinstance(cmd, C.ForcePhase):
-        if st.phase == "setup":
-            start_turn(acc, dice, 1)
-        else:
-            close_phase(acc, dice)
-        return
-    assert isinstance(cmd, C.MakeRuling)
-    ship = st.ships.get(cmd.ship)
-    if ship is None or cmd.system not in ship.sys:
-        raise RuleViolation("GSC2-UMP-1", f"no system {cmd.system!r} on ship {cmd.ship!r}")
-    if not cmd.effect.strip():
-        raise RuleViolation("GSC2-UMP-1", "a ruling states the system's effect")
-    acc.add(RulingMade(ship=cmd.ship, system=cmd.system, effect=cmd.effect))
+def _disengage(acc: Acc[GameState], cmd: C.Disengage, actor: Actor, dice: Dice) -> None:
+    state = acc.state
+    ship = _own_ship(state, cmd.ship, disengage.RULE)
+    _not_done(state, ship.side)
+    movement.check_turn_to_move(state, ship)
+    acc.add(disengage.disengage(state, ship, dice))
+    acc.add(OrderSet(order=movement.after_ship_moved(acc.state)))
 
 
-def _pass(acc: Acc[GameState], cmd: C.Pass, dice: Dice) -> None:
+def _tractor(acc: Acc[GameState], cmd: C.FireTractor, actor: Actor, dice: Dice) -> None:
+    state = acc.state
+    ship = _own_ship(state, cmd.ship, "GSC2-MOV-6")
+    _not_done(state, ship.side)
+    ev = movement.tractor(state, cmd, dice)
+    acc.add(ev)
+    if ev.ended_move:
+        acc.add(OrderSet(order=movement.after_ship_moved(acc.state), why=f"{ev.target}'s move ended"))
+
+
+def _pass(acc: Acc[GameState], cmd: C.Pass, actor: Actor, dice: Dice) -> None:
     st = acc.state
     o = st.order
     if st.phase == "movement":
@@ -208,10 +112,10 @@ def _pass(acc: Acc[GameState], cmd: C.Pass, dice: Dice) -> None:
             why=f"{cmd.side} launches nothing more",
         )
     )
-    _next_missile_step(acc, dice, st.enemy(cmd.side))
+    _next_missile_step(acc, st.enemy(cmd.side))
 
 
-def _choose(acc: Acc[GameState], cmd: C.ChooseOrder) -> None:
+def _choose(acc: Acc[GameState], cmd: C.ChooseOrder, actor: Actor, dice: Dice) -> None:
     st = acc.state
     rule = "GSC2-MOV-2" if st.phase == "movement" else "GSC2-MSL-2"
     if st.order.stage != "choose" or st.order.side != cmd.side:
@@ -226,6 +130,9 @@ def _choose(acc: Acc[GameState], cmd: C.ChooseOrder) -> None:
         acc.add(OrderSet(order=o, why=f"{cmd.side} lets {cmd.leader} act first"))
 
 
+# --- missiles -------------------------------------------------------------------------------------------
+
+
 def _missile_step(state: GameState, side: str, stage: str) -> None:
     o = state.order
     if o.stage != stage or o.side != side:
@@ -233,22 +140,154 @@ def _missile_step(state: GameState, side: str, stage: str) -> None:
         raise RuleViolation("GSC2-MSL-2", f"not {side}'s turn to {stage} missiles; now: {now}")
 
 
-def _next_missile_step(acc: Acc[GameState], dice: Dice, prefer: str) -> None:
+def _next_missile_step(acc: Acc[GameState], prefer: str) -> None:
+    """Whose missile step is next (the attacks, once every salvo has moved, are the decider's ``after``)."""
     acc.add(OrderSet(order=missiles.settle_missiles(acc.state, acc.state.order, prefer)))
-    if acc.state.order.stage == "attack":
-        resolve_missile_attacks(acc, dice)
+
+
+def _launch(acc: Acc[GameState], cmd: C.Launch, actor: Actor, dice: Dice) -> None:
+    state = acc.state
+    ship = _own_ship(state, cmd.ship, "GSC2-MSL-1")
+    _missile_step(state, ship.side, "launch")
+    acc.add(missiles.launch(state, cmd))
+    _next_missile_step(acc, acc.state.enemy(ship.side))
+
+
+def _move_missiles(acc: Acc[GameState], cmd: C.MoveMissiles, actor: Actor, dice: Dice) -> None:
+    state = acc.state
+    salvo = state.salvos.get(cmd.salvo)
+    if salvo is None:
+        raise RuleViolation("GSC2-MSL-3", f"no missiles {cmd.salvo!r} in flight")
+    _missile_step(state, salvo.side, "move")
+    if salvo.moved:
+        raise RuleViolation("GSC2-MSL-3", f"{salvo.id} has already moved this turn")
+    acc.add(missiles.move_salvo(state, salvo, dice))
+    _next_missile_step(acc, acc.state.enemy(salvo.side))
+
+
+# --- beams, boarding, repairs ---------------------------------------------------------------------------
+
+
+def _fire(acc: Acc[GameState], cmd: C.Fire, actor: Actor, dice: Dice) -> None:
+    state = acc.state
+    ship = _own_ship(state, cmd.ship, "GSC2-BEAM-1")
+    _not_done(state, ship.side)
+    acc.add(beams.fire(state, cmd, dice))
+
+
+def _board(acc: Acc[GameState], cmd: C.Board | C.LaunchPod, actor: Actor, dice: Dice) -> None:
+    state = acc.state
+    ship = _own_ship(state, cmd.ship, "GSC2-BRD-1")
+    _not_done(state, ship.side)
+    acc.add(boarding.declare(state, cmd) if isinstance(cmd, C.Board) else boarding.launch_pod(state, cmd))
+
+
+def _move_pod(acc: Acc[GameState], cmd: C.MovePod, actor: Actor, dice: Dice) -> None:
+    state = acc.state
+    pod = state.pods.get(cmd.pod)
+    side = pod.side if pod else (actor.seat or "")
+    _not_done(state, side)
+    acc.add(boarding.move_pod(state, cmd, side))
+
+
+def _troops(acc: Acc[GameState], cmd: C.SendSaboteurs | C.CasualtyOrder, actor: Actor, dice: Dice) -> None:
+    _not_done(acc.state, cmd.side)
+    acc.add(boarding.sabotage(acc.state, cmd) if isinstance(cmd, C.SendSaboteurs) else boarding.casualty_order(cmd))
+
+
+def _repair(acc: Acc[GameState], cmd: C.Repair, actor: Actor, dice: Dice) -> None:
+    state = acc.state
+    ship = _own_ship(state, cmd.ship, "GSC2-REP-1")
+    _not_done(state, ship.side)
+    acc.add(repairs.repair(state, cmd, dice))
+
+
+# --- the phase and the umpire ---------------------------------------------------------------------------
 
 
 def _end_phase(acc: Acc[GameState], cmd: C.EndPhase, actor: Actor, dice: Dice) -> None:
+    """One side is done with the phase (the phase closes in ``after`` once every side is)."""
     st = acc.state
-    _act_for(actor, cmd.side)
+    if st.phase == "setup":
+        raise RuleViolation(PLAIN_RULE, "the game has not started: send gsc2.start")
     if cmd.side not in st.sides:
-        raise RuleViolation("GSC2-SEQ-1", f"unknown side {cmd.side!r}")
+        raise RuleViolation(PLAIN_RULE, f"unknown side {cmd.side!r}")
     _not_done(st, cmd.side)
     if st.phase == "movement" and (st.unmoved(cmd.side) or (st.moving and st.ships[st.moving].side == cmd.side)):
         raise RuleViolation("GSC2-MOV-2", f"{cmd.side} still has {st.unmoved(cmd.side)} ship(s) to move")
     if st.phase == "missiles" and st.order.stage != "done":
         raise RuleViolation("GSC2-MSL-2", f"missile steps are still pending ({st.order.stage})")
     acc.add(SideDone(side=cmd.side, phase=st.phase))
-    if all(s in acc.state.done for s in st.sides):
+
+
+def _start(acc: Acc[GameState], cmd: C.Start, actor: Actor, dice: Dice) -> None:
+    if acc.state.phase != "setup":
+        raise RuleViolation(PLAIN_RULE, "the game has already started")
+    start_turn(acc, dice, 1)
+
+
+def _force_phase(acc: Acc[GameState], cmd: C.ForcePhase, actor: Actor, dice: Dice) -> None:
+    if acc.state.phase == "setup":
+        start_turn(acc, dice, 1)
+    else:
         close_phase(acc, dice)
+
+
+def _ruling(acc: Acc[GameState], cmd: C.MakeRuling, actor: Actor, dice: Dice) -> None:
+    ship = acc.state.ships.get(cmd.ship)
+    if ship is None or cmd.system not in ship.sys:
+        raise RuleViolation(UMPIRE_RULE, f"no system {cmd.system!r} on ship {cmd.ship!r}")
+    if not cmd.effect.strip():
+        raise RuleViolation(UMPIRE_RULE, "a ruling states the system's effect")
+    acc.add(RulingMade(ship=cmd.ship, system=cmd.system, effect=cmd.effect))
+
+
+def _after(acc: Acc[GameState], dice: Dice) -> None:
+    """The automatic steps: every salvo has moved -> the missile attacks (GSC2-MSL-6); every side has ended
+    the phase -> its close and the next phase (GSC2-SEQ-1)."""
+    st = acc.state
+    if st.over or st.phase == "setup":
+        return
+    if st.phase == "missiles" and st.order.stage == "attack":
+        resolve_missile_attacks(acc, dice)
+        st = acc.state
+    if st.done and all(s in st.done for s in st.sides):
+        close_phase(acc, dice)
+
+
+def _in(run: Handler[GameState], *phases: str, rule: str = PLAIN_RULE) -> Path[GameState]:
+    return Path(run, phases=phases, phase_rule=rule)
+
+
+PATHS: dict[type[Command], Path[GameState]] = {
+    C.Move: _in(_move, "movement"),
+    C.Disengage: _in(_disengage, "movement"),
+    C.Pass: _in(_pass, "movement", "missiles"),
+    C.ChooseOrder: _in(_choose, "movement", "missiles"),
+    # GSC2-SEQ-2: each system is used in its own phase
+    C.FireTractor: _in(_tractor, "movement", rule=SYSTEM_RULE),
+    C.Launch: _in(_launch, "missiles", rule=SYSTEM_RULE),
+    C.MoveMissiles: _in(_move_missiles, "missiles", rule=SYSTEM_RULE),
+    C.Fire: _in(_fire, "beams", rule=SYSTEM_RULE),
+    C.Board: _in(_board, "boarding", rule=SYSTEM_RULE),
+    C.LaunchPod: _in(_board, "boarding", rule=SYSTEM_RULE),
+    C.MovePod: _in(_move_pod, "boarding", rule=SYSTEM_RULE),
+    C.SendSaboteurs: _in(_troops, "boarding", rule=SYSTEM_RULE),
+    C.CasualtyOrder: _in(_troops, "boarding", rule=SYSTEM_RULE),
+    C.Repair: _in(_repair, "repairs", rule=SYSTEM_RULE),
+    C.EndPhase: Path(_end_phase),  # any phase once started (the handler refuses setup)
+    C.Start: Path(_start),  # any seat or the umpire (GSC2-R-2)
+    C.ForcePhase: Path(_force_phase, seat_rule=UMPIRE_RULE, umpire_only=True),
+    C.MakeRuling: Path(_ruling, seat_rule=UMPIRE_RULE, umpire_only=True),
+}
+
+DECIDER: Decider[GameState] = Decider(
+    paths=PATHS,
+    evolve=evolve,
+    owner=_owner,
+    phase=lambda s: s.phase,
+    seat_rule=SEAT_RULE,
+    phase_rule=PLAIN_RULE,
+    after=_after,
+)
+decide = DECIDER

@@ -7,7 +7,7 @@ import msgspec
 from service.domain.core import Event
 from service.domain.core.plane import Point
 
-from .state import BoardOrder, Order, PendingHit, Sabotage, Sys, Troops
+from .values import BoardOrder, Order, PendingHit, Sabotage, Sys, Troops
 
 
 class GameStarted(Event, frozen=True, tag="gsc2.game_started"):

@@ -14,7 +14,8 @@ from . import events as E
 from .beams import pending_from_beam
 from .effects import noted
 from .missiles import pending_from_attack
-from .state import RECENT_RULINGS, GameState, Order, Pod, Ruling, Salvo, ShipState, Sys, TerrainState, Troops
+from .state import RECENT_RULINGS, GameState, Pod, Ruling, Salvo, ShipState, TerrainState
+from .values import Order, Sys, Troops
 
 rep = msgspec.structs.replace
 

@@ -8,7 +8,8 @@ from service.domain.core.plane import EPSILON, segment_point_distance
 from .combat import roll_to_hit, target_modifiers
 from .commands import Launch
 from .events import MissileAttack, MissilesLaunched, MissilesMoved
-from .state import GameState, Order, PendingHit, Salvo
+from .state import GameState, Salvo
+from .values import Order, PendingHit
 
 MISSILE_MOVE = 12.0
 MDS_REACH = 1.0

@@ -12,7 +12,8 @@ from service.domain.core.plane import EPSILON, Point, normalize_heading
 from .combat import inches, roll_to_hit, target_modifiers
 from .commands import FireTractor, Leg, Move
 from .events import OrderSet, RollOff, ShipMoved, TractorFired
-from .state import GameState, Order, ShipState
+from .state import GameState, ShipState
+from .values import Order
 
 CONTACT = 0.5  # GSC2-MOV-7 ruling: centres within 0.5"
 PAID_TURN = 4.0

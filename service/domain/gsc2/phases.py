@@ -10,7 +10,8 @@ from .damage import resolve_pending
 from .events import OrderSet, PhaseStarted, ShipMoved, TerrainDrifted, TurnStarted
 from .movement import roll_off, start_order
 from .repairs import victory
-from .state import PHASES, GameState, Order
+from .state import PHASES, GameState
+from .values import Order
 
 NEXT = dict(zip(PHASES, (*PHASES[1:], "movement"), strict=True))
 

@@ -9,7 +9,8 @@ from service.domain.core import Dice, RuleViolation
 from .commands import Repair
 from .events import GameOver, Repaired
 from .ships import SYS_RULE
-from .state import GameState, Sys
+from .state import GameState
+from .values import Sys
 
 
 def repaired(sys: Sys, size: int) -> Sys:

@@ -11,7 +11,8 @@ from service.domain.core.choices import option_commands
 from service.domain.core.plane import Point
 from service.domain.gsc2 import RULESET as R
 from service.domain.gsc2 import events as E
-from service.domain.gsc2.state import GameState, Order
+from service.domain.gsc2.state import GameState
+from service.domain.gsc2.values import Order
 from tests.support.decider import ScriptedDice, apply, given
 from tests.support.decider import when as _when
 

@@ -7,7 +7,7 @@ import pytest
 from service.domain.gsc2 import commands as C
 from service.domain.gsc2.combat import range_modifier
 from service.domain.gsc2.damage import damage_system, hits_per_level, resolve_target
-from service.domain.gsc2.state import PendingHit, Sys
+from service.domain.gsc2.values import PendingHit, Sys
 from tests.support.decider import ScriptedDice, then_violation
 
 from .helpers import (

@@ -7,7 +7,7 @@ import pytest
 from service.domain.core import NotYourPiece, RuleViolation
 from service.domain.core.guards import GAME_OVER, guarded_decide
 from service.domain.gsc2 import commands as C
-from service.domain.gsc2.state import Sys
+from service.domain.gsc2.values import Sys
 from tests.support.decider import ScriptedDice, then_violation
 
 from .helpers import BLUE, RED, UMPIRE, E, R, apply, at_phase, of, offered, scenario, ship, started, when

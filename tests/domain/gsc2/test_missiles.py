@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from service.domain.gsc2 import commands as C
-from service.domain.gsc2.state import Order
+from service.domain.gsc2.values import Order
 from tests.support.decider import then_violation
 
 from .helpers import BLUE, RED, UMPIRE, E, R, apply, at_phase, of, scenario, ship, started, when

@@ -9,7 +9,7 @@ from service.domain.gsc2 import RULESET
 from service.domain.gsc2 import commands as C
 from service.domain.gsc2.damage import damage_system
 from service.domain.gsc2.repairs import repaired
-from service.domain.gsc2.state import Sys
+from service.domain.gsc2.values import Sys
 from tests.support.decider import then_violation
 
 from .helpers import (

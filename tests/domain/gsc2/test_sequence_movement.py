@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from service.domain.core import NotYourPiece
+from service.domain.core import Command, NotYourPiece
+from service.domain.core.errors import UnknownCommand, WrongPhase
 from service.domain.gsc2 import commands as C
-from service.domain.gsc2.state import Order
+from service.domain.gsc2.values import Order
 from tests.support.decider import then_violation
 
 from .helpers import BLUE, RED, UMPIRE, E, R, apply, at_phase, beam, given, of, offered, scenario, ship, started, when
@@ -68,6 +69,28 @@ def test_gsc2_r_4_a_seat_commands_only_its_own_ships() -> None:
     then_violation(R, moving, C.Fire(ship="b", battery="b1", target="a"), "GSC2-R-4", actor=RED)
     then_violation(R, moving, C.EndPhase(side="blue"), "GSC2-R-4", actor=RED)
     then_violation(R, moving, C.Fire(ship="a", battery="b1", target="b"), "GSC2-SEQ-2", actor=RED)  # own ship
+
+
+class _Bogus(Command, frozen=True, tag="gsc2.bogus"):
+    ship: str = "a"
+
+
+def test_the_core_skeleton_refuses_in_one_order_with_typed_codes() -> None:
+    """UNKNOWN-COMMAND, GSC2-R-4, GSC2-UMP-1, GSC2-SEQ-1, GSC2-SEQ-2 (core.decider)."""
+    st = started(duel())
+    err = then_violation(R, st, _Bogus(), "UNKNOWN-COMMAND", actor=RED)
+    assert isinstance(err, UnknownCommand) and err.code == "unknown-command"
+    err = then_violation(R, st, C.ForcePhase(), "GSC2-UMP-1", actor=BLUE)
+    assert err.code == "not-your-piece" and err.status == 403
+    err = then_violation(R, st, C.Fire(ship="a", battery="b1", target="b"), "GSC2-SEQ-2", actor=RED)
+    assert isinstance(err, WrongPhase) and err.code == "wrong-phase" and "beams" in err.detail
+    err = then_violation(R, at_phase(st, "beams"), C.Pass(side="red"), "GSC2-SEQ-1", actor=RED)
+    assert err.code == "wrong-phase"
+    # not started: ending a phase names gsc2.start; whose piece is still asked first
+    fresh = given(R, duel())
+    err = then_violation(R, fresh, C.EndPhase(side="red"), "GSC2-SEQ-1", actor=RED)
+    assert err.code == "rule" and "gsc2.start" in err.detail
+    then_violation(R, fresh, C.EndPhase(side="blue"), "GSC2-R-4", actor=RED)
 
 
 def test_gsc2_mov_1_terrain_moves_first_and_is_recorded() -> None:

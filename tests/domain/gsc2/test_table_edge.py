@@ -6,7 +6,7 @@ import pytest
 
 from service.domain.core import InvalidScenario
 from service.domain.gsc2 import commands as C
-from service.domain.gsc2.state import Order
+from service.domain.gsc2.values import Order
 from tests.support.decider import then_violation
 
 from .helpers import BLUE, RED, E, R, apply, at_phase, scenario, ship, started, when
