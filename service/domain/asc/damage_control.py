@@ -13,7 +13,7 @@ from .damage import REPAIRABLE, apply_strikes, hull_destroyed
 from .events import BackupTookOver, ContinuingDamage, DamageTaken, RepairRoll, RepairsRolled, VesselDestroyed
 from .scenario import VesselSpec
 from .sensors import audit_locks
-from .sight import own_vessel, seen_by, still_in_phase
+from .sight import live_vessel, seen_by, still_in_phase
 from .state import State, Status
 
 
@@ -65,9 +65,7 @@ def outstanding(spec: VesselSpec, st: Status) -> list[str]:
 
 
 def check_repair(state: State, cmd: Repair, actor: Actor) -> None:
-    side = own_vessel(state, actor, cmd.vessel, "ASC-DC-1")
-    if state.phase != "damage_control":
-        raise RuleViolation("ASC-DC-1", f"repairs happen in the damage control phase, not {state.phase}")
+    side = live_vessel(state, cmd.vessel, "ASC-DC-1")
     still_in_phase(state, side)
     spec, st = state.specs[cmd.vessel], state.status[cmd.vessel]
     if cmd.vessel in state.repaired:

@@ -1,13 +1,18 @@
-"""decide: one path per command, each in its rule module. The game-over and spectator guards run before
-this, in ``core.guards.guarded_decide``; each path checks whose piece, which phase, then the rule."""
+"""decide: the core decide skeleton (core.decider) with one path per command, each handled in its rule
+module. The game-over and spectator guards run before this (``core.guards.guarded_decide``); the
+skeleton then refuses an unknown command (UNKNOWN-COMMAND), a piece that is not the seat's (ASC-HID-1)
+and a command out of its phase, before the handler checks its own rule.
+
+Hidden information (ASC-HID-1): a seat naming a vessel that does not exist is refused exactly as when it
+names an enemy vessel (the same 403, rule and words), so a refusal never tells a seat that a vessel it
+cannot see exists."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from service.domain.core import Actor, Command, Dice, Event, RuleViolation
-from service.domain.core.acc import Acc
+from service.domain.core import Actor, Command, Dice, Event, NotYourPiece
+from service.domain.core.decider import Decider, Path
 
 from . import commands as C
 from .damage_control import repair
@@ -15,28 +20,49 @@ from .evolve import evolve
 from .fire import declare
 from .movement import all_stop, move
 from .phases import end_phase, force_phase
+from .scenario import SIDES
 from .sensors import commit, detect, lock_on
-from .state import State
+from .state import State, enemy
 
-Path = Callable[[Acc[State], Any, Actor, Dice], None]
+SEAT_RULE = "ASC-HID-1"
+MOVEMENT = ("disadvantaged_movement", "advantaged_movement")
 
-PATHS: dict[type[Command], Path] = {
-    C.CommitSensors: lambda acc, cmd, actor, _dice: commit(acc, cmd, actor),
-    C.Detect: detect,
-    C.LockOn: lambda acc, cmd, actor, _dice: lock_on(acc, cmd, actor),
-    C.AllStop: lambda acc, cmd, actor, _dice: all_stop(acc, cmd, actor),
-    C.Move: lambda acc, cmd, actor, _dice: move(acc, cmd, actor),
-    C.Fire: lambda acc, cmd, actor, _dice: declare(acc, cmd, actor),
-    C.Repair: repair,
-    C.EndPhase: end_phase,
-    C.ForcePhase: lambda acc, _cmd, actor, dice: force_phase(acc, actor, dice),
+
+def owner(state: State, cmd: Any) -> str | None:
+    """The side whose piece the command uses: the side it names, or the side of the vessel it names
+    (None when it names no such side or vessel: the handler then says what is missing)."""
+    if isinstance(cmd, (C.CommitSensors, C.EndPhase)):
+        return cmd.side if cmd.side in SIDES else None
+    spec = state.specs.get(getattr(cmd, "vessel", ""))
+    return spec.side if spec is not None else None
+
+
+PATHS: dict[type[Command], Path[State]] = {
+    C.CommitSensors: Path(lambda acc, cmd, actor, _d: commit(acc, cmd, actor), ("sensors",), "ASC-SEQ-1"),
+    C.Detect: Path(detect, ("detection",), "ASC-SEQ-1"),
+    C.LockOn: Path(lambda acc, cmd, actor, _d: lock_on(acc, cmd, actor), ("detection", "fire"), "ASC-SEQ-1"),
+    C.AllStop: Path(lambda acc, cmd, actor, _d: all_stop(acc, cmd, actor), MOVEMENT, "ASC-MOV-2"),
+    C.Move: Path(lambda acc, cmd, actor, _d: move(acc, cmd, actor), MOVEMENT, "ASC-MOV-2"),
+    C.Fire: Path(lambda acc, cmd, actor, _d: declare(acc, cmd, actor), ("fire",), "ASC-FIRE-1"),
+    C.Repair: Path(repair, ("damage_control",), "ASC-DC-1"),
+    C.EndPhase: Path(end_phase),
+    C.ForcePhase: Path(lambda acc, _cmd, _actor, dice: force_phase(acc, dice), umpire_only=True, seat_rule="ASC-SEQ-1"),
 }
+
+DECIDER: Decider[State] = Decider(
+    paths=PATHS,
+    evolve=evolve,
+    owner=owner,
+    phase=lambda state: state.phase,
+    seat_rule=SEAT_RULE,
+    phase_rule="ASC-SEQ-1",
+)
 
 
 def decide(state: State, command: Command, actor: Actor, dice: Dice) -> list[Event]:
-    path = PATHS.get(type(command))
-    if path is None:
-        raise RuleViolation("ASC-SEQ-1", f"unknown command {type(command).__name__}")
-    acc: Acc[State] = Acc(state, evolve)
-    path(acc, command, actor, dice)
-    return acc.events
+    """``DECIDER``, after refusing a seat's unknown vessel id as the skeleton refuses an enemy's."""
+    if not actor.is_umpire and type(command) in PATHS and owner(state, command) is None:
+        vid = getattr(command, "vessel", None)
+        if isinstance(vid, str) and actor.seat in SIDES:
+            raise NotYourPiece(SEAT_RULE, f"{actor.label} cannot act for {enemy(actor.seat)}")
+    return DECIDER(state, command, actor, dice)

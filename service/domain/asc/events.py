@@ -9,7 +9,7 @@ import msgspec
 from service.domain.core import Event
 from service.domain.core.hexgrid import Hex
 
-from .state import CommitEntry, FireDecl, Status, Strike
+from .values import CommitEntry, FireDecl, Status, Strike
 
 LockRange = Annotated[
     int,

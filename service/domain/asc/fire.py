@@ -16,7 +16,7 @@ from .condition import at_all_stop, controls, in_contact, power_shutdown, workin
 from .damage import locate
 from .events import FireDeclared, ShotResolved, VesselDestroyed
 from .scenario import ENERGY_WEAPONS, VesselSpec, parse_damage, parse_rof
-from .sight import own_vessel, resolve, seen_by, still_in_phase, visible
+from .sight import live_vessel, resolve, seen_by, still_in_phase, visible
 from .state import FireDecl, State, Strike
 
 
@@ -64,9 +64,7 @@ def no_target(name: str) -> RuleViolation:
 
 
 def check_fire(state: State, cmd: Fire, actor: Actor) -> FireDecl:
-    side = own_vessel(state, actor, cmd.vessel, "ASC-FIRE-1")
-    if state.phase != "fire":
-        raise RuleViolation("ASC-FIRE-1", f"weapons fire in the fire phase, not {state.phase}")
+    side = live_vessel(state, cmd.vessel, "ASC-FIRE-1")
     still_in_phase(state, side)
     spec, st = state.specs[cmd.vessel], state.status[cmd.vessel]
     w = weapon_of(spec, cmd.weapon)

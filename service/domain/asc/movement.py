@@ -15,7 +15,7 @@ from .events import AllStopped, Moved
 from .paths import steps_for, trace
 from .scenario import TURN_COST, movement_allowance, stutterwarps
 from .sensors import audit_locks
-from .sight import own_vessel
+from .sight import live_vessel, own_vessel
 from .state import State
 
 
@@ -25,7 +25,7 @@ def _movement_side(state: State, side: str) -> None:
 
 
 def check_all_stop(state: State, cmd: AllStop, actor: Actor) -> str:
-    side = own_vessel(state, actor, cmd.vessel, "ASC-MOV-4")
+    side = live_vessel(state, cmd.vessel, "ASC-MOV-4")
     _movement_side(state, side)
     if cmd.vessel in state.moved:
         raise RuleViolation("ASC-MOV-4", f"{cmd.vessel} has already moved; All Stop is declared before moving")
@@ -77,7 +77,7 @@ def steps_of(state: State, cmd: Move) -> tuple[str, ...]:
 
 
 def check_move(state: State, cmd: Move, actor: Actor) -> tuple[str, list[str], tuple[str, ...]]:
-    side = own_vessel(state, actor, cmd.vessel, "ASC-MOV-2")
+    side = live_vessel(state, cmd.vessel, "ASC-MOV-2")
     _movement_side(state, side)
     path = steps_of(state, cmd)
     group = [cmd.vessel]

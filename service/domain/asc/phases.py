@@ -11,7 +11,7 @@ from .events import GameEnded, PhaseChanged, PhaseEnded, SensorsCommitted
 from .fire import resolve_fire
 from .scenario import SIDES
 from .sensors import default_commit, reveal
-from .sight import acting_side
+from .sight import named_side
 from .state import State, vessels_of
 
 
@@ -25,7 +25,7 @@ def enders(state: State) -> tuple[str, ...]:
 
 
 def check_end(state: State, cmd: EndPhase, actor: Actor) -> str:
-    side = acting_side(actor, cmd.side, "ASC-SEQ-1")
+    side = named_side(cmd.side, "ASC-SEQ-1")
     if state.phase == "sensors":
         raise RuleViolation("ASC-SEQ-2", "the sensor commit phase ends when both sides have committed")
     if side not in enders(state):
@@ -42,9 +42,8 @@ def end_phase(out: Acc[State], cmd: EndPhase, actor: Actor, dice: Dice) -> None:
         advance(out, dice)
 
 
-def force_phase(out: Acc[State], actor: Actor, dice: Dice) -> None:
-    if not actor.is_umpire:
-        raise RuleViolation("ASC-SEQ-1", "only the umpire may force the phase on")
+def force_phase(out: Acc[State], dice: Dice) -> None:
+    """Umpire only (the decide skeleton refuses a seat, ASC-SEQ-1)."""
     if out.state.phase == "sensors":
         for side in SIDES:
             if side not in out.state.commits:

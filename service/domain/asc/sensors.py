@@ -17,16 +17,14 @@ from .condition import (
 )
 from .events import DetectionAttempted, LockRef, LocksLost, LockTaken, PhaseChanged, SensorsCommitted, SensorsRevealed
 from .scenario import SIDES, stutterwarps
-from .sight import acting_side, is_bogey, own_vessel, resolve, still_in_phase, visible
+from .sight import is_bogey, live_vessel, named_side, own_vessel, resolve, still_in_phase, visible
 from .state import CommitEntry, State, vessels_of
 
 # ------------------------------------------------------------------------------------ sensor commit
 
 
 def check_commit(state: State, cmd: CommitSensors, actor: Actor) -> tuple[CommitEntry, ...]:
-    side = acting_side(actor, cmd.side, "ASC-SEQ-2")
-    if state.phase != "sensors":
-        raise RuleViolation("ASC-SEQ-1", f"sensors are committed in the sensor commit phase, not {state.phase}")
+    side = named_side(cmd.side, "ASC-SEQ-2")
     if side in state.commits:
         raise RuleViolation("ASC-SEQ-2", f"the {side} side has already committed its sensors this turn")
     given: dict[str, CommitEntry] = {}
@@ -79,9 +77,7 @@ def _no_contact(name: str) -> RuleViolation:
 
 def check_detect(state: State, cmd: Detect, actor: Actor) -> tuple[str, str | None, int, int]:
     """Returns (side, target or None for an empty hex scan, distance, signature)."""
-    side = own_vessel(state, actor, cmd.vessel, "ASC-DET-3")
-    if state.phase != "detection":
-        raise RuleViolation("ASC-SEQ-1", f"detection happens in the detection phase, not {state.phase}")
+    side = live_vessel(state, cmd.vessel, "ASC-DET-3")
     still_in_phase(state, side)
     spec, st = state.specs[cmd.vessel], state.status[cmd.vessel]
     sensor = next((s for s in spec.sensors if s.id == cmd.sensor), None)
@@ -189,9 +185,7 @@ def _lock_rating(state: State, holder: str, fallback: int) -> int:
 
 
 def check_lock(state: State, cmd: LockOn, actor: Actor) -> tuple[str, str, int]:
-    side = own_vessel(state, actor, cmd.vessel, "ASC-DET-5")
-    if state.phase not in ("detection", "fire"):
-        raise RuleViolation("ASC-SEQ-1", "locks are taken in the detection or fire phase")
+    side = live_vessel(state, cmd.vessel, "ASC-DET-5")
     still_in_phase(state, side)
     st = state.status[cmd.vessel]
     if st.computer_out:

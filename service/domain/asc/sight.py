@@ -82,26 +82,29 @@ def resolve(state: State, side: str, name: str, umpire: bool = False) -> str | N
 
 
 def own_vessel(state: State, actor: Actor, vid: str, rule: str) -> str:
-    """The side acting for ``vid``; the same 403 for an enemy, an undetected or an unknown id."""
+    """The side of a further vessel a command names (a stack member, a commit entry); the same 403 for an
+    enemy, an undetected or an unknown id (ASC-HID-1)."""
     spec = state.specs.get(vid)
-    if actor.is_umpire:
-        if spec is None:
-            raise RuleViolation(rule, f"no vessel {vid!r}")
-        side = spec.side
-    else:
-        if spec is None or spec.side != actor.seat:
-            raise NotYourPiece("ASC-HID-1", f"vessel {vid!r} is not one of yours")
-        side = spec.side
+    if not actor.is_umpire and (spec is None or spec.side != actor.seat):
+        raise NotYourPiece("ASC-HID-1", f"vessel {vid!r} is not one of yours")
+    return live_vessel(state, vid, rule)
+
+
+def live_vessel(state: State, vid: str, rule: str) -> str:
+    """The side of the vessel a command acts for. Whose piece it is the decide skeleton has checked
+    (ASC-HID-1); only the umpire can get here naming a vessel that does not exist."""
+    spec = state.specs.get(vid)
+    if spec is None:
+        raise RuleViolation(rule, f"no vessel {vid!r}")
     if state.status[vid].destroyed:
         raise RuleViolation(rule, f"vessel {vid!r} is destroyed")
-    return side
+    return spec.side
 
 
-def acting_side(actor: Actor, side: str, rule: str) -> str:
+def named_side(side: str, rule: str) -> str:
+    """The side a command names (whose side it is the decide skeleton has checked)."""
     if side not in SIDES:
         raise RuleViolation(rule, f"no side {side!r} (advantaged or disadvantaged)")
-    if not actor.is_umpire and actor.seat != side:
-        raise NotYourPiece("ASC-HID-1", f"seat {actor.seat} cannot act for the {side} side")
     return side
 
 

@@ -14,7 +14,7 @@ import msgspec
 import pytest
 
 from service.domain.asc import RULESET as R
-from service.domain.asc.commands import Fire, Move
+from service.domain.asc.commands import AllStop, Detect, Fire, LockOn, Move, Repair
 from service.domain.asc.events import DetectionAttempted, SensorsCommitted, ShotResolved
 from service.domain.asc.state import State
 from service.domain.core import SPECTATOR, UMPIRE, Dice, NotYourPiece, RuleViolation, Viewer, seat
@@ -113,16 +113,32 @@ def check_event(event, state: State, viewer: Viewer, hidden: set[str]) -> None: 
         assert all(r.target is None for r in red.rolls if r.rule.startswith("ASC-SCR"))
 
 
+# commands naming a vessel as the piece they act for, in every phase (the whose-piece refusal comes first)
+PROBES = (
+    lambda v: Move(vessel=v, path=("F",)),
+    lambda v: AllStop(vessel=v, facing=0),
+    lambda v: Detect(vessel=v, sensor="x", target="bogey-1"),
+    lambda v: LockOn(vessel=v, target="x"),
+    lambda v: Fire(vessel=v, weapon="x", target="x"),
+    lambda v: Repair(vessel=v, locations=("drive",)),
+)
+
+
 def check_errors(state: State, viewer: Viewer, hidden: set[str]) -> None:
     """Errors for a hidden id read exactly like errors for an unknown id."""
     if viewer.kind != "seat" or state.over:
         return
     mine = [v for v in state.specs if state.specs[v].side == viewer.seat and not state.status[v].destroyed]
     for vid in sorted(hidden)[:3]:
-        for probe in (vid, "zz-no-such-vessel"):
-            with pytest.raises(NotYourPiece) as info:
-                R.decide(state, Move(vessel=probe, path=("F",)), viewer, Dice(b"x", "g", 1))
-            assert info.value.detail == f"vessel {probe!r} is not one of yours"
+        for shape in PROBES:
+            refusals = []
+            for probe in (vid, "zz-no-such-vessel"):
+                with pytest.raises(NotYourPiece) as info:
+                    R.decide(state, shape(probe), viewer, Dice(b"x", "g", 1))
+                exc = info.value
+                refusals.append((exc.rule, exc.code, exc.status, exc.detail))
+            assert refusals[0] == refusals[1], f"a hidden id is refused differently from an unknown one: {refusals}"
+            assert vid not in refusals[0][3]
         if mine and state.specs[mine[0]].turrets:
             details = []
             for probe in (vid, "zz-no-such-vessel"):

@@ -284,7 +284,8 @@ def test_ASC_HID_1_views_and_errors_reveal_nothing_undetected() -> None:
     for probe in ("bravo", "nothing-here"):
         with pytest.raises(NotYourPiece) as info:
             run(state, Move(vessel=probe, path=("F",)), ADV)
-        assert info.value.rule == "ASC-HID-1" and info.value.detail == f"vessel {probe!r} is not one of yours"
+        assert info.value.rule == "ASC-HID-1" and info.value.detail == "seat:advantaged cannot act for disadvantaged"
+        assert info.value.code == "not-your-piece" and info.value.status == 403
     # a bogey's movement reaches the other side as a bogey moving (hex only)
     state, events = run(state, Move(vessel="bravo", path=("F",)), DIS)
     red = R.redact(events[0], ADV, state)
