@@ -7,7 +7,7 @@ import msgspec
 from service.domain.core import Event
 from service.domain.core.hexgrid import Hex
 
-from .state import EngAction, Projectile
+from .values import EngAction, Projectile
 
 
 class RoundStarted(Event, frozen=True, tag="starfinder.round_started"):

@@ -77,11 +77,11 @@ def advance(acc: Acc[GameState], dice: Dice) -> None:
 
 
 def force(acc: Acc[GameState], dice: Dice) -> None:
-    """SF-R-2: the umpire closes the current phase; whoever has not acted does nothing."""
+    """SF-R-2: the umpire closes the current phase; whoever has not acted does nothing (decide's automatic
+    steps, ``advance``, follow)."""
     phase = acc.state.phase
     while not acc.state.over and acc.state.phase == phase:
         step(acc, dice)
-    advance(acc, dice)
 
 
 def step(acc: Acc[GameState], dice: Dice) -> bool:

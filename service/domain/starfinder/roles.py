@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.domain.core import Command, RuleViolation
+from service.domain.core import Command, RuleViolation, WrongPhase
 
 from . import commands as C
 from .flow import in_turn
@@ -34,9 +34,7 @@ def may_act(state: GameState, kind: type[Command], seat: str) -> None:
             "SF-ROLE-4", f"{seat} is the {crew.role}: {kind.__struct_config__.tag} is a {role}'s action"
         )
     if crew.role != "captain" and state.phase != ROLE_PHASE[crew.role]:
-        raise RuleViolation(
-            "SF-ROLE-2", f"the {crew.role} acts in the {ROLE_PHASE[crew.role]} phase, not {state.phase}"
-        )
+        raise WrongPhase("SF-ROLE-2", f"the {crew.role} acts in the {ROLE_PHASE[crew.role]} phase, not {state.phase}")
     if crew.acted:
         what = "one captain action per round" if crew.role == "captain" else "one action per round"
         raise RuleViolation("SF-ROLE-2" if crew.role == "captain" else "SF-R-3", f"{seat} has taken its {what}")

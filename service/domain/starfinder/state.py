@@ -9,6 +9,7 @@ import msgspec
 from service.domain.core.hexgrid import Hex
 
 from .scenario import ARCS, CrewSpec, Scenario, ShipSpec, seat_id
+from .values import EngAction, Projectile
 
 PHASES = ("engineering", "helm", "gunnery")  # SF-RND-1
 # SF-DMG-5: the critical table, top to bottom (a wrecked system passes the hit down, wrapping round)
@@ -41,30 +42,6 @@ class Hit(msgspec.Struct, frozen=True):
     quadrant: str
     damage: int
     natural20: bool = False
-
-
-class Projectile(msgspec.Struct, frozen=True):
-    """A tracking weapon's projectile in flight (SF-GUN-8)."""
-
-    id: str
-    ship: str
-    weapon: str
-    target: str
-    hex: Hex
-    speed: int
-    gunnery: int  # the launching gunner's modifier, the only bonus kept for later checks
-    damage: str
-    linked: bool = False
-
-
-class EngAction(msgspec.Struct, frozen=True):
-    """An engineering action declared, resolved when the phase closes (SF-RND-2)."""
-
-    seat: str
-    action: str  # patch | divert
-    system: str | None = None
-    to: str | None = None  # divert: engines | shields
-    shields: dict[str, int] = {}
 
 
 class Mark(msgspec.Struct, frozen=True):

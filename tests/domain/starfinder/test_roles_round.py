@@ -194,3 +194,29 @@ def test_sf_rnd_3_science_officers_scan_lock_on_and_improve_countermeasures() ->
     then_violation(R, st, C.LockOn(seat="a/science", target="a"), "SF-RND-3", A["science"])
     then_violation(R, st, C.Scan(seat="a/science", target="zzz"), "SF-RND-3", A["science"])
     then_violation(R, st2, C.LockOn(seat="a/science", target="b"), "SF-R-3", A["science"])  # one action a round
+
+
+def test_the_decide_skeleton_types_each_refusal() -> None:
+    """core.decider: an unknown command, another seat's piece, the wrong phase, the rule: each typed."""
+    from service.domain.core import Command, Dice, UnknownCommand, WrongPhase
+    from service.domain.starfinder.decide import DECIDER
+
+    class Warp(Command, frozen=True, tag="starfinder.warp"):
+        seat: str
+
+    st = duel()
+    with pytest.raises(UnknownCommand) as unknown:
+        when(R, st, Warp(seat="a/pilot"), A["pilot"])
+    assert unknown.value.rule == "UNKNOWN-COMMAND" and unknown.value.code == "unknown-command"
+    with pytest.raises(NotYourPiece) as theirs:
+        when(R, st, C.Pass(seat="b/pilot"), A["pilot"])
+    assert theirs.value.rule == "SF-ROLE-4" and theirs.value.code == "not-your-piece"
+    with pytest.raises(NotYourPiece) as umpire:
+        when(R, st, C.ForcePhase(), A["captain"])
+    assert umpire.value.rule == "SF-R-2"
+    with pytest.raises(WrongPhase) as phase:
+        when(R, st, C.Move(seat="a/pilot", path="F"), A["pilot"])
+    assert phase.value.rule == "SF-ROLE-2" and phase.value.code == "wrong-phase"
+    # decide's accumulated state is the fold of its events
+    acc = DECIDER.run(st, C.ForcePhase(), UMPIRE, Dice(b"seed", "g_skeleton", 1))
+    assert apply(R, st, acc.events) == acc.state
