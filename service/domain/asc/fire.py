@@ -64,8 +64,23 @@ def no_target(name: str) -> RuleViolation:
 
 
 def check_fire(state: State, cmd: Fire, actor: Actor) -> FireDecl:
+    """ASC-FIRE: a shot's declaration, checked step by step (the decide skeleton has checked whose vessel it
+    is and that it is the fire phase)."""
     side = live_vessel(state, cmd.vessel, "ASC-FIRE-1")
     still_in_phase(state, side)
+    w = _ready_weapon(state, cmd)
+    target = _fire_target(state, side, cmd, actor)
+    _in_reach(state, cmd, w, target)
+    if cmd.point_defence:
+        _point_defence_target(state, w, target)
+    _fire_control(state, side, cmd, w, target)
+    return FireDecl(
+        side=side, vessel=cmd.vessel, weapon=cmd.weapon, target=target, guide=cmd.guide, point_defence=cmd.point_defence
+    )
+
+
+def _ready_weapon(state: State, cmd: Fire) -> Weapon:
+    """The weapon exists, is working, has no target yet this turn, and its vessel can fire it."""
     spec, st = state.specs[cmd.vessel], state.status[cmd.vessel]
     w = weapon_of(spec, cmd.weapon)
     if w is None:
@@ -74,16 +89,27 @@ def check_fire(state: State, cmd: Fire, actor: Actor) -> FireDecl:
         raise RuleViolation("ASC-DMG-4", f"mount {w.id} is unusable for the rest of the battle")
     if any(d.vessel == cmd.vessel and d.weapon == cmd.weapon for d in state.declarations):
         raise RuleViolation("ASC-FIRE-1", f"{w.id} has already been given a target this turn")
-    if spec.controller is not None:
-        if not controls(state, spec.controller, cmd.vessel):
-            raise RuleViolation("ASC-DMG-4", f"{cmd.vessel} is not under control (controller, communicator, TAC)")
-    else:
-        if st.computer_out:
-            raise RuleViolation("ASC-DMG-4", f"{cmd.vessel}'s computer is down: no fire")
-        if st.tac_out:
-            raise RuleViolation("ASC-DMG-4", f"{cmd.vessel}'s TAC is destroyed: no weapons")
+    _under_control(state, cmd.vessel)
     if w.weapon_type in ENERGY_WEAPONS and power_shutdown(spec, st):
         raise RuleViolation("ASC-DMG-3", f"{cmd.vessel}'s power plant is shut down: no energy weapons")
+    return w
+
+
+def _under_control(state: State, vessel: str) -> None:
+    """ASC-DMG-4: a remote fires while its controller controls it; a ship needs its computer and TAC."""
+    spec, st = state.specs[vessel], state.status[vessel]
+    if spec.controller is not None:
+        if not controls(state, spec.controller, vessel):
+            raise RuleViolation("ASC-DMG-4", f"{vessel} is not under control (controller, communicator, TAC)")
+        return
+    if st.computer_out:
+        raise RuleViolation("ASC-DMG-4", f"{vessel}'s computer is down: no fire")
+    if st.tac_out:
+        raise RuleViolation("ASC-DMG-4", f"{vessel}'s TAC is destroyed: no weapons")
+
+
+def _fire_target(state: State, side: str, cmd: Fire, actor: Actor) -> str:
+    """ASC-FIRE-2: a detected, living enemy (the same refusal for a hidden one as for none at all)."""
     target = resolve(state, side, cmd.target, actor.is_umpire)
     if (
         target is None
@@ -92,20 +118,18 @@ def check_fire(state: State, cmd: Fire, actor: Actor) -> FireDecl:
         or state.status[target].destroyed
     ):
         raise no_target(cmd.target)
+    return target
+
+
+def _in_reach(state: State, cmd: Fire, w: Weapon, target: str) -> None:
+    """Range (ASC-FIRE-4), submunitions (ASC-FIRE-7), arcs (ASC-FIRE-3), atmospheric targets (ASC-FIRE-5)."""
+    st = state.status[cmd.vessel]
     tspec, tst = state.specs[target], state.status[target]
     distance = st.hex.distance_to(tst.hex)
     if distance > 1:
         raise RuleViolation("ASC-FIRE-4", f"{target} is {distance} hexes away; maximum range is one hex")
     if w.launcher:
-        if distance != 0:
-            raise RuleViolation("ASC-FIRE-7", "submunitions detonate only in the hex they were launched in")
-        if at_all_stop(spec, st):
-            raise RuleViolation("ASC-MOV-4", f"{cmd.vessel} is at All Stop and cannot use submunitions")
-        if st.rounds.get(w.id, 0) <= 0:
-            raise RuleViolation("ASC-FIRE-7", f"{w.id} has no rounds left")
-        last = st.last_launch.get(w.id)
-        if last is not None and Fraction(state.turn - last) < 1 / w.rof:
-            raise RuleViolation("ASC-FIRE-7", f"{w.id} fires once every {1 / w.rof} turns (last in turn {last})")
+        _launcher_ready(state, cmd.vessel, w, distance)
     elif distance == 1 and not in_arcs(st.hex, st.facing, tst.hex, frozenset(w.arcs)):
         raise RuleViolation("ASC-FIRE-3", f"{target} is not in the arcs of {w.id}")
     if tspec.atmospheric:
@@ -113,34 +137,53 @@ def check_fire(state: State, cmd: Fire, actor: Actor) -> FireDecl:
             raise RuleViolation("ASC-FIRE-5", "det weapons cannot fire at atmospheric targets")
         if distance != 0 or st.hex not in state.planet_hexes:
             raise RuleViolation("ASC-FIRE-5", "atmospheric targets only from the discharge zone of the planet hex")
-    if cmd.point_defence:
-        if w.launcher or w.weapon_type not in ENERGY_WEAPONS:
-            raise RuleViolation("ASC-FIRE-10", "only lasers and particle beams fire point defence")
-        if tspec.kind != "missile":
-            raise RuleViolation("ASC-FIRE-10", "point defence fires only at missiles")
+
+
+def _launcher_ready(state: State, vessel: str, w: Weapon, distance: int) -> None:
+    """ASC-FIRE-7: submunitions detonate in the launcher's hex, need rounds, and keep their rate of fire."""
+    spec, st = state.specs[vessel], state.status[vessel]
+    if distance != 0:
+        raise RuleViolation("ASC-FIRE-7", "submunitions detonate only in the hex they were launched in")
+    if at_all_stop(spec, st):
+        raise RuleViolation("ASC-MOV-4", f"{vessel} is at All Stop and cannot use submunitions")
+    if st.rounds.get(w.id, 0) <= 0:
+        raise RuleViolation("ASC-FIRE-7", f"{w.id} has no rounds left")
+    last = st.last_launch.get(w.id)
+    if last is not None and Fraction(state.turn - last) < 1 / w.rof:
+        raise RuleViolation("ASC-FIRE-7", f"{w.id} fires once every {1 / w.rof} turns (last in turn {last})")
+
+
+def _point_defence_target(state: State, w: Weapon, target: str) -> None:
+    """ASC-FIRE-10: lasers and particle beams, at missiles."""
+    if w.launcher or w.weapon_type not in ENERGY_WEAPONS:
+        raise RuleViolation("ASC-FIRE-10", "only lasers and particle beams fire point defence")
+    if state.specs[target].kind != "missile":
+        raise RuleViolation("ASC-FIRE-10", "point defence fires only at missiles")
+
+
+def _fire_control(state: State, side: str, cmd: Fire, w: Weapon, target: str) -> None:
+    """ASC-FIRE-2: the shot's lock: a UTES mount guiding it, the weapon's own UTES, or a TTA of the firer
+    (a remote's controller) locked on the target, within the number of TTAs."""
     holder = _holder(state, cmd.vessel)
-    decl = FireDecl(
-        side=side, vessel=cmd.vessel, weapon=cmd.weapon, target=target, guide=cmd.guide, point_defence=cmd.point_defence
-    )
     if cmd.guide is not None:
         g = weapon_of(state.specs[holder], cmd.guide) if holder != cmd.vessel else None
         if g is None or not g.utes or g.id in state.status[holder].mounts_lost:
             raise RuleViolation("ASC-FIRE-2", f"{cmd.guide!r} is not a working UTES mount of the controller")
         _utes_binding(state, holder, g.id, target)
         _detected_in_contact(state, side, holder, target)
-    elif w.utes:
+        return
+    if w.utes:
         _utes_binding(state, cmd.vessel, w.id, target)
         _detected_in_contact(state, side, cmd.vessel, target)
-    else:
-        if not any(lk.target == target for lk in state.locks.get(holder, ())):
-            raise RuleViolation("ASC-FIRE-2", f"{holder} has no TTA locked on {target}")
-        engaged = {
-            d.target for d in state.declarations if _holder(state, d.vessel) == holder and _uses_holder_tta(state, d)
-        } | {target}
-        ttas = working_ttas(state.specs[holder], state.status[holder])
-        if len(engaged) > ttas:
-            raise RuleViolation("ASC-FIRE-2", f"{holder} and its ordnance can engage at most {ttas} targets (TTAs)")
-    return decl
+        return
+    if not any(lk.target == target for lk in state.locks.get(holder, ())):
+        raise RuleViolation("ASC-FIRE-2", f"{holder} has no TTA locked on {target}")
+    engaged = {
+        d.target for d in state.declarations if _holder(state, d.vessel) == holder and _uses_holder_tta(state, d)
+    } | {target}
+    ttas = working_ttas(state.specs[holder], state.status[holder])
+    if len(engaged) > ttas:
+        raise RuleViolation("ASC-FIRE-2", f"{holder} and its ordnance can engage at most {ttas} targets (TTAs)")
 
 
 def _utes_binding(state: State, ship: str, mount: str, target: str) -> None:
@@ -205,38 +248,47 @@ def _void(out: Acc[State], d: FireDecl, note: str) -> None:
 
 def _resolve_one(out: Acc[State], dice: Dice, d: FireDecl) -> None:
     state = out.state
-    spec, st = state.specs[d.vessel], state.status[d.vessel]
-    tspec, tst = state.specs[d.target], state.status[d.target]
-    w = weapon_of(spec, d.weapon)
+    w = weapon_of(state.specs[d.vessel], d.weapon)
     assert w is not None
-    if st.destroyed:
+    if state.status[d.vessel].destroyed:
         return _void(out, d, "the firer was destroyed before it could fire")
-    if tst.destroyed:
+    if state.status[d.target].destroyed:
         return _void(out, d, "the target was already destroyed")
     if d.point_defence:
-        attacking = any(
-            x.vessel == d.target and x.target == d.vessel and not x.point_defence for x in state.declarations
+        return _point_defence_shot(out, dice, d, w)
+    return _shot(out, dice, d, w)
+
+
+def _point_defence_shot(out: Acc[State], dice: Dice, d: FireDecl, w: Weapon) -> None:
+    """ASC-FIRE-10: point defence at a missile attacking this ship; a hit kills it at once."""
+    state = out.state
+    attacking = any(x.vessel == d.target and x.target == d.vessel and not x.point_defence for x in state.declarations)
+    if not attacking:
+        return _void(out, d, "the missile is not attacking this ship")
+    roll = _to_hit(dice, state, d, w)
+    hit = roll.outcome == "hit"
+    out.add(
+        ShotResolved(
+            vessel=d.vessel,
+            weapon=d.weapon,
+            target=d.target,
+            point_defence=True,
+            outcome=roll.outcome or "miss",
+            missile_killed=hit,
+            rolls=(roll,),
         )
-        if not attacking:
-            return _void(out, d, "the missile is not attacking this ship")
-        roll = _to_hit(dice, state, d, w)
-        hit = roll.outcome == "hit"
-        out.add(
-            ShotResolved(
-                vessel=d.vessel,
-                weapon=d.weapon,
-                target=d.target,
-                point_defence=True,
-                outcome=roll.outcome or "miss",
-                missile_killed=hit,
-                rolls=(roll,),
-            )
-        )
-        if hit:
-            out.add(
-                VesselDestroyed(vessel=d.target, cause="killed by point defence", seen_by=seen_by(out.state, d.target))
-            )
-        return None
+    )
+    if hit:
+        out.add(VesselDestroyed(vessel=d.target, cause="killed by point defence", seen_by=seen_by(out.state, d.target)))
+    return None
+
+
+def _shot(out: Acc[State], dice: Dice, d: FireDecl, w: Weapon) -> None:
+    """A shot: a direct strike on a vessel at All Stop (ASC-MOV-4), else the to-hit roll (ASC-FIRE-5); a
+    hit kills a missile (ASC-FIRE-9) or lands its strikes; a det missile is spent (ASC-FIRE-8)."""
+    state = out.state
+    spec = state.specs[d.vessel]
+    tspec, tst = state.specs[d.target], state.status[d.target]
     rolls: list[Roll] = []
     direct = at_all_stop(tspec, tst)
     if direct:
@@ -245,30 +297,12 @@ def _resolve_one(out: Acc[State], dice: Dice, d: FireDecl) -> None:
         roll = _to_hit(dice, state, d, w)
         rolls.append(roll)
         outcome = roll.outcome or "miss"
-    strikes: list[Strike] = []
-    missile_killed = False
+    hit = outcome in ("hit", "direct")
+    missile_killed = hit and tspec.kind == "missile"  # ASC-FIRE-9: no location, screen or armour roll
+    strikes: tuple[Strike, ...] = ()
     screen_after: int | None = None
-    if outcome in ("hit", "direct"):
-        if tspec.kind == "missile":
-            missile_killed = True  # ASC-FIRE-9: no location, screen or armour roll
-        else:
-            per = w.damage * (10 if direct else 1)
-            rating = tst.screen or 0
-            facing_rating = rating
-            for _ in range(w.strikes):
-                blocked = False
-                need = facing_rating if w.weapon_type == "det" else rating  # ASC-SCR-2
-                if not direct and need > 0:
-                    sroll = dice.roll(10, "screens", "ASC-SCR-2" if w.weapon_type == "det" else "ASC-SCR-1", need)
-                    blocked = sroll.value <= need
-                    rolls.append(replace(sroll, outcome="blocked" if blocked else "through"))
-                if blocked:
-                    rating = max(0, rating - per)
-                    strikes.append(Strike(damage=per, blocked=True))
-                else:
-                    strikes.append(locate(dice, tspec, tst, per, rolls))
-            if rating != (tst.screen or 0):
-                screen_after = rating
+    if hit and not missile_killed:
+        strikes, screen_after = _strikes(dice, state, d.target, w, direct, rolls)
     det_missile = spec.kind == "missile" and w.weapon_type == "det"
     out.add(
         ShotResolved(
@@ -276,7 +310,7 @@ def _resolve_one(out: Acc[State], dice: Dice, d: FireDecl) -> None:
             weapon=d.weapon,
             target=d.target,
             outcome=outcome,
-            strikes=tuple(strikes),
+            strikes=strikes,
             missile_killed=missile_killed,
             firer_destroyed=det_missile,
             screen_after=screen_after,
@@ -288,3 +322,29 @@ def _resolve_one(out: Acc[State], dice: Dice, d: FireDecl) -> None:
     if det_missile:
         out.add(VesselDestroyed(vessel=d.vessel, cause="det warhead fired", seen_by=seen_by(out.state, d.vessel)))
     return None
+
+
+def _strikes(
+    dice: Dice, state: State, target: str, w: Weapon, direct: bool, rolls: list[Roll]
+) -> tuple[tuple[Strike, ...], int | None]:
+    """Each strike of a hit against the target's screens (ASC-SCR-1/2; none against a direct strike, which
+    does ten times the damage), then its location (ASC-LOC). Returns the strikes and the screen rating
+    after them (None when unchanged)."""
+    tspec, tst = state.specs[target], state.status[target]
+    per = w.damage * (10 if direct else 1)
+    rating = tst.screen or 0
+    facing_rating = rating
+    strikes: list[Strike] = []
+    for _ in range(w.strikes):
+        blocked = False
+        need = facing_rating if w.weapon_type == "det" else rating  # ASC-SCR-2
+        if not direct and need > 0:
+            sroll = dice.roll(10, "screens", "ASC-SCR-2" if w.weapon_type == "det" else "ASC-SCR-1", need)
+            blocked = sroll.value <= need
+            rolls.append(replace(sroll, outcome="blocked" if blocked else "through"))
+        if blocked:
+            rating = max(0, rating - per)
+            strikes.append(Strike(damage=per, blocked=True))
+        else:
+            strikes.append(locate(dice, tspec, tst, per, rolls))
+    return tuple(strikes), (rating if rating != (tst.screen or 0) else None)

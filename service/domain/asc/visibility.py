@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -43,79 +44,111 @@ def _strip(rolls: tuple[Roll, ...], drop_rules: tuple[str, ...] = (), hide_targe
 
 
 def redact(event: Event, viewer: Viewer, state: State) -> Event | None:
+    """The event as this viewer may see it (None: not at all). The umpire sees everything; each event type
+    has its own step below (an event type without one is public)."""
     obs = observer(viewer)
     if obs is None:
         return event
-    if isinstance(event, SensorsCommitted):
-        return event if obs == event.side else replace(event, entries=None)
-    if isinstance(event, SensorsRevealed):
-        entries = []
-        for e in event.entries:
-            if e.vessel not in state.specs:
-                continue
-            if state.specs[e.vessel].side == obs:
-                entries.append(e)
-            elif e.active and visible(state, obs, e.vessel):
-                entries.append(CommitEntry(vessel=e.vessel, active=True, screen=None))
-        return replace(event, entries=tuple(entries))
-    if isinstance(event, DetectionAttempted):
-        if obs == event.side:
-            if event.target is not None and visible(state, obs, event.target):
-                return event
-            shown_target = ref(state, obs, event.target)
-            rolls = _strip(event.rolls, ("ASC-DET-4",))
-            if shown_target is None:
-                # a failed hex scan on a hidden non-bogey reads exactly like a scan of an empty hex
-                rolls = tuple(replace(r, outcome="nothing found") if r.rule == "ASC-DET-3" else r for r in rolls)
-            return replace(event, target=shown_target, rolls=rolls)
-        if not event.success:
-            return None  # ruling ASC-R-3: only the searching side learns of a failed attempt
-        shown = visible(state, obs, event.vessel)
-        return replace(
-            event,
-            vessel=ref(state, obs, event.vessel),
-            sensor=event.sensor if shown else None,
-            target=ref(state, obs, event.target),
-            rating=event.rating if shown else 0,
-            rolls=event.rolls if shown else (),
-        )
-    if isinstance(event, LockTaken):
-        holder, target = ref(state, obs, event.vessel), ref(state, obs, event.target)
-        if holder is None and target is None:
-            return None
-        shown = visible(state, obs, event.vessel)
-        return replace(event, vessel=holder, target=target, rating=event.rating if shown else 0)
-    if isinstance(event, LocksLost):
-        losses = []
-        for loss in event.losses:
-            v, t = ref(state, obs, loss.vessel), ref(state, obs, loss.target)
-            if v is not None or t is not None:
-                losses.append(LockRef(vessel=v, target=t))
-        return replace(event, losses=tuple(losses)) if losses else None
-    if isinstance(event, AllStopped):
-        return event if visible(state, obs, event.vessel) else None
-    if isinstance(event, Moved):
-        if visible(state, obs, event.vessel):
-            return event
-        if is_bogey(state, obs, event.vessel):
-            return replace(event, vessel=state.tokens[obs][event.vessel], facing=None, path=None)
+    step = REDACTORS.get(type(event))
+    return event if step is None else step(event, obs, state)
+
+
+def _commit(event: SensorsCommitted, obs: str, state: State) -> Event | None:
+    """ASC-HID-2: a side's commitment is sealed from everyone else."""
+    return event if obs == event.side else replace(event, entries=None)
+
+
+def _revealed(event: SensorsRevealed, obs: str, state: State) -> Event | None:
+    """ASC-HID-2: at the reveal a side learns its own settings and which visible enemies went active."""
+    entries = []
+    for e in event.entries:
+        if e.vessel not in state.specs:
+            continue
+        if state.specs[e.vessel].side == obs:
+            entries.append(e)
+        elif e.active and visible(state, obs, e.vessel):
+            entries.append(CommitEntry(vessel=e.vessel, active=True, screen=None))
+    return replace(event, entries=tuple(entries))
+
+
+def _detection(event: DetectionAttempted, obs: str, state: State) -> Event | None:
+    if obs == event.side:
+        return _own_detection(event, obs, state)
+    if not event.success:
+        return None  # ruling ASC-R-3: only the searching side learns of a failed attempt
+    shown = visible(state, obs, event.vessel)
+    return replace(
+        event,
+        vessel=ref(state, obs, event.vessel),
+        sensor=event.sensor if shown else None,
+        target=ref(state, obs, event.target),
+        rating=event.rating if shown else 0,
+        rolls=event.rolls if shown else (),
+    )
+
+
+def _own_detection(event: DetectionAttempted, obs: str, state: State) -> Event | None:
+    """The searching side's own attempt: in full once it sees the target; else no signature modifier, and
+    a failed hex scan on a hidden non-bogey reads exactly like a scan of an empty hex."""
+    if event.target is not None and visible(state, obs, event.target):
+        return event
+    shown_target = ref(state, obs, event.target)
+    rolls = _strip(event.rolls, ("ASC-DET-4",))
+    if shown_target is None:
+        rolls = tuple(replace(r, outcome="nothing found") if r.rule == "ASC-DET-3" else r for r in rolls)
+    return replace(event, target=shown_target, rolls=rolls)
+
+
+def _lock(event: LockTaken, obs: str, state: State) -> Event | None:
+    holder, target = ref(state, obs, event.vessel), ref(state, obs, event.target)
+    if holder is None and target is None:
         return None
-    if isinstance(event, FireDeclared):
-        return event if obs == event.declaration.side else None  # sealed until resolved (ASC-R-4)
-    if isinstance(event, ShotResolved):
-        return _redact_shot(event, obs, state)
-    if isinstance(event, DamageTaken | BackupTookOver | RepairsRolled | ContinuingDamage):
-        if not visible(state, obs, event.vessel):
-            return None
-        if state.specs[event.vessel].side == obs:
-            return event
-        return replace(event, status=replace(event.status, screen=None))
-    if isinstance(event, VesselDestroyed):
-        if visible(state, obs, event.vessel):
-            return replace(event, seen_by=())
-        tok = state.tokens.get(obs, {}).get(event.vessel)
-        return replace(event, vessel=tok, cause="", seen_by=()) if tok else None
-    return event
+    shown = visible(state, obs, event.vessel)
+    return replace(event, vessel=holder, target=target, rating=event.rating if shown else 0)
+
+
+def _locks_lost(event: LocksLost, obs: str, state: State) -> Event | None:
+    losses = []
+    for loss in event.losses:
+        v, t = ref(state, obs, loss.vessel), ref(state, obs, loss.target)
+        if v is not None or t is not None:
+            losses.append(LockRef(vessel=v, target=t))
+    return replace(event, losses=tuple(losses)) if losses else None
+
+
+def _all_stopped(event: AllStopped, obs: str, state: State) -> Event | None:
+    return event if visible(state, obs, event.vessel) else None
+
+
+def _moved(event: Moved, obs: str, state: State) -> Event | None:
+    """ASC-DET-1: a bogey's move shows as its token reaching a hex (no facing, no path)."""
+    if visible(state, obs, event.vessel):
+        return event
+    if is_bogey(state, obs, event.vessel):
+        return replace(event, vessel=state.tokens[obs][event.vessel], facing=None, path=None)
+    return None
+
+
+def _declared(event: FireDeclared, obs: str, state: State) -> Event | None:
+    return event if obs == event.declaration.side else None  # sealed until resolved (ASC-R-4)
+
+
+def _status(
+    event: DamageTaken | BackupTookOver | RepairsRolled | ContinuingDamage, obs: str, state: State
+) -> Event | None:
+    """Damage to a visible vessel; its screen rating is its owner's alone."""
+    if not visible(state, obs, event.vessel):
+        return None
+    if state.specs[event.vessel].side == obs:
+        return event
+    return replace(event, status=replace(event.status, screen=None))
+
+
+def _destroyed(event: VesselDestroyed, obs: str, state: State) -> Event | None:
+    if visible(state, obs, event.vessel):
+        return replace(event, seen_by=())
+    tok = state.tokens.get(obs, {}).get(event.vessel)
+    return replace(event, vessel=tok, cause="", seen_by=()) if tok else None
 
 
 def _redact_shot(event: ShotResolved, obs: str, state: State) -> Event | None:
@@ -139,6 +172,24 @@ def _redact_shot(event: ShotResolved, obs: str, state: State) -> Event | None:
     if firer is None and target is None:
         return None
     return replace(event, vessel=firer, target=target, rolls=rolls, **changes)
+
+
+REDACTORS: dict[type[Event], Callable[[Any, str, State], Event | None]] = {
+    SensorsCommitted: _commit,
+    SensorsRevealed: _revealed,
+    DetectionAttempted: _detection,
+    LockTaken: _lock,
+    LocksLost: _locks_lost,
+    AllStopped: _all_stopped,
+    Moved: _moved,
+    FireDeclared: _declared,
+    ShotResolved: _redact_shot,
+    DamageTaken: _status,
+    BackupTookOver: _status,
+    RepairsRolled: _status,
+    ContinuingDamage: _status,
+    VesselDestroyed: _destroyed,
+}
 
 
 def redact_setup(setup: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
