@@ -72,11 +72,34 @@ class Deadline(msgspec.Struct):
     seconds_left: float | None
 
 
+class GameClock(msgspec.Struct):
+    """A game's chess-style clocks (issue 39): each seat's bank at the start, the increment given back when
+    a seat stops being awaited, the command appended as the umpire when a bank runs out, the seats whose
+    clocks run now, each seat's seconds left now and when the first running bank runs out (UTC)."""
+
+    seconds: int
+    increment: int
+    command: dict[str, Any]
+    turn: int | None
+    phase: str | None
+    running: list[str]
+    seconds_left: dict[str, float]
+    due_at: str | None
+
+
 class DeadlineState(msgspec.Struct):
-    """The game's deadline (null: it has none)."""
+    """The game's deadline and clocks (null: it has none)."""
 
     game_id: str
     deadline: Deadline | None
+    clock: GameClock | None = None
+
+
+class ClockState(msgspec.Struct):
+    """The game's clocks (null: it has none)."""
+
+    game_id: str
+    clock: GameClock | None
 
 
 class GameSummary(msgspec.Struct, kw_only=True):
@@ -93,6 +116,7 @@ class GameSummary(msgspec.Struct, kw_only=True):
     unverified: str | None  # an imported game (or a fork of one) whose origin could not be verified: why
     state: GameView
     deadline: Deadline | None = None  # the game's deadline now (null: none, or a past point ?at=)
+    clock: GameClock | None = None  # the game's clocks now (null: none, or a past point ?at=)
 
 
 class CommandAccepted(msgspec.Struct):

@@ -26,12 +26,12 @@ from . import player_contract as pc
 from .examples import PROBLEM_EXAMPLES, REQUEST_EXAMPLES, RESPONSE_EXAMPLES
 from .routes import talk
 from .routes.bots import SeatBot
-from .routes.deadlines import DeadlineRequest
+from .routes.deadlines import ClockRequest, DeadlineRequest
 from .routes.games import CreateGame
 from .routes.replay import RewindRequest
 
 REF = "#/components/schemas/{name}"
-TALK_REQUESTS = [talk.PostMessage, talk.PostSpectatorMessage, DeadlineRequest]  # issue 39's bodies
+TALK_REQUESTS = [talk.PostMessage, talk.PostSpectatorMessage, DeadlineRequest, ClockRequest]  # issue 39's bodies
 PROBLEM = "application/problem+json"
 
 
@@ -77,6 +77,8 @@ OPERATIONS: dict[str, Op] = {
     "get_spectator_messages": Op(200, talk.SpectatorMessageList, (401, 403, 404, 422, 429)),
     "get_deadline": Op(200, c.DeadlineState, READ),
     "put_deadline": Op(200, c.DeadlineState, (401, 403, 404, 413, 422, 429)),
+    "get_clock": Op(200, c.ClockState, READ),
+    "put_clock": Op(200, c.ClockState, (401, 403, 404, 413, 422, 429)),
     # players and notifications (issue 40): the bearer is a personal key (pk_…); 429: failed authentications
     # (and POST /v1/players: players created per address, SALVO_RATE_PLAYERS_PER_ADDRESS)
     "create_player": Op(201, pc.PersonalKey, (413, 422, 429), token=False, request=pc.NewPlayer),

@@ -38,7 +38,7 @@ from .errors import ImportTooLarge, InvalidRequest
 from .head import codec_for
 from .replay import Decoded, Folder, Walker
 from .sealing import FORMAT, LEGACY_FORMAT, first_break, legacy_digest
-from .table_events import DeadlineSet, TableMessage
+from .table_events import ClockSet, DeadlineSet, TableMessage
 
 MAX_VERSION_CHARS = 40  # a version is shown back in problems; longer claims are cut there
 
@@ -306,7 +306,7 @@ def _check_actor(number: int, actor: str, event: Any, seats: set[str]) -> None:
         allowed = {"umpire", f"seat:{event.seat}"}
     elif isinstance(event, TableMessage):  # its writer, and only its writer
         allowed = {event.sender} & {"umpire", *(f"seat:{s}" for s in seats)}
-    elif isinstance(event, DeadlineSet):
+    elif isinstance(event, DeadlineSet | ClockSet):
         allowed = {"umpire"}
     elif isinstance(event, SERVICE_EVENT_TYPES):
         allowed = {"system"}

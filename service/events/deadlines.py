@@ -26,12 +26,12 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any, Union
 
 import msgspec
-from sqlalchemy import Engine, delete, insert, select, update
+from sqlalchemy import Engine, Table, delete, insert, select, update
 
 from service.domain.core import UMPIRE, Actor, Ruleset, RuleViolation, find_ruleset
 from service.domain.core.registry import UnknownRuleset
@@ -130,6 +130,9 @@ class Deadlines:
         self.clock = clock  # the service's clock: wall time, read here and never by a ruleset
         self.postgres = engine.dialect.name == "postgresql"
         self._task: asyncio.Task[None] | None = None
+        from .clocks import Clocks  # the chess-style clocks this scheduler drives too (they import this module)
+
+        self.clocks = Clocks(service, engine, lambda: self.clock())
 
     # --- rules ------------------------------------------------------------------------------------
 
@@ -247,16 +250,17 @@ class Deadlines:
             await asyncio.sleep(every)
 
     async def tick(self) -> int:
-        """Track every game whose log moved, then fire what is due; returns how many fired."""
+        """The clocks (clocks.py), then: track every game whose log moved, then fire what is due; returns how
+        many fired."""
+        fired = await self.clocks.tick()
         rows = await asyncio.to_thread(self._rows)
         if not rows:
-            return 0
+            return fired
         seqs = await self.service.store.heads([r.game_id for r in rows])  # type: ignore[attr-defined]  # SQL stores
         for row in rows:
             if seqs.get(row.game_id, 0) != row.checked_seq:
                 await self._track(row)
         now = _ms(self.clock())
-        fired = 0
         for game_id in await asyncio.to_thread(self._due, now):
             fired += await self._fire(game_id)
         return fired
@@ -298,65 +302,7 @@ class Deadlines:
 
     async def _fire(self, game_id: str) -> int:
         """Claim the game's due row and fire it; 0 when another process has it or it is no longer due."""
-        if self.postgres:
-            return await self._fire_locked(game_id)
-        now = _ms(self.clock())
-
-        def claim() -> Any:
-            with self.engine.begin() as conn:
-                claimed = conn.execute(
-                    update(DEADLINES)
-                    .where(
-                        DEADLINES.c.game_id == game_id,
-                        DEADLINES.c.due_at <= now,
-                        (DEADLINES.c.lease_until.is_(None)) | (DEADLINES.c.lease_until < now),
-                    )
-                    .values(lease_until=now + LEASE_MS)
-                )
-                if claimed.rowcount != 1:
-                    return None
-                return conn.execute(select(DEADLINES).where(DEADLINES.c.game_id == game_id)).first()
-
-        row = await asyncio.to_thread(claim)
-        if row is None:
-            return 0
-        values = await self._fire_row(row)
-
-        def release() -> None:
-            with self.engine.begin() as conn:
-                conn.execute(update(DEADLINES).where(DEADLINES.c.game_id == game_id).values(lease_until=None, **values))
-
-        await asyncio.to_thread(release)
-        return 1 if "fired" in values else 0
-
-    async def _fire_locked(self, game_id: str) -> int:
-        """PostgreSQL: the row stays locked (FOR UPDATE SKIP LOCKED) while it fires; another replica
-        skips it, and after the commit finds it no longer due."""
-        conn = await asyncio.to_thread(self.engine.connect)
-        try:
-
-            def claim() -> Any:
-                conn.begin()
-                return conn.execute(
-                    select(DEADLINES)
-                    .where(DEADLINES.c.game_id == game_id, DEADLINES.c.due_at <= _ms(self.clock()))
-                    .with_for_update(skip_locked=True)
-                ).first()
-
-            row = await asyncio.to_thread(claim)
-            if row is None:
-                await asyncio.to_thread(conn.rollback)
-                return 0
-            values = await self._fire_row(row)
-
-            def release() -> None:
-                conn.execute(update(DEADLINES).where(DEADLINES.c.game_id == game_id).values(**values))
-                conn.commit()
-
-            await asyncio.to_thread(release)
-            return 1 if "fired" in values else 0
-        finally:
-            await asyncio.to_thread(conn.close)  # a transaction still open rolls back: the lock goes
+        return await claim_and_fire(self.engine, self.clock, DEADLINES, game_id, self._fire_row)
 
     async def _fire_row(self, row: Any) -> dict[str, Any]:
         """Append ``deadline.passed`` and the command for the game's current phase (once: see the module's
@@ -408,7 +354,8 @@ class Deadlines:
             log.info("a deadline's command was refused", extra={"game_id": game_id, "reason": str(exc)})
             return {"due_at": None, "checked_seq": -1}
         # per phase: done until the next phase; per turn: still due, so the turn's next phase is forced too
-        return {"due_at": None if row.per == "phase" else row.due_at, "fired": row.fired + 1, "checked_seq": -1}
+        due = None if row.per == "phase" else row.due_at
+        return {"due_at": due, "fired": row.fired + 1, "checked_seq": -1, "fired_now": True}
 
     async def _passed_for(self, head: GameHead, turn: int, phase: str) -> int | None:
         """The seq of the log's last ``deadline.passed`` when it is for this very turn and phase (a firing
@@ -418,3 +365,82 @@ class Deadlines:
             return None
         last = rows[-1]
         return int(last.seq) if (int(last.turn), last.phase) == (turn, phase) else None
+
+
+async def claim_and_fire(
+    engine: Engine,
+    clock: Callable[[], float],
+    table: Table,
+    game_id: str,
+    fire_row: Callable[[Any], Awaitable[dict[str, Any]]],
+) -> int:
+    """Claim the game's due row of ``table`` (deadlines, clocks) and fire it with ``fire_row``, which returns
+    the row's new values ("fired_now" true when it fired); 0 when another process has it or it is no longer
+    due. PostgreSQL: the row stays locked (FOR UPDATE SKIP LOCKED) while it fires, another replica skips it
+    and after the commit finds it no longer due; SQLite, the single writer: a lease an atomic UPDATE wins."""
+    if engine.dialect.name == "postgresql":
+        return await _fire_locked(engine, clock, table, game_id, fire_row)
+    now = _ms(clock())
+
+    def claim() -> Any:
+        with engine.begin() as conn:
+            claimed = conn.execute(
+                update(table)
+                .where(
+                    table.c.game_id == game_id,
+                    table.c.due_at <= now,
+                    (table.c.lease_until.is_(None)) | (table.c.lease_until < now),
+                )
+                .values(lease_until=now + LEASE_MS)
+            )
+            if claimed.rowcount != 1:
+                return None
+            return conn.execute(select(table).where(table.c.game_id == game_id)).first()
+
+    row = await asyncio.to_thread(claim)
+    if row is None:
+        return 0
+    values = await fire_row(row)
+    fired = values.pop("fired_now", False)
+
+    def release() -> None:
+        with engine.begin() as conn:
+            conn.execute(update(table).where(table.c.game_id == game_id).values(lease_until=None, **values))
+
+    await asyncio.to_thread(release)
+    return 1 if fired else 0
+
+
+async def _fire_locked(
+    engine: Engine,
+    clock: Callable[[], float],
+    table: Table,
+    game_id: str,
+    fire_row: Callable[[Any], Awaitable[dict[str, Any]]],
+) -> int:
+    conn = await asyncio.to_thread(engine.connect)
+    try:
+
+        def claim() -> Any:
+            conn.begin()
+            return conn.execute(
+                select(table)
+                .where(table.c.game_id == game_id, table.c.due_at <= _ms(clock()))
+                .with_for_update(skip_locked=True)
+            ).first()
+
+        row = await asyncio.to_thread(claim)
+        if row is None:
+            await asyncio.to_thread(conn.rollback)
+            return 0
+        values = await fire_row(row)
+        fired = values.pop("fired_now", False)
+
+        def release() -> None:
+            conn.execute(update(table).where(table.c.game_id == game_id).values(**values))
+            conn.commit()
+
+        await asyncio.to_thread(release)
+        return 1 if fired else 0
+    finally:
+        await asyncio.to_thread(conn.close)  # a transaction still open rolls back: the lock goes

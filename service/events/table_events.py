@@ -53,7 +53,31 @@ class DeadlinePassed(Event, frozen=True, tag="deadline.passed"):
     command: str  # the command's type
 
 
-TABLE_EVENT_TYPES: tuple[type[Event], ...] = (TableMessage, DeadlineSet, DeadlinePassed)
+class ClockSet(Event, frozen=True, tag="clock.set", omit_defaults=True):
+    """The umpire set the game's chess-style clocks (docs/deadlines.md): ``seconds`` in each seat's bank
+    (None: no clocks), ``increment`` seconds given back when a seat stops being awaited, the ``command``
+    appended (as the umpire) when a seat's bank runs out, and ``left``: seats given another time left."""
+
+    seconds: int | None
+    increment: int = 0
+    command: dict[str, Any] = {}
+    left: dict[str, float] = {}
+
+
+class ClockRanOut(Event, frozen=True, tag="clock.ran_out"):
+    """The time banks of ``seats`` ran out while the game waited for them: the service appends ``command``
+    (as the umpire) right after this event. ``at`` is when (UTC, ISO 8601)."""
+
+    seats: tuple[str, ...]
+    turn: int
+    phase: str
+    seconds: int
+    increment: int
+    at: str
+    command: str  # the command's type
+
+
+TABLE_EVENT_TYPES: tuple[type[Event], ...] = (TableMessage, DeadlineSet, DeadlinePassed, ClockSet, ClockRanOut)
 
 
 def may_read(message: TableMessage, viewer: Viewer) -> bool:
@@ -82,6 +106,22 @@ def explain(event: Event) -> str | None:
         where = f"turn {event.turn}" + (f", phase {event.phase}" if event.phase else "")
         return (
             f"The deadline of {event.seconds} s for {where} passed at {event.due_at}: "
+            f"the service appends {event.command} as the umpire"
+        )
+    if isinstance(event, ClockSet):
+        if event.seconds is None:
+            return "The umpire removed the game's clocks"
+        if event.left:
+            given = ", ".join(f"{seat} {left:g} s" for seat, left in sorted(event.left.items()))
+            return f"The umpire set the time left: {given}"
+        return (
+            f"The umpire set clocks of {event.seconds} s per seat, {event.increment} s back per move"
+            f" ({event.command.get('type', '?')} when one runs out)"
+        )
+    if isinstance(event, ClockRanOut):
+        where = f"turn {event.turn}" + (f", phase {event.phase}" if event.phase else "")
+        return (
+            f"The clock of {', '.join(event.seats)} ran out in {where} at {event.at}: "
             f"the service appends {event.command} as the umpire"
         )
     return None

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import msgspec
 from fastapi import APIRouter, Path, Query, Request
 
+from service.events.clocks import clock_from_options
 from service.events.deadlines import rule_from_options
 from service.events.errors import InvalidRequest
 from service.events.inputs import INT64_MAX
@@ -16,7 +17,7 @@ from ..bodies import created_body, decode_body
 from ..deps import GateDep, ReaderDep, ServiceDep, ViewerDep, bearer, client_address
 from ..jsonresponse import MsgspecResponse
 from ..umpire_automation import umpire_option
-from .deadlines import deadline_of, deadlines
+from .deadlines import clock_of, deadline_of, deadlines
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
 
@@ -42,10 +43,13 @@ class CreateGame(msgspec.Struct, forbid_unknown_fields=True):
 async def create_game(request: Request, service: ServiceDep) -> MsgspecResponse:
     body = decode_body(await request.body(), CreateGame)
     deadline = rule_from_options(body.ruleset, body.options)  # checked before the game exists (issue 39)
+    clock = clock_from_options(body.ruleset, body.options)
     automated = umpire_option(body.ruleset, body.options)
     created = await service.create_game(body.ruleset, body.scenario, body.options)
     if deadline is not None and (scheduler := deadlines(request)) is not None:
         await scheduler.install(created.game_id, deadline, await service.head(created.game_id))
+    if clock is not None and (scheduler := deadlines(request)) is not None:
+        await scheduler.clocks.install(created.game_id, clock, await service.head(created.game_id))
     if automated and (umpire := getattr(request.app.state, "umpire", None)) is not None:
         await umpire.act(created.game_id)  # the map, at once
     return MsgspecResponse(created_body(created), status_code=201)
@@ -61,6 +65,7 @@ async def get_game(
 ) -> MsgspecResponse:
     summary = await reader.summary(game_id, viewer, at)
     summary["deadline"] = await deadline_of(request, game_id) if at is None else None  # the time left now
+    summary["clock"] = await clock_of(request, game_id) if at is None else None
     return MsgspecResponse(summary)
 
 
