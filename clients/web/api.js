@@ -14,6 +14,8 @@
 /** @typedef {import("../types/salvo").Problem} Problem */
 /** @typedef {import("../types/salvo").ServerFrame} ServerFrame */
 /** @typedef {import("../types/openapi").components["schemas"]["Rewound"]} Rewound */
+/** With ?frames=view: the body of GET /v1/games/{id} (without unverified and deadline) and of its /options.
+ * @typedef {{game: GameSummary, options: OptionsResponse}} StreamView */
 /** A problem+json body as far as the server (or the network) filled it in.
  * @typedef {Partial<Problem>} ProblemLike */
 
@@ -130,12 +132,16 @@ export class GameStream {
    * @param {string} gameId
    * @param {string | null} token
    * @param {{onEvent?: (env: Envelope) => void, onCaughtUp?: (seq: number) => void,
-   *          onState?: (state: string) => void, onError?: (frame: ErrorFrame) => void}} [handlers]
+   *          onState?: (state: string) => void, onError?: (frame: ErrorFrame) => void,
+   *          onView?: (view: StreamView, seq: number) => void}} [handlers]
+   * With ``onView`` the stream is opened with ?frames=view: each update's last message carries the
+   * viewer's view and options after it (no GET per update; openapi/websocket.md).
    */
-  constructor(gameId, token, { onEvent, onCaughtUp, onState, onError } = {}) {
+  constructor(gameId, token, { onEvent, onCaughtUp, onState, onError, onView } = {}) {
     this.gameId = gameId;
     this.token = token;
     this.last = 0;
+    this.onView = onView || null;
     this.onEvent = onEvent || (() => {});
     this.onCaughtUp = onCaughtUp || (() => {});
     this.onState = onState || (() => {});
@@ -149,6 +155,7 @@ export class GameStream {
   url() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     const q = new URLSearchParams({ after: String(this.last) });
+    if (this.onView) q.set("frames", "view");
     return `${proto}//${location.host}/v1/games/${enc(this.gameId)}/stream?${q}`;
   }
 
@@ -167,16 +174,19 @@ export class GameStream {
       /** @type {ServerFrame} */
       let m;
       try { m = JSON.parse(msg.data); } catch { return; }
+      const view = /** @type {{view?: StreamView}} */ (m).view;
       if (m.kind === "event") {
         const env = m.event;
         if (env.seq <= this.last) return; // never a duplicate
         this.last = env.seq;
         this.onEvent(env);
+        if (view && this.onView) this.onView(view, env.seq);
       } else if (m.kind === "caught_up") {
         this.last = Math.max(this.last, m.seq);
         this.retry = 0;
         this.onState("live");
-        this.onCaughtUp(m.seq);
+        if (view && this.onView) this.onView(view, m.seq);
+        else if (!this.onView) this.onCaughtUp(m.seq);
       } else if (m.kind === "error") {
         this.fatal = true;
         this.onError(m);

@@ -298,9 +298,9 @@ export class GameView {
 
   openStream() {
     this.stream = new GameStream(this.gameId, this.token, {
-      onEvent: (env) => { this.events.push(env); this.scheduleRefresh(); },
-      // also sent live after a step hidden from this viewer (a sealed order): the view and options move on
-      onCaughtUp: () => this.scheduleRefresh(0),
+      // each update's last message carries this viewer's view and options (?frames=view): no GET per update
+      onEvent: (env) => { this.events.push(env); },
+      onView: (view) => this.applyView(view),
       onState: (s) => { this.conn.dataset.state = s; this.conn.textContent = s; },
       onError: (m) => this.showRejection({ title: m.title || "Stream error", message: m.detail || "" }),
     });
@@ -396,6 +396,30 @@ export class GameView {
       this.token ? this.api.options(this.gameId).catch(() => none) : Promise.resolve(none),
     ]);
     if (token !== this.token) return; // another seat came up meanwhile: these were the old seat's
+    this.apply(summary, options);
+  }
+
+  /** The view and options the stream carried after an update (no request; the deadline, when the game has
+   * one, is read again only when the turn or phase moved on). @param {import("./api.js").StreamView} view */
+  applyView(view) {
+    const before = this.live;
+    if (before && view.game.version < before.version) return; // an older view than the one shown
+    // ``unverified`` never changes and ``deadline`` is not in the stream's view: kept from the first load
+    const summary = /** @type {GameSummary} */ ({ ...before, ...view.game });
+    this.apply(summary, /** @type {{options: Option[], forms: Form[]}} */ (view.options));
+    // the time (a deadline, a game clock) is not in the stream's view: read again when it may have moved
+    const timed = /** @type {{deadline?: unknown, clock?: unknown}} */ (before || {});
+    if (timed.clock || (timed.deadline && (before.turn !== summary.turn || before.phase !== summary.phase))) {
+      this.api.game(this.gameId).then((g) => {
+        if (this.live !== summary) return;
+        Object.assign(summary, { deadline: g.deadline, clock: /** @type {{clock?: unknown}} */ (g).clock });
+        if (this.talk) this.talk.update(summary);
+      }).catch(() => {});
+    }
+  }
+
+  /** @param {GameSummary} summary @param {{options: Option[], forms: Form[]}} options */
+  apply(summary, options) {
     this.live = summary;
     if (this.talk) this.talk.update(summary);
     this.labelled = options.options || [];
@@ -934,7 +958,9 @@ export class GameView {
       this.sending = false;
     }
     this.tray = null;
-    await this.refresh().catch((err) => this.showRejection(err));
+    // the stream brings the view after it (frames=view); read over HTTP only while the stream is down
+    if (this.conn.dataset.state !== "live") await this.refresh().catch((err) => this.showRejection(err));
+    else this.render();
     return ok;
   }
 }

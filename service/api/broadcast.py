@@ -28,6 +28,7 @@ class Subscription:
         self.overflowed = False
         self.closed = False  # the client went away: stop waiting at once
         self.restarting = False  # the server is shutting down: close with 1012 and the resume seq
+        self.view: str | None = None  # frames=view: "view:<audience>", listened for too (frames.VIEW)
         self._items: deque[Item] = deque()
         self._ready = asyncio.Event()
 
@@ -45,6 +46,9 @@ class Subscription:
     def restart(self) -> None:
         self.restarting = True
         self._ready.set()
+
+    def empty(self) -> bool:
+        return not self._items
 
     async def next(self, timeout: float) -> Item | None:
         """The next item, or None on timeout (time for a heartbeat) or overflow (check ``overflowed``)."""
@@ -139,7 +143,7 @@ class InProcessBroadcaster:
         heard = self.fanout.listening(game_id)  # a view: copied only when subscriptions add to it
         subs = self._subs.get(game_id)
         if subs:
-            return heard | {sub.audience for sub in subs}
+            return heard | {sub.audience for sub in subs} | {sub.view for sub in subs if sub.view is not None}
         return heard
 
     def restart_all(self) -> int:

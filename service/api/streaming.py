@@ -15,6 +15,7 @@ from service.domain.core import Viewer
 from service.events.application import CommandRequest, audience_key
 from service.events.decide_append import CommandResult
 from service.events.errors import AppError, InvalidRequest
+from service.events.frames import VIEW, view_body, with_view
 from service.events.inputs import check_integers, check_json, text_bytes
 from service.events.storage_faults import StorageFull, StorageUnavailable, kind_of
 
@@ -89,6 +90,14 @@ class Stream:
         # ?history=compact: catch-up (the join's history, and any gap later) comes as compact pages
         # ({"kind":"events"}, api/compact.py) instead of one event frame per envelope
         self.compact_history = ws.query_params.get("history") == "compact"
+        # ?frames=view: each update's last message carries the viewer's view and options after it
+        # ({"kind":"event",…,"view":{"game":…,"options":…}}, or a caught_up with "view"), as does every
+        # caught_up after a read of the store: a page needs no GET per update. The view is encoded once
+        # per audience and update (events/frames.py), never once per socket. Every event then comes as a
+        # frame (own_events=result is not applied: the result would skip the frame that carries the view)
+        self.view_key = VIEW + self.audience if ws.query_params.get("frames") == "view" else None
+        if self.view_key is not None:
+            self.results_carry_events = False
 
     async def send(self, text: str, seq: int | None = None) -> None:
         """``seq``: the event this frame carries, accounted for (``last``) once it is surely written, so
@@ -133,7 +142,9 @@ class Stream:
             if envelopes:
                 sent = envelopes[-1].seq
             self.last = page_end
-        if upto is not None and sent < self.last:
+        if upto is not None and self.view_key is not None:
+            await self.send(await self.caught_up_frame())  # the view after the read, hidden seqs or not
+        elif upto is not None and sent < self.last:
             await self.hidden()
 
     async def hidden(self) -> None:
@@ -142,13 +153,22 @@ class Stream:
         alone, which every viewer reads as ``version`` from GET /v1/games/{id} anyway."""
         await self.send(_encode({"kind": "caught_up", "seq": self.last}).decode())
 
+    async def caught_up_frame(self) -> str:
+        """``{"kind":"caught_up","seq":N}`` at ``last``; with ``frames=view``, with the viewer's view at
+        the game's head (the one kept for that head's seq when another socket asked already)."""
+        if self.view_key is None:
+            return _encode({"kind": "caught_up", "seq": self.last}).decode()
+        head = await self.reader.service.current_head(self.game_id)
+        return with_view(None, self.last, view_body(head, self.viewer, self.audience)).decode()
+
     async def run(self, sub: Subscription) -> None:
         """Catch up, then forward live frames until the client leaves or the stream must close."""
         try:
             if self.join_present:
                 await self.send_present()
             await self.catch_up()
-            await self.send(_encode({"kind": "caught_up", "seq": self.last}).decode())
+            await self.send(await self.caught_up_frame())
+            view_key = self.view_key
             while True:
                 item = await sub.next(self.settings.heartbeat_seconds)
                 if sub.closed:
@@ -169,13 +189,17 @@ class Stream:
                     # a gap, a bare notification, or frames encoded before this socket listened: read the store
                     await self.catch_up(upto=seq)
                     continue
-                frame = frames.get(self.audience)
+                viewed = view_key is not None and view_key in frames  # frames=view: the update's last frame
+                frame = frames.get(view_key if viewed else self.audience)  # type: ignore[arg-type]
                 if frame is not None:
                     await self.send(frame.decode())
                     self.last = seq
                 else:
                     self.last = seq  # hidden from this viewer: accounted for, and announced by its seq alone
                     await self.hidden()
+                if view_key is not None and not viewed and sub.empty():
+                    # the update ended without its view encoded (the head moved on meanwhile): from the head
+                    await self.send(await self.caught_up_frame())
         except TimeoutError:  # the client stopped reading: a frame waited longer than ws_send_timeout
             await self.slow_consumer()
         except (WebSocketDisconnect, RuntimeError):

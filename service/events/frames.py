@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 
 from service.domain.core import UMPIRE, Event, Ruleset, Viewer
+from service.domain.core.guards import full_view
 
 from .codec import EventCodec
 from .envelope import DiceMaterial, Envelope
@@ -179,10 +180,69 @@ def event_frame(envelope: bytes) -> bytes:
     return b'{"kind":"event","event":' + envelope + b"}"
 
 
+VIEW = "view:"  # "view:<audience>" in ``wanted``: sockets of that audience take the view with the update
+_VIEWS: dict[tuple[str, str], tuple[int, bytes]] = {}  # (game, audience) -> (seq, its view at that seq)
+_VIEWS_KEPT = 4096
+
+
+def view_body(head: GameHead, viewer: Viewer, label: str | None = None) -> bytes:
+    """``{"game":…,"options":…}``: what a page reads after each update, for ``viewer`` at ``head``'s seq:
+    the body of GET /v1/games/{id} (without ``unverified``, which never changes, and ``deadline``, which
+    GET /v1/games/{id}/deadline tells) and the body of GET /v1/games/{id}/options (the same functions,
+    ``full_view`` and the ruleset's options and forms: the same redaction). Computed once per game,
+    audience and seq in this process, however many sockets (or reads) ask for it."""
+    if label is None:
+        label = viewer.label
+    key = (head.game_id, label)
+    kept = _VIEWS.get(key)
+    if kept is not None and kept[0] == head.seq:
+        return kept[1]
+    ruleset, state = head.ruleset, head.state
+    clock = ruleset.clock(state)
+    over = ruleset.is_over(state)
+    game = {
+        "game_id": head.game_id,
+        "ruleset": ruleset.name,
+        "ruleset_version": ruleset.version,
+        "seats": head.seats,
+        "viewer": label,
+        "version": head.seq,
+        "at": head.seq,
+        "turn": clock.turn,
+        "phase": clock.phase,
+        "over": over,
+        "state": full_view(ruleset, state, viewer),
+    }
+    if viewer.kind == "spectator" or over:
+        options: dict[str, Any] = {"version": head.seq, "viewer": label, "options": [], "forms": []}
+    else:
+        options = {
+            "version": head.seq,
+            "viewer": label,
+            "options": list(ruleset.options(state, viewer)),
+            "forms": list(ruleset.forms(state, viewer)),
+        }
+    body = _encoder.encode({"game": game, "options": options})
+    if len(_VIEWS) >= _VIEWS_KEPT:
+        _VIEWS.clear()
+    _VIEWS[key] = (head.seq, body)
+    return body
+
+
+def with_view(frame: bytes | None, seq: int, view: bytes) -> bytes:
+    """An update's last frame with the viewer's view in it: ``{"kind":"event","event":…,"view":…}``, or,
+    for an event hidden from the viewer (``frame`` None), ``{"kind":"caught_up","seq":N,"view":…}``."""
+    if frame is None:
+        return b'{"kind":"caught_up","seq":%d,"view":%b}' % (seq, view)
+    return frame[:-1] + b',"view":' + view + b"}"
+
+
 def live_frames(head: GameHead, fresh: list[FreshEvent], wanted: AbstractSet[str] | None) -> FrameItems:
     """Frames of a command's events for the audiences in ``wanted`` (all when None), encoded once per
     distinct view, not once per connection; an audience missing from the frames reads the event from
-    the store."""
+    the store. For an audience whose ``view:`` key is in ``wanted`` (sockets that asked for
+    ``frames=view``), the last event's frame is also encoded with the audience's view after the
+    command (``with_view``), under that key: once per audience, whatever the socket count."""
     out: FrameItems = []
     labelled = labelled_audiences(head)
     codec, ruleset, game_id = head.codec, head.ruleset, head.game_id
@@ -201,4 +261,10 @@ def live_frames(head: GameHead, fresh: list[FreshEvent], wanted: AbstractSet[str
                 frame = framed[id(env)] = event_frame(env)
             per[label] = frame
         out.append((f.seq, per))
+    if wanted and fresh and head.seq == fresh[-1].seq and any(k.startswith(VIEW) for k in wanted):
+        per = out[-1][1]
+        assert per is not None
+        for viewer, label in labelled:
+            if VIEW + label in wanted and label in per:
+                per[VIEW + label] = with_view(per[label], head.seq, view_body(head, viewer, label))
     return out

@@ -207,3 +207,32 @@ def test_a_held_message_is_counted_as_the_frame_it_would_be_written_as():
 
     for n in (0, 1, 125, 126, 127, 4095, 4096, 65535, 65536, 70000):
         assert text_frame_size(n) == len(text_frame(b"x" * n)), n
+
+
+def test_a_frames_view_socket_takes_the_updates_last_frame_with_its_view_or_reads_the_store() -> None:
+    from service.events.frames import VIEW, with_view
+
+    events: list[Any] = []
+    plain, viewing, missing = (_sink("spectator", 4, events) for _ in range(3))
+    viewing.view = missing.view = VIEW + "spectator"
+    fanout = Fanout(limit=1 << 20)
+    for s in (plain, viewing):
+        fanout.add("g", s)
+    assert set(fanout.listening("g")) == {"spectator", "view:spectator"}
+    frame = b'{"kind":"event","event":{"seq":6}}'
+    view = b'{"game":{"at":6},"options":{}}'
+    items = [(5, {"spectator": None}), (6, {"spectator": frame, "view:spectator": with_view(frame, 6, view)})]
+    fanout.deliver("g", items)  # type: ignore[arg-type]
+    assert [m.get("view") for m in plain.transport.messages()] == [None, None]  # type: ignore[attr-defined]
+    got = viewing.transport.messages()  # type: ignore[attr-defined]
+    assert got == [
+        {"kind": "caught_up", "seq": 5},
+        {"kind": "event", "event": {"seq": 6}, "view": {"game": {"at": 6}, "options": {}}},
+    ]
+    assert with_view(None, 7, view) == b'{"kind":"caught_up","seq":7,"view":' + view + b"}"
+    fanout.add("g", missing)
+    fanout.deliver("g", [(7, {"spectator": None})])  # an update whose view was not encoded: the store
+    assert sorted(events) == [("behind", 4, 7), ("behind", 6, 7)] and missing.transport.chunks == []  # type: ignore[attr-defined]
+    fanout.remove("g", viewing)
+    fanout.remove("g", missing)
+    assert set(fanout.listening("g")) == {"spectator"}

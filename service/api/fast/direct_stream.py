@@ -88,6 +88,7 @@ class DirectStream(Stream):
         )
         super().__init__(ws, game_id, viewer, token, after)
         self.sink.audience = self.audience
+        self.sink.view = self.view_key  # frames=view: the update's last frame with the view in it
         self._pump: asyncio.Task[None] | None = None  # the catch-up in progress, if any
         self._closer: asyncio.Task[None] | None = None
         self._in_flight = 0  # own_events=result commands awaiting their result
@@ -470,7 +471,10 @@ class DirectStream(Stream):
                 if self.join_present:
                     await self.send_present()
                 await self.catch_up()
-                self.write(b'{"kind":"caught_up","seq":%d}' % self.last)
+                if self.view_key is None:
+                    self.write(b'{"kind":"caught_up","seq":%d}' % self.last)
+                else:
+                    self.write((await self.caught_up_frame()).encode())
                 self._caught_up_sent = True
             else:  # live again after a gap: up to where the hold begins (what was published when the
                 # read began), hidden seqs announced as the queued path does

@@ -86,6 +86,9 @@ class Sink:
     held_bytes: int = 0  # the held messages' bytes as frames
     hold_after: int = 0  # a hold that starts ahead of ``last`` (where the store read will end)
     closed: bool = False
+    # frames=view: the update's last frame is taken from the frames' "view:<audience>" entry (the event
+    # with the audience's view after it), and an update without one is read from the store
+    view: str | None = None
     written: int = 0
     stamp: float = 0.0  # time.monotonic() of the last frame written (the heartbeat's idle clock)
 
@@ -139,6 +142,8 @@ class Fanout:
             sinks.add(sink)
             counts = self._audiences.setdefault(game_id, {})
             counts[sink.audience] = counts.get(sink.audience, 0) + 1
+            if sink.view is not None:
+                counts[sink.view] = counts.get(sink.view, 0) + 1
 
     def remove(self, game_id: str, sink: Sink) -> None:
         sinks = self._sinks.get(game_id)
@@ -146,9 +151,10 @@ class Fanout:
             return
         sinks.discard(sink)
         counts = self._audiences[game_id]
-        counts[sink.audience] -= 1
-        if not counts[sink.audience]:
-            del counts[sink.audience]
+        for key in (sink.audience, sink.view) if sink.view is not None else (sink.audience,):
+            counts[key] -= 1
+            if not counts[key]:
+                del counts[key]
         if not sinks:
             del self._sinks[game_id], self._audiences[game_id]
             self.published.pop(game_id, None)
@@ -204,9 +210,8 @@ class Fanout:
                     last = held[-1][0] if held else sink.last if sink.last >= sink.hold_after else sink.hold_after
                     if seq <= last:
                         continue
-                    message = (
-                        frames.get(sink.audience, _MISSING) if seq == last + 1 and frames is not None else _MISSING
-                    )
+                    key = sink.view if sink.view is not None and seq == top else sink.audience
+                    message = frames.get(key, _MISSING) if seq == last + 1 and frames is not None else _MISSING
                     if message is _MISSING:  # a gap, a bare notification, an audience not encoded: the store
                         self.holds_broken += 1
                         self._to_reader(sink, seq)
@@ -226,8 +231,9 @@ class Fanout:
                 last = sink.last
                 if seq <= last:
                     continue
-                audience = sink.audience
-                # the audience's frame, built for a socket before this one (``framed``: ``frames`` is not None)
+                # the audience's frame (with its view, for a frames=view socket at the update's last seq)
+                audience = sink.view if sink.view is not None and seq == top else sink.audience
+                # built for a socket before this one (``framed``: ``frames`` is not None)
                 frame = framed.get(audience) if framed is not None and seq == last + 1 else None
                 if frame is None:
                     message = frames.get(audience, _MISSING) if seq == last + 1 and frames is not None else _MISSING

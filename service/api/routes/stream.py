@@ -31,6 +31,10 @@ def _after(raw: str | None) -> int | None:
     return int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 19 and int(raw) <= INT64_MAX else None
 
 
+def _nothing() -> None:
+    return None
+
+
 async def stream(ws: WebSocket) -> None:
     """A plain Starlette websocket endpoint, not a FastAPI one: a live socket keeps its handler's frames
     for its whole life, and FastAPI's dependency machinery (its exit stacks, its solved parameters) is
@@ -67,20 +71,30 @@ async def stream(ws: WebSocket) -> None:
     broadcaster = state.broadcaster
     sockets = state.metrics.sockets.labels(viewer.kind)
     raw, fanout = raw_socket(ws.scope), getattr(broadcaster, "fanout", None)
+    # the spectators' channel, live (issue 39): spectators' and the umpire's sockets, never a seat's
+    chat = getattr(state, "spectator_chat", None) if viewer.kind != "seat" else None
     if raw is not None and fanout is not None and settings.fast_path:  # pre-framed bytes to the transport
         direct = DirectStream(ws, game_id, viewer, token, after, raw, fanout)
         sockets.inc()
-        if direct.detach(on_end=sockets.dec):  # no await since accept: Salvo's protocol reads it from now on
+        unlisten = chat.listen(game_id, direct.write) if chat is not None else _nothing
+
+        def ended() -> None:
+            sockets.dec()
+            unlisten()
+
+        if direct.detach(on_end=ended):  # no await since accept: Salvo's protocol reads it from now on
             return  # the connection outlives this task (api/fast/wsprotocol.py)
         try:
             await run_direct(direct)
         finally:
-            sockets.dec()
+            ended()
         return
     # the normal send path (no reachable transport, e.g. the TestClient): a queue per socket.
     # Subscribed before catch-up: nothing falls between
     sub = broadcaster.subscribe(game_id, settings.ws_queue_size, audience_key(viewer))
     s = Stream(ws, game_id, viewer, token, after)
+    unlisten = chat.listen(game_id, chat.sender(s.send)) if chat is not None else _nothing
+    sub.view = s.view_key  # frames=view: its audience's view is encoded with each update
     sockets.inc()
     watcher = asyncio.create_task(s.watch_client(sub))
     try:
@@ -89,6 +103,7 @@ async def stream(ws: WebSocket) -> None:
         watcher.cancel()
         broadcaster.unsubscribe(sub)
         sockets.dec()
+        unlisten()
 
 
 router = APIRouter(tags=["stream"])
