@@ -31,8 +31,7 @@ Outcome = Literal["acted", "wait", "over", "moved", "stuck"]
 def bots_of(ruleset: Ruleset[Any, Any]) -> tuple[dict[str, Bot], set[str]]:
     """The ruleset's bots by name, and the names standing in with the random bot because the ruleset has
     not (yet) listed its own: every ruleset offers "random" and "rules"."""
-    listed: Mapping[str, Bot] = getattr(ruleset, "bots", None) or {}
-    bots: dict[str, Bot] = {"random": RandomBot(), **listed}
+    bots: dict[str, Bot] = {"random": RandomBot(), **ruleset.bots}
     stand_ins = set()
     if "rules" not in bots:
         bots["rules"] = RandomBot()

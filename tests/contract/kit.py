@@ -10,26 +10,42 @@ scenarios (tests/support/randomplay.py), whatever its rules are.
 - **every die is a recorded fact**: the events' ``rolls`` are exactly the dice ``decide`` drew, in order,
   with the faces those dice gave (none drawn and dropped, none invented);
 - **every option is accepted**: each option offered to a seat or the umpire, decided as that viewer, is
-  accepted.
+  accepted;
+- **the outcome is consistent**: ``result`` names an outcome exactly when ``is_over``, and every outcome rule
+  the ruleset declares in its spec's ``properties`` (who wins a tie, that the winner is afloat) holds on every
+  state reached: the rules no generic check can know;
+- **no secret leaks**: for a hidden-information ruleset, nothing its spec's ``secrets(state, viewer)`` names
+  appears in what that viewer is served: its view, drawing, options, forms, or the events redacted for it.
 
 ``findings(ruleset)`` returns what failed, each naming its check; an empty list is a pass. Its own tests
 (tests/contract/test_kit.py) plant one defect per check in the template ruleset and see it caught.
+
+As a pytest plugin for any ruleset package (the scaffold's ``tests/test_conformance.py`` does this)::
+
+    from tests.contract.kit import conformance_tests
+    test_conformance = conformance_tests("club_rules:RULESET")
+
+one test per check, the ruleset loaded through the registry: a package that cannot import fails every one
+of them (``RulesetLoadError``), it never silently runs nothing.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import msgspec
+import pytest
 
-from service.domain.core import UMPIRE, Command, Dice, NotYourPiece, Ruleset, RuleViolation, Viewer, seat
+from service.domain.core import SPECTATOR, UMPIRE, Command, Dice, NotYourPiece, Ruleset, RuleViolation, Viewer, seat
 from service.domain.core.acc import Acc
 from service.domain.core.choices import option_commands
 from service.domain.core.dice import derive_face
 from service.domain.core.guards import guarded_decide
+from service.domain.core.registry import load_target
 from tests.support.randomplay import Step, play
 
 OTHER_SEAT = "other-seat-refused"
@@ -37,7 +53,10 @@ STATE_IS_FOLD = "decide-state-is-fold"
 SAME_DICE = "same-dice-same-events"
 DICE_RECORDED = "every-die-recorded"
 OPTIONS_ACCEPTED = "options-accepted"
-CHECKS = (OTHER_SEAT, STATE_IS_FOLD, SAME_DICE, DICE_RECORDED, OPTIONS_ACCEPTED)
+OUTCOME = "outcome-consistent"
+NO_LEAKS = "no-secret-leaks"
+CHECKS = (OTHER_SEAT, STATE_IS_FOLD, SAME_DICE, DICE_RECORDED, OPTIONS_ACCEPTED, OUTCOME, NO_LEAKS)
+NOT_YOUR_PIECE = NotYourPiece.code  # "not-your-piece" (core/errors.py)
 
 SEED = b"conformance-kit"
 GAME = "g_kit"
@@ -107,9 +126,9 @@ def check_other_seats(
     out = []
     for owner, option, other in replays[:: max(1, len(replays) // budget)]:
         _, result = _decide(ruleset, state, option.command, seat(other), n)
-        if isinstance(result, NotYourPiece):
+        if isinstance(result, RuleViolation) and result.code == NOT_YOUR_PIECE:
             continue
-        why = f"refused as {result.rule} ({type(result).__name__})" if isinstance(result, RuleViolation) else "accepted"
+        why = f"refused as {result.rule} (code {result.code})" if isinstance(result, RuleViolation) else "accepted"
         out.append(
             Finding(
                 OTHER_SEAT, f"seat:{owner}'s {_label(option.command)} (piece {option.piece}) as seat:{other}: {why}"
@@ -183,6 +202,72 @@ def check_options(ruleset: Ruleset[Any, Any], state: Any, seats: list[str], n: i
     return out
 
 
+def check_outcome(ruleset: Ruleset[Any, Any], state: Any, label: str) -> list[Finding]:
+    """``result`` names an outcome exactly when the game is over; every declared property holds."""
+    out = []
+    over, result = ruleset.is_over(state), ruleset.result(state)
+    if over != bool(result):
+        out.append(Finding(OUTCOME, f"after {label}: is_over is {over} but result is {result!r}"))
+    for rule, holds_not in ruleset.properties.items():
+        broken = holds_not(state)
+        if broken:
+            out.append(Finding(OUTCOME, f"after {label}: {rule} broken: {broken}"))
+    return out
+
+
+def _served(ruleset: Ruleset[Any, Any], state: Any, viewer: Viewer, events: list[Any]) -> Any:
+    """Everything ``viewer`` is served of ``state`` (and of ``events``, redacted for it), as JSON builtins."""
+    redacted = [ruleset.redact(e, viewer, state) for e in events]
+    return msgspec.to_builtins(
+        {
+            "view": ruleset.view(state, viewer),
+            "draw": ruleset.draw(state, viewer),
+            "options": list(ruleset.options(state, viewer)),
+            "forms": list(ruleset.forms(state, viewer)),
+            "events": [e for e in redacted if e is not None],
+        }
+    )
+
+
+def _occurs(secret: Any, served: Any) -> bool:
+    """``secret`` (as JSON builtins) is ``served`` or any part of it: a key, a value, a list, an object; a
+    string within a string, a number as a word of one (a label in words). Secrets should be distinctive
+    (ids, positions, sealed orders): a hull of 3 would be found wherever a 3 is shown."""
+    if served == secret:
+        return True
+    if isinstance(served, str):
+        if isinstance(secret, str):
+            return secret in served
+        return (
+            isinstance(secret, int | float)
+            and re.search(rf"(?<![\w.]){re.escape(str(secret))}(?![\w]|\.\d)", served) is not None
+        )
+    if isinstance(served, dict):
+        return any(_occurs(secret, k) or _occurs(secret, v) for k, v in served.items())
+    if isinstance(served, list):
+        return any(_occurs(secret, v) for v in served)
+    return False
+
+
+def check_secrets(
+    ruleset: Ruleset[Any, Any], state: Any, seats: list[str], events: list[Any], label: str
+) -> list[Finding]:
+    """Nothing ``secrets(state, viewer)`` names is served to that viewer (every seat and a spectator)."""
+    if not ruleset.hidden_information:
+        return []
+    out = []
+    for viewer in [*(seat(s) for s in seats), SPECTATOR]:
+        secrets = [msgspec.to_builtins(x) for x in ruleset.secrets(state, viewer)]
+        if not secrets:
+            continue
+        served = _served(ruleset, state, viewer, events)
+        for part, payload in served.items():
+            leaked = [x for x in secrets if _occurs(x, payload)]
+            if leaked:
+                out.append(Finding(NO_LEAKS, f"after {label}: {viewer.label}'s {part} shows {str(leaked[0])[:80]}"))
+    return out
+
+
 def findings(
     ruleset: Ruleset[Any, Any], seeds: tuple[int, ...] = (1,), max_steps: int = 80, options_every: int = 4
 ) -> list[Finding]:
@@ -194,6 +279,8 @@ def findings(
             seats = ruleset.seats(game.setup)
             for n, step in enumerate(game.steps, start=1):
                 step_findings = [*check_state_is_fold(ruleset, step, n), *check_dice(ruleset, step, n)]
+                step_findings += check_outcome(ruleset, step.state_after, _label(step.command))
+                step_findings += check_secrets(ruleset, step.state_after, seats, step.events, _label(step.command))
                 if n % options_every == 1:
                     step_findings += check_other_seats(ruleset, step.state_before, seats, n)
                     step_findings += check_options(ruleset, step.state_before, seats, n)
@@ -207,14 +294,44 @@ def failed_checks(items: list[Finding]) -> set[str]:
     return {f.check for f in items}
 
 
+def conformance_tests(target: str | Ruleset[Any, Any], seeds: tuple[int, ...] = (1, 2), max_steps: int = 80) -> Any:
+    """A pytest test, one case per check, for the ruleset ``target`` names ("package.module:ATTR", loaded
+    through the registry as the service loads it, or a ruleset object). Bind it in a test module::
+
+        test_conformance = conformance_tests("club_rules:RULESET")
+
+    Random play runs once for every case. A target that cannot be loaded fails each case with the registry's
+    ``RulesetLoadError`` (what cannot import must fail, never vanish)."""
+    cache: dict[str, list[Finding]] = {}
+
+    def load() -> Ruleset[Any, Any]:
+        if isinstance(target, str):
+            return load_target(target.partition(":")[0], target)
+        return target
+
+    @pytest.mark.parametrize("check", CHECKS)
+    def test_conformance(check: str) -> None:
+        if "found" not in cache:
+            cache["found"] = findings(load(), seeds=seeds, max_steps=max_steps)
+        mine = [str(f) for f in cache["found"] if f.check == check]
+        assert not mine, "\n".join(mine)
+
+    return test_conformance
+
+
 __all__ = [
     "CHECKS",
     "DICE_RECORDED",
+    "NO_LEAKS",
+    "OUTCOME",
     "OPTIONS_ACCEPTED",
     "OTHER_SEAT",
     "SAME_DICE",
     "STATE_IS_FOLD",
     "Finding",
+    "check_outcome",
+    "check_secrets",
+    "conformance_tests",
     "failed_checks",
     "findings",
 ]

@@ -22,6 +22,7 @@ from service.domain.core import (
     UMPIRE,
     Event,
     Ruleset,
+    RulesetSpec,
     available_rulesets,
     find_ruleset,
     register_ruleset,
@@ -31,6 +32,7 @@ from service.domain.core import (
 from service.domain.core.choices import Form, Option
 from service.domain.core.drawing import Drawing
 from service.domain.core.guards import GAME_OVER, NO_SEAT, UnknownEvent
+from service.domain.core.registry import declared_rulesets
 from tests.support.randomplay import play
 
 PENDING: set[str] = set()
@@ -79,14 +81,15 @@ class _Unknown(Event, tag="contract.unknown"):
     pass
 
 
-def _package(ruleset: Ruleset[Any, Any]) -> str:
-    return type(ruleset).__module__.rsplit(".", 1)[0]
+def _package(name: str) -> str:
+    """The ruleset's package: its registry target's module ("service.domain.gsc2:RULESET")."""
+    return declared_rulesets()[name].partition(":")[0]
 
 
 @pytest.mark.parametrize("name", CASES)
 def test_one_layout(name: str) -> None:
     """The same file for the same role (docs/view-contract.md)."""
-    pkg = _package(find_ruleset(name))
+    pkg = _package(name)
     for role in (
         "commands",
         "events",
@@ -105,7 +108,7 @@ def test_one_layout(name: str) -> None:
 @pytest.mark.parametrize("name", CASES)
 def test_evolve_and_explain_cover_every_event_type(name: str) -> None:
     ruleset = find_ruleset(name)
-    pkg = _package(ruleset)
+    pkg = _package(name)
     handlers = importlib.import_module(f"{pkg}.evolve").HANDLERS
     sentences = importlib.import_module(f"{pkg}.explain").SENTENCES
     assert set(handlers) == set(ruleset.event_types), "evolve.HANDLERS must have exactly one branch per event type"
@@ -116,8 +119,12 @@ def test_evolve_and_explain_cover_every_event_type(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_hidden_information_is_declared(name: str) -> None:
-    assert "hidden_information" in type(find_ruleset(name)).__dict__
+def test_a_ruleset_is_a_declared_spec(name: str) -> None:
+    """Every registered ruleset is a RulesetSpec: hidden_information among its required parts, bots a field."""
+    ruleset = find_ruleset(name)
+    assert isinstance(ruleset, RulesetSpec)
+    assert isinstance(ruleset.hidden_information, bool)
+    assert {"random", "rules"} <= set(ruleset.bots), "a ruleset names its own rules bot"
 
 
 @pytest.mark.parametrize("name", CASES)

@@ -1,5 +1,5 @@
 """ASC: the 2300AD space combat variant — hex movement, sensors, sealed commitments, hidden ships."""
 
-from .ruleset import RULESET, AscRuleset
+from .ruleset import RULESET
 
-__all__ = ["RULESET", "AscRuleset"]
+__all__ = ["RULESET"]

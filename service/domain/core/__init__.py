@@ -1,4 +1,4 @@
-"""The pure core shared by every ruleset: decider protocol, dice, geometry, errors, registry."""
+"""The pure core shared by every ruleset: the ruleset spec and decider, dice, geometry, errors, registry."""
 
 from .dice import Dice, Modifier, Roll, SlotDice, commitment, derive_face, seeded_face, slot_face
 from .errors import InvalidScenario, NotYourPiece, RuleViolation, UnknownCommand, WrongPhase
@@ -11,6 +11,7 @@ from .registry import (
     register_ruleset,
     unregister_ruleset,
 )
+from .spec import RulesetSpec
 
 __all__ = [
     "SPECTATOR",
@@ -28,6 +29,7 @@ __all__ = [
     "RuleViolation",
     "Ruleset",
     "RulesetLoadError",
+    "RulesetSpec",
     "UnknownCommand",
     "UnknownRuleset",
     "Viewer",

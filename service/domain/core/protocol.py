@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
@@ -11,6 +11,7 @@ import msgspec
 from .dice import Dice, Roll
 
 if TYPE_CHECKING:
+    from .bot import Bot
     from .choices import Form, Option
     from .drawing import Drawing
 
@@ -71,20 +72,45 @@ class Clock(msgspec.Struct, frozen=True):
 
 
 class Ruleset(Protocol[S, P]):
-    """What the events and API layers need of a ruleset, generic over its state ``S`` and setup ``P``.
+    """What the events and API layers need of a ruleset, generic over its state ``S`` and setup ``P``: the
+    parts of ``core.spec.RulesetSpec`` (how every ruleset is declared: ``RULESET = RulesetSpec(...)``), read
+    by the same names. A spec satisfies it; so does any object with these parts (tests' small rulesets).
 
-    See docs/architecture.md, "The decider", and docs/view-contract.md for ``draw``, ``options`` and ``forms``.
-    The service calls ``decide`` through ``core.guards.guarded_decide`` (game over, no seat) only.
+    See docs/rulesets.md, docs/architecture.md ("The decider") and docs/view-contract.md for ``draw``,
+    ``options`` and ``forms``. The service calls ``decide`` through ``core.guards.guarded_decide`` (game
+    over, no seat) only.
     """
 
-    name: str
-    version: str
-    title: str
-    hidden_information: bool
-    command_types: Sequence[type[Command]]
-    event_types: Sequence[type[Event]]
-    state_type: type[S]
-    setup_type: type[P]
+    # read-only: a spec is frozen
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def hidden_information(self) -> bool: ...
+
+    @property
+    def command_types(self) -> Sequence[type[Command]]: ...
+
+    @property
+    def event_types(self) -> Sequence[type[Event]]: ...
+
+    @property
+    def state_type(self) -> type[S]: ...
+
+    @property
+    def setup_type(self) -> type[P]: ...
+
+    @property
+    def bots(self) -> Mapping[str, Bot]: ...
+
+    @property
+    def properties(self) -> Mapping[str, Callable[[S], str | None]]: ...
 
     def scenarios(self) -> Mapping[str, dict[str, Any]]: ...
 
@@ -117,3 +143,5 @@ class Ruleset(Protocol[S, P]):
     def result(self, state: S) -> str | None: ...
 
     def explain(self, event: Event) -> str: ...
+
+    def secrets(self, state: S, viewer: Viewer) -> Collection[Any]: ...

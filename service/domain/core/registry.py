@@ -1,5 +1,6 @@
 """Rulesets found by name, python-chess style. Entries are import paths ("package.module:ATTR"), loaded
-on first use.
+on first use; each names a ``core.spec.RulesetSpec`` (or an object with every part of one, as tests' small
+class-written rulesets are).
 
 Names come from three places: the built-in rulesets below; the ``salvo.rulesets`` entry-point group of
 every installed distribution (a club's ruleset is a package that ``pip install`` makes available, as pytest
@@ -15,6 +16,11 @@ import importlib
 from importlib import metadata
 
 from .protocol import Ruleset
+from .spec import RulesetSpec, spec_parts
+
+# What an object other than a RulesetSpec must have to be loaded as a ruleset (tests' class-written ones,
+# core.base.RulesetBase): every part the service reads of a spec.
+RULESET_PARTS = tuple(p for p in spec_parts() if p not in ("scenario_package", "validate_setup"))
 
 ENTRY_POINT_GROUP = "salvo.rulesets"
 
@@ -96,6 +102,9 @@ def register_ruleset(name: str, path_or_ruleset: str | Ruleset) -> None:
         _PATHS[name] = path_or_ruleset
         _LOADED.pop(name, None)
     else:
+        problem = not_a_ruleset(path_or_ruleset)
+        if problem:
+            raise RulesetLoadError(name, f"<instance {name}>", f"not a ruleset ({problem})")
         _PATHS[name] = f"<instance {name}>"
         _LOADED[name] = path_or_ruleset
 
@@ -134,15 +143,20 @@ def check_rulesets() -> list[RulesetLoadError]:
     return failures
 
 
-def find_ruleset(name: str) -> Ruleset:
-    _discover()
-    if name in _LOADED:
-        return _LOADED[name]
-    path = _PATHS.get(name)
-    if path is None:
-        raise UnknownRuleset(name)
-    if name in _CONFLICTS:
-        raise RulesetLoadError(name, path, _CONFLICTS[name])
+def not_a_ruleset(candidate: object) -> str:
+    """Why ``candidate`` cannot serve as a ruleset ("" if it can): a ``RulesetSpec`` always can; anything else
+    needs every part of one."""
+    if isinstance(candidate, RulesetSpec):
+        return ""
+    missing = [part for part in RULESET_PARTS if not hasattr(candidate, part)]
+    if missing:
+        return f"a {type(candidate).__name__}, not a RulesetSpec, without {', '.join(missing)}"
+    return ""
+
+
+def load_target(name: str, path: str) -> Ruleset:
+    """Import ``path`` ("package.module:ATTR") and check it is a ruleset; ``RulesetLoadError`` naming
+    ``name`` and the cause otherwise (also what the conformance kit loads a package's ruleset with)."""
     module_name, _, attr = path.partition(":")
     if not module_name or not attr:
         raise RulesetLoadError(name, path, "the target must read 'package.module:ATTR'")
@@ -153,8 +167,27 @@ def find_ruleset(name: str) -> Ruleset:
     ruleset = getattr(module, attr, None)
     if ruleset is None:
         raise RulesetLoadError(name, path, f"module {module_name} has no {attr!r}")
-    missing = [part for part in ("decide", "evolve", "initial_state") if not callable(getattr(ruleset, part, None))]
-    if missing:
-        raise RulesetLoadError(name, path, f"{attr} is not a ruleset (no {', '.join(missing)})")
-    _LOADED[name] = ruleset
+    problem = not_a_ruleset(ruleset)
+    if problem:
+        raise RulesetLoadError(name, path, f"{attr} is not a ruleset ({problem})")
     return ruleset  # type: ignore[no-any-return]
+
+
+def ruleset_modules() -> dict[str, str]:
+    """Every declared ruleset's module (the target's part before ':'), by name: what the import contract
+    that rulesets never import each other lists (tests/test_layers.py)."""
+    return {name: target.partition(":")[0] for name, target in declared_rulesets().items() if ":" in target}
+
+
+def find_ruleset(name: str) -> Ruleset:
+    _discover()
+    if name in _LOADED:
+        return _LOADED[name]
+    path = _PATHS.get(name)
+    if path is None:
+        raise UnknownRuleset(name)
+    if name in _CONFLICTS:
+        raise RulesetLoadError(name, path, _CONFLICTS[name])
+    ruleset = load_target(name, path)
+    _LOADED[name] = ruleset
+    return ruleset

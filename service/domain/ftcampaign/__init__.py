@@ -1,5 +1,5 @@
 """Full Thrust club campaign: the strategic layer (star map, economy, sealed moves, linked battles)."""
 
-from .ruleset import RULESET, FtCampaignRuleset
+from .ruleset import RULESET
 
-__all__ = ["FtCampaignRuleset", "RULESET"]
+__all__ = ["RULESET"]

@@ -1,7 +1,5 @@
 """GSC2: a pure event-sourced ruleset (see docs/rules/gsc2.md and docs/rulings-gsc2.md)."""
 
-from .ruleset import Gsc2Ruleset
+from .ruleset import RULESET
 
-RULESET = Gsc2Ruleset()
-
-__all__ = ["RULESET", "Gsc2Ruleset"]
+__all__ = ["RULESET"]

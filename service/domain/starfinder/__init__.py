@@ -1,8 +1,6 @@
 """Starfinder starship combat: a pure event-sourced ruleset (see docs/rules/starfinder.md and
 docs/rulings-starfinder.md). Every crew member is a seat ("ship/crew")."""
 
-from .ruleset import StarfinderRuleset
+from .ruleset import RULESET
 
-RULESET = StarfinderRuleset()
-
-__all__ = ["RULESET", "StarfinderRuleset"]
+__all__ = ["RULESET"]

@@ -4,8 +4,6 @@ Two ships trade shots across a table until one is wrecked. Every file plays the 
 it, and the contract suite (tests/contract/test_ruleset_contract.py) runs against it like any real ruleset.
 """
 
-from .ruleset import TemplateRuleset
+from .ruleset import RULESET
 
-RULESET = TemplateRuleset()
-
-__all__ = ["RULESET", "TemplateRuleset"]
+__all__ = ["RULESET"]

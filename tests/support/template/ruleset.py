@@ -1,17 +1,13 @@
-"""The template ruleset object the registry loads ("tests.support.template:RULESET"): it only names the parts."""
+"""The template ruleset the registry loads ("tests.support.template:RULESET"): a declaration naming the parts."""
 
 from __future__ import annotations
 
-from typing import Any
+from operator import attrgetter
 
-from service.domain.core import Actor, Clock, Command, Dice, Event, RulesetBase, Viewer
 from service.domain.core.bot import RandomBot
-from service.domain.core.choices import Form, Option
-from service.domain.core.drawing import Drawing
+from service.domain.core.spec import RulesetSpec
 
-from . import options as choosing
-from . import state as folding
-from . import view as viewing
+from . import options, view
 from .bot import TemplateBot
 from .commands import COMMANDS
 from .decide import decide
@@ -19,53 +15,49 @@ from .events import EVENTS
 from .evolve import evolve
 from .explain import explain
 from .scenario import SAMPLES, Scenario, validate_scenario
-from .state import GameState
+from .state import GameState, clock, initial_state
 
 
-class TemplateRuleset(RulesetBase):
-    name = "template"
-    version = "1.0"
-    title = "Template — two ships trade shots (the smallest ruleset in the common shape)"
-    scenario_package = SAMPLES
-    hidden_information = False  # everything is on the table
-    setup_type = Scenario
-    state_type = GameState
-    command_types = COMMANDS
-    event_types = EVENTS
-    bots = {"random": RandomBot(), "rules": TemplateBot()}
+def seats(setup: Scenario) -> list[str]:
+    return list(setup.sides)
 
-    def validate_setup(self, setup: Scenario) -> None:
-        validate_scenario(setup)
 
-    def seats(self, setup: Scenario) -> list[str]:
-        return list(setup.sides)
+def a_tie_is_a_draw(state: GameState) -> str | None:
+    """TPL-3: a game that ends with no ship wrecked (the turn limit) names no winner."""
+    if state.over and state.winner is not None and all(h > 0 for h in state.hull.values()):
+        return f"{state.winner} wins with no ship wrecked ({state.result})"
+    return None
 
-    def initial_state(self, setup: Scenario) -> GameState:
-        return folding.initial_state(setup)
 
-    def clock(self, state: GameState) -> Clock:
-        return folding.clock(state)
+def the_winner_is_afloat(state: GameState) -> str | None:
+    """TPL-3: the winner is the side whose ship is not wrecked."""
+    if state.winner is not None and state.hull.get(state.winner, 0) <= 0:
+        return f"{state.winner} wins with its ship wrecked"
+    return None
 
-    def decide(self, state: GameState, command: Command, actor: Actor, dice: Dice) -> list[Event]:
-        return decide(state, command, actor, dice)
 
-    def evolve(self, state: GameState, event: Event) -> GameState:
-        return evolve(state, event)
-
-    def options(self, state: GameState, viewer: Viewer) -> list[Option]:
-        return choosing.options(state, viewer)
-
-    def forms(self, state: GameState, viewer: Viewer) -> list[Form]:
-        return choosing.forms(state, viewer)
-
-    def view(self, state: GameState, viewer: Viewer) -> dict[str, Any]:
-        return viewing.view(state, viewer)
-
-    def draw(self, state: GameState, viewer: Viewer) -> Drawing:
-        return viewing.draw(state, viewer)
-
-    def is_over(self, state: GameState) -> bool:
-        return state.over
-
-    def explain(self, event: Event) -> str:
-        return explain(event)
+RULESET: RulesetSpec[GameState, Scenario] = RulesetSpec(
+    name="template",
+    version="1.0",
+    title="Template — two ships trade shots (the smallest ruleset in the common shape)",
+    hidden_information=False,  # everything is on the table
+    setup_type=Scenario,
+    state_type=GameState,
+    command_types=COMMANDS,
+    event_types=EVENTS,
+    scenario_package=SAMPLES,
+    validate_setup=validate_scenario,
+    seats=seats,
+    initial_state=initial_state,
+    clock=clock,
+    decide=decide,
+    evolve=evolve,
+    is_over=attrgetter("over"),
+    options=options.options,
+    forms=options.forms,
+    view=view.view,
+    draw=view.draw,
+    explain=explain,
+    bots={"random": RandomBot(), "rules": TemplateBot()},
+    properties={"TPL-3": a_tie_is_a_draw, "TPL-3 winner": the_winner_is_afloat},
+)
