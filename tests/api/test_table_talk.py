@@ -147,6 +147,40 @@ def test_spectator_channel_never_reaches_the_log(plain):
     assert r.status_code == 403 and r.headers["content-type"].startswith("application/problem+json")
 
 
+def test_the_spectators_channel_is_live_for_spectators_and_the_umpire_only(client):
+    """A spectator's message comes as a spectator_message frame to every spectator's and the umpire's socket
+    (both transports), never to a seat's, and never in the log, the export or a battle file."""
+    game = _game(client)
+    gid = game["game_id"]
+    sockets = {}
+    for viewer in ("spectator", "umpire", "seat:red"):
+        token = _token(game, viewer)
+        protocols = ["salvo.v1", f"salvo.token.{token}"] if token else ["salvo.v1"]
+        sockets[viewer] = client.websocket_connect(f"/v1/games/{gid}/stream?after=0", subprotocols=protocols)
+    try:
+        live = {viewer: ws.__enter__() for viewer, ws in sockets.items()}
+        version = client.get(f"/v1/games/{gid}").json()["version"]
+        for ws in live.values():
+            _frames_until(ws, version)
+        r = client.post(f"/v1/games/{gid}/spectator-messages", json={"text": "GALLERY-LIVE", "name": "kib"})
+        assert r.status_code == 201, r.text
+        posted = r.json()
+        for viewer in ("spectator", "umpire"):
+            while (frame := live[viewer].receive_json())["kind"] in ("ping", "caught_up"):
+                pass
+            assert frame == {"kind": "spectator_message", "message": posted}, viewer
+        last = _say(client, game, "seat:red", "all", "after the gallery")["seq"]  # the seat reads up to it
+        seat_frames = _frames_until(live["seat:red"], last)
+    finally:
+        for ws in sockets.values():
+            ws.__exit__(None, None, None)
+    assert "GALLERY" not in seat_frames
+    assert client.app.state.spectator_chat.listeners(gid) == 0  # every socket gone, every listener with it
+    umpire = _headers(game, "umpire")
+    for path in ("/events?after=0", "/export", "/messages"):
+        assert "GALLERY" not in client.get(f"/v1/games/{gid}{path}", headers=umpire).text, path
+
+
 def test_bad_messages_name_the_field(plain):
     client = plain
     game = _game(client)
