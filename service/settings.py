@@ -71,6 +71,10 @@ class Settings:
     webhook_timeout: float = 5.0  # seconds to connect, and again to read the answer
     notify_poll_seconds: float = 0.25  # how often the notifier looks for notifications due
     vapid_subject: str = "mailto:salvo@localhost"  # Web Push: the operator's contact push services are given
+    # passkeys (WebAuthn): the relying party id ("": the host the page was loaded from) and the origins a
+    # ceremony may come from (none: that host's own, https or http)
+    webauthn_rp_id: str = ""
+    webauthn_origins: tuple[str, ...] = ()
     # the fast transport (service/api: lean POST /commands, Salvo's uvicorn protocols, the pre-framed
     # fan-out); off: the plain FastAPI/Starlette/uvicorn path only, the reference (README, "Settings")
     fast_path: bool = field(default_factory=fast_path_from_env)
@@ -118,6 +122,8 @@ class Settings:
             "webhook_timeout": float(_env("SALVO_WEBHOOK_TIMEOUT", str(cls.webhook_timeout))),
             "notify_poll_seconds": float(_env("SALVO_NOTIFY_POLL_SECONDS", str(cls.notify_poll_seconds))),
             "vapid_subject": _env("SALVO_VAPID_SUBJECT", cls.vapid_subject),
+            "webauthn_rp_id": _env("SALVO_WEBAUTHN_RP_ID", cls.webauthn_rp_id),
+            "webauthn_origins": _list("SALVO_WEBAUTHN_ORIGINS"),
             "fast_path": fast_path_from_env(),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})

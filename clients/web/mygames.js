@@ -5,6 +5,7 @@
 import { el, fill } from "./dom.js";
 import { Api } from "./api.js";
 import { pageUrl } from "./links.js";
+import { addPasskey, passkeysAvailable, signInWithPasskey } from "./passkeys.js";
 
 /** @typedef {import("../types/openapi").components["schemas"]["MyGame"]} MyGame */
 
@@ -60,6 +61,13 @@ export function myGamesCard() {
         storeKey(paste.value.trim());
         await showGames();
       } }, "Use this key"),
+      passkeysAvailable() ? el("button", { type: "button", id: "sign-in-passkey", onclick: async () => {
+        try {
+          const session = await signInWithPasskey();
+          storeKey(session.key);
+          await showGames("Signed in with your passkey.");
+        } catch (err) { showSetup(`Passkey sign-in failed: ${err.message}`); }
+      } }, "Sign in with a passkey") : null,
       note ? el("p", { class: "error" }, note) : null);
   };
 
@@ -87,6 +95,12 @@ export function myGamesCard() {
           await showGames();
         } catch (err) { await showGames(`Could not keep that seat: ${err.message}`); }
       } }, "Keep this seat"),
+      passkeysAvailable() ? el("button", { type: "button", class: "small", id: "add-passkey", onclick: async () => {
+        try {
+          const made = await addPasskey(key);
+          await showGames(`Passkey added (${made.label}): sign in with it on this device without the key.`);
+        } catch (err) { await showGames(`Could not add a passkey: ${err.message}`); }
+      } }, "Add a passkey") : null,
       el("button", { type: "button", class: "small", id: "forget-key", onclick: () => { storeKey(""); showSetup(); } },
         "Forget the key on this device"));
   };

@@ -94,8 +94,24 @@ OPERATIONS: dict[str, Op] = {
     "delete_subscription": Op(204, None, (401, 404, 429)),
     "resume_subscription": Op(200, pc.Subscription, (401, 404, 429)),
     "get_push_key": Op(200, pc.PushKey, (413,), token=False),
+    # passkeys (WebAuthn): binding one needs the personal key; signing in needs none (401: did not verify)
+    "post_passkey_options": Op(200, pc.PasskeyOptions, (401, 413, 422, 429), request=pc.NewPasskeyOptions),
+    "post_passkey": Op(201, pc.PasskeyInfo, (401, 413, 422, 429), request=pc.NewPasskey),
+    "get_passkeys": Op(200, pc.PasskeyList, (401, 429)),
+    "delete_passkey": Op(204, None, (401, 404, 429)),
+    "post_login_options": Op(200, pc.PasskeyOptions, (413, 429), token=False),
+    "post_login": Op(201, pc.PasskeySession, (401, 413, 422, 429), token=False, request=pc.PasskeyLogin),
 }
-PLAYER_BODIES = [pc.NewPlayer, pc.ClaimSeat, pc.MarkSeen, pc.NewSubscription, pc.Notification]
+PLAYER_BODIES = [
+    pc.NewPlayer,
+    pc.ClaimSeat,
+    pc.MarkSeen,
+    pc.NewSubscription,
+    pc.Notification,
+    pc.NewPasskeyOptions,
+    pc.NewPasskey,
+    pc.PasskeyLogin,
+]
 # what a webhook subscription receives (OpenAPI 3.1 ``webhooks``): docs/notifications.md
 WEBHOOKS = {
     "notification": {

@@ -3,6 +3,8 @@ msgspec types: the OpenAPI document's schemas come from them (openapi_schema.py)
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 from service.events.watchers import Notice
@@ -136,3 +138,59 @@ class Notification(Notice, kw_only=True):
     """What a webhook receives (``kind`` json), signed: ``X-Salvo-Signature: sha256=<hex HMAC-SHA256 of
     "<X-Salvo-Timestamp>." + body>``, one ``Idempotency-Key`` per notification (a redelivery repeats it).
     It carries only what its seat may see: its own status, never the state."""
+
+
+# passkeys (WebAuthn; service/events/passkeys.py)
+class PasskeyOptions(msgspec.Struct, kw_only=True):
+    """A WebAuthn ceremony's options: ``public_key`` is what ``navigator.credentials.create`` (registration)
+    or ``.get`` (login) takes as ``publicKey``, its binary fields base64url (``PublicKeyCredential.
+    parseCreationOptionsFromJSON`` / ``parseRequestOptionsFromJSON`` read it as it is). ``challenge_id`` names
+    the server-side challenge the answer must come back with: single use, expiring after five minutes."""
+
+    challenge_id: str
+    public_key: dict[str, Any]
+
+
+class NewPasskeyOptions(msgspec.Struct, forbid_unknown_fields=True):
+    """POST /v1/players/me/passkeys/options: nothing needed (a body may be empty)."""
+
+    label: str = "passkey"
+
+
+class NewPasskey(msgspec.Struct, forbid_unknown_fields=True):
+    """The browser's answer to a registration: ``credential`` is ``PublicKeyCredential.toJSON()`` (id, rawId,
+    type and response.clientDataJSON / attestationObject / transports, base64url)."""
+
+    challenge_id: str
+    credential: dict[str, Any]
+    label: str = "passkey"
+
+
+class PasskeyInfo(msgspec.Struct, kw_only=True):
+    """A passkey bound to the player (its public key stays on the server)."""
+
+    credential_id: str
+    label: str
+    created_at: str
+    last_used_at: str | None
+
+
+class PasskeyList(msgspec.Struct, kw_only=True):
+    passkeys: list[PasskeyInfo]
+
+
+class PasskeyLogin(msgspec.Struct, forbid_unknown_fields=True):
+    """The browser's answer to a login: ``credential`` is ``PublicKeyCredential.toJSON()`` of the assertion
+    (response.clientDataJSON / authenticatorData / signature / userHandle). ``label`` names the device the
+    personal key it gets is for."""
+
+    challenge_id: str
+    credential: dict[str, Any]
+    label: str = "passkey login"
+
+
+class PasskeySession(PersonalKey, kw_only=True):
+    """A passkey login's answer: a new personal key for this device (shown once, revocable as any other),
+    and the passkey that signed in."""
+
+    credential_id: str

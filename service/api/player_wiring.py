@@ -9,13 +9,14 @@ from typing import Any
 from fastapi import FastAPI
 
 from service.events.outbox import Outbox
+from service.events.passkeys import Passkeys
 from service.events.players import Players
 from service.events.push_keys import load_or_make
 from service.events.subscriptions import Subscriptions
 from service.events.watchers import Watchers
 
 from .notifier import Notifier
-from .routes import players, subscriptions
+from .routes import passkeys, players, subscriptions
 from .web_push import PushSender
 from .webhooks import AllowList
 
@@ -24,6 +25,8 @@ def install(app: FastAPI) -> None:
     app.include_router(players.router)
     app.include_router(subscriptions.router)
     app.include_router(subscriptions.push_router)
+    app.include_router(passkeys.router)
+    app.include_router(passkeys.login_router)
     app.state.webhook_allow = AllowList.parse(app.state.settings.webhook_allow)
 
 
@@ -32,6 +35,7 @@ async def start(app: FastAPI, store: Any, service: Any) -> None:
     settings = app.state.settings
     app.state.players = Players(store.engine)
     service.tokens.personal = app.state.players.viewer_in  # a personal key acts for its player's claim
+    app.state.passkeys = Passkeys(store.engine, app.state.players)
     app.state.subscriptions = Subscriptions(store.engine)
     watchers = app.state.watchers = Watchers(store.engine)
     await watchers.refresh()

@@ -4,9 +4,16 @@ working alone."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
+import os
 from typing import Any
 
+import cbor2
 import httpx
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import ec
 from sqlalchemy import create_engine, select
 
 from service.events.tables import PLAYER_KEYS
@@ -140,3 +147,139 @@ async def test_the_umpire_place_is_claimed_too(api):
     assert mine["role"] == "umpire" and mine["whose_move"] == ["red", "blue"]
     r = await command(api, game, me["key"], {"type": "tiny.force_phase"})  # the key umpires the game
     assert r.status_code == 201, r.text
+
+
+# --- passkeys (WebAuthn): a software authenticator speaking the ceremonies as a browser relays them -------
+
+
+def _b64url(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+class SoftAuthenticator:
+    """One P-256 passkey for relying party ``rp_id``, answering as navigator.credentials would at ``origin``
+    (attestation "none"; the browser-level test uses Chromium's virtual authenticator instead)."""
+
+    def __init__(self, rp_id: str = "salvo", origin: str = "http://salvo") -> None:
+        self.key = ec.generate_private_key(ec.SECP256R1())
+        self.credential_id = os.urandom(32)
+        self.rp_id, self.origin, self.count = rp_id, origin, 0
+
+    def _client_data(self, kind: str, challenge: str) -> bytes:
+        return json.dumps({"type": kind, "challenge": challenge, "origin": self.origin}).encode()
+
+    def _auth_data(self, flags: int, attested: bytes = b"") -> bytes:
+        self.count += 1
+        rp_hash = hashlib.sha256(self.rp_id.encode()).digest()
+        return rp_hash + bytes([flags]) + self.count.to_bytes(4, "big") + attested
+
+    def create(self, options: dict[str, Any]) -> dict[str, Any]:
+        numbers = self.key.public_key().public_numbers()
+        cose = cbor2.dumps({1: 2, 3: -7, -1: 1, -2: numbers.x.to_bytes(32, "big"), -3: numbers.y.to_bytes(32, "big")})
+        attested = bytes(16) + len(self.credential_id).to_bytes(2, "big") + self.credential_id + cose
+        auth_data = self._auth_data(0x45, attested)  # user present, verified, attested credential data
+        client_data = self._client_data("webauthn.create", options["challenge"])
+        attestation = cbor2.dumps({"fmt": "none", "attStmt": {}, "authData": auth_data})
+        cid = _b64url(self.credential_id)
+        return {
+            "id": cid,
+            "rawId": cid,
+            "type": "public-key",
+            "response": {"clientDataJSON": _b64url(client_data), "attestationObject": _b64url(attestation)},
+        }
+
+    def get(self, options: dict[str, Any]) -> dict[str, Any]:
+        auth_data = self._auth_data(0x05)
+        client_data = self._client_data("webauthn.get", options["challenge"])
+        signature = self.key.sign(auth_data + hashlib.sha256(client_data).digest(), ec.ECDSA(hashes.SHA256()))
+        cid = _b64url(self.credential_id)
+        return {
+            "id": cid,
+            "rawId": cid,
+            "type": "public-key",
+            "response": {
+                "clientDataJSON": _b64url(client_data),
+                "authenticatorData": _b64url(auth_data),
+                "signature": _b64url(signature),
+            },
+        }
+
+
+async def _register(api: httpx.AsyncClient, key: str, authenticator: SoftAuthenticator) -> httpx.Response:
+    options = (await api.post("/v1/players/me/passkeys/options", json={}, headers=bearer(key))).json()
+    assert options["public_key"]["rp"]["id"] == "salvo"
+    assert options["public_key"]["authenticatorSelection"]["residentKey"] == "required"
+    credential = authenticator.create(options["public_key"])
+    return await api.post(
+        "/v1/players/me/passkeys",
+        json={"challenge_id": options["challenge_id"], "credential": credential, "label": "phone"},
+        headers=bearer(key),
+    )
+
+
+async def test_a_passkey_signs_its_player_in_with_a_new_personal_key(api):
+    player = await _player(api)
+    game = await new_game(api)
+    await api.post("/v1/players/me/seats", json={"token": game["seats"]["red"]}, headers=bearer(player["key"]))
+    authenticator = SoftAuthenticator()
+    r = await _register(api, player["key"], authenticator)
+    assert r.status_code == 201, r.text
+    assert r.json()["credential_id"] == _b64url(authenticator.credential_id) and r.json()["label"] == "phone"
+    options = (await api.post("/v1/passkeys/login/options", json={})).json()
+    assert "allowCredentials" not in options["public_key"] or not options["public_key"]["allowCredentials"]
+    answer = {"challenge_id": options["challenge_id"], "credential": authenticator.get(options["public_key"])}
+    r = await api.post("/v1/passkeys/login", json=answer)
+    assert r.status_code == 201, r.text
+    session = r.json()
+    assert session["player_id"] == player["player_id"] and session["key"].startswith("pk_")
+    assert set(await _games(api, session["key"])) == {game["game_id"]}  # the same player's games
+    # the challenge was single-use: the same answer again is refused
+    r = await api.post("/v1/passkeys/login", json=answer)
+    assert r.status_code == 401 and "used or expired" in r.json()["detail"]
+    listed = (await api.get("/v1/players/me/passkeys", headers=bearer(session["key"]))).json()["passkeys"]
+    assert [p["last_used_at"] is not None for p in listed] == [True]
+    # removed, it signs in no more
+    cid = listed[0]["credential_id"]
+    assert (await api.delete(f"/v1/players/me/passkeys/{cid}", headers=bearer(player["key"]))).status_code == 204
+    options = (await api.post("/v1/passkeys/login/options", json={})).json()
+    answer = {"challenge_id": options["challenge_id"], "credential": authenticator.get(options["public_key"])}
+    assert (await api.post("/v1/passkeys/login", json=answer)).status_code == 401
+
+
+async def test_passkey_answers_that_do_not_verify_are_refused(api, monkeypatch):
+    from service.events import passkeys
+
+    player = await _player(api)
+    # another origin (a phishing page relaying the ceremony) is refused, and its challenge is spent
+    options = (await api.post("/v1/players/me/passkeys/options", json={}, headers=bearer(player["key"]))).json()
+    phished = SoftAuthenticator(origin="https://salvo.example.net").create(options["public_key"])
+    body = {"challenge_id": options["challenge_id"], "credential": phished}
+    r = await api.post("/v1/players/me/passkeys", json=body, headers=bearer(player["key"]))
+    assert r.status_code == 401 and "did not verify" in r.json()["detail"]
+    body["credential"] = SoftAuthenticator().create(options["public_key"])
+    r = await api.post("/v1/players/me/passkeys", json=body, headers=bearer(player["key"]))
+    assert r.status_code == 401 and "used or expired" in r.json()["detail"]
+    # a login challenge does not register, nor another player's registration challenge
+    other = await _player(api, "other")
+    for options in (
+        (await api.post("/v1/passkeys/login/options", json={})).json(),
+        (await api.post("/v1/players/me/passkeys/options", json={}, headers=bearer(other["key"]))).json(),
+    ):
+        body = {
+            "challenge_id": options["challenge_id"],
+            "credential": SoftAuthenticator().create(options["public_key"]),
+        }
+        r = await api.post("/v1/players/me/passkeys", json=body, headers=bearer(player["key"]))
+        assert r.status_code == 401 and "another ceremony" in r.json()["detail"]
+    # an expired challenge
+    monkeypatch.setattr(passkeys, "CHALLENGE_TTL_MS", -1)
+    r = await _register(api, player["key"], SoftAuthenticator())
+    assert r.status_code == 401 and "expired" in r.json()["detail"]
+    # an unknown passkey signs nobody in
+    monkeypatch.setattr(passkeys, "CHALLENGE_TTL_MS", 60_000)
+    options = (await api.post("/v1/passkeys/login/options", json={})).json()
+    stranger = {"challenge_id": options["challenge_id"], "credential": SoftAuthenticator().get(options["public_key"])}
+    r = await api.post("/v1/passkeys/login", json=stranger)
+    assert r.status_code == 401 and "not registered" in r.json()["detail"]
+    # binding a passkey needs the player's key
+    assert (await api.post("/v1/players/me/passkeys/options", json={})).status_code == 401
