@@ -92,7 +92,7 @@ class CommandWriter:
             fresh.append(FreshEvent(event, state, actor_label))
         materials = self.dice.stamp(head, material, fresh)
         end, over = ruleset.clock(state), ruleset.is_over(state)
-        if not self.dice.turn_goes_on(head, end.turn, over):
+        if not self.dice.turn_goes_on(head, end.turn, over, rolling):  # a new turn, or its tree to extend
             return self._closing(
                 head,
                 actor,

@@ -8,12 +8,19 @@ events a command's new state calls for, and ``remember`` once its new seeds are 
 Rolls take slots of their turn, each with its own key under the turn's Merkle root and the salt of its
 first use (dice_slots.py, docs/dice.md): a rewind gives a re-decided command the faces it had.
 
-A turn's commitment needs its 1024-leaf Merkle tree (a couple of milliseconds of hashing). So that the
-command that changes the turn does not build it, ``prepare`` draws each game's next seed during the turn
-before and builds its tree a step per turn of the event loop (between other work, while commits are
-in flight); ``close_turns`` takes that spare when the turn it was drawn for comes. A spare is secret and
-only in memory until its commitment is stored, like any fresh seed; one drawn for a turn that does not
-come next (a rewind, another replica, a game over) is dropped.
+A turn's commitment needs the Merkle tree of its slots. The game's first turn commits ``TREE_SLOTS``
+leaves; each later turn as many as ``tree_slots`` gives for the slots the turn before used (room for
+twice as many, at least ``MIN_SLOTS``), and a command that leaves more than half of the turn's tree used
+extends it (a second ``dice.committed`` of the same turn and seed, its root over twice the leaves, whose
+left half is the first tree), so the next command's rolls are under a root before that command is sent
+(docs/dice.md, "Tree sizes"). A tree of a few dozen leaves costs about what a command costs, where the
+1024 leaves each turn committed before cost eight.
+
+So that the command that changes the turn does not build even that, ``prepare`` draws each game's next
+seed during the turn before and builds its tree a step per turn of the event loop (between other work,
+while commits are in flight); ``close_turns`` takes that spare when the turn it was drawn for comes. A
+spare is secret and only in memory until its commitment is stored, like any fresh seed; one drawn for a
+turn that does not come next (a rewind, another replica, a game over) is dropped.
 
 Only hidden-information games have a tree: an open-information game's reveal gives every viewer the seed,
 from which each recomputes every key and roll, so a root would add nothing a seat verifies, nor let it
@@ -29,7 +36,7 @@ from typing import Any
 import msgspec
 
 from service.domain.core import Dice, Event, SlotDice, commitment
-from service.domain.core.merkle import TREE_SLOTS, SlotTree, TreeBuilder
+from service.domain.core.merkle import TREE_SLOTS, SlotTree, TreeBuilder, tree_slots
 
 from . import ids
 from .dice_slots import TurnLedger, load_ledger, seen_by
@@ -47,9 +54,9 @@ class Spare:
 
     __slots__ = ("builder", "seed", "touched", "turn")
 
-    def __init__(self, turn: int, seed: bytes, touched: int) -> None:
+    def __init__(self, turn: int, seed: bytes, touched: int, slots: int = TREE_SLOTS) -> None:
         self.turn, self.seed, self.touched = turn, seed, touched
-        self.builder = TreeBuilder(seed, turn)
+        self.builder = TreeBuilder(seed, turn, slots)
 
 
 class DiceBook:
@@ -68,12 +75,17 @@ class DiceBook:
             return  # its commitment needs no tree: nothing to build ahead
         self._prepared += 1
         game_id, turn = head.game_id, head.dice_turn + 1
+        ledger = head.dice_ledger
+        slots = tree_slots(ledger.next_slot if ledger is not None and ledger.turn == head.dice_turn else 0)
         spares = self.spares
         spare = spares.get(game_id)
         if spare is not None:
             if spare.turn == turn:
                 spare.touched = self._prepared
                 spares.move_to_end(game_id)
+                if spare.builder.slots < slots:  # the turn used more slots since: a larger tree, same seed
+                    spare.builder = TreeBuilder(spare.seed, turn, slots)
+                    asyncio.get_running_loop().call_soon(self._build, game_id, spare)
                 return
             del spares[game_id]  # drawn for a turn that did not come next (a rewind): never used
         if turn in head.committed or turn in head.seeds:
@@ -86,27 +98,31 @@ class DiceBook:
         seed = ids.spare_dice_seed()
         if seed is None:
             return
-        spare = spares[game_id] = Spare(turn, seed, self._prepared)
+        spare = spares[game_id] = Spare(turn, seed, self._prepared, slots)
         asyncio.get_running_loop().call_soon(self._build, game_id, spare)
 
-    def _build(self, game_id: str, spare: Spare) -> None:
-        if self.spares.get(game_id) is spare and not spare.builder.step():
-            asyncio.get_running_loop().call_soon(self._build, game_id, spare)
+    def _build(self, game_id: str, spare: Spare, builder: TreeBuilder | None = None) -> None:
+        builder = builder or spare.builder
+        if self.spares.get(game_id) is spare and spare.builder is builder and not builder.step():
+            asyncio.get_running_loop().call_soon(self._build, game_id, spare, builder)
 
-    def _seed_for(self, game_id: str, turn: int, hidden: bool) -> tuple[SeedRow, DiceCommitted]:
-        """A fresh seed for ``turn``, the game's spare when it was drawn for that turn."""
+    def _seed_for(self, game_id: str, turn: int, hidden: bool, slots: int) -> tuple[SeedRow, DiceCommitted]:
+        """A fresh seed for ``turn`` with a tree of at least ``slots`` leaves, the game's spare when it was
+        drawn for that turn."""
         spare = self.spares.pop(game_id, None)
         if spare is None or spare.turn != turn:
-            return _fresh_seed(game_id, turn, hidden)
-        tree = spare.builder.tree()  # whatever is left of it
+            return _fresh_seed(game_id, turn, hidden, slots)
+        builder = spare.builder if spare.builder.slots >= slots else TreeBuilder(spare.seed, turn, slots)
+        tree = builder.tree()  # whatever is left of it
         adopt(spare.seed, turn, tree)
         return _seed_row(game_id, turn, spare.seed, tree)
 
     @staticmethod
     def open_game(game_id: str, turn: int, hidden: bool = True) -> tuple[SeedRow, DiceCommitted]:
         """The first turn's seed row and its public commitment (``hidden``: the ruleset's hidden_information,
-        whether the commitment has a Merkle root)."""
-        return _fresh_seed(game_id, turn, hidden)
+        whether the commitment has a Merkle root; a game's first turn has no turn before to size its tree
+        by: all ``TREE_SLOTS``, as a campaign's opening economy needs)."""
+        return _fresh_seed(game_id, turn, hidden, TREE_SLOTS)
 
     async def dice_for(self, head: GameHead, salt: str) -> tuple[Dice, str]:
         """The dice a command of the head's current dice turn rolls with, and the salt actually used."""
@@ -131,10 +147,17 @@ class DiceBook:
         return SlotDice(seed, head.game_id, head.dice_turn, ledger.next_slot, salt, ledger.pinned), salt
 
     @staticmethod
-    def turn_goes_on(head: GameHead, new_turn: int, over: bool) -> bool:
-        """A command ending in ``new_turn`` (``over``: the game) leaves the dice turn open: ``close_turns``
-        has nothing to do."""
-        return new_turn == head.dice_turn and not over
+    def turn_goes_on(head: GameHead, new_turn: int, over: bool, dice: Dice | None = None) -> bool:
+        """A command ending in ``new_turn`` (``over``: the game), having rolled ``dice``, leaves the dice turn
+        open with room in its tree: ``close_turns`` has nothing to do."""
+        if new_turn != head.dice_turn or over:
+            return False
+        if type(dice) is not SlotDice or not dice.count:
+            return True
+        ledger = head.dice_ledger
+        # past half of the turn's tree: extend it before the next command (an open game's turn has none)
+        size = ledger.size if ledger is not None else 0
+        return not size or size >= TREE_SLOTS or 2 * (dice.first_slot + dice.count) <= size
 
     async def ledger(self, head: GameHead) -> TurnLedger:
         ledger = head.dice_ledger
@@ -183,10 +206,24 @@ class DiceBook:
         over = ruleset.is_over(state)
         seeds: list[SeedRow] = []
         events: list[Event] = []
+        used = 0  # the slots the ending (or going on) turn took
+        if ruleset.hidden_information and head.dice_turn not in head.revealed:
+            ledger = await self.ledger(head)
+            used = ledger.used(pending or [])
+            if new_turn == head.dice_turn and not over and 0 < ledger.size < TREE_SLOTS and used * 2 > ledger.size:
+                # the turn's tree, extended: twice the leaves, the first tree its left half
+                seed = await self.seed(head, head.dice_turn)
+                tree = tree_for(seed, head.dice_turn, tree_slots(used))
+                events.append(
+                    DiceCommitted(turn=head.dice_turn, commitment=commitment(seed), root=tree.root, slots=tree.slots)
+                )
         if (new_turn != head.dice_turn or over) and head.dice_turn not in head.revealed:
             old_seed = await self.seed(head, head.dice_turn)
-            openings = (await self.ledger(head)).openings(pending or []) if ruleset.hidden_information else {}
-            events.append(DiceRevealed(turn=head.dice_turn, seed=old_seed.hex(), openings=openings))
+            openings, slots = {}, 0
+            if ruleset.hidden_information:
+                ledger = await self.ledger(head)
+                openings, slots = ledger.openings(pending or []), ledger.size
+            events.append(DiceRevealed(turn=head.dice_turn, seed=old_seed.hex(), openings=openings, slots=slots))
         if over and ruleset.hidden_information and not head.disclosed:
             stored = await self.store.all_seeds(head.game_id)
             # with the seeds of commands decided but still being committed (the head has them all)
@@ -195,7 +232,7 @@ class DiceBook:
         # a turn's seed is only ever stored with its commitment (one batch), and the head knows every
         # commitment in the log (superseded ones included): no store read to tell whether one exists
         if new_turn != head.dice_turn and not over and new_turn not in head.committed and new_turn not in head.seeds:
-            row, committed = self._seed_for(head.game_id, new_turn, ruleset.hidden_information)
+            row, committed = self._seed_for(head.game_id, new_turn, ruleset.hidden_information, tree_slots(used))
             seeds.append(row)
             events.append(committed)
         if over:
@@ -218,7 +255,11 @@ class DiceBook:
             head.seeds[row["turn"]] = bytes.fromhex(row["seed"])
         for event in events or ():
             if type(event) is DiceCommitted:  # not isinstance: a Struct class's check costs ~800 instructions
-                head.dice_ledger = TurnLedger(event.turn, slotted=True)
+                ledger = head.dice_ledger
+                if ledger is None or ledger.turn != event.turn:  # a new turn: no slot used yet
+                    ledger = head.dice_ledger = TurnLedger(event.turn, slotted=True)
+                if event.root:  # the turn's root, or its extension
+                    ledger.committed(event.slots)
 
     async def seed(self, head: GameHead, turn: int) -> bytes:
         seed = head.seeds.get(turn)
@@ -230,13 +271,15 @@ class DiceBook:
         return seed
 
 
-def _fresh_seed(game_id: str, turn: int, hidden: bool) -> tuple[SeedRow, DiceCommitted]:
+def _fresh_seed(game_id: str, turn: int, hidden: bool, slots: int) -> tuple[SeedRow, DiceCommitted]:
     seed = ids.dice_seed()
-    return _seed_row(game_id, turn, seed, tree_for(seed, turn) if hidden else None)
+    return _seed_row(game_id, turn, seed, tree_for(seed, turn, slots) if hidden else None)
 
 
 def _seed_row(game_id: str, turn: int, seed: bytes, tree: SlotTree | None) -> tuple[SeedRow, DiceCommitted]:
     """``tree``: the turn's slot tree (None: an open-information game, whose commitment has no root)."""
     root = tree.root if tree is not None else ""
-    committed = DiceCommitted(turn=turn, commitment=commitment(seed), root=root, slots=TREE_SLOTS)
+    committed = DiceCommitted(
+        turn=turn, commitment=commitment(seed), root=root, slots=tree.slots if tree is not None else TREE_SLOTS
+    )
     return {"game_id": game_id, "turn": turn, "seed": seed.hex(), "commitment": committed.commitment}, committed

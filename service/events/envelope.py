@@ -89,6 +89,7 @@ class DiceRevealed(Event, frozen=True, tag="dice.revealed", omit_defaults=True):
     openings: dict[str, list[int]] = {}
     keys: list[SlotOpening] = []
     proof: dict[str, str] = {}
+    slots: int = 0  # leaves of the turn's largest committed tree, which ``proof`` is for (0: 1024, older reveals)
 
 
 class DiceDisclosed(Event, frozen=True, tag="dice.disclosed"):

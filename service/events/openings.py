@@ -47,7 +47,7 @@ def opened_for(event: DiceRevealed, viewer: Viewer) -> DiceRevealed:
     proof: dict[str, str] = {}
     if event.seed:
         seed = bytes.fromhex(event.seed)
-        tree = tree_for(seed, event.turn)
+        tree = tree_for(seed, event.turn, event.slots or TREE_SLOTS)
         slots = [r for r in event.openings.get(viewer.label, []) if r < tree.slots]
         keys = [SlotOpening(r, slot_key(seed, event.turn, r).hex()) for r in slots]
         proof = tree.proof(slots) if slots else {}

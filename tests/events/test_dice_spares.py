@@ -63,8 +63,9 @@ async def test_the_turn_change_commits_the_spare_drawn_during_the_turn_before(mo
     assert (await service.store.seed(gid, 2)).seed == spare.seed.hex()
     committed = await committed_event(service, gid, 2)
     assert committed["commitment"] == hashlib.sha256(spare.seed).hexdigest()
-    assert committed["root"] == real_build(spare.seed, 2).root == spare.builder.tree().root
-    assert tree_for(spare.seed, 2) is spare.builder.tree()  # kept for the turn's reveal
+    assert committed["slots"] == merkle.MIN_SLOTS  # turn 1 used 2 slots: the smallest tree has room for them
+    assert committed["root"] == real_build(spare.seed, 2, merkle.MIN_SLOTS).root == spare.builder.tree().root
+    assert tree_for(spare.seed, 2, merkle.MIN_SLOTS) is spare.builder.tree()  # kept for the turn's reveal
 
     await play(service, gid, TURN[:1])  # the next turn's first command draws the spare after it
     assert service.dice.spares[gid].turn == 3 and service.dice.spares[gid].seed != spare.seed
@@ -78,7 +79,9 @@ async def test_a_spare_not_yet_built_is_finished_by_the_turn_change():
     spare.builder.step()  # some of it
     for who, command in TURN[1:]:  # no sleeps: the commands may leave the builder little time
         await service.handle_command(gid, seat(who), msgspec.json.encode({"command": command}))
-    assert (await committed_event(service, gid, 2))["root"] == merkle.SlotTree.build(spare.seed, 2).root
+    assert (await committed_event(service, gid, 2))["root"] == merkle.SlotTree.build(
+        spare.seed, 2, merkle.MIN_SLOTS
+    ).root
 
 
 async def test_a_spare_for_a_turn_that_is_already_committed_is_dropped_after_a_rewind():

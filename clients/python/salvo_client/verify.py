@@ -223,7 +223,15 @@ class Dice:
             if data.get("keys"):  # the slot keys of the rolls this viewer saw, and their Merkle proof
                 keys = {k["slot"]: bytes.fromhex(k["key"]) for k in data["keys"]}
                 committed = [c for c in self.commitments.get(data["turn"], []) if c.get("root")]
-                if not any(proof_root(keys, data.get("proof", {}), c["slots"]) == c["root"] for c in committed):
+                # a turn's tree may be extended (a later commitment, twice the leaves, the first tree its
+                # left half): every key under every root that covers it, so a key of the turn's first tree
+                # is checked against the root committed before the turn's first command
+                covering = [c for c in committed if any(r < c["slots"] for r in keys)]
+                if (
+                    not covering
+                    or any(r >= max(c["slots"] for c in committed) for r in keys)
+                    or any(proof_root(keys, data.get("proof", {}), c["slots"]) != c["root"] for c in covering)
+                ):
                     return (
                         f"MISMATCH seq {env['seq']}: the slot keys opened for turn {data['turn']} are not "
                         "under its committed Merkle root"

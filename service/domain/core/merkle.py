@@ -17,7 +17,19 @@ import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass
 
-TREE_SLOTS = 1024  # slots under one turn's root; later slots verify at the end-of-game disclosure
+TREE_SLOTS = 1024  # most slots under one turn's root; later slots verify at the end-of-game disclosure
+MIN_SLOTS = 32  # fewest: a turn's tree has room for twice the rolls of the turn before, and at least these
+
+
+def tree_slots(used: int) -> int:
+    """The leaves of a tree with room for ``used`` slots and as many again (a power of two, between
+    ``MIN_SLOTS`` and ``TREE_SLOTS``): the size of a turn's tree after a turn that used ``used``, and of a
+    turn's extension once its rolls pass half of its tree (docs/dice.md, "Tree sizes")."""
+    size = MIN_SLOTS
+    while size < 2 * used and size < TREE_SLOTS:
+        size *= 2
+    return size
+
 
 _sha256 = hashlib.sha256
 _IPAD = bytes(x ^ 0x36 for x in range(256))
