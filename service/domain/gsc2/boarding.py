@@ -216,9 +216,25 @@ def _roll_units(dice: Dice, who: str, t: Troops) -> tuple[int, list]:
 
 
 def _combat(acc: Acc[GameState], ship_id: str, dice: Dice) -> None:
+    """Boarding combat aboard one ship. Troops of several sides aboard (three or more sides, GSC2-R-24) each
+    fight the defenders in turn, round the table from the ship's own side, and never each other; a ship left
+    with no crew and no squads is captured by the side with the most troops aboard (GSC2-BRD-6)."""
+    ship = acc.state.ships[ship_id]
+    for side in acc.state.rotation(ship.side)[1:]:
+        if acc.state.ships[ship_id].boarders.get(side, Troops()).total:
+            _fight(acc, ship_id, side, dice)
+    after = acc.state.ships[ship_id]
+    aboard = [(t.total, side) for side in acc.state.rotation(ship.side)[1:] if (t := after.boarders.get(side))]
+    if squads(after).total == 0 and any(n > 0 for n, _ in aboard):
+        most = max(n for n, _ in aboard)
+        by = next(side for n, side in aboard if n == most)
+        acc.add(ShipCaptured(ship=ship_id, by=by))  # GSC2-BRD-6
+
+
+def _fight(acc: Acc[GameState], ship_id: str, enemy: str, dice: Dice) -> None:
+    """The defenders against one boarding side (GSC2-BRD-5), then that side's saboteurs."""
     st = acc.state
     ship = st.ships[ship_id]
-    enemy = st.enemy(ship.side)
     boarders = ship.boarders.get(enemy, Troops())
     defenders = squads(ship)
     sab = [s for s in st.sabotage if s.ship == ship_id and s.side == enemy]
@@ -278,6 +294,3 @@ def _combat(acc: Acc[GameState], ship_id: str, dice: Dice) -> None:
                 rolls=(roll,),
             )
         )
-    after = acc.state.ships[ship_id]
-    if squads(after).total == 0 and after.boarders.get(enemy, Troops()).total > 0:
-        acc.add(ShipCaptured(ship=ship_id, by=enemy))  # GSC2-BRD-6

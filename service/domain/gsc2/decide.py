@@ -16,7 +16,7 @@ from . import commands as C
 from .events import OrderSet, RulingMade, SideDone
 from .evolve import evolve
 from .phases import close_phase, resolve_missile_attacks, start_turn
-from .state import GameState, ShipState
+from .state import PHASES, GameState, ShipState
 from .values import Order
 
 SEAT_RULE = "GSC2-R-4"  # a seat commands only its own side's ships
@@ -96,12 +96,11 @@ def _pass(acc: Acc[GameState], cmd: C.Pass, actor: Actor, dice: Dice) -> None:
             raise RuleViolation("GSC2-MOV-2", f"only the leading player ends a batch; now: {o.stage} {o.side}")
         if o.count == 0 or st.moving is not None:
             raise RuleViolation("GSC2-MOV-2", "move at least one ship (and finish it) before ending the batch")
-        follow = st.enemy(cmd.side)
-        owed = min(o.count, st.unmoved(follow))
+        followers = [s for s in st.rotation(cmd.side)[1:] if s in st.in_play()] or list(st.enemies(cmd.side))
         acc.add(
             OrderSet(
-                order=movement.settle(st, Order(stage="follow", side=follow, owed=owed, leader=o.leader)),
-                why=f"{cmd.side} moved {o.count}; {follow} must match",
+                order=movement.batch_ended(st),
+                why=f"{cmd.side} moved {o.count}; {' then '.join(followers)} must match",
             )
         )
         return
@@ -112,7 +111,7 @@ def _pass(acc: Acc[GameState], cmd: C.Pass, actor: Actor, dice: Dice) -> None:
             why=f"{cmd.side} launches nothing more",
         )
     )
-    _next_missile_step(acc, st.enemy(cmd.side))
+    _next_missile_step(acc, st.next_side(cmd.side))
 
 
 def _choose(acc: Acc[GameState], cmd: C.ChooseOrder, actor: Actor, dice: Dice) -> None:
@@ -120,10 +119,11 @@ def _choose(acc: Acc[GameState], cmd: C.ChooseOrder, actor: Actor, dice: Dice) -
     rule = "GSC2-MOV-2" if st.phase == "movement" else "GSC2-MSL-2"
     if st.order.stage != "choose" or st.order.side != cmd.side:
         raise RuleViolation(rule, "only the roll-off winner chooses, once")
-    if cmd.leader not in st.sides:
-        raise RuleViolation(rule, f"unknown side {cmd.leader!r}")
-    if st.phase == "movement":
-        o = movement.settle(st, Order(stage="lead", side=cmd.leader, leader=cmd.leader))
+    choices = movement.leader_choices(st)
+    if cmd.leader not in choices:
+        raise RuleViolation(rule, f"{cmd.leader!r} cannot be chosen: choose one of {', '.join(choices)}")
+    if st.phase == "movement":  # sides with more unmoved ships catch up first (GSC2-R-21), then the leader leads
+        o = movement.settle(st, Order(stage="catchup", leader=cmd.leader))
         acc.add(OrderSet(order=o, why=f"{cmd.side} makes {cmd.leader} the second player"))
     else:
         o = missiles.settle_missiles(st, Order(stage="launch", side=cmd.leader, leader=cmd.leader), cmd.leader)
@@ -150,7 +150,7 @@ def _launch(acc: Acc[GameState], cmd: C.Launch, actor: Actor, dice: Dice) -> Non
     ship = _own_ship(state, cmd.ship, "GSC2-MSL-1")
     _missile_step(state, ship.side, "launch")
     acc.add(missiles.launch(state, cmd))
-    _next_missile_step(acc, acc.state.enemy(ship.side))
+    _next_missile_step(acc, acc.state.next_side(ship.side))
 
 
 def _move_missiles(acc: Acc[GameState], cmd: C.MoveMissiles, actor: Actor, dice: Dice) -> None:
@@ -162,7 +162,7 @@ def _move_missiles(acc: Acc[GameState], cmd: C.MoveMissiles, actor: Actor, dice:
     if salvo.moved:
         raise RuleViolation("GSC2-MSL-3", f"{salvo.id} has already moved this turn")
     acc.add(missiles.move_salvo(state, salvo, dice))
-    _next_missile_step(acc, acc.state.enemy(salvo.side))
+    _next_missile_step(acc, acc.state.next_side(salvo.side))
 
 
 # --- beams, boarding, repairs ---------------------------------------------------------------------------
@@ -243,15 +243,18 @@ def _ruling(acc: Acc[GameState], cmd: C.MakeRuling, actor: Actor, dice: Dice) ->
 
 
 def _after(acc: Acc[GameState], dice: Dice) -> None:
-    """The automatic steps: every salvo has moved -> the missile attacks (GSC2-MSL-6); every side has ended
-    the phase -> its close and the next phase (GSC2-SEQ-1)."""
+    """The automatic steps: every salvo has moved -> the missile attacks (GSC2-MSL-6); every side still in the
+    battle has ended the phase -> its close and the next phase (GSC2-SEQ-1); with three or more sides a side
+    with no ship left in the fight is waited for by no phase (GSC2-R-23)."""
     st = acc.state
     if st.over or st.phase == "setup":
         return
     if st.phase == "missiles" and st.order.stage == "attack":
         resolve_missile_attacks(acc, dice)
+    for _ in range(len(PHASES)):  # a side out of the battle may leave a phase with nobody to wait for
         st = acc.state
-    if st.done and all(s in st.done for s in st.sides):
+        if st.over or not st.done or any(s not in st.done for s in st.in_battle()):
+            return
         close_phase(acc, dice)
 
 

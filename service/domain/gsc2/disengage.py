@@ -23,7 +23,7 @@ CLEARLY = 2  # inches of speed (one campaign thrust point, FTC-R-LNK-1) that mak
 
 def pursuer_speed(state: GameState, ship: ShipState) -> int:
     """The speed of the slowest enemy ship still in play (the pursuit moves at its poorest ship's pace)."""
-    return min((e.speed for e in state.active(state.enemy(ship.side))), default=0)
+    return min((e.speed for e in state.enemy_ships(ship.side)), default=0)
 
 
 def refusal(state: GameState, ship: ShipState) -> tuple[str, str] | None:
@@ -32,7 +32,7 @@ def refusal(state: GameState, ship: ShipState) -> tuple[str, str] | None:
         return "GSC2-R-18", "the table edge is the way out of this battle: move off it (gsc2.move)"
     if ship.move_state != "unmoved":
         return RULE, f"{ship.id} has begun or made its move: disengaging is the whole of a ship's move"
-    near = [e for e in state.active(state.enemy(ship.side)) if e.pos.distance_to(ship.pos) <= OUT_OF_RANGE]
+    near = [e for e in state.enemy_ships(ship.side) if e.pos.distance_to(ship.pos) <= OUT_OF_RANGE]
     if near:
         e = min(near, key=lambda x: x.pos.distance_to(ship.pos))
         return RULE, (

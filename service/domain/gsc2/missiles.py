@@ -35,7 +35,7 @@ def launch_problem(state: GameState, ship_id: str, battery: str) -> tuple[str, s
 
 
 def can_launch(state: GameState, side: str) -> bool:
-    if side in state.order.passed or not state.active(state.enemy(side)):
+    if side in state.order.passed or not state.enemy_ships(side):
         return False
     return any(
         launch_problem(state, s.id, b.id) is None for s in state.active(side) for b in state.specs[s.id].missiles
@@ -103,7 +103,7 @@ def move_salvo(state: GameState, salvo: Salvo, dice: Dice) -> MissilesMoved:
         remaining -= lost
     mds_fired: dict[str, int] = {}
     killed = 0
-    enemies = sorted(state.active(state.enemy(salvo.side)), key=lambda s: (start.distance_to(s.pos), s.id))
+    enemies = sorted(state.enemy_ships(salvo.side), key=lambda s: (start.distance_to(s.pos), s.id))
     for ship in enemies:
         if remaining <= 0:
             break
@@ -183,8 +183,8 @@ def settle_missiles(state: GameState, o: Order, prefer: str | None) -> Order:
 
 
 def _pref(state: GameState, side: str | None) -> list[str]:
-    first = side if side in state.sides else state.sides[0]
-    return [first, state.enemy(first)]
+    """The sides round the table from ``side`` (GSC2-R-22: launches and moves go round in this order)."""
+    return list(state.rotation(side if side in state.sides else state.sides[0]))
 
 
 def missile_work(state: GameState) -> bool:

@@ -122,7 +122,7 @@ def plan_move(state: GameState, cmd: Move) -> ShipMoved:
         sorted(
             {
                 e.id
-                for e in state.active(state.enemy(ship.side))
+                for e in state.enemy_ships(ship.side)
                 if e.immobilized and any(p.distance_to(e.pos) <= CONTACT + EPSILON for p in path[1:])
             }
         )
@@ -158,28 +158,78 @@ def check_turn_to_move(state: GameState, ship: ShipState) -> None:
 
 
 def settle(state: GameState, o: Order) -> Order:
-    """Normalise the alternation after a step: who moves next and how many ships they owe."""
+    """Normalise the alternation after a step: who moves next and how many ships they owe (GSC2-MOV-2; with
+    three or more sides GSC2-R-21: the followers answer each batch in turn, round the table from the leader)."""
     unmoved = {s: state.unmoved(s) for s in state.sides}
     if sum(unmoved.values()) == 0:
         return Order(stage="done", leader=o.leader)
     if o.stage == "choose":
         return o
     lead = o.leader or state.sides[0]
-    follow = state.enemy(lead)
     if o.stage == "catchup":
         if o.owed > 0 and o.side is not None and unmoved[o.side] > 0:
             return o
+        more = _catch_up(state, unmoved)
+        if more is not None:
+            return Order(stage="catchup", side=more[0], owed=more[1], leader=lead)
         o = Order(stage="lead", side=lead, leader=lead)
     if o.stage == "lead":
         if unmoved[lead] > 0:
             return o
-        owed = min(o.count, unmoved[follow]) if o.count else unmoved[follow]
-        return Order(stage="follow", side=follow, owed=owed or unmoved[follow], leader=lead)
-    if o.owed > 0 and unmoved[follow] > 0:  # follow
+        if o.count:  # the leader ran out in the middle of its batch: the others still match what it moved
+            return _follower(state, unmoved, lead, lead, o.count)
+        return _leader_gone(state, unmoved, lead)
+    if o.owed > 0 and o.side is not None and unmoved[o.side] > 0:  # follow
         return o
+    return _follower(state, unmoved, lead, o.side or lead, o.count)
+
+
+def _catch_up(state: GameState, unmoved: dict[str, int]) -> tuple[str, int] | None:
+    """The side that must move ships first to come down to the fewest unmoved ships of any side still moving
+    (the most first, ties in scenario order), and how many; None when they are level."""
+    moving = [s for s in state.sides if unmoved[s] > 0]
+    if len(moving) < 2:
+        return None
+    floor = min(unmoved[s] for s in moving)
+    top = max(moving, key=lambda s: unmoved[s])
+    return (top, unmoved[top] - floor) if unmoved[top] > floor else None
+
+
+def _follower(state: GameState, unmoved: dict[str, int], lead: str, after: str, batch: int) -> Order:
+    """The next side round the table after ``after`` that answers the leader's batch of ``batch`` ships; the
+    batch size rides in ``count`` while another follower is still to come. Once all have answered: the leader's
+    next batch."""
+    ring = state.rotation(lead)
+    start = ring.index(after) + 1 if after in ring else 1
+    for i in range(start, len(ring)):
+        side = ring[i]
+        if unmoved[side] > 0:
+            more = i < len(ring) - 1
+            return Order(
+                stage="follow",
+                side=side,
+                owed=min(batch, unmoved[side]) or unmoved[side],
+                leader=lead,
+                count=batch if more else 0,
+            )
     if unmoved[lead] > 0:
         return Order(stage="lead", side=lead, leader=lead)
-    return Order(stage="follow", side=follow, owed=unmoved[follow], leader=lead)
+    return _leader_gone(state, unmoved, lead)
+
+
+def _leader_gone(state: GameState, unmoved: dict[str, int], lead: str) -> Order:
+    """The leader has no ship left to move (GSC2-R-10): one side left moves all it has; with two or more left,
+    the next of them round the table leads from now on (GSC2-R-21)."""
+    rest = [s for s in state.rotation(lead)[1:] if unmoved[s] > 0]
+    if len(rest) == 1:
+        return Order(stage="follow", side=rest[0], owed=unmoved[rest[0]], leader=lead)
+    return Order(stage="lead", side=rest[0], leader=rest[0])
+
+
+def batch_ended(state: GameState) -> Order:
+    """The leader ends its batch (``gsc2.pass``): the followers answer it in turn."""
+    o = state.order
+    return settle(state, Order(stage="follow", side=o.side, owed=0, leader=o.leader, count=o.count))
 
 
 def after_ship_moved(state: GameState) -> Order:
@@ -188,40 +238,68 @@ def after_ship_moved(state: GameState) -> Order:
     if o.stage == "lead":
         o = Order(stage="lead", side=o.side, count=o.count + 1, leader=o.leader)
     elif o.stage in ("catchup", "follow"):
-        o = Order(stage=o.stage, side=o.side, owed=max(0, o.owed - 1), leader=o.leader)
+        o = Order(stage=o.stage, side=o.side, owed=max(0, o.owed - 1), leader=o.leader, count=o.count)
     return settle(state, o)
 
 
+def leader_choices(state: GameState) -> tuple[str, ...]:
+    """Whom the roll-off winner may name: in movement, the sides tied for the fewest unmoved ships (the
+    roll-off's contenders); in missiles, any side still in the fight (GSC2-R-21, GSC2-R-22)."""
+    if state.phase == "movement":
+        return _fewest(state)
+    return _contenders(state)
+
+
+def _contenders(state: GameState) -> tuple[str, ...]:
+    playing = state.in_play()
+    return playing if len(playing) >= 2 else state.sides
+
+
+def _fewest(state: GameState) -> tuple[str, ...]:
+    counts = {s: state.unmoved(s) for s in state.in_play()}
+    if len(counts) < 2:
+        return state.sides
+    low = min(counts.values())
+    return tuple(s for s in state.sides if counts.get(s) == low)
+
+
 def start_order(state: GameState, dice: Dice) -> list[RollOff | OrderSet]:
-    """The alternation at the start of movement; equal numbers roll off (GSC2-MOV-2 ruling)."""
-    a, b = state.sides
-    ua, ub = state.unmoved(a), state.unmoved(b)
-    if ua + ub == 0:
+    """The alternation at the start of movement (GSC2-MOV-2): the sides with more unmoved ships come down to
+    the fewest first; the side with the fewest is the second player, and sides tied for the fewest roll off
+    (GSC2-MOV-2 ruling; with three or more sides GSC2-R-21)."""
+    counts = {s: state.unmoved(s) for s in state.in_play()}
+    if not counts:
         return [OrderSet(order=Order(stage="done"), why="no ship can move")]
-    if ua != ub:
-        more, fewer = (a, b) if ua > ub else (b, a)
-        o = Order(stage="catchup", side=more, owed=abs(ua - ub), leader=fewer)
-        return [OrderSet(order=settle(state, o), why=f"{more} has more unmoved ships and moves {abs(ua - ub)} first")]
-    winner, rolloff = roll_off(state, dice, "movement: who decides the second player", "GSC2-MOV-2")
+    if len(counts) == 1:  # one side alone moves all it has
+        [(more, n)] = counts.items()
+        o = Order(stage="catchup", side=more, owed=n, leader=state.next_side(more))
+        return [OrderSet(order=settle(state, o), why=f"{more} has more unmoved ships and moves {n} first")]
+    fewest = _fewest(state)
+    if len(fewest) == 1:
+        o = settle(state, Order(stage="catchup", leader=fewest[0]))
+        return [OrderSet(order=o, why=f"{o.side} has more unmoved ships and moves {o.owed} first")]
+    winner, rolloff = roll_off(state, dice, "movement: who decides the second player", "GSC2-MOV-2", fewest)
     return [rolloff, OrderSet(order=Order(stage="choose", side=winner), why=f"{winner} won the roll-off")]
 
 
-def roll_off(state: GameState, dice: Dice, purpose: str, rule: str) -> tuple[str, RollOff]:
-    a, b = state.sides
+def roll_off(
+    state: GameState, dice: Dice, purpose: str, rule: str, sides: tuple[str, ...] | None = None
+) -> tuple[str, RollOff]:
+    """d10 each; the highest wins and sides tied for the highest re-roll (GSC2-R-21 for three or more)."""
+    contenders = sides if sides is not None else _contenders(state)
     rolls = []
     for _ in range(50):  # re-roll ties; 50 ties in a row do not happen with fair dice
-        ra = dice.roll(10, f"{purpose} ({a})", rule)
-        rb = dice.roll(10, f"{purpose} ({b})", rule)
-        if ra.value == rb.value:
-            rolls += [replace(ra, outcome="tie"), replace(rb, outcome="tie")]
+        rolled = [(side, dice.roll(10, f"{purpose} ({side})", rule)) for side in contenders]
+        best = max(r.value for _, r in rolled)
+        top = tuple(side for side, r in rolled if r.value == best)
+        if len(top) > 1:
+            rolls += [replace(r, outcome="tie" if r.value == best else "lose") for _, r in rolled]
+            contenders = top
             continue
-        win = a if ra.value > rb.value else b
-        rolls += [
-            replace(ra, outcome="win" if win == a else "lose"),
-            replace(rb, outcome="win" if win == b else "lose"),
-        ]
+        win = top[0]
+        rolls += [replace(r, outcome="win" if side == win else "lose") for side, r in rolled]
         return win, RollOff(purpose=purpose, winner=win, rolls=tuple(rolls))
-    return a, RollOff(purpose=purpose, winner=a, rolls=tuple(rolls))
+    return contenders[0], RollOff(purpose=purpose, winner=contenders[0], rolls=tuple(rolls))
 
 
 class TractorShot(NamedTuple):
@@ -241,7 +319,7 @@ def tractor_shots(state: GameState, side: str) -> list[TractorShot]:
     out = []
     for me in state.active(side):
         if me.id == mover.id:
-            targets = state.active(state.enemy(side))
+            targets = state.enemy_ships(side)
         elif mover.side != side:
             targets = [mover]
         else:

@@ -17,7 +17,7 @@ from .beams import beam_to_hit, fire_problem
 from .boarding import POD_MOVE, TELEPORT_RANGE, squads
 from .combat import inches
 from .missiles import MISSILE_MOVE, launch_problem, unmoved_salvos
-from .movement import allowance, example_legs, move_limits, plan_move, tractor_shots
+from .movement import allowance, example_legs, leader_choices, move_limits, plan_move, tractor_shots
 from .state import GameState, ShipState
 from .status import PHASE_NAMES
 from .view import screen
@@ -43,7 +43,7 @@ def options(state: GameState, viewer: Viewer) -> list[Option]:
             )
         ]
     side = viewer.seat or ""
-    if side not in state.sides or side in state.done:
+    if side not in state.in_battle() or side in state.done:  # GSC2-R-23: a side out of the battle does nothing
         return []
     out: list[Option] = []
     phase = state.phase
@@ -135,7 +135,7 @@ def _movement(state: GameState, side: str) -> list[Option]:
                 group="phase",
                 rule="GSC2-MOV-2",
             )
-            for s in state.sides
+            for s in leader_choices(state)
         ]
     if state.moving is not None:
         out += _tractors(state, side)
@@ -158,12 +158,18 @@ def _movement(state: GameState, side: str) -> list[Option]:
         out.append(
             Option(
                 command=C.Pass(side=side),
-                label=f"End this batch ({o.count} ship(s) moved): {state.enemy(side)} must match it",
+                label=f"End this batch ({o.count} ship(s) moved): {_followers(state, side)} must match it",
                 group="phase",
                 rule="GSC2-MOV-2",
             )
         )
     return out
+
+
+def _followers(state: GameState, side: str) -> str:
+    """Who answers the leader's batch, in turn round the table (GSC2-MOV-2, GSC2-R-21)."""
+    playing = state.in_play()
+    return " then ".join([s for s in state.rotation(side)[1:] if s in playing] or state.enemies(side))
 
 
 def _tractors(state: GameState, side: str) -> list[Option]:
@@ -193,7 +199,7 @@ def _missiles(state: GameState, side: str) -> list[Option]:
                 group="phase",
                 rule="GSC2-MSL-2",
             )
-            for s in state.sides
+            for s in leader_choices(state)
         ]
     if o.stage == "launch":
         out: list[Option] = []
@@ -202,7 +208,7 @@ def _missiles(state: GameState, side: str) -> list[Option]:
                 if launch_problem(state, s.id, b.id) is not None:
                     continue
                 count = min(b.missiles, s.missiles_left.get(b.id, 0))
-                for t in state.active(state.enemy(side)):
+                for t in state.enemy_ships(side):
                     out.append(
                         Option(
                             command=C.Launch(ship=s.id, battery=b.id, target=t.id),
@@ -244,7 +250,7 @@ def _beams(state: GameState, side: str) -> list[Option]:
     out = []
     for s in state.active(side):
         for b in state.specs[s.id].beams:
-            for t in state.active(state.enemy(side)):
+            for t in state.enemy_ships(side):
                 if fire_problem(state, s.id, b.id, t.id) is not None:
                     continue
                 d = round(s.pos.distance_to(t.pos), 1)
@@ -266,7 +272,7 @@ def _beams(state: GameState, side: str) -> list[Option]:
 
 def _boarding(state: GameState, side: str) -> list[Option]:
     out: list[Option] = []
-    enemies = state.active(state.enemy(side))
+    enemies = state.enemy_ships(side)
     for s in state.active(side):
         t = squads(s)
         name = _name(state, s.id)

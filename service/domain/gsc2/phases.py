@@ -66,7 +66,7 @@ def finish_missiles(acc: Acc[GameState], dice: Dice) -> None:
         side = acc.state.order.side or leader
         salvo = missiles.unmoved_salvos(acc.state, side)[0]
         acc.add(missiles.move_salvo(acc.state, salvo, dice))
-        acc.add(OrderSet(order=missiles.settle_missiles(acc.state, acc.state.order, acc.state.enemy(side))))
+        acc.add(OrderSet(order=missiles.settle_missiles(acc.state, acc.state.order, acc.state.next_side(side))))
     resolve_missile_attacks(acc, dice)
 
 

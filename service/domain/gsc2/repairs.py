@@ -49,19 +49,24 @@ def repair(state: GameState, cmd: Repair, dice: Dice) -> Repaired:
 
 
 def victory(state: GameState) -> GameOver | None:
-    """GSC2-WIN-1, checked at the end of the repairs phase."""
+    """GSC2-WIN-1, checked at the end of the repairs phase; with three or more sides the battle goes on while
+    two of them have a ship in the fight, and at the turn limit the most hull wins (GSC2-R-23)."""
     alive = {s: state.active(s) for s in state.sides}
     hull = {s: sum(x.hull for x in alive[s]) for s in state.sides}
-    a, b = state.sides
-    if not alive[a] and not alive[b]:
-        return GameOver(winner=None, reason="no ship is left on either side: a draw", hull=hull)
-    for side in state.sides:
-        if not alive[state.enemy(side)]:
-            return GameOver(winner=side, reason=f"no {state.enemy(side)} ship remains in the fight", hull=hull)
+    standing = [s for s in state.sides if alive[s]]
+    if not standing:
+        either = "either" if len(state.sides) == 2 else "any"
+        return GameOver(winner=None, reason=f"no ship is left on {either} side: a draw", hull=hull)
+    if len(standing) == 1:
+        [side] = standing
+        gone = " or ".join(state.enemies(side))
+        return GameOver(winner=side, reason=f"no {gone} ship remains in the fight", hull=hull)
     if state.turn_limit is not None and state.turn >= state.turn_limit:
-        if hull[a] == hull[b]:
+        most = max(hull.values())
+        first = [s for s in state.sides if hull[s] == most]
+        if len(first) > 1:
             return GameOver(winner=None, reason=f"turn limit {state.turn_limit}: equal hull points, a draw", hull=hull)
-        w = a if hull[a] > hull[b] else b
+        w = first[0]
         return GameOver(
             winner=w, reason=f"turn limit {state.turn_limit}: {w} has more surviving hull points", hull=hull
         )

@@ -23,6 +23,9 @@ class TerrainSpec(Spec, frozen=True):
     dy: float = 0.0
 
 
+MAX_SIDES = 6  # GSC2-R-21: one seat per side; the page has six side colours
+
+
 class Table(Spec, frozen=True):
     width: float = 72.0
     height: float = 48.0
@@ -42,8 +45,10 @@ class Scenario(Spec, frozen=True):
 
 def validate_scenario(s: Scenario) -> None:
     """Cross-field checks; raise InvalidScenario naming the field path."""
-    if len(s.sides) != 2 or s.sides[0] == s.sides[1]:
-        raise InvalidScenario("sides", "GSC2 is played by exactly two sides (GSC2-R-1)")
+    if len(s.sides) < 2 or len(set(s.sides)) != len(s.sides):
+        raise InvalidScenario("sides", "GSC2 is played by two or more different sides (GSC2-R-1, GSC2-R-21)")
+    if len(s.sides) > MAX_SIDES:
+        raise InvalidScenario("sides", f"at most {MAX_SIDES} sides (GSC2-R-21)")
     if s.turn_limit is not None and s.turn_limit < 1:
         raise InvalidScenario("turn_limit", "must be at least 1")
     seen: set[str] = set()

@@ -159,8 +159,33 @@ class GameState(msgspec.Struct, frozen=True):
     marks_from: int = 1  # the first counter of the current phase
     trails: tuple[Trail, ...] = ()
 
-    def enemy(self, side: str) -> str:
-        return self.sides[1] if side == self.sides[0] else self.sides[0]
+    def enemies(self, side: str) -> tuple[str, ...]:
+        """Every other side: GSC2 has no alliances (GSC2-R-21), so with three forces each fights both others."""
+        return tuple(s for s in self.sides if s != side)
+
+    def enemy_ships(self, side: str) -> list[ShipState]:
+        """The ships still in the fight that ``side`` may target, board, tractor or shoot missiles down from."""
+        return [s for s in self.ships.values() if s.active and s.side != side]
+
+    def rotation(self, first: str) -> tuple[str, ...]:
+        """The sides in scenario order, starting at ``first`` (GSC2-R-21: how alternations go round)."""
+        i = self.sides.index(first) if first in self.sides else 0
+        return self.sides[i:] + self.sides[:i]
+
+    def next_side(self, side: str) -> str:
+        """The side after ``side`` in the rotation (with two sides: the enemy)."""
+        return self.rotation(side)[1 % len(self.sides)]
+
+    def in_battle(self) -> tuple[str, ...]:
+        """The sides a phase waits for (GSC2-R-23): with three or more sides, those with a ship still in the
+        fight (all of them once none has); with two, both (the battle is decided at the end of the turn)."""
+        if len(self.sides) < 3:
+            return self.sides
+        return self.in_play() or self.sides
+
+    def in_play(self) -> tuple[str, ...]:
+        """The sides with a ship still in the fight (GSC2-R-23: a side with none is out of the battle)."""
+        return tuple(side for side in self.sides if any(s.active and s.side == side for s in self.ships.values()))
 
     def active(self, side: str | None = None) -> list[ShipState]:
         return [s for s in self.ships.values() if s.active and (side is None or s.side == side)]

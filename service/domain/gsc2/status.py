@@ -81,7 +81,7 @@ def _missiles(state: GameState, side: str) -> tuple[bool, str]:
 def _end_or_wait(state: GameState, side: str, work: str) -> tuple[bool, str]:
     if side not in state.done:
         return True, work
-    waiting = [s for s in state.sides if s not in state.done]
+    waiting = [s for s in state.in_battle() if s not in state.done]
     # read in every seat's list, not only by this seat: no "you"
     return False, f"{side} has ended the {state.phase} phase; waiting for {', '.join(waiting)}"
 
@@ -91,6 +91,8 @@ def seat_status(state: GameState, side: str) -> SeatStatus:
         return SeatStatus(side, False, f"the game is over: {state.result}")
     if state.phase == "setup":
         return SeatStatus(side, True, "start the game: turn 1 begins with movement")
+    if side not in state.in_battle():  # GSC2-R-23: out of the battle, nothing to do while the others fight on
+        return SeatStatus(side, False, f"{side} has no ship left in the fight: out of the battle")
     if state.phase == "movement":
         must, why = _movement(state, side)
     elif state.phase == "missiles":

@@ -51,8 +51,13 @@ def test_chart_needs_ten_rows_and_types_are_checked() -> None:
     _bad(scenario(ship("a", "red", beams=[beam(klass="huge")]), ship("b", "blue")), "ships[0].beams[0].class")
 
 
-def test_gsc2_r_1_exactly_two_sides() -> None:
-    """GSC2-R-1."""
+def test_gsc2_r_1_two_or_more_different_sides() -> None:
+    """GSC2-R-1, GSC2-R-21: two or more different sides (at most six), each with a ship."""
     raw = scenario(ship("a", "red"), ship("b", "blue"))
     raw["sides"] = ["red", "blue", "green"]
-    _bad(raw, "sides")
+    assert _bad(raw, "ships").detail == "side 'green' has no ship"
+    for sides in (["red"], ["red", "red"], ["red", "blue", "red"], [f"s{i}" for i in range(7)]):
+        _bad({**raw, "sides": sides}, "sides")
+    three = scenario(ship("a", "red"), ship("b", "blue"), ship("c", "green"))
+    three["sides"] = ["red", "blue", "green"]
+    assert R.parse_setup(three).sides == ("red", "blue", "green")
