@@ -218,7 +218,7 @@ class CommandWriter:
         batch = WriteBatch(game_id, rows, seeds=new_seeds)
         notices = self.notices
         if notices is not None and game_id in notices.games:  # notified in the events' own transaction
-            batch.outbox = notices.command_rows(head, state, actor, new_seq)
+            batch.outbox = notices.command_rows(head, state, actor, new_seq, fresh)
         if idempotency_key:
             batch.idempotency = {
                 "game_id": game_id,

@@ -8,16 +8,18 @@ and a row per notification is added to the command's own batch, so the notificat
 when the events that cause it are (the transactional outbox, ``outbox.py``).
 
 What is notified: your turn (a watched seat must act after the command and did not before; never the
-seat that just acted), the game ended, the game was rewound. A notification carries the seat's own
-status (its own drawing's words) and the game's public coordinates, never the state: it holds nothing
-its seat may not see."""
+seat that just acted), the game ended, the game was rewound, a battle needs you (a campaign battle the
+seat fights started as a linked game), and an umpire's ruling (a dispute settled). A notification carries
+the seat's own status (its own drawing's words) and the game's public coordinates, never the state; the
+events that notify by themselves (``EVENT_NOTICES``) are told only to seats whose own view of the event
+shows it, in words taken from that view: it holds nothing its seat may not see."""
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import msgspec
@@ -32,7 +34,13 @@ from .tables import GAMES, PLAYER_SEATS, SUBSCRIPTIONS
 
 log = logging.getLogger(__name__)
 
-KINDS = ("your_turn", "game_over", "rewound", "paused")
+KINDS = ("your_turn", "game_over", "rewound", "paused", "battle", "ruling")
+# events that notify by themselves, by their tag: the campaign's link of a battle fought as a linked game
+# (service/events/linked_battles.py: its witnesses hold its sides) and an umpire's recorded ruling
+BATTLE_LINKED = "ftcampaign.battle_linked"
+RULING = "ftcampaign.ruling_recorded"
+EVENT_NOTICES = {BATTLE_LINKED: "battle", RULING: "ruling"}
+MAX_WHY = 300  # characters of a ruling's text a notification carries
 
 
 class Watch(NamedTuple):
@@ -65,6 +73,7 @@ class Notice(msgspec.Struct, kw_only=True):
     over: bool
     result: str | None
     text: str  # one sentence, as chat bodies carry it
+    linked_game_id: str | None = None  # "battle": the linked game the seat fights the battle in
 
 
 def notice_id(game_id: str, seq: int, subscription_id: str, kind: str, who: str = "") -> str:
@@ -74,13 +83,35 @@ def notice_id(game_id: str, seq: int, subscription_id: str, kind: str, who: str 
     return "n_" + hashlib.sha256(material.encode()).hexdigest()[:32]
 
 
-def _text(kind: str, game_id: str, who: str, now: SeatNow, scenario: str | None) -> str:
+def _text(kind: str, game_id: str, who: str, now: SeatNow, scenario: str | None, linked: str | None = None) -> str:
     game = f"{scenario or 'game'} {game_id}"
     if kind == "your_turn":
         return f"Your move as {who} in {game} (turn {now.turn}, {now.phase_label}): {now.why}"
     if kind == "game_over":
         return f"{game} is over" + (f": {now.result}" if now.result else "")
-    return f"{game} was rewound by its umpire: look again"
+    if kind == "battle":
+        return f"A battle needs you, {who}: {now.why}, fought as game {linked}"
+    if kind == "ruling":
+        return f"The umpire ruled in {game}: {now.why}"
+    return f"{game}: {now.why}; look again"  # rewound (its reason is public: shown to every seat)
+
+
+def _event_notice(tag: str, shown: Any, watch: Watch) -> tuple[str, str, str | None] | None:
+    """(kind, why, linked game) of an event that notifies by itself, as the seat's own view ``shown`` of
+    it says; None when it is nothing for this seat."""
+    kind = EVENT_NOTICES.get(tag)
+    if kind == "battle":
+        # a battle needs the seats that fight it (its witnesses), not the umpire who started it
+        if watch.role != "seat" or watch.seat not in getattr(shown, "witnesses", ()):
+            return None
+        battle = getattr(shown, "battle", "?")
+        return kind, f"battle {battle} at {getattr(shown, 'hex', '?')}", getattr(shown, "tactical_game_id", None)
+    if kind == "ruling":
+        involves = getattr(shown, "involves", ())
+        if watch.role == "umpire" or (involves and watch.seat not in involves):
+            return None
+        return kind, str(getattr(shown, "text", ""))[:MAX_WHY], None
+    return None
 
 
 class Watchers:
@@ -143,9 +174,12 @@ class Watchers:
             return known[1]
         return {v: seat_now(head.ruleset, state, v) for v in viewers}
 
-    def command_rows(self, head: GameHead, state: Any, actor: Viewer, seq: int) -> list[dict[str, Any]]:
-        """The outbox rows of a command that took ``head`` (at ``head.seq``) to ``state`` at ``seq``. A
-        failure here is logged and notifies nothing: it never fails the command."""
+    def command_rows(
+        self, head: GameHead, state: Any, actor: Viewer, seq: int, fresh: Sequence[Any] = ()
+    ) -> list[dict[str, Any]]:
+        """The outbox rows of a command that took ``head`` (at ``head.seq``) to ``state`` at ``seq``
+        (``fresh``: its events, ``frames.FreshEvent``s bound to their rows). A failure here is logged and
+        notifies nothing: it never fails the command."""
         watches = self.games.get(head.game_id)
         if not watches:
             return []
@@ -162,6 +196,16 @@ class Watchers:
                     rows.append(self._row(head, watch, seq, "game_over", now))
                 elif now.must_act and not before[viewer].must_act and viewer != actor:
                     rows.append(self._row(head, watch, seq, "your_turn", now))
+            for f in fresh:
+                tag = type(f.event).__struct_config__.tag
+                if tag not in EVENT_NOTICES:
+                    continue
+                for watch in watches:
+                    shown = f.view(head.ruleset, watch.viewer)  # the seat's own view: None when hidden from it
+                    told = _event_notice(tag, shown, watch) if shown is not None else None
+                    if told is not None:
+                        kind, why, linked = told
+                        rows.append(self._row(head, watch, f.seq, kind, after[watch.viewer], why=why, linked=linked))
             if rows and self.wake is not None:
                 self.wake()
             return rows
@@ -177,12 +221,30 @@ class Watchers:
             return []
         row = rewound[-1]
         self._statuses.pop(head.game_id, None)  # the state after it is refolded
-        now = SeatNow(row["turn"], row["phase"], row["phase"], False, "the umpire rewound the game", (), False, None)
+        try:
+            reason = str(msgspec.json.decode(row["data"]).get("reason", ""))[:MAX_WHY]  # public: shown to every seat
+        except (msgspec.DecodeError, AttributeError, KeyError, TypeError):
+            reason = ""
+        why = f"the umpire rewound the game: {reason}" if reason else "the umpire rewound the game"
+        now = SeatNow(row["turn"], row["phase"], row["phase"], False, why, (), False, None)
         if self.wake is not None:
             self.wake()
         return [self._row(head, watch, row["seq"], "rewound", now) for watch in watches]
 
-    def _row(self, head: GameHead, watch: Watch, seq: int, kind: str, now: SeatNow) -> dict[str, Any]:
+    def _row(
+        self,
+        head: GameHead,
+        watch: Watch,
+        seq: int,
+        kind: str,
+        now: SeatNow,
+        why: str | None = None,
+        linked: str | None = None,
+    ) -> dict[str, Any]:
+        """``why``: the notification's reason instead of the seat's status's (an event that notifies by
+        itself says what happened, in the words of the seat's own view of it)."""
+        if why is not None:
+            now = msgspec.structs.replace(now, why=why)
         scenario = self.scenarios.get(head.game_id)
         who = "umpire" if watch.role == "umpire" else str(watch.seat)
         key = notice_id(head.game_id, seq, watch.subscription_id, kind, watch.viewer.label)
@@ -202,7 +264,8 @@ class Watchers:
             why=now.why,
             over=now.over,
             result=now.result,
-            text=_text(kind, head.game_id, who, now, scenario),
+            text=_text(kind, head.game_id, who, now, scenario, linked),
+            linked_game_id=linked,
         )
         return outbox_row(key, watch.subscription_id, head.game_id, seq, kind, msgspec.json.encode(notice).decode())
 

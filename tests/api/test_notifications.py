@@ -216,3 +216,64 @@ def test_the_notice_shape_is_the_documented_one():
         ).seat
         == "red"
     )
+
+
+async def _campaign_watched(api: httpx.AsyncClient, receiver: Any) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """A three-powers campaign whose three players each hold their seat and a webhook at /hook/<player>."""
+    game = await new_game(api, "ftcampaign", "three-powers")
+    players = {}
+    for seat, token in game["seats"].items():
+        players[seat] = await _player_with_seat(api, token)
+        await _subscribe(api, players[seat], f"{receiver.url}/{seat}")
+    return game, players
+
+
+async def test_an_umpires_ruling_is_told_to_the_seats_it_involves(app_client, receiver):
+    """A dispute settled: the umpire's ruling reaches the players it involves (all, when it names none), in
+    the words of their own view of it; never the umpire's own subscription, never a player it leaves out."""
+    api = app_client
+    game, _ = await _campaign_watched(api, receiver)
+    umpire = game["umpire_token"]
+    ruling = {"type": "ftcampaign.record_ruling", "text": "Drift counts from the hex entered", "involves": ["john"]}
+    assert (await command(api, game, umpire, ruling)).status_code == 201
+    [got] = await receiver.arrived(1)
+    assert got.path == "/hook/john" and got.headers["x-salvo-event"] == "ruling"
+    assert got.json["why"] == ruling["text"] and got.json["must_act"] is False
+    assert got.json["text"].startswith("The umpire ruled in ") and set(got.json) == NOTICE_KEYS
+    everyone = {"type": "ftcampaign.record_ruling", "text": "Fighters refuel at any carrier"}
+    assert (await command(api, game, umpire, everyone)).status_code == 201
+    got = await receiver.arrived(4)
+    assert sorted(r.path for r in got[1:]) == ["/hook/colin", "/hook/eddie", "/hook/john"]
+    assert len({r.headers["idempotency-key"] for r in got}) == 4
+
+
+async def test_a_battle_needs_the_seats_that_fight_it_and_no_other(app_client, receiver):
+    """A campaign battle started as a linked game (``ftcampaign.battle_linked``, seen by its witnesses only)
+    notifies the seats that fight it, with the linked game to open; the third player, who may not know of
+    the battle, is told nothing (leak test). Written by the watchers exactly as a command's batch would."""
+    from service.domain.core import UMPIRE
+    from service.domain.ftcampaign import events as E
+    from service.events.frames import FreshEvent
+
+    api = app_client
+    game, _ = await _campaign_watched(api, receiver)
+    app = api.app  # type: ignore[attr-defined]
+    head = await app.state.service.current_head(game["game_id"])
+    linked = E.BattleLinked(battle="b7", hex=(3, 4), tactical_game_id="g_tactical", witnesses=("eddie", "john"))
+    fresh = FreshEvent(linked, head.state, "umpire")
+    fresh.seq = head.seq + 1
+    rows = app.state.watchers.command_rows(head, head.state, UMPIRE, head.seq + 1, [fresh])
+    notices = [msgspec.json.decode(r["body"], type=Notice) for r in rows]
+    assert sorted((n.type, n.seat) for n in notices) == [("battle", "eddie"), ("battle", "john")]
+    for n in notices:
+        assert n.linked_game_id == "g_tactical" and n.version == head.seq + 1 and not n.must_act
+        assert "battle b7" in n.text and "g_tactical" in n.text
+    assert not any("colin" in r["body"] for r in rows)
+    # a battle the seat does not see (another's, not witnessed) is nothing to it
+    theirs = FreshEvent(
+        E.BattleLinked(battle="b8", hex=(5, 5), tactical_game_id="g_other", witnesses=("colin",)), head.state, "umpire"
+    )
+    theirs.seq = head.seq + 2
+    rows = app.state.watchers.command_rows(head, head.state, UMPIRE, head.seq + 2, [theirs])
+    assert [msgspec.json.decode(r["body"], type=Notice).seat for r in rows] == ["colin"]
+    assert not any("g_other" in r["body"] for r in rows if '"seat":"colin"' not in r["body"])
