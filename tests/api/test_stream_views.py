@@ -110,3 +110,23 @@ def test_a_view_is_built_once_per_audience_and_update(client, monkeypatch):
     finally:
         for ws in sockets:
             ws.__exit__(None, None, None)
+
+
+def test_the_game_view_and_options_are_gzipped_when_accepted(sqlite_url):
+    from starlette.testclient import TestClient
+
+    app = create_app(Settings(database_url=sqlite_url))
+    with TestClient(app) as client:
+        game = client.post("/v1/games", json={"ruleset": "gsc2", "scenario": "duel"}).json()
+        path, red = f"/v1/games/{game['game_id']}", _headers(game["seats"]["red"])
+        for url in (path, path + "/options", path + "?at=1"):
+            plain = client.get(url, headers={**red, "Accept-Encoding": "identity"})
+            packed = client.get(url, headers={**red, "Accept-Encoding": "gzip, br"})
+            assert "content-encoding" not in plain.headers and plain.headers["vary"] == "Accept-Encoding"
+            assert packed.json() == plain.json()  # (httpx decodes it)
+            if len(plain.content) >= 1024:
+                assert packed.headers["content-encoding"] == "gzip", url
+                assert int(packed.headers["content-length"]) < len(plain.content) / 3
+        assert client.get(path, headers={**red, "Accept-Encoding": "gzip"}).headers["content-encoding"] == "gzip"
+        refused = client.get(path, headers={**red, "Accept-Encoding": "gzip;q=0"})
+        assert "content-encoding" not in refused.headers

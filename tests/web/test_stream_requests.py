@@ -35,11 +35,12 @@ def test_no_request_per_stream_update_for_a_seat_and_a_spectator(browser, server
     console = Console()
     ctx = browser.new_context()
     try:
-        pages, requests = {}, {}
+        pages, requests, encodings = {}, {}, []
         for name, token in ((first, seats[first]), ("spectator", None)):
             page = console.watch(ctx.new_page(), name)
             seen: list[str] = []
             page.on("request", lambda r, seen=seen: seen.append(f"{r.method} {r.url}"))
+            page.on("response", lambda r: r.url.endswith(f"/v1/games/{gid}") and encodings.append(r.headers))
             page.goto(page_url(server.url, gid, token))
             page.wait_for_selector("#conn[data-state=live]", state="attached")
             pages[name], requests[name] = page, seen
@@ -63,6 +64,8 @@ def test_no_request_per_stream_update_for_a_seat_and_a_spectator(browser, server
         for name, seen in requests.items():
             per_update = [r for r in seen if "/v1/" in r and not r.split("?")[0].endswith(OWN_TIMER)]
             assert per_update == [], (name, per_update)
+        # the first load's view came gzipped (the server under test is the fast path's, as served)
+        assert encodings and all(h.get("content-encoding") == "gzip" for h in encodings), encodings
         assert console.unexpected() == []
     finally:
         ctx.close()
