@@ -267,7 +267,7 @@ class Deadlines:
 
     def _rows(self) -> list[Any]:
         with self.engine.connect() as conn:
-            return list(conn.execute(select(DEADLINES.c.game_id, DEADLINES.c.checked_seq)))
+            return list(conn.execute(select(DEADLINES.c.game_id, DEADLINES.c.checked_seq, DEADLINES.c.due_at)))
 
     def _due(self, now: int) -> list[str]:
         with self.engine.connect() as conn:
@@ -280,6 +280,9 @@ class Deadlines:
             await asyncio.to_thread(self._delete, seen.game_id)
             return
         now = _ms(self.clock())
+        clock = head.ruleset.clock(head.state)
+        overdue = seen.due_at is not None and seen.due_at <= now  # (else the log need not be read)
+        passed = await self._passed_for(head, clock.turn, clock.phase) if overdue else None
 
         def write() -> None:
             with self.engine.begin() as conn:
@@ -292,6 +295,16 @@ class Deadlines:
                     due = None
                 elif (row.turn, row.phase) != point:
                     due = now + row.seconds * 1000  # a new phase (or turn): its deadline starts now
+                elif (
+                    row.per == "phase"
+                    and due is not None
+                    and due <= now
+                    and passed is not None
+                    and passed > max(row.checked_seq, 0)
+                ):
+                    # this phase's deadline fired after the row was looked at, and its release never
+                    # committed (the process died): the phase's next deadline runs from now, not at once
+                    due = now + row.seconds * 1000
                 conn.execute(
                     update(DEADLINES)
                     .where(DEADLINES.c.game_id == row.game_id, DEADLINES.c.checked_seq == row.checked_seq)
@@ -317,8 +330,10 @@ class Deadlines:
         if _point(row.per, head) != (row.turn, row.phase):
             return {"due_at": None, "checked_seq": -1}  # the game moved on: the next track re-arms it
         clock = head.ruleset.clock(head.state)
+        # a firing that stopped after its deadline.passed, before its command (the event is still the log's
+        # head): the command again, under the same key; after its command, the game has moved past it
         passed_seq = await self._passed_for(head, clock.turn, clock.phase)
-        if passed_seq is None:
+        if passed_seq != head.seq:
             passed = DeadlinePassed(
                 turn=clock.turn,
                 phase=clock.phase,
@@ -354,12 +369,14 @@ class Deadlines:
             log.info("a deadline's command was refused", extra={"game_id": game_id, "reason": str(exc)})
             return {"due_at": None, "checked_seq": -1}
         # per phase: done until the next phase; per turn: still due, so the turn's next phase is forced too
-        due = None if row.per == "phase" else row.due_at
+        # per phase: the next deadline runs from now (a new phase's, or this phase's again when the command
+        # left the game in it: GSC2's force_phase starting a turn); per turn: still due, so the turn's next
+        # phase is forced too
+        due = _ms(self.clock()) + row.seconds * 1000 if row.per == "phase" else row.due_at
         return {"due_at": due, "fired": row.fired + 1, "checked_seq": -1, "fired_now": True}
 
     async def _passed_for(self, head: GameHead, turn: int, phase: str) -> int | None:
-        """The seq of the log's last ``deadline.passed`` when it is for this very turn and phase (a firing
-        that stopped before its command was appended, or after: its key makes the command once)."""
+        """The seq of the log's last ``deadline.passed`` when it is for this very turn and phase."""
         rows = await self.service.store.read_events_of_types(head.game_id, PASSED_TYPES)
         if not rows:
             return None

@@ -166,3 +166,23 @@ def test_the_umpire_changes_or_removes_the_deadline(client):
 def test_a_bad_deadline_is_refused_before_the_game_exists(client, deadline, field):
     r = client.post("/v1/games", json={"ruleset": "tiny", "scenario": "duel", "options": {"deadline": deadline}})
     assert r.status_code == 422 and r.json()["field"] == field, r.text
+
+
+def test_a_phase_the_command_leaves_the_game_in_gets_a_deadline_again(client):
+    """GSC2's force_phase before its first turn starts the turn and stays in the movement phase: that phase
+    has a deadline again from then (the game never stalls on a phase its deadline already forced)."""
+    r = client.post(
+        "/v1/games",
+        json={"ruleset": "gsc2", "scenario": "duel", "options": {"deadline": {"per": "phase", "seconds": 60}}},
+    )
+    game = r.json()
+    gid = game["game_id"]
+    client.clock.now += 61
+    assert _tick(client) == 1
+    view = client.get(f"/v1/games/{gid}").json()
+    assert (view["turn"], view["phase"]) == (1, "movement") and view["deadline"]["seconds_left"] == 60
+    assert _tick(client) == 0
+    client.clock.now += 61
+    assert _tick(client) == 1
+    passed = [e for e in _events(client, game) if e["type"] == "deadline.passed"]
+    assert len(passed) == 2 and passed[1]["seq"] > passed[0]["seq"] + 1
