@@ -164,6 +164,10 @@ def main(argv: list[str] | None = None) -> None:
     k = sub.add_parser("keys", help="the battle-file signing keys: list them, or rotate to a new one")
     k.add_argument("action", choices=["list", "rotate"])
     k.add_argument("--database-url", default=None, help="default: DATABASE_URL or sqlite:///var/salvo.db")
+    n = sub.add_parser("new-ruleset", help="scaffold a ruleset package of your own (docs/rulesets.md)")
+    n.add_argument("name", help="the ruleset's name, also its Python package's: a-z, 0-9 and _")
+    n.add_argument("--into", default=".", help="the directory to write NAME/ in (default: here)")
+    n.add_argument("--title", default=None, help="the ruleset's title, shown in the lobby")
     b = sub.add_parser("bot", help="a computer opponent playing a seat (as a client holding its token)")
     b.add_argument("game")
     b.add_argument("--token", default=None, help="the seat's token (default: the one `salvo new` kept)")
@@ -178,6 +182,8 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(run_bot(args))
     if args.command == "keys":
         raise SystemExit(signing_keys(args))
+    if args.command == "new-ruleset":
+        raise SystemExit(new_ruleset(args))
     if args.command == "serve":
         serve(args)
     elif args.command == "openapi":
@@ -191,6 +197,23 @@ def main(argv: list[str] | None = None) -> None:
         from service.api.asyncapi import build_asyncapi
 
         write_document(build_asyncapi(create_app(Settings()).version), args.output)
+
+
+def new_ruleset(args: argparse.Namespace) -> int:
+    """Write a ruleset package (service/scaffold) and say how to use it."""
+    from pathlib import Path
+
+    from service.scaffold import ScaffoldError, scaffold
+
+    try:
+        where = scaffold(args.name, Path(args.into), title=args.title)
+    except ScaffoldError as exc:
+        print(f"salvo new-ruleset: {exc}", file=sys.stderr)
+        return 2
+    print(f"Wrote the ruleset package {args.name} in {where}.")
+    print(f"  pip install -e {where}            declares it to Salvo (entry point salvo.rulesets: {args.name})")
+    print(f"  python -m pytest {where}/tests    runs the conformance kit on it (from a Salvo checkout)")
+    return 0
 
 
 def signing_keys(args: argparse.Namespace) -> int:
