@@ -8,7 +8,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from service.domain.core.registry import BUILTIN_RULESETS, ENTRY_POINT_GROUP
+from service.domain.core.registry import BUILTIN_RULESETS, ENTRY_POINT_GROUP, entry_point_rulesets
 
 ROOT = Path(__file__).resolve().parents[1]
 INDEPENDENCE = "Rulesets never import each other"
@@ -18,9 +18,16 @@ def pyproject() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
 
-def ruleset_packages() -> list[str]:
+def builtin_packages() -> list[str]:
     """The package of every built-in ruleset, from its registry target ("service.domain.gsc2:RULESET")."""
     return [target.partition(":")[0] for target in BUILTIN_RULESETS.values()]
+
+
+def ruleset_packages() -> list[str]:
+    """The package of every installed ruleset: the built-ins and every `salvo.rulesets` entry point (a club's
+    package installed beside Salvo is kept apart from the others as well)."""
+    targets = [*BUILTIN_RULESETS.values(), *entry_point_rulesets().values()]
+    return sorted({target.partition(":")[0] for target in targets})
 
 
 def toml_value(value: object) -> str:
@@ -36,8 +43,9 @@ def toml_value(value: object) -> str:
 def contracts_from_the_registry() -> str:
     """pyproject's import-linter configuration with the independence contract's modules taken from the
     registry, as TOML."""
-    config = pyproject()["tool"]["importlinter"]
-    lines = ["[tool.importlinter]"]
+    config = dict(pyproject()["tool"]["importlinter"])
+    roots = sorted({config.pop("root_package"), *(p.split(".")[0] for p in ruleset_packages())})
+    lines = ["[tool.importlinter]", f"root_packages = {toml_value(roots)}"]
     lines += [f"{key} = {toml_value(value)}" for key, value in config.items() if key != "contracts"]
     for contract in config["contracts"]:
         if contract["name"] == INDEPENDENCE:
@@ -62,7 +70,7 @@ def test_import_contracts_hold(tmp_path: Path) -> None:
 def test_pyprojects_independence_contract_lists_every_registered_ruleset() -> None:
     """`lint-imports` run by hand reads pyproject.toml: its list must be the registry's."""
     contracts = {c["name"]: c for c in pyproject()["tool"]["importlinter"]["contracts"]}
-    assert sorted(contracts[INDEPENDENCE]["modules"]) == sorted(ruleset_packages())
+    assert sorted(contracts[INDEPENDENCE]["modules"]) == sorted(builtin_packages())
 
 
 def test_pyprojects_entry_points_declare_the_builtin_rulesets() -> None:

@@ -111,3 +111,13 @@ def main_exit(argv: list[str]) -> int | str | None:
     with pytest.raises(SystemExit) as done:
         main(argv)
     return done.value.code
+
+
+def test_the_import_contract_keeps_it_apart_from_the_other_rulesets(project: Path) -> None:
+    """Installed, it joins the rulesets-never-import-each-other contract built from the registry."""
+    from tests.test_layers import INDEPENDENCE, contracts_from_the_registry
+
+    config = tomllib.loads(contracts_from_the_registry())["tool"]["importlinter"]
+    assert NAME in config["root_packages"] and "service" in config["root_packages"]
+    independence = next(c for c in config["contracts"] if c["name"] == INDEPENDENCE)
+    assert NAME in independence["modules"] and "service.domain.gsc2" in independence["modules"]
