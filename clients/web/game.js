@@ -303,6 +303,7 @@ export class GameView {
       onView: (view) => this.applyView(view),
       onState: (s) => { this.conn.dataset.state = s; this.conn.textContent = s; },
       onError: (m) => this.showRejection({ title: m.title || "Stream error", message: m.detail || "" }),
+      onSpectatorMessage: (m) => { if (this.talk) this.talk.spectatorMessage(m); },
     });
     this.stream.open();
   }
@@ -404,7 +405,7 @@ export class GameView {
   applyView(view) {
     const before = this.live;
     if (before && view.game.version < before.version) return; // an older view than the one shown
-    // ``unverified`` never changes and ``deadline`` is not in the stream's view: kept from the first load
+    // the time (``deadline``, ``clock``) is not in the stream's view: kept from the last read
     const summary = /** @type {GameSummary} */ ({ ...before, ...view.game });
     this.apply(summary, /** @type {{options: Option[], forms: Form[]}} */ (view.options));
     // the time (a deadline, a game clock) is not in the stream's view: read again when it may have moved

@@ -81,6 +81,12 @@ def build_asyncapi(version: str) -> dict[str, Any]:
                                     "come in its `result` frame only, not again as `event` "
                                     "frames",
                                 },
+                                "frames": {
+                                    "type": "string",
+                                    "enum": ["view"],
+                                    "description": "view: each update's last message carries `view`, the "
+                                    "viewer's view and options after it (no GET per update)",
+                                },
                                 "history": {
                                     "type": "string",
                                     "enum": ["compact"],

@@ -243,10 +243,20 @@ class BotListing(msgspec.Struct):
 # --- websocket frames (WS /v1/games/{game_id}/stream), tagged by "kind" ---------------------------
 
 
+class StreamView(msgspec.Struct):
+    """With ?frames=view: the viewer's view after an update, what GET /v1/games/{id} (``game``, without
+    ``deadline`` and ``clock``: the time is read over HTTP) and GET /options (``options``) would answer."""
+
+    game: GameSummary
+    options: OptionsResponse
+
+
 class EventFrame(msgspec.Struct, tag_field="kind", tag="event"):
-    """One envelope the caller may see, in seq order (hidden seqs are skipped)."""
+    """One envelope the caller may see, in seq order (hidden seqs are skipped). With ?frames=view, an
+    update's last event frame carries ``view``: the viewer's view and options after it."""
 
     event: Envelope
+    view: StreamView | None = None
 
 
 class EventsPageFrame(msgspec.Struct, tag_field="kind", tag="events"):
@@ -265,9 +275,12 @@ class EventsPageFrame(msgspec.Struct, tag_field="kind", tag="events"):
 
 class CaughtUpFrame(msgspec.Struct, tag_field="kind", tag="caught_up"):
     """Everything up to ``seq`` has been sent; what follows is live. Sent again whenever the log moves on
-    with events hidden from this viewer: ``seq`` is then the new head (as GET /v1/games/{id} reports it)."""
+    with events hidden from this viewer: ``seq`` is then the new head (as GET /v1/games/{id} reports it).
+    With ?frames=view it carries ``view`` at the join, after a read of the store, and when an update's
+    last event is hidden from the viewer."""
 
     seq: int
+    view: StreamView | None = None
 
 
 class SnapshotFrame(msgspec.Struct, tag_field="kind", tag="snapshot"):

@@ -15,7 +15,7 @@ from service.domain.core import Viewer
 from service.events.application import CommandRequest, audience_key
 from service.events.decide_append import CommandResult
 from service.events.errors import AppError, InvalidRequest
-from service.events.frames import VIEW, view_body, with_view
+from service.events.frames import VIEW, note_unverified, view_body, with_view
 from service.events.inputs import check_integers, check_json, text_bytes
 from service.events.storage_faults import StorageFull, StorageUnavailable, kind_of
 
@@ -158,6 +158,7 @@ class Stream:
         the game's head (the one kept for that head's seq when another socket asked already)."""
         if self.view_key is None:
             return _encode({"kind": "caught_up", "seq": self.last}).decode()
+        note_unverified(self.game_id, await self.reader.unverified(self.game_id))  # (read once, then kept)
         head = await self.reader.service.current_head(self.game_id)
         return with_view(None, self.last, view_body(head, self.viewer, self.audience)).decode()
 

@@ -183,14 +183,22 @@ def event_frame(envelope: bytes) -> bytes:
 VIEW = "view:"  # "view:<audience>" in ``wanted``: sockets of that audience take the view with the update
 _VIEWS: dict[tuple[str, str], tuple[int, bytes]] = {}  # (game, audience) -> (seq, its view at that seq)
 _VIEWS_KEPT = 4096
+_UNVERIFIED: dict[str, str | None] = {}  # game -> why it is unverified (immutable; noted by the stream)
+
+
+def note_unverified(game_id: str, why: str | None) -> None:
+    """What GET /v1/games/{id} says as ``unverified`` (a game's never changes), for its views here."""
+    if len(_UNVERIFIED) >= 100_000:
+        _UNVERIFIED.clear()
+    _UNVERIFIED[game_id] = why
 
 
 def view_body(head: GameHead, viewer: Viewer, label: str | None = None) -> bytes:
     """``{"game":…,"options":…}``: what a page reads after each update, for ``viewer`` at ``head``'s seq:
-    the body of GET /v1/games/{id} (without ``unverified``, which never changes, and ``deadline``, which
-    GET /v1/games/{id}/deadline tells) and the body of GET /v1/games/{id}/options (the same functions,
-    ``full_view`` and the ruleset's options and forms: the same redaction). Computed once per game,
-    audience and seq in this process, however many sockets (or reads) ask for it."""
+    the body of GET /v1/games/{id} (without ``deadline`` and ``clock``: the time, read over HTTP) and the
+    body of GET /v1/games/{id}/options (the same functions, ``full_view`` and the ruleset's options and
+    forms: the same redaction). Computed once per game, audience and seq in this process, however many
+    sockets (or reads) ask for it."""
     if label is None:
         label = viewer.label
     key = (head.game_id, label)
@@ -211,6 +219,7 @@ def view_body(head: GameHead, viewer: Viewer, label: str | None = None) -> bytes
         "turn": clock.turn,
         "phase": clock.phase,
         "over": over,
+        "unverified": _UNVERIFIED.get(head.game_id),
         "state": full_view(ruleset, state, viewer),
     }
     if viewer.kind == "spectator" or over:

@@ -31,7 +31,7 @@ def _headers(token: str | None) -> dict[str, str]:
 
 def _http_view(client, game_id: str, token: str | None) -> dict[str, Any]:
     game = client.get(f"/v1/games/{game_id}", headers=_headers(token)).json()
-    for key in ("unverified", "deadline", "clock"):  # not in the stream's view (unchanging; time: read over HTTP)
+    for key in ("deadline", "clock"):  # not in the stream's view (the time: read over HTTP)
         game.pop(key, None)
     options = client.get(f"/v1/games/{game_id}/options", headers=_headers(token)).json()
     if token is None:
