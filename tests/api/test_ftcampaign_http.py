@@ -124,9 +124,9 @@ async def test_umpire_commands_are_refused_to_players_and_spectators(api):
     for cmd in UMPIRE_ONLY:
         for p in game["seats"]:
             r = await command(api, game, game["seats"][p], cmd)
-            assert r.status_code == 422, (cmd, r.text)
+            assert r.status_code == 403, (cmd, r.text)  # the umpire's piece (core.decider: umpire_only)
             assert r.headers["content-type"] == "application/problem+json"
-            assert r.json()["rule"] == "FTC-UMP-1", r.text
+            assert r.json()["rule"] == "FTC-UMP-1" and r.json()["code"] == "not-your-piece", r.text
         r = await command(api, game, None, cmd)
         assert r.status_code == 403, r.text
     assert (await _get(api, game, "", "umpire"))["version"] == game["version"]  # nothing appended

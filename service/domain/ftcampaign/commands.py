@@ -6,7 +6,8 @@ import msgspec
 
 from service.domain.core import Command
 
-from .state import HexT, Order, SystemKit
+from .scenario import SystemKit
+from .values import HexT, Order
 
 # ---- umpire (FTC-UMP-1)
 

@@ -21,11 +21,6 @@ def accumulator(state: State) -> Acc[State]:
     return Acc(state, evolve)
 
 
-def umpire_only(actor: Actor, what: str) -> None:
-    if not actor.is_umpire:
-        raise RuleViolation("FTC-UMP-1", f"only an umpire may {what}")
-
-
 def player_of(state: State, actor: Actor) -> str:
     if actor.kind != "seat" or actor.seat not in state.economies:
         raise RuleViolation("FTC-UMP-1", "this command is a player's; the umpire acts through umpire commands")

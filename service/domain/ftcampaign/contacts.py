@@ -27,7 +27,6 @@ from .common import (
     phase,
     player_of,
     record_intel,
-    umpire_only,
     witnesses_at,
 )
 from .defences import allocate_repulse, hold_off, open_assault
@@ -373,8 +372,6 @@ def check_umpire(st: State, name: str | None, involved: tuple[str, ...] | list[s
 def link_battle(out: Acc[State], cmd: LinkBattle, actor: Actor) -> None:
     """FTC-ARR-8: the umpire's (the service's) record that the battle is fought as a linked game."""
     st = out.state
-    if not actor.is_umpire:
-        raise RuleViolation("FTC-UMP-1", "the umpire (the service, for its own linked games) links battles")
     b = next((b for b in st.battles if b.id == cmd.battle), None)
     if b is None:
         raise RuleViolation("FTC-ARR-8", f"no battle {cmd.battle!r} is waiting for a result")
@@ -433,7 +430,6 @@ def check_record_battle(st: State, cmd: RecordBattle) -> Battle:  # noqa: C901 -
 
 
 def record_battle(out: Acc[State], cmd: RecordBattle, actor: Actor, dice: Dice) -> None:
-    umpire_only(actor, "record a battle")
     st = out.state
     b = check_record_battle(st, cmd)
     players = [f.player for f in b.forces]
@@ -511,7 +507,6 @@ def check_disengagement(st: State, cmd: ResolveDisengagement) -> tuple[Battle, F
 
 
 def resolve_disengagement(out: Acc[State], cmd: ResolveDisengagement, actor: Actor, dice: Dice) -> None:
-    umpire_only(actor, "adjudicate a disengagement")
     st = out.state
     b, force = check_disengagement(st, cmd)
     g = st.groups[cmd.group]

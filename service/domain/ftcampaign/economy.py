@@ -18,7 +18,7 @@ from .commands import (
     RebuildDefences,
     SetMaintenance,
 )
-from .common import econ, new_id, own_world, phase, player_of, umpire_only
+from .common import econ, new_id, own_world, player_of
 from .scenario import ModuleSpec
 from .state import (
     SHIP_CAP,
@@ -141,7 +141,6 @@ def make_ship(sid: str, player: str, d: Design, design_mass: int | None = None) 
 
 def check_buy_ship(state: State, player: str, cmd: BuyShip) -> tuple[Design, int, bool, str | None, HexT]:
     """FTC-BLD-2, FTC-ECO-1, FTC-ECO-2: (design, price, under the cap, group joined, hex); raises if refused."""
-    phase(state, "deployment", "orders", rule="FTC-BLD-2")
     setup_open(state, player)
     d = check_design(state, player, design(state, cmd.design), cmd.design, bought=True)
     w = own_world(state, player, cmd.world, "FTC-BLD-2")
@@ -173,7 +172,6 @@ def buy_ship(out: Acc[State], cmd: BuyShip, actor: Actor) -> None:
 
 def check_buy_module(state: State, player: str, cmd: BuyModule) -> tuple[ModuleSpec, bool]:
     """FTC-ECO-6: (module, under the cap); raises if refused."""
-    phase(state, "deployment", "orders", rule="FTC-ECO-6")
     setup_open(state, player)
     m = next((m for m in state.setup.modules if m.id == cmd.module), None)
     if m is None:
@@ -198,7 +196,6 @@ def buy_module(out: Acc[State], cmd: BuyModule, actor: Actor) -> None:
 
 def check_buy_spares(state: State, player: str, cmd: BuySpares) -> tuple[int, bool]:
     """FTC-ECO-1: (price, arrives next economic turn); raises if refused."""
-    phase(state, "deployment", "orders", rule="FTC-ECO-1")
     setup_open(state, player)
     own_world(state, player, cmd.world, "FTC-ECO-1")
     if cmd.value <= 0:
@@ -226,7 +223,6 @@ def buy_spares(out: Acc[State], cmd: BuySpares, actor: Actor) -> None:
 
 def check_buy_defences(state: State, player: str, cmd: BuyDefences) -> None:
     """FTC-ECO-1: defences are bought at set-up, a point each; raises if refused."""
-    phase(state, "deployment", rule="FTC-ECO-1")
     setup_open(state, player)
     own_world(state, player, cmd.world, "FTC-ECO-1")
     if cmd.points <= 0:
@@ -249,7 +245,6 @@ def dummies_allowed(state: State, player: str) -> int:
 
 def check_place_dummy(state: State, player: str, cmd: PlaceDummy) -> HexT:
     """FTC-TG-2: one dummy counter per capital unit; the hex it is placed at, or raises."""
-    phase(state, "deployment", "orders", rule="FTC-TG-2")
     setup_open(state, player)
     w = own_world(state, player, cmd.world, "FTC-TG-2")
     if dummies_allowed(state, player) <= 0:
@@ -267,7 +262,6 @@ def place_dummy(out: Acc[State], cmd: PlaceDummy, actor: Actor) -> None:
 def set_maintenance(out: Acc[State], cmd: SetMaintenance, actor: Actor) -> None:
     state = out.state
     player = player_of(state, actor)
-    phase(state, "deployment", "orders", rule="FTC-ECO-5")
     if cmd.rate not in ("full", "reduced"):
         raise RuleViolation("FTC-ECO-5", "maintenance is 'full' or 'reduced' (5%)")
     out.add(E.MaintenanceSet(player=player, rate=cmd.rate))
@@ -275,7 +269,6 @@ def set_maintenance(out: Acc[State], cmd: SetMaintenance, actor: Actor) -> None:
 
 def check_lay_keel(state: State, player: str, cmd: LayKeel) -> tuple[Design, int, int]:
     """FTC-BLD-1, FTC-REP-7, FTC-ECO-2: (design, design weight, cost); raises if refused."""
-    phase(state, "orders", rule="FTC-BLD-1")
     d = check_design(state, player, design(state, cmd.design), cmd.design, bought=False)
     own_world(state, player, cmd.world, "FTC-BLD-1")
     mass = cmd.design_mass or d.mass
@@ -333,10 +326,7 @@ def work_keels(out: Acc[State]) -> None:
 
 
 def approve_technology(out: Acc[State], cmd: ApproveTechnology, actor: Actor) -> None:
-    umpire_only(actor, "approve non-standard technology")
     state = out.state
-    if state.phase not in ("map", "homeworlds", "expansion", "deployment"):
-        raise RuleViolation("FTC-BLD-4", "non-standard technology is approved only at game start")
     if cmd.player not in state.economies or design(state, cmd.design) is None:
         raise RuleViolation("FTC-BLD-4", "unknown player or design")
     out.add(E.TechnologyApproved(player=cmd.player, design=cmd.design, note=cmd.note))
@@ -357,7 +347,6 @@ def standard_navy_ok(state: State, player: str) -> str | None:
 
 
 def approve_standard_navy(out: Acc[State], cmd: ApproveStandardNavy, actor: Actor) -> None:
-    umpire_only(actor, "approve a standardised navy")
     if cmd.player not in out.state.economies:
         raise RuleViolation("FTC-ECO-4", f"unknown player {cmd.player!r}")
     why = standard_navy_ok(out.state, cmd.player)
@@ -368,7 +357,6 @@ def approve_standard_navy(out: Acc[State], cmd: ApproveStandardNavy, actor: Acto
 
 def check_rebuild_defences(state: State, player: str, cmd: RebuildDefences) -> tuple[int, int]:
     """FTC-DEF-4: (IDP rebuilt, cost); raises if refused."""
-    phase(state, "orders", rule="FTC-DEF-4")
     w = own_world(state, player, cmd.world, "FTC-DEF-4")
     pending = sum(r.idp for r in econ(state, player).rebuilds if r.world == cmd.world)
     lost = w.idp_full - w.idp - pending

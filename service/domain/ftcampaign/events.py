@@ -12,7 +12,7 @@ import msgspec
 from service.domain.core import Event
 
 from .commands import Departure, ShipResult
-from .state import Battle, Formation, HexT, Keel, Order, Ship, ShipSystem, Sighting, Step, StoredModule
+from .values import Battle, Formation, HexT, Keel, Order, Ship, ShipSystem, Sighting, Step, StoredModule
 
 
 class WorldSpec(msgspec.Struct, frozen=True, kw_only=True):

@@ -22,7 +22,6 @@ from .common import (
     on_map,
     own_group,
     own_world,
-    phase,
     player_of,
 )
 from .state import POSTURES, Formation, Group, HexT, Order, State, key
@@ -152,7 +151,6 @@ def can_move(state: State, g: Group) -> tuple[str, str] | None:
 def submit_orders(out: Acc[State], cmd: SubmitOrders, actor: Actor) -> None:
     state = out.state
     player = player_of(state, actor)
-    phase(state, "orders", rule="FTC-MOV-1")
     if player in state.orders:
         raise RuleViolation("FTC-MOV-1", "orders for this strategic turn are already sealed")
     seen: set[str] = set()
@@ -273,7 +271,6 @@ def resolve_orders(out: Acc[State], dice: Dice, missing: tuple[str, ...] = ()) -
 
 def check_split(state: State, player: str, cmd: SplitGroup) -> Group:
     """FTC-TG-1, FTC-TG-2: the group split, or raises."""
-    phase(state, "deployment", "orders", rule="FTC-TG-1")
     g = own_group(state, player, cmd.group)
     if g.hex is None:
         raise RuleViolation("FTC-MOV-4", "a group in FTL cannot be reorganised")
@@ -295,7 +292,6 @@ def split_group(out: Acc[State], cmd: SplitGroup, actor: Actor) -> None:
 
 def check_merge(state: State, player: str, cmd: MergeGroups) -> Group:
     """FTC-TG-1, FTC-MOV-4, FTC-MOV-6: the group merged into, or raises."""
-    phase(state, "deployment", "orders", rule="FTC-TG-1")
     a, b = own_group(state, player, cmd.into), own_group(state, player, cmd.other)
     if a.id == b.id or a.dummy or b.dummy:
         raise RuleViolation("FTC-TG-1", "merge two different task groups of ships")
@@ -317,7 +313,6 @@ def merge_groups(out: Acc[State], cmd: MergeGroups, actor: Actor) -> None:
 
 def check_cloak(state: State, player: str, cmd: SetCloak) -> Group:
     """FTC-MOV-6: the group cloaked or uncloaked, or raises."""
-    phase(state, "orders", rule="FTC-MOV-6")
     g = own_group(state, player, cmd.group)
     if g.hex is None:
         raise RuleViolation("FTC-MOV-6", "cloak and FTL are never on together")
@@ -337,7 +332,6 @@ def set_cloak(out: Acc[State], cmd: SetCloak, actor: Actor) -> None:
 
 def check_close_route(state: State, player: str, cmd: CloseRoute) -> None:
     """FTC-MOV-3: an owner may close the charted route at its world; raises if refused."""
-    phase(state, "orders", rule="FTC-MOV-3")
     w = own_world(state, player, cmd.world, "FTC-MOV-3")
     if tuple(w.hex) not in route_graph(state):
         raise RuleViolation("FTC-MOV-3", f"{cmd.world} is not on a charted route")
@@ -361,7 +355,6 @@ def scout(out: Acc[State], cmd: Scout, actor: Actor, dice: Dice) -> None:
 
 def check_scout(state: State, player: str, cmd: Scout) -> str:
     """FTC-WLD-5: the world a lone light element scouts, or raises."""
-    phase(state, "orders", rule="FTC-WLD-5")
     g = own_group(state, player, cmd.group)
     w = state.worlds.get(key(g.hex)) if g.hex else None
     if w is None or w.owner is not None or w.income is not None:

@@ -17,6 +17,7 @@ from service.domain.core.choices import Field, Form, Option, PieceChoices, Value
 from . import commands as C
 from . import contacts, defences, economy, movement, repairs
 from .common import econ, hulkless
+from .decide import PATHS
 from .economy import standard_navy_ok
 from .movement import can_move, neighbours, reachable
 from .starmap import unowned
@@ -59,9 +60,13 @@ CHECKS: dict[type[Command], Check] = {
 
 
 def _legal(state: State, who: str, cands: list[Option]) -> list[Option]:
-    """The candidates their rule's check accepts (``who``: the player, or "" for the umpire)."""
+    """The candidates their path's phase and their rule's check accept (``who``: the player, or "" for the
+    umpire)."""
     ok = []
     for o in cands:
+        path = PATHS.get(type(o.command))
+        if path is not None and path.phases and state.phase not in path.phases:
+            continue
         check = CHECKS.get(type(o.command))
         if check is not None:
             try:

@@ -9,7 +9,7 @@ from service.domain.core.acc import Acc
 
 from . import events as E
 from .commands import InspectJuryRig, RebuildCapture, Refit, Repair, SellCapture, SwapModule
-from .common import econ, group_of, intact_rows, own_ship, phase, player_of
+from .common import econ, group_of, intact_rows, own_ship, player_of
 from .economy import spend
 from .state import Group, Ship, ShipSystem, State, ceil_pct, family, key, player_spec
 
@@ -31,7 +31,6 @@ def at_repair_world(state: State, player: str, g: Group | None) -> str:
 
 
 def ready_ship(state: State, player: str, sid: str) -> tuple[Ship, Group, str]:
-    phase(state, "orders", rule="FTC-REP-1")
     ship = own_ship(state, player, sid)
     g = group_of(state, sid)
     world = at_repair_world(state, player, g)
@@ -213,7 +212,6 @@ def refit(out: Acc[State], cmd: Refit, actor: Actor) -> None:
 
 def check_swap(state: State, player: str, cmd: SwapModule) -> E.ModuleSwapped:
     """FTC-ECO-6: the module swap, or raises."""
-    phase(state, "orders", rule="FTC-ECO-6")
     ship = own_ship(state, player, cmd.ship)
     g = group_of(state, ship.id)
     stored = next((m for m in econ(state, player).modules if m.id == cmd.module), None)
@@ -271,7 +269,6 @@ def rebuild_capture(out: Acc[State], cmd: RebuildCapture, actor: Actor) -> None:
 
 def check_sell_capture(state: State, player: str, cmd: SellCapture) -> E.CaptureSold:
     """FTC-CAP-3: the scrap sale of a captured hulk, or raises."""
-    phase(state, "orders", rule="FTC-CAP-3")
     ship = own_ship(state, player, cmd.ship)
     if not ship.hulk:
         raise RuleViolation("FTC-CAP-3", f"only a captured hulk is sold for scrap; {ship.id} is in service")

@@ -9,7 +9,7 @@ from service.domain.core.acc import Acc
 
 from . import events as E
 from .commands import ClaimHomeworld, Expand
-from .common import dist, in_direction, phase, player_of, umpire_only
+from .common import dist, in_direction, player_of
 from .state import HexT, State, key
 
 MAX_REROLLS = 6  # FTC-MAP-3 ruling
@@ -43,9 +43,6 @@ def _pick(dice: Dice, rolls: list[Roll], options: list[HexT], rule: str, why: st
 
 
 def generate_map(out: Acc[State], actor: Actor, dice: Dice) -> None:
-    umpire_only(actor, "generate the map")
-    if out.state.phase != "map":
-        raise RuleViolation("FTC-MAP-4", "the map is already generated; the same seed would give the same map")
     radius = out.state.setup.map_side - 1
     rolls: list[Roll] = []
     worlds: list[E.WorldSpec] = []
@@ -87,7 +84,6 @@ def unowned(state: State) -> list[HexT]:
 
 def claim_homeworld(out: Acc[State], cmd: ClaimHomeworld, actor: Actor, dice: Dice) -> None:
     state = out.state
-    phase(state, "homeworlds", rule="FTC-WLD-1")
     player = player_of(state, actor)
     if state.current != player:
         raise RuleViolation("FTC-WLD-1", f"players dice for starting worlds in turn; it is {state.current}'s turn")
@@ -127,7 +123,6 @@ def _next_pick(out: Acc[State], after: str | None, dice: Dice) -> None:
 
 def expand(out: Acc[State], cmd: Expand, actor: Actor, dice: Dice) -> None:
     state = out.state
-    phase(state, "expansion", rule="FTC-WLD-2")
     player = player_of(state, actor)
     if state.current != player:
         raise RuleViolation("FTC-WLD-2", f"worlds are assigned in rounds; it is {state.current}'s pick")

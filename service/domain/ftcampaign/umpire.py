@@ -7,7 +7,7 @@ from service.domain.core.acc import Acc
 
 from . import events as E
 from .commands import CloseTurn, EndCampaign, Ready, RecordRuling, SubmitOrders
-from .common import econ, phase, player_of, umpire_only
+from .common import econ, player_of
 from .contacts import advance, check_umpire, close_contacts
 from .economy import first_economic_turn
 from .movement import resolve_orders, submit_orders
@@ -15,7 +15,6 @@ from .state import State
 
 
 def record_ruling(out: Acc[State], cmd: RecordRuling, actor: Actor) -> None:
-    umpire_only(actor, "record a ruling")
     if not cmd.text.strip():
         raise RuleViolation("FTC-UMP-1", "a ruling has a text")
     if any(p not in out.state.economies for p in cmd.involves):
@@ -31,7 +30,6 @@ def _start_campaign(out: Acc[State]) -> None:
 
 def ready(out: Acc[State], cmd: Ready, actor: Actor) -> None:
     player = player_of(out.state, actor)
-    phase(out.state, "deployment", rule="FTC-ECO-1")
     if econ(out.state, player).ready:
         raise RuleViolation("FTC-ECO-1", "set-up spending is already closed")
     out.add(E.PlayerReady(player=player))
@@ -65,7 +63,6 @@ def close_error(st: State) -> tuple[str, str] | None:
 
 
 def close_turn(out: Acc[State], cmd: CloseTurn, actor: Actor, dice: Dice) -> None:
-    umpire_only(actor, "close the turn")
     st = out.state
     refusal = close_error(st)
     if refusal:
@@ -84,5 +81,4 @@ def close_turn(out: Acc[State], cmd: CloseTurn, actor: Actor, dice: Dice) -> Non
 
 
 def end_campaign(out: Acc[State], cmd: EndCampaign, actor: Actor) -> None:
-    umpire_only(actor, "end the campaign")
     out.add(E.CampaignEnded(reason=cmd.reason or "ended by the umpire"))

@@ -191,3 +191,27 @@ def test_ftc_wld_5_neutral_income_on_scouting_revealed_to_all() -> None:
         .build()
     )
     then_violation(R, st, C.Scout(group="red-1,0"), "FTC-WLD-5", seat("red"))
+
+
+def test_the_decide_skeleton_types_each_refusal() -> None:
+    """core.decider: unknown command, the umpire's piece, the wrong phase, each typed; a player's command
+    sent by the umpire is the handler's refusal (FTC-UMP-1)."""
+    import pytest
+
+    from service.domain.core import Command, NotYourPiece, UnknownCommand, WrongPhase
+
+    class Warp(Command, frozen=True, tag="ftcampaign.warp"):
+        pass
+
+    st = given(R, SETUP)
+    with pytest.raises(UnknownCommand) as unknown:
+        when(R, st, Warp(), seat("red"), Dice(b"s", "g", 1))
+    assert unknown.value.rule == "UNKNOWN-COMMAND"
+    with pytest.raises(NotYourPiece) as umpires:
+        when(R, st, C.CloseTurn(), seat("red"), Dice(b"s", "g", 1))
+    assert umpires.value.rule == "FTC-UMP-1" and umpires.value.code == "not-your-piece"
+    with pytest.raises(WrongPhase) as phase:
+        when(R, st, C.ClaimHomeworld(), seat("red"), Dice(b"s", "g", 1))
+    assert phase.value.rule == "FTC-WLD-1" and "map" in phase.value.detail
+    st = fold(st, when(R, st, C.GenerateMap(), UMPIRE, Dice(b"s", "g", 1)))
+    then_violation(R, st, C.ClaimHomeworld(), "FTC-UMP-1", UMPIRE)
