@@ -6,6 +6,7 @@ import { el, fill } from "./dom.js";
 import { Api } from "./api.js";
 import { pageUrl } from "./links.js";
 import { addPasskey, passkeysAvailable, signInWithPasskey } from "./passkeys.js";
+import { notificationsAllowed, setTurnAlerts, turnAlertsWanted } from "./notify.js";
 
 /** @typedef {import("../types/openapi").components["schemas"]["MyGame"]} MyGame */
 
@@ -40,10 +41,29 @@ function gameRow(g, key) {
     g.changed ? el("span", { class: "muted small" }, ` (${g.unseen_events} new)`) : null);
 }
 
+/** "Alert me when it is my turn" on this device: a system notification and a sound (notify.js). */
+function turnAlertsBox() {
+  const box = el("p", { class: "turn-alerts" });
+  const show = (/** @type {string} */ note = "") => {
+    const on = turnAlertsWanted();
+    fill(box,
+      el("button", { type: "button", class: "small", id: "turn-alerts", "aria-pressed": String(on), onclick: async () => {
+        const permission = await setTurnAlerts(!on);
+        show(!on && permission === "denied" ? "This browser refuses notifications for this site: only the sound will play." : "");
+      } }, on ? "Turn alerts off" : "Alert me when it is my turn"),
+      el("span", { class: "muted small", id: "turn-alerts-state" },
+        on ? ` On: a notification${notificationsAllowed() ? "" : " (not allowed by the browser)"} and a sound when an open game becomes your move.`
+          : " A notification and a sound when an open game becomes your move."),
+      note ? el("span", { class: "error" }, ` ${note}`) : null);
+  };
+  show();
+  return box;
+}
+
 /** The lobby's "My games" card. @returns {HTMLElement} */
 export function myGamesCard() {
   const body = el("div", { id: "my-games-body" });
-  const card = el("section", { class: "card", id: "my-games" }, el("h2", {}, "My games"), body);
+  const card = el("section", { class: "card", id: "my-games" }, el("h2", {}, "My games"), body, turnAlertsBox());
 
   const showSetup = (/** @type {string} */ note = "") => {
     const paste = el("input", { type: "text", id: "player-key", placeholder: "Paste your personal key (pk_…)", "aria-label": "Personal key" });

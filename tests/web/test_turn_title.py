@@ -38,3 +38,59 @@ def test_the_title_marks_my_turn_and_follows_the_other_seat_move(desk, server):
     spectator.wait_for_selector("#conn[data-state=live]")
     assert not spectator.title().startswith(MARK)  # nobody's turn to a spectator
     assert console.unexpected() == []
+
+
+# the Notification API and the page's chime, watched: each construction and each note played is recorded;
+# the page is taken for a background one (not focused), where alerts are for
+SPY = """
+window.__notes = [];
+window.__chimes = 0;
+const Real = window.Notification;
+class SpyNotification {
+  constructor(title, options) { window.__notes.push({ title, body: (options || {}).body || "" }); }
+  static get permission() { return Real ? Real.permission : "denied"; }
+  static requestPermission() { return Real ? Real.requestPermission() : Promise.resolve("denied"); }
+}
+window.Notification = SpyNotification;
+document.hasFocus = () => false;
+if (window.AudioContext) {
+  const osc = window.AudioContext.prototype.createOscillator;
+  window.AudioContext.prototype.createOscillator = function () { window.__chimes += 1; return osc.call(this); };
+}
+"""
+
+
+def test_when_the_turn_comes_an_allowed_page_notifies_and_chimes(browser, server):
+    console = Console()
+    ctx = browser.new_context()
+    try:
+        ctx.grant_permissions(["notifications"], origin=server.url)
+        ctx.add_init_script(SPY)
+        lobby = console.watch(ctx.new_page(), "lobby")
+        lobby.goto(server.url + "/")
+        lobby.click("#turn-alerts")  # the player allows alerts on this device
+        lobby.wait_for_selector("#turn-alerts[aria-pressed=true]")
+        assert "not allowed" not in lobby.text_content("#turn-alerts-state")
+        game = httpx.post(f"{server.url}/v1/games", json={"ruleset": "tiny", "scenario": "duel"}).json()
+        red = console.watch(ctx.new_page(), "red")
+        red.goto(page_url(server.url, game["game_id"], game["seats"]["red"]))
+        red.wait_for_function("(mark) => document.title.startsWith(mark)", arg=MARK)
+        assert red.evaluate("() => window.__notes") == []  # the turn the page opened on: the title says it
+        _end_phase(server, game, "red")
+        red.wait_for_function("(mark) => !document.title.startsWith(mark)", arg=MARK)
+        _end_phase(server, game, "blue")  # the turn comes back to red while the page is open
+        red.wait_for_function("() => window.__notes.length > 0")
+        [note] = red.evaluate("() => window.__notes")
+        assert note["title"] == "Your move" and game["game_id"] in note["body"]
+        assert red.evaluate("() => window.__chimes") >= 1
+        # turned off, the next turn only changes the title
+        lobby.click("#turn-alerts")
+        lobby.wait_for_selector("#turn-alerts[aria-pressed=false]")
+        _end_phase(server, game, "red")
+        red.wait_for_function("(mark) => !document.title.startsWith(mark)", arg=MARK)
+        _end_phase(server, game, "blue")
+        red.wait_for_function("(mark) => document.title.startsWith(mark)", arg=MARK)
+        assert len(red.evaluate("() => window.__notes")) == 1
+    finally:
+        ctx.close()
+    assert console.unexpected() == []
