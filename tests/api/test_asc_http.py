@@ -57,7 +57,7 @@ async def _quiet_commit(api, game) -> None:
 async def test_rulesets_list_asc_with_its_scenarios(api):
     r = await api.get("/v1/rulesets")
     asc = next(x for x in r.json()["rulesets"] if x["name"] == "asc")
-    assert asc["scenarios"] == ["ambush", "frigate-screen"]
+    assert asc["scenarios"] == ["ambush", "carrier-strike", "frigate-screen"]
     assert any("asc.fire" in json.dumps(d) for d in asc["commands"]["$defs"].values())
     for name in asc["scenarios"]:
         r = await api.get(f"/v1/rulesets/asc/scenarios/{name}")

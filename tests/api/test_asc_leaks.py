@@ -176,10 +176,12 @@ EVERY_EVENT = frozenset(t.__struct_config__.tag for t in R.event_types)
 # Seeded games (choices, ids and dice: the same game every run), chosen so that together they hold every ASC
 # event type; each names what it must hold, so a change that stops a game reaching an event fails here
 # instead of leaving that event's frames and views unchecked.
+CRAFT = frozenset({"asc.launched", "asc.recovered"})  # small craft fly only in the carrier scenario
 GAMES = {
-    ("ambush", 1): EVERY_EVENT - {"asc.backup_took_over", "asc.continuing_damage"},
-    ("frigate-screen", 1): EVERY_EVENT - {"asc.continuing_damage", "asc.locks_lost"},
-    ("frigate-screen", 2): EVERY_EVENT - {"asc.backup_took_over", "asc.locks_lost"},
+    ("ambush", 1): EVERY_EVENT - CRAFT - {"asc.backup_took_over", "asc.continuing_damage"},
+    ("frigate-screen", 1): EVERY_EVENT - CRAFT - {"asc.continuing_damage", "asc.locks_lost"},
+    ("frigate-screen", 2): EVERY_EVENT - CRAFT - {"asc.backup_took_over", "asc.locks_lost"},
+    ("carrier-strike", 1): CRAFT | {"asc.moved", "asc.shot_resolved", "asc.vessel_destroyed"},
 }
 
 

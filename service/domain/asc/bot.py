@@ -190,6 +190,8 @@ class AscBot:
             )
             if sheet.detection_odds(best.piece or "", _sensor(best), best.target or "") > 0:
                 return best.command
+        if phase is not None and phase.endswith("_movement") and by.get("launch"):
+            return by["launch"][0].command  # small craft fly from the first turn (ASC-CRAFT-1)
         if phase is not None and phase.endswith("_movement") and by.get("move"):
             return self._move(sheet, by["move"], forms)
         if phase == "fire":

@@ -73,6 +73,19 @@ class Repair(Command, frozen=True, tag="asc.repair"):
     locations: tuple[str, ...]
 
 
+class Launch(Command, frozen=True, tag="asc.launch"):
+    """ASC-CRAFT-1 (ruling ASC-R-28): a carrier launches a small craft from its hangar in its movement phase."""
+
+    vessel: str  # the carrier
+    craft: str
+
+
+class Recover(Command, frozen=True, tag="asc.recover"):
+    """ASC-CRAFT-1 (ruling ASC-R-30): a small craft in its carrier's hex goes back aboard."""
+
+    vessel: str  # the craft
+
+
 class EndPhase(Command, frozen=True, tag="asc.end_phase"):
     """ASC-SEQ-1: the side is done with the current phase (final: ruling ASC-R-24)."""
 
@@ -83,4 +96,4 @@ class ForcePhase(Command, frozen=True, tag="asc.force_phase"):
     """Umpire only: finish the current phase as if every side had ended it (defaults for sealed commits)."""
 
 
-COMMANDS = (CommitSensors, Detect, LockOn, AllStop, Move, Fire, Repair, EndPhase, ForcePhase)
+COMMANDS = (CommitSensors, Detect, LockOn, AllStop, Move, Launch, Recover, Fire, Repair, EndPhase, ForcePhase)

@@ -99,21 +99,46 @@ def can_drive(spec: VesselSpec, st: Status) -> tuple[bool, str, str]:
     return True, "", ""
 
 
+def control_range(spec: VesselSpec, st: Status) -> int:
+    """Ruling ASC-R-29: a controller reaches its remotes as far as its best working sensor tracks them."""
+    return max((s.rating for s in spec.sensors if sensor_working(st, s.id)), default=0)
+
+
 def controls(state: State, controller: str, remote: str) -> bool:
-    """The remote is controlled from a live controller with a working communicator, computer and TAC."""
+    """ASC-CRAFT-2: the remote is controlled from a live controller with a working communicator, computer and
+    TAC (ASC-DMG-4), within its control range (ruling ASC-R-29); a craft aboard is controlled by no one."""
     spec = state.specs[remote]
     if spec.controller != controller:
         return False
-    cst = state.status[controller]
+    cst, rst = state.status[controller], state.status[remote]
     cspec = state.specs[controller]
-    return not cst.destroyed and remote_comms(cspec, cst) > 0 and not cst.computer_out and not cst.tac_out
+    if cst.destroyed or cst.aboard is not None or rst.aboard is not None:
+        return False
+    if remote_comms(cspec, cst) <= 0 or cst.computer_out or cst.tac_out:
+        return False
+    return cst.hex.distance_to(rst.hex) <= control_range(cspec, cst)
+
+
+def flight_control(state: State, carrier: str, craft: str) -> bool:
+    """Ruling ASC-R-34: a carrier's fighter keeps in touch through its TAC/flight control (ASC-DMG-4: a
+    destroyed TAC or fighter-control compartment cuts fighter communications), within the control range."""
+    spec = state.specs[craft]
+    if spec.carried_by != carrier or spec.kind != "starship":
+        return False
+    cst, fst = state.status[carrier], state.status[craft]
+    if cst.destroyed or cst.aboard is not None or fst.aboard is not None:
+        return False
+    if cst.tac_out or cst.fighter_control_out:
+        return False
+    return cst.hex.distance_to(fst.hex) <= control_range(state.specs[carrier], cst)
 
 
 def in_contact(state: State, a: str, b: str) -> bool:
-    """ASC-DET-5 ruling: same or adjacent hex, or linked through a working remote communicator."""
+    """ASC-DET-5 ruling: same or adjacent hex, or linked through a working remote communicator or a
+    carrier's flight control (ruling ASC-R-34)."""
     if a == b:
         return True
     sa, sb = state.status[a], state.status[b]
     if sa.hex.distance_to(sb.hex) <= 1:
         return True
-    return controls(state, a, b) or controls(state, b, a)
+    return controls(state, a, b) or controls(state, b, a) or flight_control(state, a, b) or flight_control(state, b, a)

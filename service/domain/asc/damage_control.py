@@ -19,6 +19,9 @@ from .state import State, Status
 
 def _destroy(out: Acc[State], vid: str, cause: str) -> None:
     out.add(VesselDestroyed(vessel=vid, cause=cause, seen_by=seen_by(out.state, vid)))
+    for craft in sorted(v for v, st in out.state.status.items() if st.aboard == vid and not st.destroyed):
+        # ruling ASC-R-32: craft aboard are lost with their carrier (seen only by those who see them)
+        out.add(VesselDestroyed(vessel=craft, cause=f"lost aboard {vid}", seen_by=seen_by(out.state, craft)))
 
 
 def open_phase(out: Acc[State]) -> None:

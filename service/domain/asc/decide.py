@@ -22,6 +22,7 @@ from .movement import all_stop, move
 from .phases import end_phase, force_phase
 from .scenario import SIDES
 from .sensors import commit, detect, lock_on
+from .smallcraft import launch, recover
 from .state import State, enemy
 
 SEAT_RULE = "ASC-HID-1"
@@ -43,6 +44,8 @@ PATHS: dict[type[Command], Path[State]] = {
     C.LockOn: Path(lambda acc, cmd, actor, _d: lock_on(acc, cmd, actor), ("detection", "fire"), "ASC-SEQ-1"),
     C.AllStop: Path(lambda acc, cmd, actor, _d: all_stop(acc, cmd, actor), MOVEMENT, "ASC-MOV-2"),
     C.Move: Path(lambda acc, cmd, actor, _d: move(acc, cmd, actor), MOVEMENT, "ASC-MOV-2"),
+    C.Launch: Path(lambda acc, cmd, actor, _d: launch(acc, cmd, actor), MOVEMENT, "ASC-CRAFT-1"),
+    C.Recover: Path(lambda acc, cmd, actor, _d: recover(acc, cmd, actor), MOVEMENT, "ASC-R-30"),
     C.Fire: Path(lambda acc, cmd, actor, _d: declare(acc, cmd, actor), ("fire",), "ASC-FIRE-1"),
     C.Repair: Path(repair, ("damage_control",), "ASC-DC-1"),
     C.EndPhase: Path(end_phase),

@@ -73,6 +73,22 @@ class Moved(Event, frozen=True, tag="asc.moved"):
     path: tuple[str, ...] | None = None
 
 
+class Launched(Event, frozen=True, tag="asc.launched"):
+    """A small craft left its carrier's hangar into the carrier's hex (ASC-CRAFT-1, ruling ASC-R-28)."""
+
+    vessel: str | None  # the carrier (its token, or None, when hidden from the viewer)
+    craft: str | None  # the craft (its new bogey token when hidden from the viewer, ruling ASC-R-33)
+    hex: Hex
+    facing: int | None = None
+
+
+class Recovered(Event, frozen=True, tag="asc.recovered"):
+    """A small craft went back aboard its carrier (ruling ASC-R-30)."""
+
+    vessel: str | None  # the carrier (its token, or None, when hidden from the viewer)
+    craft: str | None  # the craft (its bogey token when hidden from the viewer)
+
+
 class PhaseEnded(Event, frozen=True, tag="asc.phase_ended"):
     side: str
 
@@ -148,6 +164,8 @@ EVENTS = (
     LocksLost,
     AllStopped,
     Moved,
+    Launched,
+    Recovered,
     PhaseEnded,
     PhaseChanged,
     FireDeclared,

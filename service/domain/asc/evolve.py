@@ -119,6 +119,34 @@ def _moved(state: State, event: E.Moved) -> State:
     return _mark(state, "move", source=event.vessel, hexes=tuple(hexes), rule="ASC-MOV-2")
 
 
+def _launched(state: State, event: E.Launched) -> State:
+    """The craft leaves the hangar into the event's hex; every observer on the other side (and spectators)
+    gets a new bogey token for it, the next number of their own (ruling ASC-R-33)."""
+    craft = event.craft
+    if craft is None or craft not in state.status:
+        return state
+    carrier = state.status[craft].aboard
+    facing = event.facing if event.facing is not None else state.status[craft].facing
+    state = _status(state, craft, aboard=None, hex=event.hex, facing=facing, all_stop=False)
+    side = state.specs[craft].side
+    tokens = {o: dict(t) for o, t in state.tokens.items()}
+    for observer in (enemy(side), "spectator"):
+        mine = tokens.setdefault(observer, {})
+        mine[craft] = f"bogey-{1 + max((int(t.split('-')[1]) for t in mine.values()), default=0)}"
+    state = replace(state, tokens=tokens, hangar_uses=(*state.hangar_uses, carrier or ""))
+    return _mark(state, "launch", source=craft, target=carrier, hexes=(event.hex,), rule="ASC-CRAFT-1")
+
+
+def _recovered(state: State, event: E.Recovered) -> State:
+    craft, carrier = event.craft, event.vessel
+    if craft is None or carrier is None or craft not in state.status:
+        return state
+    where = state.status[craft].hex
+    state = _status(state, craft, aboard=carrier, active=False, screen=0, all_stop=False)
+    state = replace(state, hangar_uses=(*state.hangar_uses, carrier), moved=(*state.moved, craft))
+    return _mark(state, "recover", source=craft, target=carrier, hexes=(where,), rule="ASC-R-30")
+
+
 def _phase_ended(state: State, event: E.PhaseEnded) -> State:
     return replace(state, done=(*state.done, event.side))
 
@@ -135,7 +163,7 @@ def _phase_changed(state: State, event: E.PhaseChanged) -> State:
         for vid, spec in state.specs.items():
             if spec.side == mover and status[vid].all_stop:
                 status[vid] = replace(status[vid], all_stop=False)
-        state = replace(state, moved=(), status=status)
+        state = replace(state, moved=(), status=status, hangar_uses=())
     if event.phase == "damage_control":
         state = replace(state, declarations=(), repaired=())
     return state
@@ -239,6 +267,8 @@ HANDLERS: dict[type[Event], Handler] = {
     E.LocksLost: _locks_lost,
     E.AllStopped: _all_stopped,
     E.Moved: _moved,
+    E.Launched: _launched,
+    E.Recovered: _recovered,
     E.PhaseEnded: _phase_ended,
     E.PhaseChanged: _phase_changed,
     E.FireDeclared: _fire_declared,

@@ -75,6 +75,19 @@ def _moved(event: E.Moved) -> str:
     return f"{event.vessel} moved {''.join(event.path) or 'nowhere'} to hex {where} facing {facing}."
 
 
+def _launched(event: E.Launched) -> str:
+    where = f"hex {event.hex.q},{event.hex.r}"
+    facing = f" facing {FACING_NAMES[event.facing]}" if event.facing is not None else ""
+    return (
+        f"{_who(event.craft, 'a small craft')} launched from {_who(event.vessel)}'s hangar into {where}{facing} "
+        "(ASC-CRAFT-1)."
+    )
+
+
+def _recovered(event: E.Recovered) -> str:
+    return f"{_who(event.craft, 'a small craft')} went back aboard {_who(event.vessel)} (ASC-R-30)."
+
+
 def _phase_ended(event: E.PhaseEnded) -> str:
     return f"The {event.side} side ended the phase."
 
@@ -136,6 +149,8 @@ SENTENCES: dict[type[Event], Callable[[Any], str]] = {
     E.LocksLost: _locks_lost,
     E.AllStopped: _all_stopped,
     E.Moved: _moved,
+    E.Launched: _launched,
+    E.Recovered: _recovered,
     E.PhaseEnded: _phase_ended,
     E.PhaseChanged: _phase_changed,
     E.FireDeclared: _fire_declared,

@@ -10,7 +10,7 @@ from service.domain.core.acc import Acc
 from service.domain.core.hexgrid import Hex
 
 from .commands import AllStop, Move
-from .condition import can_drive
+from .condition import can_drive, controls
 from .events import AllStopped, Moved
 from .paths import steps_for, trace
 from .scenario import TURN_COST, movement_allowance, stutterwarps
@@ -104,6 +104,8 @@ def check_move(state: State, cmd: Move, actor: Actor) -> tuple[str, list[str], t
             ok, rule, why = can_drive(spec, st)
             if not ok:
                 raise RuleViolation(rule, f"{v} cannot move: {why}")
+            if spec.controller is not None and not controls(state, spec.controller, v):
+                raise RuleViolation("ASC-CRAFT-2", f"{v} is not under control: a remote moves only under control")
             if st.bridge_out and any(step != "F" for step in path):
                 raise RuleViolation("ASC-MOV-5", f"{v}'s bridge is destroyed: it may only move straight ahead")
     ma, turn_cost = group_limits(state, group)

@@ -19,7 +19,7 @@ from service.domain.core import Command, RuleViolation, Viewer
 from service.domain.core.choices import Field, Form, Option, PieceChoices, Value
 from service.domain.core.hexgrid import FACING_NAMES, Hex, in_arcs
 
-from .commands import AllStop, CommitSensors, Detect, EndPhase, Fire, ForcePhase, LockOn, Move, Repair
+from .commands import AllStop, CommitSensors, Detect, EndPhase, Fire, ForcePhase, Launch, LockOn, Move, Recover, Repair
 from .condition import at_all_stop, best_active_rating, power_shutdown, sensor_working
 from .damage_control import check_repair, outstanding
 from .fire import check_fire, to_hit_modifiers, weapon_of, weapons
@@ -30,6 +30,7 @@ from .phases import check_end
 from .scenario import SIDES
 from .sensors import check_detect, check_lock, detection_candidates
 from .sight import observer, resolve, visible
+from .smallcraft import aboard, check_launch, check_recover
 from .state import FireDecl, State, vessels_of
 
 LOCATION_NAMES = {
@@ -80,11 +81,29 @@ def options(state: State, viewer: Viewer) -> list[Option]:
     if state.phase in ("detection", "fire"):
         out += _locks(state, side, viewer)
     if state.phase == f"{side}_movement":
+        out += _small_craft(state, side, viewer)
         out += _moves(state, side, viewer)
     end = EndPhase(side=side)
     if state.phase != "sensors" and _accepts(check_end, state, end, viewer):
         phase = PHASE_NAMES.get(state.phase, state.phase).lower()
         out.append(Option(command=end, label=f"End the {phase} phase", group="phase", rule="ASC-SEQ-1"))
+    return out
+
+
+def _small_craft(state: State, side: str, viewer: Viewer) -> list[Option]:
+    """ASC-CRAFT-1: launches from each carrier's hangar, and recoveries of craft in their carrier's hex."""
+    out = []
+    for v in vessels_of(state, side):
+        spec = state.specs[v]
+        for craft in aboard(state, v):
+            cmd = Launch(vessel=v, craft=craft)
+            if _accepts(check_launch, state, cmd, viewer):
+                label = f"{spec.name}: launch {state.specs[craft].name} (ASC-CRAFT-1)"
+                out.append(Option(command=cmd, label=label, piece=v, target=craft, group="launch", rule="ASC-CRAFT-1"))
+        home = spec.carried_by
+        if home is not None and _accepts(check_recover, state, Recover(vessel=v), viewer):
+            label = f"{spec.name}: back aboard {state.specs[home].name} (ASC-R-30)"
+            out.append(Option(command=Recover(vessel=v), label=label, piece=v, group="recover", rule="ASC-R-30"))
     return out
 
 

@@ -78,10 +78,16 @@ def advance(out: Acc[State], dice: Dice) -> None:
             out.add(PhaseChanged(turn=turn + 1, phase="sensors"))
 
 
+def _counts(state: State, vid: str) -> bool:
+    """A starship that is not a small craft (ruling ASC-R-32: fighters do not hold the field alone)."""
+    spec = state.specs[vid]
+    return spec.kind == "starship" and spec.carried_by is None
+
+
 def game_result(state: State) -> GameEnded | None:
-    """Over when a side has no starship left, or after the scenario's last turn, won by the side the scenario
-    names for it, if any (ruling ASC-R-8)."""
-    fleets = {s: [v for v in vessels_of(state, s) if state.specs[v].kind == "starship"] for s in SIDES}
+    """Over when a side has no starship (small craft aside, ruling ASC-R-32) left, or after the scenario's last
+    turn, won by the side the scenario names for it, if any (ruling ASC-R-8)."""
+    fleets = {s: [v for v in vessels_of(state, s) if _counts(state, v)] for s in SIDES}
     if not fleets["advantaged"] and not fleets["disadvantaged"]:
         return GameEnded(winner=None, reason="no starship survives on either side")
     for s in SIDES:

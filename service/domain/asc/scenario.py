@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from fractions import Fraction
-from typing import Literal
+from typing import ClassVar, Literal
 
 import msgspec
 
@@ -31,6 +31,7 @@ TURN_COST: dict[str, Fraction] = {
 # ASC-FIRE-3: arcs per turret type ("warhead": a missile's or drone's warhead bears all round, ASC-R-9).
 ARC_COUNT = {"normal": 3, "masked": 3, "jack": 2, "gun_tower": 4, "warhead": 6}
 ENERGY_WEAPONS = ("laser", "particle_beam")
+CRAFT_KINDS = ("starship", "drone")  # ASC-CRAFT-1: a carried fighter is a starship (the text's definition)
 
 _DAMAGE = re.compile(r"^([1-9][0-9]*)x([1-9][0-9]*)$")
 _ROF = re.compile(r"^([1-9][0-9]*)(?:/([1-9][0-9]*))?$")
@@ -85,6 +86,8 @@ class Backups(Strict, frozen=True):
 
 
 class VesselSpec(Strict, frozen=True):
+    HASH_NEUTRAL: ClassVar[frozenset[str]] = frozenset({"carried_by"})  # added after battle files were exported
+
     id: str
     name: str
     side: Side
@@ -117,6 +120,7 @@ class VesselSpec(Strict, frozen=True):
     marines: int = 0
     cargo: int = 0
     controller: str | None = None  # for remotes: the vessel controlling it
+    carried_by: str | None = None  # a small craft: the carrier whose hangar it starts in (ASC-CRAFT-1)
     carrier: bool = False
     flagship: bool = False
     atmospheric: bool = False  # in a planet's atmosphere (ASC-FIRE-5)
@@ -288,8 +292,30 @@ def validate(setup: Setup) -> None:
             _check(c.side == v.side, p, "a remote is controlled from its own side")
             _check(c.id != v.id and c.controller is None, p, "the controller must be a manned vessel")
             _check(v.kind in ("missile", "drone", "buoy", "satellite"), p, "only remotes have a controller")
+    _check_carried(setup, ids)
     for side in SIDES:
         _check(any(v.side == side for v in setup.vessels), "vessels", f"no vessel on the {side} side")
+
+
+def _check_carried(setup: Setup, ids: dict[str, VesselSpec]) -> None:
+    """ASC-CRAFT-1: small craft start aboard a carrier of their own side with a hangar, no more of them than
+    its ``small_craft``; a fighter (a starship) or a drone with a stardrive; a carried drone is controlled
+    from its carrier (ruling ASC-R-29)."""
+    aboard: dict[str, int] = {}
+    for i, v in enumerate(setup.vessels):
+        if v.carried_by is None:
+            continue
+        p = f"vessels[{i}].carried_by"
+        c = ids.get(v.carried_by)
+        _check(c is not None and c.side == v.side, p, f"no vessel {v.carried_by!r} on the {v.side} side")
+        assert c is not None
+        _check(c.carried_by is None and c.id != v.id, p, "a carrier is not itself carried")
+        _check(c.hangars >= 1, p, f"{c.id} has no hangar")
+        _check(v.kind in CRAFT_KINDS and stutterwarps(v), p, "small craft are fighters or drones with a stardrive")
+        if v.kind == "drone":
+            _check(v.controller == c.id, f"vessels[{i}].controller", "a carried drone is controlled from its carrier")
+        aboard[c.id] = aboard.get(c.id, 0) + 1
+        _check(aboard[c.id] <= c.small_craft, p, f"{c.id} carries at most {c.small_craft} small craft")
 
 
 def _contiguous(arcs: tuple[int, ...]) -> bool:

@@ -234,6 +234,8 @@ def lock_losses(state: State) -> list[LockRef]:
                 st.destroyed
                 or tst is None
                 or tst.destroyed
+                or st.aboard is not None
+                or tst.aboard is not None
                 or st.computer_out
                 or st.tac_out
                 or st.hex.distance_to(tst.hex) > _lock_rating(state, holder, lk.rating)

@@ -38,8 +38,8 @@ def visible(state: State, obs: str | None, vid: str | None) -> bool:
         return True
     if vid in state.wrecks.get(obs, ()):
         return True
-    if state.status[vid].destroyed:
-        return False
+    if state.status[vid].destroyed or state.status[vid].aboard is not None:
+        return False  # a craft aboard its carrier is not in the battle (ASC-CRAFT-1)
     if obs == "spectator":
         return detected_by(state, enemy(spec.side), vid)
     return detected_by(state, obs, vid)
@@ -58,8 +58,10 @@ def token(state: State, obs: str | None, vid: str) -> str | None:
 
 def is_bogey(state: State, obs: str | None, vid: str) -> bool:
     """ASC-DET-1: an undetected stutterwarping vessel shows as a bogey (hex only)."""
-    spec = state.specs[vid]
-    return obs is not None and not visible(state, obs, vid) and stutterwarps(spec) and not state.status[vid].destroyed
+    spec, st = state.specs[vid], state.status[vid]
+    return (
+        obs is not None and not visible(state, obs, vid) and stutterwarps(spec) and not st.destroyed and not st.aboard
+    )
 
 
 def ref(state: State, obs: str | None, vid: str | None) -> str | None:
@@ -68,6 +70,8 @@ def ref(state: State, obs: str | None, vid: str | None) -> str | None:
         return None
     if visible(state, obs, vid):
         return vid
+    if state.status[vid].aboard is not None:
+        return None  # a recovered craft's old token says nothing more (ruling ASC-R-33)
     return token(state, obs, vid)
 
 
@@ -81,23 +85,26 @@ def resolve(state: State, side: str, name: str, umpire: bool = False) -> str | N
     return None
 
 
-def own_vessel(state: State, actor: Actor, vid: str, rule: str) -> str:
+def own_vessel(state: State, actor: Actor, vid: str, rule: str, aboard_ok: bool = False) -> str:
     """The side of a further vessel a command names (a stack member, a commit entry); the same 403 for an
     enemy, an undetected or an unknown id (ASC-HID-1)."""
     spec = state.specs.get(vid)
     if not actor.is_umpire and (spec is None or spec.side != actor.seat):
         raise NotYourPiece("ASC-HID-1", f"vessel {vid!r} is not one of yours")
-    return live_vessel(state, vid, rule)
+    return live_vessel(state, vid, rule, aboard_ok)
 
 
-def live_vessel(state: State, vid: str, rule: str) -> str:
+def live_vessel(state: State, vid: str, rule: str, aboard_ok: bool = False) -> str:
     """The side of the vessel a command acts for. Whose piece it is the decide skeleton has checked
     (ASC-HID-1); only the umpire can get here naming a vessel that does not exist."""
     spec = state.specs.get(vid)
     if spec is None:
         raise RuleViolation(rule, f"no vessel {vid!r}")
-    if state.status[vid].destroyed:
+    st = state.status[vid]
+    if st.destroyed:
         raise RuleViolation(rule, f"vessel {vid!r} is destroyed")
+    if st.aboard is not None and not aboard_ok:
+        raise RuleViolation("ASC-CRAFT-1", f"{vid} is aboard {st.aboard}: launch it first")
     return spec.side
 
 

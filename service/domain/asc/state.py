@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import msgspec
+from msgspec.structs import replace
 
 from service.domain.core.hexgrid import Hex
 
@@ -21,6 +24,7 @@ __all__ = [  # the value types live in values.py (events carry them); state user
     "alive",
     "enemy",
     "initial_state",
+    "on_map",
     "side_of",
     "vessels_of",
 ]
@@ -52,6 +56,8 @@ class Mark(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class State(msgspec.Struct, frozen=True, kw_only=True):
+    HASH_NEUTRAL: ClassVar[frozenset[str]] = frozenset({"hangar_uses"})  # added after battle files were exported
+
     scenario: str
     turn: int = 1
     phase: str = "sensors"
@@ -70,6 +76,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     wrecks: dict[str, tuple[str, ...]] = {}  # observer -> destroyed vessels it saw destroyed
     sensors_used: tuple[str, ...] = ()  # "vessel/sensor" this detection phase
     moved: tuple[str, ...] = ()  # vessels that moved or declared All Stop this movement phase
+    hangar_uses: tuple[str, ...] = ()  # a carrier per launch or recovery this movement phase (ASC-R-28)
     declarations: tuple[FireDecl, ...] = ()
     pending: dict[str, tuple[Strike, ...]] = {}  # damage waiting for the damage control phase
     missiles_hit: tuple[str, ...] = ()  # missiles hit in the fire phase, killed in damage control
@@ -103,7 +110,10 @@ def initial_state(setup: Setup) -> State:
             cargo=v.cargo,
             rounds={lnch.id: lnch.rounds for lnch in v.launchers},
         )
-    ordered = sorted((v for v in setup.vessels if stutterwarps(v)), key=bogey_order_key)
+        if v.carried_by is not None:  # aboard its carrier, in the carrier's hex (ASC-CRAFT-1)
+            status[v.id] = replace(status[v.id], aboard=v.carried_by, hex=specs[v.carried_by].hex)
+    # craft aboard get a token when launched (ruling ASC-R-33)
+    ordered = sorted((v for v in setup.vessels if stutterwarps(v) and v.carried_by is None), key=bogey_order_key)
     tokens: dict[str, dict[str, str]] = {}
     for observer in (*SIDES, "spectator"):
         seen = [v for v in ordered if observer == "spectator" or v.side != observer]
@@ -131,5 +141,11 @@ def alive(state: State, vid: str) -> bool:
     return vid in state.status and not state.status[vid].destroyed
 
 
+def on_map(state: State, vid: str) -> bool:
+    """Alive and not aboard a carrier (a craft aboard takes no part in the battle, ASC-CRAFT-1)."""
+    return alive(state, vid) and state.status[vid].aboard is None
+
+
 def vessels_of(state: State, side: str) -> list[str]:
-    return [vid for vid, spec in state.specs.items() if spec.side == side and alive(state, vid)]
+    """The side's vessels in the battle: alive and on the map."""
+    return [vid for vid, spec in state.specs.items() if spec.side == side and on_map(state, vid)]

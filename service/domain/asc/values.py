@@ -3,6 +3,8 @@ entry, a lock and a fire declaration. Events carry these; neither module owns th
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import msgspec
 
 from service.domain.core.hexgrid import Hex
@@ -20,6 +22,8 @@ class Strike(msgspec.Struct, frozen=True, kw_only=True):
 
 class Status(msgspec.Struct, frozen=True, kw_only=True):
     """Everything about a vessel that changes during the battle."""
+
+    HASH_NEUTRAL: ClassVar[frozenset[str]] = frozenset({"aboard"})  # added after battle files were exported
 
     hex: Hex
     facing: int
@@ -55,6 +59,7 @@ class Status(msgspec.Struct, frozen=True, kw_only=True):
     continuing: tuple[int, ...] = ()  # continuing-damage sources, points to repair each
     rounds: dict[str, int] = {}  # submunition launcher -> rounds left
     last_launch: dict[str, int] = {}  # submunition launcher -> turn of its last shot
+    aboard: str | None = None  # a small craft in its carrier's hangar: not on the map (ASC-CRAFT-1)
 
 
 class CommitEntry(msgspec.Struct, frozen=True, kw_only=True):

@@ -47,6 +47,8 @@ EFFECT_TEXT = {
     "damage": "damage",
     "repair": "repaired",
     "destroyed": "destroyed",
+    "launch": "launched",
+    "recover": "recovered",
 }
 SHOT_KINDS = ("fire", "hit", "miss", "direct", "void")
 OWN_SIGHT = ("all_stop", "damage", "repair")  # shown only to viewers who see the vessel itself
@@ -65,6 +67,12 @@ def vessel_view(state: State, vid: str, owner: bool, obs: str | None) -> dict[st
     sheet = _builtins(spec)
     if not owner and spec.controller is not None:
         sheet["controller"] = ref(state, obs, spec.controller)  # a hidden controller stays hidden
+    if spec.carried_by is None:
+        sheet.pop("carried_by", None)  # only small craft have a carrier (ASC-CRAFT-1)
+    elif not owner:
+        sheet["carried_by"] = ref(state, obs, spec.carried_by)  # a hidden carrier stays hidden
+    if st.aboard is None:
+        status.pop("aboard", None)
     derived: dict[str, Any] = {
         "movement_allowance": movement_allowance(spec),
         "minor_breach": minor_breach(spec, st),
@@ -229,6 +237,9 @@ def _vessel_piece(state: State, vid: str, obs: str | None) -> Piece:
     detail = f"{spec.kind}, MA {movement_allowance(spec)}, class {spec.manoeuvre}"
     if st.active and not st.destroyed:
         detail += ", active sensors on"
+    if owner and spec.hangars:
+        inside = [v for v, s in state.status.items() if s.aboard == vid and not s.destroyed]
+        detail += f", {len(inside)} small craft aboard"
     return Piece(
         id=vid,
         kind=KINDS.get(spec.kind, spec.kind),
@@ -250,6 +261,8 @@ def pieces(state: State, obs: str | None) -> list[Piece]:
     ]
     bogeys = []
     for vid in state.specs:
+        if state.status[vid].aboard is not None:
+            continue  # in a hangar, not on the map (ASC-CRAFT-1): its carrier's detail counts it
         if visible(state, obs, vid):
             out.append(_vessel_piece(state, vid, obs))
         elif obs is not None and is_bogey(state, obs, vid):
@@ -281,7 +294,7 @@ def arcs(state: State, obs: str | None) -> list[Arc]:
     out = []
     for vid, spec in state.specs.items():
         st = state.status[vid]
-        if st.destroyed or not (obs is None or obs == spec.side):
+        if st.destroyed or st.aboard is not None or not (obs is None or obs == spec.side):
             continue
         for t in spec.turrets:
             if t.id in st.mounts_lost:

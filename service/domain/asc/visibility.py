@@ -17,10 +17,12 @@ from .events import (
     DamageTaken,
     DetectionAttempted,
     FireDeclared,
+    Launched,
     LockRef,
     LocksLost,
     LockTaken,
     Moved,
+    Recovered,
     RepairsRolled,
     SensorsCommitted,
     SensorsRevealed,
@@ -28,8 +30,8 @@ from .events import (
     VesselDestroyed,
 )
 from .scenario import Setup, validate
-from .sight import is_bogey, observer, ref, visible
-from .state import CommitEntry, State, initial_state
+from .sight import detected_by, is_bogey, observer, ref, visible
+from .state import CommitEntry, State, enemy, initial_state
 
 
 def _strip(rolls: tuple[Roll, ...], drop_rules: tuple[str, ...] = (), hide_target_rules: tuple[str, ...] = ()):
@@ -129,6 +131,37 @@ def _moved(event: Moved, obs: str, state: State) -> Event | None:
     return None
 
 
+def _launched(event: Launched, obs: str, state: State) -> Event | None:
+    """Ruling ASC-R-33: a craft launched unseen appears as a new bogey in its carrier's hex; the carrier is
+    named as the viewer names it (its token when a bogey); nothing at all when neither is seen."""
+    craft, carrier = ref(state, obs, event.craft), ref(state, obs, event.vessel)
+    if craft is None and carrier is None:
+        return None
+    seen = visible(state, obs, event.craft)
+    return replace(event, vessel=carrier, craft=craft, facing=event.facing if seen else None)
+
+
+def _recovered(event: Recovered, obs: str, state: State) -> Event | None:
+    """Ruling ASC-R-30: a craft seen going aboard, by the name the viewer knew it by just before (its token
+    when it was a bogey); nothing when neither it nor its carrier is seen."""
+    carrier = ref(state, obs, event.vessel)
+    craft = event.craft if state.specs[event.craft or ""].side == obs else _last_name(state, obs, event.craft)
+    if craft is None and carrier is None:
+        return None
+    return replace(event, vessel=carrier, craft=craft)
+
+
+def _last_name(state: State, obs: str, craft: str | None) -> str | None:
+    """How the viewer knew a craft that just went aboard: its id while the viewer's side still held a lock on
+    it (the recovery's LocksLost follows this event), else its bogey token."""
+    if craft is None:
+        return None
+    side = enemy(state.specs[craft].side) if obs == "spectator" else obs
+    if detected_by(state, side, craft):
+        return craft
+    return state.tokens.get(obs, {}).get(craft)
+
+
 def _declared(event: FireDeclared, obs: str, state: State) -> Event | None:
     return event if obs == event.declaration.side else None  # sealed until resolved (ASC-R-4)
 
@@ -147,6 +180,8 @@ def _status(
 def _destroyed(event: VesselDestroyed, obs: str, state: State) -> Event | None:
     if visible(state, obs, event.vessel):
         return replace(event, seen_by=())
+    if state.status[event.vessel].aboard is not None:
+        return None  # ruling ASC-R-32: a craft lost aboard an unseen hangar is not seen going
     tok = state.tokens.get(obs, {}).get(event.vessel)
     return replace(event, vessel=tok, cause="", seen_by=()) if tok else None
 
@@ -182,6 +217,8 @@ REDACTORS: dict[type[Event], Callable[[Any, str, State], Event | None]] = {
     LocksLost: _locks_lost,
     AllStopped: _all_stopped,
     Moved: _moved,
+    Launched: _launched,
+    Recovered: _recovered,
     FireDeclared: _declared,
     ShotResolved: _redact_shot,
     DamageTaken: _status,

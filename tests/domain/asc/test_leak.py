@@ -151,7 +151,7 @@ def check_errors(state: State, viewer: Viewer, hidden: set[str]) -> None:
             assert len(details) == 2 and details[0] == details[1], details
 
 
-@pytest.mark.parametrize("scenario", ["frigate-screen", "ambush"])
+@pytest.mark.parametrize("scenario", ["frigate-screen", "ambush", "carrier-strike"])
 @pytest.mark.parametrize("seed", range(3))
 def test_random_games_leak_nothing_and_fold(scenario: str, seed: int) -> None:
     state = start(scenario)
