@@ -102,6 +102,7 @@ def generate(
     spectator_port: int | None = None,
     spectator_pids: list[int] | None = None,
     generators: int = 1,
+    page: bool = False,
 ) -> dict[str, Any]:
     out = work / f"{name}.json"
     extra = (
@@ -109,7 +110,11 @@ def generate(
         if spectator_port
         else []
     )
-    program = [str(CLIENT), "fanout"] if generators == 1 else [__file__, "drive", "--generators", str(generators)]
+    program = (
+        [str(CLIENT), "fanout"]
+        if generators == 1 and not page
+        else [__file__, "drive", "--generators", str(generators), *(["--page"] if page else [])]
+    )
     done = subprocess.run(
         [
             *pinned(cpu),
@@ -149,12 +154,22 @@ def generate(
 
 
 def run_one(
-    work: Path, checkout: Path, label: str, spectators: int, moves: int, rate: float, generators: int = 1, rep: int = 1
+    work: Path,
+    checkout: Path,
+    label: str,
+    spectators: int,
+    moves: int,
+    rate: float,
+    generators: int = 1,
+    rep: int = 1,
+    page: bool = False,
 ) -> dict[str, Any]:
-    name = f"{label}-S{spectators}-r{rep}"
+    name = f"{label}-S{spectators}-r{rep}{'-page' if page else ''}"
     server = Server(work, name, "0", checkout)
     try:
-        return generate(work, name, spectators, moves, rate, server.port, server.pid, "1", generators=generators)
+        return generate(
+            work, name, spectators, moves, rate, server.port, server.pid, "1", generators=generators, page=page
+        )
     finally:
         server.stop()
 
@@ -263,6 +278,12 @@ def main() -> None:
         "--generators", type=int, default=0, help="generator processes (0: the fewest that stay under the fd limit)"
     )
     p.add_argument("--repeat", type=int, default=1, help="run every layout this many times, in turn")
+    p.add_argument(
+        "--page",
+        action="store_true",
+        help="page-like spectators (one process): each joins with ?frames=view and parses every message whole, "
+        "as the web page does; a delivery is the message that carries the view after a command",
+    )
     a = p.parse_args()
     redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     layouts = [int(x) - 1 for x in a.processes.split(",")] if a.processes else [int(x) for x in a.sockets.split(",")]
@@ -285,12 +306,13 @@ def main() -> None:
                         )
                         layout += ", via nginx" if front else ""
                         layout += f", {gens} generator processes" if gens > 1 else ""
+                        layout += ", page-like clients (frames=view)" if a.page else ""
                         print(f">>> {label} ({checkout}) with {n} spectators, {layout} (run {rep})", flush=True)
                         why = too_many_fds(n, sockets, front, limit)
                         if why:
                             r: dict[str, Any] = {"label": f"{label}-K{sockets}-S{n}", "spectators": n, "skipped": why}
                         elif sockets == 0:
-                            r = run_one(work, checkout, label, n, a.moves, a.rate, gens, rep)
+                            r = run_one(work, checkout, label, n, a.moves, a.rate, gens, rep, a.page)
                         else:
                             r = run_split(
                                 work, checkout, label, n, a.moves, a.rate, redis_url, sockets, front, gens, rep
@@ -347,12 +369,14 @@ async def watch_main() -> None:
         p.add_argument(flag, type=int, required=True)
     p.add_argument("--game", required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--page", action="store_true")
     a = p.parse_args()
     sc = client()
     times, seqs = array("d"), array("q")
     state = {"last": -1, "got": 0}
+    view_bytes = array("q")  # --page: the size of each message that carried a view
 
-    def on_message(payload: bytes, t: float) -> None:
+    def on_event(payload: bytes, t: float) -> None:
         if payload.startswith(b'{"kind":"event"'):
             s = sc.frame_seq(payload)
             times.append(t)
@@ -360,14 +384,30 @@ async def watch_main() -> None:
             if s == state["last"]:
                 state["got"] += 1
 
+    def on_page_message(payload: bytes, t: float) -> None:
+        """As the page's GameStream: every message parsed whole; an update has arrived (and the page
+        renders from it, with no request) when a message carries the view."""
+        m = json.loads(payload)
+        view = m.get("view")
+        if view is None:
+            return
+        s = m["event"]["seq"] if m["kind"] == "event" else m["seq"]
+        times.append(t)
+        seqs.append(s)
+        view_bytes.append(len(payload))
+        if s == state["last"]:
+            state["got"] += 1
+
+    on_message = on_page_message if a.page else on_event
+    path, token = sc.stream_path(a.game, None, a.after)
+    if a.page:
+        path += "&frames=view"
+
     specs: list[Any] = []
     failures = 0
     t0 = sc.now()
     for i in range(0, a.count, a.batch):
-        batch = [
-            sc.ws_open(a.port, sc.stream_path(a.game, None, a.after), on_message)
-            for _ in range(min(a.batch, a.count - i))
-        ]
+        batch = [sc.ws_open(a.port, (path, token), on_message) for _ in range(min(a.batch, a.count - i))]
         for r in await asyncio.gather(*batch, return_exceptions=True):
             if isinstance(r, BaseException):
                 failures += 1
@@ -403,7 +443,10 @@ async def watch_main() -> None:
     for s in specs:
         s.close()
     await asyncio.sleep(0.5)
-    say({"received": received, "lastRx": last_rx, "closed": len(closed), "closeCodes": codes})
+    said: dict[str, Any] = {"received": received, "lastRx": last_rx, "closed": len(closed), "closeCodes": codes}
+    if a.page and view_bytes:
+        said["viewMessageBytes"] = round(sum(view_bytes) / len(view_bytes))
+    say(said)
 
 
 async def drive_main() -> None:
@@ -424,6 +467,7 @@ async def drive_main() -> None:
         ("--out", str, ""),
     ):
         p.add_argument(flag, type=kind, default=default, required=default is None)
+    p.add_argument("--page", action="store_true", help="page-like watchers (frames=view, every message parsed)")
     a = p.parse_args()
     result = await drive(a)
     result["label"] = a.label
@@ -465,6 +509,7 @@ async def drive(a: argparse.Namespace) -> dict[str, Any]:
             str(a.batch),
             "--out",
             f"{out}.w{i}",
+            *(["--page"] if a.page else []),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             limit=2**26,
@@ -597,6 +642,7 @@ async def drive(a: argparse.Namespace) -> dict[str, Any]:
             round((rss_after - rss_before) * 1024 / max(1, S), 1) if rss_before and rss_after else None
         ),
         "deliveriesPerSec": round(len(lat_send) / (t_drained - t_start)),
+        **({"page": True, "viewMessageBytes": [t.get("viewMessageBytes") for t in tallies]} if a.page else {}),
         **win,
     }
     result["struggled"] = bool(
