@@ -124,6 +124,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The game's clocks: each seat's time left */
+        get: operations["get_clock"];
+        /** The umpire sets the game's clocks ({seconds: null} removes them; {left: {seat: s}} gives time) */
+        put: operations["put_clock"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/commands": {
         parameters: {
             query?: never;
@@ -202,7 +220,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new sandbox game from any point of this one, linked to its origin */
+        /** A new sandbox game from any point of this one, linked to its origin (a seq inside a command: from that command's end) */
         post: operations["post_fork"];
         delete?: never;
         options?: never;
@@ -314,6 +332,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/passkeys/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in with a passkey: a new personal key for this device, shown once */
+        post: operations["post_login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkeys/login/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a passkey sign-in: the options for navigator.credentials.get */
+        post: operations["post_login_options"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/players": {
         parameters: {
             query?: never;
@@ -411,6 +463,58 @@ export interface paths {
         post?: never;
         /** Revoke a personal key (at once, on every replica) */
         delete: operations["delete_key"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The player's passkeys */
+        get: operations["get_passkeys"];
+        put?: never;
+        /** Bind a passkey: the browser's answer to the registration options */
+        post: operations["post_passkey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/passkeys/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start binding a passkey: the options for navigator.credentials.create */
+        post: operations["post_passkey_options"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/passkeys/{credential_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a passkey: it signs in no more */
+        delete: operations["delete_passkey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -702,6 +806,19 @@ export interface components {
             type: "asc.force_phase";
         };
         /**
+         * AscLaunch
+         * @description ASC-CRAFT-1 (ruling ASC-R-28): a carrier launches a small craft from its hangar in its movement phase.
+         */
+        AscLaunch: {
+            craft: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "asc.launch";
+            vessel: string;
+        };
+        /**
          * AscLockOn
          * @description ASC-DET-5: lock a TTA on a target a ship in contact has detected (or one radiating actively).
          */
@@ -752,6 +869,8 @@ export interface components {
          * @description Everything about a vessel that changes during the battle.
          */
         AscStatus: {
+            /** @default null */
+            aboard?: string | null;
             /** @default false */
             active?: boolean;
             /** @default false */
@@ -1684,6 +1803,8 @@ export interface components {
          * CaughtUpFrame
          * @description Everything up to ``seq`` has been sent; what follows is live. Sent again whenever the log moves on
          *         with events hidden from this viewer: ``seq`` is then the new head (as GET /v1/games/{id} reports it).
+         *         With ?frames=view it carries ``view`` at the join, after a read of the store, and when an update's
+         *         last event is hidden from the viewer.
          */
         CaughtUpFrame: {
             /**
@@ -1692,6 +1813,8 @@ export interface components {
              */
             kind: "caught_up";
             seq: number;
+            /** @default null */
+            view?: components["schemas"]["StreamView"] | null;
         };
         /**
          * ChangeRole
@@ -1830,6 +1953,118 @@ export interface components {
             type: "ftcampaign.cloak_set";
             v: number;
         };
+        /**
+         * ClockRanOut
+         * @description The time banks of ``seats`` ran out while the game waited for them: the service appends ``command``
+         *         (as the umpire) right after this event. ``at`` is when (UTC, ISO 8601).
+         */
+        ClockRanOut: {
+            at: string;
+            command: string;
+            increment: number;
+            phase: string;
+            seats: string[];
+            seconds: number;
+            turn: number;
+        };
+        /**
+         * ClockRanOutEnvelope
+         * @description an envelope of a clock.ran_out event: its data is ClockRanOut
+         */
+        ClockRanOutEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["ClockRanOut"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "clock.ran_out";
+            v: number;
+        };
+        /**
+         * ClockRequest
+         * @description ``seconds`` in each seat's bank (every bank full from now; null: no clocks), ``increment`` seconds
+         *         back each time a seat stops being awaited, ``command`` (default: the ruleset's force-phase command)
+         *         appended as the umpire when a bank runs out; or ``left`` alone: seats given another time left (s).
+         */
+        ClockRequest: {
+            command?: {
+                [key: string]: unknown;
+            };
+            increment?: number;
+            /** @default {} */
+            left?: {
+                [key: string]: number;
+            };
+            seconds?: number | null;
+        };
+        /**
+         * ClockSet
+         * @description The umpire set the game's chess-style clocks (docs/deadlines.md): ``seconds`` in each seat's bank
+         *         (None: no clocks), ``increment`` seconds given back when a seat stops being awaited, the ``command``
+         *         appended (as the umpire) when a seat's bank runs out, and ``left``: seats given another time left.
+         */
+        ClockSet: {
+            /** @default {} */
+            command?: {
+                [key: string]: unknown;
+            };
+            /** @default 0 */
+            increment?: number;
+            /** @default {} */
+            left?: {
+                [key: string]: number;
+            };
+            seconds: number | null;
+        };
+        /**
+         * ClockSetEnvelope
+         * @description an envelope of a clock.set event: its data is ClockSet
+         */
+        ClockSetEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["ClockSet"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "clock.set";
+            v: number;
+        };
+        /**
+         * ClockState
+         * @description The game's clocks (null: it has none).
+         */
+        ClockState: {
+            clock: components["schemas"]["GameClock"] | null;
+            game_id: string;
+        };
         /** CloseRoute */
         CloseRoute: {
             /** @default true */
@@ -1856,7 +2091,7 @@ export interface components {
          * Command
          * @description one command of the game's ruleset, told apart by its type (GET /v1/rulesets lists each ruleset's)
          */
-        Command: components["schemas"]["Gsc2Move"] | components["schemas"]["Disengage"] | components["schemas"]["Gsc2Pass"] | components["schemas"]["ChooseOrder"] | components["schemas"]["FireTractor"] | components["schemas"]["Launch"] | components["schemas"]["MoveMissiles"] | components["schemas"]["Gsc2Fire"] | components["schemas"]["Gsc2Board"] | components["schemas"]["LaunchPod"] | components["schemas"]["MovePod"] | components["schemas"]["SendSaboteurs"] | components["schemas"]["CasualtyOrder"] | components["schemas"]["Gsc2Repair"] | components["schemas"]["Gsc2EndPhase"] | components["schemas"]["Gsc2ForcePhase"] | components["schemas"]["MakeRuling"] | components["schemas"]["Start"] | components["schemas"]["CommitSensors"] | components["schemas"]["Detect"] | components["schemas"]["AscLockOn"] | components["schemas"]["AllStop"] | components["schemas"]["AscMove"] | components["schemas"]["AscFire"] | components["schemas"]["AscRepair"] | components["schemas"]["AscEndPhase"] | components["schemas"]["AscForcePhase"] | components["schemas"]["ChangeRole"] | components["schemas"]["BattleStations"] | components["schemas"]["StarfinderPass"] | components["schemas"]["Patch"] | components["schemas"]["Divert"] | components["schemas"]["StarfinderMove"] | components["schemas"]["BackOff"] | components["schemas"]["BarrelRoll"] | components["schemas"]["Evade"] | components["schemas"]["FlipAndBurn"] | components["schemas"]["Flyby"] | components["schemas"]["Slide"] | components["schemas"]["TurnInPlace"] | components["schemas"]["Scan"] | components["schemas"]["StarfinderLockOn"] | components["schemas"]["Countermeasures"] | components["schemas"]["StarfinderFire"] | components["schemas"]["Encourage"] | components["schemas"]["StarfinderForcePhase"] | components["schemas"]["GenerateMap"] | components["schemas"]["ApproveTechnology"] | components["schemas"]["ApproveStandardNavy"] | components["schemas"]["RecordRuling"] | components["schemas"]["CloseTurn"] | components["schemas"]["RecordBattle"] | components["schemas"]["LinkBattle"] | components["schemas"]["ResolveDisengagement"] | components["schemas"]["EndCampaign"] | components["schemas"]["ClaimHomeworld"] | components["schemas"]["Expand"] | components["schemas"]["BuyShip"] | components["schemas"]["BuyModule"] | components["schemas"]["BuySpares"] | components["schemas"]["BuyDefences"] | components["schemas"]["PlaceDummy"] | components["schemas"]["Ready"] | components["schemas"]["SubmitOrders"] | components["schemas"]["SplitGroup"] | components["schemas"]["MergeGroups"] | components["schemas"]["SetCloak"] | components["schemas"]["CloseRoute"] | components["schemas"]["Scout"] | components["schemas"]["SetMaintenance"] | components["schemas"]["LayKeel"] | components["schemas"]["RepairShip"] | components["schemas"]["InspectJuryRig"] | components["schemas"]["Refit"] | components["schemas"]["SwapModule"] | components["schemas"]["RebuildCapture"] | components["schemas"]["SellCapture"] | components["schemas"]["RebuildDefences"] | components["schemas"]["RepairRepulse"] | components["schemas"]["Engage"] | components["schemas"]["ChoosePosture"] | components["schemas"]["Recon"] | components["schemas"]["AssaultDefences"] | components["schemas"]["HoldOff"] | components["schemas"]["DeclareFormation"];
+        Command: components["schemas"]["Gsc2Move"] | components["schemas"]["Disengage"] | components["schemas"]["Gsc2Pass"] | components["schemas"]["ChooseOrder"] | components["schemas"]["FireTractor"] | components["schemas"]["Gsc2Launch"] | components["schemas"]["MoveMissiles"] | components["schemas"]["Gsc2Fire"] | components["schemas"]["Gsc2Board"] | components["schemas"]["LaunchPod"] | components["schemas"]["MovePod"] | components["schemas"]["SendSaboteurs"] | components["schemas"]["CasualtyOrder"] | components["schemas"]["Gsc2Repair"] | components["schemas"]["Gsc2EndPhase"] | components["schemas"]["Gsc2ForcePhase"] | components["schemas"]["MakeRuling"] | components["schemas"]["Start"] | components["schemas"]["CommitSensors"] | components["schemas"]["Detect"] | components["schemas"]["AscLockOn"] | components["schemas"]["AllStop"] | components["schemas"]["AscMove"] | components["schemas"]["AscLaunch"] | components["schemas"]["Recover"] | components["schemas"]["AscFire"] | components["schemas"]["AscRepair"] | components["schemas"]["AscEndPhase"] | components["schemas"]["AscForcePhase"] | components["schemas"]["ChangeRole"] | components["schemas"]["BattleStations"] | components["schemas"]["StarfinderPass"] | components["schemas"]["Patch"] | components["schemas"]["Divert"] | components["schemas"]["StarfinderMove"] | components["schemas"]["BackOff"] | components["schemas"]["BarrelRoll"] | components["schemas"]["Evade"] | components["schemas"]["FlipAndBurn"] | components["schemas"]["Flyby"] | components["schemas"]["Slide"] | components["schemas"]["TurnInPlace"] | components["schemas"]["Scan"] | components["schemas"]["StarfinderLockOn"] | components["schemas"]["Countermeasures"] | components["schemas"]["StarfinderFire"] | components["schemas"]["Encourage"] | components["schemas"]["StarfinderForcePhase"] | components["schemas"]["GenerateMap"] | components["schemas"]["ApproveTechnology"] | components["schemas"]["ApproveStandardNavy"] | components["schemas"]["RecordRuling"] | components["schemas"]["CloseTurn"] | components["schemas"]["RecordBattle"] | components["schemas"]["LinkBattle"] | components["schemas"]["ResolveDisengagement"] | components["schemas"]["EndCampaign"] | components["schemas"]["ClaimHomeworld"] | components["schemas"]["Expand"] | components["schemas"]["BuyShip"] | components["schemas"]["BuyModule"] | components["schemas"]["BuySpares"] | components["schemas"]["BuyDefences"] | components["schemas"]["PlaceDummy"] | components["schemas"]["Ready"] | components["schemas"]["SubmitOrders"] | components["schemas"]["SplitGroup"] | components["schemas"]["MergeGroups"] | components["schemas"]["SetCloak"] | components["schemas"]["CloseRoute"] | components["schemas"]["Scout"] | components["schemas"]["SetMaintenance"] | components["schemas"]["LayKeel"] | components["schemas"]["RepairShip"] | components["schemas"]["InspectJuryRig"] | components["schemas"]["Refit"] | components["schemas"]["SwapModule"] | components["schemas"]["RebuildCapture"] | components["schemas"]["SellCapture"] | components["schemas"]["RebuildDefences"] | components["schemas"]["RepairRepulse"] | components["schemas"]["Engage"] | components["schemas"]["ChoosePosture"] | components["schemas"]["Recon"] | components["schemas"]["AssaultDefences"] | components["schemas"]["HoldOff"] | components["schemas"]["DeclareFormation"];
         /**
          * CommandAccepted
          * @description The events a command appended, as the caller may see them, and the game's new version.
@@ -2134,9 +2369,11 @@ export interface components {
         };
         /**
          * DeadlineState
-         * @description The game's deadline (null: it has none).
+         * @description The game's deadline and clocks (null: it has none).
          */
         DeadlineState: {
+            /** @default null */
+            clock?: components["schemas"]["GameClock"] | null;
             deadline: components["schemas"]["Deadline"] | null;
             game_id: string;
         };
@@ -2454,6 +2691,8 @@ export interface components {
                 [key: string]: string;
             };
             seed: string;
+            /** @default 0 */
+            slots?: number;
             turn: number;
         };
         /**
@@ -2999,7 +3238,7 @@ export interface components {
          * Envelope
          * @description one event as recorded (seq, turn, phase, actor, time, the dice it rolled) and its data: the event of that type, as the caller may see it
          */
-        Envelope: components["schemas"]["GameCreatedEnvelope"] | components["schemas"]["DiceCommittedEnvelope"] | components["schemas"]["DiceRevealedEnvelope"] | components["schemas"]["DiceDisclosedEnvelope"] | components["schemas"]["GameRewoundEnvelope"] | components["schemas"]["BotSeatedEnvelope"] | components["schemas"]["BotUnseatedEnvelope"] | components["schemas"]["TableMessageEnvelope"] | components["schemas"]["DeadlineSetEnvelope"] | components["schemas"]["DeadlinePassedEnvelope"] | components["schemas"]["GameStartedEnvelope"] | components["schemas"]["TurnStartedEnvelope"] | components["schemas"]["Gsc2PhaseStartedEnvelope"] | components["schemas"]["TerrainDriftedEnvelope"] | components["schemas"]["RollOffEnvelope"] | components["schemas"]["OrderSetEnvelope"] | components["schemas"]["Gsc2ShipMovedEnvelope"] | components["schemas"]["TractorFiredEnvelope"] | components["schemas"]["SideDoneEnvelope"] | components["schemas"]["MissilesLaunchedEnvelope"] | components["schemas"]["MissilesMovedEnvelope"] | components["schemas"]["MissileAttackEnvelope"] | components["schemas"]["BeamFiredEnvelope"] | components["schemas"]["Gsc2DamageAppliedEnvelope"] | components["schemas"]["PodLaunchedEnvelope"] | components["schemas"]["PodMovedEnvelope"] | components["schemas"]["BoardingDeclaredEnvelope"] | components["schemas"]["SaboteursSentEnvelope"] | components["schemas"]["CasualtyOrderSetEnvelope"] | components["schemas"]["BoardingResolvedEnvelope"] | components["schemas"]["TroopCombatEnvelope"] | components["schemas"]["SystemSabotagedEnvelope"] | components["schemas"]["ShipCapturedEnvelope"] | components["schemas"]["RepairedEnvelope"] | components["schemas"]["RulingMadeEnvelope"] | components["schemas"]["Gsc2GameOverEnvelope"] | components["schemas"]["SensorsCommittedEnvelope"] | components["schemas"]["SensorsRevealedEnvelope"] | components["schemas"]["DetectionAttemptedEnvelope"] | components["schemas"]["LockTakenEnvelope"] | components["schemas"]["LocksLostEnvelope"] | components["schemas"]["AllStoppedEnvelope"] | components["schemas"]["MovedEnvelope"] | components["schemas"]["PhaseEndedEnvelope"] | components["schemas"]["PhaseChangedEnvelope"] | components["schemas"]["FireDeclaredEnvelope"] | components["schemas"]["ShotResolvedEnvelope"] | components["schemas"]["DamageTakenEnvelope"] | components["schemas"]["BackupTookOverEnvelope"] | components["schemas"]["RepairsRolledEnvelope"] | components["schemas"]["ContinuingDamageEnvelope"] | components["schemas"]["VesselDestroyedEnvelope"] | components["schemas"]["GameEndedEnvelope"] | components["schemas"]["RoundStartedEnvelope"] | components["schemas"]["StarfinderPhaseStartedEnvelope"] | components["schemas"]["RoleChangeRequestedEnvelope"] | components["schemas"]["BattleStationsDeclaredEnvelope"] | components["schemas"]["PassedEnvelope"] | components["schemas"]["EngineeringDeclaredEnvelope"] | components["schemas"]["EngineeringResolvedEnvelope"] | components["schemas"]["HelmOrderSetEnvelope"] | components["schemas"]["SlotOpenedEnvelope"] | components["schemas"]["StarfinderShipMovedEnvelope"] | components["schemas"]["AttackedEnvelope"] | components["schemas"]["ProjectileCheckedEnvelope"] | components["schemas"]["StarfinderDamageAppliedEnvelope"] | components["schemas"]["ScienceResultEnvelope"] | components["schemas"]["EncouragedEnvelope"] | components["schemas"]["StarfinderGameOverEnvelope"] | components["schemas"]["MapGeneratedEnvelope"] | components["schemas"]["HomeworldClaimedEnvelope"] | components["schemas"]["WorldClaimedEnvelope"] | components["schemas"]["ExpansionFailedEnvelope"] | components["schemas"]["PicksForfeitedEnvelope"] | components["schemas"]["CampaignPhaseChangedEnvelope"] | components["schemas"]["TechnologyApprovedEnvelope"] | components["schemas"]["RulingRecordedEnvelope"] | components["schemas"]["PlayerReadyEnvelope"] | components["schemas"]["StrategicTurnStartedEnvelope"] | components["schemas"]["EconomicTurnStartedEnvelope"] | components["schemas"]["OrdersRevealedEnvelope"] | components["schemas"]["TurnEndedEnvelope"] | components["schemas"]["WorldScoutedEnvelope"] | components["schemas"]["CampaignEndedEnvelope"] | components["schemas"]["IncomesRolledEnvelope"] | components["schemas"]["ShipBoughtEnvelope"] | components["schemas"]["ModuleBoughtEnvelope"] | components["schemas"]["SparesBoughtEnvelope"] | components["schemas"]["DefencesBoughtEnvelope"] | components["schemas"]["DummyPlacedEnvelope"] | components["schemas"]["GroupSplitEnvelope"] | components["schemas"]["GroupsMergedEnvelope"] | components["schemas"]["CloakSetEnvelope"] | components["schemas"]["RouteClosedEnvelope"] | components["schemas"]["MaintenanceSetEnvelope"] | components["schemas"]["StandardNavyApprovedEnvelope"] | components["schemas"]["KeelLaidEnvelope"] | components["schemas"]["KeelsWorkedEnvelope"] | components["schemas"]["RepairOrderedEnvelope"] | components["schemas"]["JuryRigInspectedEnvelope"] | components["schemas"]["RefittedEnvelope"] | components["schemas"]["ModuleSwappedEnvelope"] | components["schemas"]["CaptureRebuiltEnvelope"] | components["schemas"]["CaptureSoldEnvelope"] | components["schemas"]["DefenceRebuildOrderedEnvelope"] | components["schemas"]["RepulseRepairedEnvelope"] | components["schemas"]["RepulseAllocatedEnvelope"] | components["schemas"]["GroupMovedEnvelope"] | components["schemas"]["DepartedEnvelope"] | components["schemas"]["EconomyReportEnvelope"] | components["schemas"]["IntelGatheredEnvelope"] | components["schemas"]["OrdersSubmittedEnvelope"] | components["schemas"]["DummiesRevealedEnvelope"] | components["schemas"]["StepOpenedEnvelope"] | components["schemas"]["ChoiceMadeEnvelope"] | components["schemas"]["StepResolvedEnvelope"] | components["schemas"]["BattleStartedEnvelope"] | components["schemas"]["FormationDeclaredEnvelope"] | components["schemas"]["BattleLinkedEnvelope"] | components["schemas"]["BattleRecordedEnvelope"] | components["schemas"]["DisengagementResolvedEnvelope"] | components["schemas"]["AssaultResolvedEnvelope"] | components["schemas"]["WorldTakenEnvelope"] | components["schemas"]["DrivenOffEnvelope"] | components["schemas"]["InterdictionLiftedEnvelope"];
+        Envelope: components["schemas"]["GameCreatedEnvelope"] | components["schemas"]["DiceCommittedEnvelope"] | components["schemas"]["DiceRevealedEnvelope"] | components["schemas"]["DiceDisclosedEnvelope"] | components["schemas"]["GameRewoundEnvelope"] | components["schemas"]["BotSeatedEnvelope"] | components["schemas"]["BotUnseatedEnvelope"] | components["schemas"]["TableMessageEnvelope"] | components["schemas"]["DeadlineSetEnvelope"] | components["schemas"]["DeadlinePassedEnvelope"] | components["schemas"]["ClockSetEnvelope"] | components["schemas"]["ClockRanOutEnvelope"] | components["schemas"]["GameStartedEnvelope"] | components["schemas"]["TurnStartedEnvelope"] | components["schemas"]["Gsc2PhaseStartedEnvelope"] | components["schemas"]["TerrainDriftedEnvelope"] | components["schemas"]["RollOffEnvelope"] | components["schemas"]["OrderSetEnvelope"] | components["schemas"]["Gsc2ShipMovedEnvelope"] | components["schemas"]["TractorFiredEnvelope"] | components["schemas"]["SideDoneEnvelope"] | components["schemas"]["MissilesLaunchedEnvelope"] | components["schemas"]["MissilesMovedEnvelope"] | components["schemas"]["MissileAttackEnvelope"] | components["schemas"]["BeamFiredEnvelope"] | components["schemas"]["Gsc2DamageAppliedEnvelope"] | components["schemas"]["PodLaunchedEnvelope"] | components["schemas"]["PodMovedEnvelope"] | components["schemas"]["BoardingDeclaredEnvelope"] | components["schemas"]["SaboteursSentEnvelope"] | components["schemas"]["CasualtyOrderSetEnvelope"] | components["schemas"]["BoardingResolvedEnvelope"] | components["schemas"]["TroopCombatEnvelope"] | components["schemas"]["SystemSabotagedEnvelope"] | components["schemas"]["ShipCapturedEnvelope"] | components["schemas"]["RepairedEnvelope"] | components["schemas"]["RulingMadeEnvelope"] | components["schemas"]["Gsc2GameOverEnvelope"] | components["schemas"]["SensorsCommittedEnvelope"] | components["schemas"]["SensorsRevealedEnvelope"] | components["schemas"]["DetectionAttemptedEnvelope"] | components["schemas"]["LockTakenEnvelope"] | components["schemas"]["LocksLostEnvelope"] | components["schemas"]["AllStoppedEnvelope"] | components["schemas"]["MovedEnvelope"] | components["schemas"]["LaunchedEnvelope"] | components["schemas"]["RecoveredEnvelope"] | components["schemas"]["PhaseEndedEnvelope"] | components["schemas"]["PhaseChangedEnvelope"] | components["schemas"]["FireDeclaredEnvelope"] | components["schemas"]["ShotResolvedEnvelope"] | components["schemas"]["DamageTakenEnvelope"] | components["schemas"]["BackupTookOverEnvelope"] | components["schemas"]["RepairsRolledEnvelope"] | components["schemas"]["ContinuingDamageEnvelope"] | components["schemas"]["VesselDestroyedEnvelope"] | components["schemas"]["GameEndedEnvelope"] | components["schemas"]["RoundStartedEnvelope"] | components["schemas"]["StarfinderPhaseStartedEnvelope"] | components["schemas"]["RoleChangeRequestedEnvelope"] | components["schemas"]["BattleStationsDeclaredEnvelope"] | components["schemas"]["PassedEnvelope"] | components["schemas"]["EngineeringDeclaredEnvelope"] | components["schemas"]["EngineeringResolvedEnvelope"] | components["schemas"]["HelmOrderSetEnvelope"] | components["schemas"]["SlotOpenedEnvelope"] | components["schemas"]["StarfinderShipMovedEnvelope"] | components["schemas"]["AttackedEnvelope"] | components["schemas"]["ProjectileCheckedEnvelope"] | components["schemas"]["StarfinderDamageAppliedEnvelope"] | components["schemas"]["ScienceResultEnvelope"] | components["schemas"]["EncouragedEnvelope"] | components["schemas"]["StarfinderGameOverEnvelope"] | components["schemas"]["MapGeneratedEnvelope"] | components["schemas"]["HomeworldClaimedEnvelope"] | components["schemas"]["WorldClaimedEnvelope"] | components["schemas"]["ExpansionFailedEnvelope"] | components["schemas"]["PicksForfeitedEnvelope"] | components["schemas"]["CampaignPhaseChangedEnvelope"] | components["schemas"]["TechnologyApprovedEnvelope"] | components["schemas"]["RulingRecordedEnvelope"] | components["schemas"]["PlayerReadyEnvelope"] | components["schemas"]["StrategicTurnStartedEnvelope"] | components["schemas"]["EconomicTurnStartedEnvelope"] | components["schemas"]["OrdersRevealedEnvelope"] | components["schemas"]["TurnEndedEnvelope"] | components["schemas"]["WorldScoutedEnvelope"] | components["schemas"]["CampaignEndedEnvelope"] | components["schemas"]["IncomesRolledEnvelope"] | components["schemas"]["ShipBoughtEnvelope"] | components["schemas"]["ModuleBoughtEnvelope"] | components["schemas"]["SparesBoughtEnvelope"] | components["schemas"]["DefencesBoughtEnvelope"] | components["schemas"]["DummyPlacedEnvelope"] | components["schemas"]["GroupSplitEnvelope"] | components["schemas"]["GroupsMergedEnvelope"] | components["schemas"]["CloakSetEnvelope"] | components["schemas"]["RouteClosedEnvelope"] | components["schemas"]["MaintenanceSetEnvelope"] | components["schemas"]["StandardNavyApprovedEnvelope"] | components["schemas"]["KeelLaidEnvelope"] | components["schemas"]["KeelsWorkedEnvelope"] | components["schemas"]["RepairOrderedEnvelope"] | components["schemas"]["JuryRigInspectedEnvelope"] | components["schemas"]["RefittedEnvelope"] | components["schemas"]["ModuleSwappedEnvelope"] | components["schemas"]["CaptureRebuiltEnvelope"] | components["schemas"]["CaptureSoldEnvelope"] | components["schemas"]["DefenceRebuildOrderedEnvelope"] | components["schemas"]["RepulseRepairedEnvelope"] | components["schemas"]["RepulseAllocatedEnvelope"] | components["schemas"]["GroupMovedEnvelope"] | components["schemas"]["DepartedEnvelope"] | components["schemas"]["EconomyReportEnvelope"] | components["schemas"]["IntelGatheredEnvelope"] | components["schemas"]["OrdersSubmittedEnvelope"] | components["schemas"]["DummiesRevealedEnvelope"] | components["schemas"]["StepOpenedEnvelope"] | components["schemas"]["ChoiceMadeEnvelope"] | components["schemas"]["StepResolvedEnvelope"] | components["schemas"]["BattleStartedEnvelope"] | components["schemas"]["FormationDeclaredEnvelope"] | components["schemas"]["BattleLinkedEnvelope"] | components["schemas"]["BattleRecordedEnvelope"] | components["schemas"]["DisengagementResolvedEnvelope"] | components["schemas"]["AssaultResolvedEnvelope"] | components["schemas"]["WorldTakenEnvelope"] | components["schemas"]["DrivenOffEnvelope"] | components["schemas"]["InterdictionLiftedEnvelope"];
         /**
          * ErrorFrame
          * @description A refused command (with its ``ref``) or a refused connection (then close code 1008).
@@ -3045,7 +3284,8 @@ export interface components {
         };
         /**
          * EventFrame
-         * @description One envelope the caller may see, in seq order (hidden seqs are skipped).
+         * @description One envelope the caller may see, in seq order (hidden seqs are skipped). With ?frames=view, an
+         *         update's last event frame carries ``view``: the viewer's view and options after it.
          */
         EventFrame: {
             event: components["schemas"]["Envelope"];
@@ -3054,6 +3294,8 @@ export interface components {
              * @enum {string}
              */
             kind: "event";
+            /** @default null */
+            view?: components["schemas"]["StreamView"] | null;
         };
         /** EventsPage */
         EventsPage: {
@@ -3328,6 +3570,26 @@ export interface components {
             type: "ftcampaign.formation_declared";
             v: number;
         };
+        /**
+         * GameClock
+         * @description A game's chess-style clocks (issue 39): each seat's bank at the start, the increment given back when
+         *         a seat stops being awaited, the command appended as the umpire when a bank runs out, the seats whose
+         *         clocks run now, each seat's seconds left now and when the first running bank runs out (UTC).
+         */
+        GameClock: {
+            command: {
+                [key: string]: unknown;
+            };
+            due_at: string | null;
+            increment: number;
+            phase: string | null;
+            running: string[];
+            seconds: number;
+            seconds_left: {
+                [key: string]: number;
+            };
+            turn: number | null;
+        };
         /** GameCreated */
         GameCreated: {
             /** @default null */
@@ -3386,6 +3648,8 @@ export interface components {
             /** @default null */
             imported_from?: string | null;
             links: components["schemas"]["Links"];
+            /** @default null */
+            requested_at?: number | null;
             ruleset: string;
             ruleset_version: string;
             seats: {
@@ -3501,6 +3765,8 @@ export interface components {
         /** GameSummary */
         GameSummary: {
             at: number;
+            /** @default null */
+            clock?: components["schemas"]["GameClock"] | null;
             /** @default null */
             deadline?: components["schemas"]["Deadline"] | null;
             game_id: string;
@@ -3774,6 +4040,17 @@ export interface components {
              */
             type: "gsc2.game_over";
             v: number;
+        };
+        /** Gsc2Launch */
+        Gsc2Launch: {
+            battery: string;
+            ship: string;
+            target: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gsc2.launch";
         };
         /**
          * Gsc2Move
@@ -4225,17 +4502,6 @@ export interface components {
             label: string;
             revoked_at: string | null;
         };
-        /** Launch */
-        Launch: {
-            battery: string;
-            ship: string;
-            target: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "gsc2.launch";
-        };
         /** LaunchPod */
         LaunchPod: {
             ship: string;
@@ -4246,6 +4512,44 @@ export interface components {
              * @enum {string}
              */
             type: "gsc2.launch_pod";
+        };
+        /**
+         * Launched
+         * @description A small craft left its carrier's hangar into the carrier's hex (ASC-CRAFT-1, ruling ASC-R-28).
+         */
+        Launched: {
+            craft: string | null;
+            /** @default null */
+            facing?: number | null;
+            hex: components["schemas"]["Hex"];
+            vessel: string | null;
+        };
+        /**
+         * LaunchedEnvelope
+         * @description an envelope of a asc.launched event: its data is Launched
+         */
+        LaunchedEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["Launched"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "asc.launched";
+            v: number;
         };
         /** LayKeel */
         LayKeel: {
@@ -4819,6 +5123,27 @@ export interface components {
             player_id: string;
         };
         /**
+         * NewPasskey
+         * @description The browser's answer to a registration: ``credential`` is ``PublicKeyCredential.toJSON()`` (id, rawId,
+         *         type and response.clientDataJSON / attestationObject / transports, base64url).
+         */
+        NewPasskey: {
+            challenge_id: string;
+            credential: {
+                [key: string]: unknown;
+            };
+            /** @default passkey */
+            label?: string;
+        };
+        /**
+         * NewPasskeyOptions
+         * @description POST /v1/players/me/passkeys/options: nothing needed (a body may be empty).
+         */
+        NewPasskeyOptions: {
+            /** @default passkey */
+            label?: string;
+        };
+        /**
          * NewPlayer
          * @description POST /v1/players and POST /v1/players/me/keys: a label naming the device the key is for.
          */
@@ -4866,6 +5191,8 @@ export interface components {
         Notification: {
             game_id: string;
             id: string;
+            /** @default null */
+            linked_game_id?: string | null;
             must_act: boolean;
             over: boolean;
             phase: string;
@@ -5049,6 +5376,59 @@ export interface components {
              */
             type: "starfinder.passed";
             v: number;
+        };
+        /**
+         * PasskeyInfo
+         * @description A passkey bound to the player (its public key stays on the server).
+         */
+        PasskeyInfo: {
+            created_at: string;
+            credential_id: string;
+            label: string;
+            last_used_at: string | null;
+        };
+        /** PasskeyList */
+        PasskeyList: {
+            passkeys: components["schemas"]["PasskeyInfo"][];
+        };
+        /**
+         * PasskeyLogin
+         * @description The browser's answer to a login: ``credential`` is ``PublicKeyCredential.toJSON()`` of the assertion
+         *         (response.clientDataJSON / authenticatorData / signature / userHandle). ``label`` names the device the
+         *         personal key it gets is for.
+         */
+        PasskeyLogin: {
+            challenge_id: string;
+            credential: {
+                [key: string]: unknown;
+            };
+            /** @default passkey login */
+            label?: string;
+        };
+        /**
+         * PasskeyOptions
+         * @description A WebAuthn ceremony's options: ``public_key`` is what ``navigator.credentials.create`` (registration)
+         *         or ``.get`` (login) takes as ``publicKey``, its binary fields base64url (``PublicKeyCredential.
+         *         parseCreationOptionsFromJSON`` / ``parseRequestOptionsFromJSON`` read it as it is). ``challenge_id`` names
+         *         the server-side challenge the answer must come back with: single use, expiring after five minutes.
+         */
+        PasskeyOptions: {
+            challenge_id: string;
+            public_key: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * PasskeySession
+         * @description A passkey login's answer: a new personal key for this device (shown once, revocable as any other),
+         *         and the passkey that signed in.
+         */
+        PasskeySession: {
+            credential_id: string;
+            key: string;
+            key_id: string;
+            label: string;
+            player_id: string;
         };
         /**
          * Patch
@@ -5538,6 +5918,53 @@ export interface components {
             type: "ftcampaign.record_ruling";
             /** @default null */
             umpire?: string | null;
+        };
+        /**
+         * Recover
+         * @description ASC-CRAFT-1 (ruling ASC-R-30): a small craft in its carrier's hex goes back aboard.
+         */
+        Recover: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "asc.recover";
+            vessel: string;
+        };
+        /**
+         * Recovered
+         * @description A small craft went back aboard its carrier (ruling ASC-R-30).
+         */
+        Recovered: {
+            craft: string | null;
+            vessel: string | null;
+        };
+        /**
+         * RecoveredEnvelope
+         * @description an envelope of a asc.recovered event: its data is Recovered
+         */
+        RecoveredEnvelope: {
+            actor: string;
+            /** @default null */
+            command_id?: string | null;
+            data: components["schemas"]["Recovered"];
+            /** @default null */
+            dice?: components["schemas"]["DiceMaterial"] | null;
+            game_id: string;
+            phase: string;
+            recorded_at: string;
+            /** @default [] */
+            rolls?: components["schemas"]["Roll"][];
+            seq: number;
+            /** @default false */
+            superseded?: boolean;
+            turn: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "asc.recovered";
+            v: number;
         };
         /** Refit */
         Refit: {
@@ -6329,7 +6756,7 @@ export interface components {
          * ServerFrame
          * @description a frame the server sends on WS /v1/games/{game_id}/stream (openapi/asyncapi.json), told apart by kind
          */
-        ServerFrame: components["schemas"]["EventFrame"] | components["schemas"]["EventsPageFrame"] | components["schemas"]["SnapshotFrame"] | components["schemas"]["CaughtUpFrame"] | components["schemas"]["PingFrame"] | components["schemas"]["ResultFrame"] | components["schemas"]["ErrorFrame"];
+        ServerFrame: components["schemas"]["EventFrame"] | components["schemas"]["EventsPageFrame"] | components["schemas"]["SnapshotFrame"] | components["schemas"]["CaughtUpFrame"] | components["schemas"]["PingFrame"] | components["schemas"]["ResultFrame"] | components["schemas"]["ErrorFrame"] | components["schemas"]["SpectatorMessageFrame"];
         /** SetCloak */
         SetCloak: {
             group: string;
@@ -6712,6 +7139,19 @@ export interface components {
             name: string;
             posted_at: string;
             text: string;
+        };
+        /**
+         * SpectatorMessageFrame
+         * @description A message said in the spectators' channel just now (issue 39): sent live to spectators' and the
+         *         umpire's connections only, never a seat's, and never in the game's log (POST …/spectator-messages).
+         */
+        SpectatorMessageFrame: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "spectator_message";
+            message: components["schemas"]["SpectatorMessage"];
         };
         /**
          * SpectatorMessageList
@@ -7169,6 +7609,15 @@ export interface components {
              */
             type: "ftcampaign.turn_started";
             v: number;
+        };
+        /**
+         * StreamView
+         * @description With ?frames=view: the viewer's view after an update, what GET /v1/games/{id} (``game``, without
+         *         ``deadline`` and ``clock``: the time is read over HTTP) and GET /options (``options``) would answer.
+         */
+        StreamView: {
+            game: components["schemas"]["GameSummary"];
+            options: components["schemas"]["OptionsResponse"];
         };
         /**
          * Strike
@@ -8226,6 +8675,139 @@ export interface operations {
             };
         };
     };
+    get_clock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The game's clocks (null: it has none). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClockState"];
+                };
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such game (or scenario, or turn) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    put_clock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClockRequest"];
+            };
+        };
+        responses: {
+            /** @description The game's clocks (null: it has none). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClockState"];
+                };
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the caller may not do this (a spectator, another seat's piece, not the umpire) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such game (or scenario, or turn) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request or command is invalid, or a rule refuses it (the problem names the rule or field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     post_command: {
         parameters: {
             query?: never;
@@ -8332,7 +8914,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The game's deadline (null: it has none). */
+            /** @description The game's deadline and clocks (null: it has none). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8387,7 +8969,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The game's deadline (null: it has none). */
+            /** @description The game's deadline and clocks (null: it has none). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9198,6 +9780,108 @@ export interface operations {
             };
         };
     };
+    post_login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PasskeyLogin"];
+            };
+        };
+        responses: {
+            /** @description A passkey login's answer: a new personal key for this device (shown once, revocable as any other), */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeySession"];
+                };
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request or command is invalid, or a rule refuses it (the problem names the rule or field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post_login_options: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A WebAuthn ceremony's options: ``public_key`` is what ``navigator.credentials.create`` (registration) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyOptions"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     create_player: {
         parameters: {
             query?: never;
@@ -9488,6 +10172,219 @@ export interface operations {
             header?: never;
             path: {
                 key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done (no body) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such game (or scenario, or turn) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_passkeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description PasskeyList */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyList"];
+                };
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post_passkey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NewPasskey"];
+            };
+        };
+        responses: {
+            /** @description A passkey bound to the player (its public key stays on the server). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyInfo"];
+                };
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request or command is invalid, or a rule refuses it (the problem names the rule or field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post_passkey_options: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NewPasskeyOptions"];
+            };
+        };
+        responses: {
+            /** @description A WebAuthn ceremony's options: ``public_key`` is what ``navigator.credentials.create`` (registration) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyOptions"];
+                };
+            };
+            /** @description the token opens no seat of this game */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the request or command is invalid, or a rule refuses it (the problem names the rule or field) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many requests: slow down and retry after the Retry-After header */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete_passkey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                credential_id: string;
             };
             cookie?: never;
         };

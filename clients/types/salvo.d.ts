@@ -32,7 +32,9 @@ export type ServerFrame =
   | Schemas["CaughtUpFrame"]
   | Schemas["PingFrame"]
   | Schemas["ResultFrame"]
-  | Schemas["ErrorFrame"];
+  | Schemas["ErrorFrame"]
+  | Schemas["SpectatorMessageFrame"];
+export type SpectatorMessage = Schemas["SpectatorMessage"];
 export type ClientFrame = Schemas["CommandFrame"];
 export type ErrorFrame = Schemas["ErrorFrame"];
 

@@ -133,11 +133,12 @@ export class GameStream {
    * @param {string | null} token
    * @param {{onEvent?: (env: Envelope) => void, onCaughtUp?: (seq: number) => void,
    *          onState?: (state: string) => void, onError?: (frame: ErrorFrame) => void,
-   *          onView?: (view: StreamView, seq: number) => void}} [handlers]
+   *          onView?: (view: StreamView, seq: number) => void,
+   *          onSpectatorMessage?: (message: import("../types/salvo").SpectatorMessage) => void}} [handlers]
    * With ``onView`` the stream is opened with ?frames=view: each update's last message carries the
    * viewer's view and options after it (no GET per update; openapi/websocket.md).
    */
-  constructor(gameId, token, { onEvent, onCaughtUp, onState, onError, onView } = {}) {
+  constructor(gameId, token, { onEvent, onCaughtUp, onState, onError, onView, onSpectatorMessage } = {}) {
     this.gameId = gameId;
     this.token = token;
     this.last = 0;
@@ -146,6 +147,7 @@ export class GameStream {
     this.onCaughtUp = onCaughtUp || (() => {});
     this.onState = onState || (() => {});
     this.onError = onError || (() => {});
+    this.onSpectatorMessage = onSpectatorMessage || (() => {});
     this.ws = null;
     this.closed = false;
     this.retry = 0;
@@ -190,6 +192,8 @@ export class GameStream {
       } else if (m.kind === "error") {
         this.fatal = true;
         this.onError(m);
+      } else if (m.kind === "spectator_message") {
+        this.onSpectatorMessage(m.message); // the spectators' channel, live (spectators and the umpire)
       }
     };
     ws.onclose = (ev) => {

@@ -44,7 +44,12 @@ def build_asyncapi(version: str) -> dict[str, Any]:
             "umpire, spectators: each sees only what it may). Reconnect with after=<last seq "
             "seen> on any drop: nothing is lost or repeated. Close code 1013 with reason "
             '"slow consumer; resume after=N" asks for exactly that; 1008 follows an error '
-            "frame (bad token, unknown game). See openapi/websocket.md.",
+            "frame (bad token, unknown game). Time and the table (issue 39) are envelopes like any other: "
+            "table.message (table talk, only to its audience), deadline.set and deadline.passed, clock.set "
+            "and clock.ran_out (the command the service appends follows each, as the umpire); the time "
+            "left is GET /v1/games/{id}/deadline. The spectators' channel is never in the log: its "
+            "messages come live as spectator_message frames to spectators' and the umpire's "
+            "connections only. See openapi/websocket.md.",
         },
         "defaultContentType": "application/json",
         "servers": {
@@ -116,7 +121,8 @@ def build_asyncapi(version: str) -> dict[str, Any]:
                 "action": "send",
                 "channel": {"$ref": f"#/channels/{CHANNEL}"},
                 "summary": "Envelopes in seq order (or a snapshot, then the envelopes after it), caught_up "
-                "once, heartbeats; errors before a 1008 close",
+                "once, heartbeats, the spectators' channel (spectators and the umpire); errors before a 1008 "
+                "close",
                 "messages": _refs(c.SERVER_FRAMES),
                 "security": security,
             },

@@ -315,6 +315,22 @@ class ErrorFrame(msgspec.Struct, tag_field="kind", tag="error", kw_only=True):
     field: str | None = None
 
 
+class SpectatorMessage(msgspec.Struct):
+    """One message of the spectators' channel (never in the game's log)."""
+
+    id: int
+    name: str
+    text: str
+    posted_at: str
+
+
+class SpectatorMessageFrame(msgspec.Struct, tag_field="kind", tag="spectator_message"):
+    """A message said in the spectators' channel just now (issue 39): sent live to spectators' and the
+    umpire's connections only, never a seat's, and never in the game's log (POST …/spectator-messages)."""
+
+    message: SpectatorMessage
+
+
 class CommandFrame(msgspec.Struct, tag_field="kind", tag="command", kw_only=True):
     """A command sent by a seat or umpire connection (the same decide path as POST /commands)."""
 
@@ -333,5 +349,6 @@ SERVER_FRAMES: tuple[type[Any], ...] = (
     PingFrame,
     ResultFrame,
     ErrorFrame,
+    SpectatorMessageFrame,
 )
 CLIENT_FRAMES: tuple[type[Any], ...] = (CommandFrame,)

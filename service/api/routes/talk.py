@@ -16,6 +16,7 @@ from service.events.rows import now_iso
 from service.events.table_events import MAX_MESSAGE_CHARS
 
 from ..bodies import decode_body
+from ..contract import SpectatorMessage
 from ..deps import ServiceDep, ViewerDep, client_address
 from ..jsonresponse import MsgspecResponse
 from ..problems import TooManyRequests
@@ -54,15 +55,6 @@ class PostSpectatorMessage(msgspec.Struct, forbid_unknown_fields=True):
 
     text: str
     name: str = "spectator"
-
-
-class SpectatorMessage(msgspec.Struct):
-    """One message of the spectators' channel (never in the game's log)."""
-
-    id: int
-    name: str
-    text: str
-    posted_at: str
 
 
 class SpectatorMessageList(msgspec.Struct):
