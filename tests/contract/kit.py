@@ -215,44 +215,39 @@ def check_outcome(ruleset: Ruleset[Any, Any], state: Any, label: str) -> list[Fi
     return out
 
 
-def _served(ruleset: Ruleset[Any, Any], state: Any, viewer: Viewer, events: list[Any]) -> Any:
-    """Everything ``viewer`` is served of ``state`` (and of ``events``, redacted for it), as JSON builtins."""
+def _served(ruleset: Ruleset[Any, Any], state: Any, viewer: Viewer, events: list[Any], whole: bool) -> dict[str, str]:
+    """What ``viewer`` is served, as JSON text by part: the events redacted for it, and (``whole``) the
+    view, drawing, options and forms of ``state``."""
     redacted = [ruleset.redact(e, viewer, state) for e in events]
-    return msgspec.to_builtins(
-        {
+    parts: dict[str, Any] = {"events": [e for e in redacted if e is not None]}
+    if whole:
+        parts |= {
             "view": ruleset.view(state, viewer),
             "draw": ruleset.draw(state, viewer),
             "options": list(ruleset.options(state, viewer)),
             "forms": list(ruleset.forms(state, viewer)),
-            "events": [e for e in redacted if e is not None],
         }
-    )
+    return {part: msgspec.json.encode(value).decode() for part, value in parts.items()}
 
 
-def _occurs(secret: Any, served: Any) -> bool:
-    """``secret`` (as JSON builtins) is ``served`` or any part of it: a key, a value, a list, an object; a
-    string within a string, a number as a word of one (a label in words). Secrets should be distinctive
-    (ids, positions, sealed orders): a hull of 3 would be found wherever a 3 is shown."""
-    if served == secret:
-        return True
-    if isinstance(served, str):
-        if isinstance(secret, str):
-            return secret in served
-        return (
-            isinstance(secret, int | float)
-            and re.search(rf"(?<![\w.]){re.escape(str(secret))}(?![\w]|\.\d)", served) is not None
-        )
-    if isinstance(served, dict):
-        return any(_occurs(secret, k) or _occurs(secret, v) for k, v in served.items())
-    if isinstance(served, list):
-        return any(_occurs(secret, v) for v in served)
-    return False
+def _occurs(secret: Any, text: str) -> bool:
+    """``secret`` is in the JSON ``text``: a string anywhere (a value, a key, within a label), a number as a
+    word of its own, an object or list as encoded. Secrets should be distinctive (ids, names, positions,
+    sealed orders): a hull of 3 would be found wherever a 3 is shown."""
+    if isinstance(secret, bool) or secret is None:
+        return False
+    if isinstance(secret, str):
+        return msgspec.json.encode(secret).decode()[1:-1] in text
+    if isinstance(secret, int | float):
+        return re.search(rf"(?<![\w.]){re.escape(str(secret))}(?![\w]|\.\d)", text) is not None
+    return msgspec.json.encode(secret).decode() in text
 
 
 def check_secrets(
-    ruleset: Ruleset[Any, Any], state: Any, seats: list[str], events: list[Any], label: str
+    ruleset: Ruleset[Any, Any], state: Any, seats: list[str], events: list[Any], label: str, whole: bool = True
 ) -> list[Finding]:
-    """Nothing ``secrets(state, viewer)`` names is served to that viewer (every seat and a spectator)."""
+    """Nothing ``secrets(state, viewer)`` names is served to that viewer (every seat and a spectator): the
+    events just decided, redacted for it, and (``whole``) its view, drawing, options and forms."""
     if not ruleset.hidden_information:
         return []
     out = []
@@ -260,9 +255,8 @@ def check_secrets(
         secrets = [msgspec.to_builtins(x) for x in ruleset.secrets(state, viewer)]
         if not secrets:
             continue
-        served = _served(ruleset, state, viewer, events)
-        for part, payload in served.items():
-            leaked = [x for x in secrets if _occurs(x, payload)]
+        for part, text in _served(ruleset, state, viewer, events, whole).items():
+            leaked = [x for x in secrets if _occurs(x, text)]
             if leaked:
                 out.append(Finding(NO_LEAKS, f"after {label}: {viewer.label}'s {part} shows {str(leaked[0])[:80]}"))
     return out
@@ -280,7 +274,10 @@ def findings(
             for n, step in enumerate(game.steps, start=1):
                 step_findings = [*check_state_is_fold(ruleset, step, n), *check_dice(ruleset, step, n)]
                 step_findings += check_outcome(ruleset, step.state_after, _label(step.command))
-                step_findings += check_secrets(ruleset, step.state_after, seats, step.events, _label(step.command))
+                whole = n % options_every == 1
+                step_findings += check_secrets(
+                    ruleset, step.state_after, seats, step.events, _label(step.command), whole
+                )
                 if n % options_every == 1:
                     step_findings += check_other_seats(ruleset, step.state_before, seats, n)
                     step_findings += check_options(ruleset, step.state_before, seats, n)

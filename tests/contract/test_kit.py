@@ -179,6 +179,19 @@ def test_a_secret_served_to_another_seat_is_caught(leak: str) -> None:
     assert not any("seat:red" in f.detail for f in found)  # red may see its own
 
 
+@pytest.mark.parametrize("leak", ["redaction removed", "the umpire's view served"])
+def test_asc_through_its_secrets_hook_leaks_when_its_visibility_is_broken(leak: str) -> None:
+    """ASC declares ``secrets`` (the ids and names of the vessels a viewer cannot see): intact it passes
+    (test_conformance), with its redaction or its view's filter broken the kit finds the hidden vessels."""
+    asc = find_ruleset("asc")
+    parts = {
+        "redaction removed": {"redact": lambda event, viewer, state: event},
+        "the umpire's view served": {"view": lambda state, viewer: asc.view(state, UMPIRE)},
+    }[leak]
+    found = kit.findings(Planted(asc, **parts), seeds=(1,), max_steps=12)
+    assert kit.NO_LEAKS in kit.failed_checks(found), [str(f) for f in found]
+
+
 def test_the_plugin_fails_every_check_of_a_package_whose_ruleset_py_raises_importerror(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from operator import attrgetter
 
-from service.domain.core import Clock
+from service.domain.core import Clock, Viewer
 from service.domain.core.bot import RandomBot
 from service.domain.core.spec import RulesetSpec
 
-from . import explain, options, view, visibility
+from . import explain, options, sight, view, visibility
 from .bot import AscBot
 from .commands import COMMANDS
 from .decide import decide
@@ -20,6 +20,14 @@ from .state import State, initial_state
 
 def seats(setup: Setup) -> list[str]:
     return list(SIDES)
+
+
+def secrets(state: State, viewer: Viewer) -> list[str]:
+    """ASC-HID-1: the ids and names of the vessels this viewer cannot see now (the conformance kit looks
+    for them in everything the viewer is served)."""
+    obs = sight.observer(viewer)
+    hidden = [vid for vid in state.specs if not sight.visible(state, obs, vid)]
+    return [*hidden, *(state.specs[vid].name for vid in hidden)]
 
 
 def clock(state: State) -> Clock:
@@ -48,6 +56,7 @@ RULESET: RulesetSpec[State, Setup] = RulesetSpec(
     forms=options.forms,
     redact=visibility.redact,
     redact_setup=visibility.redact_setup,
+    secrets=secrets,
     view=view.view,
     draw=view.draw,
     explain=explain.explain,
