@@ -130,3 +130,23 @@ def test_the_game_view_and_options_are_gzipped_when_accepted(sqlite_url):
         assert client.get(path, headers={**red, "Accept-Encoding": "gzip"}).headers["content-encoding"] == "gzip"
         refused = client.get(path, headers={**red, "Accept-Encoding": "gzip;q=0"})
         assert "content-encoding" not in refused.headers
+
+
+def test_after_a_bare_notification_the_store_read_ends_with_the_view(client):
+    """Frames lost (another replica's, a dropped Redis message): the socket reads the store and the read
+    ends with a caught_up carrying the view at the head."""
+    game = client.post("/v1/games", json={"ruleset": "tiny", "scenario": "long"}).json()
+    gid, red = game["game_id"], game["seats"]["red"]
+    service = client.app.state.service
+    publish = service.publish
+    service.publish = lambda game_id, items: publish(game_id, [(items[-1][0], None)])  # the seq alone
+    try:
+        with client.websocket_connect(f"/v1/games/{gid}/stream?frames=view", headers=_headers(red)) as ws:
+            _until_view(ws)
+            for command in (HIDE, SHOOT):
+                client.post(f"/v1/games/{gid}/commands", json={"command": command}, headers=_headers(red))
+                seen, last = _until_view(ws)
+                assert seen[0]["kind"] == "event" and last["kind"] == "caught_up"
+                assert last["view"] == _http_view(client, gid, red) and last["seq"] == seen[-2]["event"]["seq"]
+    finally:
+        service.publish = publish
