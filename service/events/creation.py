@@ -62,6 +62,7 @@ class CreatedGame:
     umpire_token: str
     commitment: str
     version: int
+    forked_at: int | None = None  # a fork: the seq it went on from (the end of the command it was asked inside)
 
 
 async def create_game(

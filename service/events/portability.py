@@ -23,7 +23,7 @@ from .battlefile import (
 from .envelope import SERVICE_EVENT_TYPES, GameCreated, GameRewound
 from .errors import Forbidden, ImportTooLarge, InvalidRequest
 from .reading import GameReader
-from .replay import Decoded, decode_rows, effective_rewinds, superseded_seqs
+from .replay import Decoded, command_end, decode_rows, effective_rewinds, superseded_seqs
 from .sealing import FORMAT, chain, signed_message
 from .signing import Keyring, SignatureProblem
 
@@ -157,6 +157,7 @@ async def fork_game(service: GameService, game_id: str, viewer: Viewer, at: int 
     at = head.seq if at is None else at
     if not 1 <= at <= head.seq:
         raise InvalidRequest(f"at must be between 1 and {head.seq}", field="at")
+    at = await command_end(service.store, game_id, at, head.seq)  # a fork goes on from a command boundary
     rows = await service.store.read_events(game_id, upto=at)
     decoded = decode_rows(head.codec, rows)
     created_event = decoded[0].event
@@ -164,12 +165,14 @@ async def fork_game(service: GameService, game_id: str, viewer: Viewer, at: int 
     options: dict[str, Any] = {"fork_of": game_id, "at": at}
     if created_event.options.get("unverified"):
         options["unverified"] = created_event.options["unverified"]  # a fork of an unverified game is too
-    return await service.create_game(
+    created = await service.create_game(
         head.ruleset.name,
         created_event.setup,
         options,
         lineage=Lineage(game_id, at, effective_ruleset_events(decoded, at)),
     )
+    created.forked_at = at
+    return created
 
 
 __all__ = ["BattleHeader", "export_game", "fork_game", "import_game", "state_hash", "validate_battle_file"]

@@ -88,6 +88,34 @@ def superseded_seqs(rewinds: Sequence[tuple[int, int]], seqs: Iterable[int]) -> 
     return out
 
 
+async def command_end(store: Any, game_id: str, seq: int, last: int) -> int:
+    """The seq that ends the command ``seq`` belongs to: ``seq`` itself when its row is the command's last (or
+    has no command, as game creation's rows), else the last row sharing its command id, at most ``last``.
+
+    A fork, a rewind and a viewed moment land there: between two events of one command a ruleset's state is
+    one its automatic steps were about to leave (a phase every ship has moved in, before the phase change the
+    same command appended), in which a seat may be told to act and offered nothing."""
+    if seq >= last:
+        return seq
+    rows = stored_rows(await store.read_events(game_id, after=seq - 1, upto=last, limit=COMMAND_PAGE))
+    if not rows or int(rows[0].seq) != seq or rows[0].command_id is None:
+        return seq
+    command, end, rows = rows[0].command_id, seq, rows[1:]
+    while True:
+        for row in rows:
+            if row.command_id != command:
+                return end
+            end = int(row.seq)
+        if end >= last:
+            return end
+        rows = stored_rows(await store.read_events(game_id, after=end, upto=last, limit=COMMAND_PAGE))
+        if not rows:
+            return end
+
+
+COMMAND_PAGE = 64  # rows read at a time past a seq, looking for its command's end
+
+
 def effective_rewinds(rewinds: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     """Rewinds that are not themselves superseded by a later rewind."""
     result = []

@@ -14,6 +14,7 @@ from .envelope import GameRewound
 from .errors import Forbidden, InvalidRequest
 from .head import GameHead
 from .reading import GameReader
+from .replay import command_end
 from .rows import event_row, now_iso
 
 
@@ -52,6 +53,15 @@ async def rewind(
             to_seq = int(row.seq)
     if not 1 <= to_seq < head.seq:
         raise InvalidRequest(f"to_seq must be between 1 and {head.seq - 1}", field="to_seq")
+    asked = to_seq
+    # a seq inside a command lands at that command's end (replay.command_end): between two events of one
+    # command the game is in a state its automatic steps were leaving, where a seat may have nothing to do
+    to_seq = await command_end(service.store, game_id, to_seq, head.seq)
+    if to_seq >= head.seq:
+        raise InvalidRequest(
+            f"seq {asked} is inside the game's last command (it ends at {head.seq}): nothing after it to rewind",
+            field="to_seq",
+        )
     _, state, _ = await GameReader(service).state_at(game_id, to_seq)
     target = to_seq
 
@@ -75,4 +85,7 @@ async def rewind(
 
     head = await service.append_and_refold(game_id, rewound)  # refold: the effective history changed
     await service.announce(game_id, head.seq)
-    return CommandResult(201, msgspec.json.encode({"version": head.seq, "rewound_to": to_seq}))
+    answer: dict[str, Any] = {"version": head.seq, "rewound_to": to_seq}
+    if to_seq != asked:
+        answer["requested_to"] = asked  # inside a command: rewound to that command's end
+    return CommandResult(201, msgspec.json.encode(answer))

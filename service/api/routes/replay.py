@@ -42,13 +42,18 @@ async def post_rewind(game_id: str, request: Request, viewer: ViewerDep, service
     "/{game_id}/fork",
     status_code=201,
     response_class=MsgspecResponse,
-    summary="A new sandbox game from any point of this one, linked to its origin",
+    summary="A new sandbox game from any point of this one, linked to its origin (a seq inside a command: "
+    "from that command's end)",
 )
 async def post_fork(
     game_id: str, viewer: ViewerDep, service: ServiceDep, at: Annotated[int | None, Query(ge=1, le=INT64_MAX)] = None
 ) -> MsgspecResponse:
     created = await fork_game(service, game_id, viewer, at)
-    return MsgspecResponse(created_body(created, forked_from=game_id, forked_at=at), status_code=201)
+    # a seq inside a command forks from that command's end: ``forked_at`` says where, ``requested_at`` what was asked
+    asked = {"requested_at": at} if at is not None and at != created.forked_at else {}
+    return MsgspecResponse(
+        created_body(created, forked_from=game_id, forked_at=created.forked_at, **asked), status_code=201
+    )
 
 
 @router.get("/{game_id}/export", summary="Battle file: header + the caller's envelopes as JSON lines")
