@@ -10,9 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from . import contract as c
+from . import player_contract as pc
 from .openapi_schema import components_for
 
 CHANNEL = "gameStream"
+NOTIFY = "notifications"  # issue 40: what the service sends to a player's webhook or push endpoint
 
 
 def _message(frame: type[Any]) -> dict[str, Any]:
@@ -53,12 +55,14 @@ def build_asyncapi(version: str) -> dict[str, Any]:
         },
         "defaultContentType": "application/json",
         "servers": {
-            "local": {"host": "127.0.0.1:8000", "protocol": "ws", "description": "salvo serve (use wss behind TLS)"}
+            "local": {"host": "127.0.0.1:8000", "protocol": "ws", "description": "salvo serve (use wss behind TLS)"},
+            **NOTIFY_SERVERS,
         },
         "channels": {
             CHANNEL: {
                 "address": "/v1/games/{game_id}/stream",
                 "title": "One game's event stream",
+                "servers": [{"$ref": "#/servers/local"}],
                 "parameters": {"game_id": {"description": "the game's id, e.g. g_3f9a0c51d2e84b17"}},
                 "messages": {f.__struct_config__.tag: _message(f) for f in frames},
                 "bindings": {
@@ -114,9 +118,18 @@ def build_asyncapi(version: str) -> dict[str, Any]:
                         },
                     }
                 },
-            }
+            },
+            NOTIFY: NOTIFY_CHANNEL,
         },
         "operations": {
+            "sendNotification": {
+                "action": "send",
+                "channel": {"$ref": f"#/channels/{NOTIFY}"},
+                "summary": "A player's notification (your turn, a battle needs you, a ruling, a rewind, the game "
+                "over, a subscription paused) to each of their subscriptions: at least once, one Idempotency-Key "
+                "per notification, from the transactional outbox",
+                "messages": [{"$ref": f"#/channels/{NOTIFY}/messages/{name}"} for name in NOTIFY_CHANNEL["messages"]],
+            },
             "sendFrames": {
                 "action": "send",
                 "channel": {"$ref": f"#/channels/{CHANNEL}"},
@@ -137,7 +150,7 @@ def build_asyncapi(version: str) -> dict[str, Any]:
         },
         "components": {
             # commands stay generic here, so this document changes only when the frames do
-            "schemas": components_for(list(frames), with_commands=False),
+            "schemas": components_for([*frames, pc.Notification], with_commands=False),
             "securitySchemes": {
                 "subprotocol": {
                     "type": "httpApiKey",
@@ -154,3 +167,67 @@ def build_asyncapi(version: str) -> dict[str, Any]:
             },
         },
     }
+
+
+# issue 40: notifications leave the service as HTTP POSTs to the URL a player subscribed (a webhook, or a
+# browser's Web Push endpoint); docs/notifications.md
+NOTIFY_SERVERS = {
+    "subscriber": {
+        "host": "{host}",
+        "protocol": "https",
+        "description": "a player's webhook receiver or a push service: the subscription's url (POST /v1/players/"
+        "me/subscriptions); only public addresses unless SALVO_WEBHOOK_ALLOW names them",
+        "variables": {"host": {"description": "the subscription url's host"}},
+    }
+}
+_SIGNED = {
+    "type": "object",
+    "properties": {
+        "X-Salvo-Signature": {
+            "type": "string",
+            "description": 'sha256=<hex HMAC-SHA256 of "<X-Salvo-Timestamp>." + body> under the subscription\'s secret',
+        },
+        "X-Salvo-Timestamp": {"type": "string", "description": "unix seconds"},
+        "Idempotency-Key": {"type": "string", "description": "the notification's id, repeated on a redelivery"},
+        "X-Salvo-Event": {"type": "string", "description": "the notification's type"},
+    },
+}
+NOTIFY_CHANNEL: dict[str, Any] = {
+    "address": None,  # the subscription's own url
+    "title": "A player's notifications",
+    "servers": [{"$ref": "#/servers/subscriber"}],
+    "messages": {
+        "notification": {
+            "name": "notification",
+            "title": "Notification",
+            "summary": "kind json: the notification itself, signed (it carries only what its seat may see)",
+            "contentType": "application/json",
+            "headers": _SIGNED,
+            "payload": {"$ref": "#/components/schemas/Notification"},
+        },
+        "chat": {
+            "name": "chat",
+            "title": "Chat notification",
+            "summary": "kind discord ({content, allowed_mentions}) or slack ({text}): the notification's text, "
+            "signed likewise",
+            "contentType": "application/json",
+            "headers": _SIGNED,
+            "payload": {
+                "type": "object",
+                "properties": {
+                    "content": {"type": "string"},
+                    "text": {"type": "string"},
+                    "allowed_mentions": {"type": "object"},
+                },
+            },
+        },
+        "push": {
+            "name": "push",
+            "title": "Web Push message",
+            "summary": "kind webpush: the JSON notification encrypted to the browser's keys (aes128gcm, RFC "
+            "8291), with a VAPID Authorization (RFC 8292; the key is GET /v1/push/key)",
+            "contentType": "application/octet-stream",
+            "payload": {"type": "string", "format": "binary"},
+        },
+    },
+}
