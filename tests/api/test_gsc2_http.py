@@ -36,7 +36,7 @@ async def test_rulesets_list_gsc2_with_scenarios_and_schemas(api):
     r = await api.get("/v1/rulesets")
     assert r.status_code == 200
     gsc2 = next(x for x in r.json()["rulesets"] if x["name"] == "gsc2")
-    assert gsc2["scenarios"] == ["boarding-action", "duel", "fleet-action"]
+    assert gsc2["scenarios"] == ["boarding-action", "duel", "fleet-action", "three-way"]
     assert gsc2["version"] == "1.0" and gsc2["title"]
     # every command and event type of the ruleset is described, by its stable tag
     assert _tags(gsc2["commands"]) == {c.__struct_config__.tag for c in COMMANDS}

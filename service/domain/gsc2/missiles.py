@@ -162,6 +162,18 @@ def pending_from_attack(state: GameState, ev: MissileAttack) -> tuple[PendingHit
     )
 
 
+def orphaned(state: GameState) -> list[MissilesMoved]:
+    """GSC2-R-23: the salvos of a side out of the battle (three or more sides) leave the table with it."""
+    fighting = state.in_battle()
+    return [
+        MissilesMoved(
+            salvo=s.id, start=s.pos, end=s.pos, remaining=0, arrived=False, removed=f"{s.side} is out of the battle"
+        )
+        for s in sorted(state.salvos.values(), key=lambda s: int(s.id[1:]))
+        if s.side not in fighting
+    ]
+
+
 def unmoved_salvos(state: GameState, side: str) -> list[Salvo]:
     return [s for s in state.salvos.values() if s.side == side and not s.moved]
 

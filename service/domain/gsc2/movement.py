@@ -247,12 +247,13 @@ def leader_choices(state: GameState) -> tuple[str, ...]:
     roll-off's contenders); in missiles, any side still in the fight (GSC2-R-21, GSC2-R-22)."""
     if state.phase == "movement":
         return _fewest(state)
-    return _contenders(state)
+    return contenders(state)
 
 
-def _contenders(state: GameState) -> tuple[str, ...]:
+def contenders(state: GameState) -> tuple[str, ...]:
+    """Who rolls for the missile initiative: the sides still in the fight (GSC2-R-22)."""
     playing = state.in_play()
-    return playing if len(playing) >= 2 else state.sides
+    return playing if len(playing) >= 2 else state.in_battle()
 
 
 def _fewest(state: GameState) -> tuple[str, ...]:
@@ -286,20 +287,20 @@ def roll_off(
     state: GameState, dice: Dice, purpose: str, rule: str, sides: tuple[str, ...] | None = None
 ) -> tuple[str, RollOff]:
     """d10 each; the highest wins and sides tied for the highest re-roll (GSC2-R-21 for three or more)."""
-    contenders = sides if sides is not None else _contenders(state)
+    rivals = sides if sides is not None else contenders(state)
     rolls = []
     for _ in range(50):  # re-roll ties; 50 ties in a row do not happen with fair dice
-        rolled = [(side, dice.roll(10, f"{purpose} ({side})", rule)) for side in contenders]
+        rolled = [(side, dice.roll(10, f"{purpose} ({side})", rule)) for side in rivals]
         best = max(r.value for _, r in rolled)
         top = tuple(side for side, r in rolled if r.value == best)
         if len(top) > 1:
             rolls += [replace(r, outcome="tie" if r.value == best else "lose") for _, r in rolled]
-            contenders = top
+            rivals = top
             continue
         win = top[0]
         rolls += [replace(r, outcome="win" if side == win else "lose") for side, r in rolled]
         return win, RollOff(purpose=purpose, winner=win, rolls=tuple(rolls))
-    return contenders[0], RollOff(purpose=purpose, winner=contenders[0], rolls=tuple(rolls))
+    return rivals[0], RollOff(purpose=purpose, winner=rivals[0], rolls=tuple(rolls))
 
 
 class TractorShot(NamedTuple):

@@ -8,7 +8,7 @@ from service.domain.core.acc import Acc
 from . import boarding, missiles
 from .damage import resolve_pending
 from .events import OrderSet, PhaseStarted, ShipMoved, TerrainDrifted, TurnStarted
-from .movement import roll_off, start_order
+from .movement import contenders, roll_off, start_order
 from .repairs import victory
 from .state import PHASES, GameState
 from .values import Order
@@ -38,7 +38,14 @@ def start_phase(acc: Acc[GameState], dice: Dice, phase: str) -> None:
         return
     acc.add(PhaseStarted(turn=st.turn, phase=phase))
     if phase == "missiles":
-        if missiles.missile_work(acc.state):
+        acc.add(*missiles.orphaned(acc.state))
+        alone = contenders(acc.state)
+        if missiles.missile_work(acc.state) and len(alone) == 1:  # GSC2-R-22: no one to roll against
+            o = missiles.settle_missiles(acc.state, Order(stage="launch", side=alone[0], leader=alone[0]), alone[0])
+            acc.add(OrderSet(order=o, why=f"{alone[0]} alone is left in the fight"))
+            if acc.state.order.stage == "attack":
+                resolve_missile_attacks(acc, dice)
+        elif missiles.missile_work(acc.state):
             winner, ev = roll_off(acc.state, dice, "missile initiative", "GSC2-MSL-2")
             acc.add(ev, OrderSet(order=Order(stage="choose", side=winner), why=f"{winner} won the initiative"))
         else:
