@@ -78,3 +78,36 @@ def test_two_replicas_on_one_postgresql_database_fire_each_deadline_once(tmp_pat
         _until(lambda: all(len(_events(a.url, g)) >= 5 for g in games), timeout=30, what="two deadlines a game")
         for game in games:
             assert _fired_once_per_phase(_events(b.url, game))[:2] == [(1, "fire"), (1, "end")]
+
+
+def test_two_replicas_on_one_postgresql_database_run_each_clock_out_once(tmp_path, postgres_url):
+    """Chess-style clocks on the same claim: seats with 1 s banks and no increment run out, then every phase
+    that waits only for them is forced at once; each forcing one clock.ran_out and one command, across two
+    replicas ticking every 50 ms."""
+    with (
+        ServerProcess(postgres_url, env=FAST_TICKS, log_path=tmp_path / "a.log") as a,
+        ServerProcess(postgres_url, env=FAST_TICKS, log_path=tmp_path / "b.log") as b,
+    ):
+        games = []
+        for i in range(6):
+            r = httpx.post(
+                f"{(a, b)[i % 2].url}/v1/games",
+                json={
+                    "ruleset": "tiny",
+                    "scenario": {"hull": 3, "turn_limit": 2},
+                    "options": {"clock": {"seconds": 1}},
+                },
+            )
+            assert r.status_code == 201, r.text
+            games.append(r.json())
+        _until(
+            lambda: all(httpx.get(f"{a.url}/v1/games/{g['game_id']}").json()["over"] for g in games),
+            timeout=30,
+            what="every game played out by its clocks",
+        )
+        for game in games:
+            events = _events(b.url, game)[1:]
+            types = [e["type"] for e in events]
+            assert types == ["clock.ran_out", "tiny.phase_advanced"] * (len(types) // 2), types
+            points = [(e["data"]["turn"], e["data"]["phase"]) for e in events if e["type"] == "clock.ran_out"]
+            assert len(points) == len(set(points)) == 4, points  # fire and end of two turns, each once
