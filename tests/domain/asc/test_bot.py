@@ -104,7 +104,7 @@ def test_the_rules_bot_is_deterministic_and_sees_only_its_view() -> None:
     assert all(not e.get("active") and not e.get("screen") for e in first["vessels"])
 
 
-@pytest.mark.parametrize("scenario", ["frigate-screen", "ambush"])
+@pytest.mark.parametrize("scenario", ["frigate-screen", "ambush", "carrier-strike"])
 def test_random_play_reaches_the_fire_phase_and_resolves_shots(scenario: str) -> None:
     """Issue 12: random play of frigate-screen once ran 12 turns without a shot; ready-made moves that
     close on each contact (ASC-MOV-2) and fire forms (ASC-FIRE-1) bring every game to shots."""
