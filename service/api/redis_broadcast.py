@@ -35,6 +35,7 @@ from typing import Any
 import msgspec
 import redis.asyncio as redis
 
+from service.events.frames import VIEW, labelled_audiences, view_body, with_view
 from service.events.storage_faults import StorageFull, StorageUnavailable
 
 from .broadcast import InProcessBroadcaster, Item, Subscription
@@ -95,6 +96,9 @@ class RedisBroadcaster(InProcessBroadcaster):
         self.fanout = _WatchedFanout(buffer_limit, self._changed if self.per_game else None)
         self._client: redis.Redis | None = None
         self._pubsub: redis.client.PubSub | None = None
+        # games whose messages wait, in order, for the views this replica's frames=view sockets need
+        self._viewing: dict[str, list[list[Item]]] = {}
+        self.views_built = 0  # views built here for another replica's update (a counter, for tests)
         self._listener: asyncio.Task[None] | None = None
         self._syncer: asyncio.Task[None] | None = None
         self._wanted: set[str] = set()  # games with a local listener (per-game mode)
@@ -266,7 +270,54 @@ class RedisBroadcaster(InProcessBroadcaster):
                 continue
             if self.on_remote is not None:
                 self.on_remote(game_id, max(seq for seq, _ in items))
+            self._deliver_remote(game_id, items)
+
+    # --- frames=view sockets of another replica's update ---------------------------------------------
+
+    def _deliver_remote(self, game_id: str, items: list[Item]) -> None:
+        """Another replica's update: delivered at once, unless this replica's frames=view sockets need a
+        view it did not send (it builds views only for its own sockets); that view is built here, once per
+        audience and update (``_with_views``), and the game's messages wait for it, in order."""
+        waiting = self._viewing.get(game_id)
+        if waiting is not None:
+            waiting.append(items)
+        elif self.heads is not None and self._views_missing(game_id, items):
+            self._viewing[game_id] = [items]
+            asyncio.get_running_loop().create_task(self._with_views(game_id))
+        else:
             self.deliver(game_id, items)
+
+    def _views_missing(self, game_id: str, items: list[Item]) -> list[str]:
+        frames = items[-1][1]
+        if frames is None:  # a bare notification: the sockets read the store (and its head's view)
+            return []
+        return [
+            k for k in self.listening(game_id) if k.startswith(VIEW) and k not in frames and k[len(VIEW) :] in frames
+        ]
+
+    async def _with_views(self, game_id: str) -> None:
+        waiting = self._viewing[game_id]
+        try:
+            while waiting:
+                items = waiting.pop(0)
+                missing = self._views_missing(game_id, items)
+                if missing:
+                    seq, frames = items[-1]
+                    try:
+                        head = await self.heads.get(game_id)  # refolded up to the remote append (on_remote)
+                    except Exception:  # noqa: BLE001 - no view then: those sockets read the store
+                        log.warning("no head for a remote update's view", exc_info=True)
+                        head = None
+                    if head is not None and head.seq == seq and frames is not None:
+                        viewers = {label: viewer for viewer, label in labelled_audiences(head)}
+                        for key in missing:
+                            label = key[len(VIEW) :]
+                            if label in viewers:
+                                frames[key] = with_view(frames[label], seq, view_body(head, viewers[label], label))
+                                self.views_built += 1
+                self.deliver(game_id, items)
+        finally:
+            self._viewing.pop(game_id, None)
 
     @staticmethod
     def _remote_items(data: bytes) -> tuple[str, list[Item]] | None:

@@ -150,3 +150,36 @@ def test_after_a_bare_notification_the_store_read_ends_with_the_view(client):
                 assert last["view"] == _http_view(client, gid, red) and last["seq"] == seen[-2]["event"]["seq"]
     finally:
         service.publish = publish
+
+
+def test_a_socket_replica_builds_the_view_of_another_replicas_update_once(sqlite_url):
+    """A takes the commands (no frames=view socket of its own, so it sends no view on Redis); B's spectators
+    get each update's view in its last frame, built on B once per audience and update, not read from the store."""
+    from tests.api.test_replicas import REDIS_URL
+    from tests.support.direct import direct_client
+
+    try:
+        import redis
+
+        redis.Redis.from_url(REDIS_URL).ping()
+    except Exception as exc:  # noqa: BLE001
+        pytest.skip(f"Redis not reachable at {REDIS_URL}: {exc}")
+    settings = Settings(database_url=sqlite_url, redis_url=REDIS_URL, heartbeat_seconds=5)
+    with client_on_path(create_app(settings), "queued") as a, direct_client(create_app(settings)) as b:
+        game = a.post("/v1/games", json={"ruleset": "tiny", "scenario": "long"}).json()
+        gid, red = game["game_id"], game["seats"]["red"]
+        sockets = [b.websocket_connect(f"/v1/games/{gid}/stream?frames=view").__enter__() for _ in range(3)]
+        try:
+            for ws in sockets:
+                _until_view(ws)
+            broadcaster, fallbacks = b.app.state.broadcaster, b.app.state.broadcaster.fanout.fallbacks
+            for command in (HIDE, SHOOT):
+                assert a.post(f"/v1/games/{gid}/commands", json={"command": command}, headers=_headers(red)).is_success
+                for ws in sockets:
+                    seen, last = _until_view(ws)
+                    assert [m["kind"] for m in seen] == ["event"]
+                    assert last["view"] == _http_view(a, gid, None)
+            assert broadcaster.views_built == 2 and broadcaster.fanout.fallbacks == fallbacks
+        finally:
+            for ws in sockets:
+                ws.__exit__(None, None, None)
