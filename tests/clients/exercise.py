@@ -144,6 +144,26 @@ async def exercise_players(call: Recorder, gid: str, red: str) -> None:
     await call("delete_seat", "DELETE", f"/v1/players/me/seats/{gid}", 204, headers=me)
     await call("delete_seat", "DELETE", f"/v1/players/me/seats/{gid}", 404, headers=me)
     await call("get_push_key", "GET", "/v1/push/key", 200)
+    await exercise_passkeys(call, me)
+
+
+async def exercise_passkeys(call: Recorder, me: dict[str, str]) -> None:
+    """Passkeys (issue 40): a software authenticator answers the ceremonies for the client's host."""
+    from tests.api.test_players import SoftAuthenticator
+
+    authenticator, mine = SoftAuthenticator(), "/v1/players/me/passkeys"
+    options = await call("post_passkey_options", "POST", mine + "/options", 200, json={}, headers=me)
+    await call("post_passkey_options", "POST", mine + "/options", 401, json={})
+    answer = {"challenge_id": options["challenge_id"], "credential": authenticator.create(options["public_key"])}
+    added = await call("post_passkey", "POST", mine, 201, json=answer, headers=me)
+    await call("post_passkey", "POST", mine, 401, json=answer, headers=me)  # the challenge is spent
+    await call("get_passkeys", "GET", mine, 200, headers=me)
+    options = await call("post_login_options", "POST", "/v1/passkeys/login/options", 200, json={})
+    answer = {"challenge_id": options["challenge_id"], "credential": authenticator.get(options["public_key"])}
+    await call("post_login", "POST", "/v1/passkeys/login", 201, json=answer)
+    await call("post_login", "POST", "/v1/passkeys/login", 401, json=answer)
+    await call("delete_passkey", "DELETE", f"{mine}/{added['credential_id']}", 204, headers=me)
+    await call("delete_passkey", "DELETE", f"{mine}/{added['credential_id']}", 404, headers=me)
 
 
 def ts_check_source(samples: list[Sample], types_module: str) -> str:

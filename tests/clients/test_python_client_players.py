@@ -25,6 +25,11 @@ MODELS = {
     "Subscription": m.Subscription,
     "SubscriptionList": m.SubscriptionList,
     "PushKey": m.PushKey,
+    "Notification": m.Notification,
+    "PasskeyOptions": m.PasskeyOptions,
+    "PasskeyInfo": m.PasskeyInfo,
+    "PasskeyList": m.PasskeyList,
+    "PasskeySession": m.PasskeySession,
 }
 
 
@@ -74,3 +79,22 @@ async def test_my_games_async(live_server: ServerProcess) -> None:
         with pytest.raises(ApiError) as refused:
             await player.subscribe("http://169.254.169.254/latest/meta-data/")
         assert refused.value.status == 422 and refused.value.problem.field == "url"
+
+
+def test_a_passkey_bound_and_signed_in_with(live_server: ServerProcess) -> None:
+    """The ceremonies' JSON through the client; a software authenticator answers for the browser (the
+    relying party is the server's host, as a page loaded from it would have)."""
+    from tests.api.test_players import SoftAuthenticator
+
+    with SalvoClient(live_server.url) as salvo:
+        player = salvo.with_token(salvo.create_player("laptop").key)
+        authenticator = SoftAuthenticator(rp_id=live_server.host, origin=live_server.url)
+        options = player.passkey_options()
+        added = player.add_passkey(options.challenge_id, authenticator.create(options.public_key), "phone")
+        assert player.passkeys().passkeys == [added] and added.label == "phone"
+        options = salvo.passkey_login_options()
+        session = salvo.passkey_login(options.challenge_id, authenticator.get(options.public_key))
+        assert session.credential_id == added.credential_id and session.key.startswith("pk_")
+        assert salvo.with_token(session.key).me().player_id == session.player_id
+        player.remove_passkey(added.credential_id)
+        assert player.passkeys().passkeys == []

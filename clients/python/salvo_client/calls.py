@@ -189,3 +189,42 @@ def resume_subscription(subscription_id: str) -> Call[m.Subscription]:
 
 def push_key() -> Call[m.PushKey]:
     return Call("GET", "/v1/push/key", m.PushKey)
+
+
+# --- passkeys (WebAuthn): bind one with the personal key; sign in with one (no token needed) -------------
+
+
+def passkey_options() -> Call[m.PasskeyOptions]:
+    return Call("POST", "/v1/players/me/passkeys/options", m.PasskeyOptions, json={})
+
+
+def add_passkey(challenge_id: str, credential: dict[str, Any], label: str = "passkey") -> Call[m.PasskeyInfo]:
+    return Call(
+        "POST",
+        "/v1/players/me/passkeys",
+        m.PasskeyInfo,
+        json={"challenge_id": challenge_id, "credential": credential, "label": label},
+    )
+
+
+def passkeys() -> Call[m.PasskeyList]:
+    return Call("GET", "/v1/players/me/passkeys", m.PasskeyList)
+
+
+def remove_passkey(credential_id: str) -> Call[None]:
+    return Call("DELETE", f"/v1/players/me/passkeys/{quote(credential_id, safe='')}", None)
+
+
+def passkey_login_options() -> Call[m.PasskeyOptions]:
+    return Call("POST", "/v1/passkeys/login/options", m.PasskeyOptions, json={})
+
+
+def passkey_login(
+    challenge_id: str, credential: dict[str, Any], label: str = "passkey login"
+) -> Call[m.PasskeySession]:
+    return Call(
+        "POST",
+        "/v1/passkeys/login",
+        m.PasskeySession,
+        json={"challenge_id": challenge_id, "credential": credential, "label": label},
+    )

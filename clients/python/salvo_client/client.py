@@ -163,6 +163,27 @@ class SalvoClient:
     def push_key(self) -> m.PushKey:
         return self.send(calls.push_key())
 
+    # passkeys: ``credential`` is the authenticator's answer as PublicKeyCredential.toJSON() gives it
+    def passkey_options(self) -> m.PasskeyOptions:
+        return self.send(calls.passkey_options())
+
+    def add_passkey(self, challenge_id: str, credential: dict[str, Any], label: str = "passkey") -> m.PasskeyInfo:
+        return self.send(calls.add_passkey(challenge_id, credential, label))
+
+    def passkeys(self) -> m.PasskeyList:
+        return self.send(calls.passkeys())
+
+    def remove_passkey(self, credential_id: str) -> None:
+        self.send(calls.remove_passkey(credential_id))
+
+    def passkey_login_options(self) -> m.PasskeyOptions:
+        return self.send(calls.passkey_login_options())
+
+    def passkey_login(
+        self, challenge_id: str, credential: dict[str, Any], label: str = "passkey login"
+    ) -> m.PasskeySession:
+        return self.send(calls.passkey_login(challenge_id, credential, label))
+
 
 class AsyncSalvoClient:
     def __init__(
@@ -298,3 +319,23 @@ class AsyncSalvoClient:
 
     async def push_key(self) -> m.PushKey:
         return await self.send(calls.push_key())
+
+    async def passkey_options(self) -> m.PasskeyOptions:
+        return await self.send(calls.passkey_options())
+
+    async def add_passkey(self, challenge_id: str, credential: dict[str, Any], label: str = "passkey") -> m.PasskeyInfo:
+        return await self.send(calls.add_passkey(challenge_id, credential, label))
+
+    async def passkeys(self) -> m.PasskeyList:
+        return await self.send(calls.passkeys())
+
+    async def remove_passkey(self, credential_id: str) -> None:
+        await self.send(calls.remove_passkey(credential_id))
+
+    async def passkey_login_options(self) -> m.PasskeyOptions:
+        return await self.send(calls.passkey_login_options())
+
+    async def passkey_login(
+        self, challenge_id: str, credential: dict[str, Any], label: str = "passkey login"
+    ) -> m.PasskeySession:
+        return await self.send(calls.passkey_login(challenge_id, credential, label))

@@ -289,6 +289,57 @@ class PushKey(Model):
     public_key: str
 
 
+class Notification(Model):
+    """What a webhook subscription (kind json) receives, signed (``X-Salvo-Signature``), and a Web Push one
+    encrypted: ``type`` is your_turn, game_over, rewound, battle (a battle needs you: ``linked_game_id``),
+    ruling (an umpire's ruling settling a dispute) or paused."""
+
+    id: str  # the Idempotency-Key: a redelivery repeats it
+    type: str
+    game_id: str
+    ruleset: str
+    scenario: str | None
+    role: str
+    seat: str | None
+    version: int
+    turn: int
+    phase: str
+    phase_label: str
+    must_act: bool
+    why: str
+    over: bool
+    result: str | None
+    text: str
+    linked_game_id: str | None = None
+
+
+# passkeys (WebAuthn): the ceremony's browser side is the authenticator's; these carry its JSON
+
+
+class PasskeyOptions(Model):
+    challenge_id: str  # single use, expiring: send it back with the answer
+    public_key: dict[str, Any]  # navigator.credentials.create / get's publicKey, binary fields base64url
+
+
+class PasskeyInfo(Model):
+    credential_id: str
+    label: str
+    created_at: str
+    last_used_at: str | None
+
+
+class PasskeyList(Model):
+    passkeys: list[PasskeyInfo]
+
+
+class PasskeySession(Model):
+    player_id: str
+    key_id: str
+    key: str  # a new personal key for this device, shown once: the bearer token from now on
+    label: str
+    credential_id: str
+
+
 # --- websocket frames ------------------------------------------------------------------------------
 
 
