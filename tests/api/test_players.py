@@ -4,21 +4,15 @@ working alone."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
-import os
 from typing import Any
 
-import cbor2
 import httpx
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import ec
 from sqlalchemy import create_engine, select
 
 from service.events.tables import PLAYER_KEYS
 from service.events.tokens import hash_token
 from tests.api.helpers import bearer, command, new_game
+from tests.support.soft_authenticator import SoftAuthenticator, b64url
 
 END_RED = {"type": "tiny.end_phase", "seat": "red"}
 END_BLUE = {"type": "tiny.end_phase", "seat": "blue"}
@@ -149,60 +143,7 @@ async def test_the_umpire_place_is_claimed_too(api):
     assert r.status_code == 201, r.text
 
 
-# --- passkeys (WebAuthn): a software authenticator speaking the ceremonies as a browser relays them -------
-
-
-def _b64url(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
-
-
-class SoftAuthenticator:
-    """One P-256 passkey for relying party ``rp_id``, answering as navigator.credentials would at ``origin``
-    (attestation "none"; the browser-level test uses Chromium's virtual authenticator instead)."""
-
-    def __init__(self, rp_id: str = "salvo", origin: str = "http://salvo") -> None:
-        self.key = ec.generate_private_key(ec.SECP256R1())
-        self.credential_id = os.urandom(32)
-        self.rp_id, self.origin, self.count = rp_id, origin, 0
-
-    def _client_data(self, kind: str, challenge: str) -> bytes:
-        return json.dumps({"type": kind, "challenge": challenge, "origin": self.origin}).encode()
-
-    def _auth_data(self, flags: int, attested: bytes = b"") -> bytes:
-        self.count += 1
-        rp_hash = hashlib.sha256(self.rp_id.encode()).digest()
-        return rp_hash + bytes([flags]) + self.count.to_bytes(4, "big") + attested
-
-    def create(self, options: dict[str, Any]) -> dict[str, Any]:
-        numbers = self.key.public_key().public_numbers()
-        cose = cbor2.dumps({1: 2, 3: -7, -1: 1, -2: numbers.x.to_bytes(32, "big"), -3: numbers.y.to_bytes(32, "big")})
-        attested = bytes(16) + len(self.credential_id).to_bytes(2, "big") + self.credential_id + cose
-        auth_data = self._auth_data(0x45, attested)  # user present, verified, attested credential data
-        client_data = self._client_data("webauthn.create", options["challenge"])
-        attestation = cbor2.dumps({"fmt": "none", "attStmt": {}, "authData": auth_data})
-        cid = _b64url(self.credential_id)
-        return {
-            "id": cid,
-            "rawId": cid,
-            "type": "public-key",
-            "response": {"clientDataJSON": _b64url(client_data), "attestationObject": _b64url(attestation)},
-        }
-
-    def get(self, options: dict[str, Any]) -> dict[str, Any]:
-        auth_data = self._auth_data(0x05)
-        client_data = self._client_data("webauthn.get", options["challenge"])
-        signature = self.key.sign(auth_data + hashlib.sha256(client_data).digest(), ec.ECDSA(hashes.SHA256()))
-        cid = _b64url(self.credential_id)
-        return {
-            "id": cid,
-            "rawId": cid,
-            "type": "public-key",
-            "response": {
-                "clientDataJSON": _b64url(client_data),
-                "authenticatorData": _b64url(auth_data),
-                "signature": _b64url(signature),
-            },
-        }
+# --- passkeys (WebAuthn): tests/support/soft_authenticator.py answers the ceremonies as a browser would ------
 
 
 async def _register(api: httpx.AsyncClient, key: str, authenticator: SoftAuthenticator) -> httpx.Response:
@@ -224,7 +165,7 @@ async def test_a_passkey_signs_its_player_in_with_a_new_personal_key(api):
     authenticator = SoftAuthenticator()
     r = await _register(api, player["key"], authenticator)
     assert r.status_code == 201, r.text
-    assert r.json()["credential_id"] == _b64url(authenticator.credential_id) and r.json()["label"] == "phone"
+    assert r.json()["credential_id"] == b64url(authenticator.credential_id) and r.json()["label"] == "phone"
     options = (await api.post("/v1/passkeys/login/options", json={})).json()
     assert "allowCredentials" not in options["public_key"] or not options["public_key"]["allowCredentials"]
     answer = {"challenge_id": options["challenge_id"], "credential": authenticator.get(options["public_key"])}

@@ -149,7 +149,7 @@ async def exercise_players(call: Recorder, gid: str, red: str) -> None:
 
 async def exercise_passkeys(call: Recorder, me: dict[str, str]) -> None:
     """Passkeys (issue 40): a software authenticator answers the ceremonies for the client's host."""
-    from tests.api.test_players import SoftAuthenticator
+    from tests.support.soft_authenticator import SoftAuthenticator
 
     authenticator, mine = SoftAuthenticator(), "/v1/players/me/passkeys"
     options = await call("post_passkey_options", "POST", mine + "/options", 200, json={}, headers=me)

@@ -84,7 +84,7 @@ async def test_my_games_async(live_server: ServerProcess) -> None:
 def test_a_passkey_bound_and_signed_in_with(live_server: ServerProcess) -> None:
     """The ceremonies' JSON through the client; a software authenticator answers for the browser (the
     relying party is the server's host, as a page loaded from it would have)."""
-    from tests.api.test_players import SoftAuthenticator
+    from tests.support.soft_authenticator import SoftAuthenticator
 
     with SalvoClient(live_server.url) as salvo:
         player = salvo.with_token(salvo.create_player("laptop").key)
