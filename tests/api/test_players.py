@@ -4,9 +4,11 @@ working alone."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
+import pytest
 from sqlalchemy import create_engine, select
 
 from service.events.tables import PLAYER_KEYS
@@ -158,7 +160,20 @@ async def _register(api: httpx.AsyncClient, key: str, authenticator: SoftAuthent
     )
 
 
-async def test_a_passkey_signs_its_player_in_with_a_new_personal_key(api):
+@pytest.fixture
+async def any_api(database_url) -> AsyncIterator[httpx.AsyncClient]:
+    """The app on SQLite and on PostgreSQL."""
+    from service.api.app import create_app
+    from service.settings import Settings
+
+    app = create_app(Settings(database_url=database_url))
+    async with app.router.lifespan_context(app):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://salvo") as client:
+            yield client
+
+
+async def test_a_passkey_signs_its_player_in_with_a_new_personal_key(any_api):
+    api = any_api
     player = await _player(api)
     game = await new_game(api)
     await api.post("/v1/players/me/seats", json={"token": game["seats"]["red"]}, headers=bearer(player["key"]))
