@@ -13,6 +13,7 @@ from service.domain.core import RuleViolation
 from service.domain.core.hexgrid import FACING_NAMES, Hex
 from service.domain.ftcampaign.movement import jump_error
 from service.domain.ftcampaign.state import Battle, Force, Ship, State
+from service.domain.gsc2.scenario import MAX_SIDES
 from service.domain.gsc2.state import GameState
 
 # FTC-ARR-12: hexside crossed → bearing of the table edge it enters from (0° = top, clockwise)
@@ -33,11 +34,12 @@ def battle_of(st: State, battle_id: str) -> Battle:
 
 
 def check_linkable(st: State, battle: Battle) -> None:
-    """FTC-ARR-8/12: a linked GSC2 game needs two forces whose formations and speeds are recorded."""
-    if len(battle.forces) != 2:
+    """FTC-ARR-8/12, FTC-R-LNK-5: a linked GSC2 game needs two to six forces (GSC2-R-1, GSC2-R-21: three or
+    more powers fight one game, each against all) whose formations and speeds are recorded."""
+    if not 2 <= len(battle.forces) <= MAX_SIDES:
         raise RuleViolation(
             "FTC-ARR-8",
-            f"a linked GSC2 game is fought by two forces, battle {battle.id} has "
+            f"a linked GSC2 game is fought by two to {MAX_SIDES} forces, battle {battle.id} has "
             f"{len(battle.forces)}: record its result by hand",
         )
     missing = [f.player for f in battle.forces if f.player not in battle.formations]
@@ -116,12 +118,29 @@ def drop_of(battle: Battle) -> tuple[str | None, int]:
 
 
 def _bearings(forces: tuple[Force, ...]) -> list[float]:
-    """FTC-ARR-12: each force's edge; a force with no hexside, or on the same side, takes the far side."""
-    first = EDGE_BEARING.get(forces[0].entry_side or "", 0.0)
-    second = EDGE_BEARING.get(forces[1].entry_side or "", (first + 180.0) % 360)
-    if second == first:
-        second = (first + 180.0) % 360
-    return [first, second]
+    """FTC-ARR-12: each force's edge. A force takes the edge of the hexside it crossed; one with no hexside (at
+    home), or whose edge an earlier force took, takes the far side: of the six hexside edges still free, the
+    one farthest from every edge taken (the first on a tie; north when none is taken). With two forces that
+    is the other's opposite edge; with three (FTC-R-LNK-5) the forces stand round the table."""
+    out: list[float | None] = [None] * len(forces)
+    taken: list[float] = []
+    for i, force in enumerate(forces):
+        bearing = EDGE_BEARING.get(force.entry_side or "")
+        if bearing is not None and bearing not in taken:
+            out[i] = bearing
+            taken.append(bearing)
+    for i in range(len(forces)):
+        if out[i] is None:
+            free = [b for b in EDGE_BEARING.values() if b not in taken] or list(EDGE_BEARING.values())
+            far = max(free, key=lambda b: min((_apart(b, t) for t in taken), default=0.0))
+            out[i] = far
+            taken.append(far)
+    return [b for b in out if b is not None]
+
+
+def _apart(a: float, b: float) -> float:
+    """The angle between two bearings, 0..180."""
+    return abs((a - b + 180) % 360 - 180)
 
 
 def tactical_scenario(st: State, battle_id: str, turn_limit: int = 12) -> dict[str, Any]:
@@ -129,7 +148,8 @@ def tactical_scenario(st: State, battle_id: str, turn_limit: int = 12) -> dict[s
     battle = battle_of(st, battle_id)
     check_linkable(st, battle)
     bearings = _bearings(battle.forces)
-    gap = abs((bearings[0] - bearings[1] + 180) % 360 - 180)
+    # the nearest two forces start the rolled range apart (three or more: the others farther, FTC-R-LNK-5)
+    gap = min(_apart(a, b) for i, a in enumerate(bearings) for b in bearings[i + 1 :])
     separation = battle.range_feet * 12.0
     drop, changes = drop_of(battle)
     ships = []

@@ -214,20 +214,83 @@ def test_ftc_r_lnk_3_twelve_feet_north_to_south_needs_a_thirteen_foot_table() ->
     assert (blue["x"], blue["y"], blue["heading"]) == (78, 6, 0)
 
 
-def test_ftc_r_lnk_5_a_three_force_battle_is_not_linked_and_lnk_2_charts_cycle_systems() -> None:
-    """FTC-R-LNK-5: a battle of three forces is refused as a linked GSC2 game (FTC-ARR-8: recorded by hand);
-    FTC-R-LNK-2: the 10-row chart cycles through the ship's systems three a row."""
+def _three_powers():
+    """Red jumps in across the SE hexside, green across N, blue holds its home world: three forces, one battle;
+    equal natural initiative rolls and no route bonus, so nobody has the drop (FTC-ARR-7)."""
+    from msgspec.structs import replace
+
+    st, _ = arrive("attack", "attack", [2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6], green="attack")
+    st = battle_ready(st)
+    b = st.battles[0]
+    b = replace(b, range_feet=10, forces=tuple(replace(f, initiative=3, route=False) for f in b.forces))
+    return replace(st, battles=(b,)), b
+
+
+def test_ftc_r_lnk_5_three_powers_fight_one_linked_game_round_the_table() -> None:
+    """FTC-R-LNK-5 with GSC2-R-21: three forces make one three-sided GSC2 scenario. Red takes its SE edge
+    (bearing 120°), green its N edge (0°); blue, at home, takes the free edge farthest from both: SW (240°:
+    120° from each, where NE/S/NW are 60° from one). The nearest forces are 120° apart, so each stands
+    120" / (2 sin 60°) = 69.28" from the centre and every pair starts the rolled 10 ft = 120" apart."""
+    st, b = _three_powers()
+    assert [f.player for f in b.forces] == ["red", "blue", "green"] and drop_of(b) == (None, 0)
+    raw = tactical_scenario(st, b.id)
+    setup = GSC2.parse_setup(raw)  # a valid three-sided GSC2 scenario
+    assert list(setup.sides) == ["red", "blue", "green"] and raw["table"]["edge"] is False
+    w, h = raw["table"]["width"], raw["table"]["height"]
+    at = {s["side"]: (s["x"] - w / 2, s["y"] - h / 2) for s in raw["ships"]}  # one ship each
+    bearing = {k: round(math.degrees(math.atan2(x, y)) % 360) for k, (x, y) in at.items()}
+    assert bearing == {"red": 120, "blue": 240, "green": 0}
+    assert all(math.hypot(*p) == pytest.approx(120 / (2 * math.sin(math.radians(60))), abs=0.01) for p in at.values())
+    for a, c in (("red", "blue"), ("blue", "green"), ("green", "red")):
+        assert math.dist(at[a], at[c]) == pytest.approx(120, abs=0.05)
+    assert GSC2.initial_state(setup).sides == ("red", "blue", "green")
+
+
+class _Linked:
+    """GSC2 with the linked scenario as its one sample (what the service creates the tactical game from)."""
+
+    def __init__(self, raw: dict) -> None:
+        self._raw = raw
+
+    def __getattr__(self, name: str):
+        return getattr(GSC2, name)
+
+    def scenarios(self) -> dict:
+        return {"linked": self._raw}
+
+
+def test_ftc_r_lnk_5_a_three_force_linked_game_plays_out_and_records_in_the_campaign() -> None:
+    """FTC-R-LNK-5, FTC-R-LNK-6: bots play the three-sided linked game to its end with no refused option;
+    its outcome is a campaign result the campaign accepts (the victor, if any, one of the three)."""
+    import msgspec
+
+    from service.domain.core.bot import RandomBot
+    from tests.clients.botplay import play
+
+    st, b = _three_powers()
+    raw = tactical_scenario(st, b.id)
+    game = play(_Linked(raw), "linked", {p: RandomBot() for p in ("red", "blue", "green")}, seed=3)
+    assert game.over and not game.stalled and not game.refused_options, game.refused_options[:3]
+    body = campaign_result(st, b.id, game.state, "g_tac")
+    assert body["victor"] in (None, "red", "blue", "green")
+    events = when(FTC, st, msgspec.convert(body, C.RecordBattle), UMPIRE, Dice(b"k", "g", 1))
+    assert events
+
+
+def test_ftc_r_lnk_5_seven_forces_are_refused_and_lnk_2_charts_cycle_systems() -> None:
+    """FTC-R-LNK-5: GSC2 seats two to six sides (GSC2-R-1); a battle of seven forces is recorded by hand
+    (FTC-ARR-8). FTC-R-LNK-2: the 10-row chart cycles through the ship's systems three a row."""
     from msgspec.structs import replace
 
     from service.domain.links.campaign_gsc2 import damage_chart
 
     st = _battle()
     b = st.battles[0]
-    third = replace(b.forces[0], player="green")
-    three = replace(st, battles=(replace(b, forces=(*b.forces, third)),))
+    more = tuple(replace(b.forces[0], player=f"p{i}") for i in range(5))
+    seven = replace(st, battles=(replace(b, forces=(*b.forces, *more)),))
     with pytest.raises(RuleViolation) as info:
-        tactical_scenario(three, b.id)
-    assert info.value.rule == "FTC-ARR-8" and "two forces" in info.value.detail
+        tactical_scenario(seven, b.id)
+    assert info.value.rule == "FTC-ARR-8" and "two to 6 forces" in info.value.detail
     sheet = {
         "beams": [{"id": "b1"}, {"id": "b2"}],
         "missiles": [],
