@@ -24,6 +24,16 @@ export type ScenarioResponse = Schemas["ScenarioResponse"];
 export type BotListing = Schemas["BotListing"];
 export type SeatedBot = Schemas["SeatedBot"];
 
+// Players, passkeys and notifications (issue 40; docs/notifications.md)
+export type PersonalKey = Schemas["PersonalKey"];
+export type MyGame = Schemas["MyGame"];
+export type MyGames = Schemas["MyGames"];
+export type Subscription = Schemas["Subscription"];
+export type Notification = Schemas["Notification"];
+export type PasskeyOptions = Schemas["PasskeyOptions"];
+export type PasskeyInfo = Schemas["PasskeyInfo"];
+export type PasskeySession = Schemas["PasskeySession"];
+
 // WS /v1/games/{game_id}/stream (openapi/asyncapi.json): what the server sends, what a client may send.
 export type ServerFrame =
   | Schemas["EventFrame"]

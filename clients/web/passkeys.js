@@ -4,6 +4,10 @@
 // http://localhost); the server checks every answer against a single-use challenge (service/events/passkeys.py).
 import { Api } from "./api.js";
 
+/** @typedef {import("../types/salvo").PasskeyOptions} PasskeyOptions */
+/** @typedef {import("../types/salvo").PasskeyInfo} PasskeyInfo */
+/** @typedef {import("../types/salvo").PasskeySession} PasskeySession */
+
 /** @param {string} text base64url @returns {ArrayBuffer} */
 function fromB64url(text) {
   const b64 = text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4);
@@ -65,19 +69,19 @@ function deviceLabel() {
   return (navigator.userAgent || "device").slice(0, 60);
 }
 
-/** Bind a new passkey to the player whose personal key is given. @param {string} key */
+/** Bind a new passkey to the player whose personal key is given. @param {string} key @returns {Promise<PasskeyInfo>} */
 export async function addPasskey(key) {
   const api = new Api(key);
-  const { challenge_id, public_key } = await api.request("POST", "/v1/players/me/passkeys/options", {});
+  const { challenge_id, public_key } = /** @type {PasskeyOptions} */ (await api.request("POST", "/v1/players/me/passkeys/options", {}));
   const cred = await navigator.credentials.create({ publicKey: creationOptions(public_key) });
   if (!cred) throw new Error("no passkey was made");
   return api.request("POST", "/v1/players/me/passkeys", { challenge_id, credential: credentialJSON(cred), label: deviceLabel() });
 }
 
-/** Sign in with a passkey this device holds: a new personal key for this device ({key, player_id, …}). */
+/** Sign in with a passkey this device holds: a new personal key for this device. @returns {Promise<PasskeySession>} */
 export async function signInWithPasskey() {
   const api = new Api();
-  const { challenge_id, public_key } = await api.request("POST", "/v1/passkeys/login/options", {});
+  const { challenge_id, public_key } = /** @type {PasskeyOptions} */ (await api.request("POST", "/v1/passkeys/login/options", {}));
   const cred = await navigator.credentials.get({ publicKey: requestOptions(public_key) });
   if (!cred) throw new Error("no passkey was chosen");
   return api.request("POST", "/v1/passkeys/login", { challenge_id, credential: credentialJSON(cred), label: deviceLabel() });
