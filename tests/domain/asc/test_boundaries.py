@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from service.domain.asc.commands import Detect
+from service.domain.asc.commands import AllStop, Detect, Fire, ForcePhase, Move
+from service.domain.asc.events import ShotResolved
 from service.domain.core.hexgrid import Hex
+from tests.support.decider import then_violation
 
-from .builders import ADV, R, duel, phase, run, ship, state_of
+from .builders import ADV, R, duel, lock, of, phase, reveal, run, ship, state_of
 
 TWO_PASSIVE = [
     {"id": "pas-a", "type": "passive", "rating": 5},
@@ -56,3 +58,32 @@ def test_ASC_HID_1_a_failed_scan_of_a_hidden_buoy_reads_as_nothing_found() -> No
     assert roll.outcome == "nothing found" and all(m.rule != "ASC-DET-4" for m in roll.modifiers)
     _, empty = run(state, Detect(vessel="alpha", sensor="pas", hex=Hex(1, 1)), ADV, dice=[2])
     assert R.redact(empty[0], ADV, state).rolls[0].outcome == roll.outcome
+
+
+def test_ASC_MOV_4_all_stop_holds_through_the_other_sides_movement_phase() -> None:
+    """ASC-MOV-4 (ruling ASC-R-13): All Stop lasts until its own side's next movement phase; the other
+    side's movement phase in between (and the fire phase, where it means direct strikes) leaves it on."""
+    state = state_of(duel(), phase("advantaged_movement"))
+    state, _ = run(state, AllStop(vessel="alpha", facing=3), ADV)
+    nxt = R.evolve(state, phase("disadvantaged_movement", 2))
+    assert nxt.status["alpha"].all_stop
+    assert not R.evolve(nxt, phase("advantaged_movement", 2)).status["alpha"].all_stop
+
+
+def test_ASC_SCR_1_a_screen_of_one_blocks_a_strike_on_a_one() -> None:
+    """ASC-SCR-1: a screen rated 1 still rolls: a d10 of 1 blocks the strike and drops the screen to 0."""
+    state = state_of(duel(), lock("alpha", "bravo"), reveal(("bravo", False, 1)), phase("fire"))
+    assert state.status["bravo"].screen == 1
+    state, events = run(state, Fire(vessel="alpha", weapon="las", target="bravo"))
+    state, events = run(state, ForcePhase(), dice=[7, 1])  # to hit 7: hit; screen d10 1: blocked
+    (shot,) = of(events, ShotResolved)
+    assert shot.outcome == "hit" and [s.blocked for s in shot.strikes] == [True] and shot.screen_after == 0
+
+
+def test_ASC_MOV_2_a_move_may_turn_to_face_north() -> None:
+    """ASC-MOV-2: a move may end by turning to any facing 0..5, north (0) included: three hexsides from
+    south at 1 point each (class C) is exactly the MA of 3."""
+    state = state_of(duel(alpha={"facing": 3}), phase("advantaged_movement"))
+    state, events = run(state, Move(vessel="alpha", facing=0), ADV)
+    assert state.status["alpha"].facing == 0 and events[0].path == ("R", "R", "R")
+    then_violation(R, state_of(duel(), phase("advantaged_movement")), Move(vessel="alpha", facing=6), "ASC-MOV-2", ADV)
