@@ -208,6 +208,7 @@ def test_commands_over_the_socket_share_the_decide_path(client):
             "type": "/problems/rule/TINY-SEAT",
             "detail": "seat red cannot act for blue",
             "rule": "TINY-SEAT",
+            "code": "not-your-piece",  # the decider's typed refusal (issue 34), as in problem+json
         }
         ws.send_json({"kind": "command", "ref": "r3", "command": {"type": "tiny.shoot", "shooter": 1}})
         msg = ws.receive_json()
