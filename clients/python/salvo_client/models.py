@@ -76,6 +76,7 @@ class GameSummary(Model):
     unverified: str | None  # an imported game whose origin could not be verified: why (else None)
     state: dict[str, Any]  # the ruleset's view plus "draw" (see Drawing in the OpenAPI document)
     deadline: dict[str, Any] | None = None  # the game's deadline now (due_at, seconds_left…), None: none
+    clock: dict[str, Any] | None = None  # the game's chess-style clocks now (seconds_left per seat…), None: none
 
     @property
     def draw(self) -> dict[str, Any] | None:
