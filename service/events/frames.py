@@ -182,7 +182,7 @@ def event_frame(envelope: bytes) -> bytes:
 
 VIEW = "view:"  # "view:<audience>" in ``wanted``: sockets of that audience take the view with the update
 _VIEWS: dict[tuple[str, str], tuple[int, bytes]] = {}  # (game, audience) -> (seq, its view at that seq)
-_VIEWS_KEPT = 4096
+_VIEWS_KEPT = 1024  # views of ~2–12 KB: at most ~12 MB kept
 _UNVERIFIED: dict[str, str | None] = {}  # game -> why it is unverified (immutable; noted by the stream)
 
 
