@@ -44,7 +44,3 @@ __all__ = [
     "slot_face",
     "unregister_ruleset",
 ]
-
-from .base import RulesetBase  # noqa: E402
-
-__all__ += ["RulesetBase"]

@@ -22,7 +22,7 @@ from typing import Any, Generic, TypeVar
 
 from .acc import Acc
 from .dice import Dice
-from .errors import NotYourPiece, RuleViolation, UnknownCommand, WrongPhase
+from .errors import NotYourPiece, UnknownCommand, WrongPhase
 from .protocol import Actor, Command, Event
 
 S = TypeVar("S")
@@ -72,7 +72,9 @@ class Decider(Generic[S]):
         if phases and self.phase(state) not in phases:
             tag = type(command).__struct_config__.tag
             allowed = " or ".join(phases)
-            raise WrongPhase(path.phase_rule or self.phase_rule, f"{tag} is for the {allowed} phase, not {self.phase(state)}")
+            raise WrongPhase(
+                path.phase_rule or self.phase_rule, f"{tag} is for the {allowed} phase, not {self.phase(state)}"
+            )
         acc: Acc[S] = Acc(state, self.evolve)
         path.run(acc, command, actor, dice)
         if self.after is not None:

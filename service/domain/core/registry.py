@@ -1,6 +1,6 @@
 """Rulesets found by name, python-chess style. Entries are import paths ("package.module:ATTR"), loaded
 on first use; each names a ``core.spec.RulesetSpec`` (or an object with every part of one, as tests' small
-class-written rulesets are).
+class-written rulesets were).
 
 Names come from three places: the built-in rulesets below; the ``salvo.rulesets`` entry-point group of
 every installed distribution (a club's ruleset is a package that ``pip install`` makes available, as pytest
@@ -18,8 +18,8 @@ from importlib import metadata
 from .protocol import Ruleset
 from .spec import RulesetSpec, spec_parts
 
-# What an object other than a RulesetSpec must have to be loaded as a ruleset (tests' class-written ones,
-# core.base.RulesetBase): every part the service reads of a spec.
+# What an object other than a RulesetSpec must have to be loaded as a ruleset (a wrapper standing in for
+# one, as the conformance kit's planted defects do): every part the service reads of a spec.
 RULESET_PARTS = tuple(p for p in spec_parts() if p not in ("scenario_package", "validate_setup"))
 
 ENTRY_POINT_GROUP = "salvo.rulesets"

@@ -1,1 +1,1 @@
-"""Sample GSC2 scenarios (JSON), listed by RulesetBase.scenarios()."""
+"""Sample GSC2 scenarios (JSON), listed by the spec's scenario_package."""

@@ -1,1 +1,1 @@
-"""Sample Starfinder scenarios (JSON), listed by RulesetBase.scenarios()."""
+"""Sample Starfinder scenarios (JSON), listed by the spec's scenario_package."""
