@@ -377,3 +377,26 @@ def _visible_ids(text: str) -> set[str]:
         if env["type"] == "asc.detection_attempted" and env["data"].get("success"):
             out.add(env["data"]["target"])
     return out
+
+
+async def test_a_carrier_launches_and_recovers_a_fighter_over_http(api):
+    """ASC-CRAFT-1, rulings ASC-R-30 and ASC-R-33 through the API: the page's options offer the launch; the
+    raiders' view gets a new bogey and names nothing they cannot see; the raiders cannot recover it."""
+    game = await _game(api, "carrier-strike")
+    await _quiet_commit(api, game)
+    await _to_phase(api, game, "advantaged_movement")
+    token = game["seats"]["advantaged"]
+    r = await api.get(f"/v1/games/{game['game_id']}/options", headers=bearer(token))
+    offered = [o["command"] for o in r.json()["options"] if o["command"]["type"] == "asc.launch"]
+    assert {"type": "asc.launch", "vessel": "fs-bearn", "craft": "ftr-1"} in offered
+    body = await _ok(api, game, "advantaged", {"type": "asc.launch", "vessel": "fs-bearn", "craft": "ftr-1"})
+    assert body["events"][0]["type"] == "asc.launched"
+    raiders = await _view(api, game, "disadvantaged")
+    text = json.dumps(raiders)
+    assert "ftr-1" not in text and "Rafale" not in text and "fs-bearn" not in text
+    assert [b["bogey"] for b in raiders["state"]["bogeys"]] == ["bogey-1", "bogey-2"]
+    r = await command(api, game, game["seats"]["disadvantaged"], {"type": "asc.recover", "vessel": "ftr-1"})
+    assert r.status_code == 403 and r.json()["rule"] == "ASC-HID-1"
+    await _ok(api, game, "advantaged", {"type": "asc.recover", "vessel": "ftr-1"})
+    raiders = await _view(api, game, "disadvantaged")
+    assert [b["bogey"] for b in raiders["state"]["bogeys"]] == ["bogey-1"]
