@@ -116,3 +116,17 @@ def test_it_beats_the_random_bot_by_the_campaigns_own_measure() -> None:
         assert state.turn > 4 or state.over
         wins += standing(state, ours) > standing(state, theirs)
     assert wins >= 0.7 * games, f"won {wins} of {games}"
+
+
+def test_the_rules_bot_in_every_seat_of_every_sample_campaign_never_stalls_and_no_option_is_refused() -> None:
+    """Issue 36: every seat a rules bot, the umpire doing only its duties, two campaigns per sample scenario to
+    their end: no stall, and decide accepts every option offered (bench/bot_games.py plays 20 of each)."""
+    from tests.clients.botplay import play
+
+    for name in sorted(R.scenarios()):
+        setup = R.parse_setup(R.scenarios()[name])
+        bots: dict[str, Bot] = {s: BOT for s in R.seats(setup)}
+        for seed in (0, 1):
+            game = play(R, name, bots, seed=seed)
+            assert game.over and game.stalled is None, (name, seed, game.stalled)
+            assert game.refused_options == [], (name, seed, game.refused_options[:3])

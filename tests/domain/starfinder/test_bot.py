@@ -70,3 +70,16 @@ def _dice():
     from service.domain.core import Dice
 
     return Dice(b"bot", "g_test", 1)
+
+
+def test_sf_r_24_either_side_can_win_the_skirmish() -> None:
+    """SF-R-24: the rules bot in every seat of the skirmish, fixed seeds: the pact wins one, the corsairs another,
+    neither game stalls and decide accepts every option offered (bench/bot_games.py plays 20: 10-8, 2 draws)."""
+    setup = R.parse_setup(R.scenarios()["skirmish"])
+    bots = {s: StarfinderBot() for s in R.seats(setup)}
+    winners = []
+    for seed in (2, 12):
+        game = play(R, "skirmish", bots, seed=seed, max_steps=600)
+        assert game.over and game.stalled is None and game.refused_options == [], (seed, game.stalled)
+        winners.append(game.state.winner)
+    assert sorted(winners) == ["corsairs", "pact"], winners
