@@ -40,7 +40,8 @@ class GameCreated(Model):
     version: int
     links: Links
     forked_from: str | None = None
-    forked_at: int | None = None
+    forked_at: int | None = None  # the seq a fork goes on from: a command's last event
+    requested_at: int | None = None  # a fork asked inside a command (forked_at: that command's end)
     imported_from: str | None = None
     verified: bool | None = None  # an import: signed by a key the server trusts
     unverified: str | None = None  # an import accepted with allow_unverified: why it is not verified
