@@ -4,6 +4,7 @@ ruleset that silently disappears."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from service.domain.core import registry
+from service.domain.core import SPECTATOR, UMPIRE, Dice, InvalidScenario, RulesetSpec, registry
 from service.domain.core.registry import (
     BUILTIN_RULESETS,
     RulesetLoadError,
@@ -23,7 +24,9 @@ from service.domain.core.registry import (
     register_ruleset,
     unregister_ruleset,
 )
+from service.domain.core.spec import required_parts
 from tests.support.template import RULESET as TEMPLATE
+from tests.support.template import commands as template_commands
 
 ROOT = Path(__file__).resolve().parents[3]
 BROKEN_MODULE = "from service.domain.core import NoSuchThing  # the package's own bug\n"
@@ -154,3 +157,45 @@ def test_salvo_serve_refuses_to_start_with_a_broken_ruleset(tmp_path: Path) -> N
     assert "ruleset 'broken' (club_broken:RULESET) cannot be loaded" in result.stderr
     assert "NoSuchThing" in result.stderr
     assert not (tmp_path / "s.db").exists()  # refused before touching the database
+
+
+def test_a_ruleset_is_a_spec_or_has_every_part_of_one(packages: Path) -> None:
+    """The registry loads a RulesetSpec; anything else must have every part the service reads of one, and
+    is refused naming what it lacks."""
+    (packages / "club_half.py").write_text(
+        "class Half:\n    name = 'half'\n    def decide(self, *a): return []\nRULESET = Half()\n", encoding="utf-8"
+    )
+    register_ruleset("half", "club_half:RULESET")
+    try:
+        with pytest.raises(RulesetLoadError, match=r"a Half, not a RulesetSpec, without .*evolve.*bots"):
+            find_ruleset("half")
+    finally:
+        unregister_ruleset("half")
+    with pytest.raises(RulesetLoadError, match="not a ruleset"):
+        register_ruleset("half", object())  # type: ignore[arg-type]
+    assert all(isinstance(find_ruleset(name), RulesetSpec) for name in BUILTIN_RULESETS)
+
+
+def test_a_spec_fills_in_its_defaults() -> None:
+    spec = dataclasses.replace(TEMPLATE, name="bare", bots={}, properties={})
+    bare = RulesetSpec(
+        **{f: getattr(spec, f) for f in required_parts()},
+    )
+    state = bare.initial_state(bare.parse_setup({"name": "x"}))
+    assert bare.scenarios() == {} and bare.bots == {} and bare.properties == {}
+    assert bare.forms(state, UMPIRE) == [] and bare.secrets(state, UMPIRE) == ()
+    event = TEMPLATE.decide(state, template_commands.Pass(side="red"), UMPIRE, Dice(b"k", "g", 1))[0]
+    assert bare.redact(event, SPECTATOR, state) is event and bare.explain(event) == "template.held"
+    assert bare.result(state) == ""  # the state's own field (is_over false: no outcome yet)
+    assert bare.parse_setup({"name": "x", "hull": 0}).hull == 0  # no validate_setup declared: types only
+    with pytest.raises(InvalidScenario, match="hull"):
+        bare.parse_setup({"name": "x", "hull": "four"})
+    with pytest.raises(InvalidScenario):
+        bare.parse_setup({"name": "x", "hull": 10**30})  # every number bounded first (core/numbers.py)
+    scenario = dataclasses.replace(bare, scenario_package="tests.support.template.scenarios")
+    assert sorted(scenario.scenarios()) == ["duel", "standoff"]
+
+
+def test_ruleset_modules_are_the_declared_targets_modules() -> None:
+    modules = registry.ruleset_modules()
+    assert {modules[name] for name in BUILTIN_RULESETS} == {t.partition(":")[0] for t in BUILTIN_RULESETS.values()}
