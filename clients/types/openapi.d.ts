@@ -6284,6 +6284,8 @@ export interface components {
         };
         /** Rewound */
         Rewound: {
+            /** @default null */
+            requested_to?: number | null;
             rewound_to: number;
             version: number;
         };

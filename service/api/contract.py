@@ -191,6 +191,7 @@ class SigningKeys(msgspec.Struct):
 class Rewound(msgspec.Struct):
     version: int
     rewound_to: int
+    requested_to: int | None = None  # a to_seq inside a command (rewound_to: that command's end)
 
 
 class BotSeatInfo(msgspec.Struct, kw_only=True):

@@ -190,6 +190,7 @@ class ScenarioResponse(Model):
 class Rewound(Model):
     version: int
     rewound_to: int
+    requested_to: int | None = None  # a to_seq inside a command (rewound_to: that command's end)
 
 
 class BotSeatInfo(Model):
