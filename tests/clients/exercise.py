@@ -101,7 +101,7 @@ async def exercise(client: httpx.AsyncClient) -> list[Sample]:
 
 
 async def exercise_talk_and_deadlines(call: Recorder, base: str, red: str, umpire: str) -> None:
-    """Table talk, the spectators' channel and deadlines (issue 39)."""
+    """Table talk, the spectators' channel, deadlines and clocks (issue 39)."""
     await call("post_message", "POST", base + "/messages", 201, json={"text": "good luck"}, headers=bearer(red))
     await call("post_message", "POST", base + "/messages", 422, json={"text": ""}, headers=bearer(red))
     await call("post_message", "POST", base + "/messages", 401, json={"text": "hi"}, headers=bearer("not-a-token"))
@@ -116,6 +116,12 @@ async def exercise_talk_and_deadlines(call: Recorder, base: str, red: str, umpir
     await call("put_deadline", "PUT", base + "/deadline", 403, json=deadline, headers=bearer(red))
     await call("put_deadline", "PUT", base + "/deadline", 200, json=deadline, headers=bearer(umpire))
     await call("put_deadline", "PUT", base + "/deadline", 200, json={"per": None}, headers=bearer(umpire))
+    await call("get_clock", "GET", base + "/clock", 200)
+    clock = {"seconds": 600, "increment": 5}
+    await call("put_clock", "PUT", base + "/clock", 403, json=clock, headers=bearer(red))
+    await call("put_clock", "PUT", base + "/clock", 200, json=clock, headers=bearer(umpire))
+    await call("put_clock", "PUT", base + "/clock", 422, json={"left": {"nobody": 1}}, headers=bearer(umpire))
+    await call("put_clock", "PUT", base + "/clock", 200, json={"seconds": None}, headers=bearer(umpire))
 
 
 async def exercise_players(call: Recorder, gid: str, red: str) -> None:
