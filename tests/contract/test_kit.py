@@ -180,15 +180,19 @@ def test_a_secret_served_to_another_seat_is_caught(leak: str) -> None:
 
 
 @pytest.mark.parametrize("leak", ["redaction removed", "the umpire's view served"])
-def test_asc_through_its_secrets_hook_leaks_when_its_visibility_is_broken(leak: str) -> None:
-    """ASC declares ``secrets`` (the ids and names of the vessels a viewer cannot see): intact it passes
-    (test_conformance), with its redaction or its view's filter broken the kit finds the hidden vessels."""
-    asc = find_ruleset("asc")
+@pytest.mark.parametrize("name", ["asc", "ftcampaign"])
+def test_a_hidden_information_ruleset_leaks_through_its_secrets_hook_when_its_visibility_is_broken(
+    name: str, leak: str
+) -> None:
+    """ASC declares ``secrets`` (the ids and names of the vessels a viewer cannot see), the campaign the
+    other players' sealed orders: intact each passes (test_conformance), with its redaction or its view's
+    filter broken the kit finds them."""
+    ruleset = find_ruleset(name)
     parts = {
         "redaction removed": {"redact": lambda event, viewer, state: event},
-        "the umpire's view served": {"view": lambda state, viewer: asc.view(state, UMPIRE)},
+        "the umpire's view served": {"view": lambda state, viewer: ruleset.view(state, UMPIRE)},
     }[leak]
-    found = kit.findings(Planted(asc, **parts), seeds=(1,), max_steps=12)
+    found = kit.findings(Planted(ruleset, **parts), seeds=(1,), max_steps=12 if name == "asc" else 60)
     assert kit.NO_LEAKS in kit.failed_checks(found), [str(f) for f in found]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from operator import attrgetter
 from typing import Any
 
-from service.domain.core import Clock
+from service.domain.core import Clock, Viewer
 from service.domain.core.bot import RandomBot
 from service.domain.core.spec import RulesetSpec
 
@@ -37,6 +37,14 @@ def initial_state(setup: scenario.Setup) -> State:
     )
 
 
+def secrets(state: State, viewer: Viewer) -> list[Any]:
+    """FTC-MOV-1: the other players' sealed orders (what the conformance kit looks for in everything this
+    viewer is served). Group compositions and sightings are secret too, but what a player knows of them
+    accumulates over the log (the API leak tests' oracle follows it), beyond what one state tells."""
+    mine = visibility.observer(viewer)
+    return [order for player, orders in state.orders.items() if player != mine for order in orders]
+
+
 def clock(state: State) -> Clock:
     return Clock(state.turn, state.phase)
 
@@ -63,6 +71,7 @@ RULESET: RulesetSpec[State, scenario.Setup] = RulesetSpec(
     forms=options.forms,
     redact=visibility.redact,
     redact_setup=visibility.redact_setup,
+    secrets=secrets,
     view=view.view,
     draw=view.draw,
     explain=explain.explain,
