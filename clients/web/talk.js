@@ -143,9 +143,15 @@ export class TalkPanel {
   /** A message of the spectators' channel, live from the stream (spectators and the umpire only).
    * @param {GalleryLine} m */
   spectatorMessage(m) {
+    this.galleryLine(m, true);
+  }
+
+  /** @param {GalleryLine} m @param {boolean} live from the stream (else from a poll) */
+  galleryLine(m, live) {
     if (this.galleryIds.has(m.id)) return;
     this.galleryIds.add(m.id);
-    this.gallery.append(el("li", { dataset: { id: m.id } }, el("b", {}, m.name), " ", m.text));
+    this.gallery.append(el("li", { dataset: { id: m.id, live: String(live) } }, el("b", {}, m.name), " ", m.text));
+    while (this.gallery.children.length > 200) this.gallery.firstElementChild?.remove();
   }
 
   tick() {
@@ -179,8 +185,7 @@ export class TalkPanel {
         el("b", {}, who(m.sender)), m.to === "all" ? " " : el("span", { class: "muted small" }, ` → ${m.to} `), m.text)));
       if (!this.viewer.startsWith("seat:")) {
         const gallery = /** @type {{messages: GalleryLine[]}} */ (await this.api.request("GET", `${base}/spectator-messages`));
-        this.galleryIds = new Set(gallery.messages.map((m) => m.id));
-        fill(this.gallery, ...gallery.messages.map((m) => el("li", { dataset: { id: m.id } }, el("b", {}, m.name), " ", m.text)));
+        for (const m of gallery.messages) this.galleryLine(m, false); // the ones the stream did not bring
       }
     } catch { /* the next poll tries again */ }
   }
