@@ -6,7 +6,7 @@ import { el, fill } from "./dom.js";
 import { Api } from "./api.js";
 import { pageUrl } from "./links.js";
 import { addPasskey, passkeysAvailable, signInWithPasskey } from "./passkeys.js";
-import { notificationsAllowed, setTurnAlerts, turnAlertsWanted } from "./notify.js";
+import { notificationsAllowed, pushAvailable, pushToThisDevice, setTurnAlerts, turnAlertsWanted } from "./notify.js";
 
 /** @typedef {import("../types/openapi").components["schemas"]["MyGame"]} MyGame */
 
@@ -115,6 +115,12 @@ export function myGamesCard() {
           await showGames();
         } catch (err) { await showGames(`Could not keep that seat: ${err.message}`); }
       } }, "Keep this seat"),
+      pushAvailable() ? el("button", { type: "button", class: "small", id: "push-here", onclick: async () => {
+        try {
+          await pushToThisDevice(api);
+          await showGames("This device will be told of your turns by Web Push, even with Salvo closed.");
+        } catch (err) { await showGames(`Could not set up push on this device: ${err.message}`); }
+      } }, "Push to this device") : null,
       passkeysAvailable() ? el("button", { type: "button", class: "small", id: "add-passkey", onclick: async () => {
         try {
           const made = await addPasskey(key);

@@ -2,7 +2,8 @@
 // allowed it on this device, a system notification (the Notification API) and a short sound. Allowed
 // from the lobby's "My games" card (a click: browsers ask for the permission only on a user's gesture);
 // kept per browser. A page the player is looking at (visible and focused) only changes its title
-// (title.js): the alert is for the game left in a background tab or window.
+// (title.js): the alert is for the game left in a background tab or window. With the page closed, Web
+// Push brings the notification instead (pushToThisDevice: the lobby's "Push to this device"; sw.js).
 
 const PREF = "salvo.turnAlerts";
 
@@ -68,4 +69,46 @@ export function tellYourTurn(title, why, doc = document) {
   }
   chime();
   return true;
+}
+
+/** @param {string} text base64url @returns {ArrayBuffer} */
+function fromB64url(text) {
+  const raw = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4));
+  const out = new Uint8Array(raw.length);
+  for (let i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
+  return out.buffer;
+}
+
+/** Whether this browser can receive Web Push at all (a service worker and a push manager). */
+export function pushAvailable() {
+  return typeof navigator !== "undefined" && "serviceWorker" in navigator && typeof window.PushManager === "function"
+    && window.isSecureContext;
+}
+
+/** The page's service worker (sw.js), registered once, once it is active. Its scope is /static/ (where it
+ * is served): it controls no page, it only receives pushes, so serviceWorker.ready (a registration for
+ * this page's scope) is never the way to wait for it. */
+export async function serviceWorker() {
+  const registration = await navigator.serviceWorker.register("/static/sw.js");
+  const worker = registration.installing || registration.waiting;
+  if (worker && !registration.active) {
+    await new Promise((resolve) => {
+      worker.addEventListener("statechange", () => { if (worker.state === "activated" || worker.state === "redundant") resolve(null); });
+    });
+  }
+  return registration;
+}
+
+/**
+ * Web Push to this device: the browser subscribes with the server's VAPID key, and the player's
+ * subscription (kind webpush) is made with the personal key. The service worker shows what arrives.
+ * @param {import("./api.js").Api} api the player's (its token the personal key)
+ */
+export async function pushToThisDevice(api) {
+  if (typeof Notification === "function" && Notification.permission === "default") await Notification.requestPermission();
+  const registration = await serviceWorker();
+  const { public_key } = await api.request("GET", "/v1/push/key");
+  const subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: fromB64url(public_key) });
+  const json = subscription.toJSON();
+  return api.request("POST", "/v1/players/me/subscriptions", { kind: "webpush", url: json.endpoint, keys: json.keys });
 }

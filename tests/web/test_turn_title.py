@@ -4,6 +4,9 @@ seat's move that hands them the turn brings it back without a reload."""
 
 from __future__ import annotations
 
+import json
+import time
+
 import httpx
 
 from tests.web.support import Console, page_url
@@ -91,6 +94,51 @@ def test_when_the_turn_comes_an_allowed_page_notifies_and_chimes(browser, server
         _end_phase(server, game, "blue")
         red.wait_for_function("(mark) => document.title.startsWith(mark)", arg=MARK)
         assert len(red.evaluate("() => window.__notes")) == 1
+    finally:
+        ctx.close()
+    assert console.unexpected() == []
+
+
+def test_the_service_worker_shows_a_pushed_notification(browser, server):
+    """With the page closed, Web Push brings the notification: the page's service worker (sw.js) shows
+    what a push delivers (here through the DevTools protocol, ServiceWorker.deliverPushMessage, since a
+    headless browser has no push service; the server's side is tests/api/test_web_push.py)."""
+    console = Console()
+    ctx = browser.new_context()
+    try:
+        ctx.grant_permissions(["notifications"], origin=server.url)
+        page = console.watch(ctx.new_page(), "lobby")
+        cdp = ctx.new_cdp_session(page)
+        registrations: list[dict] = []
+        cdp.on("ServiceWorker.workerRegistrationUpdated", lambda e: registrations.extend(e["registrations"]))
+        cdp.send("ServiceWorker.enable")
+        page.goto(server.url + "/")
+        scope = page.evaluate("async () => (await (await import('/static/notify.js')).serviceWorker()).scope")
+        assert scope == server.url + "/static/"
+        deadline = time.monotonic() + 10
+        while not any(r["scopeURL"] == scope and not r["isDeleted"] for r in registrations):
+            assert time.monotonic() < deadline, registrations
+            page.wait_for_timeout(50)
+        [registration_id] = {
+            r["registrationId"] for r in registrations if r["scopeURL"] == scope and not r["isDeleted"]
+        }
+        notice = {
+            "id": "n_1",
+            "type": "your_turn",
+            "game_id": "g_0123456789abcdef",
+            "text": "Your move as red in duel g_0123456789abcdef (turn 1, fire phase): fire phase",
+        }
+        cdp.send(
+            "ServiceWorker.deliverPushMessage",
+            {"origin": server.url, "registrationId": registration_id, "data": json.dumps(notice)},
+        )
+        shown = page.wait_for_function(
+            """async () => {
+              const list = await (await navigator.serviceWorker.getRegistration("/static/")).getNotifications();
+              return list.length ? list.map((n) => ({ title: n.title, body: n.body, tag: n.tag })) : null;
+            }"""
+        ).json_value()
+        assert shown == [{"title": "Your move", "body": notice["text"], "tag": "salvo-g_0123456789abcdef"}]
     finally:
         ctx.close()
     assert console.unexpected() == []
