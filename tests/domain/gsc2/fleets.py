@@ -72,10 +72,11 @@ def _ship(rng: random.Random, sid: str, side: str, table: tuple[float, float]) -
     }
 
 
-def fleet_scenario(seed: int) -> dict[str, Any]:
+def fleet_scenario(seed: int, sides: tuple[str, ...] = ("red", "blue")) -> dict[str, Any]:
+    """A random battle; ``sides`` of three or more exercise GSC2-R-21..24 (first letters must differ)."""
     rng = random.Random(seed)
     table = (rng.choice((24.0, 48.0, 72.0)), rng.choice((24.0, 48.0)))
-    ships = [_ship(rng, f"{side[0]}{i}x", side, table) for side in ("red", "blue") for i in range(rng.randint(1, 4))]
+    ships = [_ship(rng, f"{side[0]}{i}x", side, table) for side in sides for i in range(rng.randint(1, 4))]
     terrain = [
         {
             "id": f"t{i}x",
@@ -90,7 +91,7 @@ def fleet_scenario(seed: int) -> dict[str, Any]:
     ]
     return {
         "name": f"generated-{seed}",
-        "sides": ["red", "blue"],
+        "sides": list(sides),
         "table": {"width": table[0], "height": table[1]},
         "turn_limit": rng.choice((None, 3, 6)),
         "ships": ships,

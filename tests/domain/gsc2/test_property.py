@@ -23,7 +23,7 @@ from tests.support.randomplay import random_pick
 from .fleets import fleet_scenario
 from .helpers import offered
 
-SCENARIOS = ("duel", "fleet-action", "boarding-action")
+SCENARIOS = ("duel", "fleet-action", "boarding-action", "three-way")
 COMMANDS: Any = Union[tuple(R.command_types)]  # noqa: UP007
 EVENTS: Any = Union[tuple(R.event_types)]  # noqa: UP007
 
@@ -93,3 +93,13 @@ def test_random_legal_games_of_generated_fleets_never_stall() -> None:
         state, _ = play(fleet_scenario(seed), seed, max_turns=12)
         ended += state.over
     assert ended >= 40  # most generated battles reach a result within 12 turns
+
+
+def test_random_legal_games_of_three_and_four_sided_fleets_never_stall() -> None:
+    """GSC2-R-21..24 under random play: liveness, fold = live state and the invariants with 3 and 4 sides."""
+    ended = 0
+    for seed in range(24):
+        sides = ("red", "blue", "green", "yellow")[: 3 + seed % 2]
+        state, _ = play(fleet_scenario(seed, sides), seed, max_turns=8)
+        ended += state.over
+    assert ended >= 12
