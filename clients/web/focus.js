@@ -89,20 +89,3 @@ export function restoreFocus(root, key, fallback = null) {
   const fb = fallback && [...root.querySelectorAll(fallback)].find(shown);
   put(fb || null);
 }
-
-/** The old per-ruleset renderers (a view with no `draw`: table-gsc2.js, hexmap.js, starmap.js) draw their
- * pieces as role=button with a click handler only. Give each the board's keys (Enter and Space press it)
- * and its title as a name, so that a keyboard user can act there and focus is kept as on the board.
- * @param {Element} root */
-export function keyboardPieces(root) {
-  for (const n of root.querySelectorAll("[role=button][tabindex]")) {
-    const title = n.querySelector(":scope > title");
-    if (!n.hasAttribute("aria-label") && title) n.setAttribute("aria-label", (title.textContent || "").trim());
-    n.addEventListener("keydown", (e) => {
-      const k = /** @type {KeyboardEvent} */ (e);
-      if (k.key !== "Enter" && k.key !== " ") return;
-      k.preventDefault();
-      n.dispatchEvent(new MouseEvent("click", { bubbles: true }));
-    });
-  }
-}

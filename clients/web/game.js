@@ -4,14 +4,10 @@
 // older per-ruleset renderers.
 import { el, clear, fill, humanize } from "./dom.js";
 import { Api, GameStream } from "./api.js";
-import { renderCommands, labelCommand } from "./commands.js";
-import { renderGsc2, gsc2Pieces } from "./table-gsc2.js";
-import { renderHex, hexPieces, hexItems } from "./hexmap.js";
-import { renderStarmap } from "./starmap.js";
 import { battleList, battleOrders, campaignLink } from "./linked.js";
 import { confirmFirst, linkedBattles, treasuryLine } from "./ftcampaign-ui.js";
 import { renderPanel } from "./panel.js";
-import { seatShipId, starfinderToAct } from "./starfinder-ui.js";
+import { seatShipId } from "./starfinder-ui.js";
 import { renderTimeline, ReplayPanel, turnStarts } from "./replay.js";
 import { Board } from "./board.js";
 import { Drafts, formBlock, formDecor } from "./forms.js";
@@ -21,7 +17,7 @@ import { showTurnInTitle } from "./title.js";
 import { disputesBlock } from "./disputes.js";
 import { drawnSheet } from "./sheet.js";
 import { hexCentre } from "./geometry.js";
-import { focusKey, keyboardPieces, restoreFocus } from "./focus.js";
+import { focusKey, restoreFocus } from "./focus.js";
 import { pageUrl } from "./links.js";
 import { TalkPanel } from "./talk.js";
 
@@ -34,7 +30,6 @@ import { TalkPanel } from "./talk.js";
 /** @typedef {import("../types/salvo").Piece} Piece */
 /** @typedef {import("../types/salvo").Point2} Point2 */
 /** @typedef {import("./api.js").ProblemLike} ProblemLike */
-/** @typedef {import("./hexmap.js").MapCtx} MapCtx */
 /** @typedef {import("./focus.js").FocusKey} FocusKey */
 /** @typedef {import("./forms.js").Cell} Cell */
 /** @typedef {import("./options.js").TrayAct} TrayAct */
@@ -56,19 +51,15 @@ import { TalkPanel } from "./talk.js";
  * @typedef {{path?: (number[] | Point2)[], ship?: string, ship_name?: string, heading?: number,
  *   battery?: string, target?: string, target_name?: string, hit?: boolean, turn?: number, phase?: string,
  *   to_seq?: number, reason?: string}} LogData */
-/** How a view is shown: drawn (board.js), by a fallback renderer, as JSON (generic), or not at all.
- * @typedef {"none" | "drawn" | "gsc2" | "starmap" | "hex" | "generic"} ViewKind */
+/** How a view is shown: drawn from its drawing (board.js), as JSON (a ruleset without a drawing), or not at all.
+ * @typedef {"none" | "drawn" | "generic"} ViewKind */
 
 const TABS = [["orders", "Orders"], ["ship", "Ship"], ["replay", "Replay"], ["log", "Log"]];
 
 /** @param {PageView | null | undefined} view @returns {ViewKind} */
 function kindOf(view) {
   if (!view || typeof view !== "object") return "none";
-  if (view.draw) return "drawn";
-  if (view.ruleset === "gsc2" || (view.table && Array.isArray(view.ships))) return "gsc2";
-  if (view.map && Array.isArray(view.map.worlds) && Array.isArray(view.players)) return "starmap"; // ftcampaign
-  if (view.map_radius != null || hexItems(view).length) return "hex";
-  return "generic";
+  return view.draw ? "drawn" : "generic";
 }
 
 // where focus goes when the focused control's place is gone (an order sent, a tray closed)
@@ -112,7 +103,6 @@ export class GameView {
     /** @type {number | null} */
     this.at = null; // null = live
     /** @type {Command[]} */
-    this.options = []; // bare commands (fallback renderers)
     /** @type {Option[]} */
     this.labelled = []; // Option objects
     /** @type {Form[]} */
@@ -164,9 +154,7 @@ export class GameView {
       onNode: (id) => this.tapNode(id),
       onCell: (q, r) => this.tapCell(q, r),
     });
-    this.svg.addEventListener("click", () => this.hideChooser());
     this.generic = el("pre", { id: "generic-state", hidden: true });
-    this.chooser = el("div", { id: "chooser", class: "chooser", hidden: true });
     /** @param {string} label @param {string} title @param {() => void} f */
     const zoomBtn = (label, title, f) => el("button", { type: "button", class: "small", title, "aria-label": title,
       onclick: (/** @type {MouseEvent} */ e) => { e.stopPropagation(); f(); } }, label);
@@ -174,8 +162,6 @@ export class GameView {
       zoomBtn("+", "Zoom in", () => this.zoomBy(1.6)), zoomBtn("−", "Zoom out", () => this.zoomBy(1 / 1.6)),
       zoomBtn("⤢", "Whole map", () => this.zoomBy(0)),
       el("button", { type: "button", class: "small to-orders", id: "to-orders", onclick: () => this.showOrders() }, "Orders ↑"));
-    this.zoom = 1;
-    this.pan = [0, 0]; // the old renderers' pan, in views from the zoom's centre
     this.mapBox = el("div", { class: "board-wrap", tabindex: 0, role: "region", "aria-label": MAP_LABEL,
       "aria-keyshortcuts": "ArrowLeft ArrowRight ArrowUp ArrowDown + - 0" }, this.svg, this.generic);
     this.mapBox.addEventListener("keydown", (e) => this.mapKey(e));
@@ -237,7 +223,7 @@ export class GameView {
       // not one under the other as each arrives (a phone saw the map pushed down by 0.2-0.8 of a screen, CLS)
       this.battleBox = el("main", { class: "battle", hidden: true },
         el("div", { class: "board-col" }, this.mapBox, this.zoomCtl,
-          this.chooser, this.trayBox, this.timeline),
+          this.trayBox, this.timeline),
         panel)));
     this.setTab(this.tab);
     document.addEventListener("keydown", this.keys = (/** @type {KeyboardEvent} */ e) => {
@@ -424,7 +410,6 @@ export class GameView {
     this.live = summary;
     if (this.talk) this.talk.update(summary);
     this.labelled = options.options || [];
-    this.options = this.labelled.map((o) => o.command);
     this.forms = options.forms || [];
     this.drafts.update(this.forms);
     if (this.at == null) this.shown = summary;
@@ -515,28 +500,21 @@ export class GameView {
 
   /** @param {PageView} view */
   pieces(view) {
-    const kind = kindOf(view);
-    if (kind === "drawn") return (view.draw.pieces || []).map((p) => ({ id: p.id, name: p.label, side: p.side, status: p.status }));
-    if (kind === "gsc2") return gsc2Pieces(view);
-    if (kind === "hex") return hexPieces(view);
-    return [];
+    if (kindOf(view) !== "drawn") return [];
+    return (view.draw.pieces || []).map((p) => ({ id: p.id, name: p.label, side: p.side, status: p.status }));
   }
 
   // ---- the map ----------------------------------------------------------------------------------
   /** @param {number} f */
   zoomBy(f) {
-    if (this.drawnNow) { if (f === 0) this.board.whole(); else this.board.zoom(f); return; }
-    this.zoom = f === 0 ? 1 : Math.max(1, Math.min(6, this.zoom * f));
-    if (f === 0) this.pan = [0, 0];
-    this.applyZoom();
+    if (!this.drawnNow) return;
+    if (f === 0) this.board.whole(); else this.board.zoom(f);
   }
 
-  // Pan by a fraction of the view (the old renderers: only once zoomed in, the whole map being shown).
+  // Pan by a fraction of the view.
   /** @param {number} fx @param {number} fy */
   panBy(fx, fy) {
-    if (this.drawnNow) { this.board.pan(fx, fy); return; }
-    this.pan = [this.pan[0] + fx, this.pan[1] + fy];
-    this.applyZoom();
+    if (this.drawnNow) this.board.pan(fx, fy);
   }
 
   /** @param {KeyboardEvent} e */
@@ -666,26 +644,13 @@ export class GameView {
     const live = this.at == null;
     const kind = kindOf(view);
     this.drawnNow = kind === "drawn";
-    /** @type {MapCtx} */
-    const ctx = {
-      viewer: s.viewer, selected: this.selected, options: live ? this.options : [], events: this.events, at: s.at,
-      label: (cmd) => labelCommand(cmd, view),
-      onSelect: (id) => { this.selected = id; this.hideChooser(); this.render(); },
-      onCommand: (cmd) => this.send(cmd),
-      onChoose: (cmds, title) => this.showChooser(cmds, title, view),
-    };
+    const onSelect = (/** @type {string} */ id) => { this.selected = id; this.render(); };
     this.svg.style.display = kind === "generic" ? "none" : "";
     this.generic.hidden = kind !== "generic";
     if (kind === "drawn") this.board.render(view.draw, this.decor(view.draw, live));
     else {
-      this.board.active = false;
-      if (kind === "gsc2") renderGsc2(this.svg, view, ctx);
-      else if (kind === "hex") renderHex(this.svg, view, ctx);
-      else if (kind === "starmap") renderStarmap(this.svg, view, ctx);
-      else this.generic.textContent = JSON.stringify(view, null, 2);
-      keyboardPieces(this.svg);
-      this.svg.dataset.drawn = String(Date.now());
-      this.applyZoom();
+      this.board.active = false; // a ruleset without a drawing: its view as it is, its options in words below
+      this.generic.textContent = JSON.stringify(view, null, 2);
     }
     this.zoomCtl.hidden = kind === "generic";
     this.renderHeader(s, view, kind);
@@ -698,14 +663,10 @@ export class GameView {
 
     if (kind === "drawn") {
       const p = (view.draw.pieces || []).find((x) => x.id === this.selected);
-      const rich = p && [...(view.ships || []), ...hexItems(view)].find((x) => x.id === p.id && x.data_sheet);
-      if (rich) renderPanel(this.sections.ship, view, rich, this.pieces(view), ctx.onSelect, { viewer: s.viewer });
-      else fill(this.sections.ship, ...drawnSheet(view.draw, p, ctx.onSelect), ...battleList(view, this.token));
-    } else {
-      const piece = kind === "gsc2" ? (view.ships || []).find((x) => x.id === this.selected)
-        : kind === "hex" ? hexItems(view).find((x) => x.id === this.selected) : null;
-      renderPanel(this.sections.ship, view, piece || null, this.pieces(view), ctx.onSelect, { viewer: s.viewer });
-    }
+      const rich = p && (view.ships || []).find((x) => x.id === p.id && x.data_sheet);
+      if (rich) renderPanel(this.sections.ship, view, rich, this.pieces(view), onSelect, { viewer: s.viewer });
+      else fill(this.sections.ship, ...drawnSheet(view.draw, p, onSelect), ...battleList(view, this.token));
+    } else fill(this.sections.ship, el("p", { class: "muted" }, "This game has no map: its view is shown as it is."));
     this.renderOrders();
     this.renderTray();
     this.renderRewind();
@@ -725,7 +686,6 @@ export class GameView {
     let toAct = null;
     if (draw) toAct = turnBadge(draw.status, s.viewer, (seat) => this.who(`seat:${seat}`));
     else if (view.to_act != null) toAct = view.to_act ? { text: view.to_act === me ? "Your move" : `${view.to_act} to act`, mine: view.to_act === me } : null;
-    else if ((Array.isArray(view.awaiting) || view.acting_ship) && !s.over) toAct = starfinderToAct(view, s.viewer);
     const phase = draw ? draw.status.phase_label || humanize(draw.status.phase) : humanize(s.phase);
     fill(this.head,
       el("strong", {}, `${s.ruleset} · ${this.gameId}`),
@@ -767,8 +727,11 @@ export class GameView {
       fill(this.statusLine, this.token
         ? `You are ${s.viewer}.${Array.isArray(liveView.done) && liveView.done.length ? ` Done this phase: ${liveView.done.join(", ")}.` : ""}`
         : "Spectating: the public view only.");
-      renderCommands(this.commands, this.token && live ? this.options : [], liveView, (cmd) => this.send(cmd),
-        { selected: this.selected, disabled: this.sending || !live, note });
+      const disabled = this.sending || !live;
+      fill(this.commands, note ? el("p", { class: "note" }, note) : null,
+        ...(this.token && live ? optionsBlock(this.labelled, { selected: this.selected, disabled, pieceLabel: (id) => id,
+          onSend: (cmd, label) => this.sendOrConfirm(cmd, label) }) : []),
+        this.token && live && !this.labelled.length ? el("p", { class: "muted" }, "Nothing to do right now.") : null);
       return;
     }
     fill(this.statusLine, statusBox(draw.status, s.viewer, { linked: linkedBattles(liveView), token: this.token,
@@ -792,24 +755,6 @@ export class GameView {
       if (!this.forms.length && !this.labelled.length) parts.push(el("p", { class: "muted" }, "Nothing to do right now."));
     }
     fill(this.commands, ...parts);
-  }
-
-  // Zoom the old renderers' viewBox around the selected piece (or the centre), kept inside the map.
-  applyZoom() {
-    const full = (this.svg.dataset.full || this.svg.getAttribute("viewBox") || "").split(/\s+/).map(Number);
-    if (full.length !== 4 || full.some((n) => !isFinite(n))) return;
-    this.svg.dataset.full = full.join(" ");
-    if (this.zoom <= 1) { this.svg.setAttribute("viewBox", full.join(" ")); return; }
-    const [x0, y0, w0, h0] = full;
-    let cx = x0 + w0 / 2, cy = y0 + h0 / 2;
-    const sel = this.svg.querySelector("g.ship.selected");
-    const m = sel && /translate\(([-\d.e]+)[ ,]+([-\d.e]+)\)/.exec(sel.getAttribute("transform") || "");
-    if (m) { cx = Number(m[1]); cy = Number(m[2]); }
-    const w = w0 / this.zoom, h = h0 / this.zoom;
-    const x = Math.min(Math.max(cx + this.pan[0] * w - w / 2, x0), x0 + w0 - w);
-    const y = Math.min(Math.max(cy + this.pan[1] * h - h / 2, y0), y0 + h0 - h);
-    this.pan = [(x + w / 2 - cx) / w, (y + h / 2 - cy) / h]; // no pan piles up past the map's edge
-    this.svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
   }
 
   // The latest rewind in words, for everyone: the umpire's reason is what a seat needs to trust the table.
@@ -867,16 +812,6 @@ export class GameView {
     this.replay.markCurrent(this.replayBox, this.at);
   }
 
-  /** @param {Command[]} cmds @param {string} title @param {PageView} view */
-  showChooser(cmds, title, view) {
-    fill(this.chooser, el("h4", {}, title),
-      ...cmds.map((c) => el("button", { type: "button", class: "cmd", dataset: { type: c.type, cmd: JSON.stringify(c) },
-        onclick: () => { this.hideChooser(); this.send(c); } }, labelCommand(c, view))),
-      el("button", { type: "button", class: "small", onclick: () => this.hideChooser() }, "Cancel"));
-    this.chooser.hidden = false;
-  }
-
-  hideChooser() { this.chooser.hidden = true; }
 
   /** @param {Rejection} err @param {boolean} [toOrders] */
   showRejection(err, toOrders = true) {
@@ -933,13 +868,20 @@ export class GameView {
     await this.refresh().catch((err) => this.showRejection(err));
   }
 
+  /** The server's words for a command it offered (an option's label), else its type in words.
+   * @param {Command} cmd */
+  labelFor(cmd) {
+    const json = JSON.stringify(cmd);
+    const offered = this.labelled.find((o) => JSON.stringify(o.command) === json);
+    return offered ? offered.label : humanize(cmd.type);
+  }
+
   /** @param {Command} cmd @param {string | null} [label] @returns {Promise<boolean>} */
   async send(cmd, label = null) {
     if (this.sending) return false;
     this.sending = true;
     this.rejection.hidden = true;
-    const view = /** @type {PageView} */ ((this.live && this.live.state) || {});
-    const words = label || labelCommand(cmd, view);
+    const words = label || this.labelFor(cmd);
     this.flash.textContent = `Sending: ${words}…`;
     let ok = false;
     try {

@@ -1,7 +1,6 @@
 // Side panel: the selected piece's data sheet and damage (GSC2 ships in detail, anything else generically).
 import { el, clear, fmt, humanize, sideColor } from "./dom.js";
 import { isStarfinder, starfinderSheet } from "./starfinder-ui.js";
-import { isCampaign, campaignSheet } from "./ftcampaign-ui.js";
 
 /** @typedef {import("../types/salvo").GameView} GameView */
 /** @typedef {import("./starfinder-ui.js").SfShip} SfShip */
@@ -101,27 +100,12 @@ function gsc2Sheet(ship, view) {
   return out;
 }
 
-/** @param {Piece} piece */
-function genericSheet(piece) {
-  /** @type {HTMLElement[]} */
-  const rows = [];
-  /** @type {HTMLElement[]} */
-  const nested = [];
-  for (const [k, v] of Object.entries(piece)) {
-    if (k.startsWith("_")) continue;
-    if (v && typeof v === "object") nested.push(el("details", {}, el("summary", {}, humanize(k)), el("pre", {}, JSON.stringify(v, null, 1))));
-    else rows.push(el("dt", {}, humanize(k)), el("dd", {}, String(v)));
-  }
-  return [el("h3", {}, String(piece.name || piece.bogey || piece.id)), el("dl", { class: "facts" }, ...rows), ...nested];
-}
-
 // extra: { viewer } (the viewer label, e.g. "seat:sunrise/pilot": marks the seat in a Starfinder crew list)
 /** @param {HTMLElement} root @param {GameView} state @param {Piece | null} piece @param {PieceChip[]} pieces
  * @param {(id: string) => void} onSelect @param {{viewer?: string | null}} [extra] */
 export function renderPanel(root, state, piece, pieces, onSelect, extra = {}) {
   const view = /** @type {{sides?: string[] | Record<string, unknown>}} */ (state);
   clear(root);
-  if (isCampaign(state) && !piece) { root.append(...campaignSheet(state)); return; }
   const list = el("div", { class: "piece-list" });
   for (const p of pieces) {
     list.append(el("button", {
@@ -132,5 +116,5 @@ export function renderPanel(root, state, piece, pieces, onSelect, extra = {}) {
   root.append(list);
   if (!piece) { root.append(el("p", { class: "muted" }, "Tap a ship on the map to see its data sheet.")); return; }
   root.append(...(isStarfinder(state, piece) && piece.data_sheet ? starfinderSheet(/** @type {SfShip} */ (piece), state, extra)
-    : piece.data_sheet ? gsc2Sheet(/** @type {Gsc2Ship} */ (piece), view) : genericSheet(piece)));
+    : gsc2Sheet(/** @type {Gsc2Ship} */ (piece), view)));
 }

@@ -1,5 +1,5 @@
-// Starfinder in the side panel and the order buttons: the ship sheet (hull, shields per quadrant, crew,
-// weapons, critical conditions, speed) and readable labels/groups for "starfinder.*" commands.
+// Starfinder in the side panel: the ship sheet (hull, shields per quadrant, crew, weapons, critical conditions,
+// speed). (The orders' words come from the server's options.)
 import { el, humanize, sideColor } from "./dom.js";
 
 /** @typedef {import("../types/salvo").Command} Command */
@@ -86,78 +86,6 @@ export function describePath(path) {
   return parts.join(", ");
 }
 
-const hexes = (/** @type {number} */ n) => `${n} hex${n === 1 ? "" : "es"}`;
-
-/** @type {Record<string, string>} command type -> its button group */
-export const STARFINDER_GROUPS = {
-  "starfinder.patch": "Engineering", "starfinder.divert": "Engineering",
-  "starfinder.move": "Helm",
-  "starfinder.evade": "Helm stunts", "starfinder.back_off": "Helm stunts", "starfinder.barrel_roll": "Helm stunts",
-  "starfinder.flip_and_burn": "Helm stunts", "starfinder.flyby": "Helm stunts", "starfinder.slide": "Helm stunts",
-  "starfinder.turn_in_place": "Helm stunts",
-  "starfinder.fire": "Gunnery",
-  "starfinder.scan": "Science", "starfinder.lock_on": "Science", "starfinder.countermeasures": "Science",
-  "starfinder.encourage": "Captain",
-  "starfinder.change_role": "Crew", "starfinder.battle_stations": "Crew",
-  "starfinder.pass": "Phase",
-  "starfinder.force_phase": "Umpire",
-};
-
-/** @param {Command} cmd @param {AnyView} state @returns {string | null} */
-export function labelStarfinder(cmd, state) {
-  const view = /** @type {SfView} */ (state);
-  const n = (/** @type {string} */ id) => shipName(view, id);
-  switch (cmd.type) {
-    case "starfinder.change_role": return `Take the ${humanize(cmd.role)} role (from next round)`;
-    case "starfinder.battle_stations": return "Battle stations (activate targeting)";
-    case "starfinder.pass": return view && view.phase ? `Pass (done with the ${humanize(view.phase)} phase)` : "Pass";
-    case "starfinder.patch": return `Patch the ${humanize(cmd.system)}`;
-    case "starfinder.divert": {
-      if (cmd.to === "engines") return "Divert power to the engines (+2 speed)";
-      const q = Object.entries(cmd.shields || {}).filter(([, v]) => v);
-      return `Divert power to the shields${q.length ? ` (${q.map(([k, v]) => `+${v} ${k}`).join(", ")})` : ""}`;
-    }
-    case "starfinder.move": return cmd.path ? `Move: ${describePath(cmd.path)}` : "Move: hold position";
-    case "starfinder.evade": return `Evade: ${describePath(cmd.path)}`;
-    case "starfinder.back_off": return `Back off ${hexes(cmd.hexes)}`;
-    case "starfinder.barrel_roll": return `Barrel roll ${hexes(cmd.hexes)}`;
-    case "starfinder.flip_and_burn": return `Flip and burn ${hexes(cmd.hexes)}`;
-    case "starfinder.flyby": return `Flyby past ${n(cmd.enemy)} (${describePath(cmd.path)})`;
-    case "starfinder.slide": return `Slide ${hexes(cmd.hexes)} to ${cmd.side}`;
-    case "starfinder.turn_in_place": {
-      const names = (view && view.map && view.map.facings) || FACINGS;
-      return `Turn in place to face ${names[cmd.facing] ?? cmd.facing}`;
-    }
-    case "starfinder.scan": return `Scan ${n(cmd.target)}`;
-    case "starfinder.lock_on": return `Lock on to ${n(cmd.target)}`;
-    case "starfinder.countermeasures": return `Countermeasures against ${n(cmd.target)}`;
-    case "starfinder.fire": {
-      const w = weaponOf(view, cmd.seat, cmd.weapon);
-      const extra = [cmd.arc ? `${cmd.arc} arc` : "", cmd.quadrant ? `at its ${cmd.quadrant} shields` : "",
-        cmd.flyby ? "on the flyby" : ""].filter(Boolean);
-      return `Fire ${weaponName(w, cmd.weapon)} at ${n(cmd.target)}${extra.length ? ` (${extra.join(", ")})` : ""}`;
-    }
-    case "starfinder.encourage": {
-      const c = crewMember(view, cmd.crew);
-      return c ? `Encourage ${c.name} (${humanize(c.role)})` : `Encourage ${cmd.crew}`;
-    }
-    case "starfinder.force_phase": return "Force the phase on";
-    default: return null;
-  }
-}
-
-// Who the game waits for, from `awaiting` (seats) and `acting_ship`.
-/** @param {AnyView} state @param {string | null | undefined} viewer */
-export function starfinderToAct(state, viewer) {
-  const view = /** @type {SfView} */ (state);
-  const awaiting = Array.isArray(view.awaiting) ? view.awaiting : [];
-  const me = String(viewer || "").replace(/^seat:/, "");
-  if (me && awaiting.includes(me)) return { text: "Your move", mine: true };
-  if (view.acting_ship) return { text: `${shipName(view, view.acting_ship)} to act`, mine: false };
-  if (!awaiting.length) return null;
-  const byShip = [...new Set(awaiting.map(seatShipId).filter(Boolean))].map((id) => shipName(view, id));
-  return { text: `${byShip.join(", ") || awaiting.join(", ")} to act`, mine: false };
-}
 
 /** @param {number} value @param {number} max @param {string} [cls] */
 function bar(value, max, cls = "") {

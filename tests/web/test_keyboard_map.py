@@ -5,11 +5,8 @@ with no ``draw``) answer Enter like the board and keep focus on the piece across
 
 from __future__ import annotations
 
-import re
-
-from tests.web.driver import Seat
 from tests.web.support import ARTIFACTS, Console
-from tests.web.test_keyboard_play import Keys, _create, _open
+from tests.web.test_keyboard_play import _create, _open
 
 VIEWBOX_JS = "() => document.querySelector('#board').getAttribute('viewBox').split(/\\s+/).map(Number)"
 
@@ -56,43 +53,4 @@ def test_the_map_pans_and_zooms_by_keyboard(browser, server, desk):
     assert k.page.get_attribute("#mode", "data-mode") == "live"
     ARTIFACTS.mkdir(exist_ok=True)
     k.page.screenshot(path=str(ARTIFACTS / "keyboard-map-focus-1440x900.png"))
-    assert console.unexpected() == [], console.unexpected()
-
-
-def _without_draw(page, game_id: str) -> None:
-    """Every view the page reads comes without its ``draw``: the page falls back to the old renderers."""
-
-    def strip(route):
-        resp = route.fetch()
-        body = resp.json()
-        if isinstance(body.get("state"), dict):
-            body["state"].pop("draw", None)
-        route.fulfill(response=resp, json=body)
-
-    page.route(re.compile(rf"/v1/games/{game_id}(\?.*)?$"), strip)
-
-
-def test_the_old_renderers_answer_the_keyboard_and_keep_focus(browser, server, desk):
-    """GSC2's own table (table-gsc2.js): a ship chosen with Enter is selected and keeps the focus across the
-    redraw; the other ship likewise; the map box's + zooms the old renderer's view too."""
-    console = Console()
-    created = _create(server, "gsc2", "duel")
-    page = console.watch(desk.new_page(), "red (no draw)")
-    _without_draw(page, created["game_id"])
-    page.goto(f"{server.url}/?game={created['game_id']}#token={created['seats']['red']}")
-    page.wait_for_selector("#conn[data-state=live]")
-    page.wait_for_function("() => window.salvo && salvo.live && !salvo.live.state.draw")
-    page.wait_for_selector("#board g.ship[data-id='hood']", state="attached")
-    k = Keys(Seat(page, "red"))
-    for ship in ("bismarck", "hood"):
-        sel = f"#board g.ship[data-id='{ship}']"
-        k.tab_to(sel)
-        assert page.get_attribute(sel, "aria-label"), ship  # its title, as a name
-        page.keyboard.press("Enter")
-        page.wait_for_selector(f"{sel}.selected", state="attached")
-        k.stays_on(sel)  # the table was redrawn: the same ship has the focus
-    k.tab_to(".board-wrap", back=True)
-    whole = _view_box(k)
-    zoomed = _key_moves_view(k, "+", whole)
-    assert zoomed[2] < whole[2] and zoomed[3] < whole[3], (whole, zoomed)
     assert console.unexpected() == [], console.unexpected()
