@@ -16,7 +16,7 @@ from . import commands as C
 from .events import OrderSet, RulingMade, SideDone
 from .evolve import evolve
 from .phases import close_phase, resolve_missile_attacks, start_turn
-from .state import PHASES, GameState, ShipState
+from .state import GameState, ShipState
 from .values import Order
 
 SEAT_RULE = "GSC2-R-4"  # a seat commands only its own side's ships
@@ -251,10 +251,8 @@ def _after(acc: Acc[GameState], dice: Dice) -> None:
         return
     if st.phase == "missiles" and st.order.stage == "attack":
         resolve_missile_attacks(acc, dice)
-    for _ in range(len(PHASES)):  # a side out of the battle may leave a phase with nobody to wait for
-        st = acc.state
-        if st.over or not st.done or any(s not in st.done for s in st.in_battle()):
-            return
+    st = acc.state
+    if not st.over and st.done and all(s in st.done for s in st.in_battle()):
         close_phase(acc, dice)
 
 
