@@ -145,7 +145,10 @@ def fork(head: GameHead) -> GameHead:
     ledger = head.dice_ledger
     if ledger is not None:
         ledger = dataclasses.replace(
-            ledger, pinned=dict(ledger.pinned), seen={k: set(v) for k, v in ledger.seen.items()}
+            ledger,
+            pinned=dict(ledger.pinned),
+            seen={k: set(v) for k, v in ledger.seen.items()},
+            late=set(ledger.late),
         )
     return dataclasses.replace(
         head,
