@@ -1,7 +1,8 @@
 """Every registered ruleset, and the template, passes the conformance kit (tests/contract/kit.py): other
 seats refused as not-your-piece, decide's state the fold of its events, same dice same events, every die a
-recorded fact, every option accepted. Collected from the registry, so a ruleset that cannot load fails here
-(RulesetLoadError at collection) instead of silently dropping out."""
+recorded fact, every option accepted, the outcome consistent with the declared properties, no secret served.
+Collected from the registry, so a ruleset that cannot load fails here (RulesetLoadError at collection)
+instead of silently dropping out."""
 
 from __future__ import annotations
 
