@@ -199,7 +199,7 @@ OUTBOX = Table(
     Column("subscription_id", String, nullable=False),
     Column("game_id", String, nullable=False),
     Column("seq", Integer, nullable=False),
-    Column("kind", String, nullable=False),  # "your_turn" | "game_over" | "rewound" | "paused"
+    Column("kind", String, nullable=False),  # watchers.KINDS: your_turn, game_over, rewound, battle, ruling, paused
     Column("body", Text, nullable=False),  # the generic JSON notification (what its seat may see only)
     Column("created_at", String, nullable=False),
     Column("attempts", Integer, nullable=False, server_default="0"),

@@ -58,7 +58,7 @@ class Notice(msgspec.Struct, kw_only=True):
     """The generic notification (``player_contract.Notification`` documents it)."""
 
     id: str
-    type: str  # "your_turn" | "game_over" | "rewound" | "paused"
+    type: str  # KINDS: "your_turn" | "game_over" | "rewound" | "battle" | "ruling" | "paused"
     game_id: str
     ruleset: str
     scenario: str | None
