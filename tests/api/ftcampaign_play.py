@@ -159,8 +159,12 @@ def check_envelope(env: dict[str, Any], truth: Truth, viewer: str, where: str) -
     assert t == truth_env["type"] and env["turn"] == truth_env["turn"], (where, env, truth_env)
     if t == "dice.revealed":  # the seed is withheld from players until the game ends (dice.disclosed)
         # only the slot keys of the rolls this viewer saw come with it (tests/api/test_dice_openings.py)
+        # the tree's size (``slots``) is public: every viewer is told the umpire's own figure
         shown = {k: v for k, v in d.items() if k not in ("keys", "proof")}
-        assert shown == {"turn": truth_env["data"]["turn"], "seed": ""}, f"{where}: a turn seed shown to {viewer}: {d}"
+        public = {"turn": truth_env["data"]["turn"], "seed": ""}
+        if "slots" in truth_env["data"]:
+            public["slots"] = truth_env["data"]["slots"]
+        assert shown == public, f"{where}: a turn seed shown to {viewer}: {d}"
         return
     kind = audience(t)  # the hand-written table (tests/domain/ftcampaign/audience.py), not the product's lists
     assert may_receive(t, truth_env["data"], me), f"{where}: {t} ({kind}) shown to {viewer}, outside its audience"
