@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, Protocol
+from typing import Protocol
 
 from service.events.storage_faults import StorageFull, StorageUnavailable
 
@@ -37,12 +37,6 @@ class Polled(Protocol):
 
 
 HeadsOf = Callable[[list[str]], Awaitable[dict[str, int]]]
-
-
-def heads_reader(store: Any) -> HeadsOf:
-    """The store's batched ``heads`` when it has one, else its ``head`` per game."""
-    batched = getattr(store, "heads", None)
-    return batched if batched is not None else one_by_one(store.head)
 
 
 def one_by_one(head_of: Callable[[str], Awaitable[int]]) -> HeadsOf:
