@@ -239,3 +239,13 @@ async def test_passkey_answers_that_do_not_verify_are_refused(api, monkeypatch):
     assert r.status_code == 401 and "not registered" in r.json()["detail"]
     # binding a passkey needs the player's key
     assert (await api.post("/v1/players/me/passkeys/options", json={})).status_code == 401
+
+
+async def test_passkey_ceremonies_are_limited_per_address(api, monkeypatch):
+    from service.api.routes import passkeys
+
+    monkeypatch.setattr(passkeys, "CEREMONIES_PER_ADDRESS", "2/minute")
+    assert (await api.post("/v1/passkeys/login/options", json={})).status_code == 200
+    assert (await api.post("/v1/passkeys/login/options", json={})).status_code == 200
+    r = await api.post("/v1/passkeys/login/options", json={})
+    assert r.status_code == 429 and int(r.headers["retry-after"]) > 0

@@ -7,6 +7,8 @@ as the parent domain of several hosts), and the answers' origin must be that hos
 
 from __future__ import annotations
 
+import time
+
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
@@ -18,8 +20,10 @@ from ..deps import client_address
 from ..jsonresponse import MsgspecResponse
 from ..player_contract import NewPasskey, NewPasskeyOptions, PasskeyLogin
 from ..problems import TooManyRequests
+from ..ratelimit import _window
 from .players import MAX_LABEL, AuthorizationHeader, player_id
 
+CEREMONIES_PER_ADDRESS = "30/minute"  # options asked for (each a challenge kept five minutes), per address
 router = APIRouter(prefix="/v1/players/me/passkeys", tags=["players"])
 login_router = APIRouter(prefix="/v1/passkeys", tags=["players"])
 
@@ -44,6 +48,20 @@ def _label(raw: str, default: str) -> str:
     return raw.strip()[:MAX_LABEL] or default
 
 
+def _ceremony_started(request: Request) -> None:
+    """Count one challenge asked for from the caller's address: login options need no identity, so the
+    challenges kept are bounded per address as well as in all (passkeys.MAX_LIVE_CHALLENGES)."""
+    window = getattr(request.app.state, "passkey_ceremonies", None)
+    if window is None:
+        window = request.app.state.passkey_ceremonies = _window(CEREMONIES_PER_ADDRESS)
+    address, now = client_address(request), time.monotonic()
+    if window is not None and not window.hit(address, now):
+        raise TooManyRequests(
+            f"too many passkey ceremonies from this address (limit {window.item}); retry later",
+            window.retry_after(address, now),
+        )
+
+
 def _failed(request: Request) -> None:
     """A ceremony that did not verify counts as a failed authentication from its address."""
     request.app.state.gate.limits.authentication_failed(client_address(request))
@@ -57,6 +75,7 @@ def _failed(request: Request) -> None:
 async def post_passkey_options(request: Request, authorization: AuthorizationHeader = None) -> MsgspecResponse:
     player = await player_id(request, authorization)
     decode_body(await request.body() or b"{}", NewPasskeyOptions)
+    _ceremony_started(request)
     rp_id, _ = relying_party(request)
     try:
         return MsgspecResponse(await passkeys_of(request).registration_options(player, rp_id))
@@ -103,6 +122,7 @@ async def delete_passkey(credential_id: str, request: Request, authorization: Au
     summary="Start a passkey sign-in: the options for navigator.credentials.get",
 )
 async def post_login_options(request: Request) -> MsgspecResponse:
+    _ceremony_started(request)
     rp_id, _ = relying_party(request)
     try:
         return MsgspecResponse(await passkeys_of(request).login_options(rp_id))
