@@ -223,19 +223,7 @@ class StarfinderBot:
         stations = [o for o in options if isinstance(o.command, C.BattleStations)]
         if stations:  # hostile intent costs nothing and lets the gunners fire and the ship make free attacks
             return stations[0].command
-        role = next((c["role"] for c in mine["crew"] if c["seat"] == me), "passenger")
-        foes = _enemies(ships, mine)
-        choice: Any = None
-        if role == "gunner":
-            choice = self._fire(options, ships, mine, me)
-        elif role == "pilot":
-            choice = self._helm(forms, ships, mine, me, foes)
-        elif role == "engineer":
-            choice = self._engineer(options, mine, foes)
-        elif role == "science_officer":
-            choice = self._science(options, ships, mine, foes)
-        elif role == "captain":
-            choice = self._captain(options, mine)
+        choice = self._by_role(options, forms, ships, mine, me)
         if choice is not None:
             return choice
         passes = [o for o in options if isinstance(o.command, C.Pass)]
@@ -243,6 +231,24 @@ class StarfinderBot:
             return passes[0].command
         acting = [o for o in options if o.group != "role"]
         return acting[pick_index(key, me, len(acting))].command if acting else None
+
+    def _by_role(
+        self, options: Sequence[Option], forms: Sequence[Form], ships: Mapping[str, Ship], mine: Ship, me: str
+    ) -> Any:
+        """The seat's role picks its own action (None: nothing worth doing, or a passenger)."""
+        role = next((c["role"] for c in mine["crew"] if c["seat"] == me), "passenger")
+        foes = _enemies(ships, mine)
+        if role == "gunner":
+            return self._fire(options, ships, mine, me)
+        if role == "pilot":
+            return self._helm(forms, ships, mine, me, foes)
+        if role == "engineer":
+            return self._engineer(options, mine, foes)
+        if role == "science_officer":
+            return self._science(options, ships, mine, foes)
+        if role == "captain":
+            return self._captain(options, mine)
+        return None
 
     # gunnery: the shot worth most
     def _fire(self, options: Sequence[Option], ships: Mapping[str, Ship], mine: Ship, me: str) -> Any:

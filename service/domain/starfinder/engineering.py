@@ -20,14 +20,9 @@ def diverted_points(state: GameState, ship: str) -> int:
 
 
 def declare(state: GameState, cmd: C.Patch | C.Divert) -> EngineeringDeclared:
-    crew = state.crew[cmd.seat]
-    ship = state.ships[crew.ship]
     if isinstance(cmd, C.Patch):
-        if cmd.system not in PATCHABLE:
-            raise RuleViolation("SF-RND-2", f"no system {cmd.system!r}; one of {PATCHABLE}")
-        if ship.condition(cmd.system) == 0:
-            raise RuleViolation("SF-RND-2", f"{cmd.system} has no damage left to patch")
-        return EngineeringDeclared(action=EngAction(seat=cmd.seat, action="patch", system=cmd.system))
+        return _declare_patch(state, cmd)
+    ship = state.ships[state.crew[cmd.seat].ship]
     if ship.condition("power_core") >= 2:
         raise RuleViolation("SF-DMG-5", "a malfunctioning or wrecked power core allows no push action (divert)")
     if cmd.to == "engines":
@@ -36,15 +31,30 @@ def declare(state: GameState, cmd: C.Patch | C.Divert) -> EngineeringDeclared:
         return EngineeringDeclared(action=EngAction(seat=cmd.seat, action="divert", to="engines"))
     if cmd.to != "shields":
         raise RuleViolation("SF-RND-2", f"divert to 'engines' or 'shields', not {cmd.to!r}")
+    split = _shield_split(state, cmd)
+    return EngineeringDeclared(action=EngAction(seat=cmd.seat, action="divert", to="shields", shields=split))
+
+
+def _declare_patch(state: GameState, cmd: C.Patch) -> EngineeringDeclared:
+    ship = state.ships[state.crew[cmd.seat].ship]
+    if cmd.system not in PATCHABLE:
+        raise RuleViolation("SF-RND-2", f"no system {cmd.system!r}; one of {PATCHABLE}")
+    if ship.condition(cmd.system) == 0:
+        raise RuleViolation("SF-RND-2", f"{cmd.system} has no damage left to patch")
+    return EngineeringDeclared(action=EngAction(seat=cmd.seat, action="patch", system=cmd.system))
+
+
+def _shield_split(state: GameState, cmd: C.Divert) -> dict[str, int]:
+    """SF-RND-2: a divert to the shields splits exactly 5% of the PCU over the quadrants (the zeros dropped)."""
     for q, n in cmd.shields.items():
         if q not in ARCS or n < 0:
             raise RuleViolation("SF-RND-2", f"shield split {q!r}: {n} is not a quadrant and a non-negative number")
-    points = diverted_points(state, crew.ship)
+    ship = state.crew[cmd.seat].ship
+    points = diverted_points(state, ship)
     if sum(cmd.shields.values()) != points:
-        pcu = state.specs[crew.ship].pcu
+        pcu = state.specs[ship].pcu
         raise RuleViolation("SF-RND-2", f"split exactly {points} shield points (5% of {pcu} PCU)")
-    split = {q: n for q, n in cmd.shields.items() if n}
-    return EngineeringDeclared(action=EngAction(seat=cmd.seat, action="divert", to="shields", shields=split))
+    return {q: n for q, n in cmd.shields.items() if n}
 
 
 def resolve(acc: Acc[GameState], dice: Dice) -> None:

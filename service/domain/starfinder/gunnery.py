@@ -23,39 +23,13 @@ def aim(state: GameState, cmd: C.Fire) -> tuple[WeaponSpec, str, str, int, bool]
     """Validate a shot; returns (weapon, arc fired from, quadrant struck, range, boundary)."""
     crew = state.crew[cmd.seat]
     s = state.ships[crew.ship]
-    if not s.battle_stations:
-        raise RuleViolation("SF-ROLE-5", f"{crew.ship} has not gone to battle stations: its targeting is off")
-    weapon = next((w for w in state.specs[crew.ship].weapons if w.id == cmd.weapon), None)
-    if weapon is None:
-        raise RuleViolation("SF-GUN-2", f"{crew.ship} has no weapon {cmd.weapon!r}")
-    if weapon.id in s.fired:
-        raise RuleViolation("SF-GUN-2", f"{weapon.label} has already fired this round")
-    t = state.ships.get(cmd.target)
-    if t is None or t.side == s.side:
-        raise RuleViolation("SF-GUN-6", f"{cmd.target!r} is not an enemy starship")
-    if t.status == "destroyed":
-        raise RuleViolation("SF-DMG-6", f"{cmd.target} is destroyed")
+    weapon = _ready_weapon(state, crew.ship, s, cmd.weapon)
+    t = _enemy(state, s, cmd.target)
     if cmd.flyby:
-        if s.flyby != cmd.target:
-            raise RuleViolation("SF-STUNT-5", f"no successful flyby of {cmd.target} this round")
-        arc = cmd.arc if weapon.arc == "turret" else (swap(weapon.arc) if s.rolled else weapon.arc)
-        if arc not in ARCS or (s.flyby_arc is not None and arc != s.flyby_arc):
-            raise RuleViolation("SF-STUNT-5", f"one arc fires at the flyby target ({s.flyby_arc or 'name it'})")
-        if cmd.quadrant not in ARCS:
-            raise RuleViolation("SF-DMG-1", "a flyby attack strikes the quadrant the attacker names")
-        return weapon, arc, cmd.quadrant, 1, False
+        return weapon, _flyby_arc(s, weapon, cmd), _flyby_quadrant(cmd), 1, False
     arcs = arcs_of(s.hex, s.facing, t.hex)
     boundary = len(arcs) == 2
-    if weapon.arc == "turret":
-        arc = cmd.arc or s.arc_picks.get(cmd.target) or (arcs[0] if len(arcs) == 1 else None)
-        if arc not in arcs:
-            raise RuleViolation("SF-GUN-4", f"name the arc the turret fires into, one of {arcs}")
-    else:
-        arc = swap(weapon.arc) if s.rolled else weapon.arc
-        if arc not in arcs:
-            raise RuleViolation("SF-GUN-3", f"{cmd.target} is not in the {arc} arc (it is in {', '.join(arcs)})")
-        if cmd.arc is not None and cmd.arc != arc:
-            raise RuleViolation("SF-GUN-4", f"{weapon.label} fires from the {arc} arc")
+    arc = _turret_arc(s, cmd, arcs) if weapon.arc == "turret" else _fixed_arc(s, weapon, cmd, arcs)
     pick = s.arc_picks.get(cmd.target)
     if boundary and pick is not None and pick != arc:
         raise RuleViolation("SF-GUN-4", f"{cmd.target} is on a boundary and the {pick} arc already fires at it")
@@ -66,6 +40,62 @@ def aim(state: GameState, cmd: C.Fire) -> tuple[WeaponSpec, str, str, int, bool]
     if quadrant is None or (cmd.quadrant is not None and cmd.quadrant != quadrant):
         raise RuleViolation("SF-DMG-1", f"the attack strikes one of {options}: name it as 'quadrant'")
     return weapon, arc, quadrant, distance, boundary
+
+
+def _ready_weapon(state: GameState, ship: str, s: ShipState, weapon_id: str) -> WeaponSpec:
+    """SF-ROLE-5, SF-GUN-2: the ship is at battle stations and the weapon exists and has not fired this round."""
+    if not s.battle_stations:
+        raise RuleViolation("SF-ROLE-5", f"{ship} has not gone to battle stations: its targeting is off")
+    weapon = next((w for w in state.specs[ship].weapons if w.id == weapon_id), None)
+    if weapon is None:
+        raise RuleViolation("SF-GUN-2", f"{ship} has no weapon {weapon_id!r}")
+    if weapon.id in s.fired:
+        raise RuleViolation("SF-GUN-2", f"{weapon.label} has already fired this round")
+    return weapon
+
+
+def _enemy(state: GameState, s: ShipState, target: str) -> ShipState:
+    """SF-GUN-6, SF-DMG-6: the target is an enemy starship still in the fight."""
+    t = state.ships.get(target)
+    if t is None or t.side == s.side:
+        raise RuleViolation("SF-GUN-6", f"{target!r} is not an enemy starship")
+    if t.status == "destroyed":
+        raise RuleViolation("SF-DMG-6", f"{target} is destroyed")
+    return t
+
+
+def _flyby_arc(s: ShipState, weapon: WeaponSpec, cmd: C.Fire) -> str:
+    """SF-STUNT-5: a flyby's target takes fire from one arc, any arc (the pilot's stunt put it there)."""
+    if s.flyby != cmd.target:
+        raise RuleViolation("SF-STUNT-5", f"no successful flyby of {cmd.target} this round")
+    arc = cmd.arc if weapon.arc == "turret" else (swap(weapon.arc) if s.rolled else weapon.arc)
+    if arc not in ARCS or (s.flyby_arc is not None and arc != s.flyby_arc):
+        raise RuleViolation("SF-STUNT-5", f"one arc fires at the flyby target ({s.flyby_arc or 'name it'})")
+    return arc
+
+
+def _flyby_quadrant(cmd: C.Fire) -> str:
+    if cmd.quadrant not in ARCS:
+        raise RuleViolation("SF-DMG-1", "a flyby attack strikes the quadrant the attacker names")
+    return cmd.quadrant
+
+
+def _turret_arc(s: ShipState, cmd: C.Fire, arcs: tuple[str, ...]) -> str:
+    """SF-GUN-4: a turret fires into the arc named (or picked before, or the only one the target is in)."""
+    arc = cmd.arc or s.arc_picks.get(cmd.target) or (arcs[0] if len(arcs) == 1 else None)
+    if arc not in arcs:
+        raise RuleViolation("SF-GUN-4", f"name the arc the turret fires into, one of {arcs}")
+    return arc
+
+
+def _fixed_arc(s: ShipState, weapon: WeaponSpec, cmd: C.Fire, arcs: tuple[str, ...]) -> str:
+    """SF-GUN-3/4: a fixed weapon fires from its own arc (the opposite one when the ship has rolled)."""
+    arc = swap(weapon.arc) if s.rolled else weapon.arc
+    if arc not in arcs:
+        raise RuleViolation("SF-GUN-3", f"{cmd.target} is not in the {arc} arc (it is in {', '.join(arcs)})")
+    if cmd.arc is not None and cmd.arc != arc:
+        raise RuleViolation("SF-GUN-4", f"{weapon.label} fires from the {arc} arc")
+    return arc
 
 
 def attack_mods(
@@ -170,26 +200,34 @@ def shots(state: GameState, seat: str, *, assume_stations: bool = False) -> Iter
         for t, other in state.ships.items():
             if other.side == s.side or other.status == "destroyed":
                 continue
-            if s.flyby != t and not _bears(s, w, other):
-                continue  # cheap geometry first: most pairs are out of arc or range
             if s.flyby == t:
-                arcs: tuple[str | None, ...] = ARCS if w.arc == "turret" else (None,)
-                for a in arcs:
-                    yield from (
-                        c
-                        for q in ARCS
-                        if _aims(state, c := C.Fire(seat=seat, weapon=w.id, target=t, arc=a, quadrant=q, flyby=True))
-                    )
-            for a in (None, *ARCS):
-                found = [
-                    c
-                    for q in (None, *ARCS)
-                    if _aims(state, c := C.Fire(seat=seat, weapon=w.id, target=t, arc=a, quadrant=q))
-                ]
-                plain = [c for c in found if c.quadrant is None]
-                yield from plain or found
-                if a is None and found:
-                    break
+                yield from _flyby_shots(state, seat, w, t)
+            elif not _bears(s, w, other):
+                continue  # cheap geometry first: most pairs are out of arc or range
+            yield from _plain_shots(state, seat, w, t)
+
+
+def _flyby_shots(state: GameState, seat: str, w: WeaponSpec, t: str) -> Iterator[C.Fire]:
+    """SF-STUNT-5: at the flyby target, every arc (a turret) and quadrant the attacker may name."""
+    arcs: tuple[str | None, ...] = ARCS if w.arc == "turret" else (None,)
+    for a in arcs:
+        yield from (
+            c
+            for q in ARCS
+            if _aims(state, c := C.Fire(seat=seat, weapon=w.id, target=t, arc=a, quadrant=q, flyby=True))
+        )
+
+
+def _plain_shots(state: GameState, seat: str, w: WeaponSpec, t: str) -> Iterator[C.Fire]:
+    """The shots at ``t`` naming no more than the gunner must: no arc when none is needed, no quadrant unless picked."""
+    for a in (None, *ARCS):
+        found = [
+            c for q in (None, *ARCS) if _aims(state, c := C.Fire(seat=seat, weapon=w.id, target=t, arc=a, quadrant=q))
+        ]
+        plain = [c for c in found if c.quadrant is None]
+        yield from plain or found
+        if a is None and found:
+            break
 
 
 def _bears(s: ShipState, w: WeaponSpec, t: ShipState) -> bool:
