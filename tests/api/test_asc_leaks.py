@@ -24,6 +24,7 @@ from service.domain.asc import RULESET as R
 from service.domain.core.choices import Form, compose
 from service.events import ids
 from service.settings import Settings
+from service.testing.randomplay import random_pick
 from tests.api.asc_play import (
     NO_SUCH,
     SIDES,
@@ -37,7 +38,6 @@ from tests.api.asc_play import (
     pick,
 )
 from tests.support.direct import client_on_path
-from tests.support.randomplay import random_pick
 from tests.support.seeded import SeededSecrets
 
 FULL_READ_EVERY = 12  # GET /events?after=0 (a full refold per viewer) every this many commands

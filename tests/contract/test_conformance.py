@@ -1,4 +1,4 @@
-"""Every registered ruleset, and the template, passes the conformance kit (tests/contract/kit.py): other
+"""Every registered ruleset, and the template, passes the conformance kit (service/testing/kit.py): other
 seats refused as not-your-piece, decide's state the fold of its events, same dice same events, every die a
 recorded fact, every option accepted, the outcome consistent with the declared properties, no secret served.
 Collected from the registry, so a ruleset that cannot load fails here (RulesetLoadError at collection)
@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from service.domain.core import available_rulesets, find_ruleset, register_ruleset, unregister_ruleset
-from tests.contract import kit
+from service.testing import kit
 
 TEMPLATE = ("template", "tests.support.template:RULESET")
 NAMES = sorted({*available_rulesets(), TEMPLATE[0]})

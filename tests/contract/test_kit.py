@@ -16,7 +16,7 @@ import pytest
 from service.domain.core import UMPIRE, Actor, Command, Dice, Event, Viewer, register_ruleset, unregister_ruleset
 from service.domain.core.choices import Option
 from service.domain.core.registry import RulesetLoadError, find_ruleset
-from tests.contract import kit
+from service.testing import kit
 from tests.support import tiny
 from tests.support.template import RULESET as TEMPLATE
 from tests.support.template import events as template_events

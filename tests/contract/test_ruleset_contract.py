@@ -33,7 +33,7 @@ from service.domain.core.choices import Form, Option
 from service.domain.core.drawing import Drawing
 from service.domain.core.guards import GAME_OVER, NO_SEAT, UnknownEvent
 from service.domain.core.registry import declared_rulesets
-from tests.support.randomplay import play
+from service.testing.randomplay import play
 
 PENDING: set[str] = set()
 TEMPLATE = ("template", "tests.support.template:RULESET")  # the minimal ruleset of docs/adding-a-ruleset.md

@@ -20,7 +20,7 @@ from service.cli import main
 from service.domain.core import RulesetSpec
 from service.domain.core.registry import ENTRY_POINT_GROUP, find_ruleset, rediscover
 from service.scaffold import ScaffoldError, scaffold
-from tests.contract import kit
+from service.testing import kit
 from tests.contract import test_ruleset_contract as contract
 
 ROOT = Path(__file__).resolve().parents[2]

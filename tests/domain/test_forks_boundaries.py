@@ -16,7 +16,7 @@ import pytest
 from service.domain.core import Viewer, find_ruleset, seat
 from service.domain.core.registry import available_rulesets
 from service.events.seat_status import seat_now
-from tests.support.randomplay import play
+from service.testing.randomplay import play
 
 STEPS = 80  # commands per game: enough to cross several phases and turns, quick enough for every scenario
 

@@ -1,6 +1,6 @@
 """The live head equals a head rebuilt from the store after every command, for every ruleset.
 
-Random legal games (options and forms only, tests/support/randomplay.py) go through the real
+Random legal games (options and forms only, service/testing/randomplay.py) go through the real
 GameService; after each accepted command the cached head is compared with one loaded afresh (latest
 snapshot + tail) and with a fold of the whole log: state, seq, dice position, dice turn, committed
 and revealed turns. A finished game, reloaded, answers a command with its rule rejection.
@@ -18,7 +18,7 @@ from service.events.application import GameService
 from service.events.head import GameHead, head_from_rows
 from service.events.head_cache import HeadCache
 from service.events.memory_store import MemoryEventStore
-from tests.support.randomplay import choices_for
+from service.testing.randomplay import choices_for
 
 COMMANDS_PER_GAME = 150
 

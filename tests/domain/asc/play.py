@@ -11,7 +11,7 @@ from service.domain.asc import RULESET
 from service.domain.asc.commands import EndPhase, Fire, ForcePhase, Move
 from service.domain.asc.state import State
 from service.domain.core import UMPIRE, Command, Dice, Event, RuleViolation, Viewer, seat
-from tests.support.randomplay import choices_for
+from service.testing.randomplay import choices_for
 
 SIDES = ("advantaged", "disadvantaged")
 

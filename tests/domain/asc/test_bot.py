@@ -18,7 +18,7 @@ from service.domain.core.bot import Bot, RandomBot
 from service.domain.core.choices import to_command
 from service.domain.core.guards import full_view, guarded_decide
 from service.domain.core.hexgrid import Hex, in_arcs
-from tests.support.randomplay import play
+from service.testing.randomplay import play
 
 from .builders import damaged, duel, fire_phase, lock, phase, state_of
 from .play import start

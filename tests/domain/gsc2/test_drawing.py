@@ -10,7 +10,7 @@ import msgspec
 from service.domain.core import SPECTATOR, seat
 from service.domain.core.choices import Option, compose, to_command
 from service.domain.gsc2 import commands as C
-from tests.support.randomplay import play
+from service.testing.randomplay import play
 
 from .helpers import BLUE, RED, UMPIRE, R, apply, at_phase, beam, scenario, ship, started, when
 

@@ -18,7 +18,7 @@ import pytest
 from service.domain.core import UMPIRE, Dice, seat
 from service.domain.core.choices import compose, to_command
 from service.domain.gsc2 import RULESET as R
-from tests.support.randomplay import random_pick
+from service.testing.randomplay import random_pick
 
 from .fleets import fleet_scenario
 from .helpers import offered

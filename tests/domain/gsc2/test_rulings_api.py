@@ -250,7 +250,7 @@ def test_every_event_explains_itself_in_one_sentence() -> None:
 
 def test_explanations_and_effects_agree_with_the_state_they_describe() -> None:
     """Issue 15: fire and damage sentences, and the drawing's effects, say what the folded state holds."""
-    from tests.support.randomplay import play as random_play
+    from service.testing.randomplay import play as random_play
 
     checked = 0
     for seed in range(3):

@@ -6,7 +6,7 @@ import random
 
 from service.domain.core import Dice, RuleViolation, seat
 from service.domain.starfinder import events as E
-from tests.support.randomplay import choices_for
+from service.testing.randomplay import choices_for
 
 from .helpers import R
 

@@ -12,7 +12,7 @@ import pytest
 
 from service.domain.core import Dice, RuleViolation, seat
 from service.domain.starfinder.flow import awaited
-from tests.support.randomplay import choices_for
+from service.testing.randomplay import choices_for
 
 from .helpers import R, crew, scenario, ship
 

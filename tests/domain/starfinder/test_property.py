@@ -16,7 +16,7 @@ import pytest
 
 from service.domain.core import UMPIRE, Dice, RuleViolation, seat
 from service.domain.starfinder import RULESET as R
-from tests.support.randomplay import choices_for
+from service.testing.randomplay import choices_for
 
 COMMANDS = Union[tuple(R.command_types)]  # noqa: UP007
 EVENTS = Union[tuple(R.event_types)]  # noqa: UP007

@@ -107,7 +107,7 @@ def _random_play_from(state, seed: int, max_steps: int = 300):
 
     from service.domain.core import UMPIRE, Dice, RuleViolation, seat
     from service.domain.core.guards import guarded_decide
-    from tests.support.randomplay import choices_for
+    from service.testing.randomplay import choices_for
 
     rng = random.Random(seed)  # test-only randomness: which legal command to send
     seats = R.seats(state.setup) if hasattr(state, "setup") else sorted(state.crew)

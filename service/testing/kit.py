@@ -1,5 +1,5 @@
 """The conformance kit: behaviour every ruleset must show, checked on random legal play of its sample
-scenarios (tests/support/randomplay.py), whatever its rules are.
+scenarios (service/testing/randomplay.py), whatever its rules are.
 
 - **other seats are refused**: an option offered to a seat for one of its pieces, sent by any other seat,
   is refused as not-your-piece (``NotYourPiece``, 403), neither accepted nor refused for another reason
@@ -22,7 +22,7 @@ scenarios (tests/support/randomplay.py), whatever its rules are.
 
 As a pytest plugin for any ruleset package (the scaffold's ``tests/test_conformance.py`` does this)::
 
-    from tests.contract.kit import conformance_tests
+    from service.testing.kit import conformance_tests
     test_conformance = conformance_tests("club_rules:RULESET")
 
 one test per check, the ruleset loaded through the registry: a package that cannot import fails every one
@@ -46,7 +46,7 @@ from service.domain.core.choices import option_commands
 from service.domain.core.dice import derive_face
 from service.domain.core.guards import guarded_decide
 from service.domain.core.registry import load_target
-from tests.support.randomplay import Step, play
+from service.testing.randomplay import Step, play
 
 OTHER_SEAT = "other-seat-refused"
 STATE_IS_FOLD = "decide-state-is-fold"
