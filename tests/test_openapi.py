@@ -71,8 +71,10 @@ def test_every_operation_has_a_typed_success_and_problem_errors():
                 assert schema != {"type": "string"} or media != "application/json", name
             errors = [code for code in op["responses"] if not code.startswith("2")]
             reads_a_token = security != []
-            # the limits: commands, authenticating a token, imports and players created per address
-            limited_anonymously = op["operationId"] in ("post_import", "create_player")
+            # the limits: commands, authenticating a token, imports, players created and passkey ceremonies
+            # (started, or failed as authentications) per address
+            anonymous_limits = ("post_import", "create_player", "post_login_options", "post_login")
+            limited_anonymously = op["operationId"] in anonymous_limits
             assert ("429" in errors) == (reads_a_token or limited_anonymously), name
             assert any(code.startswith("4") for code in errors), name  # every operation says how it fails
             for code in errors:
