@@ -257,60 +257,21 @@ def recon(out: Acc[State], cmd: Recon, actor: Actor, dice: Dice) -> None:
 
 
 def _start_battle(out: Acc[State], h: HexT, dice: Dice, rng: int | None = None) -> None:
-    st = out.state
     rolls: list[Roll] = []
     if rng is None:
         r = dice.roll(6, f"range at {key(h)} (d6 + 6 feet)", "FTC-ARR-6")
         rng = r.value + 6
         rolls.append(replace(r, outcome=f"{rng} feet"))
-    for gids in mobile(st, h).values():  # FTC-DEF-7: unrepaired repulse damage is allocated before fighting
-        for gid in gids:
-            if out.state.groups[gid].repulse is not None:
-                allocate_repulse(out, out.state.groups[gid], dice)
+    _allocate_repulses(out, h, dice)
     st = out.state
     forces: list[Force] = []
     totals: dict[str, int] = {}
     for p, gids in mobile(st, h).items():
-        groups = [st.groups[g] for g in gids]
-        posture = posture_of(st, gids)
-        route = any(g.via_route for g in groups)
-        mods = []
-        if posture == "attack":
-            mods.append(Modifier("FTC-ARR-1", "attack posture", 1))
-        if route:
-            mods.append(Modifier("FTC-MOV-5", "arrived by charted route", 1))
-        r = dice.roll(6, f"initiative of {p}", "FTC-ARR-7", modifiers=tuple(mods))
-        totals[p] = r.value + sum(m.value for m in mods)
-        rolls.append(replace(r, outcome=f"{totals[p]}" + (" (natural 1: arrives late)" if r.value == 1 else "")))
-        preset = next((g.under_fire for g in groups if g.under_fire is not None), None)
-        forces.append(
-            Force(
-                player=p,
-                groups=tuple(gids),
-                ships=tuple(s for g in groups for s in hulkless(st, g)),
-                posture=posture,
-                initiative=r.value,
-                route=route,
-                entry_side=next((g.entry_side for g in groups if g.entry_side), None),
-                penalty=econ(st, p).penalty,
-                preset=preset,
-            )
-        )
-    ranked = sorted(totals.values(), reverse=True)
-    drop, changes = None, 0
-    if len(ranked) > 1 and ranked[0] > ranked[1]:  # FTC-ARR-7 ruling: a tie gives no one the drop
-        drop = next(p for p, t in totals.items() if t == ranked[0])
-        changes = min(2, (ranked[0] - ranked[1]) // 2)
+        force, totals[p], roll = _force(st, p, gids, dice)
+        forces.append(force)
+        rolls.append(roll)
+    drop, changes = _drop(totals)
     late = tuple(f.player for f in forces if f.initiative == 1)
-    w = st.worlds.get(key(h))
-    priority = {}
-    for f in forces:  # FTC-ARR-3: fleets on attack orders, then stand off, then the defences
-        if f.posture != "attack":
-            continue
-        first = [o.player for o in forces if o.player != f.player and o.posture == "attack"]
-        then = [o.player for o in forces if o.player != f.player and o.posture != "attack"]
-        tail = ["defences"] if w is not None and w.owner != f.player else []
-        priority[f.player] = tuple(first + then + tail)
     battle = Battle(
         id=f"b{st.counter + 1}",
         hex=h,
@@ -324,7 +285,7 @@ def _start_battle(out: Acc[State], h: HexT, dice: Dice, rng: int | None = None) 
         E.BattleStarted(
             battle=battle,
             designs=designs,
-            priority=priority,
+            priority=_priority(st, h, forces),
             drop=drop,
             drop_changes=changes,
             late=late,
@@ -333,6 +294,64 @@ def _start_battle(out: Acc[State], h: HexT, dice: Dice, rng: int | None = None) 
         )
     )
     record_intel(out, h, players, composition=True)
+
+
+def _allocate_repulses(out: Acc[State], h: HexT, dice: Dice) -> None:
+    """FTC-DEF-7: unrepaired repulse damage is allocated before fighting."""
+    for gids in mobile(out.state, h).values():
+        for gid in gids:
+            if out.state.groups[gid].repulse is not None:
+                allocate_repulse(out, out.state.groups[gid], dice)
+
+
+def _force(st: State, p: str, gids: list[str], dice: Dice) -> tuple[Force, int, Roll]:
+    """FTC-ARR-7: a player's force in the battle and its initiative roll; returns (force, total, the roll shown)."""
+    groups = [st.groups[g] for g in gids]
+    posture = posture_of(st, gids)
+    route = any(g.via_route for g in groups)
+    mods = []
+    if posture == "attack":
+        mods.append(Modifier("FTC-ARR-1", "attack posture", 1))
+    if route:
+        mods.append(Modifier("FTC-MOV-5", "arrived by charted route", 1))
+    r = dice.roll(6, f"initiative of {p}", "FTC-ARR-7", modifiers=tuple(mods))
+    total = r.value + sum(m.value for m in mods)
+    shown = replace(r, outcome=f"{total}" + (" (natural 1: arrives late)" if r.value == 1 else ""))
+    force = Force(
+        player=p,
+        groups=tuple(gids),
+        ships=tuple(s for g in groups for s in hulkless(st, g)),
+        posture=posture,
+        initiative=r.value,
+        route=route,
+        entry_side=next((g.entry_side for g in groups if g.entry_side), None),
+        penalty=econ(st, p).penalty,
+        preset=next((g.under_fire for g in groups if g.under_fire is not None), None),
+    )
+    return force, total, shown
+
+
+def _drop(totals: dict[str, int]) -> tuple[str | None, int]:
+    """FTC-ARR-7: the highest initiative has the drop and changes half the margin (at most 2); a tie: no one."""
+    ranked = sorted(totals.values(), reverse=True)
+    if len(ranked) > 1 and ranked[0] > ranked[1]:  # FTC-ARR-7 ruling: a tie gives no one the drop
+        drop = next(p for p, t in totals.items() if t == ranked[0])
+        return drop, min(2, (ranked[0] - ranked[1]) // 2)
+    return None, 0
+
+
+def _priority(st: State, h: HexT, forces: list[Force]) -> dict[str, tuple[str, ...]]:
+    """FTC-ARR-3: fleets on attack orders fire at fleets on attack orders, then stand off, then the defences."""
+    w = st.worlds.get(key(h))
+    priority: dict[str, tuple[str, ...]] = {}
+    for f in forces:
+        if f.posture != "attack":
+            continue
+        first = [o.player for o in forces if o.player != f.player and o.posture == "attack"]
+        then = [o.player for o in forces if o.player != f.player and o.posture != "attack"]
+        tail = ["defences"] if w is not None and w.owner != f.player else []
+        priority[f.player] = tuple(first + then + tail)
+    return priority
 
 
 def declare_formation(out: Acc[State], cmd: DeclareFormation, actor: Actor) -> None:

@@ -21,7 +21,7 @@ from .decide import PATHS
 from .economy import standard_navy_ok
 from .movement import can_move, neighbours, reachable
 from .starmap import unowned
-from .state import POSTURES, Group, HexT, State, SystemKit, ceil_pct, key
+from .state import POSTURES, Battle, Force, Group, HexT, State, SystemKit, ceil_pct, key
 from .umpire import close_error
 from .view import group_label
 from .visibility import known_owner
@@ -430,91 +430,104 @@ def _battle_results(state: State) -> list[Option]:
     for b in state.battles:
         if len(b.formations) < len(b.forces) or b.tactical_game_id is not None:
             continue  # a linked battle's result comes from its tactical game (FTC-R-LNK), not a hand entry
-        rule = "FTC-ARR-8"
         out.append(
             _opt(
                 C.RecordBattle(battle=b.id, tactical_game_id=None),
                 f"Battle {b.id}: no victor, no losses",
                 "umpire",
-                rule,
+                "FTC-ARR-8",
             )
         )
         for f in b.forces:
-            others = [o for o in b.forces if o.player != f.player]
-            lost = tuple(s for o in others for s in o.ships if s in state.ships)
-            out.append(
-                _opt(
-                    C.RecordBattle(
-                        battle=b.id, victor=f.player, ships=tuple(C.ShipResult(ship=s, destroyed=True) for s in lost)
-                    ),
-                    f"Battle {b.id}: {f.player} wins, destroying every enemy ship",
-                    "umpire",
-                    rule,
+            out += _victories(state, b, f)
+        out += _disengagements(state, b)
+    return out
+
+
+def _victories(state: State, b: Battle, f: Force) -> list[Option]:
+    """FTC-ARR-8, FTC-CAP-1: ``f`` wins by destroying, capturing or driving off the others (and, once per battle,
+    the draw)."""
+    rule = "FTC-ARR-8"
+    others = [o for o in b.forces if o.player != f.player]
+    lost = tuple(s for o in others for s in o.ships if s in state.ships)
+    left = [
+        C.Departure(group=gid, to=g.origin or neighbours(b.hex)[0])
+        for o in others
+        for gid in o.groups
+        if (g := state.groups.get(gid)) is not None
+    ]
+    out = [
+        _opt(
+            C.RecordBattle(
+                battle=b.id, victor=f.player, ships=tuple(C.ShipResult(ship=s, destroyed=True) for s in lost)
+            ),
+            f"Battle {b.id}: {f.player} wins, destroying every enemy ship",
+            "umpire",
+            rule,
+        ),
+        _opt(
+            C.RecordBattle(battle=b.id, victor=f.player, captured=lost),
+            f"Battle {b.id}: {f.player} wins and captures the enemy ships",
+            "umpire",
+            "FTC-CAP-1",
+        ),
+        _opt(
+            C.RecordBattle(battle=b.id, victor=f.player, left=tuple(left), tactical_game_id="g_linked"),
+            f"Battle {b.id}: {f.player} wins; the others leave (linked game)",
+            "umpire",
+            rule,
+        ),
+    ]
+    if f is b.forces[0]:  # one draw per battle, not one per force
+        out.append(_draw(state, b, f, lost))
+    return out
+
+
+def _draw(state: State, b: Battle, f: Force, lost: tuple[str, ...]) -> Option:
+    """FTC-ARR-8: a draw with a hull box and a system lost on a ship of each side."""
+    dmg = []
+    for s in f.ships[:1] + lost[:1]:
+        ship = state.ships.get(s)
+        if ship is not None and ship.systems:
+            dmg.append(
+                C.ShipResult(
+                    ship=s,
+                    hull_lost=1,
+                    damaged=(ship.systems[0].id,),
+                    jury_rigged=tuple(x.id for x in ship.systems[1:2]),
                 )
             )
-            out.append(
-                _opt(
-                    C.RecordBattle(battle=b.id, victor=f.player, captured=lost),
-                    f"Battle {b.id}: {f.player} wins and captures the enemy ships",
-                    "umpire",
-                    "FTC-CAP-1",
-                )
-            )
-            left = []
-            for o in others:
-                for gid in o.groups:
-                    g = state.groups.get(gid)
-                    if g is not None:
-                        left.append(C.Departure(group=gid, to=g.origin or neighbours(b.hex)[0]))
-            out.append(
-                _opt(
-                    C.RecordBattle(battle=b.id, victor=f.player, left=tuple(left), tactical_game_id="g_linked"),
-                    f"Battle {b.id}: {f.player} wins; the others leave (linked game)",
-                    "umpire",
-                    rule,
-                )
-            )
-            dmg = []
-            for s in f.ships[:1] + lost[:1]:
-                ship = state.ships.get(s)
-                if ship is not None and ship.systems:
-                    dmg.append(
-                        C.ShipResult(
-                            ship=s,
-                            hull_lost=1,
-                            damaged=(ship.systems[0].id,),
-                            jury_rigged=tuple(x.id for x in ship.systems[1:2]),
-                        )
-                    )
-            if f is b.forces[0]:  # one draw per battle, not one per force
+    return _opt(
+        C.RecordBattle(battle=b.id, ships=tuple(dmg), ordnance={f.player: 10}),
+        f"Battle {b.id}: a draw with damage on both sides",
+        "umpire",
+        "FTC-ARR-8",
+    )
+
+
+def _disengagements(state: State, b: Battle) -> list[Option]:
+    """FTC-ARR-11: each group in the battle may try to disengage towards where it came from."""
+    out: list[Option] = []
+    for f in b.forces:
+        for gid in f.groups:
+            g = state.groups.get(gid)
+            if g is not None:
+                to = g.origin or neighbours(b.hex)[0]
                 out.append(
                     _opt(
-                        C.RecordBattle(battle=b.id, ships=tuple(dmg), ordnance={f.player: 10}),
-                        f"Battle {b.id}: a draw with damage on both sides",
+                        C.ResolveDisengagement(
+                            battle=b.id,
+                            group=gid,
+                            to=to,
+                            distance_inches=36,
+                            weapons_range_inches=36,
+                            separation="unclear",
+                        ),
+                        f"Battle {b.id}: {gid} tries to disengage to {key(to)}",
                         "umpire",
-                        rule,
+                        "FTC-ARR-11",
                     )
                 )
-        for f in b.forces:
-            for gid in f.groups:
-                g = state.groups.get(gid)
-                if g is not None:
-                    to = g.origin or neighbours(b.hex)[0]
-                    out.append(
-                        _opt(
-                            C.ResolveDisengagement(
-                                battle=b.id,
-                                group=gid,
-                                to=to,
-                                distance_inches=36,
-                                weapons_range_inches=36,
-                                separation="unclear",
-                            ),
-                            f"Battle {b.id}: {gid} tries to disengage to {key(to)}",
-                            "umpire",
-                            "FTC-ARR-11",
-                        )
-                    )
     return out
 
 

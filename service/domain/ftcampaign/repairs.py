@@ -55,67 +55,13 @@ def system_cost(ship: Ship, s: ShipSystem) -> int:
 def check_repair(state: State, player: str, cmd: Repair) -> E.RepairOrdered:
     """FTC-REP-1..5, FTC-BLD-5: the repair as ordered (its cost and time), or raises."""
     ship, g, world = ready_ship(state, player, cmd.ship)
-    if ship.hulk:
-        raise RuleViolation("FTC-CAP-2", "a captured hulk is rebuilt, not repaired")
-    by_id = {s.id: s for s in ship.systems}
-    if len(set(cmd.systems)) != len(cmd.systems) or any(
-        sid not in by_id or not by_id[sid].damaged for sid in cmd.systems
-    ):
-        raise RuleViolation("FTC-REP-2", "repair only damaged systems of the ship")
-    if cmd.hull < 0 or cmd.hull > ship.hull_lost or cmd.biomass < 0:
-        raise RuleViolation("FTC-REP-2", f"{ship.id} has {ship.hull_lost} hull boxes to repair")
-    if cmd.biomass and (ship.species != "savasku" or cmd.biomass > ship.biomass_expended):
-        raise RuleViolation("FTC-REP-5", "only expended Savasku biomass is replaced (1 pt per box)")
-    if not (cmd.systems or cmd.hull or cmd.biomass):
-        raise RuleViolation("FTC-REP-2", "nothing to repair")
-    systems = [by_id[s] for s in cmd.systems]
-    base = sum(system_cost(ship, s) for s in systems)
-    cost, spares_used, donor_systems = 0, 0, []
-    if cmd.source == "spares":  # FTC-REP-2: pre-positioned parts are free
-        have = econ(state, player).spares.get(world, 0)
-        if have < base:
-            raise RuleViolation("FTC-REP-2", f"only {have} pts of spares are stocked at {world}")
-        spares_used = base
-    elif cmd.source in ("identical", "other"):
-        donor = own_ship(state, player, cmd.donor or "")
-        dg = group_of(state, donor.id)
-        if donor.id == ship.id or dg is None or dg.hex is None or tuple(dg.hex) != tuple(g.hex):  # type: ignore[arg-type]
-            raise RuleViolation("FTC-REP-2", "the donor must be another ship here")
-        if cmd.source == "identical" and (donor.design != ship.design or dg.id != g.id):
-            raise RuleViolation("FTC-REP-2", "10% parts come from an identical ship in the same task group")
-        if donor.species != ship.species:
-            raise RuleViolation("FTC-REP-2", "parts are never moved across species")
-        pool = [d for d in donor.systems if not d.damaged]
-        for s in systems:
-            part = next(
-                (d for d in pool if d.kind == s.kind and d.rating == s.rating and d.id not in donor_systems), None
-            )
-            if part is None:
-                raise RuleViolation("FTC-REP-2", f"the donor has no functionally identical part for {s.id}")
-            donor_systems.append(part.id)
-        cost = ceil_pct(base, 100 if cmd.source == "identical" else 200)
-    elif cmd.source == "new":
-        cost = base
-    else:
-        raise RuleViolation("FTC-REP-2", "source is new, spares, identical or other")
+    systems = _repair_scope(ship, cmd)
+    cost, spares_used, donor_systems = _parts(state, player, ship, g, world, cmd, systems)
     if cmd.source in ("new", "identical", "other"):
-        for s in systems:
-            if alien(state, player, s):  # FTC-BLD-5
-                if econ(state, player).capital != world:
-                    raise RuleViolation(
-                        "FTC-BLD-5",
-                        f"{s.id} is non-indigenous or non-standard: repaired only at "
-                        "the capital or from pre-positioned stocks",
-                    )
-                cost += ceil_pct(system_cost(ship, s), 200)
+        cost += _alien_surcharge(state, player, ship, world, systems)
     per_box = 2 if ship.species == "savasku" else ship.hull_box_cost  # FTC-REP-5
     cost += cmd.hull * per_box + cmd.biomass
-    major = any(is_major(s) for s in systems) or sum(1 for s in systems if s.kind == "hangar") > 1
-    weeks = 2 if major else 1
-    if cmd.rush:
-        if not major:
-            raise RuleViolation("FTC-REP-4", "only a major repair can be sped up")
-        cost, weeks = 2 * cost, 1
+    cost, weeks = _repair_time(cmd, systems, cost)
     spend(state, player, cost)
     return E.RepairOrdered(
         player=player,
@@ -131,6 +77,87 @@ def check_repair(state: State, player: str, cmd: Repair) -> E.RepairOrdered:
         world=world,
         donor_systems=tuple(donor_systems),
     )
+
+
+def _repair_scope(ship: Ship, cmd: Repair) -> list[ShipSystem]:
+    """FTC-CAP-2, FTC-REP-2/5: the damaged systems, hull boxes and biomass the order names are the ship's to repair."""
+    if ship.hulk:
+        raise RuleViolation("FTC-CAP-2", "a captured hulk is rebuilt, not repaired")
+    by_id = {s.id: s for s in ship.systems}
+    if len(set(cmd.systems)) != len(cmd.systems) or any(
+        sid not in by_id or not by_id[sid].damaged for sid in cmd.systems
+    ):
+        raise RuleViolation("FTC-REP-2", "repair only damaged systems of the ship")
+    if cmd.hull < 0 or cmd.hull > ship.hull_lost or cmd.biomass < 0:
+        raise RuleViolation("FTC-REP-2", f"{ship.id} has {ship.hull_lost} hull boxes to repair")
+    if cmd.biomass and (ship.species != "savasku" or cmd.biomass > ship.biomass_expended):
+        raise RuleViolation("FTC-REP-5", "only expended Savasku biomass is replaced (1 pt per box)")
+    if not (cmd.systems or cmd.hull or cmd.biomass):
+        raise RuleViolation("FTC-REP-2", "nothing to repair")
+    return [by_id[s] for s in cmd.systems]
+
+
+def _parts(
+    state: State, player: str, ship: Ship, g: Group, world: str, cmd: Repair, systems: list[ShipSystem]
+) -> tuple[int, int, list[str]]:
+    """FTC-REP-2: where the parts come from; returns (cost, spares used, donor systems)."""
+    base = sum(system_cost(ship, s) for s in systems)
+    if cmd.source == "spares":  # FTC-REP-2: pre-positioned parts are free
+        have = econ(state, player).spares.get(world, 0)
+        if have < base:
+            raise RuleViolation("FTC-REP-2", f"only {have} pts of spares are stocked at {world}")
+        return 0, base, []
+    if cmd.source in ("identical", "other"):
+        donor_systems = _donor_parts(state, player, ship, g, cmd, systems)
+        return ceil_pct(base, 100 if cmd.source == "identical" else 200), 0, donor_systems
+    if cmd.source == "new":
+        return base, 0, []
+    raise RuleViolation("FTC-REP-2", "source is new, spares, identical or other")
+
+
+def _donor_parts(state: State, player: str, ship: Ship, g: Group, cmd: Repair, systems: list[ShipSystem]) -> list[str]:
+    """FTC-REP-2: parts cannibalised from another ship here of the same species, one identical part per system."""
+    donor = own_ship(state, player, cmd.donor or "")
+    dg = group_of(state, donor.id)
+    if donor.id == ship.id or dg is None or dg.hex is None or tuple(dg.hex) != tuple(g.hex):  # type: ignore[arg-type]
+        raise RuleViolation("FTC-REP-2", "the donor must be another ship here")
+    if cmd.source == "identical" and (donor.design != ship.design or dg.id != g.id):
+        raise RuleViolation("FTC-REP-2", "10% parts come from an identical ship in the same task group")
+    if donor.species != ship.species:
+        raise RuleViolation("FTC-REP-2", "parts are never moved across species")
+    pool = [d for d in donor.systems if not d.damaged]
+    donor_systems: list[str] = []
+    for s in systems:
+        part = next((d for d in pool if d.kind == s.kind and d.rating == s.rating and d.id not in donor_systems), None)
+        if part is None:
+            raise RuleViolation("FTC-REP-2", f"the donor has no functionally identical part for {s.id}")
+        donor_systems.append(part.id)
+    return donor_systems
+
+
+def _alien_surcharge(state: State, player: str, ship: Ship, world: str, systems: list[ShipSystem]) -> int:
+    """FTC-BLD-5: non-indigenous or non-standard systems are repaired only at the capital, at double cost."""
+    extra = 0
+    for s in systems:
+        if alien(state, player, s):
+            if econ(state, player).capital != world:
+                raise RuleViolation(
+                    "FTC-BLD-5",
+                    f"{s.id} is non-indigenous or non-standard: repaired only at "
+                    "the capital or from pre-positioned stocks",
+                )
+            extra += ceil_pct(system_cost(ship, s), 200)
+    return extra
+
+
+def _repair_time(cmd: Repair, systems: list[ShipSystem], cost: int) -> tuple[int, int]:
+    """FTC-REP-4: a major repair takes two weeks, or one at double cost when rushed; returns (cost, weeks)."""
+    major = any(is_major(s) for s in systems) or sum(1 for s in systems if s.kind == "hangar") > 1
+    if cmd.rush:
+        if not major:
+            raise RuleViolation("FTC-REP-4", "only a major repair can be sped up")
+        return 2 * cost, 1
+    return cost, 2 if major else 1
 
 
 def repair(out: Acc[State], cmd: Repair, actor: Actor) -> None:

@@ -79,6 +79,21 @@ class Setup(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
 
 def validate(setup: Setup) -> None:
     """Cross-field checks; errors name the field path."""
+    _validate_players(setup)
+    _validate_umpires(setup)
+    _validate_designs(setup)
+    for i, m in enumerate(setup.modules):
+        if not any((d.hull_design or d.id) == m.hull_design and d.modular for d in setup.designs):
+            raise InvalidScenario(f"modules[{i}].hull_design", f"no modular hull {m.hull_design!r}")
+    if not 3 <= setup.map_side <= 8:
+        raise InvalidScenario("map_side", "between 3 and 8 (FTC-MAP-1: 6)")
+    if setup.table_length_feet < 6:
+        raise InvalidScenario("table_length_feet", "at least 6 feet")
+    if setup.last_turn < 1:
+        raise InvalidScenario("last_turn", "at least 1")
+
+
+def _validate_players(setup: Setup) -> None:
     ids = [p.id for p in setup.players]
     if len(ids) < 2:
         raise InvalidScenario("players", "a campaign needs at least two players")
@@ -86,16 +101,28 @@ def validate(setup: Setup) -> None:
         if ids.index(p.id) != i or not p.id or p.id in ("umpire", "spectator"):
             raise InvalidScenario(f"players[{i}].id", f"player id {p.id!r} is empty, reserved or repeated")
         if p.ally_navy is not None:
-            navy = [d for d in setup.designs if d.navy == p.ally_navy]
-            if not navy:
-                raise InvalidScenario(f"players[{i}].ally_navy", f"no designs of navy {p.ally_navy!r}")
-            if any(d.species != p.species for d in navy):
-                raise InvalidScenario(f"players[{i}].ally_navy", "no one is allied outside their species (FTC-BLD-2)")
+            _validate_ally(setup, i, p)
+
+
+def _validate_ally(setup: Setup, i: int, p: PlayerSpec) -> None:
+    """FTC-BLD-2: an ally navy publishes designs, all of the player's own species."""
+    navy = [d for d in setup.designs if d.navy == p.ally_navy]
+    if not navy:
+        raise InvalidScenario(f"players[{i}].ally_navy", f"no designs of navy {p.ally_navy!r}")
+    if any(d.species != p.species for d in navy):
+        raise InvalidScenario(f"players[{i}].ally_navy", "no one is allied outside their species (FTC-BLD-2)")
+
+
+def _validate_umpires(setup: Setup) -> None:
     if not setup.umpires:
         raise InvalidScenario("umpires", "a campaign has one or more umpires (FTC-UMP-1)")
+    ids = [p.id for p in setup.players]
     for i, u in enumerate(setup.umpires):
         if u.plays is not None and u.plays not in ids:
             raise InvalidScenario(f"umpires[{i}].plays", f"{u.plays!r} is not a player")
+
+
+def _validate_designs(setup: Setup) -> None:
     dids = [d.id for d in setup.designs]
     if not dids:
         raise InvalidScenario("designs", "publish at least one design")
@@ -109,12 +136,3 @@ def validate(setup: Setup) -> None:
         for j, s in enumerate(d.systems):
             if sids.index(s.id) != j or not s.id:
                 raise InvalidScenario(f"designs[{i}].systems[{j}].id", f"system id {s.id!r} is empty or repeated")
-    for i, m in enumerate(setup.modules):
-        if not any((d.hull_design or d.id) == m.hull_design and d.modular for d in setup.designs):
-            raise InvalidScenario(f"modules[{i}].hull_design", f"no modular hull {m.hull_design!r}")
-    if not 3 <= setup.map_side <= 8:
-        raise InvalidScenario("map_side", "between 3 and 8 (FTC-MAP-1: 6)")
-    if setup.table_length_feet < 6:
-        raise InvalidScenario("table_length_feet", "at least 6 feet")
-    if setup.last_turn < 1:
-        raise InvalidScenario("last_turn", "at least 1")

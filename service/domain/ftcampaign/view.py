@@ -234,6 +234,18 @@ def _sighted(state: State, obs: str) -> list[Piece]:
 
 
 def _markers(state: State, obs: str | None) -> list[Marker]:
+    out = _destinations(state, obs)
+    for s in state.steps:
+        if obs is None or obs in s.players:
+            out.append(Marker(kind="decision", at=at(s.hex), label=f"{s.kind} decision at {key(s.hex)}"))
+    for b in state.battles:
+        if obs is None or obs in [f.player for f in b.forces]:
+            out.append(Marker(kind="battle", at=at(b.hex), label=f"battle {b.id} at {key(b.hex)}"))
+    return out
+
+
+def _destinations(state: State, obs: str | None) -> list[Marker]:
+    """Where the observer's ordered groups go, then where its groups in FTL arrive (everyone's, for the umpire)."""
     out = []
     for player, orders in sorted(state.orders.items()):
         if obs is not None and player != obs:
@@ -258,12 +270,6 @@ def _markers(state: State, obs: str | None) -> list[Marker]:
                     label=f"{g.id} arrives at {key(g.ftl_to)} next move",
                 )
             )
-    for s in state.steps:
-        if obs is None or obs in s.players:
-            out.append(Marker(kind="decision", at=at(s.hex), label=f"{s.kind} decision at {key(s.hex)}"))
-    for b in state.battles:
-        if obs is None or obs in [f.player for f in b.forces]:
-            out.append(Marker(kind="battle", at=at(b.hex), label=f"battle {b.id} at {key(b.hex)}"))
     return out
 
 
