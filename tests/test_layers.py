@@ -130,3 +130,33 @@ def test_only_the_fast_transport_imports_private_server_names() -> None:
     assert outside == []
     inside = [hit for path in sorted(fast.rglob("*.py")) for hit in _private_imports(path)]
     assert inside, "the fast transport imports no private name: the check above no longer checks anything"
+
+
+WIRE_MODULES = ("service.api", "fastapi", "starlette", "uvicorn", "websockets", "wsproto", "httptools", "h11")
+
+
+def test_the_events_layer_returns_values_and_encodes_no_transports_messages() -> None:
+    """Issue 34: service/events hands back values (``CommandResult``, ``FreshEvent``s and their envelopes);
+    HTTP bodies and websocket messages are built in service/api (``encoding.py``). No module of the events
+    layer imports an HTTP/websocket library or the API layer, nor spells a websocket message's bytes."""
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "service" / "events").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.Constant) and isinstance(node.value, bytes) and b'"kind"' in node.value:
+                names = ["a websocket message's bytes"]
+            else:
+                continue
+            found += [
+                f"{path.relative_to(ROOT)}:{node.lineno} {name}"
+                for name in names
+                if name == "a websocket message's bytes"
+                or name.split(".")[0] in WIRE_MODULES
+                or name.startswith(WIRE_MODULES)
+            ]
+    assert found == []

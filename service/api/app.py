@@ -21,6 +21,7 @@ from service.settings import Settings
 from . import allowed, docs, openapi_schema, player_wiring, problems, static_files
 from .bot_runner import BotRunner
 from .broadcast import Broadcaster, InProcessBroadcaster
+from .encoding import live_frames
 from .fast import command_endpoint
 from .fast.command_endpoint import SalvoApp
 from .fast.rawsocket import RawSocketMiddleware
@@ -73,6 +74,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             settings.snapshot_every,
             publish=broadcaster.publish,
             listening=broadcaster.listening,
+            frames=live_frames,  # the events' values, encoded here (once per audience)
             head_cache_size=settings.head_cache_size,
             token_cache_size=settings.token_cache_size,
             head_cache_bytes=settings.head_cache_bytes,

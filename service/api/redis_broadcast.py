@@ -35,7 +35,8 @@ from typing import Any
 import msgspec
 import redis.asyncio as redis
 
-from service.events.frames import VIEW, labelled_audiences, view_body, with_view
+from service.api.encoding import VIEW, view_body, with_view
+from service.events.fresh import labelled_audiences
 from service.events.storage_faults import StorageFull, StorageUnavailable
 
 from .broadcast import InProcessBroadcaster, Item, Subscription

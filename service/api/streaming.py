@@ -15,11 +15,11 @@ from service.domain.core import Viewer
 from service.events.application import CommandRequest, audience_key
 from service.events.decide_append import CommandResult
 from service.events.errors import AppError, InvalidRequest
-from service.events.frames import VIEW, note_unverified, view_body, with_view
 from service.events.inputs import check_integers, check_json, text_bytes
 from service.events.storage_faults import StorageFull, StorageUnavailable, kind_of
 
 from .broadcast import Subscription
+from .encoding import VIEW, command_body, note_unverified, view_body, with_view
 from .history_pages import history_pages
 from .problems import problem_of
 
@@ -93,7 +93,7 @@ class Stream:
         # ?frames=view: each update's last message carries the viewer's view and options after it
         # ({"kind":"event",…,"view":{"game":…,"options":…}}, or a caught_up with "view"), as does every
         # caught_up after a read of the store: a page needs no GET per update. The view is encoded once
-        # per audience and update (events/frames.py), never once per socket. Every event then comes as a
+        # per audience and update (encoding.view_body), never once per socket. Every event then comes as a
         # frame (own_events=result is not applied: the result would skip the frame that carries the view)
         self.view_key = VIEW + self.audience if ws.query_params.get("frames") == "view" else None
         if self.view_key is not None:
@@ -290,7 +290,7 @@ class Stream:
             )
         except Exception as exc:  # noqa: BLE001 - every failure is answered with its problem, never a drop
             return command_error(exc, message), None
-        return result_message(message.ref, result.body), result
+        return result_message(message.ref, command_body(result)), result
 
 
 def socket_message(raw: bytes) -> _SocketCommand:

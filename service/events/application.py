@@ -2,8 +2,10 @@
 
 It wires the parts, each in its own module: heads (``head_cache``), tokens (``tokens``), game
 creation (``creation``), the command pipeline (``command_pipeline``), decide-and-write
-(``decide_append``), dice bookkeeping (``dice_book``) and live frames (``frames``). Rewinds and battle
-files use only the public methods below.
+(``decide_append``) and dice bookkeeping (``dice_book``); it returns values (``CommandResult``, the
+fresh events with their envelopes) and publishes what the ``Framer`` it is given makes of them (the API
+layer's ``encoding.live_frames``; without one, each event's seq alone). Rewinds and battle files use only
+the public methods below.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from .decide_append import CommandResult, CommandWriter
 from .dice_book import DiceBook
 from .envelope import Envelope
 from .event_store import EventStore, WriteBatch
-from .frames import FrameItems, FreshEvent, Publisher, audience_key, audiences, live_frames
+from .fresh import FrameItems, Framer, FreshEvent, Publisher, announced, audience_key, audiences
 from .head import GameHead
 from .head_cache import DEFAULT_BUDGET_BYTES, DEFAULT_MAX_GAME_BYTES, HeadCache
 from .rows import now_iso
@@ -42,12 +44,15 @@ class GameService:
         verify_reads: bool = False,
         head_cache_bytes: int = DEFAULT_BUDGET_BYTES,
         max_game_bytes: int = DEFAULT_MAX_GAME_BYTES,
+        frames: Framer | None = None,
     ):
         self.store = store
         self.snapshot_every = snapshot_every
         self.publish = publish
         # which audiences have a live socket on a game: frames are encoded for those only
         self.listening = listening
+        # what a command's fresh events become for the live streams (the API layer's encoding)
+        self.framer: Framer = frames if frames is not None else announced
         self.heads = HeadCache(store, head_cache_size, verify_reads, snapshot_every, head_cache_bytes, max_game_bytes)
         self.tokens = TokenBook(store, token_cache_size)
         self.dice = DiceBook(store)
@@ -165,7 +170,7 @@ class GameService:
         if self.publish is None:
             return []
         wanted = self.listening(head.game_id) if self.listening is not None else None
-        return live_frames(head, fresh, wanted)
+        return self.framer(head, fresh, wanted)
 
 
 __all__ = [

@@ -24,7 +24,7 @@ from service.domain.core import Actor, Command, Ruleset
 from .decide_append import CommandResult, CommandWriter, Decision
 from .errors import Forbidden, IdempotencyMismatch, MalformedCommand, VersionConflict, field_of
 from .event_store import Conflict, EventStore, WriteBatch
-from .frames import Publisher
+from .fresh import Publisher
 from .head import GameHead
 from .head_cache import HeadCache
 from .inputs import decode_json

@@ -19,18 +19,21 @@ from . import ids
 from .dice_book import DiceBook, SeedRow
 from .envelope import DiceMaterial, DiceRevealed
 from .event_store import EventStore, WriteBatch
-from .frames import FrameItems, FreshEvent, result_body
+from .fresh import FrameItems, FreshEvent
 from .head import GameHead, advance_command, encode_state
-from .rows import event_row, now_iso
+from .rows import event_row, now_iso, result_record
 
 
 class CommandResult(msgspec.Struct, gc=False):
     """A command's answer (a Struct, not a dataclass: built in C, ~1.3k instructions fewer per command)."""
 
     status: int
-    body: bytes  # JSON {"version": N, "events": [...]}, stored for idempotent retries
+    # the answer as stored (``rows.result_record``): a replayed idempotent result's, a keyed command's
+    # record; None: the API layer encodes ``events`` (``service/api/encoding.command_body``)
+    body: bytes | None
     version: int | None = None  # the game's version after it (None for a replayed idempotent result)
     after: int | None = None  # the version it was decided on: its events are (after, version], all of them
+    events: list[bytes] = []  # the envelopes the commanding viewer sees, in order (encoded once: ``FreshEvent``)
 
 
 @final  # no subclass: ``type(d) is Decision`` tells a decision from the coroutine finishing one
@@ -53,7 +56,8 @@ class CommandWriter:
     store: EventStore
     dice: DiceBook
     snapshot_every: int
-    # frames for the live streams, or None when nobody publishes them
+    # the items for the live streams (a head and its fresh events in, the publisher's items out), or None
+    # when nobody publishes them
     frames: Callable[[GameHead, list[FreshEvent]], FrameItems] | None = None
     # the games someone watches and the notifications a command writes for them (watchers.Watchers);
     # a game nobody watches pays one dict lookup
@@ -214,12 +218,13 @@ class CommandWriter:
             if envelope is not None:
                 visible.append(envelope)
         new_seq = seq
-        body = result_body(new_seq, visible)
+        body = None
         batch = WriteBatch(game_id, rows, seeds=new_seeds)
         notices = self.notices
         if notices is not None and game_id in notices.games:  # notified in the events' own transaction
             batch.outbox = notices.command_rows(head, state, actor, new_seq, fresh)
         if idempotency_key:
+            body = result_record(new_seq, visible)
             batch.idempotency = {
                 "game_id": game_id,
                 "key": idempotency_key,
@@ -232,7 +237,7 @@ class CommandWriter:
             head.state_bytes = len(encoded)  # the head cache's budget follows a game that grows
             batch.snapshot = {"game_id": game_id, "seq": new_seq, "state": encoded}
         return Decision(
-            CommandResult(201, body, new_seq, head.seq),
+            CommandResult(201, body, new_seq, head.seq, visible),
             batch,
             fresh,
             new_seeds,

@@ -42,7 +42,7 @@ from . import ids
 from .dice_slots import TurnLedger, load_ledger, seen_by
 from .envelope import DiceCommitted, DiceDisclosed, DiceMaterial, DiceRevealed
 from .event_store import EventStore
-from .frames import FreshEvent
+from .fresh import FreshEvent
 from .head import GameHead
 from .openings import adopt, tree_for
 

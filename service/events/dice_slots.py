@@ -15,7 +15,7 @@ from service.domain.core import Event
 
 from .envelope import DiceMaterial
 from .event_store import EventStore
-from .frames import FreshEvent, labelled_audiences
+from .fresh import FreshEvent, labelled_audiences
 from .head import GameHead
 from .replay import effective_rewinds, superseded_seqs
 

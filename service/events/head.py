@@ -170,7 +170,7 @@ class HeadBuilder:
 
 
 class Step(Protocol):
-    """One new event of a command, as the live path has it (``frames.FreshEvent``)."""
+    """One new event of a command, as the live path has it (``fresh.FreshEvent``)."""
 
     event: Event
     seq: int

@@ -55,3 +55,10 @@ def event_row(
         "recorded_at": recorded_at,
         "dice": _encoder.encode(material).decode() if material else None,
     }
+
+
+def result_record(version: int, envelopes: list[bytes]) -> bytes:
+    """A keyed command's answer as its idempotency row keeps it, replayed verbatim to a retry:
+    ``{"version": N, "events": [...]}``, byte for byte msgspec's encoding of that dict (the API layer's
+    ``encoding.result_body`` of the same values)."""
+    return b'{"version":%d,"events":[%b]}' % (version, b",".join(envelopes))

@@ -178,7 +178,7 @@ class Watchers:
         self, head: GameHead, state: Any, actor: Viewer, seq: int, fresh: Sequence[Any] = ()
     ) -> list[dict[str, Any]]:
         """The outbox rows of a command that took ``head`` (at ``head.seq``) to ``state`` at ``seq``
-        (``fresh``: its events, ``frames.FreshEvent``s bound to their rows). A failure here is logged and
+        (``fresh``: its events, ``fresh.FreshEvent``s bound to their rows). A failure here is logged and
         notifies nothing: it never fails the command."""
         watches = self.games.get(head.game_id)
         if not watches:

@@ -10,6 +10,7 @@ from typing import Any
 
 import msgspec
 
+from service.api.encoding import live_frames
 from service.api.fast.fanout import Fanout, Sink, text_frame
 from service.domain.core import seat
 from service.events.application import GameService
@@ -54,7 +55,7 @@ async def _game(fanout: Fanout) -> tuple[GameService, str]:
     async def publish(game_id: str, items: Any) -> None:
         fanout.deliver(game_id, items)
 
-    service = GameService(MemoryEventStore(), publish=publish, listening=fanout.listening)
+    service = GameService(MemoryEventStore(), publish=publish, listening=fanout.listening, frames=live_frames)
     game = await service.create_game("tiny", "duel")
     return service, game.game_id
 
@@ -210,7 +211,7 @@ def test_a_held_message_is_counted_as_the_frame_it_would_be_written_as():
 
 
 def test_a_frames_view_socket_takes_the_updates_last_frame_with_its_view_or_reads_the_store() -> None:
-    from service.events.frames import VIEW, with_view
+    from service.api.encoding import VIEW, with_view
 
     events: list[Any] = []
     plain, viewing, missing = (_sink("spectator", 4, events) for _ in range(3))

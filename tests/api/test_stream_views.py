@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from service.api import encoding as frames
 from service.api.app import create_app
-from service.events import frames
 from service.settings import Settings
 from tests.support.direct import client_on_path
 

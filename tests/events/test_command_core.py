@@ -10,6 +10,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from service.api.encoding import command_body, live_frames
 from service.domain.core import UMPIRE, Viewer, seat
 from service.events.application import GameService
 from service.events.memory_store import MemoryEventStore
@@ -35,7 +36,7 @@ async def test_frames_and_results_are_the_envelopes_a_reader_of_the_store_render
         for seq, per in items:
             frames[seq] = per
 
-    service = GameService(MemoryEventStore(), publish=publish)
+    service = GameService(MemoryEventStore(), publish=publish, frames=live_frames)
     game = await service.create_game("tiny", "long")
     gid = game.game_id
     bodies = []
@@ -59,13 +60,13 @@ async def test_frames_and_results_are_the_envelopes_a_reader_of_the_store_render
     reveals = [per for per in frames.values() if per["umpire"] and b'"dice.revealed"' in per["umpire"]]
     assert len(reveals) == 2 and all(per["umpire"] != per["seat:red"] for per in reveals)  # no shared seed
     for who, result in bodies:
-        decoded = msgspec.json.decode(result.body)
+        decoded = msgspec.json.decode(command_body(result))
         expected = [
             rendered[f"seat:{who}"][seq]
             for seq in range(result.after + 1, result.version + 1)
             if seq in rendered[f"seat:{who}"]
         ]
-        assert result.body == msgspec.json.encode({"version": result.version, "events": expected})
+        assert command_body(result) == msgspec.json.encode({"version": result.version, "events": expected})
         assert decoded["version"] == result.version
 
 
@@ -102,7 +103,7 @@ async def test_audiences_that_see_one_view_share_its_bytes_whichever_audience_as
         for seq, per in items:
             frames[seq] = per
 
-    service = GameService(MemoryEventStore(), publish=publish)
+    service = GameService(MemoryEventStore(), publish=publish, frames=live_frames)
     game = await service.create_game("tiny", "long")
     hide = {"type": "tiny.hide", "seat": "red", "secret": 7}
     result = await service.handle_command(game.game_id, seat("red"), msgspec.json.encode({"command": hide}))
@@ -122,7 +123,7 @@ async def test_the_in_process_broadcaster_delivers_at_once_and_gives_nothing_to_
 
 
 def test_a_fresh_event_shares_the_plain_bytes_when_a_redacted_audience_asks_first():
-    from service.events.frames import FreshEvent
+    from service.events.fresh import FreshEvent
     from service.events.head import codec_for
     from service.events.rows import event_row
     from tests.support import tiny

@@ -35,6 +35,7 @@ from service.events.errors import AppError, InvalidRequest
 
 from .. import logs
 from ..deps import bearer
+from ..encoding import command_body
 from ..problems import BodyLimit, problem, problem_of, problem_response, retry_headers
 from ..routes.games import expected_version
 from ..security import EVERY_RESPONSE, SecurityHeaders
@@ -103,7 +104,7 @@ async def respond(
             outcome.raw_headers = [*outcome.raw_headers, *tail]
         await outcome(scope, receive, send)
         return
-    payload = outcome.body
+    payload = command_body(outcome)
     if write is not None and write(outcome.status, payload, tail):
         return
     await send(

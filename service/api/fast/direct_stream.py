@@ -36,6 +36,7 @@ from service.events.errors import AppError
 from service.events.inputs import check_json
 from service.events.storage_faults import StorageFull, StorageUnavailable
 
+from ..encoding import command_body
 from ..streaming import (
     BAD_DATA_CODE,
     RESTART_CODE,
@@ -250,7 +251,7 @@ class DirectStream(Stream):
                         early,
                     )
                     gate.accepted(ruleset, viewer, done)
-                    answer, result = result_payload(message.ref, done.body), done
+                    answer, result = result_payload(message.ref, command_body(done)), done
                 except Exception as exc:  # noqa: BLE001 - every failure is answered with its problem
                     if ruleset is not None:
                         gate.failed(ruleset, viewer, exc)
@@ -318,7 +319,7 @@ class DirectStream(Stream):
             return
         self._in_flight -= 1
         self._answered = True
-        self._write_reply(held, result_payload(self._ref, result.body), result)
+        self._write_reply(held, result_payload(self._ref, command_body(result)), result)
 
     # --- writing ---------------------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from service.events.reading import TURN_STEPS
 
 from ..bodies import created_body, decode_body
 from ..deps import GateDep, ReaderDep, ServiceDep, ViewerDep, bearer, client_address
+from ..encoding import command_body
 from ..jsonresponse import MsgspecResponse
 from ..umpire_automation import umpire_option
 from .deadlines import clock_of, deadline_of, deadlines
@@ -142,7 +143,7 @@ async def post_command(game_id: str, request: Request, gate: GateDep) -> Msgspec
         raise InvalidRequest("Idempotency-Key is limited to 200 characters", field="Idempotency-Key")
     expected = expected_version(headers.get("if-match"))
     result = await gate.command(game_id, viewer, token, address, await request.body(), key, expected)
-    return MsgspecResponse(result.body, status_code=result.status)
+    return MsgspecResponse(command_body(result), status_code=result.status)
 
 
 def expected_version(if_match: str | None) -> int | None:
