@@ -253,7 +253,7 @@ async def test_a_battle_needs_the_seats_that_fight_it_and_no_other(app_client, r
     the battle, is told nothing (leak test). Written by the watchers exactly as a command's batch would."""
     from service.domain.core import UMPIRE
     from service.domain.ftcampaign import events as E
-    from service.events.frames import FreshEvent
+    from service.events.fresh import FreshEvent
 
     api = app_client
     game, _ = await _campaign_watched(api, receiver)
