@@ -130,9 +130,9 @@ def live_frames(head: GameHead, fresh: list[FreshEvent], wanted: AbstractSet[str
             per[label] = frame
         out.append((f.seq, per))
     if wanted and fresh and head.seq == fresh[-1].seq and any(k.startswith(VIEW) for k in wanted):
-        per = out[-1][1]
-        assert per is not None
+        last = out[-1][1]
+        assert last is not None
         for viewer, label in labelled:
-            if VIEW + label in wanted and label in per:
-                per[VIEW + label] = with_view(per[label], head.seq, view_body(head, viewer, label))
+            if VIEW + label in wanted and label in last:
+                last[VIEW + label] = with_view(last[label], head.seq, view_body(head, viewer, label))
     return out

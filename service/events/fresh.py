@@ -22,10 +22,10 @@ from .envelope import DiceMaterial, Envelope
 from .head import GameHead
 from .replay import visible_event
 
-FrameItems = list[tuple[int, dict[str, Any] | None]]
+FrameItems = list[tuple[int, dict[str, bytes | None] | None]]
 # (game id, [(seq, {audience: its message, or None: hidden} or None: read it from the store)]) ->
 # published to live streams; what it returns is awaited when not None (the in-process broadcaster
-# delivers at once and returns None). The messages are the ``Framer``'s: opaque here.
+# delivers at once and returns None). The messages are the ``Framer``'s, encoded by the API layer.
 Publisher = Callable[[str, FrameItems], Awaitable[None] | None]
 # (head after the command, its fresh events, the audiences listening or None: all) -> the items to publish
 Framer = Callable[["GameHead", "list[FreshEvent]", "AbstractSet[str] | None"], FrameItems]
