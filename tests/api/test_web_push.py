@@ -5,44 +5,19 @@ the server's VAPID key (RFC 8292); decrypted with the subscription's private key
 from __future__ import annotations
 
 import base64
-import json
-import os
 from collections.abc import AsyncIterator
-from typing import Any
 
 import http_ece
 import httpx
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec
 from py_vapid import Vapid02
 
 from service.api.app import create_app
 from service.events.watchers import Notice
 from service.settings import Settings
 from tests.api.helpers import bearer, command, new_game
+from tests.support.push_browser import Browser, b64url
 from tests.support.webhook_receiver import Receiver
-
-
-def b64url(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
-
-
-class Browser:
-    """What a browser's PushManager holds for one subscription: its key pair and auth secret."""
-
-    def __init__(self) -> None:
-        self.private_key = ec.generate_private_key(ec.SECP256R1())
-        self.auth = os.urandom(16)
-        point = self.private_key.public_key().public_bytes(
-            serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
-        )
-        self.keys = {"p256dh": b64url(point), "auth": b64url(self.auth)}
-
-    def decrypt(self, body: bytes) -> Any:
-        return json.loads(
-            http_ece.decrypt(body, private_key=self.private_key, auth_secret=self.auth, version="aes128gcm")
-        )
 
 
 @pytest.fixture

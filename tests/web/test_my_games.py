@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from service.events.watchers import Notice
-from tests.api.test_web_push import Browser
+from tests.support.push_browser import Browser
 from tests.support.server import TINY, ServerProcess
 from tests.support.webhook_receiver import Receiver
 from tests.web.support import Console
