@@ -138,22 +138,32 @@ def parse_battle_file(body: bytes) -> BattleFile:
         raise bad(1, f"format: unknown format {header.format[:MAX_VERSION_CHARS]!r}, expected {FORMAT}")
     events = lines[1:]
     if header.format == FORMAT:
-        if events and not header.digests:
-            raise bad(1, "digests: a salvo-battle/2 header chains a digest per event line; this one has none")
-        broken = first_break(events, header.digests)
-        if broken is not None:
-            raise bad(
-                broken + 2,
-                "the line differs from the one exported (the hash chain breaks here: "
-                "a line was edited, removed, reordered or duplicated)",
-            )
+        _check_chain(header, events)
     elif header.digests:
-        for index, line in enumerate(events):
-            if index >= len(header.digests) or legacy_digest(line) != header.digests[index]:
-                raise bad(index + 2, "the line differs from the one exported (digest mismatch)")
+        _check_legacy_digests(header, events)
     if header.events != len(events):
         raise bad(1, f"events: the header counts {header.events} events, the file has {len(events)}")
     return BattleFile(raw, header, events)
+
+
+def _check_chain(header: BattleHeader, events: list[bytes]) -> None:
+    """salvo-battle/2: each event line's digest chains the one before; the first break names its line."""
+    if events and not header.digests:
+        raise bad(1, "digests: a salvo-battle/2 header chains a digest per event line; this one has none")
+    broken = first_break(events, header.digests)
+    if broken is not None:
+        raise bad(
+            broken + 2,
+            "the line differs from the one exported (the hash chain breaks here: "
+            "a line was edited, removed, reordered or duplicated)",
+        )
+
+
+def _check_legacy_digests(header: BattleHeader, events: list[bytes]) -> None:
+    """The legacy format: one digest per line, each on its own."""
+    for index, line in enumerate(events):
+        if index >= len(header.digests) or legacy_digest(line) != header.digests[index]:
+            raise bad(index + 2, "the line differs from the one exported (digest mismatch)")
 
 
 def upcast_battle_file(battle: BattleFile) -> tuple[Ruleset, BattleHeader, list[bytes]]:

@@ -129,10 +129,7 @@ async def bot_move(
     """Look at the game as ``seat_name`` and, if it is awaited, submit the bot's command (through
     ``submit``: the API passes its admission gate, so bots are counted and logged like everyone)."""
     if submit is None:
-
-        async def submit(game: str, viewer: Viewer, body: bytes, expected: int) -> Any:
-            return await service.handle_command(game, viewer, body, expected_version=expected)
-
+        submit = _direct(service)
     viewer: Viewer = seat(seat_name)
     summary = await reader.summary(game_id, viewer)
     if summary["over"]:
@@ -147,21 +144,38 @@ async def bot_move(
     choices = candidates(bot, view, options, forms, seat_name, version)
     # a rules bot may think for a while: off the event loop, one choice at a time
     while (command := await asyncio.to_thread(next, choices, _NO_MORE)) is not _NO_MORE:
-        body = b'{"command":' + _encode(command) + b"}"
-        try:
-            await submit(game_id, viewer, body, version)
-        except VersionConflict:
-            return BotMove("moved", refused=tuple(refused))
-        except RuleViolation as exc:
-            refused.append(f"{exc.rule}: {exc.detail}")
+        outcome, why = await _offer(submit, game_id, viewer, command, version)
+        if outcome is None:
+            refused.append(why)
             continue
-        except MalformedCommand as exc:  # a composed order the command types do not accept
-            refused.append(f"malformed: {exc.detail}")
-            continue
-        except AppError as exc:
-            if exc.status in (429, 503, 507):  # over a rate limit, or the storage away or full (logged
-                # there): look again at the next change or heartbeat
-                return BotMove("wait", refused=tuple(refused))
-            raise
-        return BotMove("acted", command, tuple(refused))
+        return BotMove(outcome, command if outcome == "acted" else None, tuple(refused))
     return BotMove("stuck", refused=tuple(refused))
+
+
+def _direct(service: GameService) -> Submit:
+    async def submit(game: str, viewer: Viewer, body: bytes, expected: int) -> Any:
+        return await service.handle_command(game, viewer, body, expected_version=expected)
+
+    return submit
+
+
+async def _offer(
+    submit: Submit, game_id: str, viewer: Viewer, command: Any, version: int
+) -> tuple[Outcome | None, str]:
+    """Submit one candidate: the move's outcome ("acted", "moved", "wait"), or None and why decide refused it
+    ("RULE: detail", then the next candidate is tried)."""
+    body = b'{"command":' + _encode(command) + b"}"
+    try:
+        await submit(game_id, viewer, body, version)
+    except VersionConflict:
+        return "moved", ""
+    except RuleViolation as exc:
+        return None, f"{exc.rule}: {exc.detail}"
+    except MalformedCommand as exc:  # a composed order the command types do not accept
+        return None, f"malformed: {exc.detail}"
+    except AppError as exc:
+        if exc.status in (429, 503, 507):  # over a rate limit, or the storage away or full (logged
+            # there): look again at the next change or heartbeat
+            return "wait", ""
+        raise
+    return "acted", ""

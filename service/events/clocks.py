@@ -180,6 +180,15 @@ def _values(banks: Banks) -> dict[str, Any]:
     }
 
 
+def _check_left(head: GameHead, left: dict[str, Any]) -> None:
+    """``left``: seats of the game, each given 0 to MAX_SECONDS seconds."""
+    for s, secs in left.items():
+        if s not in head.seats:
+            raise InvalidRequest(f"left: {s!r} is not a seat of this game", field="left")
+        if not (isinstance(secs, int | float) and 0 <= secs <= MAX_SECONDS):
+            raise InvalidRequest(f"left.{s} is between 0 and {MAX_SECONDS} seconds", field="left")
+
+
 class Clocks:
     """The clock rows of one database; fired by the deadline scheduler's tick."""
 
@@ -220,27 +229,8 @@ class Clocks:
             raise Forbidden("only the umpire may change a game's clocks")
         head = await self.service.head(game_id)
         left = raw.get("left") or {}
-        for s, secs in left.items():
-            if s not in head.seats:
-                raise InvalidRequest(f"left: {s!r} is not a seat of this game", field="left")
-            if not (isinstance(secs, int | float) and 0 <= secs <= MAX_SECONDS):
-                raise InvalidRequest(f"left.{s} is between 0 and {MAX_SECONDS} seconds", field="left")
-        rule: ClockRule | None = None
-        if "seconds" in raw and raw["seconds"] is None:
-            event = ClockSet(seconds=None)
-        elif "seconds" in raw:
-            body = {k: raw[k] for k in ("seconds", "increment", "command") if k in raw}
-            rule = parse_clock(body, head.ruleset)
-            event = ClockSet(seconds=rule.seconds, increment=rule.increment, command=rule.command, left=left)
-        else:
-            if not left:
-                raise InvalidRequest("send seconds (null: no clocks) or left", field="seconds")
-            current = await self.view(game_id)
-            if current is None:
-                raise InvalidRequest("the game has no clocks: set seconds first", field="seconds")
-            event = ClockSet(
-                seconds=current["seconds"], increment=current["increment"], command=current["command"], left=left
-            )
+        _check_left(head, left)
+        event, rule = await self._clock_event(game_id, head, raw, left)
 
         async def rows(head: GameHead) -> list[dict[str, Any]]:
             clock = head.ruleset.clock(head.state)
@@ -260,6 +250,26 @@ class Clocks:
             await asyncio.to_thread(self._give, game_id, left)
         await self.service.announce(game_id, head.seq)
         return await self.view(game_id)
+
+    async def _clock_event(
+        self, game_id: str, head: GameHead, raw: dict[str, Any], left: dict[str, float]
+    ) -> tuple[ClockSet, ClockRule | None]:
+        """The ``clock.set`` event the request asks for, and the new rule when it sets the clocks."""
+        if "seconds" in raw and raw["seconds"] is None:
+            return ClockSet(seconds=None), None
+        if "seconds" in raw:
+            body = {k: raw[k] for k in ("seconds", "increment", "command") if k in raw}
+            rule = parse_clock(body, head.ruleset)
+            return ClockSet(seconds=rule.seconds, increment=rule.increment, command=rule.command, left=left), rule
+        if not left:
+            raise InvalidRequest("send seconds (null: no clocks) or left", field="seconds")
+        current = await self.view(game_id)
+        if current is None:
+            raise InvalidRequest("the game has no clocks: set seconds first", field="seconds")
+        event = ClockSet(
+            seconds=current["seconds"], increment=current["increment"], command=current["command"], left=left
+        )
+        return event, None
 
     def _give(self, game_id: str, given: dict[str, float]) -> None:
         now = _ms(self.clock())

@@ -84,33 +84,43 @@ def _refuse_long_integers(raw: bytes, error: type[AppError]) -> None:
             if expecting_key:
                 path[-1] = _key(token)
                 expecting_key = False
-        elif first == 0x7B:  # '{'
-            path.append("")
-            expecting_key = True
-        elif first == 0x5B:  # '['
-            path.append(0)
-            expecting_key = False
-        elif first in b"]}":
-            if path:
-                path.pop()
-            expecting_key = False
-        elif first == 0x2C:  # ','
-            if path and isinstance(path[-1], int):
-                path[-1] += 1
-            else:
-                expecting_key = bool(path)
-        elif first == 0x3A:  # ':'
-            expecting_key = False
+        elif first in _STRUCTURAL:
+            expecting_key = _follow(path, first)
         elif not any(c in token for c in b".eE"):  # a float is msgspec's to bound (1e999 is out of range)
-            digits = token.lstrip(b"-").lstrip(b"0")
-            if len(digits) > MAX_INT_DIGITS or (
-                len(digits) == MAX_INT_DIGITS and not INT64_MIN <= int(token) <= INT64_MAX
-            ):
-                field = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
-                raise error(
-                    f"the integer {token[:24].decode()}… ({len(digits)} digits) at {field} does not fit in 64 bits",
-                    field=field,
-                )
+            _check_integer(token, path, error)
+
+
+_STRUCTURAL = b"{}[],:"
+
+
+def _follow(path: list[str | int], first: int) -> bool:
+    """Move ``path`` past one structural character; returns whether an object key comes next."""
+    if first == 0x7B:  # '{'
+        path.append("")
+        return True
+    if first == 0x5B:  # '['
+        path.append(0)
+        return False
+    if first in b"]}":
+        if path:
+            path.pop()
+        return False
+    if first == 0x2C:  # ','
+        if path and isinstance(path[-1], int):
+            path[-1] += 1
+            return False
+        return bool(path)
+    return False  # ':'
+
+
+def _check_integer(token: bytes, path: list[str | int], error: type[AppError]) -> None:
+    digits = token.lstrip(b"-").lstrip(b"0")
+    if len(digits) > MAX_INT_DIGITS or (len(digits) == MAX_INT_DIGITS and not INT64_MIN <= int(token) <= INT64_MAX):
+        field = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+        raise error(
+            f"the integer {token[:24].decode()}… ({len(digits)} digits) at {field} does not fit in 64 bits",
+            field=field,
+        )
 
 
 def _key(token: bytes) -> str:

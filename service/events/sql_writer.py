@@ -252,17 +252,8 @@ class GroupWriter:
             return
         try:
             self._write(batches)
-        except self._integrity_error as exc:
-            if len(ready) == 1:
-                _fail(ready[0], Conflict(str(exc)), outcomes)
-                return
-            for job in ready:  # isolate the conflicting batch; the others still commit
-                self._commit_group([job], outcomes, observe)
-            return
         except Exception as exc:  # noqa: BLE001 - handed to the waiting commands, never swallowed
-            failure = as_storage_error(exc, writing=True)  # the database away or full: 503 / 507, logged once
-            for job in ready:
-                _fail(job, failure, outcomes)
+            self._write_failed(ready, exc, outcomes, observe)
             return
         self.commits += 1
         if FAULTS.write_failure is not None:  # writing again after a failed write (readiness)
@@ -276,6 +267,20 @@ class GroupWriter:
             outcomes.append((job[2], None, answer))
         if observe:
             self._observe(ready)
+
+    def _write_failed(self, ready: list[_Job], exc: Exception, outcomes: list[_Outcome], observe: bool) -> None:
+        """The group's write failed: a conflict fails its batch alone (a group of several is tried again one
+        batch at a time, so the others still commit); anything else fails them all as the storage's error."""
+        if isinstance(exc, self._integrity_error):
+            if len(ready) == 1:
+                _fail(ready[0], Conflict(str(exc)), outcomes)
+                return
+            for job in ready:  # isolate the conflicting batch; the others still commit
+                self._commit_group([job], outcomes, observe)
+            return
+        failure = as_storage_error(exc, writing=True)  # the database away or full: 503 / 507, logged once
+        for job in ready:
+            _fail(job, failure, outcomes)
 
     def _observe(self, ready: list[_Job]) -> None:
         """Metrics, in this thread (off the event loop); a failing observer fails nothing durable."""

@@ -58,26 +58,40 @@ def kind_of(exc: BaseException) -> str | None:
     if isinstance(exc, StorageUnavailable):
         return "unavailable"
     for err in _chain(exc):
-        if isinstance(err, OSError) and err.errno == errno.ENOSPC:
+        kind = _kind_of_one(err)
+        if kind is not None:
+            return kind
+    return None
+
+
+def _kind_of_one(err: BaseException) -> str | None:
+    """One exception of the chain, by its errno, its SQLSTATE, or its driver's type and words."""
+    if isinstance(err, OSError) and err.errno == errno.ENOSPC:
+        return "full"
+    kind = _by_sqlstate(getattr(err, "sqlstate", None))
+    if kind is not None:
+        return kind
+    text = str(err).lower()
+    if isinstance(err, sqlite3.Error):  # sqlite3 names SQL mistakes OperationalError too: by its words
+        if any(word in text for word in _FULL_WORDS):
             return "full"
-        state = getattr(err, "sqlstate", None)
-        if isinstance(state, str):
-            if state.startswith(_FULL_STATES):
-                return "full"
-            if state.startswith(_UNAVAILABLE_STATES):
-                return "unavailable"
-        text = str(err).lower()
-        if isinstance(err, sqlite3.Error):  # sqlite3 names SQL mistakes OperationalError too: by its words
-            if any(word in text for word in _FULL_WORDS):
-                return "full"
-            if any(word in text for word in _SQLITE_UNAVAILABLE_WORDS):
-                return "unavailable"
-            continue
-        module, name = type(err).__module__, type(err).__name__
-        if module.startswith("psycopg") and name in ("OperationalError", "InterfaceError"):
-            return "full" if any(word in text for word in _FULL_WORDS) else "unavailable"  # the connection's
-        if module.startswith("sqlalchemy") and name in ("TimeoutError", "DisconnectionError"):
-            return "unavailable"  # no pooled connection in time, or one found dead
+        if any(word in text for word in _SQLITE_UNAVAILABLE_WORDS):
+            return "unavailable"
+        return None
+    module, name = type(err).__module__, type(err).__name__
+    if module.startswith("psycopg") and name in ("OperationalError", "InterfaceError"):
+        return "full" if any(word in text for word in _FULL_WORDS) else "unavailable"  # the connection's
+    if module.startswith("sqlalchemy") and name in ("TimeoutError", "DisconnectionError"):
+        return "unavailable"  # no pooled connection in time, or one found dead
+    return None
+
+
+def _by_sqlstate(state: object) -> str | None:
+    if isinstance(state, str):
+        if state.startswith(_FULL_STATES):
+            return "full"
+        if state.startswith(_UNAVAILABLE_STATES):
+            return "unavailable"
     return None
 
 
