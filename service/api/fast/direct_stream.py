@@ -225,13 +225,7 @@ class DirectStream(Stream):
                     await wake
                     continue
                 raw = inbox.pop(0)
-                if self._reading_paused:
-                    self._reading_paused = False
-                    wire.resume_reading()
-                if carry:  # as ``command``: the fan-out holds this socket's frames while it flies
-                    self._in_flight += 1
-                    if sink.held is None and not sink.behind:
-                        sink.held, sink.held_bytes = [], 0
+                self._taking(wire, carry, sink)
                 message = ruleset = None
                 self._answered = False
                 try:
@@ -253,44 +247,13 @@ class DirectStream(Stream):
                     gate.accepted(ruleset, viewer, done)
                     answer, result = result_payload(message.ref, command_body(done)), done
                 except Exception as exc:  # noqa: BLE001 - every failure is answered with its problem
-                    if ruleset is not None:
-                        gate.failed(ruleset, viewer, exc)
-                    if self._answered:  # durable and answered: what failed after that is the server's
-                        log.exception("after a command's result was written")
-                        answer, result = b"", None
-                    else:
-                        answer, result = command_error(exc, message).encode(), None
+                    answer, result = self._refused(exc, message, ruleset)
                 except BaseException as exc:
-                    if ruleset is not None:
-                        gate.failed(ruleset, viewer, exc)
-                    if carry and not self._answered:
-                        self._in_flight -= 1
-                        loop.call_soon(self._resume)
+                    self._abandoned(exc, ruleset, carry, loop)
                     raise
-                if self._answered:  # written by ``_answer_durable`` before the game's landing
-                    self._answered = False
-                    if wire.paused:
-                        try:
-                            await asyncio.wait_for(wire.drained(), self.settings.ws_send_timeout)
-                        finally:
-                            self._resume()
-                elif carry:
-                    self._in_flight -= 1
-                    held, settled = sink.held, False
-                    try:
-                        if held is None or self._pump is not None:
-                            await self.reply(answer, result)
-                        else:  # ``reply``'s usual case, with no coroutine
-                            self._write_reply(held, answer, result)
-                            if wire.paused:
-                                await asyncio.wait_for(wire.drained(), self.settings.ws_send_timeout)
-                            else:  # left live, reading the store, or closed: nothing for ``_resume`` to do
-                                settled = True
-                    finally:  # live again, or the frames after it (another seat's, say) from the store
-                        if not settled:
-                            self._resume()
-                else:
-                    await self.reply(answer, result)
+                waiting = self._replying_to(answer, result, carry, wire, sink)
+                if waiting is not None:
+                    await waiting
         except TimeoutError:  # the client stopped reading: its result waited past ws_send_timeout
             self._worker = None
             await self.slow_consumer()
@@ -299,6 +262,71 @@ class DirectStream(Stream):
         finally:
             if self._worker is asyncio.current_task():
                 self._worker = self._wake = None  # a wake left by a cancel is done: not to be set
+
+    def _taking(self, wire: Wire, carry: bool, sink: Sink) -> None:
+        """A command taken from the inbox: reading again if the inbox had paused it; while it flies the
+        fan-out holds this socket's frames (as ``command``), when results carry their events."""
+        if self._reading_paused:
+            self._reading_paused = False
+            wire.resume_reading()
+        if carry:
+            self._in_flight += 1
+            if sink.held is None and not sink.behind:
+                sink.held, sink.held_bytes = [], 0
+
+    def _refused(self, exc: Exception, message: Any, ruleset: Any) -> tuple[bytes, None]:
+        """A command that failed: its problem to answer, or nothing when its result was written already
+        (durable and answered: what failed after that is the server's, logged)."""
+        if ruleset is not None:
+            self.gate.failed(ruleset, self.viewer, exc)
+        if self._answered:
+            log.exception("after a command's result was written")
+            return b"", None
+        return command_error(exc, message).encode(), None
+
+    def _abandoned(self, exc: BaseException, ruleset: Any, carry: bool, loop: asyncio.AbstractEventLoop) -> None:
+        """A command cancelled (or the worker stopped) in flight: counted as failed; an unanswered one's
+        hold is let go (``_resume``, soon)."""
+        if ruleset is not None:
+            self.gate.failed(ruleset, self.viewer, exc)
+        if carry and not self._answered:
+            self._in_flight -= 1
+            loop.call_soon(self._resume)
+
+    def _replying_to(
+        self, answer: bytes, result: CommandResult | None, carry: bool, wire: Wire, sink: Sink
+    ) -> Coroutine[Any, Any, None] | None:
+        """The answer written (the usual case, synchronously: no coroutine), or the coroutine that writes
+        it or waits for the transport to drain (None: nothing left to wait for)."""
+        if self._answered:  # written by ``_answer_durable`` before the game's landing
+            self._answered = False
+            return self._drained_then_resume(wire) if wire.paused else None
+        if not carry:
+            return self.reply(answer, result)
+        self._in_flight -= 1
+        held = sink.held
+        if held is None or self._pump is not None:
+            return self._then_resume(self.reply(answer, result))
+        try:  # ``reply``'s usual case, with no coroutine
+            self._write_reply(held, answer, result)
+        except BaseException:
+            self._resume()  # live again, or the frames after it (another seat's, say) from the store
+            raise
+        if wire.paused:
+            return self._drained_then_resume(wire)
+        return None  # left live, reading the store, or closed: nothing for ``_resume`` to do
+
+    async def _drained_then_resume(self, wire: Wire) -> None:
+        try:
+            await asyncio.wait_for(wire.drained(), self.settings.ws_send_timeout)
+        finally:
+            self._resume()
+
+    async def _then_resume(self, replying: Coroutine[Any, Any, None]) -> None:
+        try:
+            await replying
+        finally:  # live again, or the frames after it (another seat's, say) from the store
+            self._resume()
 
     def _answer_durable(self, result: CommandResult) -> None:
         """The pipeline's ``on_durable``: ``reply``'s usual case written as soon as the command is durable
@@ -395,21 +423,7 @@ class DirectStream(Stream):
             fanout.frames_written += 1
         else:
             # one write for the lot (as one frame each from the fan-out, but one syscall, not one per frame)
-            out: list[bytes] = []
-            i, n, after = 0, len(held), result.after if result is not None else None
-            while i < n and (after is None or held[i][0] <= after):  # no ``after`` (an error): all of them
-                seq, message = held[i]
-                i += 1
-                if seq > sink.last:
-                    out.append(text_frame(message))
-                    sink.last = seq
-            if result is not None:
-                self.account_for(result)  # last = its version when it follows straight on
-            out.append(text_frame(answer))
-            for seq, message in held[i:]:
-                if seq > sink.last:  # <= last: the result's own events
-                    out.append(text_frame(message))
-                    sink.last = seq
+            out = self._around(held, answer, result)
             transport.write(b"".join(out) if len(out) > 1 else out[0])
             fanout.frames_written += len(out)
             sink.written += len(out) - 1
@@ -422,6 +436,27 @@ class DirectStream(Stream):
         elif fanout.published.get(self.game_id, 0) > sink.last:  # (``fanout.head``, one call fewer)
             sink.behind = True  # published but not held (the hold began behind the head): the store
             self._resume()
+
+    def _around(self, held: list[tuple[int, bytes]], answer: bytes, result: CommandResult | None) -> list[bytes]:
+        """The frames of ``held`` up to the result's ``after`` (all of them, for an error), the result (its
+        events accounted for), then those past it: each frame once, ``sink.last`` moved past it."""
+        sink = self.sink
+        out: list[bytes] = []
+        i, n, after = 0, len(held), result.after if result is not None else None
+        while i < n and (after is None or held[i][0] <= after):  # no ``after`` (an error): all of them
+            seq, message = held[i]
+            i += 1
+            if seq > sink.last:
+                out.append(text_frame(message))
+                sink.last = seq
+        if result is not None:
+            self.account_for(result)  # last = its version when it follows straight on
+        out.append(text_frame(answer))
+        for seq, message in held[i:]:
+            if seq > sink.last:  # <= last: the result's own events
+                out.append(text_frame(message))
+                sink.last = seq
+        return out
 
     def _write_held(self) -> None:
         """The end of a store read with no command of its own in flight: what the fan-out held

@@ -198,68 +198,95 @@ class Fanout:
         if top > published.get(game_id, 0):
             published[game_id] = top
         now = 0.0  # time.monotonic(), read at the first write
-        limit = self.limit
         snapshot = tuple(sinks)  # callbacks may add or remove sinks
         for seq, frames in items:
-            framed: dict[str, bytes] | None = None  # audience -> its frame, built at its first live write
-            for sink in snapshot:
-                if sink.closed:
-                    continue
-                held = sink.held
-                if held is not None:  # holding, live or behind its store read: contiguous after the hold
-                    last = held[-1][0] if held else sink.last if sink.last >= sink.hold_after else sink.hold_after
-                    if seq <= last:
-                        continue
-                    key = sink.view if sink.view is not None and seq == top else sink.audience
-                    message = frames.get(key, _MISSING) if seq == last + 1 and frames is not None else _MISSING
-                    if message is _MISSING:  # a gap, a bare notification, an audience not encoded: the store
-                        self.holds_broken += 1
-                        self._to_reader(sink, seq)
-                        continue
-                    # kept unframed for DirectStream.reply (the result's own event, mostly: never framed,
-                    # then) or for the end of its store read
-                    if message is None:
-                        message = _HIDDEN % seq
-                    held.append((seq, message))
-                    sink.held_bytes += text_frame_size(len(message))  # counted as its frame
-                    if len(held) > HOLD_FRAMES or sink.held_bytes > limit:
-                        self.holds_overflowed += 1  # too much to keep: its reader reads the store afterwards
-                        self._to_reader(sink, seq)
-                    continue
-                if sink.behind:
-                    continue  # its reader owns it
-                last = sink.last
-                if seq <= last:
-                    continue
-                # the audience's frame (with its view, for a frames=view socket at the update's last seq)
-                audience = sink.view if sink.view is not None and seq == top else sink.audience
-                # built for a socket before this one (``framed``: ``frames`` is not None)
-                frame = framed.get(audience) if framed is not None and seq == last + 1 else None
+            now = self._deliver_seq(snapshot, seq, frames, top, now)
+
+    def _deliver_seq(
+        self, snapshot: tuple[Sink, ...], seq: int, frames: dict[str, bytes | None] | None, top: int, now: float
+    ) -> float:
+        """``seq``'s message to each sink: held for a holding one, written to a live one (each audience's
+        frame built once, at its first write, and the same bytes written to its every socket). Returns
+        ``now`` (read at the first write)."""
+        framed: dict[str, bytes] | None = None  # audience -> its frame, built at its first live write
+        limit = self.limit
+        for sink in snapshot:
+            if sink.closed:
+                continue
+            if sink.held is not None:  # holding, live or behind its store read: contiguous after the hold
+                self._hold(sink, seq, frames, top)
+                continue
+            last = sink.last
+            if sink.behind or seq <= last:
+                continue  # its reader owns it, or it has it
+            # the audience's frame (with its view, for a frames=view socket at the update's last seq)
+            audience = sink.view if sink.view is not None and seq == top else sink.audience
+            # built for a socket before this one (``framed``: ``frames`` is not None)
+            frame = framed.get(audience) if framed is not None and seq == last + 1 else None
+            if frame is None:
+                frame = self._frame(sink, seq, last, audience, frames)
                 if frame is None:
-                    message = frames.get(audience, _MISSING) if seq == last + 1 and frames is not None else _MISSING
-                    if message is _MISSING:  # a gap, a bare notification, an audience not encoded before it
-                        self._to_reader(sink, seq)  # listened: the store has it
-                        continue
-                    if message is None:
-                        message = _HIDDEN % seq
-                    else:
-                        self.frames_built += 1
-                    if framed is None:
-                        framed = {}
-                    frame = framed[audience] = text_frame(message)
-                transport = sink.transport
-                if transport.is_closing():
-                    sink.closed = True
                     continue
-                if transport.get_write_buffer_size() > limit:
-                    sink.closed = True
-                    sink.on_slow(sink)  # its resume seq is sink.last: nothing after it was written
-                    continue
-                transport.write(frame)
-                self.writes += 1
-                self.frames_written += 1
-                sink.written += 1
-                if not now:
-                    now = time.monotonic()
-                sink.stamp = now
-                sink.last = seq  # sent (a hidden seq as its caught_up frame): accounted for
+                if framed is None:
+                    framed = {}
+                framed[audience] = frame
+            transport = sink.transport
+            if transport.is_closing() or transport.get_write_buffer_size() > limit:
+                self._close(sink)
+                continue
+            transport.write(frame)
+            self.writes += 1
+            self.frames_written += 1
+            sink.written += 1
+            if not now:
+                now = time.monotonic()
+            sink.stamp = now
+            sink.last = seq  # sent (a hidden seq as its caught_up frame): accounted for
+        return now
+
+    def _hold(self, sink: Sink, seq: int, frames: dict[str, bytes | None] | None, top: int) -> None:
+        """``seq``'s message kept unframed by a holding sink, for DirectStream.reply (the result's own
+        event, mostly: never framed, then) or for the end of its store read; a gap, a bare notification
+        or too much to keep sends it to its reader."""
+        held = sink.held
+        assert held is not None
+        last = held[-1][0] if held else sink.last if sink.last >= sink.hold_after else sink.hold_after
+        if seq <= last:
+            return
+        key = sink.view if sink.view is not None and seq == top else sink.audience
+        message = frames.get(key, _MISSING) if seq == last + 1 and frames is not None else _MISSING
+        if message is _MISSING:  # a gap, a bare notification, an audience not encoded: the store
+            self.holds_broken += 1
+            self._to_reader(sink, seq)
+            return
+        if message is None:
+            message = _HIDDEN % seq
+        held.append((seq, message))
+        sink.held_bytes += text_frame_size(len(message))  # counted as its frame
+        if len(held) > HOLD_FRAMES or sink.held_bytes > self.limit:
+            self.holds_overflowed += 1  # too much to keep: its reader reads the store afterwards
+            self._to_reader(sink, seq)
+
+    def _frame(
+        self, sink: Sink, seq: int, last: int, audience: str, frames: dict[str, bytes | None] | None
+    ) -> bytes | None:
+        """The audience's websocket frame of ``seq``, built at its first socket's write; None when the
+        socket's reader must read it from the store (a gap, a bare notification, an audience not encoded
+        before it listened)."""
+        message = frames.get(audience, _MISSING) if seq == last + 1 and frames is not None else _MISSING
+        if message is _MISSING:
+            self._to_reader(sink, seq)  # listened: the store has it
+            return None
+        if message is None:
+            message = _HIDDEN % seq
+        else:
+            self.frames_built += 1
+        return text_frame(message)
+
+    @staticmethod
+    def _close(sink: Sink) -> None:
+        """A socket closing, or too slow to take more: no more writes; a slow one is told (its resume seq
+        is sink.last: nothing after it was written)."""
+        sink.closed = True
+        if not sink.transport.is_closing():
+            sink.on_slow(sink)
