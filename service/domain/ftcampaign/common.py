@@ -100,10 +100,6 @@ def is_lone_scout(state: State, ships: tuple[str, ...] | list[str]) -> bool:
     return len(live) == 1 and state.ships[live[0]].mass <= LIGHT_MASS
 
 
-def world_at(state: State, h: HexT) -> World | None:
-    return state.worlds.get(key(h))
-
-
 def hulkless(state: State, g: Group) -> list[str]:
     return [s for s in g.ships if s in state.ships and not state.ships[s].hulk]
 

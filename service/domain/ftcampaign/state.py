@@ -201,16 +201,6 @@ def player_spec(state: State, pid: str) -> PlayerSpec:
     return next(p for p in state.setup.players if p.id == pid)
 
 
-def groups_at(state: State, h: HexT) -> list[Group]:
-    return [g for g in state.groups.values() if g.hex is not None and tuple(g.hex) == tuple(h)]
-
-
-def present_players(state: State, h: HexT, mobile: bool = True) -> list[str]:
-    """Players with a task group at ``h`` (``mobile``: real ships, not dummies) in turn order."""
-    here = {g.owner for g in groups_at(state, h) if g.ships and (not mobile or not g.dummy)}
-    return [p for p in state.order if p in here]
-
-
 def is_capital_ship(ship: Ship) -> bool:
     return ship.size_class in CAPITAL_CLASSES
 
