@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from msgspec.structs import replace
 
 from service.domain.core import Dice, Roll
@@ -136,93 +138,157 @@ def _add(d: dict[str, int], key: str, n: int) -> dict[str, int]:
 
 
 def apply_strikes(spec: VesselSpec, st: Status, strikes: tuple[Strike, ...]) -> tuple[Status, list[str]]:
-    """ASC-DMG-1..4: the vessel's status after the fire phase's damage, and what happened, in words."""
+    """ASC-DMG-1..4: the vessel's status after the fire phase's damage, and what happened, in words (one
+    step per location, ``EFFECTS``; a location without a step, or a strike without its part, does nothing)."""
     notes: list[str] = []
     for s in strikes:
-        d, loc = s.damage, s.location
-        if loc == "hull":
-            st = replace(st, hull_damage=st.hull_damage + d)
-            notes.append(f"{d} hull" + (" (armour save)" if s.saved else ""))
-        elif loc == "power_plant":
-            was_destroyed = power_destroyed(spec, st)
-            st = replace(st, power_plant_damage=min(spec.power_plant, st.power_plant_damage + d))
-            notes.append(f"{d} power plant" + (" (destroyed)" if power_destroyed(spec, st) else ""))
-            if power_shutdown(spec, st) and not was_destroyed:
-                st = replace(st, screen=0, active=False)
-        elif loc == "damage_control":
-            st = replace(st, dc_teams=max(0, st.dc_teams - 1))
-            notes.append("a damage control team killed")
-        elif loc == "turret" and s.part:
-            if s.part not in st.mounts_lost:
-                st = replace(st, mounts_lost=(*st.mounts_lost, s.part))
-            notes.append(f"mount {s.part} unusable for the battle")
-        elif loc == "sensor" and s.part:
-            sensor = next(x for x in spec.sensors if x.id == s.part)
-            lost = st.antennas_lost.get(s.part, 0)
-            if lost < sensor.redundant_antennas:
-                st = replace(st, antennas_lost=_add(st.antennas_lost, s.part, 1))
-                notes.append(f"sensor {s.part} lost a redundant antenna")
-            elif s.part not in st.sensors_lost:
-                st = replace(st, sensors_lost=(*st.sensors_lost, s.part))
-                notes.append(f"sensor {s.part} wrecked")
-        elif loc == "remote_communicator":
-            st = replace(st, remote_comms_lost=st.remote_comms_lost + 1)
-            notes.append("a remote communicator destroyed")
-        elif loc == "screen_generator":
-            new_max = max(0, st.screen_max - 1)
-            st = replace(st, screen_max=new_max, screen=min(st.screen or 0, new_max))
-            notes.append(f"screen generator hit: max screen {new_max}")
-        elif loc == "missile_bay" and s.part:
-            missiles = dict(st.missiles)
-            missiles[s.part] = max(0, missiles.get(s.part, 0) - 1)
-            bays_out = st.bays_out if s.part in st.bays_out else (*st.bays_out, s.part)
-            st = replace(st, missiles=missiles, bays_out=bays_out, repair=_add(st.repair, f"missile_bay:{s.part}", d))
-            notes.append(f"missile bay {s.part} out, one missile lost")
-        elif loc == "hangar":
-            st = replace(
-                st,
-                hangars_out=min(spec.hangars, st.hangars_out + 1),
-                small_craft=max(0, st.small_craft - 1),
-                repair=_add(st.repair, "hangar", d),
-            )
-            notes.append("a hangar out, one small craft unflyable")
-        elif loc == "tta":
-            st = replace(st, ttas_lost=min(spec.ttas, st.ttas_lost + 1))
-            notes.append("a TTA unusable for the battle")
-        elif loc == "computer":
-            st = replace(st, computer_out=True, repair=_add(st.repair, "computer", d))
-            notes.append("computer down")
-        elif loc == "tac":
-            st = replace(st, tac_out=True)
-            notes.append("TAC destroyed")
-        elif loc == "bridge":
-            st = replace(st, bridge_out=True)
-            notes.append("bridge destroyed")
-        elif loc == "fighter_control":
-            st = replace(st, fighter_control_out=True)
-            notes.append("fighter control destroyed")
-        elif loc == "flag_communications":
-            st = replace(st, flag_comms_out=True)
-            notes.append("flag communications destroyed")
-        elif loc == "accommodation":
-            lost = min(100, st.quarters // 2)
-            st = replace(st, quarters=st.quarters - lost, marines=max(0, st.marines - 100))
-            notes.append(f"{lost} quarters lost")
-        elif loc == "engineering":
-            st = replace(st, engineering_out=True)
-            notes.append("engineering destroyed: no further damage control")
-        elif loc == "cargo":
-            st = replace(st, cargo=max(0, st.cargo - 1000))
-            notes.append("1000 t of cargo lost")
-        elif loc == "drive":
-            st = replace(st, drive_out=True, repair=_add(st.repair, "drive", d))
-            notes.append("drive hit: cannot move until repaired")
-        elif loc == "continuing":
-            st = replace(st, continuing=(*st.continuing, d))
-            notes.append("continuing damage")
+        effect = EFFECTS.get(s.location)
+        if effect is None or (s.location in NEEDS_PART and not s.part):
+            continue
+        st, note = effect(spec, st, s)
+        if note:
+            notes.append(note)
     if st.hull_damage >= spec.hull:
         notes.append("hull collapsed")
     return st, notes
+
+
+Effect = Callable[[VesselSpec, Status, Strike], tuple[Status, str]]
+NEEDS_PART = ("turret", "sensor", "missile_bay")
+
+
+def _hull(spec: VesselSpec, st: Status, s: Strike) -> tuple[Status, str]:
+    d = s.damage
+    st = replace(st, hull_damage=st.hull_damage + d)
+    return st, f"{d} hull" + (" (armour save)" if s.saved else "")
+
+
+def _power_plant(spec: VesselSpec, st: Status, s: Strike) -> tuple[Status, str]:
+    """ASC-DMG-3: a shutdown drops screens and active sensors at once."""
+    d = s.damage
+    was_destroyed = power_destroyed(spec, st)
+    st = replace(st, power_plant_damage=min(spec.power_plant, st.power_plant_damage + d))
+    note = f"{d} power plant" + (" (destroyed)" if power_destroyed(spec, st) else "")
+    if power_shutdown(spec, st) and not was_destroyed:
+        st = replace(st, screen=0, active=False)
+    return st, note
+
+
+def _damage_control(spec: VesselSpec, st: Status, s: Strike) -> tuple[Status, str]:
+    return replace(st, dc_teams=max(0, st.dc_teams - 1)), "a damage control team killed"
+
+
+def _turret(spec: VesselSpec, st: Status, s: Strike) -> tuple[Status, str]:
+    assert s.part is not None
+    if s.part not in st.mounts_lost:
+        st = replace(st, mounts_lost=(*st.mounts_lost, s.part))
+    return st, f"mount {s.part} unusable for the battle"
+
+
+def _sensor(spec: VesselSpec, st: Status, s: Strike) -> tuple[Status, str]:
+    """ASC-DET-6: a redundant antenna goes first, then the sensor."""
+    assert s.part is not None
+    sensor = next(x for x in spec.sensors if x.id == s.part)
+    lost = st.antennas_lost.get(s.part, 0)
+    if lost < sensor.redundant_antennas:
+        st = replace(st, antennas_lost=_add(st.antennas_lost, s.part, 1))
+        return st, f"sensor {s.part} lost a redundant antenna"
+    if s.part not in st.sensors_lost:
+        st = replace(st, sensors_lost=(*st.sensors_lost, s.part))
+        return st, f"sensor {s.part} wrecked"
+    return st, ""
+
+
+def _remote_communicator(spec: VesselSpec, st: Status, s: Strike) -> tuple[Status, str]:
+    return replace(st, remote_comms_lost=st.remote_comms_lost + 1), "a remote communicator destroyed"
+
+
+def _screen_generator(spec: VesselSpec, st: Status, s: Strike) -> tuple[Status, str]:
+    new_max = max(0, st.screen_max - 1)
+    st = replace(st, screen_max=new_max, screen=min(st.screen or 0, new_max))
+    return st, f"screen generator hit: max screen {new_max}"
+
+
+def _missile_bay(spec: VesselSpec, st: Status, s: Strike) -> tuple[Status, str]:
+    assert s.part is not None
+    d = s.damage
+    missiles = dict(st.missiles)
+    missiles[s.part] = max(0, missiles.get(s.part, 0) - 1)
+    bays_out = st.bays_out if s.part in st.bays_out else (*st.bays_out, s.part)
+    st = replace(st, missiles=missiles, bays_out=bays_out, repair=_add(st.repair, f"missile_bay:{s.part}", d))
+    return st, f"missile bay {s.part} out, one missile lost"
+
+
+def _hangar(spec: VesselSpec, st: Status, s: Strike) -> tuple[Status, str]:
+    """ASC-DMG-4: no launches until repaired, one small craft unflyable (ruling ASC-R-31)."""
+    d = s.damage
+    st = replace(
+        st,
+        hangars_out=min(spec.hangars, st.hangars_out + 1),
+        small_craft=max(0, st.small_craft - 1),
+        repair=_add(st.repair, "hangar", d),
+    )
+    return st, "a hangar out, one small craft unflyable"
+
+
+def _tta(spec: VesselSpec, st: Status, s: Strike) -> tuple[Status, str]:
+    return replace(st, ttas_lost=min(spec.ttas, st.ttas_lost + 1)), "a TTA unusable for the battle"
+
+
+def _computer(spec: VesselSpec, st: Status, s: Strike) -> tuple[Status, str]:
+    return replace(st, computer_out=True, repair=_add(st.repair, "computer", s.damage)), "computer down"
+
+
+def _accommodation(spec: VesselSpec, st: Status, s: Strike) -> tuple[Status, str]:
+    lost = min(100, st.quarters // 2)
+    st = replace(st, quarters=st.quarters - lost, marines=max(0, st.marines - 100))
+    return st, f"{lost} quarters lost"
+
+
+def _cargo(spec: VesselSpec, st: Status, s: Strike) -> tuple[Status, str]:
+    return replace(st, cargo=max(0, st.cargo - 1000)), "1000 t of cargo lost"
+
+
+def _drive(spec: VesselSpec, st: Status, s: Strike) -> tuple[Status, str]:
+    st = replace(st, drive_out=True, repair=_add(st.repair, "drive", s.damage))
+    return st, "drive hit: cannot move until repaired"
+
+
+def _continuing(spec: VesselSpec, st: Status, s: Strike) -> tuple[Status, str]:
+    return replace(st, continuing=(*st.continuing, s.damage)), "continuing damage"
+
+
+def _knocked_out(flag: str, note: str) -> Effect:
+    """A system out for the battle (or until a backup takes over, ASC-DC-3)."""
+
+    def effect(spec: VesselSpec, st: Status, s: Strike) -> tuple[Status, str]:
+        return replace(st, **{flag: True}), note
+
+    return effect
+
+
+EFFECTS: dict[str, Effect] = {
+    "hull": _hull,
+    "power_plant": _power_plant,
+    "damage_control": _damage_control,
+    "turret": _turret,
+    "sensor": _sensor,
+    "remote_communicator": _remote_communicator,
+    "screen_generator": _screen_generator,
+    "missile_bay": _missile_bay,
+    "hangar": _hangar,
+    "tta": _tta,
+    "computer": _computer,
+    "tac": _knocked_out("tac_out", "TAC destroyed"),
+    "bridge": _knocked_out("bridge_out", "bridge destroyed"),
+    "fighter_control": _knocked_out("fighter_control_out", "fighter control destroyed"),
+    "flag_communications": _knocked_out("flag_comms_out", "flag communications destroyed"),
+    "accommodation": _accommodation,
+    "engineering": _knocked_out("engineering_out", "engineering destroyed: no further damage control"),
+    "cargo": _cargo,
+    "drive": _drive,
+    "continuing": _continuing,
+}
 
 
 def hull_destroyed(spec: VesselSpec, st: Status) -> bool:
