@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from service.domain.core import Dice, RuleViolation
-from service.domain.core.plane import EPSILON, segment_point_distance
+from service.domain.core import Dice, Roll, RuleViolation
+from service.domain.core.plane import EPSILON, Point, segment_point_distance
 
 from .combat import roll_to_hit, target_modifiers
 from .commands import Launch
@@ -80,27 +80,54 @@ def move_salvo(state: GameState, salvo: Salvo, dice: Dice) -> MissilesMoved:
     start = salvo.pos
     arrived = start.distance_to(target.pos) <= MISSILE_MOVE + EPSILON
     end = start.toward(target.pos, MISSILE_MOVE)
-    remaining = salvo.count
-    rolls = []
+    rolls: list[Roll] = []
     crossed = tuple(
         t.spec.id
         for t in state.terrain.values()
         if t.spec.kind in ("asteroid", "dust") and segment_point_distance(start, end, t.pos) <= t.spec.radius + EPSILON
     )
+    lost = _lost_tracking(salvo, crossed, dice, rolls) if crossed and not salvo.tracked else 0
+    remaining, killed, mds_fired = _point_defence(state, salvo, start, end, salvo.count - lost, dice, rolls)
+    removed = ""
+    if remaining <= 0:
+        removed = "every missile lost or shot down"
+    return MissilesMoved(
+        salvo=salvo.id,
+        start=start,
+        end=end,
+        remaining=max(0, remaining),
+        arrived=arrived and remaining > 0,
+        removed=removed,
+        lost_tracking=lost,
+        intercepted=killed,
+        mds_fired=mds_fired,
+        terrain=crossed,
+        rolls=tuple(rolls),
+    )
+
+
+def _lost_tracking(salvo: Salvo, crossed: tuple[str, ...], dice: Dice, rolls: list[Roll]) -> int:
+    """GSC2-MSL-5: crossing asteroids or dust, each missile rolls to keep tracking; returns how many are lost."""
     lost = 0
-    if crossed and not salvo.tracked:
-        for i in range(remaining):
-            r = dice.roll_under(
-                10,
-                f"missile {i + 1} of {salvo.id} keeps tracking over {crossed[0]}",
-                "GSC2-MSL-5",
-                5,
-                success="tracking",
-                failure="lost",
-            )
-            rolls.append(r)
-            lost += r.outcome == "lost"
-        remaining -= lost
+    for i in range(salvo.count):
+        r = dice.roll_under(
+            10,
+            f"missile {i + 1} of {salvo.id} keeps tracking over {crossed[0]}",
+            "GSC2-MSL-5",
+            5,
+            success="tracking",
+            failure="lost",
+        )
+        rolls.append(r)
+        lost += r.outcome == "lost"
+    return lost
+
+
+def _point_defence(
+    state: GameState, salvo: Salvo, start: Point, end: Point, remaining: int, dice: Dice, rolls: list[Roll]
+) -> tuple[int, int, dict[str, int]]:
+    """GSC2-MSL-4, GSC2-R-7: enemy MDS within reach of the path fire, nearest ship first, one per missile still
+    flying; returns (missiles remaining, killed, MDS fired per ship)."""
     mds_fired: dict[str, int] = {}
     killed = 0
     enemies = sorted(state.enemy_ships(salvo.side), key=lambda s: (start.distance_to(s.pos), s.id))
@@ -122,22 +149,7 @@ def move_salvo(state: GameState, salvo: Salvo, dice: Dice) -> MissilesMoved:
             if r.outcome == "kill":
                 killed += 1
         remaining -= min(killed, remaining)
-    removed = ""
-    if remaining <= 0:
-        removed = "every missile lost or shot down"
-    return MissilesMoved(
-        salvo=salvo.id,
-        start=start,
-        end=end,
-        remaining=max(0, remaining),
-        arrived=arrived and remaining > 0,
-        removed=removed,
-        lost_tracking=lost,
-        intercepted=killed,
-        mds_fired=mds_fired,
-        terrain=crossed,
-        rolls=tuple(rolls),
-    )
+    return remaining, killed, mds_fired
 
 
 def attack(state: GameState, salvo: Salvo, dice: Dice) -> MissileAttack:
