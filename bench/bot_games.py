@@ -25,7 +25,7 @@ from service.domain.core import find_ruleset  # noqa: E402
 from service.events.bots import bots_of  # noqa: E402
 from tests.clients.botplay import play  # noqa: E402
 
-DEFAULT = ("starfinder", "ftcampaign")
+DEFAULT = ("gsc2", "asc", "starfinder", "ftcampaign")
 
 
 def run(name: str, games: int, max_steps: int) -> list[str]:

@@ -70,6 +70,9 @@ BENCHES: dict[str, Bench] = {
         "instructions per websocket command under callgrind: a figure a loaded machine does not move",
     ),
     "bots": Bench("bots.py", "each ruleset's rules bot against the random bot (win rates)"),
+    "bot-games": Bench(
+        "bot_games.py", "rules bots on every seat of every sample scenario: stalls, refused options, winners"
+    ),
 }
 
 
