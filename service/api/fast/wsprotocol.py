@@ -200,23 +200,11 @@ class Wire(asyncio.Protocol):
         end, at = len(buf), 0
         transport = self.transport
         while end - at >= 2 and not transport.is_closing():  # past a close or a failure: no more
-            b0, b1 = buf[at], buf[at + 1]
-            opcode, length, head = b0 & 0x0F, b1 & 0x7F, at + 2
-            if b0 & 0x70 or not b1 & 0x80:  # reserved bits (no extension is negotiated), or unmasked
-                return self._fail(PROTOCOL_ERROR, "reserved bits set" if b0 & 0x70 else "unmasked frame")
-            if length == 126:
-                if end - head < 2:
-                    break
-                length, head = int.from_bytes(buf[head : head + 2], "big"), head + 2
-            elif length == 127:
-                if end - head < 8:
-                    break
-                length, head = int.from_bytes(buf[head : head + 8], "big"), head + 8
-            if opcode >= CLOSE:
-                if length > 125 or not b0 & 0x80:
-                    return self._fail(PROTOCOL_ERROR, "bad control frame")
-            elif self._size + length > self.max_size:  # before buffering it: a huge frame never accumulates
-                return self._fail(TOO_BIG, f"messages are limited to {self.max_size} bytes")
+            b0 = buf[at]
+            header = self._header(buf, at, end)
+            if header is None:  # not all there yet, or refused (``_fail``: the transport closes)
+                break
+            length, head = header
             stop = head + 4 + length
             if end < stop:
                 break
@@ -225,8 +213,33 @@ class Wire(asyncio.Protocol):
             if b0 == 0x81 and self._parts is None and not self.close_sent:  # the usual: a whole text message
                 self.handler.on_text(payload)
             else:
-                self._frame_in(b0 & 0x80, opcode, payload)
+                self._frame_in(b0 & 0x80, b0 & 0x0F, payload)
         self._pending = buf[at:] if at < end and not transport.is_closing() else b""
+
+    def _header(self, buf: bytes, at: int, end: int) -> tuple[int, int] | None:
+        """The payload length of the frame at ``at`` and where its mask starts; None when its header is
+        not all there yet, or when the frame is refused (``_fail``: the transport closes)."""
+        b0, b1 = buf[at], buf[at + 1]
+        length, head = b1 & 0x7F, at + 2
+        if b0 & 0x70 or not b1 & 0x80:  # reserved bits (no extension is negotiated), or unmasked
+            self._fail(PROTOCOL_ERROR, "reserved bits set" if b0 & 0x70 else "unmasked frame")
+            return None
+        if length == 126:
+            if end - head < 2:
+                return None
+            length, head = int.from_bytes(buf[head : head + 2], "big"), head + 2
+        elif length == 127:
+            if end - head < 8:
+                return None
+            length, head = int.from_bytes(buf[head : head + 8], "big"), head + 8
+        if b0 & 0x0F >= CLOSE:
+            if length > 125 or not b0 & 0x80:
+                self._fail(PROTOCOL_ERROR, "bad control frame")
+                return None
+        elif self._size + length > self.max_size:  # before buffering it: a huge frame never accumulates
+            self._fail(TOO_BIG, f"messages are limited to {self.max_size} bytes")
+            return None
+        return length, head
 
     def _frame_in(self, fin: int, opcode: int, payload: bytes) -> None:
         if opcode == TEXT or opcode == BINARY:
@@ -236,14 +249,7 @@ class Wire(asyncio.Protocol):
                 return self._message(opcode, payload)
             self._parts, self._size, self._opcode = [payload], len(payload), opcode
         elif opcode == CONT:
-            parts = self._parts
-            if parts is None:
-                return self._fail(PROTOCOL_ERROR, "a continuation with no message")
-            parts.append(payload)
-            self._size += len(payload)
-            if fin:
-                self._parts, self._size = None, 0
-                self._message(self._opcode, b"".join(parts))
+            self._continuation(fin, payload)
         elif opcode == PING:
             if not self.close_sent:
                 self.transport.write(_frame(PONG, payload))
@@ -253,6 +259,16 @@ class Wire(asyncio.Protocol):
             self._close_in(payload)
         else:
             self._fail(PROTOCOL_ERROR, f"unknown opcode {opcode}")
+
+    def _continuation(self, fin: int, payload: bytes) -> None:
+        parts = self._parts
+        if parts is None:
+            return self._fail(PROTOCOL_ERROR, "a continuation with no message")
+        parts.append(payload)
+        self._size += len(payload)
+        if fin:
+            self._parts, self._size = None, 0
+            self._message(self._opcode, b"".join(parts))
 
     def _message(self, opcode: int, payload: bytes) -> None:
         if self.close_sent:
