@@ -30,8 +30,8 @@ from .events import (
     VesselDestroyed,
 )
 from .scenario import Setup, validate
-from .sight import detected_by, is_bogey, observer, ref, visible
-from .state import CommitEntry, State, enemy, initial_state
+from .sight import is_bogey, observer, ref, visible
+from .state import CommitEntry, State, initial_state
 
 
 def _strip(rolls: tuple[Roll, ...], drop_rules: tuple[str, ...] = (), hide_target_rules: tuple[str, ...] = ()):
@@ -142,24 +142,14 @@ def _launched(event: Launched, obs: str, state: State) -> Event | None:
 
 
 def _recovered(event: Recovered, obs: str, state: State) -> Event | None:
-    """Ruling ASC-R-30: a craft seen going aboard, by the name the viewer knew it by just before (its token
-    when it was a bogey); nothing when neither it nor its carrier is seen."""
+    """Ruling ASC-R-33: an enemy sees a craft go aboard as its bogey token (the one it got at launch), even
+    if it had detected it: aboard, the craft's identity is a secret again. Nothing when neither it nor its
+    carrier is seen."""
     carrier = ref(state, obs, event.vessel)
-    craft = event.craft if state.specs[event.craft or ""].side == obs else _last_name(state, obs, event.craft)
+    craft = event.craft if visible(state, obs, event.craft) else state.tokens.get(obs, {}).get(event.craft or "")
     if craft is None and carrier is None:
         return None
     return replace(event, vessel=carrier, craft=craft)
-
-
-def _last_name(state: State, obs: str, craft: str | None) -> str | None:
-    """How the viewer knew a craft that just went aboard: its id while the viewer's side still held a lock on
-    it (the recovery's LocksLost follows this event), else its bogey token."""
-    if craft is None:
-        return None
-    side = enemy(state.specs[craft].side) if obs == "spectator" else obs
-    if detected_by(state, side, craft):
-        return craft
-    return state.tokens.get(obs, {}).get(craft)
 
 
 def _declared(event: FireDeclared, obs: str, state: State) -> Event | None:

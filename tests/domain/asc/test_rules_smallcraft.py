@@ -149,6 +149,8 @@ def test_ASC_R_30_a_craft_in_its_carriers_hex_goes_back_aboard() -> None:
     assert [o.command for o in R.options(state, ADV) if isinstance(o.command, Recover)] == [Recover(vessel="f1")]
     after, events = run(state, Recover(vessel="f1"), ADV)
     assert events[0] == Recovered(vessel="alpha", craft="f1")
+    # bravo had detected f1, but aboard its identity is a secret again: bravo sees its launch token go aboard
+    assert R.redact(events[0], DIS, after) == Recovered(vessel="bogey-1", craft="bogey-2")
     (lost,) = of(events, LocksLost)
     assert {(x.vessel, x.target) for x in lost.losses} == {("bravo", "f1"), ("f1", "bravo")}
     assert after.status["f1"].aboard == "alpha" and "f1" in after.moved and after.hangar_uses == ("alpha",)
