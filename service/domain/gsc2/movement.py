@@ -78,37 +78,19 @@ def plan_move(state: GameState, cmd: Move) -> ShipMoved:
     left_table = False
     # legs are numbered from 1 in messages, as the page's legs editor numbers them ("leg 1" is the first)
     for i, leg in enumerate(cmd.legs, start=1):
-        if leg.turn not in (-45, 0, 45):
-            raise RuleViolation("GSC2-MOV-3", f"leg {i}: turns are 45° left (-45) or right (45), not {leg.turn}")
-        if leg.distance < 0:
-            raise RuleViolation("GSC2-MOV-3", f"leg {i}: a ship cannot move backwards")
+        _check_leg(i, leg)
         if leg.turn:
-            last = i == len(cmd.legs)
-            if since >= td - EPSILON:
-                pass  # free turn after the turn distance
-            elif last and cmd.done and leg.distance == 0 and end_turn_allowed(ship, td) and turns == 0:
-                pass  # GSC2-MOV-4: slow ship's turn at the end of its move
-            elif left >= PAID_TURN - EPSILON:
-                left -= PAID_TURN
+            cost = _turn_cost(ship, cmd, i, leg, td, since, left, turns)
+            if cost:
+                left -= cost
                 paid += 1
-            else:
-                raise RuleViolation(
-                    "GSC2-MOV-3",
-                    f"leg {i}: {ship.id} may turn after {inches(max(0.0, td - since))} more, or by giving up "
-                    f'4" ({inches(left)} left)',
-                )
             heading = normalize_heading(heading + leg.turn)
             since = 0.0
             turns += 1
         if leg.distance > left + EPSILON:
             why = "it is held by a tractor beam (GSC2-R-3)" if ship.held else f"only {inches(left)} left"
             raise RuleViolation("GSC2-MOV-3", f"leg {i}: cannot move {inches(leg.distance)}: {why}")
-        run = leg.distance
-        end = pos.advanced(heading, run) if run > 0 else pos
-        exit_at = table_exit(pos, end, state.table) if run > 0 and not state.open_table else None
-        if exit_at is not None:  # GSC2-R-18: the ship sails off the table here and leaves play
-            run = round(run * exit_at, 9)
-            end = _clamp(Point(pos.x + (end.x - pos.x) * exit_at, pos.y + (end.y - pos.y) * exit_at), state.table)
+        end, run, exit_at = _leg_end(state, pos, heading, leg.distance)
         if run > 0:
             pos = end
             left = max(0.0, left - run)
@@ -118,15 +100,6 @@ def plan_move(state: GameState, cmd: Move) -> ShipMoved:
         if exit_at is not None:
             left_table = True
             break
-    contacts = tuple(
-        sorted(
-            {
-                e.id
-                for e in state.enemy_ships(ship.side)
-                if e.immobilized and any(p.distance_to(e.pos) <= CONTACT + EPSILON for p in path[1:])
-            }
-        )
-    )
     return ShipMoved(
         ship=ship.id,
         path=tuple(path),
@@ -138,8 +111,56 @@ def plan_move(state: GameState, cmd: Move) -> ShipMoved:
         since_turn=round(since, 9),
         move_left=0.0 if left_table else round(left, 9),
         finished=cmd.done or left_table,
-        contacts=contacts,
+        contacts=_contacts(state, ship, path),
         left_table=left_table,
+    )
+
+
+def _check_leg(i: int, leg: Leg) -> None:
+    if leg.turn not in (-45, 0, 45):
+        raise RuleViolation("GSC2-MOV-3", f"leg {i}: turns are 45° left (-45) or right (45), not {leg.turn}")
+    if leg.distance < 0:
+        raise RuleViolation("GSC2-MOV-3", f"leg {i}: a ship cannot move backwards")
+
+
+def _turn_cost(ship: ShipState, cmd: Move, i: int, leg: Leg, td: float, since: float, left: float, turns: int) -> float:
+    """GSC2-MOV-3/4: what the turn on leg ``i`` takes from the move left: nothing after the turn distance or
+    for a slow ship's one turn at the end of its move, else 4" (or raises when that is not left)."""
+    last = i == len(cmd.legs)
+    if since >= td - EPSILON:
+        return 0.0  # free turn after the turn distance
+    if last and cmd.done and leg.distance == 0 and end_turn_allowed(ship, td) and turns == 0:
+        return 0.0  # GSC2-MOV-4: slow ship's turn at the end of its move
+    if left >= PAID_TURN - EPSILON:
+        return PAID_TURN
+    raise RuleViolation(
+        "GSC2-MOV-3",
+        f"leg {i}: {ship.id} may turn after {inches(max(0.0, td - since))} more, or by giving up "
+        f'4" ({inches(left)} left)',
+    )
+
+
+def _leg_end(state: GameState, pos: Point, heading: float, run: float) -> tuple[Point, float, float | None]:
+    """Where a leg of ``run`` inches ends; GSC2-R-18: cut short where the ship sails off the table (the fraction
+    of the leg run before it leaves, or None)."""
+    end = pos.advanced(heading, run) if run > 0 else pos
+    exit_at = table_exit(pos, end, state.table) if run > 0 and not state.open_table else None
+    if exit_at is not None:  # GSC2-R-18: the ship sails off the table here and leaves play
+        run = round(run * exit_at, 9)
+        end = _clamp(Point(pos.x + (end.x - pos.x) * exit_at, pos.y + (end.y - pos.y) * exit_at), state.table)
+    return end, run, exit_at
+
+
+def _contacts(state: GameState, ship: ShipState, path: list[Point]) -> tuple[str, ...]:
+    """GSC2-MOV-7: immobilized enemies the ship's path came into contact with."""
+    return tuple(
+        sorted(
+            {
+                e.id
+                for e in state.enemy_ships(ship.side)
+                if e.immobilized and any(p.distance_to(e.pos) <= CONTACT + EPSILON for p in path[1:])
+            }
+        )
     )
 
 
