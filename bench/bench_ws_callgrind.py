@@ -16,6 +16,11 @@ Starfinder) do, with no Merkle tree.
 
 Slow (the server runs ~50× slower; a run takes ~1.5 min); the group commit's batches are larger than
 at full speed, so the figure compares checkouts, it is not the harness's CPU per command.
+
+``--in-process`` measures the cycle without sockets or SQLite: the service on its memory store,
+``handle_command`` for each command of ``CYCLE``, one process under callgrind for 20 cycles and one for 120,
+and the difference ÷ 100 (start-up cancels out). No batching varies between runs: the figure repeats to a
+few hundred instructions, so a change of dice or decide code shows in it that the websocket rows' ±1 M hide.
 """
 
 from __future__ import annotations
@@ -153,6 +158,51 @@ def top_functions(dump: Path, calls: int, n: int) -> str:
     return "\n".join(rows[:n])
 
 
+IN_PROCESS = """
+import asyncio, sys, msgspec
+sys.path.insert(0, {bench!r})
+from peer.salvo_client import CYCLE
+from service.domain.core import seat
+from service.domain.core.registry import register_ruleset
+from service.events.application import GameService
+from service.events.memory_store import MemoryEventStore
+from tests.support import tiny
+register_ruleset("tiny", tiny.OPEN_DICE_RULESET if {open_dice!r} else tiny.RULESET)
+
+async def main(cycles):
+    service = GameService(MemoryEventStore())
+    gid = (await service.create_game("tiny", "long")).game_id
+    bodies = [(who, msgspec.json.encode({{"command": c, "salt": "s"}})) for who, c in CYCLE]
+    for _ in range(cycles):
+        for who, body in bodies:
+            await service.handle_command(gid, seat(who), body)
+            await asyncio.sleep(0)  # the event loop turns between commands, as a server's does
+
+asyncio.run(main(int(sys.argv[1])))
+"""
+
+
+def in_process(checkout: Path, label: str, args: argparse.Namespace, work: Path) -> str:
+    """Instructions per cycle on the memory store: (120 cycles - 20 cycles) / 100."""
+    script = work / f"cycle-{label}.py"
+    script.write_text(IN_PROCESS.format(bench=str(HERE), open_dice=args.open_dice))
+    env = {**os.environ, "PYTHONPATH": str(checkout), "PYTHONDONTWRITEBYTECODE": "1"}
+    totals = []
+    for cycles in (20, 120):
+        out = work / f"callgrind.{label}.{cycles}.out"
+        subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, str(script), str(cycles)],
+            cwd=checkout,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        totals.append(per_command(out)[0])
+    per_cycle = (totals[1] - totals[0]) / 100
+    workload = "cycle, in process" + (" (open dice)" if args.open_dice else "")
+    return f"| {label} | {workload} | 800 | {totals[1] - totals[0]:,} | {per_cycle / 8:,.0f} | {per_cycle:,.0f} |"
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--before", default=None)
@@ -166,11 +216,19 @@ def main() -> None:
     )
     p.add_argument("--open-dice", action="store_true", help="tiny with open dice (an open-information game's turns)")
     p.add_argument("--profile", type=int, default=0, metavar="N", help="print the N costliest functions")
+    p.add_argument(
+        "--in-process",
+        action="store_true",
+        help="the turn cycle on the memory store, no sockets or SQLite (implies --workload cycle)",
+    )
     args = p.parse_args()
     work = Path(tempfile.mkdtemp(prefix="salvo-ws-callgrind-"))
     print(f"dumps and server logs: {work}")
-    rows = [run(Path(args.before), "before", args, work)] if args.before else []
-    rows.append(run(ROOT, "after", args, work))
+    measure = in_process if args.in_process else run
+    if args.in_process:
+        args.workload = "cycle"
+    rows = [measure(Path(args.before), "before", args, work)] if args.before else []
+    rows.append(measure(ROOT, "after", args, work))
     cycle = (" instructions/cycle |", "---:|") if args.workload == "cycle" else ("", "")
     print(
         f"| checkout | workload | commands | instructions | instructions/command |{cycle[0]}\n"
