@@ -155,23 +155,8 @@ class LeanCommands:
 
     async def __call__(self, scope: Any, receive: Any, send: Any, game_id: str, write: Any = None) -> None:
         """``write``: see ``respond``."""
-        authorization = key = if_match = given = None
-        oversized = False
         limit = self.limit
-        for name, value in scope["headers"]:
-            if name == b"authorization":
-                if authorization is None:
-                    authorization = value
-            elif name == b"idempotency-key":
-                if key is None:
-                    key = value
-            elif name == b"if-match":
-                if if_match is None:
-                    if_match = value
-            elif name == b"x-request-id":
-                given = value  # the last, as RequestContext reads it
-            elif name == b"content-length" and (not value.isdigit() or int(value[:20]) > limit):
-                oversized = True
+        authorization, key, if_match, given, oversized = _read_headers(scope["headers"], limit)
         rid = logs.request_id_from(given)
         tail = (*EVERY_RESPONSE, (b"x-request-id", rid.encode()))
         tokens = (logs.request_id.set(rid), logs.game_id.set(logs.game_of(scope["path"])))
@@ -194,6 +179,29 @@ class LeanCommands:
             if status is None:
                 await (await self.on_error(Request(scope), exc))(scope, receive, send)
             raise
+
+
+def _read_headers(headers: Any, limit: int) -> tuple[bytes | None, bytes | None, bytes | None, bytes | None, bool]:
+    """A command's headers in one pass: the first Authorization, Idempotency-Key and If-Match (as
+    Starlette's Headers.get), the last X-Request-Id (as RequestContext reads it), and whether its
+    Content-Length says more than ``limit``."""
+    authorization = key = if_match = given = None
+    oversized = False
+    for name, value in headers:
+        if name == b"authorization":
+            if authorization is None:
+                authorization = value
+        elif name == b"idempotency-key":
+            if key is None:
+                key = value
+        elif name == b"if-match":
+            if if_match is None:
+                if_match = value
+        elif name == b"x-request-id":
+            given = value
+        elif name == b"content-length" and (not value.isdigit() or int(value[:20]) > limit):
+            oversized = True
+    return authorization, key, if_match, given, oversized
 
 
 def install(router: Any) -> None:

@@ -226,6 +226,24 @@ class _DirectCommands:
         await lean(scope, receive, send, cycle.game_id, cycle.write_result)
 
 
+def _length_of(headers: Any) -> tuple[bytes | None, bool]:
+    """A request's Content-Length (None: none, or one the direct cycle leaves to uvicorn: two lengths, or
+    chunked) and whether it has X-Forwarded-* headers."""
+    length = None
+    forwarded = False
+    for name, value in headers:
+        if name in _SEEN:
+            if name == b"content-length":
+                if length is not None:
+                    return None, forwarded  # two lengths: uvicorn's way, and the lean endpoint's checks
+                length = value
+            elif name == b"transfer-encoding":
+                return None, forwarded  # chunked: as well
+            else:
+                forwarded = True
+    return length, forwarded
+
+
 def _direct_entry(config: Any) -> Any:
     """For this server: (the SalvoApp, the app a direct cycle runs, the same behind the server's proxy-
     headers step), or None when the loaded app is not a SalvoApp behind at most uvicorn's proxy-headers
@@ -396,18 +414,7 @@ class CoalescingHttpToolsProtocol(HttpToolsProtocol):
         lean = app.lean_now()
         if lean is None:
             return False
-        length = None
-        forwarded = False
-        for name, value in self.headers:
-            if name in _SEEN:
-                if name == b"content-length":
-                    if length is not None:
-                        return False  # two lengths: uvicorn's way, and the lean endpoint's checks
-                    length = value
-                elif name == b"transfer-encoding":
-                    return False  # chunked: as well
-                else:
-                    forwarded = True
+        length, forwarded = _length_of(self.headers)
         if length is None or not length.isdigit() or int(length[:20]) > lean.limit:
             return False
         scope = self.scope
