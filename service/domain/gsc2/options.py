@@ -7,6 +7,8 @@ build any legal leg sequence with a ruler; a few canned moves stay as options fo
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from service.domain.core import Viewer
 from service.domain.core.choices import Field, Form, Option, PieceChoices
 from service.domain.core.plane import EPSILON
@@ -18,8 +20,9 @@ from .boarding import POD_MOVE, TELEPORT_RANGE, squads
 from .combat import inches
 from .missiles import MISSILE_MOVE, launch_problem, unmoved_salvos
 from .movement import allowance, example_legs, leader_choices, move_limits, plan_move, tractor_shots
-from .state import GameState, ShipState
+from .state import GameState, Pod, ShipState
 from .status import PHASE_NAMES
+from .values import Troops
 from .view import screen
 
 
@@ -45,30 +48,9 @@ def options(state: GameState, viewer: Viewer) -> list[Option]:
     side = viewer.seat or ""
     if side not in state.in_battle() or side in state.done:  # GSC2-R-23: a side out of the battle does nothing
         return []
-    out: list[Option] = []
     phase = state.phase
-    if phase == "movement":
-        out += _movement(state, side)
-    elif phase == "missiles":
-        out += _missiles(state, side)
-    elif phase == "beams":
-        out += _beams(state, side)
-    elif phase == "boarding":
-        out += _boarding(state, side)
-    elif phase == "repairs":
-        out += [
-            Option(
-                command=C.Repair(ship=s.id, system=name),
-                label=f"{_name(state, s.id)}: repair {name} (succeeds on ≤ 4)",
-                piece=s.id,
-                group="repair",
-                rule="GSC2-REP-1",
-            )
-            for s in state.active(side)
-            if s.repairs_used < s.level("repair")
-            for name, sys in s.sys.items()
-            if sys.repairable
-        ]
+    of_phase = _BY_PHASE.get(phase)
+    out: list[Option] = [] if of_phase is None else of_phase(state, side)
     if _may_end(state, side):
         out.append(
             Option(
@@ -79,6 +61,23 @@ def options(state: GameState, viewer: Viewer) -> list[Option]:
             )
         )
     return out
+
+
+def _repairs(state: GameState, side: str) -> list[Option]:
+    """GSC2-REP-1: each repairable system of a ship with repair attempts left."""
+    return [
+        Option(
+            command=C.Repair(ship=s.id, system=name),
+            label=f"{_name(state, s.id)}: repair {name} (succeeds on ≤ 4)",
+            piece=s.id,
+            group="repair",
+            rule="GSC2-REP-1",
+        )
+        for s in state.active(side)
+        if s.repairs_used < s.level("repair")
+        for name, sys in s.sys.items()
+        if sys.repairable
+    ]
 
 
 def _may_end(state: GameState, side: str) -> bool:
@@ -274,99 +273,125 @@ def _boarding(state: GameState, side: str) -> list[Option]:
     out: list[Option] = []
     enemies = state.enemy_ships(side)
     for s in state.active(side):
-        t = squads(s)
-        name = _name(state, s.id)
-        for target in enemies:
-            tn = _name(state, target.id)
-            if target.id in s.contacts and t.assault + t.heavy:
-                out.append(
-                    Option(
-                        command=C.Board(
-                            ship=s.id, target=target.id, method="contact", assault=t.assault, heavy=t.heavy
-                        ),
-                        label=f"{name}: board {tn} by direct contact with {t.assault} assault and "
-                        f"{t.heavy} heavy squad(s)",
-                        piece=s.id,
-                        target=target.id,
-                        group="board",
-                        rule="GSC2-BRD-2",
-                    )
+        out += _boarding_from(state, s, enemies)
+    for pod in state.pods.values():
+        if pod.side == side and pod.ram is None:
+            out += _pod_moves(state, pod, enemies)
+    for ship in enemies:
+        aboard = ship.boarders.get(side)
+        if aboard is not None:
+            out += _sabotage(state, side, ship, aboard)
+    return out
+
+
+def _boarding_from(state: GameState, s: ShipState, enemies: list[ShipState]) -> list[Option]:
+    """GSC2-BRD-2/3/4: a ship's boarding actions: by contact, by transporter, by assault pod."""
+    out: list[Option] = []
+    t = squads(s)
+    name = _name(state, s.id)
+    for target in enemies:
+        tn = _name(state, target.id)
+        if target.id in s.contacts and t.assault + t.heavy:
+            out.append(
+                Option(
+                    command=C.Board(ship=s.id, target=target.id, method="contact", assault=t.assault, heavy=t.heavy),
+                    label=f"{name}: board {tn} by direct contact with {t.assault} assault and {t.heavy} heavy squad(s)",
+                    piece=s.id,
+                    target=target.id,
+                    group="board",
+                    rule="GSC2-BRD-2",
                 )
-            free = s.level("transporters") - s.transporters_used
-            if free > 0 and s.pos.distance_to(target.pos) <= TELEPORT_RANGE + EPSILON:
-                for unit in ("assault", "heavy"):
-                    if getattr(t, unit):
-                        out.append(
-                            Option(
-                                command=C.Board(ship=s.id, target=target.id, method="teleport", **{unit: 1}),
-                                label=f"{name}: teleport one {unit} squad onto {tn}",
-                                piece=s.id,
-                                target=target.id,
-                                group="board",
-                                rule="GSC2-BRD-4",
-                            )
-                        )
-        if s.pods > 0:
+            )
+        free = s.level("transporters") - s.transporters_used
+        if free > 0 and s.pos.distance_to(target.pos) <= TELEPORT_RANGE + EPSILON:
             out += [
                 Option(
-                    command=C.LaunchPod(ship=s.id, squad=u),
-                    label=f"{name}: launch an assault pod with a {u} squad",
+                    command=C.Board(ship=s.id, target=target.id, method="teleport", **{unit: 1}),
+                    label=f"{name}: teleport one {unit} squad onto {tn}",
                     piece=s.id,
+                    target=target.id,
+                    group="board",
+                    rule="GSC2-BRD-4",
+                )
+                for unit in ("assault", "heavy")
+                if getattr(t, unit)
+            ]
+    if s.pods > 0:
+        out += [
+            Option(
+                command=C.LaunchPod(ship=s.id, squad=u),
+                label=f"{name}: launch an assault pod with a {u} squad",
+                piece=s.id,
+                group="board",
+                rule="GSC2-BRD-3",
+            )
+            for u in ("assault", "heavy")
+            if getattr(t, u) > 0
+        ]
+    return out
+
+
+def _pod_moves(state: GameState, pod: Pod, enemies: list[ShipState]) -> list[Option]:
+    """GSC2-BRD-3: a pod in flight rams an enemy within its move left, or flies toward one."""
+    out: list[Option] = []
+    left = POD_MOVE - pod.moved
+    for target in enemies:
+        tn = _name(state, target.id)
+        d = pod.pos.distance_to(target.pos)
+        if d <= left + EPSILON:
+            out.append(
+                Option(
+                    command=C.MovePod(pod=pod.id, ram=target.id),
+                    label=f"Pod {pod.id}: ram {tn}",
+                    piece=pod.id,
+                    target=target.id,
                     group="board",
                     rule="GSC2-BRD-3",
                 )
-                for u in ("assault", "heavy")
-                if getattr(t, u) > 0
-            ]
-    for pod in state.pods.values():
-        if pod.side != side or pod.ram is not None:
-            continue
-        left = POD_MOVE - pod.moved
-        for target in enemies:
-            tn = _name(state, target.id)
-            d = pod.pos.distance_to(target.pos)
-            if d <= left + EPSILON:
-                out.append(
-                    Option(
-                        command=C.MovePod(pod=pod.id, ram=target.id),
-                        label=f"Pod {pod.id}: ram {tn}",
-                        piece=pod.id,
-                        target=target.id,
-                        group="board",
-                        rule="GSC2-BRD-3",
-                    )
+            )
+        elif left > EPSILON:
+            to = pod.pos.toward(target.pos, left)
+            out.append(
+                Option(
+                    command=C.MovePod(pod=pod.id, x=to.x, y=to.y),
+                    label=f"Pod {pod.id}: fly {inches(left)} toward {tn}",
+                    piece=pod.id,
+                    target=target.id,
+                    group="board",
+                    rule="GSC2-BRD-3",
                 )
-            elif left > EPSILON:
-                to = pod.pos.toward(target.pos, left)
-                out.append(
-                    Option(
-                        command=C.MovePod(pod=pod.id, x=to.x, y=to.y),
-                        label=f"Pod {pod.id}: fly {inches(left)} toward {tn}",
-                        piece=pod.id,
-                        target=target.id,
-                        group="board",
-                        rule="GSC2-BRD-3",
-                    )
-                )
-    for ship in enemies:
-        aboard = ship.boarders.get(side)
-        if aboard is None:
-            continue
-        for unit in ("assault", "heavy"):
-            sent = sum(1 for x in state.sabotage if x.ship == ship.id and x.side == side and x.unit == unit)
-            if getattr(aboard, unit) > sent:
-                out += [
-                    Option(
-                        command=C.SendSaboteurs(ship=ship.id, side=side, unit=unit, system=name),
-                        label=f"Your {unit} squad aboard {_name(state, ship.id)}: sabotage {name}",
-                        target=ship.id,
-                        group="board",
-                        rule="GSC2-BRD-5",
-                    )
-                    for name, sys in ship.sys.items()
-                    if not sys.destroyed
-                ]
+            )
     return out
+
+
+def _sabotage(state: GameState, side: str, ship: ShipState, aboard: Troops) -> list[Option]:
+    """GSC2-BRD-5: each squad of the side aboard an enemy ship not yet sent may sabotage one of its systems."""
+    out: list[Option] = []
+    for unit in ("assault", "heavy"):
+        sent = sum(1 for x in state.sabotage if x.ship == ship.id and x.side == side and x.unit == unit)
+        if getattr(aboard, unit) > sent:
+            out += [
+                Option(
+                    command=C.SendSaboteurs(ship=ship.id, side=side, unit=unit, system=name),
+                    label=f"Your {unit} squad aboard {_name(state, ship.id)}: sabotage {name}",
+                    target=ship.id,
+                    group="board",
+                    rule="GSC2-BRD-5",
+                )
+                for name, sys in ship.sys.items()
+                if not sys.destroyed
+            ]
+    return out
+
+
+# each phase's own options (a phase not listed has none but its end)
+_BY_PHASE: dict[str, Callable[[GameState, str], list[Option]]] = {
+    "movement": _movement,
+    "missiles": _missiles,
+    "beams": _beams,
+    "boarding": _boarding,
+    "repairs": _repairs,
+}
 
 
 def forms(state: GameState, viewer: Viewer) -> list[Form]:
