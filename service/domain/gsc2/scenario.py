@@ -51,6 +51,15 @@ def validate_scenario(s: Scenario) -> None:
         raise InvalidScenario("sides", f"at most {MAX_SIDES} sides (GSC2-R-21)")
     if s.turn_limit is not None and s.turn_limit < 1:
         raise InvalidScenario("turn_limit", "must be at least 1")
+    seen = _ships(s)
+    for side in s.sides:
+        if not any(sh.side == side for sh in s.ships):
+            raise InvalidScenario("ships", f"side {side!r} has no ship")
+    _terrain(s, seen)
+
+
+def _ships(s: Scenario) -> set[str]:
+    """Each ship valid, on the table, with an id of its own; returns the ids."""
     seen: set[str] = set()
     for i, ship in enumerate(s.ships):
         _ship(ship, f"ships[{i}]", s.sides)
@@ -60,9 +69,10 @@ def validate_scenario(s: Scenario) -> None:
         if ship.id in seen:
             raise InvalidScenario(f"ships[{i}].id", f"duplicate ship id {ship.id!r}")
         seen.add(ship.id)
-    for side in s.sides:
-        if not any(sh.side == side for sh in s.ships):
-            raise InvalidScenario("ships", f"side {side!r} has no ship")
+    return seen
+
+
+def _terrain(s: Scenario, ship_ids: set[str]) -> None:
     tids: set[str] = set()
     for i, t in enumerate(s.terrain):
         if t.kind not in TERRAIN_KINDS:
@@ -71,7 +81,7 @@ def validate_scenario(s: Scenario) -> None:
             raise InvalidScenario(f"terrain[{i}].radius", "must be positive")
         if MADE_ID.match(t.id):
             raise InvalidScenario(f"terrain[{i}].id", f"{t.id!r} looks like a salvo or pod id (s1, p1): rename it")
-        if t.id in tids or t.id in seen:
+        if t.id in tids or t.id in ship_ids:
             raise InvalidScenario(f"terrain[{i}].id", f"duplicate id {t.id!r}")
         tids.add(t.id)
 
@@ -96,6 +106,12 @@ def _ship(ship: ShipSpec, path: str, sides: tuple[str, ...]) -> None:
             raise InvalidScenario(f"{path}.{key}", "must not be negative")
     if ship.turn_distance < 0:
         raise InvalidScenario(f"{path}.turn_distance", "must not be negative")
+    _weapons_and_systems(ship, path)
+    _chart(ship, path)
+
+
+def _weapons_and_systems(ship: ShipSpec, path: str) -> None:
+    """Beams, missile batteries and extra systems: known kinds, sensible numbers, ids unique on the ship."""
     ids: set[str] = {"drive", *BUILTIN}
     for j, b in enumerate(ship.beams):
         p = f"{path}.beams[{j}]"
@@ -118,6 +134,10 @@ def _ship(ship: ShipSpec, path: str, sides: tuple[str, ...]) -> None:
         if sy.level < 0:
             raise InvalidScenario(f"{p}.level", "must not be negative")
         _new_id(ids, sy.id, f"{p}.id")
+
+
+def _chart(ship: ShipSpec, path: str) -> None:
+    """The system damage chart: 10 rows, each naming systems the ship has."""
     if len(ship.chart) != 10:
         raise InvalidScenario(f"{path}.chart", f"the system damage chart needs 10 rows, got {len(ship.chart)}")
     kinds = ship.system_kinds()
