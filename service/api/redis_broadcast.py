@@ -245,33 +245,37 @@ class RedisBroadcaster(InProcessBroadcaster):
                 self._lost(exc)  # Redis away: the log is polled until the subscription is back
                 await asyncio.sleep(0.5)
                 continue
-            if message is None:
-                continue
-            self._heard = loop.time()
-            if not self.subscribed and self._recovering is None:  # a message again: the subscription is back
-                self._recovering = loop.create_task(self._recover())
-            kind = message.get("type")
-            raw_channel = message.get("channel")
-            if not isinstance(raw_channel, bytes):  # a pong
-                continue
-            channel = raw_channel.decode()
-            if not channel.startswith(CHANNEL_PREFIX):
-                continue
-            game_id = channel[len(CHANNEL_PREFIX) :]
-            if kind == "subscribe":
-                self._confirmed(game_id)
-                continue
-            if kind not in ("message", "pmessage"):
-                continue
-            remote = self._remote_items(message["data"])
-            if remote is None or not remote[1]:
-                continue
-            origin, items = remote
-            if origin == self.origin:
-                continue
-            if self.on_remote is not None:
-                self.on_remote(game_id, max(seq for seq, _ in items))
-            self._deliver_remote(game_id, items)
+            if message is not None:
+                self._on_message(message, loop)
+
+    def _on_message(self, message: dict[str, Any], loop: asyncio.AbstractEventLoop) -> None:
+        """One message from the subscription: a game's channel confirmed, or another replica's update
+        delivered (this replica's own, and pongs, ignored)."""
+        self._heard = loop.time()
+        if not self.subscribed and self._recovering is None:  # a message again: the subscription is back
+            self._recovering = loop.create_task(self._recover())
+        kind = message.get("type")
+        raw_channel = message.get("channel")
+        if not isinstance(raw_channel, bytes):  # a pong
+            return
+        channel = raw_channel.decode()
+        if not channel.startswith(CHANNEL_PREFIX):
+            return
+        game_id = channel[len(CHANNEL_PREFIX) :]
+        if kind == "subscribe":
+            self._confirmed(game_id)
+            return
+        if kind not in ("message", "pmessage"):
+            return
+        remote = self._remote_items(message["data"])
+        if remote is None or not remote[1]:
+            return
+        origin, items = remote
+        if origin == self.origin:
+            return
+        if self.on_remote is not None:
+            self.on_remote(game_id, max(seq for seq, _ in items))
+        self._deliver_remote(game_id, items)
 
     # --- frames=view sockets of another replica's update ---------------------------------------------
 

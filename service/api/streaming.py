@@ -169,44 +169,53 @@ class Stream:
                 await self.send_present()
             await self.catch_up()
             await self.send(await self.caught_up_frame())
-            view_key = self.view_key
-            while True:
-                item = await sub.next(self.settings.heartbeat_seconds)
-                if sub.closed:
-                    return
-                if sub.restarting:
-                    await self.close(RESTART_CODE, f"server restarting; resume after={self.last}")
-                    return
-                if sub.overflowed:
-                    await self.slow_consumer()
-                    return
-                if item is None:
-                    await self.send('{"kind":"ping"}')
-                    continue
-                seq, frames = item
-                if seq <= self.last:
-                    continue  # already sent during catch-up
-                if seq > self.last + 1 or frames is None or self.audience not in frames:
-                    # a gap, a bare notification, or frames encoded before this socket listened: read the store
-                    await self.catch_up(upto=seq)
-                    continue
-                viewed = view_key is not None and view_key in frames  # frames=view: the update's last frame
-                frame = frames.get(view_key if viewed else self.audience)  # type: ignore[arg-type]
-                if frame is not None:
-                    await self.send(frame.decode())
-                    self.last = seq
-                else:
-                    self.last = seq  # hidden from this viewer: accounted for, and announced by its seq alone
-                    await self.hidden()
-                if view_key is not None and not viewed and sub.empty():
-                    # the update ended without its view encoded (the head moved on meanwhile): from the head
-                    await self.send(await self.caught_up_frame())
+            await self._forward(sub)
         except TimeoutError:  # the client stopped reading: a frame waited longer than ws_send_timeout
             await self.slow_consumer()
         except (WebSocketDisconnect, RuntimeError):
             return
         except (StorageUnavailable, StorageFull):  # the store away (logged there): come back later, resumable
             await self.close(RESUME_CODE, f"storage unavailable; resume after={self.last}")
+
+    async def _forward(self, sub: Subscription) -> None:
+        """The live frames, each once and in order (the store for a gap), a ping when nothing came for a
+        heartbeat, until the subscription ends (``_ended``)."""
+        view_key = self.view_key
+        while True:
+            item = await sub.next(self.settings.heartbeat_seconds)
+            if sub.closed or sub.restarting or sub.overflowed:
+                await self._ended(sub)
+                return
+            if item is None:
+                await self.send('{"kind":"ping"}')
+                continue
+            seq, frames = item
+            if seq <= self.last:
+                continue  # already sent during catch-up
+            if seq > self.last + 1 or frames is None or self.audience not in frames:
+                # a gap, a bare notification, or frames encoded before this socket listened: read the store
+                await self.catch_up(upto=seq)
+                continue
+            viewed = view_key is not None and view_key in frames  # frames=view: the update's last frame
+            frame = frames.get(view_key if viewed else self.audience)  # type: ignore[arg-type]
+            if frame is not None:
+                await self.send(frame.decode())
+                self.last = seq
+            else:
+                self.last = seq  # hidden from this viewer: accounted for, and announced by its seq alone
+                await self.hidden()
+            if view_key is not None and not viewed and sub.empty():
+                # the update ended without its view encoded (the head moved on meanwhile): from the head
+                await self.send(await self.caught_up_frame())
+
+    async def _ended(self, sub: Subscription) -> None:
+        """The subscription ended: closed (nothing to say), the server restarting, or the socket too slow."""
+        if sub.closed:
+            return
+        if sub.restarting:
+            await self.close(RESTART_CODE, f"server restarting; resume after={self.last}")
+        elif sub.overflowed:
+            await self.slow_consumer()
 
     async def send_present(self) -> None:
         """{"kind":"snapshot","seq":N,"game":<GET /v1/games/{id} for this viewer at N>}: the same view and
