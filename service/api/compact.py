@@ -48,7 +48,8 @@ def compact_page(game_id: str, envelopes: Sequence[Envelope]) -> bytes:
 def compact_entries(envelopes: Sequence[Envelope]) -> list[dict[str, Any]]:
     """The page's entries, in order (see the module's docstring for what each may leave out)."""
     entries: list[dict[str, Any]] = []
-    last_seq = last_type = last_v = last_turn = last_phase = last_actor = last_cmd = None
+    last_seq = last_type = last_cmd = None
+    last: list[Any] = [None, None, None, None]  # the previous entry's v, turn, phase and actor
     last_at: str | None = None
     last_time: tuple[str, int] | None = None
     data_of: dict[str, dict[str, Any]] = {}  # type -> the data of its previous entry
@@ -64,14 +65,7 @@ def compact_entries(envelopes: Sequence[Envelope]) -> list[dict[str, Any]]:
         kind = env.type
         if kind != last_type:
             entry["type"] = last_type = kind
-        if env.v != last_v:
-            entry["v"] = last_v = env.v
-        if env.turn != last_turn:
-            entry["turn"] = last_turn = env.turn
-        if env.phase != last_phase:
-            entry["phase"] = last_phase = env.phase
-        if env.actor != last_actor:
-            entry["actor"] = last_actor = env.actor
+        _put_changed(entry, env, last)
         at = env.recorded_at
         if at != last_at:
             time = memo.day_micros(at)
@@ -97,6 +91,19 @@ def compact_entries(envelopes: Sequence[Envelope]) -> list[dict[str, Any]]:
             entry["superseded"] = True
         entries.append(entry)
     return entries
+
+
+def _put_changed(entry: dict[str, Any], env: Envelope, last: list[Any]) -> None:
+    """``v``, ``turn``, ``phase`` and ``actor`` where they differ from ``last`` (the previous entry's,
+    updated here)."""
+    if env.v != last[0]:
+        entry["v"] = last[0] = env.v
+    if env.turn != last[1]:
+        entry["turn"] = last[1] = env.turn
+    if env.phase != last[2]:
+        entry["phase"] = last[2] = env.phase
+    if env.actor != last[3]:
+        entry["actor"] = last[3] = env.actor
 
 
 class _Memo:
@@ -278,29 +285,46 @@ def expand_page(frame: dict[str, Any]) -> list[dict[str, Any]]:
         else:
             rolls = entry.get("rolls", [])
         rolls_of[kind] = rolls
-        served = None
-        if "dd" in entry:
-            assert dice is not None, "dd needs an earlier entry with dice"
-            served = {**dice, "base": dice["base"] + entry["dd"][0]}
-            if len(entry["dd"]) > 1:
-                served["slot"] = dice["slot"] + entry["dd"][1]
-        elif "dice" in entry:
-            served = entry["dice"]
+        served = _served_dice(entry, dice)
         if served is not None:
             dice = served
-        env: dict[str, Any] = {"game_id": frame["game_id"], "seq": seq}  # the Envelope's field order
-        env.update((key, last[key]) for key in ("type", "v", "turn", "phase", "actor", "recorded_at"))
-        env["data"] = data
-        if last["command_id"] is not None:
-            env["command_id"] = last["command_id"]
-        if rolls:
-            env["rolls"] = rolls
-        if served is not None:
-            env["dice"] = served
-        if entry.get("superseded"):
-            env["superseded"] = True
-        out.append(env)
+        out.append(_expanded(frame["game_id"], seq, last, data, rolls, served, bool(entry.get("superseded"))))
     return out
+
+
+def _served_dice(entry: dict[str, Any], dice: dict[str, Any] | None) -> dict[str, Any] | None:
+    """An entry's dice: ``dd`` applied to the previous entry's ``dice``, or its own (None: none)."""
+    if "dd" in entry:
+        assert dice is not None, "dd needs an earlier entry with dice"
+        served = {**dice, "base": dice["base"] + entry["dd"][0]}
+        if len(entry["dd"]) > 1:
+            served["slot"] = dice["slot"] + entry["dd"][1]
+        return served
+    return entry.get("dice")
+
+
+def _expanded(
+    game_id: str,
+    seq: int,
+    last: dict[str, Any],
+    data: dict[str, Any],
+    rolls: list[dict[str, Any]],
+    served: dict[str, Any] | None,
+    superseded: bool,
+) -> dict[str, Any]:
+    """An envelope as a ``{"kind":"event"}`` frame carries it, in the Envelope's field order."""
+    env: dict[str, Any] = {"game_id": game_id, "seq": seq}
+    env.update((key, last[key]) for key in ("type", "v", "turn", "phase", "actor", "recorded_at"))
+    env["data"] = data
+    if last["command_id"] is not None:
+        env["command_id"] = last["command_id"]
+    if rolls:
+        env["rolls"] = rolls
+    if served is not None:
+        env["dice"] = served
+    if superseded:
+        env["superseded"] = True
+    return env
 
 
 def _plus_micros(before: str, dt: int) -> str:
