@@ -59,6 +59,26 @@ async def close_streams(app: FastAPI, wait: float = 2.0) -> None:
         await asyncio.sleep(0.02)
 
 
+def _wire_replicas(broadcaster: Broadcaster, service: GameService, store: SqlEventStore) -> None:
+    """How this replica hears of the others' appends: through Redis (a cached head refolded, the stored
+    head checked after each SUBSCRIBE and, while the subscription is lost, the log polled), or, with no
+    fan-out between replicas, by polling the log."""
+    if isinstance(broadcaster, InProcessBroadcaster) and hasattr(broadcaster, "on_remote"):
+        broadcaster.on_remote = service.note_remote_append
+        broadcaster.head_of = store.head  # type: ignore[attr-defined]  # the check after each SUBSCRIBE
+        # a lost subscription: reads check the stored head, the log is polled for the sockets
+        broadcaster.heads, broadcaster.heads_of = service.heads, store.heads  # type: ignore[attr-defined]
+    elif isinstance(broadcaster, InProcessBroadcaster):
+        broadcaster.poll_log(store.heads)  # no fan-out between replicas: their appends found in the log
+
+
+def _watch_fanout(metrics: Metrics, broadcaster: Broadcaster) -> None:
+    """The fast path's sockets and fan-out counters in /metrics (a broadcaster with a fan-out)."""
+    if getattr(broadcaster, "fanout", None) is not None:  # read at each scrape: a restart replaces it
+        metrics.direct_sockets.set_function(lambda: broadcaster.fanout.count())  # type: ignore[attr-defined]
+        metrics.watch_fanout(lambda: broadcaster.fanout.counters())  # type: ignore[attr-defined]
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
     metrics = Metrics()
@@ -82,19 +102,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             # without every game's notices from Redis a cached head checks the store
             verify_reads=settings.redis_url is None or settings.redis_subscribe != "all",
         )
-        if isinstance(broadcaster, InProcessBroadcaster) and hasattr(broadcaster, "on_remote"):
-            broadcaster.on_remote = service.note_remote_append
-            broadcaster.head_of = store.head  # type: ignore[attr-defined]  # the check after each SUBSCRIBE
-            # a lost subscription: reads check the stored head, the log is polled for the sockets
-            broadcaster.heads, broadcaster.heads_of = service.heads, store.heads  # type: ignore[attr-defined]
-        elif isinstance(broadcaster, InProcessBroadcaster):
-            broadcaster.poll_log(store.heads)  # no fan-out between replicas: their appends found in the log
+        _wire_replicas(broadcaster, service, store)
         await broadcaster.start()
         metrics.watch(service)
-        fanout_of = getattr(broadcaster, "fanout", None)
-        if fanout_of is not None and settings.fast_path:
-            metrics.direct_sockets.set_function(lambda: broadcaster.fanout.count())  # type: ignore[attr-defined]
-            metrics.watch_fanout(lambda: broadcaster.fanout.counters())  # type: ignore[attr-defined]
+        if settings.fast_path:
+            _watch_fanout(metrics, broadcaster)
         app.state.store = store
         app.state.service = service
         app.state.reader = GameReader(service)
