@@ -18,6 +18,24 @@ from .replay import command_end
 from .rows import event_row, now_iso
 
 
+async def _turn_start(service: GameService, game_id: str, turn: int | None, phase: str | None) -> int:
+    """The seq a turn (or one phase of it) starts at: once the command that opened it has finished, dice
+    bookkeeping included, so that rewinding there keeps the dice position (replayed commands roll the same
+    faces)."""
+    if turn is None:
+        raise InvalidRequest("give to_seq, or turn (and optionally phase)", field="to_seq")
+    bounds = await service.store.turn_bounds(game_id, turn, phase)
+    if bounds is None:
+        raise InvalidRequest(f"nothing happened in turn {turn}" + (f" phase {phase}" if phase else ""), field="turn")
+    opening = await service.store.read_events(game_id, after=bounds[0] - 1, upto=bounds[1])
+    to_seq = bounds[0]
+    for row in opening[1:]:
+        if row.command_id != opening[0].command_id:
+            break
+        to_seq = int(row.seq)
+    return to_seq
+
+
 async def rewind(
     service: GameService,
     game_id: str,
@@ -36,21 +54,7 @@ async def rewind(
         raise Forbidden("only the umpire may rewind a game")
     head = await service.head(game_id)
     if to_seq is None:
-        if turn is None:
-            raise InvalidRequest("give to_seq, or turn (and optionally phase)", field="to_seq")
-        bounds = await service.store.turn_bounds(game_id, turn, phase)
-        if bounds is None:
-            raise InvalidRequest(
-                f"nothing happened in turn {turn}" + (f" phase {phase}" if phase else ""), field="turn"
-            )
-        # the turn (or phase) starts once the command that opened it has finished, dice bookkeeping
-        # included: rewinding there keeps the dice position, so replayed commands roll the same faces
-        opening = await service.store.read_events(game_id, after=bounds[0] - 1, upto=bounds[1])
-        to_seq = bounds[0]
-        for row in opening[1:]:
-            if row.command_id != opening[0].command_id:
-                break
-            to_seq = int(row.seq)
+        to_seq = await _turn_start(service, game_id, turn, phase)
     if not 1 <= to_seq < head.seq:
         raise InvalidRequest(f"to_seq must be between 1 and {head.seq - 1}", field="to_seq")
     asked = to_seq
