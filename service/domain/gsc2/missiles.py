@@ -141,14 +141,16 @@ def _point_defence(
         if shots <= 0:
             continue
         mds_fired[ship.id] = shots
+        kills = 0  # this ship's: the missiles an earlier ship took down are already off ``remaining``
         for i in range(shots):
             r = dice.roll_under(
                 10, f"{ship.id} MDS {i + 1} at {salvo.id}", "GSC2-MSL-4", 6, success="kill", failure="miss"
             )
             rolls.append(r)
             if r.outcome == "kill":
-                killed += 1
-        remaining -= min(killed, remaining)
+                kills += 1
+        killed += kills
+        remaining -= kills
     return remaining, killed, mds_fired
 
 

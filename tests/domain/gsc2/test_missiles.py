@@ -166,3 +166,21 @@ def test_gsc2_msl_6_targeting_4_no_range_simultaneous_damage() -> None:
     assert all(m.rule != "GSC2-BEAM-4" for m in r.modifiers)
     [dmg] = of(evs, E.DamageApplied)
     assert evs.index(dmg) > evs.index(atk) and dmg.hull_damage == 2
+
+
+def test_gsc2_msl_4_each_ship_s_mds_kills_only_its_own_missiles() -> None:
+    """GSC2-MSL-4, GSC2-R-7: two defenders on the path each take down what they hit, no more: four missiles,
+    the first ship's two MDS kill one (three fly on), the second ship's two kill two (one reaches the target)."""
+    raw = scenario(
+        ship("a", "red", missiles=[{"id": "m1", "missiles": 4, "damage": 2, "carried": 8}]),
+        ship("b", "blue", x=0, y=10, mds=2),
+        ship("c", "blue", x=0.5, y=5, mds=2),
+    )
+    st = at_phase(started(raw, []), "missiles", Order(stage="launch", side="red", leader="red"))
+    st = apply(R, st, when(R, st, C.Launch(ship="a", battery="m1", target="b"), RED))
+    st = R.evolve(st, E.OrderSet(order=Order(stage="move", side="red", leader="red")))
+    # c is nearer the launch point: its two MDS roll first (6 kills, 7 misses), then b's (6, 6: two kills);
+    # the one missile left attacks b (a 10 misses)
+    [mv, *_] = when(R, st, C.MoveMissiles(salvo="s1"), RED, [6, 7, 6, 6, 10])
+    assert mv.mds_fired == {"c": 2, "b": 2}
+    assert mv.intercepted == 3 and mv.remaining == 1
