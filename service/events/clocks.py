@@ -27,7 +27,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, Union
+from typing import Any
 
 import msgspec
 from sqlalchemy import Engine, delete, insert, select, update
@@ -37,7 +37,7 @@ from service.domain.core.registry import UnknownRuleset
 
 from . import ids
 from .application import GameService
-from .deadlines import MAX_SECONDS, _iso, _ms, claim_and_fire, force_command
+from .deadlines import MAX_SECONDS, _iso, _ms, checked_command, claim_and_fire
 from .errors import AppError, Forbidden, GameNotFound, InvalidRequest
 from .head import GameHead
 from .rows import event_row, now_iso
@@ -142,18 +142,7 @@ def parse_clock(raw: Any, ruleset: Ruleset, field: str = "clock") -> ClockRule:
         raise InvalidRequest(f"{field}.seconds is between 1 and {MAX_SECONDS}", field=f"{field}.seconds")
     if not 0 <= rule.increment <= MAX_SECONDS:
         raise InvalidRequest(f"{field}.increment is between 0 and {MAX_SECONDS}", field=f"{field}.increment")
-    command = rule.command or force_command(ruleset)
-    if command is None:
-        raise InvalidRequest(
-            f"{field}.command: {ruleset.name} has no force-phase command; name one", field=f"{field}.command"
-        )
-    types = tuple(ruleset.command_types)
-    try:
-        msgspec.convert(command, types[0] if len(types) == 1 else Union[types])  # noqa: UP007 - run time
-    except msgspec.ValidationError as exc:
-        raise InvalidRequest(
-            f"{field}.command is not a {ruleset.name} command: {exc}", field=f"{field}.command"
-        ) from None
+    command = checked_command(rule.command, ruleset, field)
     return ClockRule(seconds=rule.seconds, increment=rule.increment, command=command)
 
 

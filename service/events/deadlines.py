@@ -82,7 +82,13 @@ def parse_rule(raw: Any, ruleset: Ruleset, field: str = "deadline") -> DeadlineR
         raise InvalidRequest(f"{field}.per is phase or turn", field=f"{field}.per")
     if not 1 <= rule.seconds <= MAX_SECONDS:
         raise InvalidRequest(f"{field}.seconds is between 1 and {MAX_SECONDS}", field=f"{field}.seconds")
-    command = rule.command or force_command(ruleset)
+    return DeadlineRule(per=rule.per, seconds=rule.seconds, command=checked_command(rule.command, ruleset, field))
+
+
+def checked_command(command: dict[str, Any] | None, ruleset: Ruleset, field: str) -> dict[str, Any]:
+    """What a passed deadline or an empty clock sends: the rule's command, else the ruleset's force-phase
+    command, decoded against the ruleset's commands now so that a bad one is a 422 at set-up, not at firing."""
+    command = command or force_command(ruleset)
     if command is None:
         raise InvalidRequest(
             f"{field}.command: {ruleset.name} has no force-phase command; name one", field=f"{field}.command"
@@ -94,7 +100,7 @@ def parse_rule(raw: Any, ruleset: Ruleset, field: str = "deadline") -> DeadlineR
         raise InvalidRequest(
             f"{field}.command is not a {ruleset.name} command: {exc}", field=f"{field}.command"
         ) from None
-    return DeadlineRule(per=rule.per, seconds=rule.seconds, command=command)
+    return command
 
 
 def rule_from_options(ruleset_name: str, options: dict[str, Any]) -> DeadlineRule | None:
