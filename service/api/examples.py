@@ -30,7 +30,9 @@ PROBLEM_EXAMPLES: dict[int, dict[str, Any]] = {
     },
     413: {"too-large": _problem(413, "TooLarge", "Request body too large", "bodies are limited to 65536 bytes")},
     422: {
-        "rule": _problem(422, "rule/GSC2-SEQ-1", "Rule violation", "the game has already started", rule="GSC2-SEQ-1", code="rule"),
+        "rule": _problem(
+            422, "rule/GSC2-SEQ-1", "Rule violation", "the game has already started", rule="GSC2-SEQ-1", code="rule"
+        ),
         "field": _problem(
             422,
             "MalformedCommand",
