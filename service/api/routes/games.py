@@ -92,7 +92,7 @@ async def get_game(
     viewer: ViewerDep,
     reader: ReaderDep,
     at: Annotated[int | None, Query(ge=0, le=INT64_MAX)] = None,
-) -> MsgspecResponse:
+) -> Response:
     summary = await reader.summary(game_id, viewer, at)
     summary["deadline"] = await deadline_of(request, game_id) if at is None else None  # the time left now
     summary["clock"] = await clock_of(request, game_id) if at is None else None
