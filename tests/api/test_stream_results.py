@@ -142,3 +142,33 @@ def test_join_present_is_the_view_then_only_the_tail(client):
             version += 1
             msg = ws.receive_json()
             assert msg["kind"] == "event" and msg["event"]["seq"] == version
+
+
+async def test_a_commands_answer_is_encoded_by_the_api_from_the_values_the_service_returns():
+    """The events layer returns a command's version and envelopes; the API layer encodes the body
+    (``encoding.command_body``), byte for byte what a keyed command's stored record holds and replays."""
+    import msgspec
+
+    from service.api.encoding import command_body
+    from service.domain.core import seat
+    from service.events.application import GameService
+    from service.events.memory_store import MemoryEventStore
+
+    service = GameService(MemoryEventStore())
+    gid = (await service.create_game("tiny", "duel")).game_id
+    body = msgspec.json.encode({"command": SHOOT})
+    plain = await service.handle_command(gid, seat("red"), body)
+    assert (
+        plain.body is None
+        and plain.events
+        and command_body(plain)
+        == msgspec.json.encode({"version": plain.version, "events": [msgspec.json.decode(e) for e in plain.events]})
+    )
+    keyed = await service.handle_command(gid, seat("blue"), msgspec.json.encode({"command": BLUE_SHOOTS}), "k")
+    again = await service.handle_command(gid, seat("blue"), msgspec.json.encode({"command": BLUE_SHOOTS}), "k")
+    assert (
+        keyed.body
+        == command_body(keyed)
+        == msgspec.json.encode({"version": keyed.version, "events": [msgspec.json.decode(e) for e in keyed.events]})
+    )
+    assert command_body(again) == keyed.body and again.version is None
