@@ -80,6 +80,29 @@ def check_move(state: State, cmd: Move, actor: Actor) -> tuple[str, list[str], t
     side = live_vessel(state, cmd.vessel, "ASC-MOV-2")
     _movement_side(state, side)
     path = steps_of(state, cmd)
+    group = _stack(state, cmd, actor, side)
+    for v in group:
+        if v in state.moved and state.status[v].all_stop:
+            raise RuleViolation("ASC-MOV-4", f"{v} is at All Stop: movement allowance 0")
+        if v in state.moved:
+            raise RuleViolation("ASC-MOV-3", f"{v} has already completed its move this phase")
+    if path:
+        for v in group:
+            _can_move(state, v, path)
+    ma, turn_cost = group_limits(state, group)
+    cost = path_cost(path, turn_cost)
+    if cost > ma:
+        raise RuleViolation("ASC-MOV-2", f"that path costs {cost} movement points; the allowance is {ma}")
+    start = state.status[cmd.vessel]
+    hexes, _ = trace(start.hex, start.facing, path)
+    for h in hexes:
+        if h.distance_to(Hex(0, 0)) > state.map_radius:
+            raise RuleViolation("ASC-MOV-2", f"the path leaves the map at {h.q},{h.r} (ruling ASC-R-6)")
+    return side, group, path
+
+
+def _stack(state: State, cmd: Move, actor: Actor, side: str) -> list[str]:
+    """ASC-MOV-3: the vessel and the others of its side in the same hex and facing moving with it."""
     group = [cmd.vessel]
     for other in cmd.stack:
         own_vessel(state, actor, other, "ASC-MOV-3")
@@ -91,33 +114,22 @@ def check_move(state: State, cmd: Move, actor: Actor) -> tuple[str, list[str], t
         ):
             raise RuleViolation("ASC-MOV-3", f"{other} is not stacked with {cmd.vessel} (same hex and facing)")
         group.append(other)
-    for v in group:
-        if v in state.moved and state.status[v].all_stop:
-            raise RuleViolation("ASC-MOV-4", f"{v} is at All Stop: movement allowance 0")
-        if v in state.moved:
-            raise RuleViolation("ASC-MOV-3", f"{v} has already completed its move this phase")
-    if path:
-        for v in group:
-            spec, st = state.specs[v], state.status[v]
-            if not stutterwarps(spec):
-                raise RuleViolation("ASC-MOV-1", f"{v} has no stardrive: movement allowance 0")
-            ok, rule, why = can_drive(spec, st)
-            if not ok:
-                raise RuleViolation(rule, f"{v} cannot move: {why}")
-            if spec.controller is not None and not controls(state, spec.controller, v):
-                raise RuleViolation("ASC-CRAFT-2", f"{v} is not under control: a remote moves only under control")
-            if st.bridge_out and any(step != "F" for step in path):
-                raise RuleViolation("ASC-MOV-5", f"{v}'s bridge is destroyed: it may only move straight ahead")
-    ma, turn_cost = group_limits(state, group)
-    cost = path_cost(path, turn_cost)
-    if cost > ma:
-        raise RuleViolation("ASC-MOV-2", f"that path costs {cost} movement points; the allowance is {ma}")
-    start = state.status[cmd.vessel]
-    hexes, _ = trace(start.hex, start.facing, path)
-    for h in hexes:
-        if h.distance_to(Hex(0, 0)) > state.map_radius:
-            raise RuleViolation("ASC-MOV-2", f"the path leaves the map at {h.q},{h.r} (ruling ASC-R-6)")
-    return side, group, path
+    return group
+
+
+def _can_move(state: State, v: str, path: tuple[str, ...]) -> None:
+    """A stardrive (ASC-MOV-1), a working drive, power and computer (ASC-MOV-5, ASC-DMG-4), control for a
+    remote (ASC-CRAFT-2), and a bridge for any turn (ASC-MOV-5)."""
+    spec, st = state.specs[v], state.status[v]
+    if not stutterwarps(spec):
+        raise RuleViolation("ASC-MOV-1", f"{v} has no stardrive: movement allowance 0")
+    ok, rule, why = can_drive(spec, st)
+    if not ok:
+        raise RuleViolation(rule, f"{v} cannot move: {why}")
+    if spec.controller is not None and not controls(state, spec.controller, v):
+        raise RuleViolation("ASC-CRAFT-2", f"{v} is not under control: a remote moves only under control")
+    if st.bridge_out and any(step != "F" for step in path):
+        raise RuleViolation("ASC-MOV-5", f"{v}'s bridge is destroyed: it may only move straight ahead")
 
 
 def move(out: Acc[State], cmd: Move, actor: Actor) -> None:

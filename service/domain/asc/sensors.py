@@ -6,6 +6,7 @@ from msgspec.structs import replace
 
 from service.domain.core import Actor, Dice, Modifier, Roll, RuleViolation
 from service.domain.core.acc import Acc
+from service.domain.core.hexgrid import Hex
 
 from .commands import CommitSensors, Detect, LockOn
 from .condition import (
@@ -16,7 +17,7 @@ from .condition import (
     sensor_working,
 )
 from .events import DetectionAttempted, LockRef, LocksLost, LockTaken, PhaseChanged, SensorsCommitted, SensorsRevealed
-from .scenario import SIDES, stutterwarps
+from .scenario import SIDES, SensorSpec, stutterwarps
 from .sight import is_bogey, live_vessel, named_side, own_vessel, resolve, still_in_phase, visible
 from .state import CommitEntry, State, vessels_of
 
@@ -79,6 +80,30 @@ def check_detect(state: State, cmd: Detect, actor: Actor) -> tuple[str, str | No
     """Returns (side, target or None for an empty hex scan, distance, signature)."""
     side = live_vessel(state, cmd.vessel, "ASC-DET-3")
     still_in_phase(state, side)
+    sensor = _free_sensor(state, cmd)
+    if (cmd.target is None) == (cmd.hex is None):
+        raise RuleViolation("ASC-DET-3", "name either a target or a hex to scan")
+    target: str | None
+    if cmd.target is not None:
+        named = _contact(state, side, cmd, actor.is_umpire)
+        target, where = named, state.status[named].hex
+    else:
+        assert cmd.hex is not None
+        where = cmd.hex
+        target = _hidden_in_hex(state, side, where, sensor.type)
+    distance = state.status[cmd.vessel].hex.distance_to(where)
+    if distance >= sensor.rating:
+        raise RuleViolation(
+            "ASC-DET-3",
+            f"{cmd.target or 'that hex'} is {distance} hex{'' if distance == 1 else 'es'} away; the {sensor.type} "
+            f"sensor {sensor.id} needs less than {sensor.rating} hexes",
+        )
+    return side, target, distance, (_signature(state, target, sensor.type) if target else 0)
+
+
+def _free_sensor(state: State, cmd: Detect) -> SensorSpec:
+    """ASC-DET-3/6: a working sensor not yet used this phase, a free operator, the computer and TAC up, and
+    for an active sensor, committed active sensors and power (ASC-SEQ-2, ASC-DMG-3)."""
     spec, st = state.specs[cmd.vessel], state.status[cmd.vessel]
     sensor = next((s for s in spec.sensors if s.id == cmd.sensor), None)
     if sensor is None:
@@ -100,42 +125,39 @@ def check_detect(state: State, cmd: Detect, actor: Actor) -> tuple[str, str | No
             raise RuleViolation("ASC-SEQ-2", f"{cmd.vessel} did not commit its active sensors this turn")
         if power_shutdown(spec, st):
             raise RuleViolation("ASC-DMG-3", f"{cmd.vessel}'s power plant is shut down: no active locks")
-    if (cmd.target is None) == (cmd.hex is None):
-        raise RuleViolation("ASC-DET-3", "name either a target or a hex to scan")
-    umpire = actor.is_umpire
-    target: str | None
-    if cmd.target is not None:
-        target = resolve(state, side, cmd.target, umpire)
-        if target is None or state.specs[target].side == side or state.status[target].destroyed:
-            raise _no_contact(cmd.target)
-        if target in state.auto_detected.get(side, ()):
-            raise RuleViolation(
-                "ASC-DET-2", f"{cmd.target} radiates actively and is detected automatically: lock on it instead"
-            )
-        if any(lk.target == target for lk in state.locks.get(cmd.vessel, ())):
-            raise RuleViolation("ASC-DET-5", f"{cmd.vessel} already holds a lock on {cmd.target!r}")
-        where = state.status[target].hex
-    else:
-        assert cmd.hex is not None
-        where = cmd.hex
-        hidden = [
-            v
-            for v in state.specs
-            if state.specs[v].side != side
-            and not state.status[v].destroyed
-            and state.status[v].hex == where
-            and not stutterwarps(state.specs[v])
-            and not visible(state, side, v)
-        ]
-        target = max(hidden, key=lambda v: (_signature(state, v, sensor.type), v), default=None)
-    distance = st.hex.distance_to(where)
-    if distance >= sensor.rating:
+    return sensor
+
+
+def _contact(state: State, side: str, cmd: Detect, umpire: bool) -> str:
+    """A named contact: an undetected enemy (bogey token or visible id), not radiating (ASC-DET-2), not
+    already locked by this vessel (ASC-DET-5); a hidden one is refused like no contact at all."""
+    assert cmd.target is not None
+    target = resolve(state, side, cmd.target, umpire)
+    if target is None or state.specs[target].side == side or state.status[target].destroyed:
+        raise _no_contact(cmd.target)
+    if target in state.auto_detected.get(side, ()):
         raise RuleViolation(
-            "ASC-DET-3",
-            f"{cmd.target or 'that hex'} is {distance} hex{'' if distance == 1 else 'es'} away; the {sensor.type} "
-            f"sensor {sensor.id} needs less than {sensor.rating} hexes",
+            "ASC-DET-2", f"{cmd.target} radiates actively and is detected automatically: lock on it instead"
         )
-    return side, target, distance, (_signature(state, target, sensor.type) if target else 0)
+    if any(lk.target == target for lk in state.locks.get(cmd.vessel, ())):
+        raise RuleViolation("ASC-DET-5", f"{cmd.vessel} already holds a lock on {cmd.target!r}")
+    return target
+
+
+def _hidden_in_hex(state: State, side: str, where: Hex, sensor_type: str) -> str | None:
+    """Ruling ASC-R-2: a hex scan finds the hidden enemy without stardrive (never a bogey) with the highest
+    signature there, if any (a craft aboard is not in the battle)."""
+    hidden = [
+        v
+        for v in state.specs
+        if state.specs[v].side != side
+        and not state.status[v].destroyed
+        and state.status[v].hex == where
+        and not stutterwarps(state.specs[v])
+        and not visible(state, side, v)
+        and state.status[v].aboard is None
+    ]
+    return max(hidden, key=lambda v: (_signature(state, v, sensor_type), v), default=None)
 
 
 def _signature(state: State, vid: str, sensor_type: str) -> int:
