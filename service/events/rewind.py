@@ -9,7 +9,7 @@ import msgspec
 from service.domain.core import Actor
 
 from . import ids
-from .application import CommandResult, GameService
+from .application import GameService
 from .envelope import GameRewound
 from .errors import Forbidden, InvalidRequest
 from .head import GameHead
@@ -36,6 +36,15 @@ async def _turn_start(service: GameService, game_id: str, turn: int | None, phas
     return to_seq
 
 
+class Rewound(msgspec.Struct, omit_defaults=True, gc=False):
+    """A rewind's outcome (the API answers it as its JSON: the fields in this order, no ``requested_to``
+    when the rewind landed where it was asked to)."""
+
+    version: int  # the game's version after the rewind
+    rewound_to: int
+    requested_to: int | None = None  # a to_seq inside a command (rewound_to: that command's end)
+
+
 async def rewind(
     service: GameService,
     game_id: str,
@@ -44,7 +53,7 @@ async def rewind(
     turn: int | None,
     phase: str | None,
     reason: str = "",
-) -> CommandResult:
+) -> Rewound:
     """Umpire rewind to a seq, or to the start of a turn (or of one phase of it), by appending an event.
 
     The superseded events stay in the log, marked; the fold skips them; the dice position goes back too,
@@ -89,7 +98,5 @@ async def rewind(
 
     head = await service.append_and_refold(game_id, rewound)  # refold: the effective history changed
     await service.announce(game_id, head.seq)
-    answer: dict[str, Any] = {"version": head.seq, "rewound_to": to_seq}
-    if to_seq != asked:
-        answer["requested_to"] = asked  # inside a command: rewound to that command's end
-    return CommandResult(201, msgspec.json.encode(answer))
+    # inside a command: rewound to that command's end, and the seq asked for said beside it
+    return Rewound(head.seq, to_seq, asked if to_seq != asked else None)

@@ -14,7 +14,6 @@ from service.events.rewind import rewind
 
 from ..bodies import created_body, decode_body
 from ..deps import GateDep, KeyringDep, ServiceDep, ViewerDep, client_address
-from ..encoding import command_body
 from ..jsonresponse import MsgspecResponse
 
 router = APIRouter(prefix="/v1/games", tags=["replay"])
@@ -35,8 +34,8 @@ class RewindRequest(msgspec.Struct, forbid_unknown_fields=True):
 )
 async def post_rewind(game_id: str, request: Request, viewer: ViewerDep, service: ServiceDep) -> MsgspecResponse:
     body = decode_body(await request.body() or b"{}", RewindRequest)
-    result = await rewind(service, game_id, viewer, body.to_seq, body.turn, body.phase, body.reason)
-    return MsgspecResponse(command_body(result), status_code=result.status)
+    rewound = await rewind(service, game_id, viewer, body.to_seq, body.turn, body.phase, body.reason)
+    return MsgspecResponse(msgspec.json.encode(rewound), status_code=201)
 
 
 @router.post(
