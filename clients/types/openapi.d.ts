@@ -3244,6 +3244,8 @@ export interface components {
          * @description A refused command (with its ``ref``) or a refused connection (then close code 1008).
          */
         ErrorFrame: {
+            /** @default null */
+            code?: string | null;
             detail: string;
             /** @default null */
             field?: string | null;

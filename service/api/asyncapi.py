@@ -192,6 +192,13 @@ _SIGNED = {
         "X-Salvo-Event": {"type": "string", "description": "the notification's type"},
     },
 }
+
+
+def _json_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """An inline payload as a multi-format schema object (AsyncAPI 3.0): the format named, then the schema."""
+    return {"schemaFormat": "application/schema+json;version=draft-07", "schema": schema}
+
+
 NOTIFY_CHANNEL: dict[str, Any] = {
     "address": None,  # the subscription's own url
     "title": "A player's notifications",
@@ -212,14 +219,16 @@ NOTIFY_CHANNEL: dict[str, Any] = {
             "signed likewise",
             "contentType": "application/json",
             "headers": _SIGNED,
-            "payload": {
-                "type": "object",
-                "properties": {
-                    "content": {"type": "string"},
-                    "text": {"type": "string"},
-                    "allowed_mentions": {"type": "object"},
-                },
-            },
+            "payload": _json_schema(
+                {
+                    "type": "object",
+                    "properties": {
+                        "content": {"type": "string"},
+                        "text": {"type": "string"},
+                        "allowed_mentions": {"type": "object"},
+                    },
+                }
+            ),
         },
         "push": {
             "name": "push",
@@ -227,7 +236,7 @@ NOTIFY_CHANNEL: dict[str, Any] = {
             "summary": "kind webpush: the JSON notification encrypted to the browser's keys (aes128gcm, RFC "
             "8291), with a VAPID Authorization (RFC 8292; the key is GET /v1/push/key)",
             "contentType": "application/octet-stream",
-            "payload": {"type": "string", "format": "binary"},
+            "payload": _json_schema({"type": "string", "format": "binary"}),
         },
     },
 }

@@ -314,6 +314,7 @@ class ErrorFrame(msgspec.Struct, tag_field="kind", tag="error", kw_only=True):
     title: str
     detail: str
     rule: str | None = None
+    code: str | None = None  # the typed refusal, as in problem+json
     field: str | None = None
 
 

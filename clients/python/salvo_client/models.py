@@ -21,6 +21,7 @@ class Problem(Model):
     status: int
     detail: str
     rule: str | None = None
+    code: str | None = None  # rule | not-your-piece | wrong-phase | unknown-command
     field: str | None = None
 
 
@@ -350,12 +351,21 @@ class Frame(msgspec.Struct, tag_field="kind", kw_only=True):
     pass
 
 
+class StreamView(Model):
+    """With ``frames=view``: the viewer's game and options after an update (no GET needed)."""
+
+    game: GameSummary
+    options: OptionsResponse
+
+
 class EventFrame(Frame, tag="event"):
     event: Envelope
+    view: StreamView | None = None
 
 
 class CaughtUpFrame(Frame, tag="caught_up"):
     seq: int
+    view: StreamView | None = None
 
 
 class PingFrame(Frame, tag="ping"):
@@ -375,6 +385,7 @@ class ErrorFrame(Frame, tag="error", kw_only=True):
     title: str
     detail: str
     rule: str | None = None
+    code: str | None = None
     field: str | None = None
 
 
