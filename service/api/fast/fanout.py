@@ -208,7 +208,7 @@ class Fanout:
         """``seq``'s message to each sink: held for a holding one, written to a live one (each audience's
         frame built once, at its first write, and the same bytes written to its every socket). Returns
         ``now`` (read at the first write)."""
-        framed: dict[str, bytes] | None = None  # audience -> its frame, built at its first live write
+        framed: dict[str, bytes] = {}  # audience -> its frame, built at its first live write
         limit = self.limit
         for sink in snapshot:
             if sink.closed:
@@ -221,15 +221,18 @@ class Fanout:
                 continue  # its reader owns it, or it has it
             # the audience's frame (with its view, for a frames=view socket at the update's last seq)
             audience = sink.view if sink.view is not None and seq == top else sink.audience
-            # built for a socket before this one (``framed``: ``frames`` is not None)
-            frame = framed.get(audience) if framed is not None and seq == last + 1 else None
+            # built for a socket before this one
+            frame = framed.get(audience) if seq == last + 1 else None
             if frame is None:
-                frame = self._frame(sink, seq, last, audience, frames)
-                if frame is None:
+                message = frames.get(audience, _MISSING) if seq == last + 1 and frames is not None else _MISSING
+                if message is _MISSING:  # a gap, a bare notification, an audience not encoded before it
+                    self._to_reader(sink, seq)  # listened: the store has it
                     continue
-                if framed is None:
-                    framed = {}
-                framed[audience] = frame
+                if message is None:
+                    message = _HIDDEN % seq
+                else:
+                    self.frames_built += 1
+                frame = framed[audience] = text_frame(message)
             transport = sink.transport
             if transport.is_closing() or transport.get_write_buffer_size() > limit:
                 self._close(sink)
@@ -266,22 +269,6 @@ class Fanout:
         if len(held) > HOLD_FRAMES or sink.held_bytes > self.limit:
             self.holds_overflowed += 1  # too much to keep: its reader reads the store afterwards
             self._to_reader(sink, seq)
-
-    def _frame(
-        self, sink: Sink, seq: int, last: int, audience: str, frames: dict[str, bytes | None] | None
-    ) -> bytes | None:
-        """The audience's websocket frame of ``seq``, built at its first socket's write; None when the
-        socket's reader must read it from the store (a gap, a bare notification, an audience not encoded
-        before it listened)."""
-        message = frames.get(audience, _MISSING) if seq == last + 1 and frames is not None else _MISSING
-        if message is _MISSING:
-            self._to_reader(sink, seq)  # listened: the store has it
-            return None
-        if message is None:
-            message = _HIDDEN % seq
-        else:
-            self.frames_built += 1
-        return text_frame(message)
 
     @staticmethod
     def _close(sink: Sink) -> None:
