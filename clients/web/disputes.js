@@ -36,7 +36,10 @@ export function disputesBlock(api, gameId, { at, version, viewer, onError, out, 
   const forkBtn = el("button", { type: "button", id: "fork", onclick: async () => {
     try {
       const created = await api.fork(gameId, shownSeq);
-      fill(out, el("p", {}, `What-if game ${created.game_id} forked at seq ${shownSeq}:`), linksOf(created));
+      // a seq inside a command forks from that command's end: the what-if starts where a seat can act
+      const at = created.forked_at ?? shownSeq;
+      const moved = at !== shownSeq ? ` (seq ${shownSeq} is inside a command: the what-if starts at its end)` : "";
+      fill(out, el("p", {}, `What-if game ${created.game_id} forked at seq ${at}${moved}:`), linksOf(created));
     } catch (err) { onError(err); }
   } }, `Fork a what-if from seq ${shownSeq}`);
   /** @type {HTMLElement[]} */
