@@ -8,7 +8,7 @@ from service.domain.core import Actor, Dice, Modifier, Roll, RuleViolation
 from service.domain.core.acc import Acc
 from service.domain.core.hexgrid import Hex
 
-from .commands import CommitSensors, Detect, LockOn
+from .commands import CommitSensors, Detect, LockOn, SensorSetting
 from .condition import (
     best_active_rating,
     in_contact,
@@ -35,20 +35,26 @@ def check_commit(state: State, cmd: CommitSensors, actor: Actor) -> tuple[Commit
         own_vessel(state, actor, s.vessel, "ASC-SEQ-2")
         if state.specs[s.vessel].side != side:
             raise RuleViolation("ASC-SEQ-2", f"vessel {s.vessel!r} is not on the {side} side")
-        spec, st = state.specs[s.vessel], state.status[s.vessel]
-        if s.active:
-            if not any(x.type == "active" and sensor_working(st, x.id) for x in spec.sensors):
-                raise RuleViolation("ASC-SEQ-2", f"{s.vessel} has no working active sensor")
-            if power_shutdown(spec, st):
-                raise RuleViolation("ASC-DMG-3", f"{s.vessel}'s power plant is shut down: no active sensors")
-        if s.screen < 0 or s.screen > st.screen_max:
-            raise RuleViolation("ASC-SEQ-2", f"screen setting must be 0..{st.screen_max} for {s.vessel}")
-        if s.screen > 0 and power_shutdown(spec, st):
-            raise RuleViolation("ASC-SCR-3", f"{s.vessel} has no power for screens")
-        if s.screen > 0 and st.all_stop:
-            raise RuleViolation("ASC-MOV-4", f"{s.vessel} is at All Stop and cannot use screens")
-        given[s.vessel] = CommitEntry(vessel=s.vessel, active=s.active, screen=s.screen)
+        given[s.vessel] = _commit_entry(state, s)
     return tuple(given.get(v, CommitEntry(vessel=v)) for v in vessels_of(state, side))
+
+
+def _commit_entry(state: State, s: SensorSetting) -> CommitEntry:
+    """One vessel's setting: active sensors need a working active sensor and power (ASC-DMG-3); a screen
+    0..the current maximum, with power (ASC-SCR-3) and not at All Stop (ASC-MOV-4)."""
+    spec, st = state.specs[s.vessel], state.status[s.vessel]
+    if s.active:
+        if not any(x.type == "active" and sensor_working(st, x.id) for x in spec.sensors):
+            raise RuleViolation("ASC-SEQ-2", f"{s.vessel} has no working active sensor")
+        if power_shutdown(spec, st):
+            raise RuleViolation("ASC-DMG-3", f"{s.vessel}'s power plant is shut down: no active sensors")
+    if s.screen < 0 or s.screen > st.screen_max:
+        raise RuleViolation("ASC-SEQ-2", f"screen setting must be 0..{st.screen_max} for {s.vessel}")
+    if s.screen > 0 and power_shutdown(spec, st):
+        raise RuleViolation("ASC-SCR-3", f"{s.vessel} has no power for screens")
+    if s.screen > 0 and st.all_stop:
+        raise RuleViolation("ASC-MOV-4", f"{s.vessel} is at All Stop and cannot use screens")
+    return CommitEntry(vessel=s.vessel, active=s.active, screen=s.screen)
 
 
 def default_commit(state: State, side: str) -> tuple[CommitEntry, ...]:
