@@ -187,31 +187,55 @@ class Watchers:
             before = self._statuses_at(head, head.state, watches)
             after = {v: seat_now(head.ruleset, state, v) for v in before}
             self._statuses[head.game_id] = (state, after)
-            ended = any(now.over for now in after.values()) and not any(now.over for now in before.values())
-            rows = []
-            for watch in watches:
-                viewer = watch.viewer
-                now = after[viewer]
-                if ended:
-                    rows.append(self._row(head, watch, seq, "game_over", now))
-                elif now.must_act and not before[viewer].must_act and viewer != actor:
-                    rows.append(self._row(head, watch, seq, "your_turn", now))
-            for f in fresh:
-                tag = type(f.event).__struct_config__.tag
-                if tag not in EVENT_NOTICES:
-                    continue
-                for watch in watches:
-                    shown = f.view(head.ruleset, watch.viewer)  # the seat's own view: None when hidden from it
-                    told = _event_notice(tag, shown, watch) if shown is not None else None
-                    if told is not None:
-                        kind, why, linked = told
-                        rows.append(self._row(head, watch, f.seq, kind, after[watch.viewer], why=why, linked=linked))
+            rows = self._status_rows(head, watches, actor, seq, before, after)
+            rows += self._event_rows(head, watches, fresh, after)
             if rows and self.wake is not None:
                 self.wake()
             return rows
         except Exception:  # noqa: BLE001 - a notification never fails the command that causes it
             log.exception("notifications of game %s at %s not written", head.game_id, seq)
             return []
+
+    def _status_rows(
+        self,
+        head: GameHead,
+        watches: tuple[Watch, ...],
+        actor: Viewer,
+        seq: int,
+        before: dict[Viewer, SeatNow],
+        after: dict[Viewer, SeatNow],
+    ) -> list[dict[str, Any]]:
+        """The rows the seats' statuses call for: every watch's "game over" when the command ended the
+        game, else "your turn" for each watched seat that must act now and did not before (never the
+        seat that just acted)."""
+        rows = []
+        ended = any(now.over for now in after.values()) and not any(now.over for now in before.values())
+        for watch in watches:
+            viewer = watch.viewer
+            now = after[viewer]
+            if ended:
+                rows.append(self._row(head, watch, seq, "game_over", now))
+            elif now.must_act and not before[viewer].must_act and viewer != actor:
+                rows.append(self._row(head, watch, seq, "your_turn", now))
+        return rows
+
+    def _event_rows(
+        self, head: GameHead, watches: tuple[Watch, ...], fresh: Sequence[Any], after: dict[Viewer, SeatNow]
+    ) -> list[dict[str, Any]]:
+        """The rows of the command's events that notify by themselves (``EVENT_NOTICES``), each told
+        only to the watches whose own view of the event shows it."""
+        rows = []
+        for f in fresh:
+            tag = type(f.event).__struct_config__.tag
+            if tag not in EVENT_NOTICES:
+                continue
+            for watch in watches:
+                shown = f.view(head.ruleset, watch.viewer)  # the seat's own view: None when hidden from it
+                told = _event_notice(tag, shown, watch) if shown is not None else None
+                if told is not None:
+                    kind, why, linked = told
+                    rows.append(self._row(head, watch, f.seq, kind, after[watch.viewer], why=why, linked=linked))
+        return rows
 
     def rewind_rows(self, head: GameHead, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The outbox rows of an umpire's rewind (``rows``: the events it appends)."""
