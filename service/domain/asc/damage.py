@@ -49,6 +49,7 @@ CRITICAL = {
     10: "continuing",
 }
 REPAIRABLE = ("power_plant", "missile_bay", "hangar", "computer", "drive", "continuing")  # ASC-DC-2
+PICKED_FIXTURES = {"sensor": "sensor array", "missile_bay": "missile bay"}  # fixture -> what the pick names
 
 
 def _pick(dice: Dice, options: list[str], what: str, rule: str, rolls: list[Roll]) -> str:
@@ -79,56 +80,83 @@ def locate(dice: Dice, spec: VesselSpec, st: Status, damage: int, rolls: list[Ro
     if where == "power_plant" and spec.power_plant == 0:
         return Strike(damage=damage, location="hull")
     if where == "turret":
-        mounts = working_mounts(spec, st)
-        if not mounts:
-            return Strike(damage=damage, location="hull")
-        mount = _pick(dice, mounts, "weapon mount", "ASC-LOC-5", rolls)
-        jack = any(t.id == mount and t.type == "jack" for t in spec.turrets)
-        if jack and _armour_save(dice, spec, st, damage, rolls):
-            return Strike(damage=damage, location="hull", part=mount, saved=True)
-        return Strike(damage=damage, location="turret", part=mount)
+        return _turret_strike(dice, spec, st, damage, rolls)
     if where == "surface":
-        surface = dice.roll(10, "surface fixture", "ASC-LOC-2")
-        fixture = SURFACE[surface.value]
-        rolls.append(replace(surface, outcome=fixture))
-        part: str | None = None
-        if fixture == "sensor":
-            working = [s.id for s in spec.sensors if s.id not in st.sensors_lost]
-            if not working:
-                return Strike(damage=damage, location="hull")
-            part = _pick(dice, working, "sensor array", "ASC-DMG-4", rolls)
-        elif fixture == "missile_bay":
-            bays = [b.id for b in spec.missile_bays]
-            if not bays:
-                return Strike(damage=damage, location="hull")
-            part = _pick(dice, bays, "missile bay", "ASC-DMG-4", rolls)
-        elif (
-            fixture == "remote_communicator"
-            and remote_comms(spec, st) == 0
-            or fixture == "screen_generator"
-            and st.screen_max == 0
-            or fixture == "hangar"
-            and spec.hangars == 0
-            or fixture == "tta"
-            and spec.ttas - st.ttas_lost <= 0
-        ):
-            return Strike(damage=damage, location="hull")
-        return Strike(damage=damage, location=fixture, part=part)
+        return _surface_strike(dice, spec, st, damage, rolls)
     if where == "critical":
-        if _armour_save(dice, spec, st, damage, rolls):
-            return Strike(damage=damage, location="hull", saved=True)
-        crit = dice.roll(10, "critical hit", "ASC-LOC-3")
-        system = CRITICAL[crit.value]
-        rolls.append(replace(crit, outcome=system))
-        if system == "tac" and spec.carrier or system == "bridge" and spec.flagship:
-            split = dice.roll(10, "split-off compartment", "ASC-LOC-5", 6)
-            hit_split = split.value >= 6
-            compartment = "fighter_control" if system == "tac" else "flag_communications"
-            rolls.append(replace(split, outcome=compartment if hit_split else system))
-            if hit_split:
-                system = compartment
-        return Strike(damage=damage, location=system)
+        return _critical_strike(dice, spec, st, damage, rolls)
     return Strike(damage=damage, location=where)
+
+
+def _turret_strike(dice: Dice, spec: VesselSpec, st: Status, damage: int, rolls: list[Roll]) -> Strike:
+    """ASC-LOC-5: which working mount is hit; a jack turret's hit may be saved by armour (ASC-LOC-4)."""
+    mounts = working_mounts(spec, st)
+    if not mounts:
+        return Strike(damage=damage, location="hull")
+    mount = _pick(dice, mounts, "weapon mount", "ASC-LOC-5", rolls)
+    jack = any(t.id == mount and t.type == "jack" for t in spec.turrets)
+    if jack and _armour_save(dice, spec, st, damage, rolls):
+        return Strike(damage=damage, location="hull", part=mount, saved=True)
+    return Strike(damage=damage, location="turret", part=mount)
+
+
+def _surface_strike(dice: Dice, spec: VesselSpec, st: Status, damage: int, rolls: list[Roll]) -> Strike:
+    """ASC-LOC-2: which surface fixture is hit; a sensor array or missile bay is picked among those left."""
+    surface = dice.roll(10, "surface fixture", "ASC-LOC-2")
+    fixture = SURFACE[surface.value]
+    rolls.append(replace(surface, outcome=fixture))
+    if fixture in PICKED_FIXTURES:
+        parts = _fixture_parts(spec, st, fixture)
+        if not parts:
+            return Strike(damage=damage, location="hull")
+        part = _pick(dice, parts, PICKED_FIXTURES[fixture], "ASC-DMG-4", rolls)
+        return Strike(damage=damage, location=fixture, part=part)
+    if _fixture_missing(spec, st, fixture):
+        return Strike(damage=damage, location="hull")
+    return Strike(damage=damage, location=fixture)
+
+
+def _fixture_parts(spec: VesselSpec, st: Status, fixture: str) -> list[str]:
+    """The sensor arrays still working, or every missile bay."""
+    if fixture == "sensor":
+        return [s.id for s in spec.sensors if s.id not in st.sensors_lost]
+    return [b.id for b in spec.missile_bays]
+
+
+def _fixture_missing(spec: VesselSpec, st: Status, fixture: str) -> bool:
+    """The vessel has none of this fixture (or none left), so the hit goes to the hull."""
+    return (
+        fixture == "remote_communicator"
+        and remote_comms(spec, st) == 0
+        or fixture == "screen_generator"
+        and st.screen_max == 0
+        or fixture == "hangar"
+        and spec.hangars == 0
+        or fixture == "tta"
+        and spec.ttas - st.ttas_lost <= 0
+    )
+
+
+def _critical_strike(dice: Dice, spec: VesselSpec, st: Status, damage: int, rolls: list[Roll]) -> Strike:
+    """ASC-LOC-3: an armour save first (ASC-LOC-4), then which system; a carrier's TAC or a flagship's
+    bridge may lose its split-off compartment instead (ASC-LOC-5)."""
+    if _armour_save(dice, spec, st, damage, rolls):
+        return Strike(damage=damage, location="hull", saved=True)
+    crit = dice.roll(10, "critical hit", "ASC-LOC-3")
+    system = CRITICAL[crit.value]
+    rolls.append(replace(crit, outcome=system))
+    if system == "tac" and spec.carrier or system == "bridge" and spec.flagship:
+        system = _split_off(dice, system, rolls)
+    return Strike(damage=damage, location=system)
+
+
+def _split_off(dice: Dice, system: str, rolls: list[Roll]) -> str:
+    """ASC-LOC-5: on a 6+ the hit lands in the split-off compartment (fighter control, flag communications)."""
+    split = dice.roll(10, "split-off compartment", "ASC-LOC-5", 6)
+    hit_split = split.value >= 6
+    compartment = "fighter_control" if system == "tac" else "flag_communications"
+    rolls.append(replace(split, outcome=compartment if hit_split else system))
+    return compartment if hit_split else system
 
 
 def _add(d: dict[str, int], key: str, n: int) -> dict[str, int]:
