@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from fractions import Fraction
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import msgspec
 
@@ -207,94 +208,120 @@ def validate(setup: Setup) -> None:
         _check(bool(v.id) and not v.id.startswith("bogey-"), f"{p}.id", "must be non-empty, not 'bogey-…'")
         _check(v.id not in ids, f"{p}.id", f"duplicate vessel id {v.id!r}")
         ids[v.id] = v
-        _check(bool(v.name), f"{p}.name", "must not be empty")
-        _check(v.hex.distance_to(Hex(0, 0)) <= setup.map_radius, f"{p}.hex", "is off the map")
-        _check(0 <= v.facing <= 5, f"{p}.facing", "must be 0..5 (N, NE, SE, S, SW, NW)")
-        _check(v.warp_efficiency >= 0, f"{p}.warp_efficiency", "must not be negative")
-        _check(v.active_signature >= 0, f"{p}.active_signature", "must not be negative")
-        try:
-            parse_signature(v.passive_signature)
-        except ValueError as exc:
-            raise InvalidScenario(f"{p}.passive_signature", str(exc)) from exc
-        for name in (
-            "ttas",
-            "armour",
-            "dc_teams",
-            "hangars",
-            "small_craft",
-            "remote_communicators",
-            "accommodation",
-            "marines",
-            "cargo",
-            "power_plant",
-        ):
-            _check(getattr(v, name) >= 0, f"{p}.{name}", "must not be negative")
-        _check(v.hull >= 1, f"{p}.hull", "must be at least 1")
-        _check(0 <= v.screens <= 9, f"{p}.screens", "max screen rating is 0..9 (ASC-SCR-3)")
-        _check(v.operators is None or v.operators >= 0, f"{p}.operators", "must not be negative")
-        if v.kind in ("starship", "drone"):
-            _check(v.power_plant >= 1, f"{p}.power_plant", f"a {v.kind} needs a power plant")
-        part_ids: set[str] = set()
-        for j, s in enumerate(v.sensors):
-            sp = f"{p}.sensors[{j}]"
-            _check(s.id not in part_ids, f"{sp}.id", f"duplicate part id {s.id!r}")
-            part_ids.add(s.id)
-            _check(s.rating >= 1, f"{sp}.rating", "must be at least 1 hex")
-            _check(s.redundant_antennas >= 0, f"{sp}.redundant_antennas", "must not be negative")
-        for j, t in enumerate(v.turrets):
-            tp = f"{p}.turrets[{j}]"
-            _check(t.id not in part_ids, f"{tp}.id", f"duplicate part id {t.id!r}")
-            part_ids.add(t.id)
-            _check(1 <= t.mounts <= 4, f"{tp}.mounts", "mount count is 1..4")
-            try:
-                parse_damage(t.damage)
-            except ValueError as exc:
-                raise InvalidScenario(f"{tp}.damage", str(exc)) from exc
-            want = ARC_COUNT[t.type]
-            _check(
-                len(set(t.arcs)) == len(t.arcs) == want,
-                f"{tp}.arcs",
-                f"a {t.type} turret covers exactly {want} distinct arcs",
-            )
-            _check(all(0 <= a <= 5 for a in t.arcs), f"{tp}.arcs", "arcs are 0..5")
-            _check(_contiguous(t.arcs), f"{tp}.arcs", "arcs must be adjacent to each other")
-            _check(
-                t.type != "warhead" or v.kind in ("missile", "drone"),
-                f"{tp}.type",
-                "only missiles and drones carry warheads",
-            )
-        for j, lnch in enumerate(v.launchers):
-            lp = f"{p}.launchers[{j}]"
-            _check(lnch.id not in part_ids, f"{lp}.id", f"duplicate part id {lnch.id!r}")
-            part_ids.add(lnch.id)
-            _check(lnch.rounds >= 0, f"{lp}.rounds", "must not be negative")
-            try:
-                parse_rof(lnch.rof)
-            except ValueError as exc:
-                raise InvalidScenario(f"{lp}.rof", str(exc)) from exc
-            try:
-                parse_damage(lnch.damage)
-            except ValueError as exc:
-                raise InvalidScenario(f"{lp}.damage", str(exc)) from exc
-        for j, b in enumerate(v.missile_bays):
-            bp = f"{p}.missile_bays[{j}]"
-            _check(b.id not in part_ids, f"{bp}.id", f"duplicate part id {b.id!r}")
-            part_ids.add(b.id)
-            _check(b.missiles >= 0, f"{bp}.missiles", "must not be negative")
-        if v.atmospheric:
-            _check(v.hex in setup.planet_hexes, f"{p}.atmospheric", "an atmospheric vessel must be in a planet hex")
+        _check_vessel(setup, v, p)
     for i, v in enumerate(setup.vessels):
         if v.controller is not None:
-            p = f"vessels[{i}].controller"
-            c = ids.get(v.controller)
-            _check(c is not None, p, f"no vessel {v.controller!r}")
-            assert c is not None
-            _check(c.side == v.side, p, "a remote is controlled from its own side")
-            _check(c.id != v.id and c.controller is None, p, "the controller must be a manned vessel")
-            _check(v.kind in ("missile", "drone", "buoy", "satellite"), p, "only remotes have a controller")
+            _check_controller(v, ids, f"vessels[{i}].controller")
     _check_carried(setup, ids)
     for side in SIDES:
         _check(any(v.side == side for v in setup.vessels), "vessels", f"no vessel on the {side} side")
+
+
+_COUNTS = (
+    "ttas",
+    "armour",
+    "dc_teams",
+    "hangars",
+    "small_craft",
+    "remote_communicators",
+    "accommodation",
+    "marines",
+    "cargo",
+    "power_plant",
+)
+
+
+def _parses(parse: Callable[[Any], object], value: Any, path: str) -> None:
+    """A text field its parser accepts; the parser's complaint becomes the scenario's."""
+    try:
+        parse(value)
+    except ValueError as exc:
+        raise InvalidScenario(path, str(exc)) from exc
+
+
+def _check_vessel(setup: Setup, v: VesselSpec, p: str) -> None:
+    """One vessel's own numbers, then its parts (part ids unique within the vessel), then its setting."""
+    _check(bool(v.name), f"{p}.name", "must not be empty")
+    _check(v.hex.distance_to(Hex(0, 0)) <= setup.map_radius, f"{p}.hex", "is off the map")
+    _check(0 <= v.facing <= 5, f"{p}.facing", "must be 0..5 (N, NE, SE, S, SW, NW)")
+    _check(v.warp_efficiency >= 0, f"{p}.warp_efficiency", "must not be negative")
+    _check(v.active_signature >= 0, f"{p}.active_signature", "must not be negative")
+    _parses(parse_signature, v.passive_signature, f"{p}.passive_signature")
+    for name in _COUNTS:
+        _check(getattr(v, name) >= 0, f"{p}.{name}", "must not be negative")
+    _check(v.hull >= 1, f"{p}.hull", "must be at least 1")
+    _check(0 <= v.screens <= 9, f"{p}.screens", "max screen rating is 0..9 (ASC-SCR-3)")
+    _check(v.operators is None or v.operators >= 0, f"{p}.operators", "must not be negative")
+    if v.kind in ("starship", "drone"):
+        _check(v.power_plant >= 1, f"{p}.power_plant", f"a {v.kind} needs a power plant")
+    part_ids: set[str] = set()
+    _check_sensors(v, p, part_ids)
+    _check_turrets(v, p, part_ids)
+    _check_launchers(v, p, part_ids)
+    _check_missile_bays(v, p, part_ids)
+    if v.atmospheric:
+        _check(v.hex in setup.planet_hexes, f"{p}.atmospheric", "an atmospheric vessel must be in a planet hex")
+
+
+def _check_part_id(part_id: str, path: str, part_ids: set[str]) -> None:
+    _check(part_id not in part_ids, f"{path}.id", f"duplicate part id {part_id!r}")
+    part_ids.add(part_id)
+
+
+def _check_sensors(v: VesselSpec, p: str, part_ids: set[str]) -> None:
+    for j, s in enumerate(v.sensors):
+        sp = f"{p}.sensors[{j}]"
+        _check_part_id(s.id, sp, part_ids)
+        _check(s.rating >= 1, f"{sp}.rating", "must be at least 1 hex")
+        _check(s.redundant_antennas >= 0, f"{sp}.redundant_antennas", "must not be negative")
+
+
+def _check_turrets(v: VesselSpec, p: str, part_ids: set[str]) -> None:
+    for j, t in enumerate(v.turrets):
+        tp = f"{p}.turrets[{j}]"
+        _check_part_id(t.id, tp, part_ids)
+        _check(1 <= t.mounts <= 4, f"{tp}.mounts", "mount count is 1..4")
+        _parses(parse_damage, t.damage, f"{tp}.damage")
+        want = ARC_COUNT[t.type]
+        _check(
+            len(set(t.arcs)) == len(t.arcs) == want,
+            f"{tp}.arcs",
+            f"a {t.type} turret covers exactly {want} distinct arcs",
+        )
+        _check(all(0 <= a <= 5 for a in t.arcs), f"{tp}.arcs", "arcs are 0..5")
+        _check(_contiguous(t.arcs), f"{tp}.arcs", "arcs must be adjacent to each other")
+        _check(
+            t.type != "warhead" or v.kind in ("missile", "drone"),
+            f"{tp}.type",
+            "only missiles and drones carry warheads",
+        )
+
+
+def _check_launchers(v: VesselSpec, p: str, part_ids: set[str]) -> None:
+    for j, lnch in enumerate(v.launchers):
+        lp = f"{p}.launchers[{j}]"
+        _check_part_id(lnch.id, lp, part_ids)
+        _check(lnch.rounds >= 0, f"{lp}.rounds", "must not be negative")
+        _parses(parse_rof, lnch.rof, f"{lp}.rof")
+        _parses(parse_damage, lnch.damage, f"{lp}.damage")
+
+
+def _check_missile_bays(v: VesselSpec, p: str, part_ids: set[str]) -> None:
+    for j, b in enumerate(v.missile_bays):
+        bp = f"{p}.missile_bays[{j}]"
+        _check_part_id(b.id, bp, part_ids)
+        _check(b.missiles >= 0, f"{bp}.missiles", "must not be negative")
+
+
+def _check_controller(v: VesselSpec, ids: dict[str, VesselSpec], p: str) -> None:
+    """A remote's controller: a manned vessel of its own side."""
+    assert v.controller is not None
+    c = ids.get(v.controller)
+    _check(c is not None, p, f"no vessel {v.controller!r}")
+    assert c is not None
+    _check(c.side == v.side, p, "a remote is controlled from its own side")
+    _check(c.id != v.id and c.controller is None, p, "the controller must be a manned vessel")
+    _check(v.kind in ("missile", "drone", "buoy", "satellite"), p, "only remotes have a controller")
 
 
 def _check_carried(setup: Setup, ids: dict[str, VesselSpec]) -> None:
