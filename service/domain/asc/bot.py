@@ -174,35 +174,44 @@ class AscBot:
         if not options and not forms:
             return None
         sheet = Sheet(view, me)
-        phase = view.get("phase")
+        phase = str(view.get("phase") or "")
+        if phase == "sensors":
+            return self._commit(sheet, forms) or (options[0].command if options else None)
         by: dict[str | None, list[Option]] = {o.group: [] for o in options}
         for o in options:
             by[o.group].append(o)
+        chosen = self._act(sheet, phase, by, forms)
+        if chosen is not None:
+            return chosen
         end = by.get("phase", [])
-        if phase == "sensors":
-            return self._commit(sheet, forms) or (options[0].command if options else None)
+        return end[0].command if end else None
+
+    def _act(self, sheet: Sheet, phase: str, by: Mapping[str | None, list[Option]], forms: Sequence[Form]) -> Any:
+        """What is worth doing in this phase, or None to end it: a lock first in any phase, then the
+        phase's own choice."""
         if by.get("lock"):
             return by["lock"][0].command
         if phase == "detection" and by.get("detect"):
-            best = max(
-                by["detect"],
-                key=lambda o: (sheet.detection_odds(o.piece or "", _sensor(o), o.target or ""), -_distance(sheet, o)),
-            )
-            if sheet.detection_odds(best.piece or "", _sensor(best), best.target or "") > 0:
-                return best.command
-        if phase is not None and phase.endswith("_movement") and by.get("launch"):
-            return by["launch"][0].command  # small craft fly from the first turn (ASC-CRAFT-1)
-        if phase is not None and phase.endswith("_movement") and by.get("move"):
-            return self._move(sheet, by["move"], forms)
+            return self._detect(sheet, by["detect"])
+        if phase.endswith("_movement"):
+            if by.get("launch"):
+                return by["launch"][0].command  # small craft fly from the first turn (ASC-CRAFT-1)
+            return self._move(sheet, by["move"], forms) if by.get("move") else None
         if phase == "fire":
-            shot = self._fire(sheet, forms)
-            if shot is not None:
-                return shot
+            return self._fire(sheet, forms)
         if phase == "damage_control":
-            repair = self._repair(forms)
-            if repair is not None:
-                return repair
-        return end[0].command if end else None
+            return self._repair(forms)
+        return None
+
+    def _detect(self, sheet: Sheet, detects: list[Option]) -> Any:
+        """The detection roll likeliest to succeed (the nearest target on a tie), if it can succeed at all."""
+        best = max(
+            detects,
+            key=lambda o: (sheet.detection_odds(o.piece or "", _sensor(o), o.target or ""), -_distance(sheet, o)),
+        )
+        if sheet.detection_odds(best.piece or "", _sensor(best), best.target or "") > 0:
+            return best.command
+        return None
 
     def _commit(self, sheet: Sheet, forms: Sequence[Form]) -> dict[str, Any] | None:
         """Stay quiet and dark until found; once the enemy holds a lock (or a foe is alongside), raise
