@@ -12,7 +12,7 @@ import hashlib
 import random
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Union
@@ -81,6 +81,21 @@ def request_fingerprint(actor: Actor, command: Command, salt: str) -> str:
     whatever the spacing, key order or defaults of its JSON."""
     canonical = msgspec.json.encode([actor.label, msgspec.to_builtins(command), salt], order="sorted")
     return hashlib.sha256(canonical).hexdigest()
+
+
+def _check_version(expected_version: int | None, head: GameHead) -> None:
+    """Refuse the command if it expects another version of the game (an If-Match)."""
+    if expected_version is not None and expected_version != head.seq:
+        raise VersionConflict(f"expected version {expected_version}, the game is at {head.seq}", field="If-Match")
+
+
+def _replayed(done: Any, request_hash: str) -> CommandResult:
+    """An idempotent retry's stored result; refused if the key was used for another request."""
+    if done.request_hash != request_hash:
+        raise IdempotencyMismatch(
+            "this Idempotency-Key was used with a different command (or salt, or sender)", field="Idempotency-Key"
+        )
+    return CommandResult(int(done.status), bytes(done.response))
 
 
 class _InFlight(msgspec.Struct):
@@ -202,12 +217,9 @@ class CommandPipeline:
         if actor.kind == "spectator":
             raise Forbidden("spectators cannot issue commands; use a seat or umpire token")
         heads = self.heads
-        known = heads.hit(game_id)
-        ruleset = (known or await heads.get(game_id)).ruleset
-        if request is None:
-            request, command = decode_command(ruleset, body)
-        else:
-            command = request_command(ruleset, request)
+        ruleset = (heads.hit(game_id) or await heads.get(game_id)).ruleset
+        request = decode_json(body, CommandRequest, MalformedCommand) if request is None else request
+        command = request_command(ruleset, request)
         # what an Idempotency-Key is bound to: only a keyed request stores or checks it
         request_hash = request_fingerprint(actor, command, request.salt) if idempotency_key else ""
         deadline = 0.0  # set at the first Conflict
@@ -221,98 +233,120 @@ class CommandPipeline:
                 ledger = head.dice_ledger
                 contended = attempt > 0 or (self._contended and self._contended_now(game_id))
                 if contended or idempotency_key or ledger is None or ledger.turn != head.dice_turn:
-                    # the store must answer for everything decided so far (a retried key, or the next
-                    # decision reads the turn's dice ledger from the store: it is not in memory yet; or a
-                    # decision again after a Conflict: on the durable head, behind nothing of this process
-                    # still in flight, so only another process's append can refuse it again, not a cascade
-                    # from this process's own commands that lost too)
-                    run = await self.settle(game_id)
-                    if contended and await self.store.head(game_id) > run.durable.seq:  # and on the log's head
-                        self._drop(game_id, run)
-                        run = await self._run_for(game_id)
-                    head = run.catch_up(self.writer)
-                if idempotency_key:
-                    done = await self.store.idempotency(game_id, idempotency_key)
-                    if done is not None:
-                        if done.request_hash != request_hash:
-                            raise IdempotencyMismatch(
-                                "this Idempotency-Key was used with a different command (or salt, or sender)",
-                                field="Idempotency-Key",
-                            )
-                        return CommandResult(int(done.status), bytes(done.response))
-                if expected_version is not None and expected_version != head.seq:
-                    raise VersionConflict(
-                        f"expected version {expected_version}, the game is at {head.seq}", field="If-Match"
-                    )
+                    run, head = await self._settled_head(game_id, bool(contended))
+                if idempotency_key and (done := await self.store.idempotency(game_id, idempotency_key)) is not None:
+                    return _replayed(done, request_hash)
+                _check_version(expected_version, head)
                 decision = self.writer.decide_now(head, actor, command, request.salt, idempotency_key, request_hash)
                 # not isinstance: a Struct class's check of another type goes through its metaclass
                 if type(decision) is not Decision:  # it needs the store (a seed, a ledger, a turn's end)
                     decision = await decision
-                last = run.last
-                before = last if last is not None and not last.done else None
-                batch = decision.batch
-                batch.follows = before.decision.batch if before is not None else None
-                # nothing of the game to acknowledge before it: a store committing on this thread may
-                # answer it straight after its commit (``WriteBatch.on_durable``), else it is answered below
-                early = batch.on_durable = (
-                    partial(on_durable, decision.result) if on_durable is not None and before is None else None
-                )
-                # queued in decision order, under the lock
-                submit = self._submit
-                committed = submit(batch) if submit is not None else asyncio.ensure_future(self.store.write(batch))
-                heads.note_own_write(game_id, head.seq + len(batch.events))
-                run.unapplied = decision  # applied to ``ahead`` after the commit's hand-off, or before the next
-                mine = run.last = _InFlight(decision, committed, before)
-                if before is not None:
-                    self.pipelined += 1
+                mine = self._queue(game_id, run, head, decision, on_durable)  # in decision order, under the lock
             finally:
                 lock.release()
             # landing: after the commit (and the command before it), apply to the durable head and publish
             try:
-                await committed
+                await mine.committed
+                before = mine.before
                 if before is not None and not before.done:  # settled already: nothing to wait for
                     await asyncio.shield(before.settled())  # acknowledged in seq order
-            except asyncio.CancelledError:  # the caller went away; the batch's fate is still the writer's
-                self._abandon(game_id, run, mine)
-                raise
-            except Conflict:  # another process appended (or what this was decided on did): reload, decide again
-                self.conflicts += 1
-                now = time.monotonic()
-                self._contended[game_id] = now + CONTENDED_FOR
-                await self._failed(game_id, run, mine)
-                if attempt == 0:
-                    deadline = now + RETRY_FOR
-                elif now > deadline:
-                    break
-                await asyncio.sleep(_jitter.uniform(0, min(CONFLICT_PAUSE_MAX, CONFLICT_PAUSE * 2**attempt)))
+            except BaseException as exc:  # lost: decided again after a Conflict, else raised as it is
+                deadline = await self._lost(game_id, run, mine, exc, attempt, deadline)
                 continue
-            except BaseException:
-                await self._failed(game_id, run, mine)
-                raise
-            if on_durable is not None and (early is None or batch.on_durable is not None):
-                batch.on_durable = None  # not answered by the store: answered here
-                on_durable(decision.result)
             try:
-                if run.unapplied is decision:  # no command came after it: ``ahead`` learns of it now
-                    run.catch_up(self.writer)
-                # durable (and the one before it settled): apply it to the durable head; publish its frames
-                durable, result = run.durable, decision.result
-                if durable.seq == result.after:
-                    self.writer.apply(durable, decision)
-                if heads.peek(game_id) is not durable or durable.seq != result.version:
-                    heads.forget(game_id)  # evicted and reloaded mid-flight, or out of step: read it again
-                publish, frames = self.publish, self.writer.frames  # ``frames_for``, one call fewer
-                if (
-                    publish is not None
-                    and frames is not None
-                    and (items := frames(durable, decision.fresh))
-                    and (waiting := publish(game_id, items)) is not None
-                ):
+                waiting = self._landed(game_id, run, mine, on_durable)
+                if waiting is not None:
                     await waiting  # only a publisher that must wait (Redis) returns an awaitable
             finally:
                 mine.settle()
-            return result
+            return mine.decision.result
         raise VersionConflict("the game kept changing under this command; retry", field=None)
+
+    async def _settled_head(self, game_id: str, contended: bool) -> tuple[_Run, GameHead]:
+        """The store must answer for everything decided so far (a retried key, or the next decision
+        reads the turn's dice ledger from the store: it is not in memory yet; or a decision again after
+        a Conflict: on the durable head, behind nothing of this process still in flight, so only another
+        process's append can refuse it again, not a cascade from this process's own commands that lost
+        too): the run once nothing of the game is in flight, and its head (holding the game's lock)."""
+        run = await self.settle(game_id)
+        if contended and await self.store.head(game_id) > run.durable.seq:  # and on the log's head
+            self._drop(game_id, run)
+            run = await self._run_for(game_id)
+        return run, run.catch_up(self.writer)
+
+    def _queue(
+        self,
+        game_id: str,
+        run: _Run,
+        head: GameHead,
+        decision: Decision,
+        on_durable: Callable[[CommandResult], None] | None,
+    ) -> _InFlight:
+        """Queue the decision's write behind the game's command in flight, if any (holding its lock, so
+        in decision order): the command now in flight."""
+        last = run.last
+        before = last if last is not None and not last.done else None
+        batch = decision.batch
+        batch.follows = before.decision.batch if before is not None else None
+        # nothing of the game to acknowledge before it: a store committing on this thread may
+        # answer it straight after its commit (``WriteBatch.on_durable``), else it is answered on landing
+        batch.on_durable = partial(on_durable, decision.result) if on_durable is not None and before is None else None
+        submit = self._submit
+        committed = submit(batch) if submit is not None else asyncio.ensure_future(self.store.write(batch))
+        self.heads.note_own_write(game_id, head.seq + len(batch.events))
+        run.unapplied = decision  # applied to ``ahead`` after the commit's hand-off, or before the next
+        mine = run.last = _InFlight(decision, committed, before)
+        if before is not None:
+            self.pipelined += 1
+        return mine
+
+    def _landed(
+        self, game_id: str, run: _Run, mine: _InFlight, on_durable: Callable[[CommandResult], None] | None
+    ) -> Awaitable[None] | None:
+        """The command is durable (and the one before it settled): answer it if the store did not,
+        apply it to the durable head and publish its frames; what the publisher returns to wait for."""
+        decision = mine.decision
+        batch = decision.batch
+        # the store answered it when it took the early answer (an early answer is made only with nothing before it)
+        if on_durable is not None and (mine.before is not None or batch.on_durable is not None):
+            batch.on_durable = None  # not answered by the store: answered here
+            on_durable(decision.result)
+        if run.unapplied is decision:  # no command came after it: ``ahead`` learns of it now
+            run.catch_up(self.writer)
+        durable, result = run.durable, decision.result
+        if durable.seq == result.after:
+            self.writer.apply(durable, decision)
+        if self.heads.peek(game_id) is not durable or durable.seq != result.version:
+            self.heads.forget(game_id)  # evicted and reloaded mid-flight, or out of step: read it again
+        publish, frames = self.publish, self.writer.frames  # ``frames_for``, one call fewer
+        if publish is not None and frames is not None and (items := frames(durable, decision.fresh)):
+            return publish(game_id, items)
+        return None
+
+    async def _lost(
+        self, game_id: str, run: _Run, mine: _InFlight, exc: BaseException, attempt: int, deadline: float
+    ) -> float:
+        """The command's batch is lost: its commit failed (raised again), or the caller went away (the
+        batch's fate is still the writer's, ``_abandon``; raised again), or another process appended to
+        the game under this one (a Conflict): then both heads go, the game is marked contended, and after
+        a random pause growing with each loss the command is decided again, refused (VersionConflict)
+        once it has lost for RETRY_FOR seconds. The deadline (set at the first Conflict)."""
+        if isinstance(exc, asyncio.CancelledError):
+            self._abandon(game_id, run, mine)
+            raise exc
+        if not isinstance(exc, Conflict):
+            await self._failed(game_id, run, mine)
+            raise exc
+        self.conflicts += 1
+        now = time.monotonic()
+        self._contended[game_id] = now + CONTENDED_FOR
+        await self._failed(game_id, run, mine)
+        if attempt == 0:
+            deadline = now + RETRY_FOR
+        elif now > deadline:
+            raise VersionConflict("the game kept changing under this command; retry", field=None)
+        await asyncio.sleep(_jitter.uniform(0, min(CONFLICT_PAUSE_MAX, CONFLICT_PAUSE * 2**attempt)))
+        return deadline
 
     def _contended_now(self, game_id: str) -> bool:
         """Did another process append to this game under this one lately? (Expired marks are dropped.)"""
