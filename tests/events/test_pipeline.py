@@ -71,11 +71,19 @@ async def _game(store: Any) -> tuple[GameService, str, list[Any]]:
     return service, game.game_id, published
 
 
-async def _until(condition: Any) -> None:
+async def _until(condition: Any, seconds: float = 2.0) -> None:
+    """Wait for ``condition``: a few loop turns, then real time too (a command decided again after a
+    Conflict first sleeps a random pause of up to a millisecond, longer than 200 turns of an idle loop)."""
     for _ in range(200):
         if condition():
             return
         await asyncio.sleep(0)
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + seconds
+    while loop.time() < give_up:
+        if condition():
+            return
+        await asyncio.sleep(0.001)
     raise AssertionError("never happened")
 
 
