@@ -25,6 +25,8 @@ pytestmark = pytest.mark.slow
 
 SHOOT = {"command": {"type": "tiny.shoot", "shooter": "red", "target": "blue"}}
 NO_LIMITS = {"SALVO_RATE_COMMANDS_PER_TOKEN": "off", "SALVO_RATE_COMMANDS_PER_ADDRESS": "off"}
+# a game the load cannot finish: at a few hundred shots a second "long" (1,000 hull) ended mid-test
+ENDLESS = {"hull": 1_000_000, "turn_limit": 1_000_000}
 ANSWER_WITHIN = 1.0  # seconds: every request during the outage is answered within this (the client's timeout)
 
 
@@ -150,7 +152,7 @@ def _sockets_in_the_outage(server: ServerProcess, game: dict, live) -> list[str]
 
 def test_postgresql_stopped_answers_503_at_once_and_loses_nothing():
     with own_postgres() as pg, ServerProcess(pg.url, env=NO_LIMITS) as server, contextlib.ExitStack() as stack:
-        game = httpx.post(server.url + "/v1/games", json={"ruleset": "tiny", "scenario": "long"}).json()
+        game = httpx.post(server.url + "/v1/games", json={"ruleset": "tiny", "scenario": ENDLESS}).json()
         live = stack.enter_context(
             connect(
                 f"{server.ws_url}/v1/games/{game['game_id']}/stream",
@@ -194,7 +196,7 @@ def test_postgresql_stopped_answers_503_at_once_and_loses_nothing():
 
 def test_a_full_disk_under_sqlite_answers_507_and_is_not_ready_then_recovers():
     with small_tmpfs("16m") as disk, ServerProcess(f"sqlite:///{disk}/salvo.db", env=NO_LIMITS) as server:
-        game = httpx.post(server.url + "/v1/games", json={"ruleset": "tiny", "scenario": "long"}).json()
+        game = httpx.post(server.url + "/v1/games", json={"ruleset": "tiny", "scenario": ENDLESS}).json()
         assert httpx.get(server.url + "/readyz").status_code == 200
         with Load(server.url, game) as load:
             time.sleep(0.3)
